@@ -1,0 +1,53 @@
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ApiKeyStore, ApiKeySummary } from '../../domain/api-keys.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+
+const accountPk = (accountId: string) => `ACCOUNT#${accountId}`;
+const hashPk = (keyHash: string) => `APIKEY#${keyHash}`;
+
+/**
+ * Two items per key: one under the account (listing, revoking) and one under the key's hash (the
+ * lookup on every request). Created listing-first and revoked lookup-first, so a crash between the
+ * two writes can leave a listed key that does not work, never a working key that cannot be revoked.
+ */
+export class DynamoApiKeyStore implements ApiKeyStore {
+  constructor(private readonly client: DynamoDBDocumentClient, private readonly table: string) {}
+
+  async create(input: { accountId: string; id: string; keyHash: string; createdAt: string }): Promise<void> {
+    await this.client.send(new PutCommand({
+      TableName: this.table,
+      Item: { pk: accountPk(input.accountId), sk: `KEY#${input.id}`, id: input.id, key_hash: input.keyHash, created_at: input.createdAt },
+    }));
+    await this.client.send(new PutCommand({
+      TableName: this.table,
+      Item: { pk: hashPk(input.keyHash), sk: 'KEY', account_id: input.accountId, id: input.id },
+    }));
+  }
+
+  async findByHash(keyHash: string): Promise<{ accountId: string; id: string } | undefined> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: { pk: hashPk(keyHash), sk: 'KEY' } }));
+    return Item ? { accountId: Item.account_id as string, id: Item.id as string } : undefined;
+  }
+
+  async list(accountId: string, page: { limit: number; cursor?: string }) {
+    const pk = accountPk(accountId);
+    const result = await this.client.send(new QueryCommand({
+      TableName: this.table,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': 'KEY#' },
+      Limit: page.limit,
+      ExclusiveStartKey: decodeCursor(page.cursor, pk),
+    }));
+    const items: ApiKeySummary[] = (result.Items ?? []).map((item) => ({ id: item.id as string, created_at: item.created_at as string }));
+    return { items, nextCursor: encodeCursor(result.LastEvaluatedKey) };
+  }
+
+  async revoke(accountId: string, id: string): Promise<boolean> {
+    const key = { pk: accountPk(accountId), sk: `KEY#${id}` };
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }));
+    if (!Item) return false;
+    await this.client.send(new DeleteCommand({ TableName: this.table, Key: { pk: hashPk(Item.key_hash as string), sk: 'KEY' } }));
+    await this.client.send(new DeleteCommand({ TableName: this.table, Key: key }));
+    return true;
+  }
+}

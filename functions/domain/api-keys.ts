@@ -1,0 +1,35 @@
+import { createHash } from 'node:crypto';
+
+/** Prefix that makes a leaked key recognisable to secret scanners. */
+export const API_KEY_PREFIX = 'fgk_';
+/** 256 random bits per key. */
+export const API_KEY_RANDOM_BYTES = 32;
+
+export type RandomBytes = (size: number) => Uint8Array;
+
+export const generateApiKey = (randomBytes: RandomBytes): string =>
+  API_KEY_PREFIX + Buffer.from(randomBytes(API_KEY_RANDOM_BYTES)).toString('base64url');
+
+export const generateId = (randomBytes: RandomBytes, bytes = 16): string => Buffer.from(randomBytes(bytes)).toString('hex');
+
+/**
+ * What is stored instead of a key. Keys carry 256 random bits, so a fast hash is enough: there is
+ * nothing to brute-force, and a lookup by hash never compares the key itself.
+ */
+export const hashApiKey = (apiKey: string): string => createHash('sha256').update(apiKey, 'utf8').digest('hex');
+
+/** A key as the owner sees it in a list: never the key or its hash. */
+export interface ApiKeySummary {
+  id: string;
+  created_at: string;
+}
+
+/** Storage of gateway API keys. */
+export interface ApiKeyStore {
+  create(input: { accountId: string; id: string; keyHash: string; createdAt: string }): Promise<void>;
+  /** The key's owner, or undefined for an unknown or revoked key. */
+  findByHash(keyHash: string): Promise<{ accountId: string; id: string } | undefined>;
+  list(accountId: string, page: { limit: number; cursor?: string }): Promise<{ items: ApiKeySummary[]; nextCursor: string | null }>;
+  /** false when the account has no such key. */
+  revoke(accountId: string, id: string): Promise<boolean>;
+}

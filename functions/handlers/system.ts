@@ -1,0 +1,30 @@
+import { buildOpenApiDocument } from '../openapi.js';
+import { ROUTES, routeKey } from '../manifest.js';
+import { AppError, toHttpResponse } from '../shared/errors.js';
+import { createPublicHttpHandler } from '../shared/handler.js';
+import { json, type HttpEvent, type HttpResult } from '../shared/http.js';
+import { RouteMatcher } from '../shared/route-match.js';
+
+const openApiBody = JSON.stringify(buildOpenApiDocument());
+const matcher = new RouteMatcher(ROUTES);
+
+const routed = createPublicHttpHandler('system', {
+  getHealth: async () => json(200, { status: 'ok' }),
+  getOpenApi: async () => ({ statusCode: 200, headers: { 'content-type': 'application/json' }, body: openApiBody }),
+});
+
+/**
+ * API Gateway sends every request that matches no route to `$default`: answer 405 when the path
+ * exists with other methods, 404 otherwise, in the service's error shape.
+ */
+function noRoute(event: HttpEvent): HttpResult {
+  const lookup = matcher.lookup(event.requestContext.http.method, event.rawPath);
+  if (lookup.kind === 'method_not_allowed') {
+    return toHttpResponse(new AppError('method_not_allowed', undefined, { allow: lookup.allow.join(', ') }));
+  }
+  // A matched route should never reach $default; treat it as unknown rather than guess.
+  return toHttpResponse(new AppError('not_found', lookup.kind === 'matched' ? routeKey(lookup.match.route) : undefined));
+}
+
+export const handler = async (event: HttpEvent): Promise<HttpResult> =>
+  event.routeKey === '$default' ? noRoute(event) : routed(event);

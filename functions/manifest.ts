@@ -1,0 +1,119 @@
+/**
+ * The single description of the service that both the CDK stack (`lib/`) and the local stack
+ * (`local/`) read: tables, queues, functions, what each function may touch, and the HTTP routes.
+ * Nothing here imports AWS or CDK code, so handlers can import it too.
+ */
+
+/** DynamoDB tables. Every table has a string partition key `pk` and sort key `sk`. */
+export const TABLES = {
+  auth: { env: 'AUTH_TABLE', ttlAttribute: undefined },
+  kv: { env: 'KV_TABLE', ttlAttribute: undefined },
+  accounts: { env: 'ACCOUNTS_TABLE', ttlAttribute: 'expires_at' },
+  triggers: { env: 'TRIGGERS_TABLE', ttlAttribute: undefined },
+  executions: { env: 'EXECUTIONS_TABLE', ttlAttribute: 'expires_at' },
+} as const;
+export type TableName = keyof typeof TABLES;
+
+/** SQS queues, each with a dead-letter queue after `maxReceiveCount` receives, consumed by one function. */
+export const QUEUES = {
+  kvSweep: { env: 'KV_SWEEP_QUEUE_URL', consumer: 'kvSweeper', maxReceiveCount: 5, batchSize: 1 },
+  flowEvents: { env: 'FLOW_QUEUE_URL', consumer: 'flowWorker', maxReceiveCount: 3, batchSize: 10 },
+} as const;
+export type QueueName = keyof typeof QUEUES;
+
+export type TableAccess = 'read' | 'readWrite';
+export interface FunctionSpec {
+  /** Source file, relative to the repository root, exporting `handler`. */
+  entry: string;
+  timeoutSeconds: number;
+  memoryMb: number;
+  tables: Partial<Record<TableName, TableAccess>>;
+  sendsTo: readonly QueueName[];
+  /** Uses the secrets key: `encrypt` also implies `decrypt`. */
+  secretsKey?: 'decrypt' | 'encrypt';
+  /** Starts flow executions synchronously. */
+  runsFlows?: boolean;
+}
+
+/** Every gateway function reads the auth table to resolve `X-Api-Key`. */
+export const FUNCTIONS = {
+  system: { entry: 'functions/handlers/system.ts', timeoutSeconds: 5, memoryMb: 256, tables: {}, sendsTo: [] },
+  apiKeys: { entry: 'functions/handlers/api-keys.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: 'readWrite' }, sendsTo: [] },
+  kv: { entry: 'functions/handlers/kv.ts', timeoutSeconds: 29, memoryMb: 512, tables: { auth: 'read', kv: 'readWrite' }, sendsTo: ['kvSweep'] },
+  kvSweeper: { entry: 'functions/handlers/kv-sweeper.ts', timeoutSeconds: 300, memoryMb: 512, tables: { kv: 'readWrite' }, sendsTo: ['kvSweep'] },
+  accounts: { entry: 'functions/handlers/accounts.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: 'read', accounts: 'readWrite' }, sendsTo: [], secretsKey: 'encrypt' },
+  triggers: { entry: 'functions/handlers/triggers.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: 'read', triggers: 'readWrite', executions: 'read' }, sendsTo: [], secretsKey: 'encrypt' },
+  webhook: { entry: 'functions/handlers/webhook.ts', timeoutSeconds: 29, memoryMb: 1024, tables: { triggers: 'read', executions: 'readWrite' }, sendsTo: ['flowEvents'], secretsKey: 'decrypt', runsFlows: true },
+  flowWorker: { entry: 'functions/handlers/flow-worker.ts', timeoutSeconds: 330, memoryMb: 512, tables: { executions: 'readWrite' }, sendsTo: [], runsFlows: true },
+} as const satisfies Record<string, FunctionSpec>;
+export type FunctionName = keyof typeof FUNCTIONS;
+
+/** `gateway`: bearer JWT or X-Api-Key; `bearer`: a user's JWT only; `none`: the route checks for itself. */
+export type RouteAuth = 'gateway' | 'bearer' | 'none';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'ANY';
+
+export interface RouteSpec {
+  method: HttpMethod;
+  /** API Gateway route path: `{name}` for one segment, `{name+}` greedy. */
+  path: string;
+  fn: FunctionName;
+  auth: RouteAuth;
+  operationId: string;
+  tag: string;
+  summary: string;
+}
+
+export const TAGS = {
+  system: 'System',
+  apiKeys: 'API Keys',
+  kv: 'KV Buckets',
+  mfa: 'Multi-Factor Authentication',
+  triggers: 'Webhook Triggers',
+} as const;
+
+const kv = (method: HttpMethod, path: string, operationId: string, summary: string): RouteSpec =>
+  ({ method, path: `/storage/kv/${path}`, fn: 'kv', auth: 'gateway', operationId, tag: TAGS.kv, summary });
+const trigger = (method: HttpMethod, path: string, operationId: string, summary: string): RouteSpec =>
+  ({ method, path, fn: 'triggers', auth: 'gateway', operationId, tag: TAGS.triggers, summary });
+const mfa = (path: string, operationId: string, summary: string): RouteSpec =>
+  ({ method: 'POST', path: `/accounts/${path}`, fn: 'accounts', auth: 'bearer', operationId, tag: TAGS.mfa, summary });
+
+/** The route table. API Gateway's `routeKey` for each is `${method} ${path}`. */
+export const ROUTES: readonly RouteSpec[] = [
+  { method: 'GET', path: '/health', fn: 'system', auth: 'none', operationId: 'getHealth', tag: TAGS.system, summary: 'Readiness check' },
+  { method: 'GET', path: '/openapi.json', fn: 'system', auth: 'none', operationId: 'getOpenApi', tag: TAGS.system, summary: 'This interface description' },
+
+  { method: 'POST', path: '/api-keys', fn: 'apiKeys', auth: 'gateway', operationId: 'createApiKey', tag: TAGS.apiKeys, summary: 'Create an API key (shown once)' },
+  { method: 'GET', path: '/api-keys', fn: 'apiKeys', auth: 'gateway', operationId: 'listApiKeys', tag: TAGS.apiKeys, summary: 'List API keys' },
+  { method: 'DELETE', path: '/api-keys/{id}', fn: 'apiKeys', auth: 'gateway', operationId: 'revokeApiKey', tag: TAGS.apiKeys, summary: 'Revoke an API key' },
+
+  kv('PUT', '{bucket}', 'createKVBucket', 'Create a bucket'),
+  kv('GET', '{bucket}', 'getKVBucket', 'Read a bucket'),
+  kv('DELETE', '{bucket}', 'deleteKVBucket', 'Delete a bucket and all its data'),
+  kv('DELETE', '{bucket}/purge', 'purgeKVBucket', 'Remove all data, keep the configuration'),
+  kv('GET', '{bucket}/keys', 'listKVKeys', 'List keys in key order'),
+  kv('PUT', '{bucket}/keys/{key+}', 'putKVValue', 'Write a value'),
+  kv('GET', '{bucket}/keys/{key+}', 'getKVValue', 'Read a value'),
+  kv('DELETE', '{bucket}/keys/{key+}', 'deleteKVValue', 'Delete a value'),
+
+  mfa('totp-registration', 'startTotpRegistration', 'Start a TOTP registration'),
+  mfa('confirm-totp-registration', 'confirmTotpRegistration', 'Confirm a TOTP registration'),
+  mfa('recovery-codes/verify', 'verifyRecoveryCode', 'Use a recovery code'),
+
+  trigger('POST', '/triggers', 'createTrigger', 'Create a webhook trigger'),
+  trigger('GET', '/triggers', 'listTriggers', 'List webhook triggers'),
+  trigger('GET', '/triggers/{id}', 'getTrigger', 'Read a webhook trigger'),
+  trigger('PATCH', '/triggers/{id}', 'updateTrigger', 'Change a webhook trigger'),
+  trigger('DELETE', '/triggers/{id}', 'deleteTrigger', 'Delete a webhook trigger'),
+  trigger('POST', '/triggers/{id}/regenerate-url', 'regenerateTriggerUrl', 'New webhook URL; the old one stops working'),
+  trigger('POST', '/triggers/{id}/regenerate-api-key', 'regenerateTriggerApiKey', 'New API key; the old one stops working'),
+  trigger('GET', '/triggers/{id}/executions', 'listTriggerExecutions', 'Recent deliveries of a trigger'),
+
+  // ANY so that the receiver itself answers 404 for unknown ids before 405 for known ones.
+  { method: 'ANY', path: '/webhooks/{webhook_id}', fn: 'webhook', auth: 'none', operationId: 'receiveWebhook', tag: TAGS.triggers, summary: 'Webhook receiver' },
+];
+
+/** API Gateway's catch-all route; answers 404 `not_found` or 405 `method_not_allowed`. */
+export const DEFAULT_ROUTE = { routeKey: '$default', fn: 'system' } as const;
+
+export const routeKey = (route: Pick<RouteSpec, 'method' | 'path'>): string => `${route.method} ${route.path}`;

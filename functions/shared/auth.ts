@@ -1,0 +1,87 @@
+import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { hashApiKey, type ApiKeyStore } from '../domain/api-keys.js';
+import { AppError } from './errors.js';
+import type { HttpEvent } from './http.js';
+
+/** Who is calling. `accountId` scopes everything the caller owns. */
+export interface Principal {
+  accountId: string;
+  subject: string;
+  via: 'bearer' | 'api_key';
+}
+
+export interface JwtSettings {
+  /** HS256 secret (used as its UTF-8 bytes); for the local stack and tests. */
+  secret?: string;
+  /** JWKS URL for deployed issuers (Cognito or external). */
+  jwksUrl?: string;
+  /** Algorithms accepted; fixed by configuration, never read from the token. */
+  algorithms: string[];
+  issuer?: string;
+  audience?: string;
+}
+
+/** Reads `AUTH_JWT_SECRET`, `AUTH_JWKS_URL`, `AUTH_JWT_ALGORITHMS`, `AUTH_ISSUER`, `AUTH_AUDIENCE`. */
+export function jwtSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): JwtSettings {
+  const secret = env.AUTH_JWT_SECRET || undefined;
+  const algorithms = env.AUTH_JWT_ALGORITHMS?.split(',').map((a) => a.trim()).filter(Boolean) ?? [secret ? 'HS256' : 'RS256'];
+  return { secret, jwksUrl: env.AUTH_JWKS_URL || undefined, algorithms, issuer: env.AUTH_ISSUER || undefined, audience: env.AUTH_AUDIENCE || undefined };
+}
+
+export type TokenVerifier = (token: string) => Promise<JWTPayload>;
+
+/** Builds the bearer-token check once per execution environment (the JWKS is cached by jose). */
+export function createTokenVerifier(settings: JwtSettings): TokenVerifier {
+  let key: Uint8Array | JWTVerifyGetKey | undefined;
+  if (settings.jwksUrl) key = createRemoteJWKSet(new URL(settings.jwksUrl));
+  else if (settings.secret) key = new TextEncoder().encode(settings.secret);
+  return async (token) => {
+    if (!key) throw new AppError('unauthorized', 'no token verification configured');
+    const options = { algorithms: settings.algorithms, issuer: settings.issuer, audience: settings.audience, requiredClaims: ['exp'] };
+    const { payload } = typeof key === 'function' ? await jwtVerify(token, key, options) : await jwtVerify(token, key, options);
+    return payload;
+  };
+}
+
+const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*)$/;
+const MAX_CREDENTIAL_LENGTH = 8192;
+
+/**
+ * The gateway's credential check, done in the handlers rather than by an API Gateway authorizer
+ * so that every denial has the `{"error": "unauthorized"}` shape.
+ */
+export class Authenticator {
+  constructor(private readonly verifyToken: TokenVerifier, private readonly apiKeys: Pick<ApiKeyStore, 'findByHash'>) {}
+
+  /** @param accept `gateway` takes a bearer JWT or an `X-Api-Key`; `bearer` only a user's JWT. */
+  async authenticate(event: HttpEvent, accept: 'gateway' | 'bearer'): Promise<Principal> {
+    const authorization = event.headers?.authorization;
+    if (authorization !== undefined) return this.fromBearer(authorization);
+    const apiKey = event.headers?.['x-api-key'];
+    if (apiKey !== undefined && accept === 'gateway') return this.fromApiKey(apiKey);
+    throw new AppError('unauthorized', 'no credentials');
+  }
+
+  private async fromBearer(authorization: string): Promise<Principal> {
+    const token = authorization.length <= MAX_CREDENTIAL_LENGTH ? BEARER.exec(authorization)?.[1] : undefined;
+    if (!token) throw new AppError('unauthorized', 'malformed authorization header');
+    let claims: JWTPayload;
+    try {
+      claims = await this.verifyToken(token);
+    } catch (error) {
+      if (error instanceof AppError) throw error;
+      throw new AppError('unauthorized', 'token rejected');
+    }
+    const subject = claims.sub;
+    const accountId = typeof claims.account_id === 'string' && claims.account_id ? claims.account_id : subject;
+    if (!subject || !accountId || accountId.length > 256) throw new AppError('unauthorized', 'token has no subject');
+    return { accountId, subject, via: 'bearer' };
+  }
+
+  private async fromApiKey(apiKey: string): Promise<Principal> {
+    if (apiKey.length === 0 || apiKey.length > MAX_CREDENTIAL_LENGTH) throw new AppError('unauthorized', 'malformed api key');
+    const owner = await this.apiKeys.findByHash(hashApiKey(apiKey));
+    if (!owner) throw new AppError('unauthorized', 'unknown api key');
+    return { accountId: owner.accountId, subject: `apikey:${owner.id}`, via: 'api_key' };
+  }
+}

@@ -1,0 +1,59 @@
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+
+/** The error codes a client can see, each with its HTTP status. */
+export const ERROR_STATUS = {
+  validation_error: 400,
+  invalid_code: 400,
+  unauthorized: 401,
+  invalid_signature: 401,
+  not_found: 404,
+  method_not_allowed: 405,
+  already_exists: 409,
+  already_registered: 409,
+  payload_too_large: 413,
+  headers_too_large: 431,
+  unsupported_media_type: 415,
+  too_many_attempts: 429,
+  internal_error: 500,
+  flow_failed: 502,
+  unavailable: 503,
+  flow_timeout: 504,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/**
+ * The one error type of the service. Domain code and adapters throw it; `toHttpResponse`
+ * turns it into `{"error": code}` with its status. `detail` is for logs only, never sent.
+ */
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail?: string,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(detail ? `${code}: ${detail}` : code);
+    this.name = 'AppError';
+    this.status = ERROR_STATUS[code];
+  }
+}
+
+export const isAppError = (error: unknown): error is AppError => error instanceof AppError;
+
+/** Logs what is useful about a fault without echoing it to the client. */
+export type FaultLogger = (message: string, error: unknown) => void;
+
+/**
+ * The single mapping from anything thrown to an HTTP response. Unknown errors become a plain
+ * 500 `internal_error`: no message, no stack, nothing internal reaches the client.
+ */
+export function toHttpResponse(error: unknown, logFault?: FaultLogger): APIGatewayProxyStructuredResultV2 {
+  const appError = isAppError(error) ? error : new AppError('internal_error');
+  if (appError.status >= 500) logFault?.('request failed', error);
+  return {
+    statusCode: appError.status,
+    headers: { 'content-type': 'application/json', ...appError.headers },
+    body: JSON.stringify({ error: appError.code }),
+  };
+}

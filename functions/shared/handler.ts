@@ -1,0 +1,52 @@
+import type { Authenticator, Principal } from './auth.js';
+import { AppError, toHttpResponse } from './errors.js';
+import type { HttpEvent, HttpResult } from './http.js';
+import { logFault } from './logger.js';
+import { ROUTES, routeKey, type FunctionName, type RouteSpec } from '../manifest.js';
+
+export interface RouteRequest {
+  event: HttpEvent;
+  principal: Principal;
+}
+
+export type RouteAction = (request: RouteRequest) => Promise<HttpResult>;
+export type PublicRouteAction = (event: HttpEvent) => Promise<HttpResult>;
+type HttpHandler = (event: HttpEvent) => Promise<HttpResult>;
+
+function routesOf(fn: FunctionName, actions: Record<string, unknown>): Map<string, RouteSpec> {
+  const routes = new Map<string, RouteSpec>(ROUTES.filter((r) => r.fn === fn).map((r) => [routeKey(r), r]));
+  for (const route of routes.values()) {
+    if (!actions[route.operationId]) throw new Error(`${fn} has no action for ${route.operationId}`);
+  }
+  return routes;
+}
+
+async function dispatch(routes: Map<string, RouteSpec>, event: HttpEvent, run: (route: RouteSpec) => Promise<HttpResult>) {
+  try {
+    const route = routes.get(event.routeKey);
+    if (!route) throw new AppError('not_found', `no route ${event.routeKey}`);
+    return await run(route);
+  } catch (error) {
+    return toHttpResponse(error, logFault);
+  }
+}
+
+/**
+ * A function's Lambda handler from one action per route of the route table (keyed by operation
+ * id): it authenticates as the route table says and maps anything thrown in one place.
+ */
+export function createHttpHandler(fn: FunctionName, actions: Record<string, RouteAction>, authenticator: Authenticator): HttpHandler {
+  const routes = routesOf(fn, actions);
+  return (event) =>
+    dispatch(routes, event, async (route) => {
+      if (route.auth === 'none') throw new Error(`${route.operationId} is public; use createPublicHttpHandler`);
+      const principal = await authenticator.authenticate(event, route.auth);
+      return actions[route.operationId]!({ event, principal });
+    });
+}
+
+/** The same for routes that do their own checks (`auth: none`), such as the webhook receiver. */
+export function createPublicHttpHandler(fn: FunctionName, actions: Record<string, PublicRouteAction>): HttpHandler {
+  const routes = routesOf(fn, actions);
+  return (event) => dispatch(routes, event, (route) => actions[route.operationId]!(event));
+}

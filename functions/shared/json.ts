@@ -1,0 +1,50 @@
+import { AppError } from './errors.js';
+
+/** Deepest JSON nesting accepted in any request body. */
+export const MAX_JSON_DEPTH = 256;
+
+/**
+ * Depth of the deepest array/object in a JSON text, scanning once and skipping strings.
+ * Done before `JSON.parse` so a 10,000-deep body is refused without building it.
+ */
+export function jsonNestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c /* \ */) i++;
+      else if (c === 0x22 /* " */) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      if (++depth > deepest) deepest = depth;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) depth--;
+  }
+  return deepest;
+}
+
+/** Strict UTF-8 decoder: a body with invalid bytes is refused, not silently "repaired". */
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+export function decodeUtf8(bytes: Uint8Array): string {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw new AppError('validation_error', 'body is not valid UTF-8');
+  }
+}
+
+/** Parses a JSON request body: valid UTF-8, at most {@link MAX_JSON_DEPTH} deep, else `validation_error`. */
+export function parseJson(bytes: Uint8Array): unknown {
+  const text = decodeUtf8(bytes);
+  if (jsonNestingDepth(text) > MAX_JSON_DEPTH) throw new AppError('validation_error', 'JSON nested too deep');
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new AppError('validation_error', 'body is not JSON');
+  }
+}
+
+export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
+import { ExecutionError, ExecutionTimeoutError, StateMachine } from 'aws-local-stepfunctions';
+
+/** Express workflows stop after five minutes in AWS; so does the local engine. */
+const EXPRESS_MAX_DURATION_MS = 5 * 60_000;
+
+export interface LocalStepFunctionsOptions {
+  flowsDir: string;
+  /** ARNs are `${arnPrefix}${flowName}`, as the CDK stack names the flows' state machines. */
+  arnPrefix: string;
+}
+
+/**
+ * An embedded Step Functions endpoint speaking the real AWS JSON 1.0 protocol, so the product's
+ * own `SFNClient` runs flows locally. It serves `StartSyncExecution` (express workflows) by
+ * running the flow's definition with `aws-local-stepfunctions`. Definitions are read on each
+ * start, so editing a flow file takes effect without a restart.
+ */
+export async function startLocalStepFunctions(options: LocalStepFunctionsOptions): Promise<{ endpoint: string; server: Server }> {
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const reply = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0' });
+      res.end(JSON.stringify(body));
+    };
+    try {
+      const target = String(req.headers['x-amz-target'] ?? '');
+      if (target !== 'AWSStepFunctions.StartSyncExecution') {
+        return reply(400, { __type: 'UnknownOperationException', message: `${target} is not supported locally` });
+      }
+      const request = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { stateMachineArn?: string; input?: string; name?: string };
+      reply(200, await startSyncExecution(options, request));
+    } catch (error) {
+      const known = error as { __type?: string; message?: string };
+      reply(400, { __type: known.__type ?? 'InvalidExecutionInput', message: known.message ?? 'bad request' });
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return { endpoint: `http://127.0.0.1:${port}`, server };
+}
+
+async function startSyncExecution(options: LocalStepFunctionsOptions, request: { stateMachineArn?: string; input?: string; name?: string }) {
+  const arn = request.stateMachineArn ?? '';
+  const flowName = arn.startsWith(options.arnPrefix) ? arn.slice(options.arnPrefix.length) : '';
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(flowName)) throw { __type: 'StateMachineDoesNotExist', message: `no state machine ${arn}` };
+  let definition: unknown;
+  try {
+    definition = JSON.parse(await readFile(join(options.flowsDir, `${flowName}.asl.json`), 'utf8'));
+  } catch {
+    throw { __type: 'StateMachineDoesNotExist', message: `no state machine ${arn}` };
+  }
+  const name = request.name ?? randomUUID();
+  const input = request.input ?? '{}';
+  const startDate = Date.now() / 1000;
+  const base = { executionArn: `${arn.replace(':stateMachine:', ':express:')}:${name}:${randomUUID()}`, stateMachineArn: arn, name, startDate, input };
+  try {
+    const machine = new StateMachine(definition as ConstructorParameters<typeof StateMachine>[0], { validationOptions: { checkArn: false } });
+    const execution = machine.run(JSON.parse(input));
+    const timer = setTimeout(() => execution.abort(), EXPRESS_MAX_DURATION_MS);
+    try {
+      const output = await execution.result;
+      return { ...base, stopDate: Date.now() / 1000, status: 'SUCCEEDED', output: JSON.stringify(output) };
+    } finally {
+      clearTimeout(timer);
+    }
+  } catch (error) {
+    if (error instanceof ExecutionTimeoutError) return { ...base, stopDate: Date.now() / 1000, status: 'TIMED_OUT' };
+    const cause = error instanceof ExecutionError ? (error.cause as Error | undefined) : (error as Error);
+    return { ...base, stopDate: Date.now() / 1000, status: 'FAILED', error: cause?.name ?? 'States.Runtime', cause: cause?.message ?? '' };
+  }
+}

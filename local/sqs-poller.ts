@@ -1,0 +1,93 @@
+import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+
+export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
+
+export interface PollerOptions {
+  sqs: SQSClient;
+  queueUrl: string;
+  queueArn: string;
+  handler: SqsHandler;
+  context: () => Context;
+  batchSize: number;
+  /** Parallel poll loops, as Lambda runs several pollers per event source mapping. */
+  concurrency: number;
+  onError: (error: unknown) => void;
+}
+
+function toRecord(message: Message, queueArn: string): SQSRecord {
+  const attributes = message.Attributes ?? {};
+  return {
+    messageId: message.MessageId!,
+    receiptHandle: message.ReceiptHandle!,
+    body: message.Body ?? '',
+    attributes: {
+      ApproximateReceiveCount: attributes.ApproximateReceiveCount ?? '1',
+      SentTimestamp: attributes.SentTimestamp ?? String(Date.now()),
+      SenderId: attributes.SenderId ?? 'local',
+      ApproximateFirstReceiveTimestamp: attributes.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+    },
+    messageAttributes: {},
+    md5OfBody: message.MD5OfBody ?? '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: queueArn,
+    awsRegion: 'us-east-1',
+  };
+}
+
+/**
+ * Plays Lambda's SQS event source mapping with partial batch responses: receive a batch, invoke
+ * the handler, delete what succeeded. Failed messages (or the whole batch when the handler throws)
+ * stay and come back after the visibility timeout; the queue's redrive policy moves them to the
+ * dead-letter queue after `maxReceiveCount` receives.
+ */
+export class SqsPoller {
+  private running = true;
+  private readonly loops: Promise<void>[];
+
+  constructor(private readonly options: PollerOptions) {
+    this.loops = Array.from({ length: options.concurrency }, () => this.loop());
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await Promise.all(this.loops);
+  }
+
+  private async loop(): Promise<void> {
+    const { sqs, queueUrl } = this.options;
+    while (this.running) {
+      try {
+        const received = await sqs.send(new ReceiveMessageCommand({
+          QueueUrl: queueUrl,
+          MaxNumberOfMessages: this.options.batchSize,
+          WaitTimeSeconds: 1,
+          MessageSystemAttributeNames: ['All'],
+        }));
+        const messages = received.Messages ?? [];
+        if (messages.length > 0) await this.deliver(messages);
+      } catch (error) {
+        if (this.running) this.options.onError(error);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
+  }
+
+  private async deliver(messages: Message[]): Promise<void> {
+    const records = messages.map((m) => toRecord(m, this.options.queueArn));
+    let failed: Set<string>;
+    try {
+      const response = await this.options.handler({ Records: records }, this.options.context());
+      failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+    } catch (error) {
+      this.options.onError(error);
+      return;
+    }
+    const done = records.filter((r) => !failed.has(r.messageId));
+    if (done.length === 0) return;
+    await this.options.sqs.send(new DeleteMessageBatchCommand({
+      QueueUrl: this.options.queueUrl,
+      Entries: done.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle })),
+    }));
+  }
+}

@@ -1,0 +1,147 @@
+import { randomBytes } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import { DEFAULT_ROUTE, FUNCTIONS, QUEUES, ROUTES, routeKey, type FunctionName, type QueueName } from '../functions/manifest.js';
+import { RouteMatcher } from '../functions/shared/route-match.js';
+import { toApiGatewayEvent, writeApiGatewayResult } from './api-gateway.js';
+import { startEngines, type Engines } from './engines.js';
+import { lambdaContext } from './lambda-context.js';
+import { SqsPoller, type SqsHandler } from './sqs-poller.js';
+import { mintLocalToken } from './token.js';
+
+/** API Gateway HTTP APIs refuse larger payloads. */
+const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
+const REPO_ROOT = resolve(import.meta.dirname, '..');
+
+export interface LocalStackOptions {
+  /** 0 picks a free port. */
+  port?: number;
+  jwtSecret?: string;
+  flowsDir?: string;
+  /** Seconds a received message stays hidden; short in tests so redelivery is quick. */
+  visibilityTimeoutSeconds?: number;
+  /** Extra settings for the handlers (e.g. `WAIT_TIMEOUT_MS`). */
+  env?: Record<string, string>;
+}
+
+export interface LocalStack {
+  baseUrl: string;
+  webhookBaseUrl: string;
+  jwtSecret: string;
+  engines: Engines;
+  queueUrls: Record<QueueName, string>;
+  /** A bearer token for `sub` (its account unless `accountId` is given). */
+  token(sub: string, options?: { accountId?: string; expiresInSeconds?: number }): Promise<string>;
+  stop(): Promise<void>;
+}
+
+type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyResultV2>;
+
+const jsonError = (res: ServerResponse, status: number, code: string) => {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ error: code }));
+};
+
+async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_REQUEST_BYTES) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/**
+ * Runs the service on this machine: embedded engines, the same handlers the CDK stack deploys,
+ * an HTTP server in API Gateway's place, and pollers in place of the SQS event source mappings.
+ * Handlers read their settings at import, so the environment is set before they are loaded.
+ */
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const flowsDir = resolve(options.flowsDir ?? process.env.FLOWS_DIR ?? resolve(REPO_ROOT, 'flows'));
+  const jwtSecret = options.jwtSecret ?? process.env.AUTH_JWT_SECRET ?? randomBytes(32).toString('base64url');
+  const flowNames = (await readdir(flowsDir)).filter((f) => f.endsWith('.asl.json')).map((f) => f.slice(0, -'.asl.json'.length));
+  const engines = await startEngines({ flowsDir, visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 30 });
+
+  const server: Server = createServer();
+  await new Promise<void>((done) => server.listen(options.port ?? 3000, '127.0.0.1', done));
+  const baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  const webhookBaseUrl = `${baseUrl}/webhooks`;
+
+  Object.assign(process.env, engines.env, {
+    AUTH_JWT_SECRET: jwtSecret,
+    FLOW_NAMES: flowNames.join(','),
+    WEBHOOK_BASE_URL: webhookBaseUrl,
+    LOCAL_SECRETS_KEY: process.env.LOCAL_SECRETS_KEY ?? randomBytes(32).toString('base64'),
+  }, options.env);
+
+  const handlers = {} as Record<FunctionName, HttpHandler & SqsHandler>;
+  for (const [name, spec] of Object.entries(FUNCTIONS) as [FunctionName, (typeof FUNCTIONS)[FunctionName]][]) {
+    handlers[name] = (await import(pathToFileURL(resolve(REPO_ROOT, spec.entry)).href)).handler;
+  }
+
+  const matcher = new RouteMatcher(ROUTES);
+  server.on('request', async (req: IncomingMessage, res: ServerResponse) => {
+    try {
+      const body = await readBody(req);
+      if (!body) return jsonError(res, 413, 'payload_too_large');
+      const rawPath = (req.url ?? '/').split('?')[0]!;
+      const lookup = matcher.lookup(req.method ?? 'GET', rawPath);
+      const route = lookup.kind === 'matched'
+        ? { routeKey: routeKey(lookup.match.route), pathParameters: lookup.match.pathParameters, fn: lookup.match.route.fn }
+        : { routeKey: DEFAULT_ROUTE.routeKey, fn: DEFAULT_ROUTE.fn };
+      const event = toApiGatewayEvent(req, body, route);
+      const result = await handlers[route.fn](event, lambdaContext(route.fn, FUNCTIONS[route.fn].timeoutSeconds));
+      writeApiGatewayResult(res, result);
+    } catch {
+      // API Gateway turns a crashed invocation into a 500; keep the service's error shape.
+      if (!res.headersSent) jsonError(res, 500, 'internal_error');
+      else res.destroy();
+    }
+  });
+  // Protocol faults never reach a handler; answer them in the same JSON shape.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy();
+    const [status, code] = error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'headers_too_large'] : [400, 'validation_error'];
+    const body = JSON.stringify({ error: code });
+    socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`);
+  });
+
+  const sqs = new SQSClient({ endpoint: engines.env.AWS_ENDPOINT_URL_SQS });
+  const pollers: SqsPoller[] = [];
+  for (const [name, queue] of Object.entries(QUEUES) as [QueueName, (typeof QUEUES)[QueueName]][]) {
+    const queueUrl = engines.queueUrls[name];
+    const queueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
+    pollers.push(new SqsPoller({
+      sqs,
+      queueUrl,
+      queueArn,
+      handler: handlers[queue.consumer],
+      context: () => lambdaContext(queue.consumer, FUNCTIONS[queue.consumer].timeoutSeconds),
+      batchSize: queue.batchSize,
+      concurrency: name === 'flowEvents' ? 4 : 1,
+      onError: () => undefined,
+    }));
+  }
+
+  return {
+    baseUrl,
+    webhookBaseUrl,
+    jwtSecret,
+    engines,
+    queueUrls: engines.queueUrls,
+    token: (sub, tokenOptions) => mintLocalToken({ secret: jwtSecret, sub, ...tokenOptions }),
+    async stop() {
+      await Promise.all(pollers.map((p) => p.stop()));
+      server.closeAllConnections();
+      await new Promise<void>((done) => server.close(() => done()));
+      sqs.destroy();
+      await engines.stop();
+    },
+  };
+}

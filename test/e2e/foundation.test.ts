@@ -1,0 +1,91 @@
+import { SignJWT, UnsecuredJWT } from 'jose';
+import { describe, expect, it } from 'vitest';
+import { call, useLocalStack } from '../support/local-stack.js';
+
+const stack = useLocalStack();
+
+describe('local stack', () => {
+  it('GET /health answers 200 when ready', async () => {
+    const res = await call(stack, 'GET', '/health');
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ status: 'ok' });
+  });
+
+  it('an unknown route is 404 not_found, with or without credentials', async () => {
+    expect((await call(stack, 'GET', '/nope')).json).toEqual({ error: 'not_found' });
+    const res = await call(stack, 'GET', '/nope', { token: await stack.token('alice') });
+    expect(res.status).toBe(404);
+    expect(res.json).toEqual({ error: 'not_found' });
+  });
+
+  it('a known path with another method is 405 with Allow', async () => {
+    const res = await call(stack, 'PATCH', '/api-keys');
+    expect(res.status).toBe(405);
+    expect(res.json).toEqual({ error: 'method_not_allowed' });
+    expect(res.headers.get('allow')).toBe('GET, POST');
+  });
+
+  it('oversized headers get a JSON error, not a bare protocol reply', async () => {
+    const res = await call(stack, 'GET', '/health', { headers: { 'x-big': 'a'.repeat(20_000) } });
+    expect(res.status).toBe(431);
+    expect(res.json).toEqual({ error: 'headers_too_large' });
+  });
+});
+
+describe('gateway authentication', () => {
+  it('POST /api-keys with a token issues a key that then authenticates, until revoked', async () => {
+    const token = await stack.token('alice');
+    const created = await call(stack, 'POST', '/api-keys', { token });
+    expect(created.status).toBe(201);
+    const { id, api_key: apiKey } = created.json.data;
+    expect(apiKey).toMatch(/^fgk_[A-Za-z0-9_-]{43}$/);
+
+    const listed = await call(stack, 'GET', '/api-keys', { apiKey });
+    expect(listed.status).toBe(200);
+    expect(listed.json.data.api_keys.map((k: { id: string }) => k.id)).toContain(id);
+    expect(JSON.stringify(listed.json)).not.toContain(apiKey);
+
+    expect((await call(stack, 'DELETE', `/api-keys/${id}`, { token })).status).toBe(204);
+    const after = await call(stack, 'GET', '/api-keys', { apiKey });
+    expect(after.status).toBe(401);
+    expect(after.json).toEqual({ error: 'unauthorized' });
+  });
+
+  it('keys are scoped to their account: another account cannot see or revoke them', async () => {
+    const alice = await call(stack, 'POST', '/api-keys', { token: await stack.token('alice2') });
+    const bobToken = await stack.token('bob2');
+    const bobList = await call(stack, 'GET', '/api-keys', { token: bobToken });
+    expect(bobList.json.data.api_keys).toEqual([]);
+    expect((await call(stack, 'DELETE', `/api-keys/${alice.json.data.id}`, { token: bobToken })).status).toBe(404);
+  });
+
+  it('the account is the account_id claim when present, else sub', async () => {
+    const created = await call(stack, 'POST', '/api-keys', { token: await stack.token('carol', { accountId: 'team-1' }) });
+    const viaTeammate = await call(stack, 'GET', '/api-keys', { token: await stack.token('dave', { accountId: 'team-1' }) });
+    expect(viaTeammate.json.data.api_keys.map((k: { id: string }) => k.id)).toContain(created.json.data.id);
+  });
+
+  const refused: [string, () => Promise<Record<string, string>>][] = [
+    ['no credentials', async () => ({})],
+    ['an unknown API key', async () => ({ 'x-api-key': 'fgk_' + 'A'.repeat(43) })],
+    ['a token signed with another secret', async () => ({
+      authorization: `Bearer ${await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('alice').setExpirationTime('1h').sign(new TextEncoder().encode('another-secret'))}`,
+    })],
+    ['an alg: none token', async () => ({ authorization: `Bearer ${new UnsecuredJWT({ sub: 'alice' }).setExpirationTime('1h').encode()}` })],
+    ['an expired token', async () => ({ authorization: `Bearer ${await stack.token('alice', { expiresInSeconds: -120 })}` })],
+    ['a token without exp', async () => ({
+      authorization: `Bearer ${await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('alice').sign(new TextEncoder().encode(stack.jwtSecret))}`,
+    })],
+    ['a token signed with HS512 (algorithm not configured)', async () => ({
+      authorization: `Bearer ${await new SignJWT({}).setProtectedHeader({ alg: 'HS512' }).setSubject('alice').setExpirationTime('1h').sign(new TextEncoder().encode(stack.jwtSecret))}`,
+    })],
+    ['a malformed authorization header', async () => ({ authorization: 'Basic YWxpY2U6cGFzcw==' })],
+  ];
+  for (const [name, headers] of refused) {
+    it(`refuses ${name} with 401 unauthorized`, async () => {
+      const res = await call(stack, 'GET', '/api-keys', { headers: await headers() });
+      expect(res.status).toBe(401);
+      expect(res.json).toEqual({ error: 'unauthorized' });
+    });
+  }
+});
