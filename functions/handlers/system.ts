@@ -1,4 +1,4 @@
-import { buildOpenApiDocument } from '../openapi.js';
+import { buildOpenApiDocument } from '../openapi/document.js';
 import { ROUTES, routeKey } from '../manifest.js';
 import { AppError, toHttpResponse } from '../shared/errors.js';
 import { createPublicHttpHandler } from '../shared/handler.js';

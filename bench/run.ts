@@ -1,0 +1,25 @@
+import { readdir, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+/**
+ * `npm run bench [name…]`: runs every `bench/*.bench.ts` (or the named ones) one after another,
+ * prints each figure beside its same-run baseline, and saves the results to bench/results.json.
+ * Each bench module's default export returns a JSON-serialisable result.
+ */
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
+const dir = import.meta.dirname;
+const wanted = process.argv.slice(2);
+const files = (await readdir(dir)).filter((f) => f.endsWith('.bench.ts') && (wanted.length === 0 || wanted.some((w) => f.startsWith(w)))).sort();
+const results: Record<string, unknown> = {};
+for (const file of files) {
+  const name = file.slice(0, -'.bench.ts'.length);
+  console.log(`\n## ${name}`);
+  const bench = (await import(pathToFileURL(resolve(dir, file)).href)).default as () => Promise<unknown>;
+  results[name] = await bench();
+}
+const path = resolve(dir, wanted.length ? `results.${wanted.join('-')}.json` : 'results.json');
+await writeFile(path, JSON.stringify({ measured_at: new Date().toISOString(), node: process.version, results }, null, 2) + '\n');
+console.log(`\nsaved ${path}`);
+process.exit(0);

@@ -1,0 +1,63 @@
+import { ROUTES, TAGS, type RouteSpec } from '../manifest.js';
+import { accountsDocs } from './accounts.js';
+import { apiKeysDocs } from './api-keys.js';
+import { kvDocs } from './kv.js';
+import { systemDocs } from './system.js';
+import { triggersDocs } from './triggers.js';
+import { errorBody, type OperationDoc, type Schema } from './types.js';
+
+const OPERATION_DOCS: Record<string, OperationDoc> = { ...systemDocs, ...apiKeysDocs, ...kvDocs, ...accountsDocs, ...triggersDocs };
+
+const pathParameters = (route: RouteSpec) =>
+  [...route.path.matchAll(/\{([A-Za-z_]+)\+?\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+
+/** `{key+}` is API Gateway's greedy parameter; OpenAPI only knows `{key}`. */
+const openApiPath = (path: string) => path.replace(/\{([A-Za-z_]+)\+\}/g, '{$1}');
+
+const withSchemas = (content: Record<string, Schema>) =>
+  Object.fromEntries(Object.entries(content).map(([mediaType, schema]) => [mediaType, { schema }]));
+
+function operation(route: RouteSpec) {
+  const doc = OPERATION_DOCS[route.operationId];
+  const security = route.auth === 'none' ? [] : route.auth === 'bearer' ? [{ bearerAuth: [] }] : [{ bearerAuth: [] }, { apiKeyAuth: [] }];
+  const responses: Record<string, unknown> = {};
+  for (const [status, response] of Object.entries(doc?.responses ?? { '200': { description: 'Success' } })) {
+    responses[status] = { description: response.description, headers: response.headers && Object.fromEntries(Object.entries(response.headers).map(([n, s]) => [n, { schema: s }])), content: response.content && withSchemas(response.content) };
+  }
+  if (route.auth !== 'none') responses['401'] ??= { description: 'unauthorized', content: withSchemas(errorBody('').content) };
+  responses['500'] ??= { description: 'internal_error', content: withSchemas(errorBody('').content) };
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    description: doc?.description,
+    tags: [route.tag],
+    security,
+    parameters: [...pathParameters(route), ...(doc?.parameters ?? [])],
+    requestBody: doc?.requestBody && { required: doc.requestBody.required ?? true, content: withSchemas(doc.requestBody.content) },
+    responses,
+  };
+}
+
+/** The OpenAPI 3.1 description served at `/openapi.json`, generated from the route table. */
+export function buildOpenApiDocument() {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of ROUTES) {
+    // The receiver is routed with ANY so it can answer 405 itself; POST is its only operation.
+    const method = route.method === 'ANY' ? 'post' : route.method.toLowerCase();
+    (paths[openApiPath(route.path)] ??= {})[method] = operation(route);
+  }
+  return JSON.parse(JSON.stringify({
+    openapi: '3.1.0',
+    info: { title: 'Flowgate gateway and flow webhook triggers', version: '1.0.0' },
+    servers: [{ url: '{base_url}', variables: { base_url: { default: 'http://127.0.0.1:3000' } } }],
+    tags: Object.values(TAGS).map((name) => ({ name })),
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        apiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
+      },
+      schemas: { Error: { type: 'object', required: ['error'], properties: { error: { type: 'string' } } } },
+    },
+  }));
+}

@@ -1,0 +1,3 @@
+import type { OperationDocs } from './types.js';
+
+export const triggersDocs: OperationDocs = {};
