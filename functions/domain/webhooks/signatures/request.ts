@@ -1,0 +1,31 @@
+/** What a verifier sees of an incoming request. Everything in it is untrusted. */
+export interface SignedRequest {
+  /** The body exactly as received: signatures are over bytes, not over a re-serialisation. */
+  rawBody: Uint8Array;
+  /** Header names in lower case. */
+  headers: Record<string, string>;
+  /** Full public URL including the query string, as the sender called it (used by Twilio). */
+  url: string;
+  /** The current time in unix seconds, injected so tests can pin the clock. */
+  nowSeconds: number;
+}
+
+/** A header's value without surrounding spaces; `undefined` when absent or empty. */
+export function readHeader(request: SignedRequest, name: string): string | undefined {
+  // Own properties only, so a name like `constructor` cannot reach Object.prototype.
+  if (!Object.hasOwn(request.headers, name)) return undefined;
+  const value: unknown = request.headers[name];
+  const trimmed = typeof value === 'string' ? value.trim() : '';
+  return trimmed === '' ? undefined : trimmed;
+}
+
+/** Up to 12 decimal digits: any plausible unix time in seconds, nothing that overflows. */
+const UNIX_SECONDS = /^\d{1,12}$/;
+
+/**
+ * True when `text` is a unix time in seconds within `toleranceSeconds` of now, either way.
+ * Signs, decimals, exponents and trailing junk are refused, unlike `parseInt`.
+ */
+export function isFreshTimestamp(text: string, nowSeconds: number, toleranceSeconds: number): boolean {
+  return UNIX_SECONDS.test(text) && Math.abs(nowSeconds - Number(text)) <= toleranceSeconds;
+}

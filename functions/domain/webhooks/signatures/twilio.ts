@@ -1,0 +1,121 @@
+// Twilio signs the URL followed by the sorted form parameters, or for JSON bodies the URL alone
+// with a `bodySHA256` query parameter: https://www.twilio.com/docs/usage/webhooks/webhooks-security
+// Mirrors `validateRequest`/`validateRequestWithBody` in twilio-node (lib/webhooks/webhooks.js).
+import { createHash } from 'node:crypto';
+import { parse as parseQuery, stringify as stringifyQuery } from 'node:querystring';
+import { decodeUtf8 } from '../../../shared/json.js';
+import { anySignatureMatches, constantTimeEqual, decodeSignature, hmac } from './hmac.js';
+import { readHeader, type SignedRequest } from './request.js';
+
+const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
+
+/** Verifies `x-twilio-signature: <base64>`, HMAC-SHA1 keyed with the auth token. */
+export function verifyTwilio(authTokens: readonly string[], request: SignedRequest): boolean {
+  const header = readHeader(request, 'x-twilio-signature');
+  const signature = header === undefined ? undefined : decodeSignature(header, 'base64');
+  if (!signature) return false;
+  const params = signedParams(request);
+  if (params === undefined) return false;
+  return candidateUrls(request.url).some((url) =>
+    anySignatureMatches(authTokens, [signature], (token) => hmac('sha1', token, url, params)),
+  );
+}
+
+/**
+ * The parameter part of the signed content: sorted form parameters, or empty for other bodies,
+ * whose bytes are bound by the `bodySHA256` query parameter instead. `undefined` when invalid.
+ */
+function signedParams(request: SignedRequest): string | undefined {
+  const mediaType = readHeader(request, 'content-type')?.split(';')[0]?.trim().toLowerCase();
+  if (mediaType === FORM_MEDIA_TYPE) {
+    try {
+      return sortedFormParams(decodeUtf8(request.rawBody));
+    } catch {
+      return undefined;
+    }
+  }
+  return bodyHashMatches(request) ? '' : undefined;
+}
+
+/**
+ * Names sorted, each followed by its value; a repeated name contributes each distinct value,
+ * sorted, as twilio-node's `toFormUrlEncodedParam` does (`Array.from(new Set(values)).sort()`).
+ */
+function sortedFormParams(body: string): string {
+  const values = new Map<string, Set<string>>();
+  for (const [name, value] of new URLSearchParams(body)) {
+    const seen = values.get(name) ?? new Set<string>();
+    values.set(name, seen.add(value));
+  }
+  return [...values]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, distinct]) => [...distinct].sort().map((value) => name + value).join(''))
+    .join('');
+}
+
+function bodyHashMatches(request: SignedRequest): boolean {
+  const url = URL.canParse(request.url) ? new URL(request.url) : undefined;
+  const claimed = url?.searchParams.get('bodySHA256');
+  if (!claimed) return false;
+  const actual = createHash('sha256').update(request.rawBody).digest('hex');
+  return constantTimeEqual(Buffer.from(claimed), Buffer.from(actual));
+}
+
+/**
+ * The URLs twilio-node tries: as received without and with the default port, then as
+ * normalised by `new URL()`, also with the query re-encoded the legacy `querystring` way.
+ */
+function candidateUrls(url: string): string[] {
+  const candidates = [removePort(url), addPort(url)];
+  if (URL.canParse(url)) {
+    const normalized = new URL(url).toString();
+    const withoutPort = removePort(normalized);
+    const withPort = addPort(normalized);
+    candidates.push(withoutPort, withPort, withLegacyQuery(withoutPort), withLegacyQuery(withPort));
+  }
+  return [...new Set(candidates)];
+}
+
+interface UrlParts {
+  scheme: string;
+  userInfo: string;
+  host: string;
+  port: string;
+  rest: string;
+}
+
+/** Splits a URL without normalising it, so the path and query keep the characters Twilio signed. */
+function splitUrl(url: string): UrlParts | undefined {
+  const match = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)/i.exec(url);
+  if (!match) return undefined;
+  const [prefix, scheme = '', authority = ''] = match;
+  const userInfoEnd = authority.lastIndexOf('@');
+  const hostAndPort = authority.slice(userInfoEnd + 1);
+  // A colon only starts the port after the closing bracket of an IPv6 literal.
+  const portStart = hostAndPort.indexOf(':', hostAndPort.lastIndexOf(']') + 1);
+  return {
+    scheme,
+    userInfo: authority.slice(0, userInfoEnd + 1),
+    host: portStart === -1 ? hostAndPort : hostAndPort.slice(0, portStart),
+    port: portStart === -1 ? '' : hostAndPort.slice(portStart),
+    rest: url.slice(prefix.length),
+  };
+}
+
+function addPort(url: string): string {
+  const parts = splitUrl(url);
+  if (!parts || parts.port) return url;
+  const port = parts.scheme.toLowerCase() === 'https://' ? ':443' : ':80';
+  return parts.scheme + parts.userInfo + parts.host + port + parts.rest;
+}
+
+function removePort(url: string): string {
+  const parts = splitUrl(url);
+  return parts ? parts.scheme + parts.userInfo + parts.host + parts.rest : url;
+}
+
+function withLegacyQuery(url: string): string {
+  const queryStart = url.indexOf('?');
+  if (queryStart === -1 || queryStart === url.length - 1) return url;
+  return `${url.slice(0, queryStart)}?${stringifyQuery(parseQuery(url.slice(queryStart + 1)))}`;
+}

@@ -1,0 +1,145 @@
+import { isPlainObject } from '../../shared/json.js';
+import type { WebhookBody } from './body.js';
+import type { SignatureService } from './signatures/index.js';
+
+/**
+ * The input a flow receives for one webhook delivery. The body's top-level JSON keys are also
+ * spread onto it, so a flow can read `$.amount` as well as `$.event.amount`.
+ */
+export interface TriggerData {
+  headers: Record<string, string>;
+  event: unknown;
+  type?: string;
+  data?: unknown;
+  webhook_id: string;
+  received_at: string;
+  event_id: string;
+  [k: string]: unknown;
+}
+
+/** Names of {@link TriggerData} a body key may never overwrite. */
+const RESERVED_NAMES: ReadonlySet<string> = new Set([
+  'headers', 'event', 'type', 'data', 'webhook_id', 'received_at', 'event_id',
+  '__proto__', 'constructor', 'prototype',
+]);
+
+const MAX_EVENT_ID_LENGTH = 256;
+
+/** Where each sender puts its delivery id; also the order tried when no sender is configured. */
+const EVENT_ID_SOURCES: readonly { service: SignatureService; from: 'header' | 'body'; name: string }[] = [
+  { service: 'stripe', from: 'body', name: 'id' },
+  { service: 'github', from: 'header', name: 'x-github-delivery' },
+  { service: 'slack', from: 'body', name: 'event_id' },
+  { service: 'shopify', from: 'header', name: 'x-shopify-webhook-id' },
+  { service: 'standard_webhooks', from: 'header', name: 'webhook-id' },
+  { service: 'twilio', from: 'header', name: 'i-twilio-idempotency-token' },
+];
+
+/** A top-level member of a JSON object, form or multipart body; `undefined` for other bodies. */
+function bodyMember(body: WebhookBody, name: string): unknown {
+  const value = body.value;
+  return isPlainObject(value) && Object.hasOwn(value, name) ? value[name] : undefined;
+}
+
+function headerValue(headers: Record<string, string>, name: string): string | undefined {
+  if (!Object.hasOwn(headers, name)) return undefined;
+  const value: unknown = headers[name];
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+const asString = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+/**
+ * The event type a flow filter matches on: GitHub's `x-github-event` header, Shopify's
+ * `x-shopify-topic` header, the inner `event.type` of a Slack `event_callback`, for any other
+ * sender a string `type` member of the body; `undefined` when none applies.
+ */
+export function eventType(
+  service: SignatureService | undefined,
+  headers: Record<string, string>,
+  body: WebhookBody,
+): string | undefined {
+  if (service === 'github') return headerValue(headers, 'x-github-event');
+  if (service === 'shopify') return headerValue(headers, 'x-shopify-topic');
+  const type = asString(bodyMember(body, 'type'));
+  if (service === 'slack' && type === 'event_callback') {
+    const inner = bodyMember(body, 'event');
+    return (isPlainObject(inner) && asString(inner.type)) || type;
+  }
+  return type;
+}
+
+/**
+ * The sender's own delivery id, so a retried delivery keeps its id: the configured sender's
+ * id, or with no (or a custom) sender the first present in {@link EVENT_ID_SOURCES}; then an
+ * `idempotency-key` header. Only strings of 1–256 characters count.
+ */
+export function senderEventId(
+  service: SignatureService | undefined,
+  headers: Record<string, string>,
+  body: WebhookBody,
+): string | undefined {
+  const sources = EVENT_ID_SOURCES.filter((source) => service === undefined || service === 'custom' || source.service === service);
+  const candidates = [
+    ...sources.map((source) => (source.from === 'header' ? headerValue(headers, source.name) : bodyMember(body, source.name))),
+    headerValue(headers, 'idempotency-key'),
+  ];
+  return candidates.find(isEventId);
+}
+
+const isEventId = (value: unknown): value is string =>
+  typeof value === 'string' && value.length >= 1 && value.length <= MAX_EVENT_ID_LENGTH;
+
+/**
+ * Builds the flow input for one delivery. Top-level keys of a JSON object body are copied on,
+ * except reserved names and keys that could reach a prototype.
+ */
+export function buildTriggerData(input: {
+  service?: SignatureService;
+  headers: Record<string, string>;
+  body: WebhookBody;
+  webhookId: string;
+  receivedAt: Date;
+  newEventId: () => string;
+}): TriggerData {
+  const { service, headers, body } = input;
+  const trigger: TriggerData = {
+    headers,
+    event: body.value,
+    webhook_id: input.webhookId,
+    received_at: input.receivedAt.toISOString(),
+    event_id: senderEventId(service, headers, body) ?? input.newEventId(),
+  };
+  const type = eventType(service, headers, body);
+  if (type !== undefined) trigger.type = type;
+  const data = bodyMember(body, 'data');
+  if (data !== undefined) trigger.data = data;
+  if (body.kind === 'json' && isPlainObject(body.value)) {
+    for (const [key, value] of Object.entries(body.value)) {
+      if (RESERVED_NAMES.has(key)) continue;
+      // defineProperty, not assignment: an own data property whatever the key.
+      Object.defineProperty(trigger, key, { value, enumerable: true, writable: true, configurable: true });
+    }
+  }
+  return trigger;
+}
+
+/**
+ * True when a delivery of `type` passes `filter`: an empty filter passes everything, an entry
+ * ending in `*` matches by prefix (`customer.*`), others match exactly. A set filter refuses
+ * deliveries without a type.
+ */
+export function matchesEventFilter(filter: readonly string[], type: string | undefined): boolean {
+  if (filter.length === 0) return true;
+  if (type === undefined) return false;
+  return filter.some((entry) => (entry.endsWith('*') ? type.startsWith(entry.slice(0, -1)) : entry === type));
+}
+
+/**
+ * The `challenge` of a Slack `url_verification` request, which must be echoed back when the
+ * Events API URL is registered; `undefined` for any other body. Call only after verification.
+ */
+export function isSlackUrlVerification(body: WebhookBody): string | undefined {
+  if (body.kind !== 'json' || bodyMember(body, 'type') !== 'url_verification') return undefined;
+  return asString(bodyMember(body, 'challenge'));
+}

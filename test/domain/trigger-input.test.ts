@@ -1,0 +1,205 @@
+import { describe, expect, it } from 'vitest';
+import type { WebhookBody } from '../../functions/domain/webhooks/body.js';
+import {
+  buildTriggerData,
+  eventType,
+  isSlackUrlVerification,
+  matchesEventFilter,
+  senderEventId,
+} from '../../functions/domain/webhooks/trigger-input.js';
+
+const json = (value: unknown): WebhookBody => ({ kind: 'json', value });
+const form = (value: Record<string, string | string[]>): WebhookBody => ({ kind: 'form', value });
+const RECEIVED_AT = new Date('2024-05-01T12:00:00.000Z');
+
+function build(body: WebhookBody, options: { service?: 'stripe' | 'github' | 'custom'; headers?: Record<string, string> } = {}) {
+  return buildTriggerData({
+    ...(options.service ? { service: options.service } : {}),
+    headers: options.headers ?? {},
+    body,
+    webhookId: 'wh_1',
+    receivedAt: RECEIVED_AT,
+    newEventId: () => 'generated-id',
+  });
+}
+
+describe('eventType', () => {
+  it('eventType(github) reads x-github-event', () => {
+    expect(eventType('github', { 'x-github-event': 'push' }, json({ type: 'ignored' }))).toBe('push');
+  });
+
+  it('eventType(shopify) reads x-shopify-topic', () => {
+    expect(eventType('shopify', { 'x-shopify-topic': 'orders/create' }, json({}))).toBe('orders/create');
+  });
+
+  it('eventType(slack) reads the inner event type of an event_callback', () => {
+    const body = json({ type: 'event_callback', event: { type: 'app_mention' } });
+    expect(eventType('slack', {}, body)).toBe('app_mention');
+  });
+
+  it('eventType(stripe) reads the body type', () => {
+    expect(eventType('stripe', {}, json({ type: 'customer.created' }))).toBe('customer.created');
+  });
+
+  it('eventType(undefined) reads a form type field', () => {
+    expect(eventType(undefined, {}, form({ type: 'sms' }))).toBe('sms');
+  });
+
+  it('eventType returns undefined for a non-string body type', () => {
+    expect(eventType('stripe', {}, json({ type: { nested: true } }))).toBeUndefined();
+  });
+
+  it('eventType returns undefined for a JSON array body', () => {
+    expect(eventType(undefined, {}, json([{ type: 'a' }]))).toBeUndefined();
+  });
+
+  it('eventType(github) returns undefined without x-github-event', () => {
+    expect(eventType('github', {}, json({ type: 'a' }))).toBeUndefined();
+  });
+});
+
+describe('senderEventId', () => {
+  it('senderEventId(stripe) reads the body id', () => {
+    expect(senderEventId('stripe', {}, json({ id: 'evt_1' }))).toBe('evt_1');
+  });
+
+  it('senderEventId(github) reads x-github-delivery', () => {
+    expect(senderEventId('github', { 'x-github-delivery': 'd-1' }, json({ id: 'x' }))).toBe('d-1');
+  });
+
+  it('senderEventId(slack) reads the body event_id', () => {
+    expect(senderEventId('slack', {}, json({ event_id: 'Ev1', id: 'x' }))).toBe('Ev1');
+  });
+
+  it('senderEventId(shopify) reads x-shopify-webhook-id', () => {
+    expect(senderEventId('shopify', { 'x-shopify-webhook-id': 's-1' }, json({}))).toBe('s-1');
+  });
+
+  it('senderEventId(standard_webhooks) reads webhook-id', () => {
+    expect(senderEventId('standard_webhooks', { 'webhook-id': 'msg_1' }, json({}))).toBe('msg_1');
+  });
+
+  it('senderEventId(twilio) reads i-twilio-idempotency-token', () => {
+    expect(senderEventId('twilio', { 'i-twilio-idempotency-token': 't-1' }, form({}))).toBe('t-1');
+  });
+
+  it('senderEventId(undefined) takes the first sender id present, in order', () => {
+    const headers = { 'x-github-delivery': 'gh', 'webhook-id': 'sw' };
+    expect(senderEventId(undefined, headers, json({ event_id: 'slack' }))).toBe('gh');
+  });
+
+  it('senderEventId(custom) falls back to an idempotency-key header', () => {
+    expect(senderEventId('custom', { 'idempotency-key': 'k-1' }, json({}))).toBe('k-1');
+  });
+
+  it('senderEventId ignores a non-string id', () => {
+    expect(senderEventId('stripe', {}, json({ id: 42 }))).toBeUndefined();
+  });
+
+  it('senderEventId ignores an id longer than 256 characters', () => {
+    expect(senderEventId('stripe', {}, json({ id: 'x'.repeat(257) }))).toBeUndefined();
+  });
+
+  it('senderEventId ignores an empty id', () => {
+    expect(senderEventId('github', { 'x-github-delivery': '' }, json({}))).toBeUndefined();
+  });
+
+  it('senderEventId(stripe) ignores another sender\'s header', () => {
+    expect(senderEventId('stripe', { 'x-github-delivery': 'gh' }, json({}))).toBeUndefined();
+  });
+});
+
+describe('buildTriggerData', () => {
+  it('buildTriggerData builds the flow input of a Stripe event', () => {
+    const body = json({ id: 'evt_1', type: 'customer.created', data: { object: { id: 'cus_1' } }, livemode: false });
+    expect(build(body, { service: 'stripe', headers: { 'content-type': 'application/json' } })).toEqual({
+      headers: { 'content-type': 'application/json' },
+      event: body.value,
+      type: 'customer.created',
+      data: { object: { id: 'cus_1' } },
+      webhook_id: 'wh_1',
+      received_at: '2024-05-01T12:00:00.000Z',
+      event_id: 'evt_1',
+      id: 'evt_1',
+      livemode: false,
+    });
+  });
+
+  it('buildTriggerData uses newEventId when the sender gives no id', () => {
+    expect(build(json({})).event_id).toBe('generated-id');
+  });
+
+  it('buildTriggerData omits type and data when the body has neither', () => {
+    const result = build(json({ a: 1 }));
+    expect(['type' in result, 'data' in result]).toEqual([false, false]);
+  });
+
+  it('buildTriggerData never lets body keys overwrite reserved names', () => {
+    const result = build(
+      json({ headers: 'x', event: 'x', type: 7, webhook_id: 'x', received_at: 'x', event_id: 'x' }),
+      { service: 'github', headers: { 'x-github-delivery': 'd-1' } },
+    );
+    expect(result).toMatchObject({ headers: { 'x-github-delivery': 'd-1' }, webhook_id: 'wh_1', event_id: 'd-1' });
+    expect([result.received_at, result.type]).toEqual([RECEIVED_AT.toISOString(), undefined]);
+  });
+
+  it('buildTriggerData does not copy __proto__ or constructor keys and keeps the plain prototype', () => {
+    const value = JSON.parse('{"__proto__":{"polluted":true},"constructor":{"prototype":{"x":1}},"ok":1}') as unknown;
+    const result = build(json(value));
+    expect(Object.getPrototypeOf(result)).toBe(Object.prototype);
+    expect([Object.hasOwn(result, '__proto__'), Object.hasOwn(result, 'constructor'), result.ok]).toEqual([false, false, 1]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('buildTriggerData does not spread form fields', () => {
+    expect(build(form({ a: '1' }))).not.toHaveProperty('a');
+  });
+
+  it('buildTriggerData takes data from a form field', () => {
+    expect(build(form({ data: 'x' })).data).toBe('x');
+  });
+});
+
+describe('matchesEventFilter', () => {
+  it('matchesEventFilter([]) matches any type, even none', () => {
+    expect([matchesEventFilter([], 'a'), matchesEventFilter([], undefined)]).toEqual([true, true]);
+  });
+
+  it('matchesEventFilter matches an exact type', () => {
+    expect(matchesEventFilter(['push', 'issues'], 'issues')).toBe(true);
+  });
+
+  it('matchesEventFilter does not match a type that only starts like an exact entry', () => {
+    expect(matchesEventFilter(['push'], 'push.extra')).toBe(false);
+  });
+
+  it('matchesEventFilter matches a prefix ending in *', () => {
+    expect(matchesEventFilter(['customer.*'], 'customer.subscription.created')).toBe(true);
+  });
+
+  it('matchesEventFilter does not match another prefix', () => {
+    expect(matchesEventFilter(['customer.*'], 'invoice.paid')).toBe(false);
+  });
+
+  it('matchesEventFilter refuses an untyped delivery when a filter is set', () => {
+    expect(matchesEventFilter(['*'], undefined)).toBe(false);
+  });
+});
+
+describe('isSlackUrlVerification', () => {
+  it('isSlackUrlVerification returns the challenge', () => {
+    expect(isSlackUrlVerification(json({ type: 'url_verification', challenge: 'abc', token: 't' }))).toBe('abc');
+  });
+
+  it('isSlackUrlVerification returns undefined for a non-string challenge', () => {
+    expect(isSlackUrlVerification(json({ type: 'url_verification', challenge: 1 }))).toBeUndefined();
+  });
+
+  it('isSlackUrlVerification returns undefined for an event_callback', () => {
+    expect(isSlackUrlVerification(json({ type: 'event_callback', challenge: 'abc' }))).toBeUndefined();
+  });
+
+  it('isSlackUrlVerification returns undefined for a form body', () => {
+    expect(isSlackUrlVerification(form({ type: 'url_verification', challenge: 'abc' }))).toBeUndefined();
+  });
+});
