@@ -31,12 +31,12 @@ const close = (server: Server) => new Promise<void>((resolve) => server.close(()
  * Starts dynalite (DynamoDB), local-aws-sqs (SQS) and the local Step Functions endpoint in this
  * process on free loopback ports, and creates the tables and queues the manifest describes.
  */
-export async function startEngines(options: { flowsDir: string; visibilityTimeoutSeconds: number }): Promise<Engines> {
+export async function startEngines(options: { flowsDirs: string[]; visibilityTimeoutSeconds: number }): Promise<Engines> {
   const dynamoServer: Server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   const dynamoEndpoint = `http://127.0.0.1:${await listen(dynamoServer)}`;
   const sqsServer = await createSqsServer({ port: 0, hostname: "127.0.0.1", emulateQueueCreationLifecycle: false });
   const sqsEndpoint = `http://127.0.0.1:${(sqsServer.address() as { port: number }).port}`;
-  const sfn = await startLocalStepFunctions({ flowsDir: options.flowsDir, arnPrefix: LOCAL_FLOW_ARN_PREFIX });
+  const sfn = await startLocalStepFunctions({ flowsDirs: options.flowsDirs, arnPrefix: LOCAL_FLOW_ARN_PREFIX });
 
   const clientConfig = { region: LOCAL_AWS_ENV.AWS_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
   const dynamo = new DynamoDBClient({ ...clientConfig, endpoint: dynamoEndpoint });

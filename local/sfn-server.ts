@@ -8,7 +8,8 @@ import { ExecutionError, ExecutionTimeoutError, StateMachine } from 'aws-local-s
 const EXPRESS_MAX_DURATION_MS = 5 * 60_000;
 
 export interface LocalStepFunctionsOptions {
-  flowsDir: string;
+  /** Folders searched in order for `<flow>.asl.json`. */
+  flowsDirs: string[];
   /** ARNs are `${arnPrefix}${flowName}`, as the CDK stack names the flows' state machines. */
   arnPrefix: string;
 }
@@ -49,11 +50,15 @@ async function startSyncExecution(options: LocalStepFunctionsOptions, request: {
   const flowName = arn.startsWith(options.arnPrefix) ? arn.slice(options.arnPrefix.length) : '';
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(flowName)) throw { __type: 'StateMachineDoesNotExist', message: `no state machine ${arn}` };
   let definition: unknown;
-  try {
-    definition = JSON.parse(await readFile(join(options.flowsDir, `${flowName}.asl.json`), 'utf8'));
-  } catch {
-    throw { __type: 'StateMachineDoesNotExist', message: `no state machine ${arn}` };
+  for (const dir of options.flowsDirs) {
+    try {
+      definition = JSON.parse(await readFile(join(dir, `${flowName}.asl.json`), 'utf8'));
+      break;
+    } catch {
+      // not in this folder
+    }
   }
+  if (definition === undefined) throw { __type: 'StateMachineDoesNotExist', message: `no state machine ${arn}` };
   const name = request.name ?? randomUUID();
   const input = request.input ?? '{}';
   const startDate = Date.now() / 1000;

@@ -63,6 +63,8 @@ export class SqsPoller {
           MaxNumberOfMessages: this.options.batchSize,
           WaitTimeSeconds: 1,
           MessageSystemAttributeNames: ['All'],
+          // local-aws-sqs reads only the older name; AWS accepts both.
+          AttributeNames: ['All'],
         }));
         const messages = received.Messages ?? [];
         if (messages.length > 0) await this.deliver(messages);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { resolve } from 'node:path';
+import { delimiter, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
@@ -21,6 +21,7 @@ export interface LocalStackOptions {
   /** 0 picks a free port. */
   port?: number;
   jwtSecret?: string;
+  /** Folders of `<name>.asl.json` flows, separated like PATH (default `FLOWS_DIR`, else `flows/`). */
   flowsDir?: string;
   /** Seconds a received message stays hidden; short in tests so redelivery is quick. */
   visibilityTimeoutSeconds?: number;
@@ -63,10 +64,13 @@ async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
  * Handlers read their settings at import, so the environment is set before they are loaded.
  */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
-  const flowsDir = resolve(options.flowsDir ?? process.env.FLOWS_DIR ?? resolve(REPO_ROOT, 'flows'));
+  const flowsDirs = (options.flowsDir ?? process.env.FLOWS_DIR ?? resolve(REPO_ROOT, 'flows')).split(delimiter).map((dir) => resolve(dir));
   const jwtSecret = options.jwtSecret ?? process.env.AUTH_JWT_SECRET ?? randomBytes(32).toString('base64url');
-  const flowNames = (await readdir(flowsDir)).filter((f) => f.endsWith('.asl.json')).map((f) => f.slice(0, -'.asl.json'.length));
-  const engines = await startEngines({ flowsDir, visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 30 });
+  const flowNames = new Set<string>();
+  for (const dir of flowsDirs) {
+    for (const file of await readdir(dir)) if (file.endsWith('.asl.json')) flowNames.add(file.slice(0, -'.asl.json'.length));
+  }
+  const engines = await startEngines({ flowsDirs, visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 30 });
 
   const server: Server = createServer();
   await new Promise<void>((done) => server.listen(options.port ?? 3000, '127.0.0.1', done));
@@ -75,7 +79,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
   Object.assign(process.env, engines.env, {
     AUTH_JWT_SECRET: jwtSecret,
-    FLOW_NAMES: flowNames.join(','),
+    FLOW_NAMES: [...flowNames].join(','),
     WEBHOOK_BASE_URL: webhookBaseUrl,
     LOCAL_SECRETS_KEY: process.env.LOCAL_SECRETS_KEY ?? randomBytes(32).toString('base64'),
   }, options.env);

@@ -11,11 +11,11 @@ export function requireEnv(name: string): string {
 export const tableName = (table: TableName): string => requireEnv(TABLES[table].env);
 export const queueUrl = (queue: QueueName): string => requireEnv(QUEUES[queue].env);
 
-/** An integer setting with a default, e.g. `WAIT_TIMEOUT_MS`. */
+/** A non-negative integer setting with a default, e.g. `WAIT_TIMEOUT_MS`. */
 export function intEnv(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value <= 0) throw new AppError('internal_error', `${name} must be a positive integer`);
+  if (!Number.isSafeInteger(value) || value < 0) throw new AppError('internal_error', `${name} must be a non-negative integer`);
   return value;
 }

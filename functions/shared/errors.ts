@@ -10,6 +10,7 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   already_exists: 409,
   already_registered: 409,
+  conflict: 409,
   payload_too_large: 413,
   headers_too_large: 431,
   unsupported_media_type: 415,
@@ -50,7 +51,8 @@ export type FaultLogger = (message: string, error: unknown) => void;
  */
 export function toHttpResponse(error: unknown, logFault?: FaultLogger): APIGatewayProxyStructuredResultV2 {
   const appError = isAppError(error) ? error : new AppError('internal_error');
-  if (appError.status >= 500) logFault?.('request failed', error);
+  // Flow outcomes (502/504) and refusals are answers, not faults; only unexpected errors are logged.
+  if (appError.code === 'internal_error' || appError.code === 'unavailable') logFault?.('request failed', error);
   return {
     statusCode: appError.status,
     headers: { 'content-type': 'application/json', ...appError.headers },

@@ -1,0 +1,132 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Execution, ExecutionRef, ExecutionStore } from '../../domain/flows/ports.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+
+/** Execution records and stored-aside payloads expire after seven days (DynamoDB TTL). */
+export const EXECUTION_TTL_SECONDS = 7 * 24 * 3600;
+/** Well under DynamoDB's 400 KB item limit. */
+const PAYLOAD_CHUNK_CHARS = 300_000;
+
+const recordKey = (ref: ExecutionRef) => ({ pk: `TRIGGER#${ref.triggerId}`, sk: `EXEC#${ref.key}` });
+const dedupKey = (triggerId: string, eventId: string) => ({ pk: `DEDUP#${triggerId}#${eventId}`, sk: 'DEDUP' });
+const chunkKey = (id: string, index: number) => ({ pk: `PAYLOAD#${id}`, sk: String(index).padStart(4, '0') });
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+const isConditionFailure = (error: unknown) => error instanceof ConditionalCheckFailedException;
+
+/** Flow output is kept as JSON text: DynamoDB maps stop at 32 levels, flow outputs do not. */
+function toExecution(item: Record<string, unknown>): Execution {
+  return {
+    event_id: item.event_id as string,
+    received_at: item.received_at as string,
+    ...(item.type !== undefined && { type: item.type as string }),
+    status: item.status as Execution['status'],
+    ...(item.output_json !== undefined && { output: JSON.parse(item.output_json as string) }),
+    ...(item.error !== undefined && { error: item.error as string }),
+    attempts: item.attempts as number,
+  };
+}
+
+export class DynamoExecutionStore implements ExecutionStore {
+  constructor(private readonly client: DynamoDBDocumentClient, private readonly table: string) {}
+
+  async record(ref: ExecutionRef, execution: Execution): Promise<void> {
+    const { output, ...rest } = execution;
+    await this.client.send(new PutCommand({
+      TableName: this.table,
+      Item: { ...recordKey(ref), ...rest, ...(output !== undefined && { output_json: JSON.stringify(output) }), expires_at: nowSeconds() + EXECUTION_TTL_SECONDS },
+    }));
+  }
+
+  async discard(ref: ExecutionRef): Promise<void> {
+    await this.client.send(new DeleteCommand({ TableName: this.table, Key: recordKey(ref) }));
+  }
+
+  async update(ref: ExecutionRef, change: Pick<Execution, 'status' | 'attempts'> & { output?: unknown; error?: string }): Promise<void> {
+    const names: Record<string, string> = { '#status': 'status' };
+    const values: Record<string, unknown> = { ':status': change.status, ':attempts': change.attempts };
+    const sets = ['#status = :status', 'attempts = :attempts'];
+    const removes: string[] = [];
+    if (change.output !== undefined) {
+      sets.push('output_json = :output');
+      values[':output'] = JSON.stringify(change.output);
+    } else removes.push('output_json');
+    if (change.error !== undefined) {
+      sets.push('#error = :error');
+      names['#error'] = 'error';
+      values[':error'] = change.error;
+    } else {
+      removes.push('#error');
+      names['#error'] = 'error';
+    }
+    try {
+      await this.client.send(new UpdateCommand({
+        TableName: this.table,
+        Key: recordKey(ref),
+        UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+        // A late update of an earlier attempt must not overwrite a later attempt's outcome.
+        ConditionExpression: 'attribute_exists(pk) AND attempts <= :attempts',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }));
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+
+  async list(triggerId: string, page: { limit: number; cursor?: string }) {
+    const pk = `TRIGGER#${triggerId}`;
+    const result = await this.client.send(new QueryCommand({
+      TableName: this.table,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      FilterExpression: 'expires_at > :now',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': 'EXEC#', ':now': nowSeconds() },
+      ScanIndexForward: false,
+      Limit: page.limit,
+      ExclusiveStartKey: decodeCursor(page.cursor, pk),
+    }));
+    return { items: (result.Items ?? []).map(toExecution), nextCursor: encodeCursor(result.LastEvaluatedKey) };
+  }
+
+  async claimEvent(triggerId: string, eventId: string, ttlSeconds: number): Promise<boolean> {
+    const now = nowSeconds();
+    try {
+      await this.client.send(new PutCommand({
+        TableName: this.table,
+        Item: { ...dedupKey(triggerId, eventId), expires_at: now + ttlSeconds },
+        // TTL deletion is lazy: an expired claim counts as no claim.
+        ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :now',
+        ExpressionAttributeValues: { ':now': now },
+      }));
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async releaseEvent(triggerId: string, eventId: string): Promise<void> {
+    await this.client.send(new DeleteCommand({ TableName: this.table, Key: dedupKey(triggerId, eventId) }));
+  }
+
+  async storePayload(id: string, payload: string): Promise<{ id: string; chunks: number }> {
+    const chunks = Math.max(1, Math.ceil(payload.length / PAYLOAD_CHUNK_CHARS));
+    const expiresAt = nowSeconds() + EXECUTION_TTL_SECONDS;
+    for (let i = 0; i < chunks; i++) {
+      const data = payload.slice(i * PAYLOAD_CHUNK_CHARS, (i + 1) * PAYLOAD_CHUNK_CHARS);
+      await this.client.send(new PutCommand({ TableName: this.table, Item: { ...chunkKey(id, i), data, expires_at: expiresAt } }));
+    }
+    return { id, chunks };
+  }
+
+  async loadPayload(ref: { id: string; chunks: number }): Promise<string> {
+    const parts: string[] = [];
+    for (let i = 0; i < ref.chunks; i++) {
+      const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: chunkKey(ref.id, i), ConsistentRead: true }));
+      if (!Item) throw new Error(`payload ${ref.id} chunk ${i} is missing`);
+      parts.push(Item.data as string);
+    }
+    return parts.join('');
+  }
+}

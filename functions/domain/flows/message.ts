@@ -1,0 +1,27 @@
+import type { TriggerData } from '../webhooks/trigger-input.js';
+import type { ExecutionRef } from './ports.js';
+
+/** What the receiver puts on the flow queue for the worker. */
+export interface FlowMessage {
+  v: 1;
+  trigger_id: string;
+  flow: string;
+  ref: ExecutionRef;
+  /** The flow input inline, or a reference to it stored aside when too large for a message. */
+  input?: { trigger: TriggerData };
+  payload?: { id: string; chunks: number };
+}
+
+/**
+ * Messages above this go through the payload store. SQS takes up to 256 KiB (1 MiB in AWS since
+ * 2025); staying well under the older limit keeps every engine and region happy.
+ */
+export const MAX_INLINE_MESSAGE_BYTES = 200 * 1024;
+
+export function parseFlowMessage(body: string): FlowMessage {
+  const message = JSON.parse(body) as FlowMessage;
+  if (message?.v !== 1 || typeof message.flow !== 'string' || typeof message.ref?.key !== 'string' || (!message.input && !message.payload)) {
+    throw new Error('not a flow message');
+  }
+  return message;
+}

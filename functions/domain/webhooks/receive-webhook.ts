@@ -1,0 +1,130 @@
+import { createHash } from 'node:crypto';
+import { AppError } from '../../shared/errors.js';
+import { MAX_INLINE_MESSAGE_BYTES, type FlowMessage } from '../flows/message.js';
+import type { EventQueue, ExecutionRef, ExecutionStore, FlowRunner } from '../flows/ports.js';
+import { parseWebhookBody } from './body.js';
+import { constantTimeEqual } from './signatures/hmac.js';
+import { verifySignature } from './signatures/index.js';
+import { buildTriggerData, isSlackUrlVerification, matchesEventFilter } from './trigger-input.js';
+import type { ActiveTrigger } from './trigger-lookup.js';
+
+/** Deliveries of one event id run a deduplicating trigger's flow at most once in this window. */
+export const DEDUP_WINDOW_SECONDS = 24 * 3600;
+/** Webhook ids are 24 random bytes, base64url. */
+const WEBHOOK_ID = /^[A-Za-z0-9_-]{32}$/;
+
+export interface IncomingWebhook {
+  webhookId: string;
+  method: string;
+  /** Lower-case names. */
+  headers: Record<string, string>;
+  query: Record<string, string>;
+  rawBody: Uint8Array;
+  /** The URL the sender called, as it called it (Twilio signs it). */
+  publicUrl: string;
+}
+
+export interface WebhookReply {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface ReceiverDeps {
+  triggers: { find(webhookId: string): Promise<ActiveTrigger | undefined> };
+  executions: ExecutionStore;
+  queue: EventQueue;
+  flows: FlowRunner;
+  now: () => Date;
+  newId: () => string;
+  maxBodyBytes: number;
+  waitTimeoutMs: number;
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+
+/** Headers a flow never sees: the trigger's own API key must not travel into flow inputs and logs. */
+const WITHHELD_HEADERS = new Set(['x-api-key']);
+
+/**
+ * The receiver, in the documented order: unknown or disabled id (404), method (405), size (413),
+ * API key (401), signature (401), content type and body (415/400), Slack's URL challenge, event
+ * filter, duplicates, then the flow: queued (acknowledge) or run while the sender waits.
+ */
+export async function receiveWebhook(deps: ReceiverDeps, request: IncomingWebhook): Promise<WebhookReply> {
+  const trigger = WEBHOOK_ID.test(request.webhookId) ? await deps.triggers.find(request.webhookId) : undefined;
+  if (!trigger || !trigger.record.enabled) throw new AppError('not_found');
+  if (request.method !== 'POST') throw new AppError('method_not_allowed', undefined, { allow: 'POST' });
+  if (request.rawBody.length > deps.maxBodyBytes) throw new AppError('payload_too_large');
+
+  const { record } = trigger;
+  if (record.api_key_enabled) {
+    const presented = request.query.api_key ?? request.headers['x-api-key'];
+    // Compare hashes, in constant time, so neither the key nor its length leaks through timing.
+    if (!presented || !record.api_key_hash || !constantTimeEqual(sha256(presented), Buffer.from(record.api_key_hash, 'hex'))) {
+      throw new AppError('unauthorized');
+    }
+  }
+  const now = deps.now();
+  if (record.signature) {
+    const verified = verifySignature(
+      { service: record.signature.service, secrets: [trigger.signingSecret!], custom: record.signature.custom },
+      { rawBody: request.rawBody, headers: request.headers, url: request.publicUrl, nowSeconds: Math.floor(now.getTime() / 1000) },
+    );
+    if (!verified) throw new AppError('invalid_signature');
+  }
+
+  const body = await parseWebhookBody(request.rawBody, request.headers['content-type']);
+  const challenge = isSlackUrlVerification(body);
+  if (challenge !== undefined) return { status: 200, body: { challenge } };
+
+  const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !WITHHELD_HEADERS.has(name)));
+  const data = buildTriggerData({ service: record.signature?.service, headers, body, webhookId: request.webhookId, receivedAt: now, newEventId: deps.newId });
+  const ref: ExecutionRef = { triggerId: record.id, key: `${data.received_at}#${deps.newId()}` };
+  const execution = { event_id: data.event_id, received_at: data.received_at, ...(data.type !== undefined && { type: data.type }) };
+
+  if (!matchesEventFilter(record.event_filter, data.type)) {
+    await deps.executions.record(ref, { ...execution, status: 'ignored', attempts: 0 });
+    return { status: 200, body: { status: 'ignored' } };
+  }
+  if (record.deduplicate && !(await deps.executions.claimEvent(record.id, data.event_id, DEDUP_WINDOW_SECONDS))) {
+    await deps.executions.record(ref, { ...execution, status: 'duplicate', attempts: 0 });
+    return { status: 200, body: { status: 'duplicate' } };
+  }
+  // A claimed event whose flow never started must stay claimable, or the sender's retry is lost.
+  const releaseClaim = () => (record.deduplicate ? deps.executions.releaseEvent(record.id, data.event_id) : Promise.resolve());
+
+  if (record.response_mode === 'acknowledge') {
+    await deps.executions.record(ref, { ...execution, status: 'queued', attempts: 0 });
+    try {
+      await deps.queue.send(await flowMessage(deps, record.id, record.flow, ref, { trigger: data }));
+    } catch (error) {
+      await Promise.allSettled([deps.executions.discard(ref), releaseClaim()]);
+      throw error instanceof AppError ? error : new AppError('unavailable', (error as Error).name);
+    }
+    return { status: 200, body: { status: 'accepted', event_id: data.event_id } };
+  }
+
+  await deps.executions.record(ref, { ...execution, status: 'running', attempts: 1 });
+  let result;
+  try {
+    result = await deps.flows.run(record.flow, { trigger: data }, { timeoutMs: deps.waitTimeoutMs });
+  } catch (error) {
+    await Promise.allSettled([deps.executions.discard(ref), releaseClaim()]);
+    throw error;
+  }
+  if (result.status === 'succeeded') {
+    await deps.executions.update(ref, { status: 'succeeded', attempts: 1, output: result.output });
+    return { status: 200, body: result.output };
+  }
+  const error = result.status === 'timed_out' ? 'flow_timeout' : 'flow_failed';
+  await deps.executions.update(ref, { status: 'failed', attempts: 1, error: result.status === 'failed' ? result.error : error });
+  throw new AppError(error);
+}
+
+async function flowMessage(deps: ReceiverDeps, triggerId: string, flow: string, ref: ExecutionRef, input: NonNullable<FlowMessage['input']>): Promise<string> {
+  const inline = JSON.stringify({ v: 1, trigger_id: triggerId, flow, ref, input } satisfies FlowMessage);
+  if (Buffer.byteLength(inline) <= MAX_INLINE_MESSAGE_BYTES) return inline;
+  const payload = await deps.executions.storePayload(deps.newId(), JSON.stringify(input));
+  return JSON.stringify({ v: 1, trigger_id: triggerId, flow, ref, payload } satisfies FlowMessage);
+}

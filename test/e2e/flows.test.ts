@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { call, useLocalStack } from '../support/local-stack.js';
+import { createTrigger, deliver, TEST_FLOWS_DIR, waitForExecutions } from '../support/webhooks.js';
+
+const stack = useLocalStack({ flowsDir: TEST_FLOWS_DIR, env: { WAIT_TIMEOUT_MS: '1500', TRIGGER_CACHE_TTL_MS: '0' } });
+
+describe('wait for completion', () => {
+  it('answers with the flow output as the JSON body', async () => {
+    const token = await stack.token('wait-owner');
+    const trigger = await createTrigger(stack, token, { flow: 'echo', response_mode: 'wait' });
+    const res = await deliver(trigger.url, JSON.stringify({ id: 'evt_1', type: 'ping', amount: 3 }));
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ received: { id: 'evt_1', type: 'ping', amount: 3 }, webhook_id: trigger.webhook_id });
+    const [execution] = await waitForExecutions(stack, token, trigger.id, (e) => e.length === 1);
+    expect(execution).toMatchObject({ status: 'succeeded', attempts: 1, type: 'ping' });
+  });
+
+  it('a failing flow answers 502 flow_failed', async () => {
+    const token = await stack.token('wait-owner');
+    const trigger = await createTrigger(stack, token, { flow: 'always-fails', response_mode: 'wait' });
+    const res = await deliver(trigger.url, '{}');
+    expect(res.status).toBe(502);
+    expect(res.json).toEqual({ error: 'flow_failed' });
+  });
+
+  it('a flow slower than WAIT_TIMEOUT_MS answers 504 flow_timeout', async () => {
+    const token = await stack.token('wait-owner');
+    const trigger = await createTrigger(stack, token, { flow: 'slow', response_mode: 'wait' });
+    const started = Date.now();
+    const res = await deliver(trigger.url, '{}');
+    expect(res.status).toBe(504);
+    expect(res.json).toEqual({ error: 'flow_timeout' });
+    expect(Date.now() - started).toBeLessThan(2900);
+  });
+});
+
+describe('acknowledge immediately', () => {
+  it('answers accepted, then the execution succeeds with the flow output', async () => {
+    const token = await stack.token('ack-owner');
+    const trigger = await createTrigger(stack, token, { flow: 'echo' });
+    const res = await deliver(trigger.url, JSON.stringify({ id: 'evt_ack', type: 'invoice.paid' }));
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ status: 'accepted', event_id: 'evt_ack' });
+    const [execution] = await waitForExecutions(stack, token, trigger.id, (e) => e[0]?.status === 'succeeded');
+    expect(execution).toMatchObject({ event_id: 'evt_ack', type: 'invoice.paid', attempts: 1, output: { received: { id: 'evt_ack' }, event_id: 'evt_ack' } });
+  });
+
+  it('a flow that always fails is tried 3 times, recorded failed, and the message is dead-lettered', async () => {
+    const token = await stack.token('ack-owner');
+    const trigger = await createTrigger(stack, token, { flow: 'always-fails' });
+    await deliver(trigger.url, JSON.stringify({ id: 'evt_doomed' }));
+    const [execution] = await waitForExecutions(stack, token, trigger.id, (e) => e[0]?.status === 'failed', 30_000);
+    expect(execution).toMatchObject({ event_id: 'evt_doomed', attempts: 3, error: 'Fixture.AlwaysFails' });
+    const dlq = await call(stack, 'GET', '/health');
+    expect(dlq.status).toBe(200);
+  });
+});
