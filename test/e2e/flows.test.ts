@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { call, useLocalStack } from '../support/local-stack.js';
 import { createTrigger, deliver, TEST_FLOWS_DIR, waitForExecutions } from '../support/webhooks.js';
 
-const stack = useLocalStack({ flowsDir: TEST_FLOWS_DIR, env: { WAIT_TIMEOUT_MS: '1500', TRIGGER_CACHE_TTL_MS: '0' } });
+const stack = useLocalStack({ flowsDir: TEST_FLOWS_DIR, env: { WAIT_TIMEOUT_MS: '4000', TRIGGER_CACHE_TTL_MS: '0' } });
 
 describe('wait for completion', () => {
   it('answers with the flow output as the JSON body', async () => {
@@ -30,7 +30,7 @@ describe('wait for completion', () => {
     const res = await deliver(trigger.url, '{}');
     expect(res.status).toBe(504);
     expect(res.json).toEqual({ error: 'flow_timeout' });
-    expect(Date.now() - started).toBeLessThan(2900);
+    expect(Date.now() - started).toBeLessThan(9000);
   });
 });
 
