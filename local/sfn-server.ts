@@ -6,6 +6,8 @@ import { ExecutionError, ExecutionTimeoutError, StateMachine } from 'aws-local-s
 
 /** Express workflows stop after five minutes in AWS; so does the local engine. */
 const EXPRESS_MAX_DURATION_MS = 5 * 60_000;
+/** Step Functions refuses inputs and fails outputs larger than 256 KiB; so does the local engine. */
+const MAX_PAYLOAD_BYTES = 256 * 1024;
 
 export interface LocalStepFunctionsOptions {
   /** Folders searched in order for `<flow>.asl.json`. */
@@ -61,6 +63,9 @@ async function startSyncExecution(options: LocalStepFunctionsOptions, request: {
   if (definition === undefined) throw { __type: 'StateMachineDoesNotExist', message: `no state machine ${arn}` };
   const name = request.name ?? randomUUID();
   const input = request.input ?? '{}';
+  if (Buffer.byteLength(input) > MAX_PAYLOAD_BYTES) {
+    throw { __type: 'ValidationException', message: `input exceeds the ${MAX_PAYLOAD_BYTES}-byte limit` };
+  }
   const startDate = Date.now() / 1000;
   const base = { executionArn: `${arn.replace(':stateMachine:', ':express:')}:${name}:${randomUUID()}`, stateMachineArn: arn, name, startDate, input };
   try {
@@ -68,8 +73,11 @@ async function startSyncExecution(options: LocalStepFunctionsOptions, request: {
     const execution = machine.run(JSON.parse(input));
     const timer = setTimeout(() => execution.abort(), EXPRESS_MAX_DURATION_MS);
     try {
-      const output = await execution.result;
-      return { ...base, stopDate: Date.now() / 1000, status: 'SUCCEEDED', output: JSON.stringify(output) };
+      const output = JSON.stringify(await execution.result);
+      if (Buffer.byteLength(output) > MAX_PAYLOAD_BYTES) {
+        return { ...base, stopDate: Date.now() / 1000, status: 'FAILED', error: 'States.DataLimitExceeded', cause: 'output exceeds 256 KiB' };
+      }
+      return { ...base, stopDate: Date.now() / 1000, status: 'SUCCEEDED', output };
     } finally {
       clearTimeout(timer);
     }

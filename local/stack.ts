@@ -70,7 +70,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   for (const dir of flowsDirs) {
     for (const file of await readdir(dir)) if (file.endsWith('.asl.json')) flowNames.add(file.slice(0, -'.asl.json'.length));
   }
-  const engines = await startEngines({ flowsDirs, visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 30 });
+  const visibilityTimeoutSeconds = options.visibilityTimeoutSeconds ?? 30;
+  const engines = await startEngines({ flowsDirs, visibilityTimeoutSeconds });
 
   const server: Server = createServer();
   await new Promise<void>((done) => server.listen(options.port ?? 3000, '127.0.0.1', done));

@@ -1,4 +1,54 @@
-// Placeholder until this function is built; answers like an unknown route.
-import { AppError, toHttpResponse } from '../shared/errors.js';
+import { randomBytes } from 'node:crypto';
+import { DynamoAttemptStore } from '../adapters/aws/dynamo-attempt-store.js';
+import { dynamoDocumentClient } from '../adapters/aws/dynamo-client.js';
+import { DynamoMfaStore } from '../adapters/aws/dynamo-mfa-store.js';
+import { secretBoxFromEnv } from '../adapters/secret-box-from-env.js';
+import { createAccountUseCases, type AccountUseCases } from '../domain/accounts/index.js';
+import type { Authenticator } from '../shared/auth.js';
+import { tableName } from '../shared/env.js';
+import { AppError } from '../shared/errors.js';
+import { createHttpHandler } from '../shared/handler.js';
+import { jsonObjectBody, ok } from '../shared/http.js';
+import { createGatewayAuthenticator } from './gateway-auth.js';
 
-export const handler = async (): Promise<unknown> => toHttpResponse(new AppError('not_found'));
+/** A required string field; anything else is a 400 `validation_error`, which costs no attempt. */
+function stringField(body: Record<string, unknown>, name: string): string {
+  const value = body[name];
+  if (typeof value !== 'string') throw new AppError('validation_error', `${name} must be a string`);
+  return value;
+}
+
+/** The accounts routes over the given use cases; every factor belongs to the token's `sub`. */
+export function createAccountsHandler(accounts: AccountUseCases, authenticator: Authenticator) {
+  return createHttpHandler('accounts', {
+    async startTotpRegistration({ principal }) {
+      const started = await accounts.startRegistration({ subject: principal.subject });
+      return ok({ secret: started.secret, otpauth_uri: started.otpauthUri });
+    },
+    async confirmTotpRegistration({ event, principal }) {
+      const body = jsonObjectBody(event);
+      const input = { subject: principal.subject, code: stringField(body, 'code'), secret: stringField(body, 'secret') };
+      const { recoveryCodes } = await accounts.confirmRegistration(input);
+      return ok({ recovery_codes: recoveryCodes });
+    },
+    async verifyRecoveryCode({ event, principal }) {
+      const code = stringField(jsonObjectBody(event), 'code');
+      const { remaining } = await accounts.verifyRecoveryCode({ subject: principal.subject, code });
+      return ok({ remaining });
+    },
+  }, authenticator);
+}
+
+const table = tableName('accounts');
+
+export const handler = createAccountsHandler(
+  createAccountUseCases({
+    mfa: new DynamoMfaStore(dynamoDocumentClient, table),
+    attempts: new DynamoAttemptStore(dynamoDocumentClient, table),
+    secretBox: secretBoxFromEnv(),
+    now: Date.now,
+    randomBytes,
+    issuer: process.env.TOTP_ISSUER || 'Flowgate',
+  }),
+  createGatewayAuthenticator(),
+);

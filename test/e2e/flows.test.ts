@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { call, useLocalStack } from '../support/local-stack.js';
+import { useLocalStack } from '../support/local-stack.js';
 import { createTrigger, deliver, TEST_FLOWS_DIR, waitForExecutions } from '../support/webhooks.js';
 
-const stack = useLocalStack({ flowsDir: TEST_FLOWS_DIR, env: { WAIT_TIMEOUT_MS: '4000', TRIGGER_CACHE_TTL_MS: '0' } });
+const stack = useLocalStack({ flowsDir: TEST_FLOWS_DIR, env: { WAIT_TIMEOUT_MS: '8000', TRIGGER_CACHE_TTL_MS: '0' } });
 
-describe('wait for completion', () => {
+describe.concurrent('wait for completion', () => {
   it('answers with the flow output as the JSON body', async () => {
     const token = await stack.token('wait-owner');
     const trigger = await createTrigger(stack, token, { flow: 'echo', response_mode: 'wait' });
@@ -30,11 +30,11 @@ describe('wait for completion', () => {
     const res = await deliver(trigger.url, '{}');
     expect(res.status).toBe(504);
     expect(res.json).toEqual({ error: 'flow_timeout' });
-    expect(Date.now() - started).toBeLessThan(9000);
+    expect(Date.now() - started).toBeLessThan(19_000);
   });
 });
 
-describe('acknowledge immediately', () => {
+describe.concurrent('acknowledge immediately', () => {
   it('answers accepted, then the execution succeeds with the flow output', async () => {
     const token = await stack.token('ack-owner');
     const trigger = await createTrigger(stack, token, { flow: 'echo' });
@@ -45,13 +45,11 @@ describe('acknowledge immediately', () => {
     expect(execution).toMatchObject({ event_id: 'evt_ack', type: 'invoice.paid', attempts: 1, output: { received: { id: 'evt_ack' }, event_id: 'evt_ack' } });
   });
 
-  it('a flow that always fails is tried 3 times, recorded failed, and the message is dead-lettered', async () => {
+  it('a flow that always fails is tried 3 times and recorded failed', async () => {
     const token = await stack.token('ack-owner');
     const trigger = await createTrigger(stack, token, { flow: 'always-fails' });
     await deliver(trigger.url, JSON.stringify({ id: 'evt_doomed' }));
-    const [execution] = await waitForExecutions(stack, token, trigger.id, (e) => e[0]?.status === 'failed', 30_000);
+    const [execution] = await waitForExecutions(stack, token, trigger.id, (e) => e[0]?.status === 'failed', 50_000);
     expect(execution).toMatchObject({ event_id: 'evt_doomed', attempts: 3, error: 'Fixture.AlwaysFails' });
-    const dlq = await call(stack, 'GET', '/health');
-    expect(dlq.status).toBe(200);
-  });
+  }, 60_000);
 });

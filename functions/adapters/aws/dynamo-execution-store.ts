@@ -3,8 +3,10 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, typ
 import type { Execution, ExecutionRef, ExecutionStore } from '../../domain/flows/ports.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 
-/** Execution records and stored-aside payloads expire after seven days (DynamoDB TTL). */
+/** Execution records expire after seven days (DynamoDB TTL). */
 export const EXECUTION_TTL_SECONDS = 7 * 24 * 3600;
+/** Stored-aside payloads outlive the dead-letter queue's 14-day retention, so a redrive finds them. */
+const PAYLOAD_TTL_SECONDS = 15 * 24 * 3600;
 /** Well under DynamoDB's 400 KB item limit. */
 const PAYLOAD_CHUNK_CHARS = 300_000;
 
@@ -112,7 +114,7 @@ export class DynamoExecutionStore implements ExecutionStore {
 
   async storePayload(id: string, payload: string): Promise<{ id: string; chunks: number }> {
     const chunks = Math.max(1, Math.ceil(payload.length / PAYLOAD_CHUNK_CHARS));
-    const expiresAt = nowSeconds() + EXECUTION_TTL_SECONDS;
+    const expiresAt = nowSeconds() + PAYLOAD_TTL_SECONDS;
     for (let i = 0; i < chunks; i++) {
       const data = payload.slice(i * PAYLOAD_CHUNK_CHARS, (i + 1) * PAYLOAD_CHUNK_CHARS);
       await this.client.send(new PutCommand({ TableName: this.table, Item: { ...chunkKey(id, i), data, expires_at: expiresAt } }));

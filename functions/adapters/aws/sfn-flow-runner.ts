@@ -3,6 +3,8 @@ import type { FlowResult, FlowRunner } from '../../domain/flows/ports.js';
 import type { TriggerData } from '../../domain/webhooks/trigger-input.js';
 import { AppError } from '../../shared/errors.js';
 
+const REFUSALS = new Set(['StateMachineDoesNotExist', 'InvalidExecutionInput', 'InvalidName', 'ValidationException']);
+
 /**
  * Runs a flow's express state machine with StartSyncExecution. The wait is bounded by aborting the
  * call; the execution itself goes on in Step Functions, as express executions do.
@@ -20,7 +22,8 @@ export class SfnFlowRunner implements FlowRunner {
     } catch (error) {
       const name = (error as Error).name;
       if (name === 'AbortError' || name === 'TimeoutError') return { status: 'timed_out' };
-      if (name === 'StateMachineDoesNotExist' || name === 'InvalidExecutionInput' || name === 'InvalidName') return { status: 'failed', error: name };
+      // Refusals of this execution (unknown flow, input over 256 KiB) are the flow's failure, not an outage.
+      if (REFUSALS.has(name)) return { status: 'failed', error: name };
       throw new AppError('unavailable', `flow could not be started: ${name}`);
     }
     if (response.status === 'SUCCEEDED') return { status: 'succeeded', output: response.output === undefined ? null : JSON.parse(response.output) };

@@ -1,0 +1,31 @@
+import { AppError } from '../../shared/errors.js';
+import { generateTotpSecret, otpauthUri } from '../totp/index.js';
+import type { MfaStore, RandomBytes } from './ports.js';
+
+export interface StartRegistrationDeps {
+  mfa: Pick<MfaStore, 'hasTotpFactor'>;
+  randomBytes: RandomBytes;
+  /** Shown by authenticator apps above the account name; non-empty, no colon. */
+  issuer: string;
+}
+
+/**
+ * The account name in the `otpauth://` label: the subject, with colons (the label's separator,
+ * which apps would split on) shown as underscores. It is only a label; nothing is keyed by it.
+ */
+export const totpAccountName = (subject: string): string => subject.replaceAll(':', '_');
+
+/**
+ * A fresh 160-bit secret and the URI to show as a QR code. Nothing is stored: the user proves
+ * possession with `confirmRegistration`, which takes the secret back.
+ *
+ * @throws AppError `already_registered` when the user has a confirmed factor.
+ */
+export async function startRegistration(
+  deps: StartRegistrationDeps,
+  input: { subject: string },
+): Promise<{ secret: string; otpauthUri: string }> {
+  if (await deps.mfa.hasTotpFactor(input.subject)) throw new AppError('already_registered');
+  const secret = generateTotpSecret(deps.randomBytes);
+  return { secret, otpauthUri: otpauthUri({ secret, issuer: deps.issuer, accountName: totpAccountName(input.subject) }) };
+}

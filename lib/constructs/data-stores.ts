@@ -1,0 +1,60 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { Construct } from 'constructs';
+import type { TableAccess, TableName } from '../../functions/manifest.js';
+import type { ServiceFunction } from './service-function.js';
+
+/** What `TABLES` in the manifest says about one table. */
+export interface TableSpec {
+  /** Environment variable that carries the table's name to the handlers. */
+  env: string;
+  ttlAttribute?: string;
+}
+
+export interface DataStoresProps {
+  tables: Record<TableName, TableSpec>;
+  /** `retain` keeps the tables (and their data) when the stack is deleted or a table is replaced. */
+  removal: 'retain' | 'destroy';
+}
+
+/**
+ * The DynamoDB tables of the manifest: on demand, point-in-time recovery, encrypted with the AWS
+ * managed key, `pk`/`sk` string keys, and a TTL attribute where the manifest names one.
+ */
+export class DataStores extends Construct {
+  readonly tables: Record<TableName, Table>;
+  private readonly specs: Record<TableName, TableSpec>;
+
+  constructor(scope: Construct, id: string, props: DataStoresProps) {
+    super(scope, id);
+    this.specs = props.tables;
+    const retain = props.removal === 'retain';
+    const tables = {} as Record<TableName, Table>;
+    for (const [name, spec] of Object.entries(props.tables) as [TableName, TableSpec][]) {
+      tables[name] = new Table(this, name, {
+        partitionKey: { name: 'pk', type: AttributeType.STRING },
+        sortKey: { name: 'sk', type: AttributeType.STRING },
+        billingMode: BillingMode.PAY_PER_REQUEST,
+        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+        // The AWS managed key, not the secrets key: table access then needs no KMS grant, so only
+        // the functions the manifest names can use the secrets key.
+        encryption: TableEncryption.AWS_MANAGED,
+        timeToLiveAttribute: spec.ttlAttribute,
+        removalPolicy: retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+        // Also refuses a replacement (e.g. a key schema change) that would drop the data.
+        deletionProtection: retain,
+      });
+    }
+    this.tables = tables;
+  }
+
+  /** Grants exactly the manifest's access to each named table and passes its name to the function. */
+  connect(fn: ServiceFunction, access: Partial<Record<TableName, TableAccess>>): void {
+    for (const [name, mode] of Object.entries(access) as [TableName, TableAccess][]) {
+      const table = this.tables[name];
+      if (mode === 'readWrite') table.grantReadWriteData(fn);
+      else table.grantReadData(fn);
+      fn.addEnvironment(this.specs[name].env, table.tableName);
+    }
+  }
+}

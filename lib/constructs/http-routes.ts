@@ -1,0 +1,114 @@
+import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey, HttpStage, LogGroupLogDestination, type ThrottleSettings } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { routeKey, type FunctionName, type RouteSpec } from '../../functions/manifest.js';
+import type { ServiceFunction } from './service-function.js';
+
+export interface HttpRoutesProps {
+  /** The manifest's route table. */
+  routes: readonly RouteSpec[];
+  /** The function behind `$default` (unknown routes: 404/405 in the service's error shape). */
+  defaultRoute: { fn: FunctionName };
+  functions: Record<FunctionName, ServiceFunction>;
+  /** Stage-wide default for every route. @default 500 requests/s, bursts of 1,000 */
+  throttle?: ThrottleSettings;
+  logRetention?: RetentionDays;
+}
+
+const DEFAULT_THROTTLE: ThrottleSettings = { rateLimit: 500, burstLimit: 1000 };
+
+/**
+ * Access log fields. The route key, never the path or query: webhook paths hold the unguessable
+ * `webhook_id` and receivers may pass `api_key` in the query, and neither belongs in a log.
+ */
+const ACCESS_LOG_FIELDS = {
+  requestId: '$context.requestId',
+  requestTime: '$context.requestTime',
+  sourceIp: '$context.identity.sourceIp',
+  httpMethod: '$context.httpMethod',
+  routeKey: '$context.routeKey',
+  status: '$context.status',
+  protocol: '$context.protocol',
+  responseLength: '$context.responseLength',
+  responseLatency: '$context.responseLatency',
+  integrationLatency: '$context.integrationLatency',
+  integrationError: '$context.integrationErrorMessage',
+  error: '$context.error.message',
+};
+
+/**
+ * The HTTP API: one route per entry of the route table, each integrated with its function (payload
+ * format 2.0), plus `$default`; a `$default` stage with throttling and JSON access logs. There is
+ * no API Gateway authorizer: the handlers authenticate so that every denial has the service's
+ * `{"error": ...}` shape.
+ */
+export class HttpRoutes extends Construct {
+  readonly api: HttpApi;
+  readonly stage: HttpStage;
+  /** `https://<api-id>.execute-api.<region>.amazonaws.com`, no trailing slash. */
+  readonly baseUrl: string;
+  readonly webhookBaseUrl: string;
+
+  constructor(scope: Construct, id: string, props: HttpRoutesProps) {
+    super(scope, id);
+    this.api = new HttpApi(this, 'Api', {
+      description: 'Flowgate: storage gateway, TOTP accounts and webhook triggers',
+      createDefaultStage: false,
+    });
+    const accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.stage = new HttpStage(this, 'Stage', {
+      httpApi: this.api,
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: props.throttle ?? DEFAULT_THROTTLE,
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(accessLogs),
+        format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
+      },
+    });
+    this.baseUrl = this.api.apiEndpoint;
+    this.webhookBaseUrl = `${this.baseUrl}/webhooks`;
+
+    const integrations = new Map<FunctionName, HttpLambdaIntegration>();
+    const integrationFor = (fn: FunctionName) => {
+      let integration = integrations.get(fn);
+      if (!integration) {
+        integration = new HttpLambdaIntegration(`${fn}Integration`, props.functions[fn].function);
+        integrations.set(fn, integration);
+      }
+      return integration;
+    };
+
+    const routes: HttpRoute[] = [];
+    const seen = new Set<string>();
+    for (const route of props.routes) {
+      const key = routeKey(route);
+      if (seen.has(key)) throw new Error(`route ${key} appears twice in the route table`);
+      seen.add(key);
+      // Construct ids may not contain '/'; the route key itself stays exact.
+      routes.push(new HttpRoute(this, key.replace(/[^A-Za-z0-9]+/g, '-'), {
+        httpApi: this.api,
+        routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
+        integration: integrationFor(route.fn),
+      }));
+    }
+    routes.push(new HttpRoute(this, 'Default', {
+      httpApi: this.api,
+      routeKey: HttpRouteKey.DEFAULT,
+      integration: integrationFor(props.defaultRoute.fn),
+    }));
+
+    for (const route of routes) {
+      Validations.of(route).acknowledge({
+        id: 'AwsSolutions-APIG4',
+        reason: 'No API Gateway authorizer by design: the handlers verify the bearer JWT or X-Api-Key themselves (functions/shared/auth.ts) so every denial is 401 {"error":"unauthorized"}, which an authorizer cannot return; /health, /openapi.json, $default and the webhook receiver (own API key/signature checks) are public.',
+      });
+    }
+  }
+}

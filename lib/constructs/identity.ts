@@ -1,0 +1,110 @@
+import { CfnOutput, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import {
+  AccountRecovery,
+  FeaturePlan,
+  Mfa,
+  StandardThreatProtectionMode,
+  UserPool,
+  type UserPoolClient,
+} from 'aws-cdk-lib/aws-cognito';
+import { Construct } from 'constructs';
+import type { ServiceFunction } from './service-function.js';
+
+/** Who issues the bearer tokens the gateway accepts. */
+export type AuthSettings =
+  | {
+    kind: 'cognito';
+    /** Cognito's Plus plan with threat protection enforced (billed per monthly active user). */
+    threatProtection: boolean;
+  }
+  | {
+    kind: 'external';
+    issuer: string;
+    jwksUrl: string;
+    audience?: string;
+    /** Accepted JWT algorithms, fixed here and never taken from a token. */
+    algorithms: string[];
+  };
+
+export interface IdentityProps {
+  auth: AuthSettings;
+  /** The user pool holds the users: it follows the data's removal policy. */
+  removal: 'retain' | 'destroy';
+}
+
+/**
+ * The bearer-token settings of the gateway functions (`functions/shared/auth.ts` reads
+ * `AUTH_JWKS_URL`, `AUTH_ISSUER`, `AUTH_AUDIENCE`, `AUTH_JWT_ALGORITHMS`). By default a Cognito
+ * user pool and a public app client are created and the handlers accept that client's ID tokens;
+ * CDK context can name an external issuer instead. The handlers verify tokens themselves (no API
+ * Gateway authorizer), so this needs no IAM: the JWKS is public.
+ */
+export class Identity extends Construct {
+  readonly environment: Readonly<Record<string, string>>;
+  readonly userPool?: UserPool;
+  readonly userPoolClient?: UserPoolClient;
+
+  constructor(scope: Construct, id: string, props: IdentityProps) {
+    super(scope, id);
+    const { auth } = props;
+    if (auth.kind === 'external') {
+      this.environment = {
+        AUTH_ISSUER: auth.issuer,
+        AUTH_JWKS_URL: auth.jwksUrl,
+        AUTH_JWT_ALGORITHMS: auth.algorithms.join(','),
+        ...(auth.audience ? { AUTH_AUDIENCE: auth.audience } : {}),
+      };
+      return;
+    }
+
+    const retain = props.removal === 'retain';
+    this.userPool = new UserPool(this, 'UserPool', {
+      // Operators invite users; open sign-up is a choice to make deliberately.
+      selfSignUpEnabled: false,
+      signInAliases: { email: true },
+      autoVerify: { email: true },
+      passwordPolicy: { minLength: 12, requireLowercase: true, requireUppercase: true, requireDigits: true, requireSymbols: true, tempPasswordValidity: Duration.days(3) },
+      // Authenticator apps only: no SMS, so no SNS role and no SMS spend.
+      mfa: Mfa.REQUIRED,
+      mfaSecondFactor: { otp: true, sms: false },
+      accountRecovery: AccountRecovery.EMAIL_ONLY,
+      featurePlan: auth.threatProtection ? FeaturePlan.PLUS : FeaturePlan.ESSENTIALS,
+      ...(auth.threatProtection ? { standardThreatProtectionMode: StandardThreatProtectionMode.FULL_FUNCTION } : {}),
+      deletionProtection: retain,
+      removalPolicy: retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+    this.userPoolClient = this.userPool.addClient('AppClient', {
+      // A public client (browser, mobile): SRP sign-in, no secret, no hosted UI.
+      generateSecret: false,
+      authFlows: { userSrp: true },
+      disableOAuth: true,
+      preventUserExistenceErrors: true,
+      enableTokenRevocation: true,
+      idTokenValidity: Duration.hours(1),
+      accessTokenValidity: Duration.hours(1),
+      refreshTokenValidity: Duration.days(30),
+    });
+    if (!auth.threatProtection) {
+      Validations.of(this.userPool).acknowledge({
+        id: 'AwsSolutions-COG8',
+        reason: 'Threat protection needs the Cognito Plus plan, billed per monthly active user; it is opt-in with the CDK context cognitoThreatProtection=true. Sign-in already requires a strong password and TOTP MFA.',
+      });
+    }
+
+    const issuer = this.userPool.userPoolProviderUrl;
+    this.environment = {
+      AUTH_ISSUER: issuer,
+      AUTH_JWKS_URL: `${issuer}/.well-known/jwks.json`,
+      // ID tokens carry `aud` = the app client; access tokens have none and are refused.
+      AUTH_AUDIENCE: this.userPoolClient.userPoolClientId,
+      AUTH_JWT_ALGORITHMS: 'RS256',
+    };
+    new CfnOutput(this, 'UserPoolId', { key: 'UserPoolId', value: this.userPool.userPoolId });
+    new CfnOutput(this, 'UserPoolClientId', { key: 'UserPoolClientId', value: this.userPoolClient.userPoolClientId });
+  }
+
+  /** Gives a function that verifies bearer tokens the issuer settings. */
+  connect(fn: ServiceFunction): void {
+    for (const [name, value] of Object.entries(this.environment)) fn.addEnvironment(name, value);
+  }
+}

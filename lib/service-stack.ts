@@ -1,0 +1,97 @@
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import {
+  DEFAULT_ROUTE,
+  FUNCTIONS,
+  QUEUES,
+  ROUTES,
+  TABLES,
+  TAGS,
+  type FunctionName,
+  type FunctionSpec,
+  type QueueName,
+} from '../functions/manifest.js';
+import type { ServiceConfig } from './config.js';
+import { DataStores } from './constructs/data-stores.js';
+import { EventQueues } from './constructs/event-queues.js';
+import { Flows } from './constructs/flows.js';
+import { HttpRoutes } from './constructs/http-routes.js';
+import { Identity } from './constructs/identity.js';
+import { SecretsKey } from './constructs/secrets-key.js';
+import { ServiceFunction } from './constructs/service-function.js';
+
+const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export interface ServiceStackProps extends StackProps, Omit<ServiceConfig, 'stackName'> {
+  /** @default the repository this file is in */
+  projectRoot?: string;
+  /** @default `<projectRoot>/flows` */
+  flowsDir?: string;
+}
+
+const entries = <K extends string, V>(record: Record<K, V>) => Object.entries(record) as [K, V][];
+
+/** Functions that serve at least one route needing a bearer token (`gateway` or `bearer`). */
+const functionsVerifyingTokens = new Set<FunctionName>(ROUTES.filter((r) => r.auth !== 'none').map((r) => r.fn));
+/** Functions behind the webhook-trigger routes: they build (`url`) or rebuild (twilio) webhook URLs. */
+const functionsUsingWebhookUrls = new Set<FunctionName>(ROUTES.filter((r) => r.tag === TAGS.triggers).map((r) => r.fn));
+
+/**
+ * The whole service, assembled from `functions/manifest.ts`: the tables, queues, functions and
+ * routes it lists, each function granted exactly the access the manifest gives it. A new table,
+ * queue, function, grant or route is a manifest change, not a stack change.
+ */
+export class ServiceStack extends Stack {
+  readonly data: DataStores;
+  readonly queues: EventQueues;
+  readonly secretsKey: SecretsKey;
+  readonly flows: Flows;
+  readonly identity: Identity;
+  readonly functions: Record<FunctionName, ServiceFunction>;
+  readonly http: HttpRoutes;
+
+  constructor(scope: Construct, id: string, props: ServiceStackProps) {
+    super(scope, id, props);
+    const projectRoot = props.projectRoot ?? REPO_ROOT;
+
+    this.data = new DataStores(this, 'Data', { tables: TABLES, removal: props.dataRemovalPolicy });
+    this.secretsKey = new SecretsKey(this, 'Secrets', { removal: props.dataRemovalPolicy });
+    const consumerTimeoutSeconds = Object.fromEntries(
+      entries(QUEUES).map(([name, queue]) => [name, FUNCTIONS[queue.consumer].timeoutSeconds]),
+    ) as Record<QueueName, number>;
+    this.queues = new EventQueues(this, 'Queues', { queues: QUEUES, consumerTimeoutSeconds });
+    this.flows = new Flows(this, 'Flows', { flowsDir: props.flowsDir ?? resolve(projectRoot, 'flows') });
+    this.identity = new Identity(this, 'Identity', { auth: props.auth, removal: props.dataRemovalPolicy });
+
+    const functions = {} as Record<FunctionName, ServiceFunction>;
+    for (const [name, spec] of entries<FunctionName, FunctionSpec>(FUNCTIONS)) {
+      const fn = new ServiceFunction(this, name, { name, spec, projectRoot });
+      this.data.connect(fn, spec.tables);
+      this.queues.connectSender(fn, spec.sendsTo);
+      if (spec.secretsKey) this.secretsKey.connect(fn, spec.secretsKey);
+      this.flows.describeTo(fn);
+      if (spec.runsFlows) this.flows.connectRunner(fn);
+      if (functionsVerifyingTokens.has(name)) this.identity.connect(fn);
+      functions[name] = fn;
+    }
+    for (const [name, queue] of entries(QUEUES)) this.queues.connectConsumer(name, functions[queue.consumer]);
+    this.functions = functions;
+
+    this.http = new HttpRoutes(this, 'Http', { routes: ROUTES, defaultRoute: DEFAULT_ROUTE, functions });
+    for (const name of functionsUsingWebhookUrls) {
+      functions[name].addEnvironment('WEBHOOK_BASE_URL', this.http.webhookBaseUrl);
+      if (props.publicWebhookBaseUrl) functions[name].addEnvironment('PUBLIC_WEBHOOK_BASE_URL', props.publicWebhookBaseUrl);
+    }
+
+    new CfnOutput(this, 'BaseUrl', { value: this.http.baseUrl, description: 'Gateway base URL' });
+    new CfnOutput(this, 'WebhookUrl', { value: this.http.webhookBaseUrl, description: 'Webhook base URL: a trigger receives at <WebhookUrl>/<webhook_id>' });
+    if (props.publicWebhookBaseUrl) {
+      new CfnOutput(this, 'PublicWebhookUrl', { value: props.publicWebhookBaseUrl, description: 'Webhook base URL behind the custom domain (publicWebhookBaseUrl)' });
+    }
+    for (const [name, dlq] of entries(this.queues.deadLetterQueues)) {
+      new CfnOutput(this, `${name[0]!.toUpperCase()}${name.slice(1)}DeadLetterQueueUrl`, { value: dlq.queueUrl, description: `Dead-letter queue of ${name}: inspect and redrive from here` });
+    }
+  }
+}

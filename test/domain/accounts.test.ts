@@ -1,0 +1,194 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { withAttemptBudget } from '../../functions/domain/accounts/attempt-budget.js';
+import { confirmRegistration } from '../../functions/domain/accounts/confirm-registration.js';
+import {
+  createAccountUseCases,
+  totpAccountName,
+  type AccountsDeps,
+  type AttemptSlot,
+  type AttemptStore,
+} from '../../functions/domain/accounts/index.js';
+import { startRegistration } from '../../functions/domain/accounts/start-registration.js';
+import { verifyRecoveryCode } from '../../functions/domain/accounts/verify-recovery-code.js';
+import { AppError } from '../../functions/shared/errors.js';
+
+const RFC_SECRET = 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ'; // "12345678901234567890"
+const SECRET_16_BYTES = 'GEZDGNBVGY3TQOJQGEZDGNBVGY';
+const SECRET_15_BYTES = 'GEZDGNBVGY3TQOJQGEZDGNBV';
+const NOW = 1_750_000_000_000;
+
+/** A dependency that fails the test if anything is read from or written to it. */
+function untouchable<T extends object>(name: string): T {
+  return new Proxy({} as T, {
+    get(_, property) {
+      throw new Error(`${name}.${String(property)} was used`);
+    },
+  });
+}
+
+const untouchedDeps = () => ({
+  mfa: untouchable<AccountsDeps['mfa']>('mfa'),
+  attempts: untouchable<AttemptStore>('attempts'),
+  secretBox: untouchable<AccountsDeps['secretBox']>('secretBox'),
+  now: () => NOW,
+  randomBytes,
+});
+
+describe('confirmRegistration refuses malformed input before any storage or attempt', () => {
+  const refuse = (input: { code: string; secret: string }) =>
+    expect(confirmRegistration(untouchedDeps(), { subject: 'alice', ...input })).rejects.toMatchObject({
+      code: 'validation_error',
+    });
+
+  it.each(['12345', '1234567', '12a456', ' 123456', '１２３４５６', ''])('the code %j', (code) =>
+    refuse({ code, secret: RFC_SECRET }),
+  );
+  it('a secret with a character outside base32', () => refuse({ code: '123456', secret: 'GEZDGNBVGY3TQOJQ1EZDGNBVGY' }));
+  it('a secret of 15 bytes', () => refuse({ code: '123456', secret: SECRET_15_BYTES }));
+  it('a secret with wrong padding', () => refuse({ code: '123456', secret: `${SECRET_16_BYTES}==` }));
+  it('an empty secret', () => refuse({ code: '123456', secret: '' }));
+});
+
+describe('verifyRecoveryCode', () => {
+  it('answers invalid_code for a string not in recovery-code form without spending an attempt', async () => {
+    await expect(
+      verifyRecoveryCode(untouchedDeps(), { subject: 'alice', code: 'not a code' }),
+    ).rejects.toMatchObject({ code: 'invalid_code' });
+  });
+});
+
+describe('startRegistration', () => {
+  const noFactor = { hasTotpFactor: async () => false };
+
+  it('encodes 20 bytes of the injected source as the secret and puts it in the URI', async () => {
+    const started = await startRegistration(
+      { mfa: noFactor, randomBytes: () => Buffer.from('12345678901234567890'), issuer: 'Flowgate' },
+      { subject: 'alice' },
+    );
+    expect(started).toEqual({
+      secret: RFC_SECRET,
+      otpauthUri: `otpauth://totp/Flowgate:alice?secret=${RFC_SECRET}&issuer=Flowgate&algorithm=SHA1&digits=6&period=30`,
+    });
+  });
+
+  it('refuses a user who already has a factor with already_registered', async () => {
+    const deps = { mfa: { hasTotpFactor: async () => true }, randomBytes, issuer: 'Flowgate' };
+    await expect(startRegistration(deps, { subject: 'alice' })).rejects.toMatchObject({ code: 'already_registered' });
+  });
+
+  it('shows colons of the subject as underscores, so apps do not split the label there', async () => {
+    const started = await startRegistration({ mfa: noFactor, randomBytes, issuer: 'Flowgate' }, { subject: 'urn:idp:42' });
+    expect(started.otpauthUri).toContain('/Flowgate:urn_idp_42?');
+  });
+});
+
+describe('totpAccountName', () => {
+  it('keeps a subject without colons as it is', () => expect(totpAccountName('auth0|abc')).toBe('auth0|abc'));
+});
+
+describe('createAccountUseCases', () => {
+  const deps = { ...untouchedDeps(), issuer: 'Flowgate' };
+  it.each(['', 'Flow:gate'])('refuses the issuer %j at start-up', (issuer) => {
+    expect(() => createAccountUseCases({ ...deps, issuer })).toThrow(TypeError);
+  });
+});
+
+/** An attempt store in memory, with hooks to play a concurrent attempt between read and claim. */
+class MemoryAttemptStore implements AttemptStore {
+  readonly slots = new Map<number, AttemptSlot & { reservation: string }>();
+  beforeClaim: (slot: number) => void = () => undefined;
+  failRelease = false;
+
+  async listSlots(): Promise<AttemptSlot[]> {
+    return [...this.slots.values()].map(({ slot, attemptedAtMs }) => ({ slot, attemptedAtMs }));
+  }
+
+  async claimSlot(input: Parameters<AttemptStore['claimSlot']>[0]): Promise<boolean> {
+    this.beforeClaim(input.slot);
+    const held = this.slots.get(input.slot);
+    if (held && held.attemptedAtMs > input.freeIfAttemptedAtOrBeforeMs) return false;
+    this.slots.set(input.slot, { slot: input.slot, attemptedAtMs: input.attemptedAtMs, reservation: input.reservation });
+    return true;
+  }
+
+  async releaseSlot(input: { slot: number; reservation: string }): Promise<void> {
+    if (this.failRelease) throw new Error('store unavailable');
+    if (this.slots.get(input.slot)?.reservation === input.reservation) this.slots.delete(input.slot);
+  }
+}
+
+describe('withAttemptBudget', () => {
+  const key = { subject: 'alice', bucket: 'totp' as const, nowMs: NOW };
+  const wrongCode = async () => {
+    throw new AppError('invalid_code');
+  };
+
+  it('keeps the slot claimed when the check finds a wrong code', async () => {
+    const attempts = new MemoryAttemptStore();
+    await expect(withAttemptBudget({ attempts, randomBytes }, key, wrongCode)).rejects.toMatchObject({ code: 'invalid_code' });
+    expect(await attempts.listSlots()).toEqual([{ slot: 0, attemptedAtMs: NOW }]);
+  });
+
+  it('gives the slot back when the check succeeds', async () => {
+    const attempts = new MemoryAttemptStore();
+    await expect(withAttemptBudget({ attempts, randomBytes }, key, async () => 'ok')).resolves.toBe('ok');
+    expect(attempts.slots.size).toBe(0);
+  });
+
+  it('gives the slot back when the check fails for another reason than a wrong code', async () => {
+    const attempts = new MemoryAttemptStore();
+    const conflict = async () => {
+      throw new AppError('already_registered');
+    };
+    await expect(withAttemptBudget({ attempts, randomBytes }, key, conflict)).rejects.toMatchObject({ code: 'already_registered' });
+    expect(attempts.slots.size).toBe(0);
+  });
+
+  it('still answers the success when giving the slot back fails', async () => {
+    const attempts = new MemoryAttemptStore();
+    attempts.failRelease = true;
+    await expect(withAttemptBudget({ attempts, randomBytes }, key, async () => 'ok')).resolves.toBe('ok');
+  });
+
+  it('moves on to the next free slot when a concurrent attempt claims the one it read as free', async () => {
+    const attempts = new MemoryAttemptStore();
+    attempts.beforeClaim = (slot) => {
+      if (slot === 0 && !attempts.slots.has(0)) attempts.slots.set(0, { slot: 0, attemptedAtMs: NOW, reservation: 'other' });
+    };
+    await expect(withAttemptBudget({ attempts, randomBytes }, key, wrongCode)).rejects.toMatchObject({ code: 'invalid_code' });
+    expect([...attempts.slots.keys()].sort()).toEqual([0, 1]);
+  });
+
+  it('answers 429 when concurrent attempts take every slot it reads as free', async () => {
+    const attempts = new MemoryAttemptStore();
+    let check = 0;
+    attempts.beforeClaim = (slot) => {
+      attempts.slots.set(slot, { slot, attemptedAtMs: NOW - 900_000 + 1 + check++, reservation: 'other' });
+    };
+    // Every claim is lost, and each round re-reads five busy slots: blocked until the oldest leaves.
+    const error = await withAttemptBudget({ attempts, randomBytes }, key, wrongCode).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'too_many_attempts', headers: { 'retry-after': '1' } });
+  });
+
+  it('gives up with 429 after a bounded number of rounds when every claim keeps losing', async () => {
+    let claims = 0;
+    const attempts: AttemptStore = {
+      listSlots: async () => [], // others claim and give back faster than this attempt reads
+      claimSlot: async () => (claims++, false),
+      releaseSlot: async () => undefined,
+    };
+    const error = await withAttemptBudget({ attempts, randomBytes }, key, wrongCode).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'too_many_attempts', headers: { 'retry-after': '1' } });
+    expect(claims).toBe(6 * 5);
+  });
+
+  it('does not run the check when the budget is spent', async () => {
+    const attempts = new MemoryAttemptStore();
+    for (let slot = 0; slot < 5; slot++) attempts.slots.set(slot, { slot, attemptedAtMs: NOW - 100_000, reservation: 'r' });
+    let ran = false;
+    const error = await withAttemptBudget({ attempts, randomBytes }, key, async () => (ran = true)).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'too_many_attempts', headers: { 'retry-after': '800' } });
+    expect(ran).toBe(false);
+  });
+});

@@ -1,0 +1,461 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { App, Validations, type CfnElement, type Environment, type Stack } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  DEFAULT_ROUTE,
+  FUNCTIONS,
+  QUEUES,
+  ROUTES,
+  TABLES,
+  TAGS,
+  routeKey,
+  type FunctionName,
+  type FunctionSpec,
+  type QueueName,
+  type TableAccess,
+  type TableName,
+} from '../../functions/manifest.js';
+import { buildServiceApp } from '../../lib/app.js';
+import { listFlowNames } from '../../lib/constructs/flows.js';
+import type { ServiceStack } from '../../lib/service-stack.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CDK_CONTEXT = JSON.parse(readFileSync(resolve(ROOT, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
+const FLOW_NAMES = listFlowNames(resolve(ROOT, 'flows'));
+
+type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
+type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
+
+interface Synthesized {
+  app: App;
+  stack: ServiceStack;
+  template: Template;
+}
+
+/** The app exactly as `cdk synth` builds it (cdk.json's context and cdk-nag), minus bundling. */
+function synth(context: Record<string, unknown> = {}, env?: Environment): Synthesized {
+  const app = new App({ context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context } });
+  const stack = buildServiceApp(app, { env });
+  return { app, stack, template: Template.fromStack(stack) };
+}
+
+const functionEntries = Object.entries(FUNCTIONS) as [FunctionName, FunctionSpec][];
+const tableEntries = Object.entries(TABLES) as [TableName, (typeof TABLES)[TableName]][];
+const queueEntries = Object.entries(QUEUES) as [QueueName, (typeof QUEUES)[QueueName]][];
+const asArray = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
+const idOf = (stack: Stack, construct: IConstruct) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
+
+/** Logical ids a CloudFormation value points at through `Ref` or `Fn::GetAtt`. */
+function referencedIds(value: unknown, into = new Set<string>()): Set<string> {
+  if (Array.isArray(value)) value.forEach((v) => referencedIds(v, into));
+  else if (value && typeof value === 'object') {
+    for (const [key, inner] of Object.entries(value)) {
+      if (key === 'Ref' && typeof inner === 'string' && !inner.startsWith('AWS::')) into.add(inner);
+      else if (key === 'Fn::GetAtt') into.add((inner as string[])[0]!);
+      else referencedIds(inner, into);
+    }
+  }
+  return into;
+}
+
+function resourcesOfType(template: Template, type: string): Record<string, Resource> {
+  return template.findResources(type) as Record<string, Resource>;
+}
+
+function functionResource(s: Synthesized, name: FunctionName): Resource {
+  return resourcesOfType(s.template, 'AWS::Lambda::Function')[idOf(s.stack, s.stack.functions[name].function)]!;
+}
+
+const environmentOf = (s: Synthesized, name: FunctionName): Record<string, unknown> =>
+  functionResource(s, name).Properties.Environment.Variables;
+
+/** Every statement of the inline policies attached to a role. */
+function roleStatements(s: Synthesized, roleId: string): Statement[] {
+  return Object.values(resourcesOfType(s.template, 'AWS::IAM::Policy'))
+    .filter((policy) => asArray(policy.Properties.Roles).some((role: unknown) => referencedIds(role).has(roleId)))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
+}
+
+/** For a role: each resource it may touch (by logical id) and the actions allowed on it. */
+function grantsOf(s: Synthesized, roleId: string): Map<string, Set<string>> {
+  const grants = new Map<string, Set<string>>();
+  for (const statement of roleStatements(s, roleId)) {
+    expect(statement.Effect).toBe('Allow');
+    for (const target of referencedIds(statement.Resource)) {
+      const actions = grants.get(target) ?? new Set<string>();
+      asArray(statement.Action).forEach((a) => actions.add(a));
+      grants.set(target, actions);
+    }
+  }
+  return grants;
+}
+
+const DYNAMO_WRITES = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+const DYNAMO_READS = ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'];
+const SQS_CONSUME = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility'];
+
+const tokenRouteFunctions = new Set(ROUTES.filter((r) => r.auth !== 'none').map((r) => r.fn));
+const triggerRouteFunctions = new Set(ROUTES.filter((r) => r.tag === TAGS.triggers).map((r) => r.fn));
+
+describe('the service stack, from functions/manifest.ts', () => {
+  let s: Synthesized;
+  beforeAll(() => {
+    s = synth();
+  });
+
+  describe('functions', () => {
+    it('has one Lambda function per FUNCTIONS entry and no other', () => {
+      s.template.resourceCountIs('AWS::Lambda::Function', functionEntries.length);
+      expect(Object.keys(s.stack.functions).sort()).toEqual(Object.keys(FUNCTIONS).sort());
+    });
+
+    it.each(functionEntries)('%s runs on Node.js 22, arm64, with the manifest\'s memory and timeout', (name, spec) => {
+      const { Properties: p } = functionResource(s, name);
+      expect(p.Runtime).toBe('nodejs22.x');
+      expect(p.Architectures).toEqual(['arm64']);
+      expect(p.Handler).toBe('index.handler');
+      expect(p.MemorySize).toBe(spec.memoryMb);
+      expect(p.Timeout).toBe(spec.timeoutSeconds);
+    });
+
+    it.each(functionEntries)('%s logs JSON into its own log group, which has a retention', (name) => {
+      const { Properties: p } = functionResource(s, name);
+      const logGroupId = idOf(s.stack, s.stack.functions[name].logGroup);
+      expect(p.LoggingConfig).toMatchObject({ LogFormat: 'JSON', LogGroup: { Ref: logGroupId } });
+      expect(resourcesOfType(s.template, 'AWS::Logs::LogGroup')[logGroupId]!.Properties.RetentionInDays).toBeGreaterThan(0);
+    });
+  });
+
+  describe('tables', () => {
+    it('has one table per TABLES entry', () => {
+      s.template.resourceCountIs('AWS::DynamoDB::Table', tableEntries.length);
+    });
+
+    it.each(tableEntries)('%s is on demand, with PITR, encryption, pk/sk keys and the manifest\'s TTL, and is retained', (name, spec) => {
+      const table = resourcesOfType(s.template, 'AWS::DynamoDB::Table')[idOf(s.stack, s.stack.data.tables[name])]!;
+      expect(table.Properties).toMatchObject({
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        SSESpecification: { SSEEnabled: true },
+        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'sk', KeyType: 'RANGE' }],
+        DeletionProtectionEnabled: true,
+      });
+      if (spec.ttlAttribute) expect(table.Properties.TimeToLiveSpecification).toEqual({ AttributeName: spec.ttlAttribute, Enabled: true });
+      else expect(table.Properties.TimeToLiveSpecification).toBeUndefined();
+      expect(table.DeletionPolicy).toBe('Retain');
+      expect(table.UpdateReplacePolicy).toBe('Retain');
+    });
+  });
+
+  describe('queues', () => {
+    it('has one queue and one dead-letter queue per QUEUES entry', () => {
+      s.template.resourceCountIs('AWS::SQS::Queue', queueEntries.length * 2);
+    });
+
+    it.each(queueEntries)('%s dead-letters after the manifest\'s maxReceiveCount and outlasts its consumer\'s timeout', (name, spec) => {
+      const queues = resourcesOfType(s.template, 'AWS::SQS::Queue');
+      const queue = queues[idOf(s.stack, s.stack.queues.queues[name])]!;
+      const dlqId = idOf(s.stack, s.stack.queues.deadLetterQueues[name]);
+      expect(queue.Properties.RedrivePolicy).toEqual({ deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: spec.maxReceiveCount });
+      expect(queue.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(FUNCTIONS[spec.consumer].timeoutSeconds);
+      expect(queue.Properties.VisibilityTimeout).toBe(FUNCTIONS[spec.consumer].timeoutSeconds * 6);
+      expect(queues[dlqId]!.Properties.MessageRetentionPeriod).toBe(14 * 24 * 3600);
+    });
+
+    it.each(queueEntries)('%s and its dead-letter queue are encrypted and refuse requests without TLS', (name) => {
+      const policies = Object.values(resourcesOfType(s.template, 'AWS::SQS::QueuePolicy'));
+      for (const q of [s.stack.queues.queues[name], s.stack.queues.deadLetterQueues[name]]) {
+        const id = idOf(s.stack, q);
+        expect(resourcesOfType(s.template, 'AWS::SQS::Queue')[id]!.Properties.SqsManagedSseEnabled).toBe(true);
+        const policy = policies.find((p) => referencedIds(p.Properties.Queues).has(id));
+        expect(policy?.Properties.PolicyDocument.Statement).toContainEqual(expect.objectContaining({
+          Effect: 'Deny',
+          Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+        }));
+      }
+    });
+
+    it.each(queueEntries)('%s feeds its consumer in the manifest\'s batch size, reporting partial batch failures', (name, spec) => {
+      const mappings = Object.values(resourcesOfType(s.template, 'AWS::Lambda::EventSourceMapping'))
+        .filter((m) => referencedIds(m.Properties.EventSourceArn).has(idOf(s.stack, s.stack.queues.queues[name])));
+      expect(mappings).toHaveLength(1);
+      expect(mappings[0]!.Properties).toMatchObject({
+        FunctionName: { Ref: idOf(s.stack, s.stack.functions[spec.consumer].function) },
+        BatchSize: spec.batchSize,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      });
+    });
+  });
+
+  describe('flows', () => {
+    it('has one express state machine per flow definition in flows/', () => {
+      expect(FLOW_NAMES.length).toBeGreaterThan(0);
+      s.template.resourceCountIs('AWS::StepFunctions::StateMachine', FLOW_NAMES.length);
+    });
+
+    it.each(FLOW_NAMES)('%s is express, named after the stack, logs everything and traces', (flow) => {
+      const machine = resourcesOfType(s.template, 'AWS::StepFunctions::StateMachine')[idOf(s.stack, s.stack.flows.stateMachines[flow]!)]!;
+      expect(machine.Properties).toMatchObject({
+        StateMachineType: 'EXPRESS',
+        StateMachineName: `${s.stack.stackName}-flow-${flow}`,
+        LoggingConfiguration: { Level: 'ALL' },
+        TracingConfiguration: { Enabled: true },
+      });
+      expect(JSON.parse(machine.Properties.DefinitionString)).toEqual(JSON.parse(readFileSync(resolve(ROOT, 'flows', `${flow}.asl.json`), 'utf8')));
+    });
+
+  });
+
+  describe('HTTP API', () => {
+    it('routes every ROUTES entry and $default to the function the manifest names', () => {
+      const integrations = resourcesOfType(s.template, 'AWS::ApiGatewayV2::Integration');
+      const routes = Object.values(resourcesOfType(s.template, 'AWS::ApiGatewayV2::Route'));
+      const actual = Object.fromEntries(routes.map((route) => {
+        const [integrationId] = referencedIds(route.Properties.Target);
+        const integration = integrations[integrationId!]!;
+        expect(integration.Properties).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
+        return [route.Properties.RouteKey, [...referencedIds(integration.Properties.IntegrationUri)]];
+      }));
+      const fnId = (fn: FunctionName) => [idOf(s.stack, s.stack.functions[fn].function)];
+      const expected = Object.fromEntries([
+        ...ROUTES.map((route) => [routeKey(route), fnId(route.fn)]),
+        [DEFAULT_ROUTE.routeKey, fnId(DEFAULT_ROUTE.fn)],
+      ]);
+      expect(actual).toEqual(expected);
+    });
+
+    it('has no API Gateway authorizer: the handlers authenticate', () => {
+      s.template.resourceCountIs('AWS::ApiGatewayV2::Authorizer', 0);
+      for (const route of Object.values(resourcesOfType(s.template, 'AWS::ApiGatewayV2::Route'))) {
+        expect(route.Properties.AuthorizationType ?? 'NONE').toBe('NONE');
+      }
+    });
+
+    it('has a $default stage with throttling and JSON access logs that leave out paths and queries', () => {
+      const [stage] = Object.values(resourcesOfType(s.template, 'AWS::ApiGatewayV2::Stage'));
+      expect(stage!.Properties).toMatchObject({
+        StageName: '$default',
+        AutoDeploy: true,
+        DefaultRouteSettings: { ThrottlingRateLimit: expect.any(Number), ThrottlingBurstLimit: expect.any(Number) },
+        AccessLogSettings: { DestinationArn: expect.anything() },
+      });
+      const format = JSON.parse(stage!.Properties.AccessLogSettings.Format) as Record<string, string>;
+      expect(Object.values(format)).toContain('$context.routeKey');
+      for (const field of Object.values(format)) expect(field).not.toMatch(/\$context\.(path|resourcePath)|querystring/i);
+    });
+
+    it('outputs BaseUrl and WebhookUrl (<api url>/webhooks)', () => {
+      const apiId = idOf(s.stack, s.stack.http.api);
+      s.template.hasOutput('BaseUrl', { Value: { 'Fn::GetAtt': [apiId, 'ApiEndpoint'] } });
+      s.template.hasOutput('WebhookUrl', { Value: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [apiId, 'ApiEndpoint'] }, '/webhooks']] } });
+    });
+  });
+
+  describe('IAM: each function may touch exactly what the manifest gives it', () => {
+    it.each(functionEntries)('%s', (name, spec) => {
+      const fn = s.stack.functions[name];
+      const id = (construct: IConstruct) => idOf(s.stack, construct);
+      const expected = new Map<string, (actions: Set<string>) => void>();
+      const has = (...actions: string[]) => (set: Set<string>) => expect([...set]).toEqual(expect.arrayContaining(actions));
+      const exactly = (...actions: string[]) => (set: Set<string>) => expect([...set].sort()).toEqual([...actions].sort());
+      const hasNone = (...actions: string[]) => (set: Set<string>) => actions.forEach((a) => expect(set).not.toContain(a));
+
+      expected.set(id(fn.logGroup), exactly('logs:CreateLogStream', 'logs:PutLogEvents'));
+      for (const [table, access] of Object.entries(spec.tables) as [TableName, TableAccess][]) {
+        expected.set(id(s.stack.data.tables[table]), access === 'readWrite'
+          ? has(...DYNAMO_READS, ...DYNAMO_WRITES)
+          : (set) => { has(...DYNAMO_READS)(set); hasNone(...DYNAMO_WRITES)(set); });
+      }
+      const consumes = queueEntries.filter(([, q]) => q.consumer === name).map(([q]) => q);
+      for (const queue of new Set<QueueName>([...spec.sendsTo, ...consumes])) {
+        const sends = spec.sendsTo.includes(queue);
+        const consumesThis = consumes.includes(queue);
+        expected.set(id(s.stack.queues.queues[queue]), (set) => {
+          if (sends) has('sqs:SendMessage')(set);
+          else hasNone('sqs:SendMessage')(set);
+          if (consumesThis) has(...SQS_CONSUME)(set);
+          else hasNone(...SQS_CONSUME)(set);
+        });
+      }
+      if (spec.secretsKey) {
+        expected.set(id(s.stack.secretsKey.key), spec.secretsKey === 'encrypt' ? exactly('kms:Encrypt', 'kms:Decrypt') : exactly('kms:Decrypt'));
+      }
+      if (spec.runsFlows) {
+        for (const machine of Object.values(s.stack.flows.stateMachines)) expected.set(id(machine), exactly('states:StartSyncExecution'));
+      }
+
+      const actual = grantsOf(s, id(fn.role));
+      expect([...actual.keys()].sort()).toEqual([...expected.keys()].sort());
+      for (const [target, check] of expected) check(actual.get(target)!);
+      for (const statement of roleStatements(s, id(fn.role))) expect(statement.Resource).not.toBe('*');
+    });
+
+    it('no policy allows "*" or a whole service ("dynamodb:*"), and no role has a managed policy', () => {
+      const documents = [
+        ...Object.values(resourcesOfType(s.template, 'AWS::IAM::Policy')).map((p) => p.Properties.PolicyDocument),
+        ...Object.values(resourcesOfType(s.template, 'AWS::IAM::Role')).flatMap((r) => (r.Properties.Policies ?? []).map((p: any) => p.PolicyDocument)),
+      ];
+      const actions = documents.flatMap((d) => (d.Statement as Statement[]).flatMap((st) => asArray(st.Action)));
+      expect(actions.length).toBeGreaterThan(0);
+      for (const action of actions) expect(action).not.toMatch(/^\*$|^[a-z0-9-]+:\*$/);
+      for (const role of Object.values(resourcesOfType(s.template, 'AWS::IAM::Role'))) expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    });
+  });
+
+  describe('environment: each function gets the settings for what it may touch', () => {
+    it.each(functionEntries)('%s', (name, spec) => {
+      const env = environmentOf(s, name);
+      for (const [table, { env: variable }] of tableEntries) expect(variable in env, variable).toBe(table in spec.tables);
+      for (const [queue, { env: variable }] of queueEntries) expect(variable in env, variable).toBe(spec.sendsTo.includes(queue));
+      expect('SECRETS_KMS_KEY_ID' in env).toBe(Boolean(spec.secretsKey));
+      expect('FLOW_STATE_MACHINE_ARN_PREFIX' in env).toBe(Boolean(spec.runsFlows));
+      expect(env.FLOW_NAMES).toBe(FLOW_NAMES.join(','));
+      for (const variable of ['AUTH_ISSUER', 'AUTH_JWKS_URL', 'AUTH_AUDIENCE', 'AUTH_JWT_ALGORITHMS']) {
+        expect(variable in env, variable).toBe(tokenRouteFunctions.has(name));
+      }
+      expect('WEBHOOK_BASE_URL' in env).toBe(triggerRouteFunctions.has(name));
+      expect('PUBLIC_WEBHOOK_BASE_URL' in env).toBe(false);
+    });
+
+    it('the triggers and webhook functions know the webhook base URL', () => {
+      const apiId = idOf(s.stack, s.stack.http.api);
+      for (const name of ['triggers', 'webhook'] as const) {
+        expect(environmentOf(s, name).WEBHOOK_BASE_URL).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [apiId, 'ApiEndpoint'] }, '/webhooks']] });
+      }
+    });
+  });
+
+  describe('secrets key and identity', () => {
+    it('has one KMS key, rotated, kept with the data', () => {
+      const keys = Object.values(resourcesOfType(s.template, 'AWS::KMS::Key'));
+      expect(keys).toHaveLength(1);
+      expect(keys[0]!.Properties.EnableKeyRotation).toBe(true);
+      expect(keys[0]!.DeletionPolicy).toBe('Retain');
+    });
+
+    it('creates a Cognito user pool by default: strong passwords, TOTP MFA required, a public client without OAuth', () => {
+      s.template.hasResourceProperties('AWS::Cognito::UserPool', {
+        MfaConfiguration: 'ON',
+        EnabledMfas: ['SOFTWARE_TOKEN_MFA'],
+        Policies: { PasswordPolicy: Match.objectLike({ MinimumLength: 12, RequireSymbols: true, RequireNumbers: true, RequireUppercase: true, RequireLowercase: true }) },
+        AdminCreateUserConfig: { AllowAdminCreateUserOnly: true },
+      });
+      s.template.hasResourceProperties('AWS::Cognito::UserPoolClient', { GenerateSecret: false, ExplicitAuthFlows: Match.arrayWith(['ALLOW_USER_SRP_AUTH']) });
+      const pool = idOf(s.stack, s.stack.identity.userPool!);
+      const client = idOf(s.stack, s.stack.identity.userPoolClient!);
+      expect(environmentOf(s, 'apiKeys')).toMatchObject({
+        AUTH_ISSUER: { 'Fn::GetAtt': [pool, 'ProviderURL'] },
+        AUTH_JWKS_URL: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [pool, 'ProviderURL'] }, '/.well-known/jwks.json']] },
+        AUTH_AUDIENCE: { Ref: client },
+        AUTH_JWT_ALGORITHMS: 'RS256',
+      });
+    });
+  });
+
+  describe('cdk-nag AwsSolutions', () => {
+    it('finds nothing that is not acknowledged', () => {
+      const report = new AwsSolutionsChecks(undefined, { verbose: true }).validateScope(s.app);
+      expect(report.violations.map((v) => `${v.ruleName} at ${v.violatingResources.map((r) => r.constructPath).join(', ')}: ${v.description}`)).toEqual([]);
+    });
+
+    it('acknowledges only these rules, each with a reason in code', () => {
+      const acknowledged = new Map<string, string>();
+      const visit = (construct: IConstruct) => {
+        for (const entry of construct.node.metadata) {
+          if (entry.type !== Validations.ACKNOWLEDGED_RULES_METADATA_KEY) continue;
+          for (const [rule, reason] of Object.entries(entry.data as Record<string, string>)) acknowledged.set(rule.replace(/^annotation::/i, ''), reason);
+        }
+        construct.node.children.forEach(visit);
+      };
+      visit(s.app);
+      expect([...acknowledged.keys()].sort()).toEqual(['AwsSolutions-APIG4', 'AwsSolutions-COG8', 'AwsSolutions-IAM5[Resource::*]', 'AwsSolutions-L1']);
+      for (const reason of acknowledged.values()) expect(reason.length).toBeGreaterThan(40);
+    });
+
+    it('is wired into synthesis: an unacknowledged finding fails the synth', () => {
+      const app = new App({ context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [] } });
+      const stack = buildServiceApp(app);
+      new Queue(stack, 'QueueWithoutDeadLetters');
+      expect(() => app.synth()).toThrow(/AwsSolutions-SQS3/);
+    });
+
+    it('leaves no CDK warning or error on the stack', () => {
+      expect(Annotations.fromStack(s.stack).findError('*', Match.anyValue())).toEqual([]);
+      expect(Annotations.fromStack(s.stack).findWarning('*', Match.anyValue())).toEqual([]);
+    });
+  });
+});
+
+describe('the service stack, as configured by CDK context', () => {
+  const external = {
+    authIssuer: 'https://issuer.example.com/',
+    authJwksUrl: 'https://issuer.example.com/.well-known/jwks.json',
+    authAudience: 'flowgate',
+    publicWebhookBaseUrl: 'https://hooks.example.com/webhooks/',
+    dataRemovalPolicy: 'destroy',
+  };
+  let s: Synthesized;
+  beforeAll(() => {
+    // A concrete account and region, so that ARNs resolve to plain strings.
+    s = synth(external, { account: '123456789012', region: 'eu-west-1' });
+  });
+
+  it('authIssuer + authJwksUrl select an external issuer instead of the user pool', () => {
+    s.template.resourceCountIs('AWS::Cognito::UserPool', 0);
+    for (const name of tokenRouteFunctions) {
+      expect(environmentOf(s, name)).toMatchObject({
+        AUTH_ISSUER: external.authIssuer,
+        AUTH_JWKS_URL: external.authJwksUrl,
+        AUTH_AUDIENCE: external.authAudience,
+        AUTH_JWT_ALGORITHMS: 'RS256',
+      });
+    }
+  });
+
+  it('publicWebhookBaseUrl reaches the functions that build webhook URLs, and an output', () => {
+    for (const name of triggerRouteFunctions) expect(environmentOf(s, name).PUBLIC_WEBHOOK_BASE_URL).toBe('https://hooks.example.com/webhooks');
+    s.template.hasOutput('PublicWebhookUrl', { Value: 'https://hooks.example.com/webhooks' });
+  });
+
+  it('dataRemovalPolicy=destroy deletes tables and key with the stack', () => {
+    for (const table of Object.values(resourcesOfType(s.template, 'AWS::DynamoDB::Table'))) {
+      expect(table.DeletionPolicy).toBe('Delete');
+      expect(table.Properties.DeletionProtectionEnabled).toBe(false);
+    }
+    for (const key of Object.values(resourcesOfType(s.template, 'AWS::KMS::Key'))) expect(key.DeletionPolicy).toBe('Delete');
+  });
+
+  it('passes cdk-nag', () => {
+    expect(new AwsSolutionsChecks(undefined).validateScope(s.app).violations).toEqual([]);
+  });
+
+  it('cognitoThreatProtection=true puts the user pool on the Plus plan and needs no acknowledgement', () => {
+    const plus = synth({ cognitoThreatProtection: 'true' });
+    plus.template.hasResourceProperties('AWS::Cognito::UserPool', {
+      UserPoolTier: 'PLUS',
+      UserPoolAddOns: { AdvancedSecurityMode: 'ENFORCED' },
+    });
+    expect(new AwsSolutionsChecks(undefined).validateScope(plus.app).violations).toEqual([]);
+  });
+
+  it('a flow\'s state machine ARN is FLOW_STATE_MACHINE_ARN_PREFIX + its name', () => {
+    const runner = functionEntries.find(([, spec]) => spec.runsFlows)![0];
+    const prefix = environmentOf(s, runner).FLOW_STATE_MACHINE_ARN_PREFIX;
+    expect(typeof prefix).toBe('string');
+    const machines = resourcesOfType(s.template, 'AWS::StepFunctions::StateMachine');
+    for (const flow of FLOW_NAMES) {
+      const name = machines[idOf(s.stack, s.stack.flows.stateMachines[flow]!)]!.Properties.StateMachineName;
+      expect(`${prefix}${flow}`).toBe(`arn:aws:states:eu-west-1:123456789012:stateMachine:${name}`);
+    }
+  });
+
+  it('refuses half an external issuer', () => {
+    expect(() => synth({ authIssuer: external.authIssuer })).toThrow(/authIssuer and authJwksUrl/);
+  });
+});

@@ -1,0 +1,81 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FUNCTIONS } from '../../functions/manifest.js';
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CDK_CLI = createRequire(import.meta.url).resolve('aws-cdk/bin/cdk');
+/** The ESM `require` shim lib/constructs/service-function.ts puts at the top of every bundle. */
+const BANNER = "import { createRequire as __flowgateCreateRequire } from 'node:module';";
+
+type Resource = { Type: string; Properties: Record<string, any>; Metadata?: Record<string, string> };
+
+/**
+ * `npx cdk synth` the way a fresh clone runs it: cdk.json's app command (tsx), real bundling with
+ * the local esbuild (no Docker), and cdk-nag, which fails the synth on any unacknowledged finding.
+ */
+describe('cdk synth, offline', () => {
+  let out: string;
+  let template: { Resources: Record<string, Resource> };
+
+  beforeAll(async () => {
+    out = mkdtempSync(join(tmpdir(), 'flowgate-synth-'));
+    await run(process.execPath, [CDK_CLI, 'synth', '--quiet', '--output', out], {
+      cwd: ROOT,
+      timeout: 110_000,
+      maxBuffer: 16 * 1024 * 1024,
+      // No credentials and no Docker: bundling must not need either.
+      env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: 'true', AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '', AWS_PROFILE: '', CDK_DOCKER: 'docker-is-not-available', AWS_EC2_METADATA_DISABLED: 'true' },
+    });
+    const templates = readdirSync(out).filter((f) => f.endsWith('.template.json'));
+    expect(templates).toHaveLength(1);
+    template = JSON.parse(readFileSync(join(out, templates[0]!), 'utf8'));
+  }, 120_000);
+
+  afterAll(() => {
+    if (out) rmSync(out, { recursive: true, force: true });
+  });
+
+  const functions = () => Object.values(template.Resources).filter((r) => r.Type === 'AWS::Lambda::Function');
+  const bundleOf = (fn: Resource) => join(out, fn.Metadata!['aws:asset:path']!, 'index.mjs');
+
+  it('bundles every function, the AWS SDK included, into an ESM file', () => {
+    expect(functions()).toHaveLength(Object.keys(FUNCTIONS).length);
+    for (const fn of functions()) {
+      expect(fn.Properties.Handler).toBe('index.handler');
+      const bundle = bundleOf(fn);
+      expect(existsSync(bundle), bundle).toBe(true);
+      const code = readFileSync(bundle, 'utf8');
+      expect(code.startsWith(BANNER)).toBe(true);
+      // The SDK is bundled (a pinned, tree-shaken copy), not imported from the runtime.
+      expect(code).not.toMatch(/\bfrom\s*["']@aws-sdk\//);
+    }
+  });
+
+  it('every bundle loads in a fresh Node.js process and exports its handler', async () => {
+    for (const fn of functions()) {
+      // Settings as the template gives them, with placeholders where CloudFormation fills them in.
+      const settings = Object.fromEntries(Object.entries(fn.Properties.Environment.Variables as Record<string, unknown>)
+        .map(([name, value]) => [name, typeof value === 'string' ? value : `https://placeholder.invalid/${name.toLowerCase()}`]));
+      const { stdout } = await run(process.execPath, [
+        '--input-type=module',
+        '-e',
+        `const m = await import(${JSON.stringify(pathToFileURL(bundleOf(fn)).href)}); console.log(typeof m.handler);`,
+      ], { env: { PATH: process.env.PATH, AWS_REGION: 'us-east-1', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...settings }, timeout: 20_000 });
+      expect(stdout.trim(), fn.Properties.Description).toBe('function');
+    }
+  }, 60_000);
+
+  it('records no cdk-nag finding in the validation report', () => {
+    const reportFile = resolve(out, 'validation-report.json');
+    if (!existsSync(reportFile)) return;
+    const report = JSON.parse(readFileSync(reportFile, 'utf8')) as { pluginReports: { summary?: { status?: string } }[] };
+    for (const plugin of report.pluginReports) expect(plugin.summary?.status).not.toBe('failure');
+  });
+});
