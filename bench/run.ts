@@ -1,10 +1,11 @@
-import { readdir, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 /**
  * `npm run bench [name…]`: runs every `bench/*.bench.ts` (or the named ones) one after another,
- * prints each figure beside its same-run baseline, and saves the results to bench/results.json.
+ * prints each figure beside its same-run baseline, and saves the results to bench/results.json
+ * (a run of some benches replaces only their entries).
  * Each bench module's default export returns a JSON-serialisable result.
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -19,7 +20,10 @@ for (const file of files) {
   const bench = (await import(pathToFileURL(resolve(dir, file)).href)).default as () => Promise<unknown>;
   results[name] = await bench();
 }
-const path = resolve(dir, wanted.length ? `results.${wanted.join('-')}.json` : 'results.json');
-await writeFile(path, JSON.stringify({ measured_at: new Date().toISOString(), node: process.version, results }, null, 2) + '\n');
+const path = resolve(dir, 'results.json');
+const previous = await readFile(path, 'utf8').then((text) => JSON.parse(text).results as Record<string, unknown>, () => ({}));
+const measuredAt = new Date().toISOString();
+const merged = { ...previous, ...Object.fromEntries(Object.entries(results).map(([name, result]) => [name, { measured_at: measuredAt, node: process.version, ...(result as object) }])) };
+await writeFile(path, JSON.stringify({ results: merged }, null, 2) + '\n');
 console.log(`\nsaved ${path}`);
 process.exit(0);

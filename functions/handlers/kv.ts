@@ -1,4 +1,81 @@
-// Placeholder until this function is built; answers like an unknown route.
-import { AppError, toHttpResponse } from '../shared/errors.js';
+import { randomBytes } from 'node:crypto';
+import { dynamoDocumentClient } from '../adapters/aws/dynamo-client.js';
+import { DynamoKvStore } from '../adapters/aws/dynamo-kv-store.js';
+import { sqsClient } from '../adapters/aws/sqs-client.js';
+import { SqsSweepQueue } from '../adapters/aws/sqs-sweep-queue.js';
+import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../domain/kv/limits.js';
+import { KvService } from '../domain/kv/service.js';
+import { settleSecondsFor } from '../domain/kv/sweep-task.js';
+import type { Bucket, BucketRef } from '../domain/kv/types.js';
+import { contentTypeOf, parseBucketConfig, validateBucketName, validateKey, validatePrefix } from '../domain/kv/validation.js';
+import { FUNCTIONS } from '../manifest.js';
+import type { Authenticator } from '../shared/auth.js';
+import { intEnv, queueUrl, tableName } from '../shared/env.js';
+import { createHttpHandler, type RouteRequest } from '../shared/handler.js';
+import { created, header, json, jsonObjectBody, limitParam, noContent, ok, pathParam, queryParam, rawBody } from '../shared/http.js';
+import { createGatewayAuthenticator } from './gateway-auth.js';
 
-export const handler = async (): Promise<unknown> => toHttpResponse(new AppError('not_found'));
+const bucketOf = ({ event, principal }: RouteRequest): BucketRef =>
+  ({ accountId: principal.accountId, name: validateBucketName(pathParam(event, 'bucket')) });
+
+const bucketResource = (bucket: Bucket) => ({
+  name: bucket.name,
+  description: bucket.config.description,
+  ttl_seconds: bucket.config.ttlSeconds,
+  max_value_bytes: bucket.config.maxValueBytes,
+  created_at: bucket.createdAt,
+});
+
+/** The kv function's routes over one `KvService`; exported so tests can build it over other stores. */
+export const createKvHandler = (service: KvService, authenticator: Authenticator) => createHttpHandler('kv', {
+  createKVBucket: async (request) =>
+    created(bucketResource(await service.createBucket(bucketOf(request), parseBucketConfig(jsonObjectBody(request.event, { optional: true }))))),
+  getKVBucket: async (request) => ok(bucketResource(await service.getBucket(bucketOf(request)))),
+  async deleteKVBucket(request) {
+    await service.deleteBucket(bucketOf(request));
+    return noContent();
+  },
+  async purgeKVBucket(request) {
+    const bucket = bucketOf(request);
+    await service.purgeBucket(bucket);
+    return json(200, { message: `Bucket '${bucket.name}' purged; its configuration is unchanged and the removed data is reclaimed in the background.` });
+  },
+  async listKVKeys(request) {
+    const { event } = request;
+    const bucket = bucketOf(request);
+    const page = { prefix: validatePrefix(queryParam(event, 'prefix')), limit: limitParam(event, DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT), cursor: queryParam(event, 'cursor') };
+    const { keys, nextCursor } = await service.listKeys(bucket, page);
+    return ok({ keys, next_cursor: nextCursor });
+  },
+  async putKVValue(request) {
+    const { event } = request;
+    const bucket = bucketOf(request);
+    const key = validateKey(pathParam(event, 'key'));
+    const revision = await service.putValue(bucket, key, { bytes: rawBody(event), contentType: contentTypeOf(header(event, 'content-type')) });
+    return ok({ key, revision });
+  },
+  async getKVValue(request) {
+    const value = await service.getValue(bucketOf(request), validateKey(pathParam(request.event, 'key')));
+    // Base64 keeps binary values byte-exact through API Gateway; nosniff keeps browsers to the stored type.
+    return {
+      statusCode: 200,
+      headers: { 'content-type': value.contentType, 'x-content-type-options': 'nosniff' },
+      body: Buffer.from(value.bytes).toString('base64'),
+      isBase64Encoded: true,
+    };
+  },
+  async deleteKVValue(request) {
+    await service.deleteValue(bucketOf(request), validateKey(pathParam(request.event, 'key')));
+    return noContent();
+  },
+}, authenticator);
+
+const service = new KvService({
+  store: new DynamoKvStore(dynamoDocumentClient, tableName('kv')),
+  sweeps: new SqsSweepQueue(sqsClient, queueUrl('kvSweep')),
+  now: Date.now,
+  randomBytes,
+  settleMs: intEnv('KV_SWEEP_SETTLE_SECONDS', settleSecondsFor(FUNCTIONS.kv.timeoutSeconds)) * 1000,
+});
+
+export const handler = createKvHandler(service, createGatewayAuthenticator());

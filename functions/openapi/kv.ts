@@ -1,3 +1,131 @@
-import type { OperationDocs } from './types.js';
+import { DEFAULT_LIST_LIMIT, MAX_KEY_BYTES, MAX_LIST_LIMIT, MAX_VALUE_BYTES } from '../domain/kv/limits.js';
+import { dataBody, errorBody, type OperationDocs, type Schema } from './types.js';
 
-export const kvDocs: OperationDocs = {};
+const SCOPE = 'Buckets belong to the caller\'s account; a bucket of another account answers 404 like a missing one.';
+const KEY_RULES =
+  `Keys are 1 to ${MAX_KEY_BYTES} UTF-8 bytes after URL decoding, without control characters (C0, DEL, C1) and ` +
+  'without `.` or `..` path segments (clients and proxies resolve those before the request arrives). `/` is allowed: ' +
+  'the rest of the path after `/keys/` is the key.';
+
+const bucketSchema: Schema = {
+  type: 'object',
+  required: ['name', 'description', 'ttl_seconds', 'max_value_bytes', 'created_at'],
+  properties: {
+    name: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
+    description: { type: ['string', 'null'] },
+    ttl_seconds: { type: ['integer', 'null'], minimum: 1, description: 'Default lifetime of values; null: values do not expire.' },
+    max_value_bytes: { type: 'integer', minimum: 1, maximum: MAX_VALUE_BYTES },
+    created_at: { type: 'string', format: 'date-time' },
+  },
+};
+
+const configSchema: Schema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    description: { type: ['string', 'null'], description: 'At most 1,024 UTF-8 bytes.' },
+    ttl_seconds: {
+      type: ['integer', 'null'], minimum: 1,
+      description: 'A value expires at least this many seconds after it is written; from then on it reads, lists and deletes as missing.',
+    },
+    max_value_bytes: {
+      type: ['integer', 'null'], minimum: 1, maximum: MAX_VALUE_BYTES,
+      description: `Largest value accepted. Default and ceiling: ${MAX_VALUE_BYTES} bytes, what one DynamoDB item holds after the key and attributes.`,
+    },
+  },
+};
+
+const badBucket = errorBody('validation_error: the bucket name does not match `^[A-Za-z0-9_-]{1,64}$`.');
+const badKey = errorBody(`validation_error: the bucket name or the key is not valid. ${KEY_RULES}`);
+const missingBucket = errorBody('not_found: no such bucket in the caller\'s account.');
+const missingKey = errorBody('not_found: no such bucket in the caller\'s account, or no such key (an expired value is missing).');
+const sweepRefused = errorBody('unavailable: the background sweep could not be queued, so nothing was changed; retry.');
+
+export const kvDocs: OperationDocs = {
+  createKVBucket: {
+    description: `Creates a bucket. The body is optional; every configuration field is optional and other fields are refused. ${SCOPE}`,
+    requestBody: { required: false, content: { 'application/json': configSchema } },
+    responses: {
+      '201': dataBody('The new bucket', bucketSchema),
+      '400': errorBody('validation_error: bad bucket name, unknown field, or a field out of range (e.g. `max_value_bytes` above the ceiling).'),
+      '409': errorBody('already_exists: the account already has a bucket of this name.'),
+      '415': errorBody('unsupported_media_type: a body must be `application/json`.'),
+    },
+  },
+
+  getKVBucket: {
+    description: `The bucket's configuration. ${SCOPE}`,
+    responses: { '200': dataBody('The bucket', bucketSchema), '400': badBucket, '404': missingBucket },
+  },
+
+  deleteKVBucket: {
+    description: `Deletes the bucket and all its values. The bucket is gone at once; its stored data is reclaimed in the background. ${SCOPE}`,
+    responses: { '204': { description: 'Deleted' }, '400': badBucket, '404': missingBucket, '503': sweepRefused },
+  },
+
+  purgeKVBucket: {
+    description:
+      'Removes all data in the bucket and keeps its configuration. The purge is one small atomic write whatever the ' +
+      'bucket holds: afterwards every earlier key reads 404 and listings are empty, while keys written after the ' +
+      'response are kept. The removed data is reclaimed in the background. Concurrent purges both succeed. ' + SCOPE,
+    responses: {
+      '200': {
+        description: 'Purged',
+        content: { 'application/json': { type: 'object', properties: { message: { type: 'string', description: 'Confirmation text' } } } },
+      },
+      '400': badBucket,
+      '404': missingBucket,
+      '503': sweepRefused,
+    },
+  },
+
+  listKVKeys: {
+    description: `Keys of the bucket in key order (UTF-8 byte order), leaving out expired values; a page may hold fewer keys than \`limit\` while \`next_cursor\` is set. ${SCOPE}`,
+    parameters: [
+      { name: 'prefix', in: 'query', description: 'Only keys starting with this text.', schema: { type: 'string' } },
+      { name: 'limit', in: 'query', description: 'Keys per page.', schema: { type: 'integer', minimum: 1, maximum: MAX_LIST_LIMIT, default: DEFAULT_LIST_LIMIT } },
+      { name: 'cursor', in: 'query', description: '`next_cursor` of the previous page.', schema: { type: 'string' } },
+    ],
+    responses: {
+      '200': dataBody('A page of keys', {
+        type: 'object',
+        required: ['keys', 'next_cursor'],
+        properties: { keys: { type: 'array', items: { type: 'string' } }, next_cursor: { type: ['string', 'null'] } },
+      }),
+      '400': errorBody('validation_error: bad bucket name, prefix, `limit` or cursor.'),
+      '404': missingBucket,
+    },
+  },
+
+  putKVValue: {
+    description:
+      'Writes the request body as the value, stored as bytes with the request\'s `Content-Type` (default ' +
+      '`application/octet-stream`). The revision counts up with each write of the key, from 1. With the bucket\'s ' +
+      `\`ttl_seconds\`, the value expires that long after this write. ${KEY_RULES} ${SCOPE}`,
+    requestBody: { required: false, content: { '*/*': { type: 'string', contentMediaType: 'application/octet-stream' } } },
+    responses: {
+      '200': dataBody('Stored', {
+        type: 'object',
+        required: ['key', 'revision'],
+        properties: { key: { type: 'string' }, revision: { type: 'integer', minimum: 1 } },
+      }),
+      '400': badKey,
+      '404': missingBucket,
+      '413': errorBody('payload_too_large: the value is larger than the bucket\'s `max_value_bytes`.'),
+    },
+  },
+
+  getKVValue: {
+    description: `The value's bytes with the content type it was stored with. ${KEY_RULES} ${SCOPE}`,
+    responses: {
+      '200': { description: 'The value', content: { '*/*': { type: 'string', contentMediaType: 'application/octet-stream' } } },
+      '400': badKey,
+      '404': missingKey,
+    },
+  },
+
+  deleteKVValue: {
+    description: `Deletes one value. ${KEY_RULES} ${SCOPE}`,
+    responses: { '204': { description: 'Deleted' }, '400': badKey, '404': missingKey },
+  },
+};

@@ -34,18 +34,18 @@ describe.concurrent('flow worker', () => {
     const trigger = await createTrigger(stack, token, { flow: 'fails-on-type' });
     const types = ['ok', 'ok', 'poison', 'ok', 'ok'];
     await Promise.all(types.map((type, i) => deliver(trigger.url, JSON.stringify({ id: `evt_${i}`, type }))));
-    const executions = await waitForExecutions(stack, token, trigger.id, (e) => e.length === 5 && e.every((x) => x.status === 'succeeded' || x.status === 'failed'), 50_000);
+    const executions = await waitForExecutions(stack, token, trigger.id, (e) => e.length === 5 && e.every((x) => x.status === 'succeeded' || x.status === 'failed'), 80_000);
     const poison = executions.filter((e) => e.type === 'poison');
     const healthy = executions.filter((e) => e.type === 'ok');
     expect(poison).toEqual([expect.objectContaining({ status: 'failed', attempts: 3, error: 'Fixture.Poison' })]);
     expect(healthy.map((e) => [e.status, e.attempts])).toEqual(Array(4).fill(['succeeded', 1]));
-  }, 60_000);
+  }, 90_000);
 
   it('a flow that always fails ends in the dead-letter queue after 3 attempts', async () => {
     const token = await stack.token('dlq-owner');
     const trigger = await createTrigger(stack, token, { flow: 'always-fails' });
     await deliver(trigger.url, JSON.stringify({ id: 'evt_dead' }));
-    await waitForExecutions(stack, token, trigger.id, (e) => e[0]?.status === 'failed', 50_000);
+    await waitForExecutions(stack, token, trigger.id, (e) => e[0]?.status === 'failed', 80_000);
     const sqs = new SQSClient({ endpoint: stack.engines.env.AWS_ENDPOINT_URL_SQS });
     let body: string | undefined;
     for (let i = 0; i < 20 && !body; i++) {
@@ -54,7 +54,7 @@ describe.concurrent('flow worker', () => {
     }
     sqs.destroy();
     expect(JSON.parse(body!)).toMatchObject({ flow: 'always-fails', input: { trigger: { event_id: 'evt_dead' } } });
-  }, 60_000);
+  }, 90_000);
 });
 
 describe.concurrent('duplicates', () => {
@@ -123,7 +123,7 @@ describe.concurrent('large events', () => {
     const trigger = await createTrigger(stack, token, { flow: 'echo' });
     const res = await deliver(trigger.url, JSON.stringify({ id: 'evt_huge', blob: 'y'.repeat(900 * 1024) }));
     expect(res.json).toEqual({ status: 'accepted', event_id: 'evt_huge' });
-    const [execution] = await waitForExecutions(stack, token, trigger.id, (e) => e[0]?.status === 'failed', 50_000);
+    const [execution] = await waitForExecutions(stack, token, trigger.id, (e) => e[0]?.status === 'failed', 80_000);
     expect(execution).toMatchObject({ attempts: 3, error: 'ValidationException' });
-  }, 60_000);
+  }, 90_000);
 });

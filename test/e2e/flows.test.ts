@@ -49,7 +49,7 @@ describe.concurrent('acknowledge immediately', () => {
     const token = await stack.token('ack-owner');
     const trigger = await createTrigger(stack, token, { flow: 'always-fails' });
     await deliver(trigger.url, JSON.stringify({ id: 'evt_doomed' }));
-    const [execution] = await waitForExecutions(stack, token, trigger.id, (e) => e[0]?.status === 'failed', 50_000);
+    const [execution] = await waitForExecutions(stack, token, trigger.id, (e) => e[0]?.status === 'failed', 80_000);
     expect(execution).toMatchObject({ event_id: 'evt_doomed', attempts: 3, error: 'Fixture.AlwaysFails' });
-  }, 60_000);
+  }, 90_000);
 });

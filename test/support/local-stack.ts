@@ -2,14 +2,14 @@ import { afterAll, beforeAll } from 'vitest';
 import { startLocalStack, type LocalStack, type LocalStackOptions } from '../../local/stack.js';
 
 /**
- * Starts one local stack for the calling test file, with a 6 s visibility timeout: retries come
+ * Starts one local stack for the calling test file, with a 10 s visibility timeout: retries come
  * quickly, yet a worker run slowed down by a loaded machine is not redelivered as if it had failed and stops it afterwards. The returned object
  * is filled in `beforeAll`; read its fields inside tests, not at collection time.
  */
 export function useLocalStack(options: LocalStackOptions = {}): LocalStack {
   const holder = {} as LocalStack;
   beforeAll(async () => {
-    Object.assign(holder, await startLocalStack({ port: 0, visibilityTimeoutSeconds: 6, ...options }));
+    Object.assign(holder, await startLocalStack({ port: 0, visibilityTimeoutSeconds: 10, ...options }));
   });
   afterAll(async () => {
     await holder.stop?.();

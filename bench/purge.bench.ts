@@ -1,0 +1,186 @@
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchWriteCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { APIGatewayProxyEventV2, SQSEvent } from 'aws-lambda';
+import { DynamoKvStore, generationPk } from '../functions/adapters/aws/dynamo-kv-store.js';
+import { decodeSweepTask } from '../functions/domain/kv/sweep-task.js';
+import type { GenerationRef } from '../functions/domain/kv/types.js';
+import { LOCAL_AWS_ENV, startEngines } from '../local/engines.js';
+import { lambdaContext } from '../local/lambda-context.js';
+import { mintLocalToken } from '../local/token.js';
+
+/**
+ * `npm run bench purge`: the purge's latency must not grow with the bucket. Each round fills
+ * buckets of 10, 10,000 and 100,000 keys in dynalite, purges each through the kv handler (JWT
+ * check, consistent read, enqueue, conditional swap, all over the engines' real protocols), then
+ * runs the sweeper on the old generations to completion and checks that nothing of them remains.
+ * Latencies are medians over the rounds; the 10-key purges of the same run are the baseline.
+ */
+const SIZES = [10, 10_000, 100_000] as const;
+const ROUNDS = 3;
+const WARMUP_PURGES = 30;
+const TARGET_RATIO = 2;
+/** Lets the fill's leftovers (garbage, engine bookkeeping) pass before timing purges. */
+const SETTLE_BEFORE_PURGES_MS = 1000;
+const FILL_CONCURRENCY = 8;
+const VALUE = Buffer.alloc(64, 'v');
+
+type HttpHandler = (event: APIGatewayProxyEventV2) => Promise<{ statusCode?: number; body?: string }>;
+type SqsHandler = (event: SQSEvent, context: ReturnType<typeof lambdaContext>) => Promise<{ batchItemFailures: unknown[] }>;
+
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const ms = (value: number) => value.toFixed(2).padStart(8);
+const int = (value: number) => Math.round(value).toLocaleString('en-US');
+
+export default async function purgeBench() {
+  const secret = randomBytes(32).toString('base64url');
+  const engines = await startEngines({ flowsDirs: [resolve(import.meta.dirname, '../flows')], visibilityTimeoutSeconds: 600 });
+  // Handlers read their settings at import. A 1 s settle lets the sweeper's final pass run right away.
+  Object.assign(process.env, engines.env, { AUTH_JWT_SECRET: secret, KV_SWEEP_SETTLE_SECONDS: '1' });
+  const kv = (await import('../functions/handlers/kv.js')).handler as unknown as HttpHandler;
+  const sweeper = (await import('../functions/handlers/kv-sweeper.js')).handler as unknown as SqsHandler;
+
+  const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+  const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: LOCAL_AWS_ENV.AWS_REGION, credentials, endpoint: engines.env.AWS_ENDPOINT_URL_DYNAMODB }));
+  const sqs = new SQSClient({ region: LOCAL_AWS_ENV.AWS_REGION, credentials, endpoint: engines.env.AWS_ENDPOINT_URL_SQS });
+  const table = engines.env.KV_TABLE!;
+  const store = new DynamoKvStore(doc, table);
+  const account = 'bench';
+  const authorization = `Bearer ${await mintLocalToken({ secret, sub: account, expiresInSeconds: 3600 })}`;
+
+  const request = async (method: string, suffix: string, bucket: string) => {
+    const routeKey = `${method} /storage/kv/{bucket}${suffix}`;
+    const rawPath = `/storage/kv/${bucket}${suffix}`;
+    const event = {
+      version: '2.0', routeKey, rawPath, rawQueryString: '', headers: { authorization }, pathParameters: { bucket }, isBase64Encoded: false,
+      requestContext: { http: { method, path: rawPath, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'bench' } },
+    } as unknown as APIGatewayProxyEventV2;
+    const response = await kv(event);
+    if (response.statusCode! >= 300) throw new Error(`${routeKey} answered ${response.statusCode} ${response.body}`);
+  };
+
+  const currentGeneration = async (bucket: string): Promise<GenerationRef> => {
+    const meta = await store.getBucket({ accountId: account, name: bucket });
+    return { accountId: account, name: bucket, generation: meta!.generation };
+  };
+
+  const fill = async (at: GenerationRef, count: number) => {
+    const pk = generationPk(at);
+    let next = 0;
+    const worker = async () => {
+      while (next < count) {
+        const start = next;
+        next = Math.min(count, next + 25);
+        let requests: unknown[] = Array.from({ length: next - start }, (_, i) => ({
+          PutRequest: { Item: { pk, sk: `key-${String(start + i).padStart(7, '0')}`, value: VALUE, content_type: 'application/octet-stream', revision: 1 } },
+        }));
+        while (requests.length > 0) {
+          const result = await doc.send(new BatchWriteCommand({ RequestItems: { [table]: requests as never } }));
+          requests = result.UnprocessedItems?.[table] ?? [];
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: FILL_CONCURRENCY }, worker));
+  };
+
+  const countOf = async (at: GenerationRef) => {
+    let total = 0;
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await doc.send(new QueryCommand({ TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': generationPk(at) }, Select: 'COUNT', ExclusiveStartKey: start }));
+      total += page.Count ?? 0;
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return total;
+  };
+
+  /** Plays the event source mapping until the queue is empty; returns the time spent in the sweeper per generation. */
+  const sweepAll = async () => {
+    const busyMs = new Map<string, number>();
+    for (let idle = 0; idle < 3;) {
+      const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: engines.queueUrls.kvSweep, MaxNumberOfMessages: 1, WaitTimeSeconds: 1 }));
+      const message = Messages[0];
+      if (!message) {
+        idle++;
+        continue;
+      }
+      idle = 0;
+      const { generation } = decodeSweepTask(message.Body!);
+      const started = performance.now();
+      const { batchItemFailures } = await sweeper({ Records: [{ messageId: message.MessageId!, body: message.Body! } as never] }, lambdaContext('kvSweeper', 300));
+      busyMs.set(generation, (busyMs.get(generation) ?? 0) + performance.now() - started);
+      if (batchItemFailures.length > 0) throw new Error('sweep failed');
+      await sqs.send(new DeleteMessageCommand({ QueueUrl: engines.queueUrls.kvSweep, ReceiptHandle: message.ReceiptHandle! }));
+    }
+    return busyMs;
+  };
+
+  // Warm-up: JIT, connection pools, and the first-call costs of every client.
+  await request('PUT', '', 'warmup');
+  for (let i = 0; i < WARMUP_PURGES; i++) await request('DELETE', '/purge', 'warmup');
+  await sweepAll();
+
+  const latencies = new Map<number, number[]>(SIZES.map((size) => [size, []]));
+  const reclaim = new Map<number, { items: number; ms: number }>(SIZES.map((size) => [size, { items: 0, ms: 0 }]));
+  let fillItems = 0;
+  let fillMs = 0;
+  let leftover = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    // 10-key purges around each large one, so the baseline sees the same conditions; the large
+    // sizes swap places every round so that neither always follows the largest fill.
+    const large = round % 2 === 0 ? [10_000, 100_000] : [100_000, 10_000];
+    const plan = [10, large[0]!, 10, large[1]!, 10];
+    const buckets: { size: number; at: GenerationRef }[] = [];
+    for (const [i, size] of plan.entries()) {
+      const bucket = `round${round}-${i}-${size}`;
+      await request('PUT', '', bucket);
+      const at = await currentGeneration(bucket);
+      const started = performance.now();
+      await fill(at, size);
+      fillMs += performance.now() - started;
+      fillItems += size;
+      if ((await countOf(at)) !== size) throw new Error(`fill of ${bucket} incomplete`);
+      buckets.push({ size, at });
+    }
+    await sleep(SETTLE_BEFORE_PURGES_MS);
+    for (const { size, at } of buckets) {
+      const started = performance.now();
+      await request('DELETE', '/purge', at.name);
+      latencies.get(size)!.push(performance.now() - started);
+    }
+    const busy = await sweepAll();
+    for (const { size, at } of buckets) {
+      const spent = reclaim.get(size)!;
+      spent.items += size;
+      spent.ms += busy.get(at.generation) ?? 0;
+      leftover += await countOf(at);
+    }
+  }
+
+  const baseline = median(latencies.get(10)!);
+  const rows = SIZES.map((size) => {
+    const samples = latencies.get(size)!;
+    const { items, ms: spentMs } = reclaim.get(size)!;
+    return { keys: size, purge_ms: median(samples), samples_ms: samples, ratio: median(samples) / baseline, reclaim_items_per_s: items / (spentMs / 1000) };
+  });
+  const largest = rows[rows.length - 1]!;
+
+  console.log(`purge latency (median of ${ROUNDS} rounds; ${latencies.get(10)!.length} baseline samples) through the kv handler against dynalite and local SQS`);
+  console.log('      keys   purge ms   ratio to 10 keys   samples (ms)                                      sweeper reclaim');
+  for (const row of rows) {
+    console.log(`${int(row.keys).padStart(10)}   ${ms(row.purge_ms)}   ${(row.ratio.toFixed(2) + 'x').padStart(16)}   ${row.samples_ms.map((s) => s.toFixed(2)).join(', ').padEnd(48)}  ${int(row.reclaim_items_per_s).padStart(8)} items/s`);
+  }
+  console.log(`target: ${int(largest.keys)}-key purge within ${TARGET_RATIO}x of the 10-key purge: ${largest.ratio <= TARGET_RATIO ? 'met' : 'MISSED'} (${largest.ratio.toFixed(2)}x)`);
+  console.log(`items of purged generations left after the sweeps: ${leftover}`);
+  console.log(`(fill, for scale: ${int(fillItems / (fillMs / 1000))} items/s by BatchWriteItem)`);
+
+  doc.destroy();
+  sqs.destroy();
+  await engines.stop();
+  if (leftover !== 0) throw new Error(`${leftover} items of purged generations were not reclaimed`);
+  return { rounds: ROUNDS, baseline_keys: 10, rows, target_ratio: TARGET_RATIO, target_met: largest.ratio <= TARGET_RATIO, leftover_items: leftover };
+}

@@ -1,0 +1,197 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  BatchWriteCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
+import type { Bucket, BucketRef, GenerationRef, KeyPage, KvStore, NewValue, StoredValue } from '../../domain/kv/types.js';
+import { isValidKey } from '../../domain/kv/validation.js';
+import { AppError } from '../../shared/errors.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+
+/**
+ * Item layout. Bucket names and generations contain no `#`, so both keys read unambiguously from
+ * the right even when an account id contains one.
+ *
+ * - `BUCKET#{account}#{bucket}` / `#META`: name, description, ttl_seconds, max_value_bytes,
+ *   created_at, generation.
+ * - `DATA#{account}#{bucket}#{generation}` / `{key}`: value (binary), content_type, revision,
+ *   expires_at (epoch seconds, the attribute DynamoDB TTL would use).
+ */
+export const bucketKey = (ref: BucketRef) => ({ pk: `BUCKET#${ref.accountId}#${ref.name}`, sk: '#META' });
+export const generationPk = (at: GenerationRef): string => `DATA#${at.accountId}#${at.name}#${at.generation}`;
+
+/** BatchWriteItem's limit. */
+const BATCH_WRITE_ITEMS = 25;
+/** Batch deletes in flight at once while sweeping. */
+const SWEEP_WRITE_CONCURRENCY = 4;
+const UNPROCESSED_RETRY_BASE_MS = 50;
+const UNPROCESSED_RETRY_MAX_MS = 5_000;
+const UNPROCESSED_MAX_ATTEMPTS = 10;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs the SDK call; a failed condition becomes `false`, anything else propagates (500). */
+async function conditional(write: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await write();
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+export class DynamoKvStore implements KvStore {
+  constructor(private readonly client: DynamoDBDocumentClient, private readonly table: string) {}
+
+  createBucket(bucket: Bucket): Promise<boolean> {
+    return conditional(() => this.client.send(new PutCommand({
+      TableName: this.table,
+      Item: {
+        ...bucketKey(bucket),
+        name: bucket.name,
+        description: bucket.config.description ?? undefined,
+        ttl_seconds: bucket.config.ttlSeconds ?? undefined,
+        max_value_bytes: bucket.config.maxValueBytes,
+        created_at: bucket.createdAt,
+        generation: bucket.generation,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    })));
+  }
+
+  async getBucket(ref: BucketRef): Promise<Bucket | undefined> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: bucketKey(ref), ConsistentRead: true }));
+    if (!Item) return undefined;
+    return {
+      accountId: ref.accountId,
+      name: ref.name,
+      config: {
+        description: (Item.description as string | undefined) ?? null,
+        ttlSeconds: (Item.ttl_seconds as number | undefined) ?? null,
+        maxValueBytes: Item.max_value_bytes as number,
+      },
+      createdAt: Item.created_at as string,
+      generation: Item.generation as string,
+    };
+  }
+
+  swapGeneration(ref: BucketRef, expected: string, next: string): Promise<boolean> {
+    return conditional(() => this.client.send(new UpdateCommand({
+      TableName: this.table,
+      Key: bucketKey(ref),
+      UpdateExpression: 'SET generation = :next',
+      ConditionExpression: 'generation = :expected',
+      ExpressionAttributeValues: { ':next': next, ':expected': expected },
+    })));
+  }
+
+  deleteBucket(ref: BucketRef, expected: string): Promise<boolean> {
+    return conditional(() => this.client.send(new DeleteCommand({
+      TableName: this.table,
+      Key: bucketKey(ref),
+      ConditionExpression: 'generation = :expected',
+      ExpressionAttributeValues: { ':expected': expected },
+    })));
+  }
+
+  async putValue(at: GenerationRef, key: string, value: NewValue): Promise<number> {
+    const values: Record<string, unknown> = { ':value': value.bytes, ':content_type': value.contentType, ':one': 1 };
+    if (value.expiresAt !== undefined) values[':expires_at'] = value.expiresAt;
+    const expiry = value.expiresAt === undefined ? ' REMOVE expires_at' : ', expires_at = :expires_at';
+    // One write: the value, its content type and its expiry replace the old ones, and the revision counts up.
+    const { Attributes } = await this.client.send(new UpdateCommand({
+      TableName: this.table,
+      Key: { pk: generationPk(at), sk: key },
+      UpdateExpression: `SET #value = :value, content_type = :content_type${expiry} ADD revision :one`,
+      ExpressionAttributeNames: { '#value': 'value' },
+      ExpressionAttributeValues: values,
+      ReturnValues: 'UPDATED_NEW',
+    }));
+    return Attributes!.revision as number;
+  }
+
+  async getValue(at: GenerationRef, key: string): Promise<StoredValue | undefined> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: { pk: generationPk(at), sk: key }, ConsistentRead: true }));
+    if (!Item) return undefined;
+    return {
+      bytes: Item.value as Uint8Array,
+      contentType: Item.content_type as string,
+      revision: Item.revision as number,
+      expiresAt: Item.expires_at as number | undefined,
+    };
+  }
+
+  deleteValue(at: GenerationRef, key: string, nowSeconds: number): Promise<boolean> {
+    return conditional(() => this.client.send(new DeleteCommand({
+      TableName: this.table,
+      Key: { pk: generationPk(at), sk: key },
+      ConditionExpression: 'attribute_exists(sk) AND (attribute_not_exists(expires_at) OR expires_at > :now)',
+      ExpressionAttributeValues: { ':now': nowSeconds },
+    })));
+  }
+
+  async listKeys(at: GenerationRef, page: { prefix?: string; limit: number; cursor?: string; nowSeconds: number }): Promise<KeyPage> {
+    const pk = generationPk(at);
+    const start = decodeCursor(page.cursor, pk);
+    // A forged cursor must not reach DynamoDB as a key it would refuse, or outside the prefix.
+    if (start && (!isValidKey(start.sk as string) || (page.prefix && !(start.sk as string).startsWith(page.prefix)))) {
+      throw new AppError('validation_error', 'cursor does not belong to this listing');
+    }
+    const values: Record<string, unknown> = { ':pk': pk, ':now': page.nowSeconds };
+    if (page.prefix) values[':prefix'] = page.prefix;
+    const result = await this.client.send(new QueryCommand({
+      TableName: this.table,
+      KeyConditionExpression: page.prefix ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk',
+      FilterExpression: 'attribute_not_exists(expires_at) OR expires_at > :now',
+      ProjectionExpression: 'sk',
+      ExpressionAttributeValues: values,
+      Limit: page.limit,
+      ExclusiveStartKey: start,
+      ConsistentRead: true,
+    }));
+    return { keys: (result.Items ?? []).map((item) => item.sk as string), nextCursor: encodeCursor(result.LastEvaluatedKey) };
+  }
+
+  async scanGeneration(at: GenerationRef, page: { after?: string; limit: number }): Promise<{ keys: string[]; last?: string }> {
+    const pk = generationPk(at);
+    const result = await this.client.send(new QueryCommand({
+      TableName: this.table,
+      KeyConditionExpression: 'pk = :pk',
+      ProjectionExpression: 'sk',
+      ExpressionAttributeValues: { ':pk': pk },
+      Limit: page.limit,
+      ExclusiveStartKey: page.after === undefined ? undefined : { pk, sk: page.after },
+      ConsistentRead: true,
+    }));
+    return { keys: (result.Items ?? []).map((item) => item.sk as string), last: result.LastEvaluatedKey?.sk as string | undefined };
+  }
+
+  async deleteFromGeneration(at: GenerationRef, keys: string[]): Promise<void> {
+    const pk = generationPk(at);
+    const batches: string[][] = [];
+    for (let i = 0; i < keys.length; i += BATCH_WRITE_ITEMS) batches.push(keys.slice(i, i + BATCH_WRITE_ITEMS));
+    let next = 0;
+    const worker = async () => {
+      while (next < batches.length) await this.deleteBatch(pk, batches[next++]!);
+    };
+    await Promise.all(Array.from({ length: Math.min(SWEEP_WRITE_CONCURRENCY, batches.length) }, worker));
+  }
+
+  /** One BatchWriteItem, retrying what DynamoDB leaves unprocessed (throttling) with capped, jittered backoff. */
+  private async deleteBatch(pk: string, keys: string[]): Promise<void> {
+    let requests: Record<string, unknown>[] = keys.map((sk) => ({ DeleteRequest: { Key: { pk, sk } } }));
+    for (let attempt = 0; ; attempt++) {
+      const { UnprocessedItems } = await this.client.send(new BatchWriteCommand({ RequestItems: { [this.table]: requests } }));
+      requests = (UnprocessedItems?.[this.table] ?? []) as Record<string, unknown>[];
+      if (requests.length === 0) return;
+      if (attempt + 1 >= UNPROCESSED_MAX_ATTEMPTS) throw new Error(`${requests.length} deletes left unprocessed after ${UNPROCESSED_MAX_ATTEMPTS} attempts`);
+      await sleep(Math.random() * Math.min(UNPROCESSED_RETRY_MAX_MS, UNPROCESSED_RETRY_BASE_MS * 2 ** attempt));
+    }
+  }
+}

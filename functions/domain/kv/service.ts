@@ -1,0 +1,115 @@
+import { AppError } from '../../shared/errors.js';
+import { GENERATION_BYTES } from './limits.js';
+import { FIRST_SWEEP_DELAY_SECONDS, type SweepQueue } from './sweep-task.js';
+import type { Bucket, BucketConfig, BucketRef, GenerationRef, KeyPage, KvStore, StoredValue } from './types.js';
+
+export interface KvServiceOptions {
+  store: KvStore;
+  sweeps: SweepQueue;
+  /** Epoch milliseconds. */
+  now: () => number;
+  randomBytes: (size: number) => Uint8Array;
+  /** See `SweepTask.settleUntil`; `settleSecondsFor(kv function timeout)` in production. */
+  settleMs: number;
+}
+
+/** A delete that keeps losing its compare-and-swap to purges gives up after this many tries (503). */
+export const MAX_DELETE_ATTEMPTS = 5;
+
+/** The first epoch second at which a value written at `nowMs` has lived at least `ttlSeconds`. */
+export const expiresAtFor = (nowMs: number, ttlSeconds: number): number => Math.ceil(nowMs / 1000) + ttlSeconds;
+export const isExpired = (value: { expiresAt?: number }, nowMs: number): boolean =>
+  value.expiresAt !== undefined && value.expiresAt * 1000 <= nowMs;
+
+const notFound = (detail: string) => new AppError('not_found', detail);
+
+/**
+ * The KV storage gateway's use cases. Every operation is scoped by `BucketRef.accountId`, so a
+ * bucket of another account is simply not found. Data lives under the bucket's current
+ * generation; a purge or delete swaps or removes the generation in one conditional write and
+ * leaves the old data to the sweeper.
+ *
+ * A sweep is never lost: its task is enqueued *before* the write that orphans the generation.
+ * If the queue refuses it, nothing has changed and the caller gets 503. If the write then fails,
+ * the sweeper finds the generation still current and, once the task settles, drops it.
+ */
+export class KvService {
+  constructor(private readonly options: KvServiceOptions) {}
+
+  async createBucket(ref: BucketRef, config: BucketConfig): Promise<Bucket> {
+    const bucket: Bucket = { ...ref, config, createdAt: new Date(this.options.now()).toISOString(), generation: this.newGeneration() };
+    if (!(await this.options.store.createBucket(bucket))) throw new AppError('already_exists');
+    return bucket;
+  }
+
+  async getBucket(ref: BucketRef): Promise<Bucket> {
+    const bucket = await this.options.store.getBucket(ref);
+    if (!bucket) throw notFound('no such bucket');
+    return bucket;
+  }
+
+  /**
+   * Moves the bucket to a new generation: one conditional write, whatever the bucket holds.
+   *
+   * When the swap loses to a concurrent purge (the generation moved between our read and our
+   * write), that purge did our work during our request, so we answer 200 too:
+   *
+   *   purge A: read G0 ─ enqueue G0 ──────────── swap G0→G2 fails ─ 200
+   *   purge B:   read G0 ─ enqueue G0 ─ swap G0→G1 ─ 200
+   *
+   * Both are ordered at B's swap. A key written after either response reads G1 and stays; every
+   * key of G0 is gone, and G0's sweep was enqueued (twice: sweeps are idempotent).
+   */
+  async purgeBucket(ref: BucketRef): Promise<void> {
+    const bucket = await this.getBucket(ref);
+    await this.enqueueSweep(bucket);
+    if (await this.options.store.swapGeneration(ref, bucket.generation, this.newGeneration())) return;
+    if (!(await this.options.store.getBucket(ref))) throw notFound('bucket deleted during purge');
+  }
+
+  /** Deletes the bucket and leaves its data to the sweeper; retried when a purge moves it meanwhile. */
+  async deleteBucket(ref: BucketRef): Promise<void> {
+    for (let attempt = 0; attempt < MAX_DELETE_ATTEMPTS; attempt++) {
+      const bucket = await this.getBucket(ref);
+      await this.enqueueSweep(bucket);
+      if (await this.options.store.deleteBucket(ref, bucket.generation)) return;
+    }
+    throw new AppError('unavailable', 'bucket kept changing generation during delete');
+  }
+
+  async putValue(ref: BucketRef, key: string, value: { bytes: Uint8Array; contentType: string }): Promise<number> {
+    const bucket = await this.getBucket(ref);
+    if (value.bytes.length > bucket.config.maxValueBytes) throw new AppError('payload_too_large');
+    const { ttlSeconds } = bucket.config;
+    const expiresAt = ttlSeconds === null ? undefined : expiresAtFor(this.options.now(), ttlSeconds);
+    return this.options.store.putValue(current(bucket), key, { ...value, expiresAt });
+  }
+
+  async getValue(ref: BucketRef, key: string): Promise<StoredValue> {
+    const bucket = await this.getBucket(ref);
+    const value = await this.options.store.getValue(current(bucket), key);
+    if (!value || isExpired(value, this.options.now())) throw notFound('no such key');
+    return value;
+  }
+
+  async deleteValue(ref: BucketRef, key: string): Promise<void> {
+    const bucket = await this.getBucket(ref);
+    if (!(await this.options.store.deleteValue(current(bucket), key, this.options.now() / 1000))) throw notFound('no such key');
+  }
+
+  async listKeys(ref: BucketRef, page: { prefix?: string; limit: number; cursor?: string }): Promise<KeyPage> {
+    const bucket = await this.getBucket(ref);
+    return this.options.store.listKeys(current(bucket), { ...page, nowSeconds: this.options.now() / 1000 });
+  }
+
+  private newGeneration(): string {
+    return Buffer.from(this.options.randomBytes(GENERATION_BYTES)).toString('hex');
+  }
+
+  private enqueueSweep(bucket: Bucket): Promise<void> {
+    const task = { ...current(bucket), settleUntil: this.options.now() + this.options.settleMs };
+    return this.options.sweeps.enqueue(task, FIRST_SWEEP_DELAY_SECONDS);
+  }
+}
+
+const current = (bucket: Bucket): GenerationRef => ({ accountId: bucket.accountId, name: bucket.name, generation: bucket.generation });

@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoApiKeyStore } from '../../functions/adapters/aws/dynamo-api-key-store.js';
+import { DynamoKvStore } from '../../functions/adapters/aws/dynamo-kv-store.js';
+import { SqsSweepQueue } from '../../functions/adapters/aws/sqs-sweep-queue.js';
+import { KvService } from '../../functions/domain/kv/service.js';
+import { Authenticator, createTokenVerifier } from '../../functions/shared/auth.js';
+import type { HttpEvent } from '../../functions/shared/http.js';
+import { LOCAL_AWS_ENV, startEngines, type Engines } from '../../local/engines.js';
+import { mintLocalToken } from '../../local/token.js';
+
+const SECRET = 'kv-handler-test-secret';
+const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+let engines: Engines;
+let doc: DynamoDBDocumentClient;
+let sqs: SQSClient;
+let createKvHandler: typeof import('../../functions/handlers/kv.js').createKvHandler;
+let authenticator: Authenticator;
+
+beforeAll(async () => {
+  engines = await startEngines({ flowsDirs: [resolve(import.meta.dirname, '../../flows')], visibilityTimeoutSeconds: 2 });
+  Object.assign(process.env, engines.env, { AUTH_JWT_SECRET: SECRET });
+  ({ createKvHandler } = await import('../../functions/handlers/kv.js'));
+  doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: LOCAL_AWS_ENV.AWS_REGION, credentials, endpoint: engines.env.AWS_ENDPOINT_URL_DYNAMODB }));
+  sqs = new SQSClient({ region: LOCAL_AWS_ENV.AWS_REGION, credentials, endpoint: engines.env.AWS_ENDPOINT_URL_SQS });
+  authenticator = new Authenticator(createTokenVerifier({ secret: SECRET, algorithms: ['HS256'] }), new DynamoApiKeyStore(doc, engines.env.AUTH_TABLE!));
+});
+afterAll(async () => {
+  doc?.destroy();
+  sqs?.destroy();
+  await engines?.stop();
+});
+
+const handlerWith = (options: { table?: string; queueUrl?: string } = {}) => createKvHandler(new KvService({
+  store: new DynamoKvStore(doc, options.table ?? engines.env.KV_TABLE!),
+  sweeps: new SqsSweepQueue(sqs, options.queueUrl ?? engines.queueUrls.kvSweep),
+  now: Date.now,
+  randomBytes,
+  settleMs: 1000,
+}), authenticator);
+
+async function event(routeKey: string, pathParameters: Record<string, string>, body?: { bytes: Buffer; contentType: string }): Promise<HttpEvent> {
+  const [method, path] = routeKey.split(' ') as [string, string];
+  const headers: Record<string, string> = { authorization: `Bearer ${await mintLocalToken({ secret: SECRET, sub: 'handler-user' })}` };
+  if (body) headers['content-type'] = body.contentType;
+  return {
+    version: '2.0', routeKey, rawPath: path, rawQueryString: '', headers, pathParameters,
+    requestContext: { http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: '' } },
+    body: body?.bytes.toString('base64'), isBase64Encoded: body !== undefined,
+  } as unknown as HttpEvent;
+}
+
+describe('kv handler', () => {
+  it('an unexpected fault is a plain 500 internal_error with nothing internal in it', async () => {
+    const res = await handlerWith({ table: 'no-such-table' })(await event('GET /storage/kv/{bucket}', { bucket: 'b' }));
+    expect(res).toEqual({ statusCode: 500, headers: { 'content-type': 'application/json' }, body: '{"error":"internal_error"}' });
+  });
+
+  it('a purge whose sweep the queue refuses is 503 unavailable', async () => {
+    const handler = handlerWith({ queueUrl: `${engines.queueUrls.kvSweep}-gone` });
+    await handler(await event('PUT /storage/kv/{bucket}', { bucket: 'refused' }));
+    const res = await handler(await event('DELETE /storage/kv/{bucket}/purge', { bucket: 'refused' }));
+    expect(res.statusCode).toBe(503);
+    expect(res.body).toBe('{"error":"unavailable"}');
+  });
+
+  it('stores a base64-encoded request body as its bytes and answers values base64-encoded', async () => {
+    const handler = handlerWith();
+    await handler(await event('PUT /storage/kv/{bucket}', { bucket: 'binary' }));
+    const bytes = randomBytes(300);
+    const put = await handler(await event('PUT /storage/kv/{bucket}/keys/{key+}', { bucket: 'binary', key: 'a/b' }, { bytes, contentType: 'image/png' }));
+    expect(JSON.parse(put.body!)).toEqual({ data: { key: 'a/b', revision: 1 } });
+    const res = await handler(await event('GET /storage/kv/{bucket}/keys/{key+}', { bucket: 'binary', key: 'a/b' }));
+    expect(res.isBase64Encoded).toBe(true);
+    expect(res.headers).toMatchObject({ 'content-type': 'image/png', 'x-content-type-options': 'nosniff' });
+    expect(Buffer.from(res.body!, 'base64').equals(bytes)).toBe(true);
+  });
+});
