@@ -47,14 +47,28 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
   return { endpoint: `http://127.0.0.1:${port}`, server };
 }
 
+/**
+ * Building a StateMachine validates its definition, which costs hundreds of milliseconds of CPU;
+ * runs are independent, so one machine per definition text serves every execution of it.
+ */
+const machines = new Map<string, StateMachine>();
+function stateMachineFor(definition: string): StateMachine {
+  let machine = machines.get(definition);
+  if (!machine) {
+    machine = new StateMachine(JSON.parse(definition), { validationOptions: { checkArn: false } });
+    machines.set(definition, machine);
+  }
+  return machine;
+}
+
 async function startSyncExecution(options: LocalStepFunctionsOptions, request: { stateMachineArn?: string; input?: string; name?: string }) {
   const arn = request.stateMachineArn ?? '';
   const flowName = arn.startsWith(options.arnPrefix) ? arn.slice(options.arnPrefix.length) : '';
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(flowName)) throw { __type: 'StateMachineDoesNotExist', message: `no state machine ${arn}` };
-  let definition: unknown;
+  let definition: string | undefined;
   for (const dir of options.flowsDirs) {
     try {
-      definition = JSON.parse(await readFile(join(dir, `${flowName}.asl.json`), 'utf8'));
+      definition = await readFile(join(dir, `${flowName}.asl.json`), 'utf8');
       break;
     } catch {
       // not in this folder
@@ -69,8 +83,7 @@ async function startSyncExecution(options: LocalStepFunctionsOptions, request: {
   const startDate = Date.now() / 1000;
   const base = { executionArn: `${arn.replace(':stateMachine:', ':express:')}:${name}:${randomUUID()}`, stateMachineArn: arn, name, startDate, input };
   try {
-    const machine = new StateMachine(definition as ConstructorParameters<typeof StateMachine>[0], { validationOptions: { checkArn: false } });
-    const execution = machine.run(JSON.parse(input));
+    const execution = stateMachineFor(definition).run(JSON.parse(input));
     const timer = setTimeout(() => execution.abort(), EXPRESS_MAX_DURATION_MS);
     try {
       const output = JSON.stringify(await execution.result);

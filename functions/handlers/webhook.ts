@@ -7,6 +7,7 @@ import { SfnFlowRunner } from '../adapters/aws/sfn-flow-runner.js';
 import { sqsClient } from '../adapters/aws/sqs-client.js';
 import { SqsEventQueue } from '../adapters/aws/sqs-event-queue.js';
 import { secretBoxFromEnv } from '../adapters/secret-box-from-env.js';
+import { webhookUrl } from '../domain/triggers/trigger.js';
 import { receiveWebhook, type ReceiverDeps } from '../domain/webhooks/receive-webhook.js';
 import { CachedTriggerLookup } from '../domain/webhooks/trigger-lookup.js';
 import { intEnv, queueUrl, requireEnv, tableName } from '../shared/env.js';
@@ -29,10 +30,9 @@ const deps: ReceiverDeps = {
 const publicBaseUrl = process.env.PUBLIC_WEBHOOK_BASE_URL;
 
 /** The URL the sender called: the configured public base when set, else rebuilt from the request. */
-function publicUrl(event: HttpEvent, webhookId: string): string {
+function publicUrl(event: HttpEvent, headers: Record<string, string>, webhookId: string): string {
   const query = event.rawQueryString ? `?${event.rawQueryString}` : '';
-  if (publicBaseUrl) return `${publicBaseUrl}/${webhookId}${query}`;
-  const headers = event.headers;
+  if (publicBaseUrl) return `${webhookUrl(publicBaseUrl, webhookId)}${query}`;
   const proto = headers['x-forwarded-proto'] ?? 'https';
   const host = headers.host ?? event.requestContext.domainName;
   const port = headers['x-forwarded-port'];
@@ -44,13 +44,15 @@ function publicUrl(event: HttpEvent, webhookId: string): string {
 export const handler = createPublicHttpHandler('webhook', {
   async receiveWebhook(event) {
     const webhookId = pathParam(event, 'webhook_id');
+    // API Gateway already lower-cases header names; verifiers and flows rely on it, so make sure.
+    const headers = Object.fromEntries(Object.entries(event.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value ?? '']));
     const reply = await receiveWebhook(deps, {
       webhookId,
       method: event.requestContext.http.method,
-      headers: event.headers as Record<string, string>,
+      headers,
       query: (event.queryStringParameters ?? {}) as Record<string, string>,
       rawBody: rawBody(event),
-      publicUrl: publicUrl(event, webhookId),
+      publicUrl: publicUrl(event, headers, webhookId),
     });
     return json(reply.status, reply.body, reply.headers);
   },

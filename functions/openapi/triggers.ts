@@ -1,3 +1,341 @@
-import type { OperationDocs } from './types.js';
+import { dataBody, errorBody, type OperationDoc, type OperationDocs, type Schema } from './types.js';
 
-export const triggersDocs: OperationDocs = {};
+const SERVICES = ['stripe', 'github', 'slack', 'shopify', 'twilio', 'standard_webhooks', 'custom'];
+
+const customSignature: Schema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['algorithm', 'header', 'encoding'],
+  description: 'Only with service `custom`, which requires it.',
+  properties: {
+    algorithm: { type: 'string', enum: ['sha1', 'sha256', 'sha512'], description: 'The HMAC\'s hash.' },
+    header: { type: 'string', pattern: '^[!#$%&\'*+.^_`|~0-9A-Za-z-]{1,128}$', description: 'Header carrying the signature (stored lower-case; matched case-insensitively).' },
+    encoding: { type: 'string', enum: ['hex', 'base64'], description: 'How the digest is written.' },
+    prefix: { type: 'string', minLength: 1, maxLength: 64, description: 'Text before the digest, e.g. `sha256=`; required in the header when set.' },
+    timestamp_header: {
+      type: 'string',
+      description: 'When set, this header carries unix seconds, the signed content is `<timestamp>.<raw body>`, and the timestamp must be within 5 minutes of now, either way.',
+    },
+  },
+};
+
+const signatureInput: Schema = {
+  type: ['object', 'null'],
+  additionalProperties: false,
+  required: ['service', 'secret'],
+  description:
+    'How deliveries are signed; `null` (default) for no signature check. The secret is stored encrypted and is never returned or logged. ' +
+    'Schemes: stripe `Stripe-Signature: t=<unix>,v1=<hex>` (any v1 may match, 300 s tolerance); github `X-Hub-Signature-256: sha256=<hex>`; ' +
+    'slack `X-Slack-Signature: v0=<hex>` over `v0:<X-Slack-Request-Timestamp>:<body>` (300 s); shopify `X-Shopify-Hmac-Sha256: <base64>`; ' +
+    'twilio `X-Twilio-Signature` over the public URL plus sorted form parameters (JSON bodies: the URL carries `bodySHA256`); ' +
+    'standard_webhooks `webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64> ...` (300 s); custom as configured.',
+  properties: {
+    service: { type: 'string', enum: SERVICES },
+    secret: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 1024,
+      description: 'The signing secret (Twilio: the auth token). For standard_webhooks, `whsec_<base64>` of at least 24 bytes.',
+    },
+    custom: customSignature,
+  },
+};
+
+const settingsProperties: Record<string, Schema> = {
+  flow: {
+    type: 'string',
+    pattern: '^[A-Za-z0-9_-]{1,64}$',
+    description: 'The flow\'s name: a definition `<flow>.asl.json` in the flows folder. An unknown or malformed name is 400.',
+  },
+  response_mode: {
+    type: 'string',
+    enum: ['acknowledge', 'wait'],
+    default: 'acknowledge',
+    description: '`acknowledge`: answer 200 accepted once the event is queued. `wait`: run the flow while the sender waits and answer with its output (flows under about 5 s).',
+  },
+  event_filter: {
+    type: 'array',
+    maxItems: 100,
+    default: [],
+    items: { type: 'string', minLength: 1, maxLength: 256, pattern: '^[^*]*\\*?$' },
+    description: 'Event types that run the flow; `[]` runs every event. A trailing `*` matches a prefix (`customer.*`). While set, an event of another type, or without a type, is answered 200 ignored.',
+  },
+  api_key_enabled: {
+    type: 'boolean',
+    default: false,
+    description: 'Require an API key at the webhook URL. Turning it on generates a key, returned once as `api_key` in that response; turning it off discards the key.',
+  },
+  signature: signatureInput,
+  enabled: { type: 'boolean', default: true, description: 'A disabled trigger\'s URL answers 404, like an unknown one.' },
+  deduplicate: {
+    type: 'boolean',
+    default: false,
+    description: 'Run the flow at most once per `event_id` within 24 hours; later deliveries of the event answer 200 duplicate.',
+  },
+};
+
+const trigger: Schema = {
+  type: 'object',
+  required: ['id', 'webhook_id', 'url', 'flow', 'response_mode', 'event_filter', 'api_key_enabled', 'signature', 'enabled', 'deduplicate', 'created_at', 'updated_at'],
+  description: 'A trigger as its owner sees it: never a signing secret, an API key or a key hash.',
+  properties: {
+    id: { type: 'string', pattern: '^[0-9a-f]{32}$', readOnly: true },
+    webhook_id: { type: 'string', pattern: '^[A-Za-z0-9_-]{32}$', readOnly: true, description: '192 random bits, base64url: the URL is unguessable.' },
+    url: {
+      type: 'string',
+      format: 'uri',
+      readOnly: true,
+      description: '`<webhook base URL>/<webhook_id>`: the deployment\'s `/webhooks` route, or `PUBLIC_WEBHOOK_BASE_URL` behind a custom domain.',
+    },
+    flow: settingsProperties.flow,
+    response_mode: settingsProperties.response_mode,
+    event_filter: settingsProperties.event_filter,
+    api_key_enabled: settingsProperties.api_key_enabled,
+    signature: {
+      type: ['object', 'null'],
+      required: ['service'],
+      properties: { service: { type: 'string', enum: SERVICES }, custom: customSignature },
+      description: 'The signature scheme, without its secret.',
+    },
+    enabled: settingsProperties.enabled,
+    deduplicate: settingsProperties.deduplicate,
+    created_at: { type: 'string', format: 'date-time', readOnly: true },
+    updated_at: { type: 'string', format: 'date-time', readOnly: true },
+  },
+};
+
+const apiKeyOnce: Schema = {
+  type: 'string',
+  pattern: '^fgk_[A-Za-z0-9_-]{43}$',
+  description: 'The webhook URL\'s API key (256 random bits), present only in the response that generated it. Stored only as a hash: it cannot be shown again.',
+};
+const triggerWithKey: Schema = { ...trigger, properties: { ...(trigger.properties as Record<string, Schema>), api_key: apiKeyOnce } };
+
+const execution: Schema = {
+  type: 'object',
+  required: ['event_id', 'received_at', 'status', 'attempts'],
+  properties: {
+    event_id: { type: 'string', description: 'The sender\'s delivery id, or a generated one.' },
+    received_at: { type: 'string', format: 'date-time' },
+    type: { type: 'string', description: 'The event type, when the delivery had one.' },
+    status: { type: 'string', enum: ['queued', 'running', 'succeeded', 'failed', 'ignored', 'duplicate'] },
+    output: { description: 'The flow\'s output (JSON), once it succeeded.' },
+    error: { type: 'string', description: 'The flow\'s error name, once it failed.' },
+    attempts: { type: 'integer', minimum: 0, description: 'Runs so far; a run being retried shows `queued` or `running` until its last attempt.' },
+  },
+};
+
+const pageParameters = (what: string): OperationDoc['parameters'] => [
+  { name: 'limit', in: 'query', description: `${what} per page.`, schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
+  { name: 'cursor', in: 'query', description: 'The `next_cursor` of the previous page; a malformed cursor is 400.', schema: { type: 'string' } },
+];
+const nextCursor: Schema = { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; `null` on the last page.' };
+
+const jsonBody = (schema: Schema) => ({ required: true, content: { 'application/json': schema } });
+const notFound = errorBody('not_found: no trigger with this id in the caller\'s account (another account\'s triggers are not found either).');
+const unsupportedMediaType = errorBody('unsupported_media_type: the body must be sent as `application/json`.');
+const invalidSettings = errorBody(
+  'validation_error: body not a JSON object; an unknown or read-only field; `flow` missing, malformed or not a deployed flow; ' +
+  '`response_mode` not `acknowledge`/`wait`; an `event_filter` entry empty, over 256 characters or with a `*` that is not trailing; ' +
+  '`signature` without `service` or `secret`, an unknown service, `custom` settings missing for (or given to a service other than) `custom`, ' +
+  'or a standard_webhooks secret that is not `whsec_<base64>` of at least 24 bytes.',
+);
+
+const CACHE =
+  'Changes reach the webhook URL as follows: a warm receiver may accept deliveries using its cached copy of the trigger for up to ' +
+  '`TRIGGER_CACHE_TTL_MS` (default 5000 ms), so disabling, deleting, a new URL, a new API key or a new secret shuts out old ' +
+  'credentials within that time. Changes that let deliveries in (enabling, a new key or secret, protection off) take effect at once: a ' +
+  'refusal is always checked against the stored trigger.';
+
+const RECEIVER_ORDER =
+  'No gateway authentication: the receiver makes its own checks, in this order, and answers the first that fails. ' +
+  '(1) Unknown or disabled `webhook_id`: 404; then any method but POST: 405 with `Allow: POST`. ' +
+  '(2) Body over `WEBHOOK_MAX_BODY_BYTES` (default 1 MiB): 413. ' +
+  '(3) API key, when enabled: the `api_key` query parameter or the `X-Api-Key` header (the query parameter wins when both are sent), compared in constant time; missing or wrong: 401 `unauthorized`. ' +
+  '(4) Signature, when configured: verified over the exact bytes received, in constant time; missing, malformed, wrong or outside the timestamp tolerance: 401 `invalid_signature`. ' +
+  'Twilio\'s signed URL is rebuilt from the request (scheme, host, port, path, query), or from `PUBLIC_WEBHOOK_BASE_URL` when set. ' +
+  '(5) Content type `application/json`, `application/x-www-form-urlencoded` or `multipart/form-data` (parameters such as charset allowed), else 415; a body that does not parse as its type, is not UTF-8, or is JSON nested deeper than 256 levels: 400. ' +
+  '(6) Slack\'s `{"type":"url_verification","challenge"}` (JSON) is answered at once with `{"challenge"}` and runs no flow. ' +
+  '(7) Event filter: an unlisted type, or none while a filter is set, is 200 ignored and runs no flow. ' +
+  'Only then does the flow start. Rejected requests (4xx) are not recorded as executions; ignored and duplicate deliveries are. ' +
+  'The flow\'s input is `{"trigger": {headers, event, type?, data?, webhook_id, received_at, event_id, ...top-level JSON keys}}`: header names lower-case, ' +
+  'with `X-Api-Key` withheld so the trigger\'s key never reaches flow inputs or logs (nor does the `api_key` query parameter: the query is not passed); ' +
+  '`event` the parsed body (multipart files as `{filename, content_type, size, content_base64}`); top-level keys of a JSON object body are copied under ' +
+  '`trigger` but never over the names above, nor `__proto__`, `constructor` or `prototype`. ' +
+  '`event_id` is the sender\'s delivery id (Stripe body `id`, `X-GitHub-Delivery`, Slack `event_id`, `X-Shopify-Webhook-Id`, `webhook-id`, ' +
+  '`I-Twilio-Idempotency-Token`; without a configured service the first present, then `Idempotency-Key`), else generated. ' + CACHE;
+
+const header = (name: string, description: string) => ({ name, in: 'header' as const, description, schema: { type: 'string' } });
+
+const anyJson: Schema = { description: 'Any JSON value (an object for most senders).' };
+const formFields: Schema = {
+  type: 'object',
+  additionalProperties: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
+  description: 'Form fields; a repeated name becomes an array.',
+};
+const multipartFields: Schema = {
+  type: 'object',
+  description: 'Fields and files; the flow sees each file as `{filename, content_type, size, content_base64}`.',
+  additionalProperties: true,
+};
+
+const webhookOk: Schema = {
+  oneOf: [
+    {
+      title: 'accepted',
+      type: 'object',
+      required: ['status', 'event_id'],
+      properties: { status: { const: 'accepted' }, event_id: { type: 'string' } },
+      description: 'Acknowledge mode: the event is stored on the queue (never answered before), and the flow will run.',
+    },
+    { title: 'ignored', type: 'object', required: ['status'], properties: { status: { const: 'ignored' } }, description: 'Filtered out by `event_filter`; no flow runs.' },
+    {
+      title: 'duplicate',
+      type: 'object',
+      required: ['status'],
+      properties: { status: { const: 'duplicate' } },
+      description: 'With `deduplicate`, this `event_id` already ran within 24 hours; no flow runs.',
+    },
+    {
+      title: 'challenge',
+      type: 'object',
+      required: ['challenge'],
+      properties: { challenge: { type: 'string' } },
+      description: 'Slack URL verification, echoed back; no flow runs and no execution is recorded.',
+    },
+    { title: 'flow output', description: 'Wait mode: the flow\'s output, as the whole JSON body.' },
+  ],
+};
+
+const receiveWebhook: OperationDoc = {
+  description: RECEIVER_ORDER,
+  parameters: [
+    { name: 'api_key', in: 'query', description: 'The trigger\'s API key, when `api_key_enabled` (or send `X-Api-Key`).', schema: { type: 'string' } },
+    header('X-Api-Key', 'The trigger\'s API key, when `api_key_enabled` (or use the `api_key` query parameter). Withheld from the flow\'s headers.'),
+    header('Stripe-Signature', 'stripe: `t=<unix>,v1=<hex>[,v1=<hex>...]`'),
+    header('X-Hub-Signature-256', 'github: `sha256=<hex>`'),
+    header('X-Slack-Signature', 'slack: `v0=<hex>`, with X-Slack-Request-Timestamp'),
+    header('X-Slack-Request-Timestamp', 'slack: unix seconds, within 300 s'),
+    header('X-Shopify-Hmac-Sha256', 'shopify: `<base64>`'),
+    header('X-Twilio-Signature', 'twilio: `<base64>` HMAC-SHA1 of the URL and sorted form parameters'),
+    header('webhook-id', 'standard_webhooks: the message id (also the event_id)'),
+    header('webhook-timestamp', 'standard_webhooks: unix seconds, within 300 s'),
+    header('webhook-signature', 'standard_webhooks: `v1,<base64>`, several separated by spaces'),
+  ],
+  requestBody: {
+    required: true,
+    content: { 'application/json': anyJson, 'application/x-www-form-urlencoded': formFields, 'multipart/form-data': multipartFields },
+  },
+  responses: {
+    '200': {
+      description: 'accepted (acknowledge mode), ignored (event filter), duplicate (deduplicate), a Slack challenge, or the flow\'s output (wait mode).',
+      content: { 'application/json': webhookOk },
+    },
+    '400': errorBody('validation_error: the body does not parse as its content type, is not UTF-8, or is JSON nested deeper than 256 levels.'),
+    '401': errorBody('`unauthorized`: API key missing or wrong. `invalid_signature`: signature missing, malformed, wrong, or its timestamp outside the tolerance.'),
+    '404': errorBody('not_found: no enabled trigger has this webhook id (unknown, disabled, deleted, or replaced by regenerate-url). Answered for every method.'),
+    '405': { ...errorBody('method_not_allowed: a known webhook id with a method other than POST.'), headers: { allow: { type: 'string', const: 'POST' } } },
+    '413': errorBody('payload_too_large: the body is over `WEBHOOK_MAX_BODY_BYTES` (default 1 MiB), checked before credentials.'),
+    '415': errorBody('unsupported_media_type: not JSON, urlencoded form or multipart form data. Checked after credentials.'),
+    '502': errorBody('flow_failed: wait mode, the flow failed.'),
+    '503': errorBody('unavailable: acknowledge mode, the queue did not take the event (nothing was stored; retry), or the flow could not be started.'),
+    '504': errorBody('flow_timeout: wait mode, the flow was still running after `WAIT_TIMEOUT_MS` (default 25 s).'),
+  },
+};
+
+export const triggersDocs: OperationDocs = {
+  createTrigger: {
+    description:
+      'Creates a webhook trigger for one of the deployed flows and returns it with its unguessable `url`. Only `flow` is required. ' +
+      'With `api_key_enabled`, the response carries `api_key`, shown this once.',
+    requestBody: jsonBody({ type: 'object', additionalProperties: false, required: ['flow'], properties: settingsProperties }),
+    responses: {
+      '201': dataBody('Created', triggerWithKey),
+      '400': invalidSettings,
+      '415': unsupportedMediaType,
+    },
+  },
+
+  listTriggers: {
+    description: 'The caller\'s triggers, in id order. Never shows secrets, keys or key hashes.',
+    parameters: pageParameters('Triggers'),
+    responses: {
+      '200': dataBody('A page of triggers', {
+        type: 'object',
+        required: ['triggers', 'next_cursor'],
+        properties: { triggers: { type: 'array', items: trigger }, next_cursor: nextCursor },
+      }),
+      '400': errorBody('validation_error: `limit` not an integer from 1 to 500, or a malformed `cursor`.'),
+    },
+  },
+
+  getTrigger: {
+    description: 'One of the caller\'s triggers. Never shows the signing secret, the API key or its hash.',
+    responses: { '200': dataBody('The trigger', trigger), '404': notFound },
+  },
+
+  updateTrigger: {
+    description:
+      'Changes the given settings (at least one) and keeps the others; the same rules as create. `signature` replaces the whole ' +
+      'signature (with a new secret) and `null` removes it. Turning `api_key_enabled` on generates a key, returned once as `api_key`; ' +
+      'setting it on again keeps the existing key. Another account\'s trigger is 404 whatever the body. ' + CACHE,
+    requestBody: jsonBody({ type: 'object', additionalProperties: false, minProperties: 1, properties: settingsProperties }),
+    responses: {
+      '200': dataBody('The changed trigger', triggerWithKey),
+      '400': errorBody(`${invalidSettings.description} Also an empty object (nothing to change).`),
+      '404': notFound,
+      '409': errorBody('conflict: the trigger kept changing concurrently; read it and try again.'),
+      '415': unsupportedMediaType,
+    },
+  },
+
+  deleteTrigger: {
+    description: 'Removes the trigger; its URL answers 404 from then on (within the receiver cache\'s TTL). Its executions expire on their own. ' + CACHE,
+    responses: {
+      '204': { description: 'Deleted' },
+      '404': notFound,
+      '409': errorBody('conflict: the trigger kept changing concurrently; try again.'),
+    },
+  },
+
+  regenerateTriggerUrl: {
+    description:
+      'Gives the trigger a new `webhook_id` and `url`; the old URL answers 404 from then on (within the receiver cache\'s TTL) and is never ' +
+      'reused. Everything else, including the API key and signing secret, is kept. The new URL works at once. ' + CACHE,
+    responses: {
+      '200': dataBody('The trigger with its new URL', trigger),
+      '404': notFound,
+      '409': errorBody('conflict: the trigger kept changing concurrently; try again.'),
+    },
+  },
+
+  regenerateTriggerApiKey: {
+    description:
+      'Replaces the webhook URL\'s API key: the new key is returned once as `api_key` and works at once; the old key stops working ' +
+      '(within the receiver cache\'s TTL). A trigger with `api_key_enabled` off has no key to regenerate: 400 (turn it on with PATCH, ' +
+      'which returns the first key).',
+    responses: {
+      '200': dataBody('The trigger and its new key', { ...triggerWithKey, required: [...(trigger.required as string[]), 'api_key'] }),
+      '400': errorBody('validation_error: API key protection is off for this trigger.'),
+      '404': notFound,
+      '409': errorBody('conflict: the trigger kept changing concurrently; try again.'),
+    },
+  },
+
+  listTriggerExecutions: {
+    description:
+      'The trigger\'s recent deliveries, newest first, including ignored and duplicate ones (not rejected requests). Records expire after 7 days.',
+    parameters: pageParameters('Executions'),
+    responses: {
+      '200': dataBody('A page of executions', {
+        type: 'object',
+        required: ['executions', 'next_cursor'],
+        properties: { executions: { type: 'array', items: execution }, next_cursor: nextCursor },
+      }),
+      '400': errorBody('validation_error: `limit` not an integer from 1 to 500, or a malformed `cursor`.'),
+      '404': notFound,
+    },
+  },
+
+  receiveWebhook,
+};

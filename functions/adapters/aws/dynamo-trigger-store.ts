@@ -7,6 +7,9 @@ import { decodeCursor, encodeCursor } from './cursor.js';
 const ownerKey = (accountId: string, id: string) => ({ pk: `ACCOUNT#${accountId}`, sk: `TRIGGER#${id}` });
 const webhookKey = (webhookId: string) => ({ pk: `WEBHOOK#${webhookId}`, sk: 'TRIGGER' });
 
+/** A retired webhook id's item carries this version, so no write of any trigger version can revive it. */
+const RETIRED_VERSION = Number.MAX_SAFE_INTEGER;
+
 const strip = (item: Record<string, unknown>): TriggerRecord => {
   const { pk: _pk, sk: _sk, ...record } = item;
   return record as unknown as TriggerRecord;
@@ -17,8 +20,18 @@ const isConditionFailure = (error: unknown) => error instanceof ConditionalCheck
 /**
  * Each trigger is stored twice: under its account (owner's reads, lists, changes) and under its
  * webhook id (the receiver's single read). The owner's item is written first and is the truth;
- * the receiver's copy carries the version and is only ever replaced by a newer one. A removed
- * trigger loses its receiver copy first, so its URL stops working before anything else changes.
+ * the receiver's copy carries the version and is only ever replaced by a newer one.
+ *
+ * The two writes are separate (the local engine, dynalite, has no transactions), so a change can
+ * be overtaken between them. A webhook id that stops working (new URL, deleted trigger) is
+ * therefore not deleted but retired: its item is replaced by a marker with the highest version,
+ * which a late write of an older change cannot overwrite. Without it, a PATCH overtaken by a
+ * DELETE would write its receiver copy after the delete and leave a URL no one can revoke:
+ *
+ *   PATCH: put owner v2 ────────────────────────────────────── put WEBHOOK#w v2 (refused: retired)
+ *   DELETE:           read v2 ── retire WEBHOOK#w ── delete owner (if still v2)
+ *
+ * Markers stay (a few dozen bytes each, one per new URL or deletion); the table has no TTL.
  */
 export class DynamoTriggerStore implements TriggerStore {
   constructor(private readonly client: DynamoDBDocumentClient, private readonly table: string) {}
@@ -58,23 +71,33 @@ export class DynamoTriggerStore implements TriggerStore {
       throw error;
     }
     await this.putWebhookCopy(next);
-    if (previous.webhook_id !== next.webhook_id) {
-      await this.client.send(new DeleteCommand({ TableName: this.table, Key: webhookKey(previous.webhook_id) }));
-    }
+    if (previous.webhook_id !== next.webhook_id) await this.retireWebhookId(previous.webhook_id);
     return true;
   }
 
-  async delete(record: TriggerRecord): Promise<void> {
-    await this.client.send(new DeleteCommand({ TableName: this.table, Key: webhookKey(record.webhook_id) }));
-    await this.client.send(new DeleteCommand({ TableName: this.table, Key: ownerKey(record.account_id, record.id) }));
+  /** The URL stops working first; the owner's item goes only if it is still the version read. */
+  async delete(record: TriggerRecord): Promise<boolean> {
+    await this.retireWebhookId(record.webhook_id);
+    try {
+      await this.client.send(new DeleteCommand({
+        TableName: this.table,
+        Key: ownerKey(record.account_id, record.id),
+        ConditionExpression: 'version = :version',
+        ExpressionAttributeValues: { ':version': record.version },
+      }));
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
   }
 
   async findByWebhookId(webhookId: string): Promise<TriggerRecord | undefined> {
     const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: webhookKey(webhookId) }));
-    return Item ? strip(Item) : undefined;
+    return Item && Item.retired === undefined ? strip(Item) : undefined;
   }
 
-  /** Writes the receiver's copy unless a newer version is already there (concurrent changes). */
+  /** Writes the receiver's copy unless a newer version (or a retirement) is already there. */
   private async putWebhookCopy(record: TriggerRecord): Promise<void> {
     try {
       await this.client.send(new PutCommand({
@@ -86,5 +109,9 @@ export class DynamoTriggerStore implements TriggerStore {
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
     }
+  }
+
+  private async retireWebhookId(webhookId: string): Promise<void> {
+    await this.client.send(new PutCommand({ TableName: this.table, Item: { ...webhookKey(webhookId), retired: true, version: RETIRED_VERSION } }));
   }
 }

@@ -14,7 +14,7 @@ export interface TriggerDeps {
 
 /** At least 128 random bits, as the URL is the trigger's first line of defence: 192 here. */
 export const newWebhookId = (randomBytes: RandomBytes): string => Buffer.from(randomBytes(24)).toString('base64url');
-/** Read-modify-write attempts before a PATCH racing other changes gives up. */
+/** Read-modify-write attempts before a change racing other changes gives up (409 conflict). */
 const MAX_CHANGE_ATTEMPTS = 3;
 
 /** A trigger and, when one was just generated, its API key (shown this once). */
@@ -105,6 +105,10 @@ export function regenerateApiKey(deps: TriggerDeps, accountId: string, id: strin
   });
 }
 
+/** Deletes the trigger as last read, reading again when a concurrent change got there first. */
 export async function deleteTrigger(deps: Pick<TriggerDeps, 'store'>, accountId: string, id: string): Promise<void> {
-  await deps.store.delete(await getTrigger(deps, accountId, id));
+  for (let attempt = 0; attempt < MAX_CHANGE_ATTEMPTS; attempt++) {
+    if (await deps.store.delete(await getTrigger(deps, accountId, id))) return;
+  }
+  throw new AppError('conflict', 'trigger changed concurrently');
 }

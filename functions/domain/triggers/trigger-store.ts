@@ -10,7 +10,11 @@ export interface TriggerStore {
    * changed or disappeared since `previous` was read, so the caller can read again.
    */
   replace(previous: TriggerRecord, next: TriggerRecord): Promise<boolean>;
-  delete(record: TriggerRecord): Promise<void>;
-  /** The receiver's lookup: one read by the URL's id. */
+  /**
+   * Removes the trigger read as `record`; its URL stops working first. Returns false when the
+   * trigger changed since it was read (its URL may have changed too), so the caller reads again.
+   */
+  delete(record: TriggerRecord): Promise<boolean>;
+  /** The receiver's lookup: one read by the URL's id; undefined for unknown and retired ids. */
   findByWebhookId(webhookId: string): Promise<TriggerRecord | undefined>;
 }

@@ -45,10 +45,13 @@ export interface PublicTrigger {
   updated_at: string;
 }
 
+/** A trigger's URL: `<webhook base URL>/<webhook_id>`, whether or not the base ends in a slash. */
+export const webhookUrl = (webhookBaseUrl: string, webhookId: string): string => `${webhookBaseUrl.replace(/\/+$/, '')}/${webhookId}`;
+
 export const toPublicTrigger = (record: TriggerRecord, webhookBaseUrl: string): PublicTrigger => ({
   id: record.id,
   webhook_id: record.webhook_id,
-  url: `${webhookBaseUrl}/${record.webhook_id}`,
+  url: webhookUrl(webhookBaseUrl, record.webhook_id),
   flow: record.flow,
   response_mode: record.response_mode,
   event_filter: record.event_filter,

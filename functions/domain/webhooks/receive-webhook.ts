@@ -6,7 +6,7 @@ import { parseWebhookBody } from './body.js';
 import { constantTimeEqual } from './signatures/hmac.js';
 import { verifySignature } from './signatures/index.js';
 import { buildTriggerData, isSlackUrlVerification, matchesEventFilter } from './trigger-input.js';
-import type { ActiveTrigger } from './trigger-lookup.js';
+import type { ActiveTrigger, TriggerLookup } from './trigger-lookup.js';
 
 /** Deliveries of one event id run a deduplicating trigger's flow at most once in this window. */
 export const DEDUP_WINDOW_SECONDS = 24 * 3600;
@@ -31,7 +31,7 @@ export interface WebhookReply {
 }
 
 export interface ReceiverDeps {
-  triggers: { find(webhookId: string): Promise<ActiveTrigger | undefined> };
+  triggers: TriggerLookup;
   executions: ExecutionStore;
   queue: EventQueue;
   flows: FlowRunner;
@@ -46,33 +46,27 @@ const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').diges
 /** Headers a flow never sees: the trigger's own API key must not travel into flow inputs and logs. */
 const WITHHELD_HEADERS = new Set(['x-api-key']);
 
+/** Refusals that a newer version of the trigger could lift (enabled again, a new key or secret). */
+const SETTINGS_REFUSALS: ReadonlySet<string> = new Set(['not_found', 'unauthorized', 'invalid_signature']);
+
 /**
  * The receiver, in the documented order: unknown or disabled id (404), method (405), size (413),
  * API key (401), signature (401), content type and body (415/400), Slack's URL challenge, event
  * filter, duplicates, then the flow: queued (acknowledge) or run while the sender waits.
  */
 export async function receiveWebhook(deps: ReceiverDeps, request: IncomingWebhook): Promise<WebhookReply> {
-  const trigger = WEBHOOK_ID.test(request.webhookId) ? await deps.triggers.find(request.webhookId) : undefined;
-  if (!trigger || !trigger.record.enabled) throw new AppError('not_found');
-  if (request.method !== 'POST') throw new AppError('method_not_allowed', undefined, { allow: 'POST' });
-  if (request.rawBody.length > deps.maxBodyBytes) throw new AppError('payload_too_large');
-
-  const { record } = trigger;
-  if (record.api_key_enabled) {
-    const presented = request.query.api_key ?? request.headers['x-api-key'];
-    // Compare hashes, in constant time, so neither the key nor its length leaks through timing.
-    if (!presented || !record.api_key_hash || !constantTimeEqual(sha256(presented), Buffer.from(record.api_key_hash, 'hex'))) {
-      throw new AppError('unauthorized');
-    }
-  }
   const now = deps.now();
-  if (record.signature) {
-    const verified = verifySignature(
-      { service: record.signature.service, secrets: [trigger.signingSecret!], custom: record.signature.custom },
-      { rawBody: request.rawBody, headers: request.headers, url: request.publicUrl, nowSeconds: Math.floor(now.getTime() / 1000) },
-    );
-    if (!verified) throw new AppError('invalid_signature');
+  let trigger = WEBHOOK_ID.test(request.webhookId) ? await deps.triggers.find(request.webhookId) : undefined;
+  let refusal = firstRefusal(deps, trigger, request, now);
+  if (refusal && trigger?.cached && SETTINGS_REFUSALS.has(refusal.code)) {
+    // A cached copy may predate the change that lets this request in, so a refusal is only final
+    // against the stored trigger; it costs a refused request one read, as an unknown id does.
+    // Acceptance may rest on the cached copy: revocations reach the receiver within its TTL.
+    trigger = await deps.triggers.findFresh(request.webhookId);
+    refusal = firstRefusal(deps, trigger, request, now);
   }
+  if (refusal || !trigger) throw refusal ?? new AppError('not_found');
+  const { record } = trigger;
 
   const body = await parseWebhookBody(request.rawBody, request.headers['content-type']);
   const challenge = isSlackUrlVerification(body);
@@ -127,4 +121,27 @@ async function flowMessage(deps: ReceiverDeps, triggerId: string, flow: string, 
   if (Buffer.byteLength(inline) <= MAX_INLINE_MESSAGE_BYTES) return inline;
   const payload = await deps.executions.storePayload(deps.newId(), JSON.stringify(input));
   return JSON.stringify({ v: 1, trigger_id: triggerId, flow, ref, payload } satisfies FlowMessage);
+}
+
+/** Checks 1 to 4 against one copy of the trigger, in order: the first refusal, if any. */
+function firstRefusal(deps: ReceiverDeps, trigger: ActiveTrigger | undefined, request: IncomingWebhook, now: Date): AppError | undefined {
+  if (!trigger || !trigger.record.enabled) return new AppError('not_found');
+  if (request.method !== 'POST') return new AppError('method_not_allowed', undefined, { allow: 'POST' });
+  if (request.rawBody.length > deps.maxBodyBytes) return new AppError('payload_too_large');
+  const { record } = trigger;
+  if (record.api_key_enabled) {
+    const presented = request.query.api_key ?? request.headers['x-api-key'];
+    // Compare hashes, in constant time, so neither the key nor its length leaks through timing.
+    if (!presented || !record.api_key_hash || !constantTimeEqual(sha256(presented), Buffer.from(record.api_key_hash, 'hex'))) {
+      return new AppError('unauthorized');
+    }
+  }
+  if (record.signature) {
+    const verified = verifySignature(
+      { service: record.signature.service, secrets: [trigger.signingSecret!], custom: record.signature.custom },
+      { rawBody: request.rawBody, headers: request.headers, url: request.publicUrl, nowSeconds: Math.floor(now.getTime() / 1000) },
+    );
+    if (!verified) return new AppError('invalid_signature');
+  }
+  return undefined;
 }

@@ -6,6 +6,16 @@ import type { TriggerStore } from '../triggers/trigger-store.js';
 export interface ActiveTrigger {
   record: TriggerRecord;
   signingSecret?: string;
+  /** True when this copy came from the cache and may be up to the TTL old. */
+  cached?: boolean;
+}
+
+/** The receiver's read of triggers by webhook id. */
+export interface TriggerLookup {
+  /** The trigger, possibly from a cache. */
+  find(webhookId: string): Promise<ActiveTrigger | undefined>;
+  /** The trigger as stored now, past any cache (and refreshing it). */
+  findFresh(webhookId: string): Promise<ActiveTrigger | undefined>;
 }
 
 export const signingSecretContext = (record: Pick<TriggerRecord, 'account_id' | 'id'>) => ({
@@ -20,7 +30,7 @@ export const signingSecretContext = (record: Pick<TriggerRecord, 'account_id' | 
  * new API key, new secret) reaches the receiver within `ttlMs`. Unknown ids are not cached, so a
  * new trigger works at once; the cache holds at most `maxEntries` triggers.
  */
-export class CachedTriggerLookup {
+export class CachedTriggerLookup implements TriggerLookup {
   private readonly entries = new Map<string, { trigger: ActiveTrigger; expiresAt: number }>();
 
   constructor(
@@ -32,16 +42,22 @@ export class CachedTriggerLookup {
   ) {}
 
   async find(webhookId: string): Promise<ActiveTrigger | undefined> {
-    const now = this.nowMs();
     const cached = this.entries.get(webhookId);
-    if (cached && cached.expiresAt > now) return cached.trigger;
+    if (cached && cached.expiresAt > this.nowMs()) return { ...cached.trigger, cached: true };
+    return this.findFresh(webhookId);
+  }
+
+  async findFresh(webhookId: string): Promise<ActiveTrigger | undefined> {
+    const now = this.nowMs();
+    const previous = this.entries.get(webhookId)?.trigger;
     this.entries.delete(webhookId);
     const record = await this.store.findByWebhookId(webhookId);
     if (!record) return undefined;
-    const trigger: ActiveTrigger = {
-      record,
-      signingSecret: record.signature ? await this.secretBox.open(record.signature.secret_sealed, signingSecretContext(record)) : undefined,
-    };
+    // An unchanged trigger keeps its opened secret: a refresh costs a read, not a decryption.
+    const signingSecret = previous?.record.version === record.version
+      ? previous.signingSecret
+      : record.signature ? await this.secretBox.open(record.signature.secret_sealed, signingSecretContext(record)) : undefined;
+    const trigger: ActiveTrigger = { record, signingSecret };
     if (this.ttlMs > 0) {
       if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
       this.entries.set(webhookId, { trigger, expiresAt: now + this.ttlMs });

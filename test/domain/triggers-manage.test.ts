@@ -1,0 +1,292 @@
+import { describe, expect, it } from 'vitest';
+import { hashApiKey } from '../../functions/domain/api-keys.js';
+import type { SecretBox } from '../../functions/domain/secret-box.js';
+import {
+  createTrigger, deleteTrigger, getTrigger, regenerateApiKey, regenerateUrl, updateTrigger, type TriggerDeps,
+} from '../../functions/domain/triggers/manage-triggers.js';
+import type { TriggerRecord, TriggerSettings } from '../../functions/domain/triggers/trigger.js';
+import type { TriggerStore } from '../../functions/domain/triggers/trigger-store.js';
+import { CachedTriggerLookup } from '../../functions/domain/webhooks/trigger-lookup.js';
+import { AppError } from '../../functions/shared/errors.js';
+
+const ACCOUNT = 'acct-1';
+const NOW = new Date('2024-05-01T12:00:00.000Z');
+const DEFAULTS: TriggerSettings = {
+  flow: 'echo', response_mode: 'acknowledge', event_filter: [], api_key_enabled: false, signature: null, enabled: true, deduplicate: false,
+};
+
+/** A store in memory; `refuseWrites` makes the next replaces/deletes lose a race. */
+class MemoryStore implements TriggerStore {
+  readonly owners = new Map<string, TriggerRecord>();
+  refuseWrites = 0;
+  reads = 0;
+  async create(record: TriggerRecord) {
+    this.owners.set(record.id, structuredClone(record));
+  }
+  async get(accountId: string, id: string) {
+    this.reads++;
+    const record = this.owners.get(id);
+    return record?.account_id === accountId ? structuredClone(record) : undefined;
+  }
+  async list() {
+    return { items: [...this.owners.values()], nextCursor: null };
+  }
+  async replace(previous: TriggerRecord, next: TriggerRecord) {
+    if (this.refuseWrites > 0 && this.refuseWrites--) return false;
+    if (this.owners.get(previous.id)?.version !== previous.version) return false;
+    this.owners.set(next.id, structuredClone(next));
+    return true;
+  }
+  async delete(record: TriggerRecord) {
+    if (this.refuseWrites > 0 && this.refuseWrites--) return false;
+    return this.owners.delete(record.id);
+  }
+  async findByWebhookId(webhookId: string) {
+    return [...this.owners.values()].find((r) => r.webhook_id === webhookId);
+  }
+}
+
+/** Seals reversibly and records the context, so tests can see what binds a secret. */
+const sealer: SecretBox & { contexts: Record<string, string>[]; opened: number } = {
+  contexts: [],
+  opened: 0,
+  async seal(plaintext, context) {
+    this.contexts.push(context);
+    return `sealed:${Buffer.from(plaintext).toString('base64')}`;
+  },
+  async open(sealed) {
+    this.opened++;
+    return Buffer.from(sealed.slice('sealed:'.length), 'base64').toString();
+  },
+};
+
+/** Deterministic "random" bytes: 0, 1, 2, ... so ids are predictable. */
+function counterBytes() {
+  let next = 0;
+  return (size: number) => Uint8Array.from({ length: size }, () => next++ % 256);
+}
+
+function setup() {
+  const store = new MemoryStore();
+  const deps: TriggerDeps = { store, secretBox: sealer, randomBytes: counterBytes(), now: () => NOW };
+  return { store, deps };
+}
+
+async function refusal(run: () => Promise<unknown>): Promise<AppError> {
+  try {
+    await run();
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error('expected an AppError');
+}
+
+describe('createTrigger', () => {
+  it('webhook_id is 24 random bytes (192 bits), base64url', async () => {
+    const { deps } = setup();
+    const { record } = await createTrigger(deps, ACCOUNT, DEFAULTS);
+    const bytes = Buffer.from(record.webhook_id, 'base64url');
+    expect(bytes.length).toBe(24);
+    expect(record.webhook_id).toMatch(/^[A-Za-z0-9_-]{32}$/);
+  });
+
+  it('stores the signing secret sealed, bound to the account and trigger', async () => {
+    const { deps, store } = setup();
+    const { record } = await createTrigger(deps, ACCOUNT, { ...DEFAULTS, signature: { service: 'github', secret: 'plain-secret' } });
+    expect(JSON.stringify(store.owners.get(record.id))).not.toContain('plain-secret');
+    expect(sealer.contexts.at(-1)).toEqual({ account_id: ACCOUNT, trigger_id: record.id, purpose: 'webhook-signature' });
+  });
+
+  it('with api_key_enabled, returns the key and stores only its hash', async () => {
+    const { deps, store } = setup();
+    const { record, apiKey } = await createTrigger(deps, ACCOUNT, { ...DEFAULTS, api_key_enabled: true });
+    expect(apiKey).toMatch(/^fgk_/);
+    expect(store.owners.get(record.id)?.api_key_hash).toBe(hashApiKey(apiKey!));
+    expect(JSON.stringify(store.owners.get(record.id))).not.toContain(apiKey);
+  });
+
+  it('without api_key_enabled, there is no key and no hash', async () => {
+    const { deps } = setup();
+    const change = await createTrigger(deps, ACCOUNT, DEFAULTS);
+    expect(change.apiKey).toBeUndefined();
+    expect(change.record.api_key_hash).toBeUndefined();
+  });
+});
+
+describe('getTrigger', () => {
+  it('answers not_found for an id that is not 32 hex digits, without a read', async () => {
+    const { deps, store } = setup();
+    expect((await refusal(() => getTrigger(deps, ACCOUNT, '../x'))).code).toBe('not_found');
+    expect(store.reads).toBe(0);
+  });
+
+  it('answers not_found for another account\'s trigger', async () => {
+    const { deps } = setup();
+    const { record } = await createTrigger(deps, ACCOUNT, DEFAULTS);
+    expect((await refusal(() => getTrigger(deps, 'acct-2', record.id))).code).toBe('not_found');
+  });
+});
+
+describe('updateTrigger', () => {
+  it('bumps the version and updated_at', async () => {
+    const { deps } = setup();
+    const { record } = await createTrigger(deps, ACCOUNT, DEFAULTS);
+    const later = new Date(NOW.getTime() + 1000);
+    const changed = await updateTrigger({ ...deps, now: () => later }, ACCOUNT, record.id, { flow: 'other' });
+    expect(changed.record).toMatchObject({ flow: 'other', version: 2, updated_at: later.toISOString(), created_at: NOW.toISOString() });
+  });
+
+  it('turning api_key_enabled on generates a key; turning it on again does not', async () => {
+    const { deps } = setup();
+    const { record } = await createTrigger(deps, ACCOUNT, DEFAULTS);
+    const on = await updateTrigger(deps, ACCOUNT, record.id, { api_key_enabled: true });
+    expect(on.apiKey).toMatch(/^fgk_/);
+    const again = await updateTrigger(deps, ACCOUNT, record.id, { api_key_enabled: true });
+    expect(again.apiKey).toBeUndefined();
+    expect(again.record.api_key_hash).toBe(hashApiKey(on.apiKey!));
+  });
+
+  it('turning api_key_enabled off removes the hash', async () => {
+    const { deps } = setup();
+    const { record } = await createTrigger(deps, ACCOUNT, { ...DEFAULTS, api_key_enabled: true });
+    const off = await updateTrigger(deps, ACCOUNT, record.id, { api_key_enabled: false });
+    expect(off.record.api_key_enabled).toBe(false);
+    expect(off.record).not.toHaveProperty('api_key_hash');
+  });
+
+  it('a new signature is sealed; null removes it', async () => {
+    const { deps } = setup();
+    const { record } = await createTrigger(deps, ACCOUNT, DEFAULTS);
+    const signed = await updateTrigger(deps, ACCOUNT, record.id, { signature: { service: 'shopify', secret: 'new-secret' } });
+    expect(signed.record.signature).toEqual({ service: 'shopify', secret_sealed: expect.stringMatching(/^sealed:/) });
+    expect((await updateTrigger(deps, ACCOUNT, record.id, { signature: null })).record.signature).toBeNull();
+  });
+
+  it('reads again when a concurrent change got there first', async () => {
+    const { deps, store } = setup();
+    const { record } = await createTrigger(deps, ACCOUNT, DEFAULTS);
+    store.refuseWrites = 2;
+    expect((await updateTrigger(deps, ACCOUNT, record.id, { enabled: false })).record.enabled).toBe(false);
+  });
+
+  it('gives up with conflict after 3 lost races', async () => {
+    const { deps, store } = setup();
+    const { record } = await createTrigger(deps, ACCOUNT, DEFAULTS);
+    store.refuseWrites = 3;
+    expect((await refusal(() => updateTrigger(deps, ACCOUNT, record.id, { enabled: false }))).code).toBe('conflict');
+  });
+});
+
+describe('regenerateUrl and regenerateApiKey', () => {
+  it('regenerateUrl gives a new webhook id and keeps the rest', async () => {
+    const { deps } = setup();
+    const { record } = await createTrigger(deps, ACCOUNT, { ...DEFAULTS, api_key_enabled: true });
+    const renewed = await regenerateUrl(deps, ACCOUNT, record.id);
+    expect(renewed.record.webhook_id).not.toBe(record.webhook_id);
+    expect(renewed.record.api_key_hash).toBe(record.api_key_hash);
+    expect(renewed.apiKey).toBeUndefined();
+  });
+
+  it('regenerateApiKey replaces the hash and returns the new key once', async () => {
+    const { deps } = setup();
+    const { record, apiKey } = await createTrigger(deps, ACCOUNT, { ...DEFAULTS, api_key_enabled: true });
+    const renewed = await regenerateApiKey(deps, ACCOUNT, record.id);
+    expect(renewed.apiKey).not.toBe(apiKey);
+    expect(renewed.record.api_key_hash).toBe(hashApiKey(renewed.apiKey!));
+  });
+
+  it('regenerateApiKey with protection off is validation_error and changes nothing', async () => {
+    const { deps, store } = setup();
+    const { record } = await createTrigger(deps, ACCOUNT, DEFAULTS);
+    expect((await refusal(() => regenerateApiKey(deps, ACCOUNT, record.id))).code).toBe('validation_error');
+    expect(store.owners.get(record.id)?.version).toBe(1);
+  });
+});
+
+describe('deleteTrigger', () => {
+  it('reads again when the trigger changed since it was read', async () => {
+    const { deps, store } = setup();
+    const { record } = await createTrigger(deps, ACCOUNT, DEFAULTS);
+    store.refuseWrites = 1;
+    await deleteTrigger(deps, ACCOUNT, record.id);
+    expect(store.owners.has(record.id)).toBe(false);
+  });
+
+  it('gives up with conflict after 3 lost races', async () => {
+    const { deps, store } = setup();
+    const { record } = await createTrigger(deps, ACCOUNT, DEFAULTS);
+    store.refuseWrites = 3;
+    expect((await refusal(() => deleteTrigger(deps, ACCOUNT, record.id))).code).toBe('conflict');
+  });
+});
+
+describe('CachedTriggerLookup', () => {
+  async function lookupSetup(ttlMs: number, maxEntries = 1000) {
+    const { deps, store } = setup();
+    const { record } = await createTrigger(deps, ACCOUNT, { ...DEFAULTS, signature: { service: 'github', secret: 's1' } });
+    let nowMs = 0;
+    const finds = { count: 0 };
+    const counting = { findByWebhookId: (id: string) => (finds.count++, store.findByWebhookId(id)) };
+    const lookup = new CachedTriggerLookup(counting, sealer, ttlMs, () => nowMs, maxEntries);
+    return { deps, store, record, lookup, finds, advance: (ms: number) => (nowMs += ms) };
+  }
+
+  it('serves a trigger from the cache within the TTL, marked as cached, with its secret opened', async () => {
+    const { record, lookup, finds, advance } = await lookupSetup(300);
+    expect((await lookup.find(record.webhook_id))?.cached).toBeFalsy();
+    advance(299);
+    const again = await lookup.find(record.webhook_id);
+    expect(again).toMatchObject({ cached: true, signingSecret: 's1' });
+    expect(finds.count).toBe(1);
+  });
+
+  it('reads the store again once the TTL has passed', async () => {
+    const { record, lookup, finds, advance } = await lookupSetup(300);
+    await lookup.find(record.webhook_id);
+    advance(300);
+    expect((await lookup.find(record.webhook_id))?.cached).toBeFalsy();
+    expect(finds.count).toBe(2);
+  });
+
+  it('with a TTL of 0, never caches', async () => {
+    const { record, lookup, finds } = await lookupSetup(0);
+    await lookup.find(record.webhook_id);
+    await lookup.find(record.webhook_id);
+    expect(finds.count).toBe(2);
+  });
+
+  it('does not cache unknown ids, so a new trigger works at once', async () => {
+    const { lookup, finds } = await lookupSetup(300);
+    await lookup.find('unknown');
+    await lookup.find('unknown');
+    expect(finds.count).toBe(2);
+  });
+
+  it('findFresh reads past the cache and reuses the opened secret of an unchanged trigger', async () => {
+    const { record, lookup, finds } = await lookupSetup(300);
+    await lookup.find(record.webhook_id);
+    const opened = sealer.opened;
+    expect((await lookup.findFresh(record.webhook_id))?.signingSecret).toBe('s1');
+    expect(finds.count).toBe(2);
+    expect(sealer.opened).toBe(opened);
+  });
+
+  it('findFresh opens the new secret of a changed trigger and caches it', async () => {
+    const { deps, record, lookup } = await lookupSetup(300);
+    await lookup.find(record.webhook_id);
+    await updateTrigger(deps, ACCOUNT, record.id, { signature: { service: 'github', secret: 's2' } });
+    expect((await lookup.find(record.webhook_id))?.signingSecret).toBe('s1'); // stale within the TTL
+    expect((await lookup.findFresh(record.webhook_id))?.signingSecret).toBe('s2');
+    expect((await lookup.find(record.webhook_id))?.signingSecret).toBe('s2');
+  });
+
+  it('holds at most maxEntries triggers, evicting the oldest', async () => {
+    const { deps, record, lookup, finds } = await lookupSetup(10_000, 1);
+    const other = (await createTrigger(deps, ACCOUNT, DEFAULTS)).record;
+    await lookup.find(record.webhook_id);
+    await lookup.find(other.webhook_id);
+    await lookup.find(record.webhook_id);
+    expect(finds.count).toBe(3);
+  });
+});

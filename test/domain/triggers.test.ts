@@ -1,0 +1,238 @@
+import { describe, expect, it } from 'vitest';
+import { parseTriggerPatch, parseTriggerSettings } from '../../functions/domain/triggers/trigger.js';
+import { AppError } from '../../functions/shared/errors.js';
+
+const FLOWS: ReadonlySet<string> = new Set(['echo', 'route-by-type']);
+/** 24 random bytes as Svix issues them. */
+const WHSEC = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
+const CUSTOM = { algorithm: 'sha256', header: 'X-Signature', encoding: 'hex' };
+
+/** The validation error a call throws, so a test can say which rule refused it. */
+function refusal(run: () => unknown): AppError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error('expected a validation_error, but the settings were accepted');
+}
+
+const create = (body: unknown) => parseTriggerSettings(body, FLOWS);
+const patch = (body: unknown) => parseTriggerPatch(body, FLOWS);
+
+describe('parseTriggerSettings: defaults', () => {
+  it('fills every optional field with its documented default', () => {
+    expect(create({ flow: 'echo' })).toEqual({
+      flow: 'echo',
+      response_mode: 'acknowledge',
+      event_filter: [],
+      api_key_enabled: false,
+      signature: null,
+      enabled: true,
+      deduplicate: false,
+    });
+  });
+
+  it('keeps every field that is given', () => {
+    const settings = {
+      flow: 'route-by-type',
+      response_mode: 'wait',
+      event_filter: ['invoice.paid', 'customer.*'],
+      api_key_enabled: true,
+      signature: { service: 'github', secret: 's3cret' },
+      enabled: false,
+      deduplicate: true,
+    };
+    expect(create(settings)).toEqual(settings);
+  });
+});
+
+describe('parseTriggerSettings: flow', () => {
+  it('is required', () => {
+    expect(refusal(() => create({})).code).toBe('validation_error');
+  });
+
+  it.each([['has space'], ['a/b'], ['../echo'], ['echo.asl.json'], [''], ['x'.repeat(65)], [42]])('refuses the malformed name %j', (flow) => {
+    expect(refusal(() => create({ flow })).code).toBe('validation_error');
+  });
+
+  it('refuses a well-formed name with no definition in the flows folder', () => {
+    const error = refusal(() => create({ flow: 'not-deployed' }));
+    expect(error.code).toBe('validation_error');
+    expect(error.detail).toBe('unknown flow');
+  });
+
+  it('accepts a 64-character name when that flow exists', () => {
+    const long = 'f'.repeat(64);
+    expect(parseTriggerSettings({ flow: long }, new Set([long])).flow).toBe(long);
+  });
+});
+
+describe('parseTriggerSettings: response_mode, enabled, api_key_enabled, deduplicate', () => {
+  it.each(['sync', 'WAIT', '', null, 1])('refuses response_mode %j', (response_mode) => {
+    expect(refusal(() => create({ flow: 'echo', response_mode })).code).toBe('validation_error');
+  });
+
+  it.each(['enabled', 'api_key_enabled', 'deduplicate'])('%s must be a boolean, not a string', (field) => {
+    expect(refusal(() => create({ flow: 'echo', [field]: 'true' })).code).toBe('validation_error');
+  });
+});
+
+describe('parseTriggerSettings: event_filter', () => {
+  it('accepts exact names and a trailing-* prefix', () => {
+    expect(create({ flow: 'echo', event_filter: ['push', 'customer.*'] }).event_filter).toEqual(['push', 'customer.*']);
+  });
+
+  it.each([
+    ['not an array', 'push'],
+    ['an empty name', ['']],
+    ['a * that is not trailing', ['cust*omer']],
+    ['a leading *', ['*.created']],
+    ['a non-string entry', [1]],
+    ['a name over 256 characters', ['x'.repeat(257)]],
+    ['more than 100 entries', Array.from({ length: 101 }, (_, i) => `e${i}`)],
+  ])('refuses %s', (_why, event_filter) => {
+    expect(refusal(() => create({ flow: 'echo', event_filter })).code).toBe('validation_error');
+  });
+});
+
+describe('parseTriggerSettings: signature', () => {
+  it.each(['stripe', 'github', 'slack', 'shopify', 'twilio'])('accepts %s with a secret', (service) => {
+    expect(create({ flow: 'echo', signature: { service, secret: 'abc' } }).signature).toEqual({ service, secret: 'abc' });
+  });
+
+  it('null means no signature', () => {
+    expect(create({ flow: 'echo', signature: null }).signature).toBeNull();
+  });
+
+  it('refuses a service without a secret', () => {
+    expect(refusal(() => create({ flow: 'echo', signature: { service: 'stripe' } })).code).toBe('validation_error');
+  });
+
+  it('refuses an empty secret (an empty HMAC key is forgeable)', () => {
+    expect(refusal(() => create({ flow: 'echo', signature: { service: 'stripe', secret: '' } })).code).toBe('validation_error');
+  });
+
+  it('refuses a secret without a service', () => {
+    expect(refusal(() => create({ flow: 'echo', signature: { secret: 'abc' } })).code).toBe('validation_error');
+  });
+
+  it('refuses an unknown service', () => {
+    expect(refusal(() => create({ flow: 'echo', signature: { service: 'paypal', secret: 'abc' } })).code).toBe('validation_error');
+  });
+
+  it('refuses an unknown field inside signature', () => {
+    expect(refusal(() => create({ flow: 'echo', signature: { service: 'github', secret: 'abc', tolerance: 60 } })).code).toBe('validation_error');
+  });
+
+  it('refuses a secret over 1024 characters', () => {
+    expect(refusal(() => create({ flow: 'echo', signature: { service: 'github', secret: 'x'.repeat(1025) } })).code).toBe('validation_error');
+  });
+});
+
+describe('parseTriggerSettings: standard_webhooks secret', () => {
+  it('accepts whsec_<base64 of 24 bytes>', () => {
+    expect(create({ flow: 'echo', signature: { service: 'standard_webhooks', secret: WHSEC } }).signature?.secret).toBe(WHSEC);
+  });
+
+  it.each([
+    ['not base64', 'whsec_not*base64!'],
+    ['too short a key', `whsec_${Buffer.alloc(8).toString('base64')}`],
+    ['only the prefix', 'whsec_'],
+  ])('refuses %s', (_why, secret) => {
+    const error = refusal(() => create({ flow: 'echo', signature: { service: 'standard_webhooks', secret } }));
+    expect(error.code).toBe('validation_error');
+    expect(error.detail).toContain('whsec_');
+  });
+});
+
+describe('parseTriggerSettings: custom signature settings', () => {
+  it('accepts algorithm, header, encoding, prefix and timestamp_header, and lower-cases the header names', () => {
+    const signature = {
+      service: 'custom',
+      secret: 'abc',
+      custom: { algorithm: 'sha512', header: 'X-Acme-Signature', encoding: 'base64', prefix: 'v1=', timestamp_header: 'X-Acme-Timestamp' },
+    };
+    expect(create({ flow: 'echo', signature }).signature?.custom).toEqual({
+      algorithm: 'sha512',
+      header: 'x-acme-signature',
+      encoding: 'base64',
+      prefix: 'v1=',
+      timestamp_header: 'x-acme-timestamp',
+    });
+  });
+
+  it.each(['sha1', 'sha256', 'sha512'])('accepts algorithm %s', (algorithm) => {
+    expect(create({ flow: 'echo', signature: { service: 'custom', secret: 'abc', custom: { ...CUSTOM, algorithm } } }).signature?.custom?.algorithm).toBe(algorithm);
+  });
+
+  it('refuses service custom without its settings', () => {
+    const error = refusal(() => create({ flow: 'echo', signature: { service: 'custom', secret: 'abc' } }));
+    expect(error.code).toBe('validation_error');
+    expect(error.detail).toContain('custom');
+  });
+
+  it('refuses custom settings on another service', () => {
+    const error = refusal(() => create({ flow: 'echo', signature: { service: 'github', secret: 'abc', custom: CUSTOM } }));
+    expect(error.code).toBe('validation_error');
+    expect(error.detail).toContain('custom');
+  });
+
+  it.each([
+    ['an unknown algorithm', { ...CUSTOM, algorithm: 'md5' }],
+    ['an unknown encoding', { ...CUSTOM, encoding: 'base32' }],
+    ['no header', { algorithm: 'sha256', encoding: 'hex' }],
+    ['no algorithm', { header: 'X-Signature', encoding: 'hex' }],
+    ['no encoding', { algorithm: 'sha256', header: 'X-Signature' }],
+    ['a header name with a space', { ...CUSTOM, header: 'X Signature' }],
+    ['a header name with a colon', { ...CUSTOM, header: 'X-Signature:' }],
+    ['an empty prefix', { ...CUSTOM, prefix: '' }],
+    ['a malformed timestamp_header', { ...CUSTOM, timestamp_header: 'bad header' }],
+    ['an unknown field', { ...CUSTOM, tolerance_seconds: 60 }],
+  ])('refuses custom settings with %s', (_why, custom) => {
+    expect(refusal(() => create({ flow: 'echo', signature: { service: 'custom', secret: 'abc', custom } })).code).toBe('validation_error');
+  });
+});
+
+describe('parseTriggerSettings: unknown and read-only fields', () => {
+  it.each(['flows', 'id', 'webhook_id', 'url', 'created_at', 'api_key', '__proto__'])('refuses the field %s', (field) => {
+    const body = JSON.parse(`{"flow":"echo",${JSON.stringify(field)}:"x"}`);
+    expect(refusal(() => create(body)).code).toBe('validation_error');
+  });
+
+  it('refuses a body that is not an object', () => {
+    expect(refusal(() => create(['echo'])).code).toBe('validation_error');
+  });
+});
+
+describe('parseTriggerPatch', () => {
+  it('takes any subset of the settings, without filling in defaults', () => {
+    expect(patch({ enabled: false })).toEqual({ enabled: false });
+  });
+
+  it('refuses an empty change', () => {
+    const error = refusal(() => patch({}));
+    expect(error.code).toBe('validation_error');
+    expect(error.detail).toBe('nothing to change');
+  });
+
+  it('refuses an unknown flow', () => {
+    expect(refusal(() => patch({ flow: 'not-deployed' })).detail).toBe('unknown flow');
+  });
+
+  it('applies the same field rules as create', () => {
+    expect(refusal(() => patch({ response_mode: 'later' })).code).toBe('validation_error');
+    expect(refusal(() => patch({ event_filter: ['*x'] })).code).toBe('validation_error');
+    expect(refusal(() => patch({ signature: { service: 'custom', secret: 'abc' } })).code).toBe('validation_error');
+  });
+
+  it('refuses read-only and unknown fields', () => {
+    expect(refusal(() => patch({ webhook_id: 'x' })).code).toBe('validation_error');
+    expect(refusal(() => patch({ colour: 'blue' })).code).toBe('validation_error');
+  });
+
+  it('signature null removes the signature', () => {
+    expect(patch({ signature: null })).toEqual({ signature: null });
+  });
+});
