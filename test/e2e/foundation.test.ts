@@ -89,3 +89,12 @@ describe('gateway authentication', () => {
     });
   }
 });
+
+describe('interface description', () => {
+  it('GET /openapi.json serves the document built from the route table', async () => {
+    const { buildOpenApiDocument } = await import('../../functions/openapi/document.js');
+    const res = await call(stack, 'GET', '/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual(buildOpenApiDocument());
+  });
+});

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { ROUTES, TAGS } from '../../functions/manifest.js';
+import { buildOpenApiDocument } from '../../functions/openapi/document.js';
+
+const document = buildOpenApiDocument();
+const openApiPath = (path: string) => path.replace(/\{([A-Za-z_]+)\+\}/g, '{$1}');
+const documented = Object.entries(document.paths as Record<string, Record<string, { operationId: string }>>).flatMap(([path, methods]) =>
+  Object.entries(methods).map(([method, operation]) => ({ path, method, operationId: operation.operationId })),
+);
+
+describe('the OpenAPI document and the route table', () => {
+  it('documents every route of the route table', () => {
+    for (const route of ROUTES) {
+      const method = route.method === 'ANY' ? 'post' : route.method.toLowerCase();
+      expect(document.paths[openApiPath(route.path)]?.[method]?.operationId, `${route.method} ${route.path}`).toBe(route.operationId);
+    }
+  });
+
+  it('documents nothing the route table does not serve', () => {
+    const served = new Set(ROUTES.map((r) => r.operationId));
+    expect(documented.filter((d) => !served.has(d.operationId))).toEqual([]);
+    expect(documented).toHaveLength(ROUTES.length);
+  });
+
+  it('gives every operation a unique id, a tag it declares, and responses beyond a bare 200', () => {
+    const tags = new Set(document.tags.map((t: { name: string }) => t.name));
+    expect(new Set(documented.map((d) => d.operationId)).size).toBe(documented.length);
+    for (const { path, method } of documented) {
+      const operation = document.paths[path][method];
+      expect(tags.has(operation.tags[0]), operation.operationId).toBe(true);
+      expect(Object.keys(operation.responses).length, operation.operationId).toBeGreaterThan(1);
+    }
+  });
+
+  it('is OpenAPI 3.1, version 1.0.0, with the required tags and both security schemes', () => {
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.info.version).toBe('1.0.0');
+    expect(document.tags.map((t: { name: string }) => t.name)).toEqual(expect.arrayContaining([TAGS.kv, TAGS.mfa, TAGS.triggers]));
+    expect(document.components.securitySchemes).toEqual({
+      bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+      apiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
+    });
+  });
+
+  it('declares the credentials each route accepts as the route table says', () => {
+    for (const route of ROUTES) {
+      const method = route.method === 'ANY' ? 'post' : route.method.toLowerCase();
+      const security = document.paths[openApiPath(route.path)][method].security;
+      const expected = { none: [], bearer: [{ bearerAuth: [] }], gateway: [{ bearerAuth: [] }, { apiKeyAuth: [] }] }[route.auth];
+      expect(security, route.operationId).toEqual(expected);
+    }
+  });
+
+  it('every $ref points at a schema that exists', () => {
+    const refs = [...JSON.stringify(document).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);
+    for (const ref of refs) expect(document.components.schemas[ref], ref).toBeDefined();
+  });
+});
