@@ -8,7 +8,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'a
 import { DEFAULT_ROUTE, FUNCTIONS, QUEUES, ROUTES, routeKey, type FunctionName, type QueueName } from '../functions/manifest.js';
 import { RouteMatcher } from '../functions/shared/route-match.js';
 import { toApiGatewayEvent, writeApiGatewayResult } from './api-gateway.js';
-import { startEngines, type Engines } from './engines.js';
+import { LOCAL_AWS_ENV, startEngines, type Engines } from './engines.js';
 import { lambdaContext } from './lambda-context.js';
 import { SqsPoller, type SqsHandler } from './sqs-poller.js';
 import { mintLocalToken } from './token.js';
@@ -64,6 +64,8 @@ async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
  * Handlers read their settings at import, so the environment is set before they are loaded.
  */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  // Before any SDK client exists: the engines' own clients read these too.
+  Object.assign(process.env, LOCAL_AWS_ENV);
   const flowsDirs = (options.flowsDir ?? process.env.FLOWS_DIR ?? resolve(REPO_ROOT, 'flows')).split(delimiter).map((dir) => resolve(dir));
   const jwtSecret = options.jwtSecret ?? process.env.AUTH_JWT_SECRET ?? randomBytes(32).toString('base64url');
   const flowNames = new Set<string>();
@@ -73,7 +75,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const visibilityTimeoutSeconds = options.visibilityTimeoutSeconds ?? 30;
   const engines = await startEngines({ flowsDirs, visibilityTimeoutSeconds });
 
-  const server: Server = createServer();
+  // Node's own refusal of an HTTP/1.1 request without Host is an empty 400 (not the service's
+  // shape); it also happens when a request has over ~1,000 headers, past which Node drops the rest.
+  // The request handler answers that case itself.
+  const server: Server = createServer({ requireHostHeader: false });
   await new Promise<void>((done) => server.listen(options.port ?? 3000, '127.0.0.1', done));
   const baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   const webhookBaseUrl = `${baseUrl}/webhooks`;
@@ -95,6 +100,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     try {
       const body = await readBody(req);
       if (!body) return jsonError(res, 413, 'payload_too_large');
+      if (req.headers.host === undefined && req.httpVersion === '1.1') return jsonError(res, 400, 'validation_error');
       const rawPath = (req.url ?? '/').split('?')[0]!;
       const lookup = matcher.lookup(req.method ?? 'GET', rawPath);
       const route = lookup.kind === 'matched'
@@ -115,6 +121,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const [status, code] = error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'headers_too_large'] : [400, 'validation_error'];
     const body = JSON.stringify({ error: code });
     socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`);
+  });
+  // Node hands CONNECT to a 'connect' listener and, without one, drops the connection unanswered.
+  // No route takes CONNECT, so answer it as any other unrouted method: 405 in the service's shape.
+  server.on('connect', (_req: IncomingMessage, socket) => {
+    const body = JSON.stringify({ error: 'method_not_allowed' });
+    socket.end(`HTTP/1.1 405 Method Not Allowed\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`);
   });
 
   const sqs = new SQSClient({ endpoint: engines.env.AWS_ENDPOINT_URL_SQS });

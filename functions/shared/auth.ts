@@ -45,6 +45,13 @@ export function createTokenVerifier(settings: JwtSettings): TokenVerifier {
 
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*)$/;
 const MAX_CREDENTIAL_LENGTH = 8192;
+/** OpenID Connect caps `sub` at 255 ASCII characters; 256 UTF-16 code units is our ceiling for both ids. */
+const MAX_IDENTIFIER_LENGTH = 256;
+/** C0 and C1 controls, DEL, and UTF-16 surrogates without their pair. */
+const UNUSABLE_IN_IDENTIFIER = /[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+const isIdentifier = (value: unknown): value is string =>
+  typeof value === 'string' && value.length > 0 && value.length <= MAX_IDENTIFIER_LENGTH && !UNUSABLE_IN_IDENTIFIER.test(value);
 
 /**
  * The gateway's credential check, done in the handlers rather than by an API Gateway authorizer
@@ -74,7 +81,10 @@ export class Authenticator {
     }
     const subject = claims.sub;
     const accountId = typeof claims.account_id === 'string' && claims.account_id ? claims.account_id : subject;
-    if (!subject || !accountId || accountId.length > 256) throw new AppError('unauthorized', 'token has no subject');
+    // Both become parts of storage keys and the otpauth label: a non-string, a huge `sub` (over
+    // DynamoDB's key size: a 500) or a lone surrogate (stored as U+FFFD, so two ids would collide)
+    // must be refused here, however validly the token is signed.
+    if (!isIdentifier(subject) || !isIdentifier(accountId)) throw new AppError('unauthorized', 'token has no usable subject');
     return { accountId, subject, via: 'bearer' };
   }
 

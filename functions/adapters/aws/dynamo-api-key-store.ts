@@ -36,7 +36,7 @@ export class DynamoApiKeyStore implements ApiKeyStore {
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
       ExpressionAttributeValues: { ':pk': pk, ':prefix': 'KEY#' },
       Limit: page.limit,
-      ExclusiveStartKey: decodeCursor(page.cursor, pk),
+      ExclusiveStartKey: decodeCursor(page.cursor, pk, 'KEY#'),
     }));
     const items: ApiKeySummary[] = (result.Items ?? []).map((item) => ({ id: item.id as string, created_at: item.created_at as string }));
     return { items, nextCursor: encodeCursor(result.LastEvaluatedKey) };

@@ -86,7 +86,7 @@ export class DynamoExecutionStore implements ExecutionStore {
       ExpressionAttributeValues: { ':pk': pk, ':prefix': 'EXEC#', ':now': nowSeconds() },
       ScanIndexForward: false,
       Limit: page.limit,
-      ExclusiveStartKey: decodeCursor(page.cursor, pk),
+      ExclusiveStartKey: decodeCursor(page.cursor, pk, 'EXEC#'),
     }));
     return { items: (result.Items ?? []).map(toExecution), nextCursor: encodeCursor(result.LastEvaluatedKey) };
   }

@@ -138,9 +138,9 @@ export class DynamoKvStore implements KvStore {
 
   async listKeys(at: GenerationRef, page: { prefix?: string; limit: number; cursor?: string; nowSeconds: number }): Promise<KeyPage> {
     const pk = generationPk(at);
-    const start = decodeCursor(page.cursor, pk);
-    // A forged cursor must not reach DynamoDB as a key it would refuse, or outside the prefix.
-    if (start && (!isValidKey(start.sk as string) || (page.prefix && !(start.sk as string).startsWith(page.prefix)))) {
+    const start = decodeCursor(page.cursor, pk, page.prefix);
+    // A forged cursor must not reach DynamoDB as a key it would refuse.
+    if (start && !isValidKey(start.sk as string)) {
       throw new AppError('validation_error', 'cursor does not belong to this listing');
     }
     const values: Record<string, unknown> = { ':pk': pk, ':now': page.nowSeconds };

@@ -53,7 +53,7 @@ export class DynamoTriggerStore implements TriggerStore {
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
       ExpressionAttributeValues: { ':pk': pk, ':prefix': 'TRIGGER#' },
       Limit: page.limit,
-      ExclusiveStartKey: decodeCursor(page.cursor, pk),
+      ExclusiveStartKey: decodeCursor(page.cursor, pk, 'TRIGGER#'),
     }));
     return { items: (result.Items ?? []).map(strip), nextCursor: encodeCursor(result.LastEvaluatedKey) };
   }
