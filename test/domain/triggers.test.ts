@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseTriggerPatch, parseTriggerSettings } from '../../functions/domain/triggers/trigger.js';
 import { AppError } from '../../functions/shared/errors.js';
+import { DEFAULT_TRIGGER_SETTINGS } from '../support/webhooks.js';
 
 const FLOWS: ReadonlySet<string> = new Set(['echo', 'route-by-type']);
 /** 24 random bytes as Svix issues them. */
@@ -23,15 +24,7 @@ const patch = (body: unknown) => parseTriggerPatch(body, FLOWS);
 
 describe('parseTriggerSettings: defaults', () => {
   it('fills every optional field with its documented default', () => {
-    expect(create({ flow: 'echo' })).toEqual({
-      flow: 'echo',
-      response_mode: 'acknowledge',
-      event_filter: [],
-      api_key_enabled: false,
-      signature: null,
-      enabled: true,
-      deduplicate: false,
-    });
+    expect(create({ flow: 'echo' })).toEqual(DEFAULT_TRIGGER_SETTINGS);
   });
 
   it('keeps every field that is given', () => {

@@ -177,10 +177,14 @@ describe('purges racing writes', () => {
       }
     };
     const writers = Array.from({ length: 6 }, (_, w) => writer(w));
-    await sleep(150);
+    // Wait for writes rather than for time, so a busy machine cannot leave either window empty.
+    const until = async (enough: () => boolean) => {
+      while (!enough()) await sleep(10);
+    };
+    await until(() => writes.filter((w) => w.status !== undefined).length >= 10);
     const purged = await Promise.all([t.purge(), t.purge()].map(async (request) => ({ status: (await request).status, at: performance.now() })));
     const afterBoth = Math.max(...purged.map((p) => p.at));
-    await sleep(300);
+    await until(() => writes.filter((w) => w.started > afterBoth && w.status !== undefined).length >= 10);
     writing = false;
     await Promise.all(writers);
 

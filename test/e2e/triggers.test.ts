@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { call, useLocalStack } from '../support/local-stack.js';
 import { signGithub } from '../support/signers.js';
-import { createTrigger, deliver, TEST_FLOWS_DIR } from '../support/webhooks.js';
+import { createTrigger, DEFAULT_TRIGGER_SETTINGS, deliver, TEST_FLOWS_DIR } from '../support/webhooks.js';
 
 // No receiver cache: every change must show at the URL at once (the cached case is in triggers-cache.test.ts).
 const stack = useLocalStack({ flowsDir: TEST_FLOWS_DIR, env: { TRIGGER_CACHE_TTL_MS: '0' } });
@@ -20,13 +20,7 @@ describe('POST /triggers', () => {
       id: expect.stringMatching(/^[0-9a-f]{32}$/),
       webhook_id: expect.any(String),
       url: expect.any(String),
-      flow: 'echo',
-      response_mode: 'acknowledge',
-      event_filter: [],
-      api_key_enabled: false,
-      signature: null,
-      enabled: true,
-      deduplicate: false,
+      ...DEFAULT_TRIGGER_SETTINGS,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updated_at: expect.any(String),
     });

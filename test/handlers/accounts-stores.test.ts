@@ -1,36 +1,22 @@
-import { resolve } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoAttemptStore } from '../../functions/adapters/aws/dynamo-attempt-store.js';
 import { DynamoMfaStore } from '../../functions/adapters/aws/dynamo-mfa-store.js';
 import type { TotpFactor } from '../../functions/domain/accounts/index.js';
-import { startEngines, type Engines } from '../../local/engines.js';
+import { useEngines } from '../support/engines.js';
 
 const NOW = 1_750_000_000_000;
 const WINDOW_MS = 900_000;
 
-let engines: Engines;
-let client: DynamoDBDocumentClient;
+const local = useEngines();
 let table: string;
 let mfa: DynamoMfaStore;
 let attempts: DynamoAttemptStore;
 
-beforeAll(async () => {
-  engines = await startEngines({ flowsDirs: [resolve(import.meta.dirname, '../../flows')], visibilityTimeoutSeconds: 2 });
-  client = DynamoDBDocumentClient.from(new DynamoDBClient({
-    endpoint: engines.env.AWS_ENDPOINT_URL_DYNAMODB,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  }));
-  table = engines.env.ACCOUNTS_TABLE!;
-  mfa = new DynamoMfaStore(client, table);
-  attempts = new DynamoAttemptStore(client, table);
-});
-
-afterAll(async () => {
-  client?.destroy();
-  await engines?.stop();
+beforeAll(() => {
+  table = local.engines.env.ACCOUNTS_TABLE!;
+  mfa = new DynamoMfaStore(local.dynamo, table);
+  attempts = new DynamoAttemptStore(local.dynamo, table);
 });
 
 let users = 0;
@@ -68,7 +54,7 @@ describe('DynamoMfaStore', () => {
     const sub = newUser();
     expect(await mfa.createTotpFactor(sub, factor())).toBe(true);
     expect(await mfa.createTotpFactor(sub, factor({ sealedSecret: 'other', recoveryCodeHashes: ['x'] }))).toBe(false);
-    const { Item } = await client.send(new GetCommand({ TableName: table, Key: { pk: `USER#${sub}`, sk: 'MFA#TOTP' } }));
+    const { Item } = await local.dynamo.send(new GetCommand({ TableName: table, Key: { pk: `USER#${sub}`, sk: 'MFA#TOTP' } }));
     expect(Item).toMatchObject({ sealed_secret: 'local:v1:sealed', time_step: 58_333_333, recovery_code_hashes: new Set(['h1', 'h2', 'h3']) });
   });
 
@@ -104,7 +90,7 @@ describe('DynamoAttemptStore', () => {
   it('claimSlot writes the TTL attribute expires_at', async () => {
     const sub = newUser();
     await claim(sub);
-    const { Item } = await client.send(new GetCommand({ TableName: table, Key: { pk: `USER#${sub}`, sk: 'ATTEMPT#totp#0' } }));
+    const { Item } = await local.dynamo.send(new GetCommand({ TableName: table, Key: { pk: `USER#${sub}`, sk: 'ATTEMPT#totp#0' } }));
     expect(Item!.expires_at).toBe((NOW + WINDOW_MS) / 1000);
   });
 

@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DynamoAttemptStore } from '../../functions/adapters/aws/dynamo-attempt-store.js';
 import { DynamoMfaStore } from '../../functions/adapters/aws/dynamo-mfa-store.js';
@@ -11,8 +9,8 @@ import { generateTotpSecret, hashRecoveryCode, normalizeTotpSecret } from '../..
 import type { createAccountsHandler as CreateAccountsHandler } from '../../functions/handlers/accounts.js';
 import { Authenticator, createTokenVerifier } from '../../functions/shared/auth.js';
 import type { HttpEvent, HttpResult } from '../../functions/shared/http.js';
-import { startEngines, type Engines } from '../../local/engines.js';
 import { mintLocalToken } from '../../local/token.js';
+import { useEngines } from '../support/engines.js';
 import { totpCodeAt } from '../support/totp.js';
 
 const START = '/accounts/totp-registration';
@@ -31,8 +29,7 @@ const secretBox = new LocalSecretBox(randomBytes(32).toString('base64'));
 /** The pinned clock every use case in this file reads. */
 const clock = { nowMs: stepStart(STEP) };
 
-let engines: Engines;
-let client: DynamoDBDocumentClient;
+const local = useEngines();
 let table: string;
 let deps: AccountsDeps;
 let createAccountsHandler: typeof CreateAccountsHandler;
@@ -45,16 +42,14 @@ const authenticator = new Authenticator(
 );
 
 beforeAll(async () => {
-  engines = await startEngines({ flowsDirs: [resolve(import.meta.dirname, '../../flows')], visibilityTimeoutSeconds: 2 });
-  const env = { ...engines.env, AUTH_JWT_SECRET: JWT_SECRET, LOCAL_SECRETS_KEY: randomBytes(32).toString('base64') };
+  const env = { ...local.engines.env, AUTH_JWT_SECRET: JWT_SECRET, LOCAL_SECRETS_KEY: randomBytes(32).toString('base64') };
   for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
   // The module builds its production handler at import, from the environment just set.
   ({ createAccountsHandler } = await import('../../functions/handlers/accounts.js'));
-  client = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: engines.env.AWS_ENDPOINT_URL_DYNAMODB }));
-  table = engines.env.ACCOUNTS_TABLE!;
+  table = local.engines.env.ACCOUNTS_TABLE!;
   deps = {
-    mfa: new DynamoMfaStore(client, table),
-    attempts: new DynamoAttemptStore(client, table),
+    mfa: new DynamoMfaStore(local.dynamo, table),
+    attempts: new DynamoAttemptStore(local.dynamo, table),
     secretBox,
     now: () => clock.nowMs,
     randomBytes,
@@ -63,9 +58,7 @@ beforeAll(async () => {
   handle = createAccountsHandler(createAccountUseCases(deps), authenticator);
 });
 
-afterAll(async () => {
-  client?.destroy();
-  await engines?.stop();
+afterAll(() => {
   vi.unstubAllEnvs();
 });
 
@@ -111,7 +104,7 @@ async function register(sub: string, secret = newSecret()): Promise<string[]> {
 }
 
 const factorItem = async (sub: string) =>
-  (await client.send(new GetCommand({ TableName: table, Key: { pk: `USER#${sub}`, sk: 'MFA#TOTP' }, ConsistentRead: true }))).Item;
+  (await local.dynamo.send(new GetCommand({ TableName: table, Key: { pk: `USER#${sub}`, sk: 'MFA#TOTP' }, ConsistentRead: true }))).Item;
 
 async function failTimes(n: number, sub: string, secret: string) {
   for (let i = 0; i < n; i++) expect((await confirm(sub, secret, wrongCode(secret))).json).toEqual({ error: 'invalid_code' });

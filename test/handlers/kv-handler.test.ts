@@ -1,43 +1,28 @@
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoApiKeyStore } from '../../functions/adapters/aws/dynamo-api-key-store.js';
 import { DynamoKvStore } from '../../functions/adapters/aws/dynamo-kv-store.js';
 import { SqsSweepQueue } from '../../functions/adapters/aws/sqs-sweep-queue.js';
 import { KvService } from '../../functions/domain/kv/service.js';
 import { Authenticator, createTokenVerifier } from '../../functions/shared/auth.js';
 import type { HttpEvent } from '../../functions/shared/http.js';
-import { LOCAL_AWS_ENV, startEngines, type Engines } from '../../local/engines.js';
 import { mintLocalToken } from '../../local/token.js';
+import { useEngines } from '../support/engines.js';
 
 const SECRET = 'kv-handler-test-secret';
-const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
-let engines: Engines;
-let doc: DynamoDBDocumentClient;
-let sqs: SQSClient;
+const local = useEngines();
 let createKvHandler: typeof import('../../functions/handlers/kv.js').createKvHandler;
 let authenticator: Authenticator;
 
 beforeAll(async () => {
-  engines = await startEngines({ flowsDirs: [resolve(import.meta.dirname, '../../flows')], visibilityTimeoutSeconds: 2 });
-  Object.assign(process.env, engines.env, { AUTH_JWT_SECRET: SECRET });
+  Object.assign(process.env, local.engines.env, { AUTH_JWT_SECRET: SECRET });
   ({ createKvHandler } = await import('../../functions/handlers/kv.js'));
-  doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: LOCAL_AWS_ENV.AWS_REGION, credentials, endpoint: engines.env.AWS_ENDPOINT_URL_DYNAMODB }));
-  sqs = new SQSClient({ region: LOCAL_AWS_ENV.AWS_REGION, credentials, endpoint: engines.env.AWS_ENDPOINT_URL_SQS });
-  authenticator = new Authenticator(createTokenVerifier({ secret: SECRET, algorithms: ['HS256'] }), new DynamoApiKeyStore(doc, engines.env.AUTH_TABLE!));
-});
-afterAll(async () => {
-  doc?.destroy();
-  sqs?.destroy();
-  await engines?.stop();
+  authenticator = new Authenticator(createTokenVerifier({ secret: SECRET, algorithms: ['HS256'] }), new DynamoApiKeyStore(local.dynamo, local.engines.env.AUTH_TABLE!));
 });
 
 const handlerWith = (options: { table?: string; queueUrl?: string } = {}) => createKvHandler(new KvService({
-  store: new DynamoKvStore(doc, options.table ?? engines.env.KV_TABLE!),
-  sweeps: new SqsSweepQueue(sqs, options.queueUrl ?? engines.queueUrls.kvSweep),
+  store: new DynamoKvStore(local.dynamo, options.table ?? local.engines.env.KV_TABLE!),
+  sweeps: new SqsSweepQueue(local.sqs, options.queueUrl ?? local.engines.queueUrls.kvSweep),
   now: Date.now,
   randomBytes,
   settleMs: 1000,
@@ -61,7 +46,7 @@ describe('kv handler', () => {
   });
 
   it('a purge whose sweep the queue refuses is 503 unavailable', async () => {
-    const handler = handlerWith({ queueUrl: `${engines.queueUrls.kvSweep}-gone` });
+    const handler = handlerWith({ queueUrl: `${local.engines.queueUrls.kvSweep}-gone` });
     await handler(await event('PUT /storage/kv/{bucket}', { bucket: 'refused' }));
     const res = await handler(await event('DELETE /storage/kv/{bucket}/purge', { bucket: 'refused' }));
     expect(res.statusCode).toBe(503);

@@ -1,40 +1,26 @@
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { CreateQueueCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CreateQueueCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoKvStore } from '../../functions/adapters/aws/dynamo-kv-store.js';
 import { SqsSweepQueue } from '../../functions/adapters/aws/sqs-sweep-queue.js';
 import { KvService } from '../../functions/domain/kv/service.js';
 import { decodeSweepTask, type SweepTask } from '../../functions/domain/kv/sweep-task.js';
 import type { BucketRef } from '../../functions/domain/kv/types.js';
-import { LOCAL_AWS_ENV, startEngines, type Engines } from '../../local/engines.js';
+import { useEngines } from '../support/engines.js';
 
 const SETTLE_MS = 60_000;
-const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
-let engines: Engines;
-let doc: DynamoDBDocumentClient;
-let sqs: SQSClient;
+const local = useEngines();
 let store: DynamoKvStore;
 
-beforeAll(async () => {
-  engines = await startEngines({ flowsDirs: [resolve(import.meta.dirname, '../../flows')], visibilityTimeoutSeconds: 2 });
-  doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: LOCAL_AWS_ENV.AWS_REGION, credentials, endpoint: engines.env.AWS_ENDPOINT_URL_DYNAMODB }));
-  sqs = new SQSClient({ region: LOCAL_AWS_ENV.AWS_REGION, credentials, endpoint: engines.env.AWS_ENDPOINT_URL_SQS });
-  store = new DynamoKvStore(doc, engines.env.KV_TABLE!);
-});
-afterAll(async () => {
-  doc?.destroy();
-  sqs?.destroy();
-  await engines?.stop();
+beforeAll(() => {
+  store = new DynamoKvStore(local.dynamo, local.engines.env.KV_TABLE!);
 });
 
 let counter = 0;
 const newRef = (): BucketRef => ({ accountId: `acct-${++counter}`, name: `bucket-${counter}` });
-const newQueue = async () => (await sqs.send(new CreateQueueCommand({ QueueName: `sweeps-${++counter}` }))).QueueUrl!;
+const newQueue = async () => (await local.sqs.send(new CreateQueueCommand({ QueueName: `sweeps-${++counter}` }))).QueueUrl!;
 const serviceFor = (queueUrl: string, kvStore = store) =>
-  new KvService({ store: kvStore, sweeps: new SqsSweepQueue(sqs, queueUrl), now: Date.now, randomBytes, settleMs: SETTLE_MS });
+  new KvService({ store: kvStore, sweeps: new SqsSweepQueue(local.sqs, queueUrl), now: Date.now, randomBytes, settleMs: SETTLE_MS });
 const config = { description: null, ttlSeconds: null, maxValueBytes: 1024 };
 const text = (value: string) => ({ bytes: Buffer.from(value), contentType: 'text/plain' });
 
@@ -42,7 +28,7 @@ const text = (value: string) => ({ bytes: Buffer.from(value), contentType: 'text
 async function tasksOn(queueUrl: string): Promise<SweepTask[]> {
   const tasks: SweepTask[] = [];
   for (let empty = 0; empty < 2;) {
-    const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, VisibilityTimeout: 60 }));
+    const { Messages = [] } = await local.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, VisibilityTimeout: 60 }));
     if (Messages.length === 0) empty++;
     tasks.push(...Messages.map((m) => decodeSweepTask(m.Body!)));
   }
@@ -69,7 +55,7 @@ describe('purge', () => {
   });
 
   it('answers 503 and changes nothing when the queue does not take the sweep', async () => {
-    const service = serviceFor(`${engines.queueUrls.kvSweep}-does-not-exist`);
+    const service = serviceFor(`${local.engines.queueUrls.kvSweep}-does-not-exist`);
     const ref = newRef();
     const before = await service.createBucket(ref, config);
     await service.putValue(ref, 'k', text('v'));
@@ -106,7 +92,7 @@ describe('purge', () => {
         return super.swapGeneration(r, expected, next);
       }
     }
-    const service = serviceFor(queueUrl, new DeletedMeanwhile(doc, engines.env.KV_TABLE!));
+    const service = serviceFor(queueUrl, new DeletedMeanwhile(local.dynamo, local.engines.env.KV_TABLE!));
     await service.createBucket(ref, config);
     await expect(service.purgeBucket(ref)).rejects.toMatchObject({ code: 'not_found' });
   });
@@ -121,7 +107,7 @@ describe('purge', () => {
         return super.swapGeneration(r, expected, next);
       }
     }
-    const service = serviceFor(queueUrl, new PurgedMeanwhile(doc, engines.env.KV_TABLE!));
+    const service = serviceFor(queueUrl, new PurgedMeanwhile(local.dynamo, local.engines.env.KV_TABLE!));
     const before = await service.createBucket(ref, config);
     await service.purgeBucket(ref);
     const tasks = await tasksOn(queueUrl);
@@ -142,7 +128,7 @@ describe('delete bucket', () => {
   });
 
   it('answers 503 and keeps the bucket when the queue does not take the sweep', async () => {
-    const service = serviceFor(`${engines.queueUrls.kvSweep}-does-not-exist`);
+    const service = serviceFor(`${local.engines.queueUrls.kvSweep}-does-not-exist`);
     const ref = newRef();
     await service.createBucket(ref, config);
     await expect(service.deleteBucket(ref)).rejects.toMatchObject({ code: 'unavailable' });
@@ -163,7 +149,7 @@ describe('delete bucket', () => {
         return super.deleteBucket(r, expected);
       }
     }
-    const service = serviceFor(queueUrl, new PurgedMeanwhile(doc, engines.env.KV_TABLE!));
+    const service = serviceFor(queueUrl, new PurgedMeanwhile(local.dynamo, local.engines.env.KV_TABLE!));
     const first = await service.createBucket(ref, config);
     await service.deleteBucket(ref);
     await expect(service.getBucket(ref)).rejects.toMatchObject({ code: 'not_found' });

@@ -1,28 +1,15 @@
-import { resolve } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoKvStore, generationPk } from '../../functions/adapters/aws/dynamo-kv-store.js';
 import { MAX_ACCOUNT_ID_BYTES, MAX_CONTENT_TYPE_BYTES, MAX_KEY_BYTES, MAX_VALUE_BYTES } from '../../functions/domain/kv/limits.js';
 import type { Bucket, GenerationRef } from '../../functions/domain/kv/types.js';
-import { LOCAL_AWS_ENV, startEngines, type Engines } from '../../local/engines.js';
+import { useEngines } from '../support/engines.js';
 
-let engines: Engines;
-let doc: DynamoDBDocumentClient;
+const local = useEngines();
 let store: DynamoKvStore;
 
-beforeAll(async () => {
-  engines = await startEngines({ flowsDirs: [resolve(import.meta.dirname, '../../flows')], visibilityTimeoutSeconds: 2 });
-  doc = DynamoDBDocumentClient.from(new DynamoDBClient({
-    region: LOCAL_AWS_ENV.AWS_REGION,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    endpoint: engines.env.AWS_ENDPOINT_URL_DYNAMODB,
-  }));
-  store = new DynamoKvStore(doc, engines.env.KV_TABLE!);
-});
-afterAll(async () => {
-  doc?.destroy();
-  await engines?.stop();
+beforeAll(() => {
+  store = new DynamoKvStore(local.dynamo, local.engines.env.KV_TABLE!);
 });
 
 let counter = 0;
@@ -191,7 +178,7 @@ describe('DynamoKvStore listing', () => {
 
 describe('DynamoKvStore sweeping', () => {
   const itemsUnder = async (ref: GenerationRef) =>
-    (await doc.send(new QueryCommand({ TableName: engines.env.KV_TABLE, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': generationPk(ref) } }))).Items ?? [];
+    (await local.dynamo.send(new QueryCommand({ TableName: local.engines.env.KV_TABLE, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': generationPk(ref) } }))).Items ?? [];
 
   it('scanGeneration pages through keys after a position', async () => {
     const bucket = newBucket();

@@ -1,41 +1,28 @@
-import { resolve } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { CreateQueueCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { CreateQueueCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoKvStore, generationPk } from '../../functions/adapters/aws/dynamo-kv-store.js';
 import { SqsSweepQueue } from '../../functions/adapters/aws/sqs-sweep-queue.js';
 import { decodeSweepTask, encodeSweepTask, type SweepTask } from '../../functions/domain/kv/sweep-task.js';
 import { Sweeper } from '../../functions/domain/kv/sweeper.js';
 import type { GenerationRef } from '../../functions/domain/kv/types.js';
-import { LOCAL_AWS_ENV, startEngines, type Engines } from '../../local/engines.js';
 import { lambdaContext } from '../../local/lambda-context.js';
+import { useEngines } from '../support/engines.js';
 
-const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
-let engines: Engines;
-let doc: DynamoDBDocumentClient;
-let sqs: SQSClient;
+const local = useEngines();
 let store: DynamoKvStore;
 let createSweepHandler: typeof import('../../functions/handlers/kv-sweeper.js').createSweepHandler;
 
 beforeAll(async () => {
-  engines = await startEngines({ flowsDirs: [resolve(import.meta.dirname, '../../flows')], visibilityTimeoutSeconds: 2 });
-  Object.assign(process.env, engines.env);
+  Object.assign(process.env, local.engines.env);
   ({ createSweepHandler } = await import('../../functions/handlers/kv-sweeper.js'));
-  doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: LOCAL_AWS_ENV.AWS_REGION, credentials, endpoint: engines.env.AWS_ENDPOINT_URL_DYNAMODB }));
-  sqs = new SQSClient({ region: LOCAL_AWS_ENV.AWS_REGION, credentials, endpoint: engines.env.AWS_ENDPOINT_URL_SQS });
-  store = new DynamoKvStore(doc, engines.env.KV_TABLE!);
-});
-afterAll(async () => {
-  doc?.destroy();
-  sqs?.destroy();
-  await engines?.stop();
+  store = new DynamoKvStore(local.dynamo, local.engines.env.KV_TABLE!);
 });
 
 let counter = 0;
 const gen = (n: number) => n.toString(16).padStart(32, '0');
-const newQueue = async () => (await sqs.send(new CreateQueueCommand({ QueueName: `sweeps-${++counter}` }))).QueueUrl!;
+const newQueue = async () => (await local.sqs.send(new CreateQueueCommand({ QueueName: `sweeps-${++counter}` }))).QueueUrl!;
 
 /** A bucket now at generation 1, with `old` items left in generation 0 and `current` in generation 1. */
 async function purgedBucket(old: number, current: number, accountId = `acct-${++counter}`) {
@@ -51,17 +38,17 @@ async function purgedBucket(old: number, current: number, accountId = `acct-${++
 async function fill(at: GenerationRef, count: number) {
   for (let i = 0; i < count; i += 25) {
     const items = Array.from({ length: Math.min(25, count - i) }, (_, j) => ({ PutRequest: { Item: { pk: generationPk(at), sk: `key-${String(i + j).padStart(6, '0')}`, value: Buffer.from('v'), revision: 1 } } }));
-    await doc.send(new BatchWriteCommand({ RequestItems: { [engines.env.KV_TABLE!]: items } }));
+    await local.dynamo.send(new BatchWriteCommand({ RequestItems: { [local.engines.env.KV_TABLE!]: items } }));
   }
 }
 
 async function countOf(at: GenerationRef): Promise<number> {
-  const { Count } = await doc.send(new QueryCommand({ TableName: engines.env.KV_TABLE, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': generationPk(at) }, Select: 'COUNT' }));
+  const { Count } = await local.dynamo.send(new QueryCommand({ TableName: local.engines.env.KV_TABLE, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': generationPk(at) }, Select: 'COUNT' }));
   return Count ?? 0;
 }
 
 function sweeperOn(queueUrl: string, options: { pageSize?: number } = {}) {
-  return createSweepHandler(new Sweeper({ store, queue: new SqsSweepQueue(sqs, queueUrl), now: Date.now, ...options }));
+  return createSweepHandler(new Sweeper({ store, queue: new SqsSweepQueue(local.sqs, queueUrl), now: Date.now, ...options }));
 }
 
 const eventOf = (...bodies: string[]): SQSEvent => ({
@@ -74,7 +61,7 @@ const eventOf = (...bodies: string[]): SQSEvent => ({
 
 /** The next messages on the queue, waiting up to `seconds` for delayed ones; [] when none come. */
 async function receive(queueUrl: string, seconds = 3): Promise<string[]> {
-  const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: seconds, VisibilityTimeout: 60 }));
+  const { Messages = [] } = await local.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: seconds, VisibilityTimeout: 60 }));
   return Messages.map((m) => m.Body!);
 }
 
@@ -153,7 +140,7 @@ describe('kv sweeper', () => {
 
   it('fails the record, to be delivered again, when it cannot hand over', async () => {
     const { oldGen } = await purgedBucket(150, 0);
-    const sweep = sweeperOn(`${engines.queueUrls.kvSweep}-does-not-exist`, { pageSize: 100 });
+    const sweep = sweeperOn(`${local.engines.queueUrls.kvSweep}-does-not-exist`, { pageSize: 100 });
     const result = await sweep(eventOf(encodeSweepTask(task(oldGen, settled()))), lambdaContext('kvSweeper', 1));
     expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'm-0' }] });
     expect(await countOf(oldGen)).toBe(50);

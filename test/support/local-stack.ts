@@ -35,7 +35,11 @@ export async function call(stack: LocalStack, method: string, path: string, opti
     body = JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
-  const response = await fetch(stack.baseUrl + path, { method, headers, body });
+  return readResponse(await fetch(stack.baseUrl + path, { method, headers, body }));
+}
+
+/** A fetch response read whole: its body as text, and as JSON when it parses (else `undefined`). */
+export async function readResponse(response: Response) {
   const text = await response.text();
   let json: any;
   try {

@@ -1,9 +1,21 @@
 import { delimiter, resolve } from 'node:path';
+import type { TriggerSettings } from '../../functions/domain/triggers/trigger.js';
 import type { LocalStack } from '../../local/stack.js';
-import { call } from './local-stack.js';
+import { call, readResponse } from './local-stack.js';
 
 /** The shipped flows plus test-only ones (always-fails, slow, fails-on-type). */
 export const TEST_FLOWS_DIR = [resolve(import.meta.dirname, '../../flows'), resolve(import.meta.dirname, '../fixtures/flows')].join(delimiter);
+
+/** The settings of a trigger created with only `{ flow: 'echo' }`: every other field at its documented default. */
+export const DEFAULT_TRIGGER_SETTINGS = {
+  flow: 'echo',
+  response_mode: 'acknowledge',
+  event_filter: [],
+  api_key_enabled: false,
+  signature: null,
+  enabled: true,
+  deduplicate: false,
+} satisfies TriggerSettings;
 
 /** Creates a trigger over the gateway and returns its public form (with `api_key` when generated). */
 export async function createTrigger(stack: LocalStack, token: string, settings: Record<string, unknown>) {
@@ -14,15 +26,7 @@ export async function createTrigger(stack: LocalStack, token: string, settings: 
 
 /** POSTs raw bytes to a webhook URL. */
 export async function deliver(url: string, body: string | Uint8Array, headers: Record<string, string> = {}, method = 'POST') {
-  const response = await fetch(url, { method, headers: { 'content-type': 'application/json', ...headers }, body: method === 'GET' || method === 'HEAD' ? undefined : body });
-  const text = await response.text();
-  let json: any;
-  try {
-    json = text ? JSON.parse(text) : undefined;
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, headers: response.headers, text, json };
+  return readResponse(await fetch(url, { method, headers: { 'content-type': 'application/json', ...headers }, body: method === 'GET' || method === 'HEAD' ? undefined : body }));
 }
 
 /** Polls the trigger's executions until `done` holds (or fails the test after `timeoutMs`). */

@@ -1,40 +1,16 @@
-import type { Server } from 'node:http';
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import dynalite from 'dynalite';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
 import { DynamoTriggerStore } from '../../functions/adapters/aws/dynamo-trigger-store.js';
 import type { TriggerRecord } from '../../functions/domain/triggers/trigger.js';
+import { useEngines } from '../support/engines.js';
+import { DEFAULT_TRIGGER_SETTINGS } from '../support/webhooks.js';
 
 /**
- * The trigger store against dynalite, with a client that can hold one write back, so that a
- * change can be overtaken by another exactly where the two copies of a trigger are written.
+ * The trigger store against the embedded DynamoDB, with a client that can hold one write back, so
+ * that a change can be overtaken by another exactly where the two copies of a trigger are written.
  */
-const TABLE = 'triggers';
-let server: Server;
-let documents: DynamoDBDocumentClient;
-
-beforeAll(async () => {
-  server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const client = new DynamoDBClient({
-    endpoint: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-  await client.send(new CreateTableCommand({
-    TableName: TABLE,
-    BillingMode: 'PAY_PER_REQUEST',
-    KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'sk', KeyType: 'RANGE' }],
-    AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }, { AttributeName: 'sk', AttributeType: 'S' }],
-  }));
-  documents = DynamoDBDocumentClient.from(client);
-});
-
-afterAll(async () => {
-  documents.destroy();
-  await new Promise<void>((done) => server.close(() => done()));
-});
+const local = useEngines();
+const table = () => local.engines.env.TRIGGERS_TABLE!;
 
 let sequence = 0;
 function newRecord(): TriggerRecord {
@@ -43,13 +19,7 @@ function newRecord(): TriggerRecord {
     id: sequence.toString(16).padStart(32, '0'),
     account_id: 'acct-store',
     webhook_id: `wh${String(sequence).padStart(30, '0')}`,
-    flow: 'echo',
-    response_mode: 'acknowledge',
-    event_filter: [],
-    api_key_enabled: false,
-    signature: null,
-    enabled: true,
-    deduplicate: false,
+    ...DEFAULT_TRIGGER_SETTINGS,
     created_at: '2024-01-01T00:00:00.000Z',
     updated_at: '2024-01-01T00:00:00.000Z',
     version: 1,
@@ -72,13 +42,13 @@ function storeHoldingReceiverCopy() {
         reached();
         await released;
       }
-      return documents.send(command as PutCommand);
+      return local.dynamo.send(command as PutCommand);
     },
   } as unknown as DynamoDBDocumentClient;
-  return { store: new DynamoTriggerStore(client, TABLE), held, release };
+  return { store: new DynamoTriggerStore(client, table()), held, release };
 }
 
-const store = () => new DynamoTriggerStore(documents, TABLE);
+const store = () => new DynamoTriggerStore(local.dynamo, table());
 
 describe('DynamoTriggerStore', () => {
   it('findByWebhookId reads the receiver copy of a new trigger', async () => {
