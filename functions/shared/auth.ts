@@ -43,7 +43,8 @@ export function createTokenVerifier(settings: JwtSettings): TokenVerifier {
   };
 }
 
-const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*)$/;
+/** The scheme name is case-insensitive (RFC 9110 §11.1); the token is a compact JWS. */
+const BEARER = /^bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*)$/i;
 const MAX_CREDENTIAL_LENGTH = 8192;
 /** OpenID Connect caps `sub` at 255 ASCII characters; 256 UTF-16 code units is our ceiling for both ids. */
 const MAX_IDENTIFIER_LENGTH = 256;

@@ -59,6 +59,11 @@ describe('gateway authentication', () => {
     expect((await call(stack, 'DELETE', `/api-keys/${alice.json.data.id}`, { token: bobToken })).status).toBe(404);
   });
 
+  it('accepts the bearer scheme name in any case, as HTTP defines it', async () => {
+    const res = await call(stack, 'GET', '/api-keys', { headers: { authorization: `bearer ${await stack.token('erin')}` } });
+    expect(res.status).toBe(200);
+  });
+
   it('the account is the account_id claim when present, else sub', async () => {
     const created = await call(stack, 'POST', '/api-keys', { token: await stack.token('carol', { accountId: 'team-1' }) });
     const viaTeammate = await call(stack, 'GET', '/api-keys', { token: await stack.token('dave', { accountId: 'team-1' }) });
