@@ -1,11 +1,12 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { writeChart } from './chart.js';
 
 /**
  * `npm run bench [name…]`: runs every `bench/*.bench.ts` (or the named ones) one after another,
  * prints each figure beside its same-run baseline, and saves the results to bench/results.json
- * (a run of some benches replaces only their entries).
+ * (a run of some benches replaces only their entries), drawn as bench/results.svg.
  * Each bench module's default export returns a JSON-serialisable result.
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -25,5 +26,6 @@ const previous = await readFile(path, 'utf8').then((text) => JSON.parse(text).re
 const measuredAt = new Date().toISOString();
 const merged = { ...previous, ...Object.fromEntries(Object.entries(results).map(([name, result]) => [name, { measured_at: measuredAt, node: process.version, ...(result as object) }])) };
 await writeFile(path, JSON.stringify({ results: merged }, null, 2) + '\n');
-console.log(`\nsaved ${path}`);
+await writeChart(path, resolve(dir, 'results.svg'));
+console.log(`\nsaved ${path} and results.svg`);
 process.exit(0);

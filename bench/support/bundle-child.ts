@@ -1,0 +1,24 @@
+/**
+ * Bundles handlers exactly as `cdk synth` does, by building the stack's own `ServiceFunction`
+ * construct in a throwaway CDK app: its NodejsFunction runs the local esbuild with the construct's
+ * options (ESM, node22, minified, the require banner, module-first main fields, nothing external)
+ * as the construct is created. Input: JSON `{ outdir, functions: [{ name, spec }] }` as argv[2].
+ * Output on stdout: JSON `{ [name]: <path of index.mjs> }`. CDK's own progress goes to stderr.
+ */
+import { join, resolve } from 'node:path';
+import { App, Stack } from 'aws-cdk-lib';
+import type { Asset } from 'aws-cdk-lib/aws-s3-assets';
+import type { FunctionSpec } from '../../functions/manifest.js';
+import { ServiceFunction } from '../../lib/constructs/service-function.js';
+
+const { outdir, functions } = JSON.parse(process.argv[2]!) as { outdir: string; functions: { name: string; spec: FunctionSpec }[] };
+const app = new App({ outdir });
+const stack = new Stack(app, 'Bench');
+const projectRoot = resolve(import.meta.dirname, '../..');
+const bundles: Record<string, string> = {};
+for (const { name, spec } of functions) {
+  const fn = new ServiceFunction(stack, name, { name, spec, projectRoot });
+  const asset = fn.function.node.findChild('Code') as Asset;
+  bundles[name] = join(outdir, asset.assetPath, 'index.mjs');
+}
+process.stdout.write(JSON.stringify(bundles));
