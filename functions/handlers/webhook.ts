@@ -7,7 +7,7 @@ import { SfnFlowRunner } from '../adapters/aws/sfn-flow-runner.js';
 import { sqsClient } from '../adapters/aws/sqs-client.js';
 import { SqsEventQueue } from '../adapters/aws/sqs-event-queue.js';
 import { secretBoxFromEnv } from '../adapters/secret-box-from-env.js';
-import { webhookUrl } from '../domain/triggers/trigger.js';
+import { webhookUrl } from '../domain/triggers/webhook-url.js';
 import { receiveWebhook, type ReceiverDeps } from '../domain/webhooks/receive-webhook.js';
 import { CachedTriggerLookup } from '../domain/webhooks/trigger-lookup.js';
 import { intEnv, queueUrl, requireEnv, tableName } from '../shared/env.js';

@@ -1,6 +1,7 @@
 // zod/mini: the same validation, tree-shakeable, which keeps the Lambda bundle small.
 import * as z from 'zod/mini';
 import { AppError } from '../../shared/errors.js';
+import { webhookUrl } from './webhook-url.js';
 import { SIGNATURE_SERVICES, type CustomSignatureConfig, type SignatureService } from '../webhooks/signatures/index.js';
 
 export const FLOW_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -46,8 +47,6 @@ export interface PublicTrigger {
   updated_at: string;
 }
 
-/** A trigger's URL: `<webhook base URL>/<webhook_id>`, whether or not the base ends in a slash. */
-export const webhookUrl = (webhookBaseUrl: string, webhookId: string): string => `${webhookBaseUrl.replace(/\/+$/, '')}/${webhookId}`;
 
 export const toPublicTrigger = (record: TriggerRecord, webhookBaseUrl: string): PublicTrigger => ({
   id: record.id,

@@ -16,9 +16,10 @@ export function verifyTwilio(authTokens: readonly string[], request: SignedReque
   if (!signature) return false;
   const params = signedParams(request);
   if (params === undefined) return false;
-  return candidateUrls(request.url).some((url) =>
-    anySignatureMatches(authTokens, [signature], (token) => hmac('sha1', token, url, params)),
-  );
+  for (const url of candidateUrls(request.url)) {
+    if (anySignatureMatches(authTokens, [signature], (token) => hmac('sha1', token, url, params))) return true;
+  }
+  return false;
 }
 
 /**
@@ -54,8 +55,12 @@ function sortedFormParams(body: string): string {
 }
 
 function bodyHashMatches(request: SignedRequest): boolean {
-  const url = URL.canParse(request.url) ? new URL(request.url) : undefined;
-  const claimed = url?.searchParams.get('bodySHA256');
+  let claimed: string | null | undefined;
+  try {
+    claimed = new URL(request.url).searchParams.get('bodySHA256');
+  } catch {
+    return false;
+  }
   if (!claimed) return false;
   const actual = createHash('sha256').update(request.rawBody).digest('hex');
   return constantTimeEqual(Buffer.from(claimed), Buffer.from(actual));
@@ -64,16 +69,24 @@ function bodyHashMatches(request: SignedRequest): boolean {
 /**
  * The URLs twilio-node tries: as received without and with the default port, then as
  * normalised by `new URL()`, also with the query re-encoded the legacy `querystring` way.
+ * Generated lazily: the URL as received nearly always matches, and normalising costs more than
+ * the HMAC of a small body.
  */
-function candidateUrls(url: string): string[] {
-  const candidates = [removePort(url), addPort(url)];
-  if (URL.canParse(url)) {
-    const normalized = new URL(url).toString();
-    const withoutPort = removePort(normalized);
-    const withPort = addPort(normalized);
-    candidates.push(withoutPort, withPort, withLegacyQuery(withoutPort), withLegacyQuery(withPort));
+function* candidateUrls(url: string): Generator<string> {
+  const tried = new Set<string>();
+  const fresh = (candidate: string) => !tried.has(candidate) && Boolean(tried.add(candidate));
+  for (const candidate of [removePort(url), addPort(url)]) if (fresh(candidate)) yield candidate;
+  let normalized: string;
+  try {
+    normalized = new URL(url).toString();
+  } catch {
+    return;
   }
-  return [...new Set(candidates)];
+  const withoutPort = removePort(normalized);
+  const withPort = addPort(normalized);
+  for (const candidate of [withoutPort, withPort, withLegacyQuery(withoutPort), withLegacyQuery(withPort)]) {
+    if (fresh(candidate)) yield candidate;
+  }
 }
 
 interface UrlParts {
