@@ -7,12 +7,12 @@ import { SfnFlowRunner } from '../adapters/aws/sfn-flow-runner.js';
 import { sqsClient } from '../adapters/aws/sqs-client.js';
 import { SqsEventQueue } from '../adapters/aws/sqs-event-queue.js';
 import { secretBoxFromEnv } from '../adapters/secret-box-from-env.js';
-import { webhookUrl } from '../domain/triggers/webhook-url.js';
+import { publicRequestUrl } from '../domain/webhooks/public-url.js';
 import { receiveWebhook, type ReceiverDeps } from '../domain/webhooks/receive-webhook.js';
 import { CachedTriggerLookup } from '../domain/webhooks/trigger-lookup.js';
 import { intEnv, queueUrl, requireEnv, tableName } from '../shared/env.js';
 import { createPublicHttpHandler } from '../shared/handler.js';
-import { json, pathParam, rawBody, type HttpEvent } from '../shared/http.js';
+import { json, pathParam, rawBody } from '../shared/http.js';
 
 /** API Gateway gives up after 30 s; the wait must end first. */
 const MAX_WAIT_TIMEOUT_MS = 28_000;
@@ -29,18 +29,6 @@ const deps: ReceiverDeps = {
 };
 const publicBaseUrl = process.env.PUBLIC_WEBHOOK_BASE_URL;
 
-/** The URL the sender called: the configured public base when set, else rebuilt from the request. */
-function publicUrl(event: HttpEvent, headers: Record<string, string>, webhookId: string): string {
-  const query = event.rawQueryString ? `?${event.rawQueryString}` : '';
-  if (publicBaseUrl) return `${webhookUrl(publicBaseUrl, webhookId)}${query}`;
-  const proto = headers['x-forwarded-proto'] ?? 'https';
-  const host = headers.host ?? event.requestContext.domainName;
-  const port = headers['x-forwarded-port'];
-  const defaultPort = (proto === 'https' && port === '443') || (proto === 'http' && port === '80');
-  const hostWithPort = host.includes(':') || !port || defaultPort ? host : `${host}:${port}`;
-  return `${proto}://${hostWithPort}${event.rawPath}${query}`;
-}
-
 export const handler = createPublicHttpHandler('webhook', {
   async receiveWebhook(event) {
     const webhookId = pathParam(event, 'webhook_id');
@@ -52,7 +40,7 @@ export const handler = createPublicHttpHandler('webhook', {
       headers,
       query: (event.queryStringParameters ?? {}) as Record<string, string>,
       rawBody: rawBody(event),
-      publicUrl: publicUrl(event, headers, webhookId),
+      publicUrl: publicRequestUrl({ headers, domainName: event.requestContext.domainName, rawPath: event.rawPath, rawQueryString: event.rawQueryString }, webhookId, publicBaseUrl),
     });
     return json(reply.status, reply.body, reply.headers);
   },
