@@ -9,21 +9,14 @@ import {
   otpauthUri,
   verifyTotpCode,
 } from '../../functions/domain/totp/index.js';
-import { totpCodeAt } from '../support/totp.js';
+import { RFC6238_SECRET, RFC6238_SHA1_VECTORS, totpCodeAt } from '../support/totp.js';
 
 /** RFC 6238 Appendix B SHA-1 key: ASCII "12345678901234567890" (20 bytes). */
-const RFC_SECRET = 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ';
+const RFC_SECRET = RFC6238_SECRET;
 const SECRET_16_BYTES = 'GEZDGNBVGY3TQOJQGEZDGNBVGY'; // "1234567890123456"
 const SECRET_15_BYTES = 'GEZDGNBVGY3TQOJQGEZDGNBV'; // "123456789012345"
 
-const RFC_VECTORS: ReadonlyArray<[epochSeconds: number, code8: string]> = [
-  [59, '94287082'],
-  [1111111109, '07081804'],
-  [1111111111, '14050471'],
-  [1234567890, '89005924'],
-  [2000000000, '69279037'],
-  [20000000000, '65353130'],
-];
+const RFC_VECTORS = RFC6238_SHA1_VECTORS;
 
 const encodeBase32 = (bytes: Uint8Array) => new ScureBase32Plugin().encode(bytes);
 const STEP_MS = 30_000;
