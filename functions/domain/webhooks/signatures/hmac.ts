@@ -1,11 +1,29 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 
 export type HmacAlgorithm = 'sha1' | 'sha256' | 'sha512';
 export type SignatureEncoding = 'hex' | 'base64';
 
+/**
+ * Secrets seen recently, prepared once as key objects: a receiver checks the same few secrets
+ * over and over, and preparing the key is a measurable part of verifying a small body. The
+ * process already holds these secrets (the receiver's trigger cache); the map is bounded.
+ */
+const preparedKeys = new Map<string, KeyObject>();
+const MAX_PREPARED_KEYS = 256;
+
+function prepared(key: string): KeyObject {
+  let keyObject = preparedKeys.get(key);
+  if (!keyObject) {
+    if (preparedKeys.size >= MAX_PREPARED_KEYS) preparedKeys.clear();
+    keyObject = createSecretKey(Buffer.from(key, 'utf8'));
+    preparedKeys.set(key, keyObject);
+  }
+  return keyObject;
+}
+
 /** HMAC over the concatenation of `parts`; strings are UTF-8, bytes are taken as they are. */
 export function hmac(algorithm: HmacAlgorithm, key: string | Uint8Array, ...parts: (string | Uint8Array)[]): Buffer {
-  const mac = createHmac(algorithm, key);
+  const mac = createHmac(algorithm, typeof key === 'string' ? prepared(key) : key);
   for (const part of parts) mac.update(part);
   return mac.digest();
 }
