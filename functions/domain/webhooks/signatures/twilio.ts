@@ -43,15 +43,27 @@ function signedParams(request: SignedRequest): string | undefined {
  * sorted, as twilio-node's `toFormUrlEncodedParam` does (`Array.from(new Set(values)).sort()`).
  */
 function sortedFormParams(body: string): string {
-  const values = new Map<string, Set<string>>();
-  for (const [name, value] of new URLSearchParams(body)) {
-    const seen = values.get(name) ?? new Set<string>();
-    values.set(name, seen.add(value));
+  const params = new URLSearchParams(body);
+  // Stable, by UTF-16 code units: the order of Array#sort in twilio-node, with values kept in order.
+  params.sort();
+  let signed = '';
+  let name: string | undefined;
+  let values: string[] = [];
+  const flush = () => {
+    if (name === undefined) return;
+    const distinct = values.length === 1 ? values : [...new Set(values)].sort();
+    for (const value of distinct) signed += name + value;
+  };
+  for (const [key, value] of params) {
+    if (key !== name) {
+      flush();
+      name = key;
+      values = [];
+    }
+    values.push(value);
   }
-  return [...values]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([name, distinct]) => [...distinct].sort().map((value) => name + value).join(''))
-    .join('');
+  flush();
+  return signed;
 }
 
 function bodyHashMatches(request: SignedRequest): boolean {
@@ -75,6 +87,9 @@ function bodyHashMatches(request: SignedRequest): boolean {
 function* candidateUrls(url: string): Generator<string> {
   const tried = new Set<string>();
   const fresh = (candidate: string) => !tried.has(candidate) && Boolean(tried.add(candidate));
+  // Twilio signs the URL it called, which is what the receiver rebuilt: try it untouched first.
+  tried.add(url);
+  yield url;
   for (const candidate of [removePort(url), addPort(url)]) if (fresh(candidate)) yield candidate;
   let normalized: string;
   try {
