@@ -1,6 +1,6 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyStore, ApiKeySummary } from '../../domain/api-keys.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { queryPage } from './query-page.js';
 
 const accountPk = (accountId: string) => `ACCOUNT#${accountId}`;
 const hashPk = (keyHash: string) => `APIKEY#${keyHash}`;
@@ -30,16 +30,8 @@ export class DynamoApiKeyStore implements ApiKeyStore {
   }
 
   async list(accountId: string, page: { limit: number; cursor?: string }) {
-    const pk = accountPk(accountId);
-    const result = await this.client.send(new QueryCommand({
-      TableName: this.table,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': pk, ':prefix': 'KEY#' },
-      Limit: page.limit,
-      ExclusiveStartKey: decodeCursor(page.cursor, pk, 'KEY#'),
-    }));
-    const items: ApiKeySummary[] = (result.Items ?? []).map((item) => ({ id: item.id as string, created_at: item.created_at as string }));
-    return { items, nextCursor: encodeCursor(result.LastEvaluatedKey) };
+    const { items, nextCursor } = await queryPage(this.client, { table: this.table, pk: accountPk(accountId), skPrefix: 'KEY#', ...page });
+    return { items: items.map((item): ApiKeySummary => ({ id: item.id as string, created_at: item.created_at as string })), nextCursor };
   }
 
   async revoke(accountId: string, id: string): Promise<boolean> {

@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Execution, ExecutionRef, ExecutionStore } from '../../domain/flows/ports.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { queryPage } from './query-page.js';
 
 /** Execution records expire after seven days (DynamoDB TTL). */
 export const EXECUTION_TTL_SECONDS = 7 * 24 * 3600;
@@ -78,17 +78,15 @@ export class DynamoExecutionStore implements ExecutionStore {
   }
 
   async list(triggerId: string, page: { limit: number; cursor?: string }) {
-    const pk = `TRIGGER#${triggerId}`;
-    const result = await this.client.send(new QueryCommand({
-      TableName: this.table,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      FilterExpression: 'expires_at > :now',
-      ExpressionAttributeValues: { ':pk': pk, ':prefix': 'EXEC#', ':now': nowSeconds() },
-      ScanIndexForward: false,
-      Limit: page.limit,
-      ExclusiveStartKey: decodeCursor(page.cursor, pk, 'EXEC#'),
-    }));
-    return { items: (result.Items ?? []).map(toExecution), nextCursor: encodeCursor(result.LastEvaluatedKey) };
+    const { items, nextCursor } = await queryPage(this.client, {
+      table: this.table,
+      pk: `TRIGGER#${triggerId}`,
+      skPrefix: 'EXEC#',
+      ...page,
+      newestFirst: true,
+      expiresAfterSeconds: nowSeconds(),
+    });
+    return { items: items.map(toExecution), nextCursor };
   }
 
   async claimEvent(triggerId: string, eventId: string, ttlSeconds: number): Promise<boolean> {

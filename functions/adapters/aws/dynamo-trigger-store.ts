@@ -1,8 +1,8 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { TriggerRecord } from '../../domain/triggers/trigger.js';
 import type { TriggerStore } from '../../domain/triggers/trigger-store.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { queryPage } from './query-page.js';
 
 const ownerKey = (accountId: string, id: string) => ({ pk: `ACCOUNT#${accountId}`, sk: `TRIGGER#${id}` });
 const webhookKey = (webhookId: string) => ({ pk: `WEBHOOK#${webhookId}`, sk: 'TRIGGER' });
@@ -47,15 +47,8 @@ export class DynamoTriggerStore implements TriggerStore {
   }
 
   async list(accountId: string, page: { limit: number; cursor?: string }) {
-    const pk = `ACCOUNT#${accountId}`;
-    const result = await this.client.send(new QueryCommand({
-      TableName: this.table,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': pk, ':prefix': 'TRIGGER#' },
-      Limit: page.limit,
-      ExclusiveStartKey: decodeCursor(page.cursor, pk, 'TRIGGER#'),
-    }));
-    return { items: (result.Items ?? []).map(strip), nextCursor: encodeCursor(result.LastEvaluatedKey) };
+    const { items, nextCursor } = await queryPage(this.client, { table: this.table, pk: `ACCOUNT#${accountId}`, skPrefix: 'TRIGGER#', ...page });
+    return { items: items.map(strip), nextCursor };
   }
 
   async replace(previous: TriggerRecord, next: TriggerRecord): Promise<boolean> {
