@@ -6,7 +6,10 @@ import { startLocalStack } from '../local/stack.js';
  */
 const port = Number(process.env.PORT ?? 3000);
 const generatedSecret = !process.env.AUTH_JWT_SECRET;
-const stack = await startLocalStack({ port });
+const stack = await startLocalStack({ port }).catch((error: NodeJS.ErrnoException) => {
+  console.error(error.code === 'EADDRINUSE' ? `Port ${port} is in use on 127.0.0.1; start with another, e.g. PORT=3001 npm start` : error);
+  process.exit(1);
+});
 const token = await stack.token('local-user');
 
 console.log(`Local stack ready (embedded DynamoDB, SQS and Step Functions; data lives as long as this process).

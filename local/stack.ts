@@ -79,7 +79,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   // shape); it also happens when a request has over ~1,000 headers, past which Node drops the rest.
   // The request handler answers that case itself.
   const server: Server = createServer({ requireHostHeader: false });
-  await new Promise<void>((done) => server.listen(options.port ?? 3000, '127.0.0.1', done));
+  try {
+    await new Promise<void>((done, fail) => server.once('error', fail).listen(options.port ?? 3000, '127.0.0.1', done));
+  } catch (error) {
+    await engines.stop();
+    throw error;
+  }
   const baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   const webhookBaseUrl = `${baseUrl}/webhooks`;
 
