@@ -41,7 +41,7 @@ export interface SignatureConfig {
 export function verifySignature(config: SignatureConfig, request: SignedRequest): boolean {
   const { secrets } = config;
   // An empty key makes HMAC forgeable by anyone, so it must never reach a verifier.
-  if (secrets.length === 0 || secrets.some((secret) => secret.length === 0)) {
+  if (secrets.length === 0 || !secrets.every(Boolean)) {
     throw new TypeError('verifySignature: at least one non-empty secret is required');
   }
   switch (config.service) {
