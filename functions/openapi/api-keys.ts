@@ -1,14 +1,10 @@
-import { dataBody, errorBody, type OperationDocs, type Schema } from './types.js';
+import { dataBody, errorBody, pageBody, pageParameters, type OperationDocs, type Schema } from './types.js';
 
 const apiKeySummary: Schema = {
   type: 'object',
   required: ['id', 'created_at'],
   properties: { id: { type: 'string', pattern: '^[0-9a-f]{32}$' }, created_at: { type: 'string', format: 'date-time' } },
 };
-const pageParameters = [
-  { name: 'limit', in: 'query' as const, description: '1 to 500, default 50', schema: { type: 'integer', minimum: 1, maximum: 500 } },
-  { name: 'cursor', in: 'query' as const, description: '`next_cursor` of the previous page', schema: { type: 'string' } },
-];
 
 export const apiKeysDocs: OperationDocs = {
   createApiKey: {
@@ -19,13 +15,9 @@ export const apiKeysDocs: OperationDocs = {
   },
   listApiKeys: {
     description: 'The account\'s keys, never the keys themselves or their hashes.',
-    parameters: pageParameters,
+    parameters: pageParameters('API keys'),
     responses: {
-      '200': dataBody('A page of keys', {
-        type: 'object',
-        required: ['api_keys', 'next_cursor'],
-        properties: { api_keys: { type: 'array', items: apiKeySummary }, next_cursor: { type: ['string', 'null'] } },
-      }),
+      '200': pageBody('A page of keys', 'api_keys', apiKeySummary),
       '400': errorBody('validation_error: bad limit or cursor'),
     },
   },

@@ -1,5 +1,5 @@
 import { DEFAULT_LIST_LIMIT, MAX_KEY_BYTES, MAX_LIST_LIMIT, MAX_VALUE_BYTES } from '../domain/kv/limits.js';
-import { dataBody, errorBody, type OperationDocs, type Schema } from './types.js';
+import { dataBody, errorBody, pageBody, pageParameters, type OperationDocs, type Schema } from './types.js';
 
 const SCOPE = 'Buckets belong to the caller\'s account; a bucket of another account answers 404 like a missing one.';
 const KEY_RULES =
@@ -83,15 +83,10 @@ export const kvDocs: OperationDocs = {
     description: `Keys of the bucket in key order (UTF-8 byte order), leaving out expired values; a page may hold fewer keys than \`limit\` while \`next_cursor\` is set. ${SCOPE}`,
     parameters: [
       { name: 'prefix', in: 'query', description: 'Only keys starting with this text.', schema: { type: 'string' } },
-      { name: 'limit', in: 'query', description: 'Keys per page.', schema: { type: 'integer', minimum: 1, maximum: MAX_LIST_LIMIT, default: DEFAULT_LIST_LIMIT } },
-      { name: 'cursor', in: 'query', description: '`next_cursor` of the previous page.', schema: { type: 'string' } },
+      ...pageParameters('Keys', { max: MAX_LIST_LIMIT, default: DEFAULT_LIST_LIMIT }),
     ],
     responses: {
-      '200': dataBody('A page of keys', {
-        type: 'object',
-        required: ['keys', 'next_cursor'],
-        properties: { keys: { type: 'array', items: { type: 'string' } }, next_cursor: { type: ['string', 'null'] } },
-      }),
+      '200': pageBody('A page of keys', 'keys', { type: 'string' }),
       '400': errorBody('validation_error: bad bucket name, prefix, `limit` or cursor.'),
       '404': missingBucket,
     },

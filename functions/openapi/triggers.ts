@@ -1,4 +1,4 @@
-import { dataBody, errorBody, type OperationDoc, type OperationDocs, type Schema } from './types.js';
+import { dataBody, errorBody, pageBody, pageParameters, type OperationDoc, type OperationDocs, type Schema } from './types.js';
 
 const SERVICES = ['stripe', 'github', 'slack', 'shopify', 'twilio', 'standard_webhooks', 'custom'];
 
@@ -125,11 +125,6 @@ const execution: Schema = {
   },
 };
 
-const pageParameters = (what: string): OperationDoc['parameters'] => [
-  { name: 'limit', in: 'query', description: `${what} per page.`, schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
-  { name: 'cursor', in: 'query', description: 'The `next_cursor` of the previous page; a malformed cursor is 400.', schema: { type: 'string' } },
-];
-const nextCursor: Schema = { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; `null` on the last page.' };
 
 const jsonBody = (schema: Schema) => ({ required: true, content: { 'application/json': schema } });
 const notFound = errorBody('not_found: no trigger with this id in the caller\'s account (another account\'s triggers are not found either).');
@@ -260,11 +255,7 @@ export const triggersDocs: OperationDocs = {
     description: 'The caller\'s triggers, in id order. Never shows secrets, keys or key hashes.',
     parameters: pageParameters('Triggers'),
     responses: {
-      '200': dataBody('A page of triggers', {
-        type: 'object',
-        required: ['triggers', 'next_cursor'],
-        properties: { triggers: { type: 'array', items: trigger }, next_cursor: nextCursor },
-      }),
+      '200': pageBody('A page of triggers', 'triggers', trigger),
       '400': errorBody('validation_error: `limit` not an integer from 1 to 500, or a malformed `cursor`.'),
     },
   },
@@ -327,11 +318,7 @@ export const triggersDocs: OperationDocs = {
       'The trigger\'s recent deliveries, newest first, including ignored and duplicate ones (not rejected requests). Records expire after 7 days.',
     parameters: pageParameters('Executions'),
     responses: {
-      '200': dataBody('A page of executions', {
-        type: 'object',
-        required: ['executions', 'next_cursor'],
-        properties: { executions: { type: 'array', items: execution }, next_cursor: nextCursor },
-      }),
+      '200': pageBody('A page of executions', 'executions', execution),
       '400': errorBody('validation_error: `limit` not an integer from 1 to 500, or a malformed `cursor`.'),
       '404': notFound,
     },

@@ -18,3 +18,20 @@ export const dataBody = (description: string, data: Schema) => ({
   description,
   content: { 'application/json': { type: 'object', required: ['data'], properties: { data } } },
 });
+
+/** `limit` and `cursor`, as every list route takes them. */
+export const pageParameters = (what: string, limit: { max: number; default: number } = { max: 500, default: 50 }): NonNullable<OperationDoc['parameters']> => [
+  { name: 'limit', in: 'query', description: `${what} per page.`, schema: { type: 'integer', minimum: 1, maximum: limit.max, default: limit.default } },
+  { name: 'cursor', in: 'query', description: 'The `next_cursor` of the previous page; a malformed cursor is 400.', schema: { type: 'string' } },
+];
+
+/** A list route's 200: `{"data": {"<things>": [...], "next_cursor": ...}}`. */
+export const pageBody = (description: string, things: string, item: Schema) =>
+  dataBody(description, {
+    type: 'object',
+    required: [things, 'next_cursor'],
+    properties: {
+      [things]: { type: 'array', items: item },
+      next_cursor: { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; `null` on the last page.' },
+    },
+  });
