@@ -9,7 +9,7 @@ export const TABLES = {
   auth: { env: 'AUTH_TABLE', ttlAttribute: undefined },
   kv: { env: 'KV_TABLE', ttlAttribute: undefined },
   accounts: { env: 'ACCOUNTS_TABLE', ttlAttribute: 'expires_at' },
-  triggers: { env: 'TRIGGERS_TABLE', ttlAttribute: undefined },
+  triggers: { env: 'TRIGGERS_TABLE', ttlAttribute: 'expires_at' },
   executions: { env: 'EXECUTIONS_TABLE', ttlAttribute: 'expires_at' },
 } as const;
 export type TableName = keyof typeof TABLES;

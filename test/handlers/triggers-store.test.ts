@@ -1,4 +1,4 @@
-import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { DynamoTriggerStore } from '../../functions/adapters/aws/dynamo-trigger-store.js';
 import type { TriggerRecord } from '../../functions/domain/triggers/trigger.js';
@@ -72,6 +72,17 @@ describe('DynamoTriggerStore', () => {
     await store().replace(record, next);
     expect(await store().findByWebhookId(record.webhook_id)).toBeUndefined();
     expect(await store().findByWebhookId(next.webhook_id)).toEqual(next);
+  });
+
+  it('a retired id\'s marker expires after a day, so markers do not pile up', async () => {
+    const record = newRecord();
+    await store().create(record);
+    const before = Math.floor(Date.now() / 1000);
+    await store().delete(record);
+    const { Item } = await local.dynamo.send(new GetCommand({ TableName: table(), Key: { pk: `WEBHOOK#${record.webhook_id}`, sk: 'TRIGGER' } }));
+    expect(Item).toMatchObject({ retired: true });
+    expect(Item!.expires_at).toBeGreaterThanOrEqual(before + 24 * 60 * 60);
+    expect(Item!.expires_at).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + 24 * 60 * 60);
   });
 
   it('a late receiver copy of an older version never replaces a newer one', async () => {

@@ -9,6 +9,12 @@ const webhookKey = (webhookId: string) => ({ pk: `WEBHOOK#${webhookId}`, sk: 'TR
 
 /** A retired webhook id's item carries this version, so no write of any trigger version can revive it. */
 const RETIRED_VERSION = Number.MAX_SAFE_INTEGER;
+/**
+ * How long a retired id's marker is kept. It only has to outlast a write already in flight when
+ * the id was retired, which a Lambda's 15-minute limit bounds; a day leaves a wide margin, and
+ * after it DynamoDB's TTL removes the marker, so markers do not pile up.
+ */
+const RETIRED_MARKER_SECONDS = 24 * 60 * 60;
 
 const strip = (item: Record<string, unknown>): TriggerRecord => {
   const { pk: _pk, sk: _sk, ...record } = item;
@@ -31,7 +37,8 @@ const isConditionFailure = (error: unknown) => error instanceof ConditionalCheck
  *   PATCH: put owner v2 ────────────────────────────────────── put WEBHOOK#w v2 (refused: retired)
  *   DELETE:           read v2 ── retire WEBHOOK#w ── delete owner (if still v2)
  *
- * Markers stay (a few dozen bytes each, one per new URL or deletion); the table has no TTL.
+ * Markers expire after a day (`expires_at`, the table's TTL attribute); until DynamoDB deletes one,
+ * a reader sees it as retired, which answers exactly as a missing id does.
  */
 export class DynamoTriggerStore implements TriggerStore {
   constructor(private readonly client: DynamoDBDocumentClient, private readonly table: string) {}
@@ -105,6 +112,7 @@ export class DynamoTriggerStore implements TriggerStore {
   }
 
   private async retireWebhookId(webhookId: string): Promise<void> {
-    await this.client.send(new PutCommand({ TableName: this.table, Item: { ...webhookKey(webhookId), retired: true, version: RETIRED_VERSION } }));
+    const expiresAt = Math.floor(Date.now() / 1000) + RETIRED_MARKER_SECONDS;
+    await this.client.send(new PutCommand({ TableName: this.table, Item: { ...webhookKey(webhookId), retired: true, version: RETIRED_VERSION, expires_at: expiresAt } }));
   }
 }
