@@ -33,7 +33,12 @@ export interface FunctionSpec {
   secretsKey?: 'decrypt' | 'encrypt';
   /** Starts flow executions synchronously. */
   runsFlows?: boolean;
+  /** Settings it reads that a deployment may tune (CDK context, `lib/config.ts`), by variable name. */
+  settings?: readonly TunableSetting[];
 }
+
+/** Handler settings a deployment may set; every function also takes `POWERTOOLS_LOG_LEVEL`. */
+export type TunableSetting = 'WEBHOOK_MAX_BODY_BYTES' | 'WAIT_TIMEOUT_MS' | 'TRIGGER_CACHE_TTL_MS' | 'TOTP_ISSUER';
 
 /** Every gateway function reads the auth table to resolve `X-Api-Key`. */
 export const FUNCTIONS = {
@@ -41,9 +46,9 @@ export const FUNCTIONS = {
   apiKeys: { entry: 'functions/handlers/api-keys.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: 'readWrite' }, sendsTo: [] },
   kv: { entry: 'functions/handlers/kv.ts', timeoutSeconds: 29, memoryMb: 512, tables: { auth: 'read', kv: 'readWrite' }, sendsTo: ['kvSweep'] },
   kvSweeper: { entry: 'functions/handlers/kv-sweeper.ts', timeoutSeconds: 300, memoryMb: 512, tables: { kv: 'readWrite' }, sendsTo: ['kvSweep'] },
-  accounts: { entry: 'functions/handlers/accounts.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: 'read', accounts: 'readWrite' }, sendsTo: [], secretsKey: 'encrypt' },
+  accounts: { entry: 'functions/handlers/accounts.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: 'read', accounts: 'readWrite' }, sendsTo: [], secretsKey: 'encrypt', settings: ['TOTP_ISSUER'] },
   triggers: { entry: 'functions/handlers/triggers.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: 'read', triggers: 'readWrite', executions: 'read' }, sendsTo: [], secretsKey: 'encrypt' },
-  webhook: { entry: 'functions/handlers/webhook.ts', timeoutSeconds: 29, memoryMb: 1024, tables: { triggers: 'read', executions: 'readWrite' }, sendsTo: ['flowEvents'], secretsKey: 'decrypt', runsFlows: true },
+  webhook: { entry: 'functions/handlers/webhook.ts', timeoutSeconds: 29, memoryMb: 1024, tables: { triggers: 'read', executions: 'readWrite' }, sendsTo: ['flowEvents'], secretsKey: 'decrypt', runsFlows: true, settings: ['WEBHOOK_MAX_BODY_BYTES', 'WAIT_TIMEOUT_MS', 'TRIGGER_CACHE_TTL_MS'] },
   flowWorker: { entry: 'functions/handlers/flow-worker.ts', timeoutSeconds: 330, memoryMb: 512, tables: { executions: 'readWrite' }, sendsTo: [], runsFlows: true },
 } as const satisfies Record<string, FunctionSpec>;
 export type FunctionName = keyof typeof FUNCTIONS;

@@ -74,6 +74,11 @@ export class ServiceStack extends Stack {
       this.flows.describeTo(fn);
       if (spec.runsFlows) this.flows.connectRunner(fn);
       if (functionsVerifyingTokens.has(name)) this.identity.connect(fn);
+      for (const setting of spec.settings ?? []) {
+        const value = props.settings[setting];
+        if (value !== undefined) fn.addEnvironment(setting, value);
+      }
+      if (props.logLevel) fn.addEnvironment('POWERTOOLS_LOG_LEVEL', props.logLevel);
       functions[name] = fn;
     }
     for (const [name, queue] of entries(QUEUES)) this.queues.connectConsumer(name, functions[queue.consumer]);

@@ -46,6 +46,7 @@ function synth(context: Record<string, unknown> = {}, env?: Environment): Synthe
 }
 
 const functionEntries = Object.entries(FUNCTIONS) as [FunctionName, FunctionSpec][];
+const TUNABLE_VARIABLES = ['WEBHOOK_MAX_BODY_BYTES', 'WAIT_TIMEOUT_MS', 'TRIGGER_CACHE_TTL_MS', 'TOTP_ISSUER'];
 const tableEntries = Object.entries(TABLES) as [TableName, (typeof TABLES)[TableName]][];
 const queueEntries = Object.entries(QUEUES) as [QueueName, (typeof QUEUES)[QueueName]][];
 const asArray = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
@@ -321,6 +322,8 @@ describe('the service stack, from functions/manifest.ts', () => {
       }
       expect('WEBHOOK_BASE_URL' in env).toBe(triggerRouteFunctions.has(name));
       expect('PUBLIC_WEBHOOK_BASE_URL' in env).toBe(false);
+      // Without context, the handlers' own defaults apply.
+      for (const variable of [...TUNABLE_VARIABLES, 'POWERTOOLS_LOG_LEVEL']) expect(variable in env, variable).toBe(false);
     });
 
     it('the triggers and webhook functions know the webhook base URL', () => {
@@ -453,6 +456,32 @@ describe('the service stack, as configured by CDK context', () => {
       const name = machines[idOf(s.stack, s.stack.flows.stateMachines[flow]!)]!.Properties.StateMachineName;
       expect(`${prefix}${flow}`).toBe(`arn:aws:states:eu-west-1:123456789012:stateMachine:${name}`);
     }
+  });
+
+  it('handler settings from context reach exactly the functions that read them, and logLevel every function', () => {
+    const tuned = synth({ webhookMaxBodyBytes: '2097152', waitTimeoutMs: 10_000, triggerCacheTtlMs: '0', totpIssuer: 'Acme Corp', logLevel: 'warn' });
+    const expected: Partial<Record<FunctionName, Record<string, string>>> = {
+      webhook: { WEBHOOK_MAX_BODY_BYTES: '2097152', WAIT_TIMEOUT_MS: '10000', TRIGGER_CACHE_TTL_MS: '0' },
+      accounts: { TOTP_ISSUER: 'Acme Corp' },
+    };
+    for (const [name] of functionEntries) {
+      const env = environmentOf(tuned, name);
+      for (const variable of TUNABLE_VARIABLES) expect(env[variable], `${name}: ${variable}`).toBe(expected[name]?.[variable]);
+      expect(env.POWERTOOLS_LOG_LEVEL, name).toBe('WARN');
+    }
+  });
+
+  it.each([
+    ['waitTimeoutMs', '40000'],
+    ['webhookMaxBodyBytes', '0'],
+    ['webhookMaxBodyBytes', '5000000'],
+    ['triggerCacheTtlMs', '1.5'],
+    ['triggerCacheTtlMs', '-1'],
+    ['triggerCacheTtlMs', '600000'],
+    ['totpIssuer', 'Acme:Corp'],
+    ['logLevel', 'LOUD'],
+  ])('refuses %s=%s when it synthesises, not at run time', (key, value) => {
+    expect(() => synth({ [key]: value })).toThrow(new RegExp(`context ${key} must be`));
   });
 
   it('refuses half an external issuer', () => {
