@@ -1,12 +1,26 @@
+import { timingSafeEqual } from 'node:crypto';
 import { NobleCryptoPlugin, ScureBase32Plugin, TOTP } from 'otplib';
 import { TOTP_ALLOWED_DRIFT_STEPS, TOTP_DIGITS, TOTP_PERIOD_SECONDS } from './constants.js';
 import { decodeTotpSecret } from './secret.js';
+
+/**
+ * otplib compares the expected code with the given one through its crypto plugin, by default an
+ * XOR loop of its own; here it is Node's `timingSafeEqual`, the one comparison every other secret
+ * in this codebase goes through. The length check may return early: a code's length is not secret.
+ */
+class TimingSafeNobleCrypto extends NobleCryptoPlugin {
+  override constantTimeEqual(a: string | Uint8Array, b: string | Uint8Array): boolean {
+    const expected = Buffer.from(a);
+    const given = Buffer.from(b);
+    return expected.length === given.length && timingSafeEqual(expected, given);
+  }
+}
 
 const totp = new TOTP({
   algorithm: 'sha1',
   digits: TOTP_DIGITS,
   period: TOTP_PERIOD_SECONDS,
-  crypto: new NobleCryptoPlugin(),
+  crypto: new TimingSafeNobleCrypto(),
   base32: new ScureBase32Plugin(),
 });
 
