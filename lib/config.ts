@@ -31,7 +31,8 @@ const TUNABLE_SETTINGS: Record<string, { env: TunableSetting } & ({ min: number;
   totpIssuer: { env: 'TOTP_ISSUER', text: true },
 };
 
-const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'];
+/** Powertools' log levels. */
+const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'];
 
 const DEFAULT_STACK_NAME = 'Flowgate';
 
