@@ -7,7 +7,7 @@
  *   local-aws-sqs engine in this same process, as the local stack runs its engines. It stores
  *   nothing else and runs no flow, so the stack cannot beat it: the gap is the stack's own cost.
  */
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import { CreateQueueCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { createSqsServer } from 'local-aws-sqs';
 import { verifyStripeByHand } from './baselines.js';
@@ -35,7 +35,7 @@ async function startQueue(): Promise<{ send(body: string): Promise<unknown>; sto
   };
 }
 
-const answer = (res: import('node:http').ServerResponse, status: number, body: unknown) =>
+const answer = (res: ServerResponse, status: number, body: unknown) =>
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 
 const queue = await startQueue();
