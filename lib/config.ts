@@ -1,4 +1,6 @@
 import type { Node } from 'constructs';
+import { MAX_WEBHOOK_BODY_BYTES } from '../functions/domain/webhooks/body-limit.js';
+import { MAX_WAIT_TIMEOUT_MS } from '../functions/domain/webhooks/wait-budget.js';
 import type { TunableSetting } from '../functions/manifest.js';
 import type { AuthSettings } from './constructs/identity.js';
 
@@ -22,10 +24,10 @@ export interface ServiceConfig {
  * working on AWS. A value out of bounds fails `cdk synth` rather than a request at run time.
  */
 const TUNABLE_SETTINGS: Record<string, { env: TunableSetting } & ({ min: number; max: number; why: string } | { text: true })> = {
-  // Lambda takes at most 6 MB per invocation, and a binary body arrives base64-encoded (4/3 larger).
-  webhookMaxBodyBytes: { env: 'WEBHOOK_MAX_BODY_BYTES', min: 1, max: 4 * 1024 * 1024, why: 'Lambda takes 6 MB per invocation, binary bodies base64-encoded' },
-  // API Gateway gives up on an integration after 30 s.
-  waitTimeoutMs: { env: 'WAIT_TIMEOUT_MS', min: 1, max: 28_000, why: 'API Gateway gives up after 30 s' },
+  // Derived in functions/domain/webhooks/body-limit.ts from how the body travels in the event.
+  webhookMaxBodyBytes: { env: 'WEBHOOK_MAX_BODY_BYTES', min: 1, max: MAX_WEBHOOK_BODY_BYTES, why: 'Lambda takes 6 MB per invocation and a text body can grow sixfold in the event' },
+  // Derived in functions/domain/webhooks/wait-budget.ts: our 504 must beat the gateway's 30 s.
+  waitTimeoutMs: { env: 'WAIT_TIMEOUT_MS', min: 1, max: MAX_WAIT_TIMEOUT_MS, why: 'API Gateway gives up 30 s after the request arrived, and the outcome needs 2 s' },
   // How stale an accepted request's trigger may be: a revoked key or secret works this long.
   triggerCacheTtlMs: { env: 'TRIGGER_CACHE_TTL_MS', min: 0, max: 60_000, why: 'a revocation must take effect within a minute' },
   totpIssuer: { env: 'TOTP_ISSUER', text: true },

@@ -34,6 +34,9 @@ const close = (server: Server) => new Promise<void>((resolve) => server.close(()
 export async function startEngines(options: { flowsDirs: string[]; visibilityTimeoutSeconds: number }): Promise<Engines> {
   const dynamoServer: Server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   const dynamoEndpoint = `http://127.0.0.1:${await listen(dynamoServer)}`;
+  // local-aws-sqs 2.0.2 counted a ChangeMessageVisibility as one more receive, so a retried
+  // message reached its dead-letter queue in half the receives; AWS counts receives only.
+  // `patches/local-aws-sqs+2.0.2.patch` (applied by `npm ci` through patch-package) fixes that.
   const sqsServer = await createSqsServer({ port: 0, hostname: "127.0.0.1", emulateQueueCreationLifecycle: false });
   const sqsEndpoint = `http://127.0.0.1:${(sqsServer.address() as { port: number }).port}`;
   const sfn = await startLocalStepFunctions({ flowsDirs: options.flowsDirs, arnPrefix: LOCAL_FLOW_ARN_PREFIX });

@@ -3,11 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { ExecutionError, ExecutionTimeoutError, StateMachine } from 'aws-local-stepfunctions';
-
-/** Express workflows stop after five minutes in AWS; so does the local engine. */
-const EXPRESS_MAX_DURATION_MS = 5 * 60_000;
-/** Step Functions refuses inputs and fails outputs larger than 256 KiB; so does the local engine. */
-const MAX_PAYLOAD_BYTES = 256 * 1024;
+import { EXPRESS_MAX_DURATION_MS, MAX_FLOW_INPUT_BYTES as MAX_PAYLOAD_BYTES } from '../functions/domain/flows/limits.js';
 
 export interface LocalStepFunctionsOptions {
   /** Folders searched in order for `<flow>.asl.json`. */

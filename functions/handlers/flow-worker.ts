@@ -4,30 +4,37 @@ import { DynamoExecutionStore } from '../adapters/aws/dynamo-execution-store.js'
 import { dynamoDocumentClient } from '../adapters/aws/dynamo-client.js';
 import { sfnClient } from '../adapters/aws/sfn-client.js';
 import { SfnFlowRunner } from '../adapters/aws/sfn-flow-runner.js';
-import { runQueuedFlow } from '../domain/flows/run-queued-flow.js';
+import { sqsClient } from '../adapters/aws/sqs-client.js';
+import { SqsRedelivery } from '../adapters/aws/sqs-redelivery.js';
+import { EXPRESS_MAX_DURATION_MS } from '../domain/flows/limits.js';
+import { DEFAULT_RETRY_BASE_SECONDS, runQueuedFlow, type WorkerDeps } from '../domain/flows/run-queued-flow.js';
 import { QUEUES } from '../manifest.js';
-import { requireEnv, tableName } from '../shared/env.js';
+import { intEnv, queueUrl, requireEnv, tableName } from '../shared/env.js';
 import { logger } from '../shared/logger.js';
 
-/** Express workflows run five minutes at most; leave the function time to record the outcome. */
-const MAX_FLOW_MS = 5 * 60_000;
+/** Leave the function time to record the outcome after the longest flow. */
 const RECORDING_MARGIN_MS = 5_000;
 
-const deps = {
+/** The flow queue's consumer over the given dependencies; failed records are reported one by one. */
+export function createFlowWorkerHandler(deps: WorkerDeps) {
+  const processor = new BatchProcessor(EventType.SQS);
+  return async (event: SQSEvent, context: Context) =>
+    processPartialResponse(event, async (record: SQSRecord) => {
+      const timeoutMs = Math.min(EXPRESS_MAX_DURATION_MS, context.getRemainingTimeInMillis() - RECORDING_MARGIN_MS);
+      try {
+        await runQueuedFlow(deps, { body: record.body, receiptHandle: record.receiptHandle, receiveCount: Number(record.attributes.ApproximateReceiveCount), timeoutMs });
+      } catch (error) {
+        logger.warn('flow attempt failed', { messageId: record.messageId, error: (error as Error).message });
+        throw error;
+      }
+    }, processor, { context, processInParallel: true, throwOnFullBatchFailure: false });
+}
+
+export const handler = createFlowWorkerHandler({
   executions: new DynamoExecutionStore(dynamoDocumentClient, tableName('executions')),
   flows: new SfnFlowRunner(sfnClient, requireEnv('FLOW_STATE_MACHINE_ARN_PREFIX')),
+  redelivery: new SqsRedelivery(sqsClient, queueUrl('flowEvents')),
   maxReceiveCount: QUEUES.flowEvents.maxReceiveCount,
-};
-const processor = new BatchProcessor(EventType.SQS);
-
-/** Consumes the flow queue; failed records are reported one by one so the others are not redelivered. */
-export const handler = async (event: SQSEvent, context: Context) =>
-  processPartialResponse(event, async (record: SQSRecord) => {
-    const timeoutMs = Math.min(MAX_FLOW_MS, context.getRemainingTimeInMillis() - RECORDING_MARGIN_MS);
-    try {
-      await runQueuedFlow(deps, record.body, Number(record.attributes.ApproximateReceiveCount), timeoutMs);
-    } catch (error) {
-      logger.warn('flow attempt failed', { messageId: record.messageId, error: (error as Error).message });
-      throw error;
-    }
-  }, processor, { context, processInParallel: true, throwOnFullBatchFailure: false });
+  retryBaseSeconds: intEnv('FLOW_RETRY_BASE_SECONDS', DEFAULT_RETRY_BASE_SECONDS),
+  now: () => new Date(),
+});

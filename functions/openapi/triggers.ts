@@ -120,8 +120,12 @@ const execution: Schema = {
     type: { type: 'string', description: 'The event type, when the delivery had one.' },
     status: { type: 'string', enum: ['queued', 'running', 'succeeded', 'failed', 'ignored', 'duplicate'] },
     output: { description: 'The flow\'s output (JSON), once it succeeded.' },
-    error: { type: 'string', description: 'The flow\'s error name, once it failed.' },
+    error: { type: 'string', description: 'The flow\'s error name, once it failed (also while a failed run waits for its retry).' },
     attempts: { type: 'integer', minimum: 0, description: 'Runs so far; a run being retried shows `queued` or `running` until its last attempt.' },
+    next_attempt_at: {
+      type: 'string', format: 'date-time',
+      description: 'Acknowledge mode: when a failed run will be retried. Retries back off from `FLOW_RETRY_BASE_SECONDS` (default 15 s), doubling each time; after the fifth failed run the event goes to the dead-letter queue and this field is gone.',
+    },
   },
 };
 
@@ -145,13 +149,15 @@ const CACHE =
 const RECEIVER_ORDER =
   'No gateway authentication: the receiver makes its own checks, in this order, and answers the first that fails. ' +
   '(1) Unknown or disabled `webhook_id`: 404; then any method but POST: 405 with `Allow: POST`. ' +
-  '(2) Body over `WEBHOOK_MAX_BODY_BYTES` (default 1 MiB): 413. ' +
+  '(2) Body over `WEBHOOK_MAX_BODY_BYTES` (default 1,000,000 bytes; at most 1,037,653, what always fits Lambda\'s 6 MB invocation): 413. ' +
   '(3) API key, when enabled: the `api_key` query parameter or the `X-Api-Key` header (the query parameter wins when both are sent), compared in constant time; missing or wrong: 401 `unauthorized`. ' +
   '(4) Signature, when configured: verified over the exact bytes received, in constant time; missing, malformed, wrong or outside the timestamp tolerance: 401 `invalid_signature`. ' +
   'Twilio\'s signed URL is rebuilt from the request (scheme, host, port, path, query), or from `PUBLIC_WEBHOOK_BASE_URL` when set. ' +
   '(5) Content type `application/json`, `application/x-www-form-urlencoded` or `multipart/form-data` (parameters such as charset allowed), else 415; a body that does not parse as its type, is not UTF-8, or is JSON nested deeper than 256 levels: 400. ' +
   '(6) Slack\'s `{"type":"url_verification","challenge"}` (JSON) is answered at once with `{"challenge"}` and runs no flow. ' +
   '(7) Event filter: an unlisted type, or none while a filter is set, is 200 ignored and runs no flow. ' +
+  '(8) Flow input size: the flow input described below must fit Step Functions\' 256 KiB (262,144 bytes of JSON), else 413 `payload_too_large` in both response modes, because such a flow could never start. ' +
+  'Top-level keys of a JSON object body are copied into the input beside `event`, so a JSON body counts about twice: keep JSON bodies under about 128 KiB. ' +
   'Only then does the flow start. Rejected requests (4xx) are not recorded as executions; ignored and duplicate deliveries are. ' +
   'The flow\'s input is `{"trigger": {headers, event, type?, data?, webhook_id, received_at, event_id, ...top-level JSON keys}}`: header names lower-case, ' +
   'with `X-Api-Key` withheld so the trigger\'s key never reaches flow inputs or logs (nor does the `api_key` query parameter: the query is not passed); ' +
@@ -230,11 +236,11 @@ const receiveWebhook: OperationDoc = {
     '401': errorBody('`unauthorized`: API key missing or wrong. `invalid_signature`: signature missing, malformed, wrong, or its timestamp outside the tolerance.'),
     '404': errorBody('not_found: no enabled trigger has this webhook id (unknown, disabled, deleted, or replaced by regenerate-url). Answered for every method.'),
     '405': { ...errorBody('method_not_allowed: a known webhook id with a method other than POST.'), headers: { allow: { type: 'string', const: 'POST' } } },
-    '413': errorBody('payload_too_large: the body is over `WEBHOOK_MAX_BODY_BYTES` (default 1 MiB), checked before credentials.'),
+    '413': errorBody('payload_too_large: the body is over `WEBHOOK_MAX_BODY_BYTES` (default 1,000,000 bytes), checked before credentials; or, after the event filter, the flow input (`{"trigger": …}`, which holds a JSON body about twice) is over Step Functions\' 256 KiB, in both response modes.'),
     '415': errorBody('unsupported_media_type: not JSON, urlencoded form or multipart form data. Checked after credentials.'),
     '502': errorBody('flow_failed: wait mode, the flow failed.'),
     '503': errorBody('unavailable: acknowledge mode, the queue did not take the event (nothing was stored; retry), or the flow could not be started.'),
-    '504': errorBody('flow_timeout: wait mode, the flow was still running after `WAIT_TIMEOUT_MS` (default 25 s).'),
+    '504': errorBody('flow_timeout: wait mode, the flow was still running after `WAIT_TIMEOUT_MS` (default 25 s), or 28 s after API Gateway received the request (a cold start counts), whichever came first, so this answer always arrives before API Gateway\'s own 30 s limit.'),
   },
 };
 

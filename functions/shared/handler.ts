@@ -1,3 +1,4 @@
+import type { Context } from 'aws-lambda';
 import type { Authenticator, Principal } from './auth.js';
 import { AppError, toHttpResponse } from './errors.js';
 import type { HttpEvent, HttpResult } from './http.js';
@@ -10,8 +11,8 @@ export interface RouteRequest {
 }
 
 export type RouteAction = (request: RouteRequest) => Promise<HttpResult>;
-export type PublicRouteAction = (event: HttpEvent) => Promise<HttpResult>;
-type HttpHandler = (event: HttpEvent) => Promise<HttpResult>;
+export type PublicRouteAction = (event: HttpEvent, context?: Context) => Promise<HttpResult>;
+type HttpHandler = (event: HttpEvent, context?: Context) => Promise<HttpResult>;
 
 function routesOf(fn: FunctionName, actions: Record<string, unknown>): Map<string, RouteSpec> {
   const routes = new Map<string, RouteSpec>(ROUTES.filter((r) => r.fn === fn).map((r) => [routeKey(r), r]));
@@ -48,5 +49,5 @@ export function createHttpHandler(fn: FunctionName, actions: Record<string, Rout
 /** The same for routes that do their own checks (`auth: none`), such as the webhook receiver. */
 export function createPublicHttpHandler(fn: FunctionName, actions: Record<string, PublicRouteAction>): HttpHandler {
   const routes = routesOf(fn, actions);
-  return (event) => dispatch(routes, event, (route) => actions[route.operationId]!(event));
+  return (event, context) => dispatch(routes, event, (route) => actions[route.operationId]!(event, context));
 }

@@ -69,8 +69,12 @@ export class EventQueues extends Construct {
     }
   }
 
-  /** Makes the function the queue's consumer (the event source mapping grants it receive and delete). */
+  /**
+   * Makes the function the queue's consumer. The event source mapping grants it receive, delete and
+   * ChangeMessageVisibility; the URL lets it set when a failed message comes back.
+   */
   connectConsumer(name: QueueName, fn: ServiceFunction): void {
+    fn.addEnvironment(this.specs[name].env, this.queues[name].queueUrl);
     fn.function.addEventSource(new SqsEventSource(this.queues[name], {
       batchSize: this.specs[name].batchSize,
       reportBatchItemFailures: true,

@@ -1,11 +1,13 @@
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { QUEUES } from '../../functions/manifest.js';
 import { call, useLocalStack } from '../support/local-stack.js';
 import { createTrigger, deliver, TEST_FLOWS_DIR, waitForExecutions } from '../support/webhooks.js';
 
 const stack = useLocalStack({ flowsDir: TEST_FLOWS_DIR, env: { TRIGGER_CACHE_TTL_MS: '0' } });
 
+const MAX_ATTEMPTS = QUEUES.flowEvents.maxReceiveCount;
 const context = { getRemainingTimeInMillis: () => 60_000 } as Context;
 const record = (messageId: string, body: string, receiveCount = 1) => ({
   messageId,
@@ -37,11 +39,11 @@ describe.concurrent('flow worker', () => {
     const executions = await waitForExecutions(stack, token, trigger.id, (e) => e.length === 5 && e.every((x) => x.status === 'succeeded' || x.status === 'failed'), 80_000);
     const poison = executions.filter((e) => e.type === 'poison');
     const healthy = executions.filter((e) => e.type === 'ok');
-    expect(poison).toEqual([expect.objectContaining({ status: 'failed', attempts: 3, error: 'Fixture.Poison' })]);
+    expect(poison).toEqual([expect.objectContaining({ status: 'failed', attempts: MAX_ATTEMPTS, error: 'Fixture.Poison' })]);
     expect(healthy.map((e) => [e.status, e.attempts])).toEqual(Array(4).fill(['succeeded', 1]));
   }, 90_000);
 
-  it('a flow that always fails ends in the dead-letter queue after 3 attempts', async () => {
+  it(`a flow that always fails ends in the dead-letter queue after ${QUEUES.flowEvents.maxReceiveCount} attempts`, async () => {
     const token = await stack.token('dlq-owner');
     const trigger = await createTrigger(stack, token, { flow: 'always-fails' });
     await deliver(trigger.url, JSON.stringify({ id: 'evt_dead' }));
@@ -118,12 +120,43 @@ describe.concurrent('large events', () => {
     expect(execution.output.received.blob).toHaveLength(blob.length);
   });
 
-  it('an event over the 256 KiB flow input limit is accepted, fails as the flow engine refuses it, and is kept in the DLQ', async () => {
+  it('an event whose flow input would pass 256 KiB is refused with 413 in both modes, before anything is queued', async () => {
+    const token = await stack.token('big-owner');
+    const huge = JSON.stringify({ id: 'evt_huge', blob: 'y'.repeat(900 * 1024) });
+    for (const response_mode of ['acknowledge', 'wait']) {
+      const trigger = await createTrigger(stack, token, { flow: 'echo', response_mode });
+      const res = await deliver(trigger.url, huge);
+      expect(res.status).toBe(413);
+      expect(res.json).toEqual({ error: 'payload_too_large' });
+      const listed = await call(stack, 'GET', `/triggers/${trigger.id}/executions`, { token });
+      expect(listed.json.data.executions).toEqual([]);
+    }
+  });
+
+  it('the limit is on the flow input: a 150 KiB JSON body, copied under event and at the top level, is refused', async () => {
     const token = await stack.token('big-owner');
     const trigger = await createTrigger(stack, token, { flow: 'echo' });
-    const res = await deliver(trigger.url, JSON.stringify({ id: 'evt_huge', blob: 'y'.repeat(900 * 1024) }));
-    expect(res.json).toEqual({ status: 'accepted', event_id: 'evt_huge' });
-    const [execution] = await waitForExecutions(stack, token, trigger.id, (e) => e[0]?.status === 'failed', 80_000);
-    expect(execution).toMatchObject({ attempts: 3, error: 'ValidationException' });
+    const res = await deliver(trigger.url, JSON.stringify({ id: 'evt_doubled', blob: 'z'.repeat(150 * 1024) }));
+    expect(res.status).toBe(413);
+  });
+});
+
+describe.concurrent('retries', () => {
+  it('a failed run comes back after a backoff of seconds, and the execution shows when', async () => {
+    const token = await stack.token('retry-owner');
+    const trigger = await createTrigger(stack, token, { flow: 'always-fails' });
+    await deliver(trigger.url, JSON.stringify({ id: 'evt_retry' }));
+    const [queued] = await waitForExecutions(stack, token, trigger.id, (e) => e[0]?.status === 'queued' && e[0]?.next_attempt_at !== undefined);
+    expect(queued.error).toBe('Fixture.AlwaysFails');
+    // FLOW_RETRY_BASE_SECONDS is 1 here, doubling per attempt: the retry is due seconds after the
+    // failure, not after the queue's visibility timeout (six times the worker's timeout deployed).
+    const backoffMs = 1000 * 2 ** (queued.attempts - 1);
+    expect(Date.parse(queued.next_attempt_at) - Date.now()).toBeLessThanOrEqual(backoffMs);
+    const started = Date.now();
+    await waitForExecutions(stack, token, trigger.id, (e) => e[0]?.attempts > queued.attempts);
+    expect(Date.now() - started).toBeLessThan(backoffMs + 6_000);
+    const [done] = await waitForExecutions(stack, token, trigger.id, (e) => e[0]?.status === 'failed', 80_000);
+    expect(done.attempts).toBe(MAX_ATTEMPTS);
+    expect(done.next_attempt_at).toBeUndefined();
   }, 90_000);
 });

@@ -313,7 +313,8 @@ describe('the service stack, from functions/manifest.ts', () => {
     it.each(functionEntries)('%s', (name, spec) => {
       const env = environmentOf(s, name);
       for (const [table, { env: variable }] of tableEntries) expect(variable in env, variable).toBe(table in spec.tables);
-      for (const [queue, { env: variable }] of queueEntries) expect(variable in env, variable).toBe(spec.sendsTo.includes(queue));
+      // Senders get a queue's URL to send to; its consumer to set when a failed message comes back.
+      for (const [queue, { env: variable, consumer }] of queueEntries) expect(variable in env, variable).toBe(spec.sendsTo.includes(queue) || consumer === name);
       expect('SECRETS_KMS_KEY_ID' in env).toBe(Boolean(spec.secretsKey));
       expect('FLOW_STATE_MACHINE_ARN_PREFIX' in env).toBe(Boolean(spec.runsFlows));
       expect(env.FLOW_NAMES).toBe(FLOW_NAMES.join(','));
@@ -459,9 +460,9 @@ describe('the service stack, as configured by CDK context', () => {
   });
 
   it('handler settings from context reach exactly the functions that read them, and logLevel every function', () => {
-    const tuned = synth({ webhookMaxBodyBytes: '2097152', waitTimeoutMs: 10_000, triggerCacheTtlMs: '0', totpIssuer: 'Acme Corp', logLevel: 'warn' });
+    const tuned = synth({ webhookMaxBodyBytes: '524288', waitTimeoutMs: 10_000, triggerCacheTtlMs: '0', totpIssuer: 'Acme Corp', logLevel: 'warn' });
     const expected: Partial<Record<FunctionName, Record<string, string>>> = {
-      webhook: { WEBHOOK_MAX_BODY_BYTES: '2097152', WAIT_TIMEOUT_MS: '10000', TRIGGER_CACHE_TTL_MS: '0' },
+      webhook: { WEBHOOK_MAX_BODY_BYTES: '524288', WAIT_TIMEOUT_MS: '10000', TRIGGER_CACHE_TTL_MS: '0' },
       accounts: { TOTP_ISSUER: 'Acme Corp' },
     };
     for (const [name] of functionEntries) {

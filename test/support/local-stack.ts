@@ -9,7 +9,8 @@ import { startLocalStack, type LocalStack, type LocalStackOptions } from '../../
 export function useLocalStack(options: LocalStackOptions = {}): LocalStack {
   const holder = {} as LocalStack;
   beforeAll(async () => {
-    Object.assign(holder, await startLocalStack({ port: 0, visibilityTimeoutSeconds: 10, ...options }));
+    // Failed flows retry after 1 s, then 2, 4, 8 s: the whole retry path fits a test's time.
+    Object.assign(holder, await startLocalStack({ port: 0, visibilityTimeoutSeconds: 10, ...options, env: { FLOW_RETRY_BASE_SECONDS: '1', ...options.env } }));
   });
   afterAll(async () => {
     await holder.stop?.();

@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Execution, ExecutionRef, ExecutionStore } from '../../domain/flows/ports.js';
+import type { Execution, ExecutionChange, ExecutionRef, ExecutionStore } from '../../domain/flows/ports.js';
 import { queryPage } from './query-page.js';
 
 /** Execution records expire after seven days (DynamoDB TTL). */
@@ -27,6 +27,7 @@ function toExecution(item: Record<string, unknown>): Execution {
     ...(item.output_json !== undefined && { output: JSON.parse(item.output_json as string) }),
     ...(item.error !== undefined && { error: item.error as string }),
     attempts: item.attempts as number,
+    ...(item.next_attempt_at !== undefined && { next_attempt_at: item.next_attempt_at as string }),
   };
 }
 
@@ -45,23 +46,23 @@ export class DynamoExecutionStore implements ExecutionStore {
     await this.client.send(new DeleteCommand({ TableName: this.table, Key: recordKey(ref) }));
   }
 
-  async update(ref: ExecutionRef, change: Pick<Execution, 'status' | 'attempts'> & { output?: unknown; error?: string }): Promise<void> {
-    const names: Record<string, string> = { '#status': 'status' };
+  async update(ref: ExecutionRef, change: ExecutionChange): Promise<void> {
+    const names: Record<string, string> = { '#status': 'status', '#error': 'error' };
     const values: Record<string, unknown> = { ':status': change.status, ':attempts': change.attempts };
     const sets = ['#status = :status', 'attempts = :attempts'];
     const removes: string[] = [];
-    if (change.output !== undefined) {
-      sets.push('output_json = :output');
-      values[':output'] = JSON.stringify(change.output);
-    } else removes.push('output_json');
-    if (change.error !== undefined) {
-      sets.push('#error = :error');
-      names['#error'] = 'error';
-      values[':error'] = change.error;
-    } else {
-      removes.push('#error');
-      names['#error'] = 'error';
-    }
+    const setOrRemove = (attribute: string, value: unknown) => {
+      if (value === undefined) {
+        removes.push(attribute);
+        return;
+      }
+      const placeholder = `:${attribute.replace('#', '')}`;
+      sets.push(`${attribute} = ${placeholder}`);
+      values[placeholder] = value;
+    };
+    setOrRemove('output_json', change.output === undefined ? undefined : JSON.stringify(change.output));
+    setOrRemove('#error', change.error);
+    setOrRemove('next_attempt_at', change.nextAttemptAt);
     try {
       await this.client.send(new UpdateCommand({
         TableName: this.table,

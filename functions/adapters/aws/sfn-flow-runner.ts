@@ -1,6 +1,5 @@
 import { StartSyncExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
 import type { FlowResult, FlowRunner } from '../../domain/flows/ports.js';
-import type { TriggerData } from '../../domain/webhooks/trigger-input.js';
 import { AppError } from '../../shared/errors.js';
 
 const REFUSALS = new Set(['StateMachineDoesNotExist', 'InvalidExecutionInput', 'InvalidName', 'ValidationException']);
@@ -12,11 +11,11 @@ const REFUSALS = new Set(['StateMachineDoesNotExist', 'InvalidExecutionInput', '
 export class SfnFlowRunner implements FlowRunner {
   constructor(private readonly sfn: SFNClient, private readonly arnPrefix: string) {}
 
-  async run(flow: string, input: { trigger: TriggerData }, options: { timeoutMs: number; name?: string }): Promise<FlowResult> {
+  async run(flow: string, inputJson: string, options: { timeoutMs: number; name?: string }): Promise<FlowResult> {
     let response;
     try {
       response = await this.sfn.send(
-        new StartSyncExecutionCommand({ stateMachineArn: this.arnPrefix + flow, input: JSON.stringify(input), name: options.name }),
+        new StartSyncExecutionCommand({ stateMachineArn: this.arnPrefix + flow, input: inputJson, name: options.name }),
         { abortSignal: AbortSignal.timeout(options.timeoutMs) },
       );
     } catch (error) {

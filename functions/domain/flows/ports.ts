@@ -1,5 +1,3 @@
-import type { TriggerData } from '../webhooks/trigger-input.js';
-
 export type FlowResult =
   | { status: 'succeeded'; output: unknown }
   | { status: 'failed'; error: string; cause?: string }
@@ -7,12 +5,19 @@ export type FlowResult =
 
 /** Runs a flow to completion (Step Functions express, synchronously) within a time limit. */
 export interface FlowRunner {
-  run(flow: string, input: { trigger: TriggerData }, options: { timeoutMs: number; name?: string }): Promise<FlowResult>;
+  /** @param inputJson the flow input `{"trigger": …}` as JSON text (serialised once by the caller). */
+  run(flow: string, inputJson: string, options: { timeoutMs: number; name?: string }): Promise<FlowResult>;
 }
 
 /** The queue of accepted events for the flow worker. Throws `AppError('unavailable')` when it cannot take one. */
 export interface EventQueue {
   send(body: string): Promise<void>;
+}
+
+/** When a received queue message comes back (SQS ChangeMessageVisibility). */
+export interface Redelivery {
+  /** The message with this receipt handle is delivered again `seconds` from now. */
+  delay(receiptHandle: string, seconds: number): Promise<void>;
 }
 
 export type ExecutionStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'ignored' | 'duplicate';
@@ -32,7 +37,12 @@ export interface Execution {
   output?: unknown;
   error?: string;
   attempts: number;
+  /** When a failed attempt will be retried (ISO 8601); absent once no retry is due. */
+  next_attempt_at?: string;
 }
+
+/** A move of an execution record to a new state; fields not given are cleared. */
+export type ExecutionChange = Pick<Execution, 'status' | 'attempts'> & { output?: unknown; error?: string; nextAttemptAt?: string };
 
 /** Delivery records of a trigger (kept 7 days), dedup claims, and event payloads stored aside. */
 export interface ExecutionStore {
@@ -40,7 +50,7 @@ export interface ExecutionStore {
   /** Removes a record whose event was not accepted after all (the queue refused it). */
   discard(ref: ExecutionRef): Promise<void>;
   /** Moves a record on; ignored when a later attempt has already been recorded. */
-  update(ref: ExecutionRef, change: Pick<Execution, 'status' | 'attempts'> & { output?: unknown; error?: string }): Promise<void>;
+  update(ref: ExecutionRef, change: ExecutionChange): Promise<void>;
   list(triggerId: string, page: { limit: number; cursor?: string }): Promise<{ items: Execution[]; nextCursor: string | null }>;
   /** Claims an event id for a trigger for `ttlSeconds`; false when already claimed. */
   claimEvent(triggerId: string, eventId: string, ttlSeconds: number): Promise<boolean>;

@@ -1,11 +1,28 @@
 import { parseFlowMessage } from './message.js';
-import type { ExecutionStore, FlowRunner } from './ports.js';
+import type { ExecutionStore, FlowRunner, Redelivery } from './ports.js';
+
+/** Retries back off from this delay, doubling each time (15 s, 30 s, 1 min, 2 min by default). */
+export const DEFAULT_RETRY_BASE_SECONDS = 15;
+/** No retry waits longer than this, whatever the attempt. */
+export const MAX_RETRY_DELAY_SECONDS = 15 * 60;
 
 export interface WorkerDeps {
   executions: ExecutionStore;
   flows: FlowRunner;
+  redelivery: Redelivery;
   /** Receives before the queue moves a message to its dead-letter queue. */
   maxReceiveCount: number;
+  /** Delay before the first retry; each later one doubles it. */
+  retryBaseSeconds: number;
+  now: () => Date;
+}
+
+export interface QueuedDelivery {
+  body: string;
+  receiptHandle: string;
+  /** SQS's `ApproximateReceiveCount`: 1 on the first delivery. */
+  receiveCount: number;
+  timeoutMs: number;
 }
 
 /** Thrown so the event source redelivers this message (and only this one) later. */
@@ -16,22 +33,42 @@ export class FlowAttemptFailed extends Error {
   }
 }
 
+/** Seconds before the retry that follows failed attempt `attempt` (1-based). */
+export const retryDelaySeconds = (attempt: number, baseSeconds: number): number =>
+  Math.min(MAX_RETRY_DELAY_SECONDS, baseSeconds * 2 ** (attempt - 1));
+
 /**
- * Runs one queued event's flow and records the outcome. A failed run throws, so the message comes
- * back after its visibility timeout; the record shows `queued` until the last allowed receive,
- * whose failure is recorded as `failed` before the queue moves the message to its DLQ.
+ * Runs one queued event's flow and records the outcome. A failed run throws, so the event source
+ * reports the message failed and leaves it on the queue; before that, its visibility is set so it
+ * comes back after a backoff of seconds to minutes (not after the queue's visibility timeout, six
+ * times the worker's), and the record shows `queued` with the error and `next_attempt_at`:
+ *
+ *   attempt 1 fails ── 15 s ── attempt 2 fails ── 30 s ── … ── attempt N fails ── 0 s ── moved to the DLQ
+ *
+ * The failure of the last allowed receive is recorded as `failed` and the message is made visible
+ * at once, so SQS moves it to the dead-letter queue on its next receive.
  */
-export async function runQueuedFlow(deps: WorkerDeps, body: string, receiveCount: number, timeoutMs: number): Promise<void> {
-  const message = parseFlowMessage(body);
-  const input = message.input ?? JSON.parse(await deps.executions.loadPayload(message.payload!));
-  await deps.executions.update(message.ref, { status: 'running', attempts: receiveCount });
-  const result = await deps.flows.run(message.flow, input, { timeoutMs });
+export async function runQueuedFlow(deps: WorkerDeps, delivery: QueuedDelivery): Promise<void> {
+  const { receiveCount: attempt } = delivery;
+  const message = parseFlowMessage(delivery.body);
+  const inputJson = message.input ? JSON.stringify(message.input) : await deps.executions.loadPayload(message.payload!);
+  await deps.executions.update(message.ref, { status: 'running', attempts: attempt });
+  const result = await deps.flows.run(message.flow, inputJson, { timeoutMs: delivery.timeoutMs });
   if (result.status === 'succeeded') {
-    await deps.executions.update(message.ref, { status: 'succeeded', attempts: receiveCount, output: result.output });
+    await deps.executions.update(message.ref, { status: 'succeeded', attempts: attempt, output: result.output });
     return;
   }
   const reason = result.status === 'failed' ? result.error : 'flow_timeout';
-  const last = receiveCount >= deps.maxReceiveCount;
-  await deps.executions.update(message.ref, { status: last ? 'failed' : 'queued', attempts: receiveCount, error: reason });
-  throw new FlowAttemptFailed(receiveCount, reason);
+  const last = attempt >= deps.maxReceiveCount;
+  const delaySeconds = last ? 0 : retryDelaySeconds(attempt, deps.retryBaseSeconds);
+  let nextAttemptAt: string | undefined;
+  try {
+    await deps.redelivery.delay(delivery.receiptHandle, delaySeconds);
+    if (!last) nextAttemptAt = new Date(deps.now().getTime() + delaySeconds * 1000).toISOString();
+  } catch {
+    // The message still comes back, after the queue's visibility timeout instead; the record then
+    // shows no time it cannot promise.
+  }
+  await deps.executions.update(message.ref, { status: last ? 'failed' : 'queued', attempts: attempt, error: reason, nextAttemptAt });
+  throw new FlowAttemptFailed(attempt, reason);
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../../shared/errors.js';
+import { MAX_FLOW_INPUT_BYTES } from '../flows/limits.js';
 import { MAX_INLINE_MESSAGE_BYTES, type FlowMessage } from '../flows/message.js';
 import type { EventQueue, ExecutionRef, ExecutionStore, FlowRunner } from '../flows/ports.js';
 import { parseWebhookBody } from './body.js';
@@ -7,6 +8,7 @@ import { constantTimeEqual } from './signatures/hmac.js';
 import { verifySignature } from './signatures/index.js';
 import { buildTriggerData, isSlackUrlVerification, matchesEventFilter } from './trigger-input.js';
 import type { ActiveTrigger, TriggerLookup } from './trigger-lookup.js';
+import { flowWaitMs } from './wait-budget.js';
 
 /** Deliveries of one event id run a deduplicating trigger's flow at most once in this window. */
 export const DEDUP_WINDOW_SECONDS = 24 * 3600;
@@ -22,6 +24,8 @@ export interface IncomingWebhook {
   rawBody: Uint8Array;
   /** The URL the sender called, as it called it (Twilio signs it). */
   publicUrl: string;
+  /** Epoch ms by which a wait-mode answer must be sent (see `wait-budget.ts`). */
+  answerByMs?: number;
 }
 
 export interface WebhookReply {
@@ -52,7 +56,8 @@ const SETTINGS_REFUSALS: ReadonlySet<string> = new Set(['not_found', 'unauthoriz
 /**
  * The receiver, in the documented order: unknown or disabled id (404), method (405), size (413),
  * API key (401), signature (401), content type and body (415/400), Slack's URL challenge, event
- * filter, duplicates, then the flow: queued (acknowledge) or run while the sender waits.
+ * filter, the flow input's size (413: over Step Functions' 256 KiB the flow could never start),
+ * duplicates, then the flow: queued (acknowledge) or run while the sender waits.
  */
 export async function receiveWebhook(deps: ReceiverDeps, request: IncomingWebhook): Promise<WebhookReply> {
   const now = deps.now();
@@ -81,6 +86,10 @@ export async function receiveWebhook(deps: ReceiverDeps, request: IncomingWebhoo
     await deps.executions.record(ref, { ...execution, status: 'ignored', attempts: 0 });
     return { status: 200, body: { status: 'ignored' } };
   }
+  // Serialised once: its size decides whether the flow can start at all, and the same text goes
+  // into the queue message or the synchronous start.
+  const inputJson = JSON.stringify({ trigger: data });
+  if (Buffer.byteLength(inputJson) > MAX_FLOW_INPUT_BYTES) throw new AppError('payload_too_large', 'flow input over the Step Functions limit');
   if (record.deduplicate && !(await deps.executions.claimEvent(record.id, data.event_id, DEDUP_WINDOW_SECONDS))) {
     await deps.executions.record(ref, { ...execution, status: 'duplicate', attempts: 0 });
     return { status: 200, body: { status: 'duplicate' } };
@@ -91,7 +100,7 @@ export async function receiveWebhook(deps: ReceiverDeps, request: IncomingWebhoo
   if (record.response_mode === 'acknowledge') {
     await deps.executions.record(ref, { ...execution, status: 'queued', attempts: 0 });
     try {
-      await deps.queue.send(await flowMessage(deps, record.id, record.flow, ref, { trigger: data }));
+      await deps.queue.send(await flowMessage(deps, record.id, record.flow, ref, inputJson));
     } catch (error) {
       await Promise.allSettled([deps.executions.discard(ref), releaseClaim()]);
       throw error instanceof AppError ? error : new AppError('unavailable', (error as Error).name);
@@ -99,10 +108,17 @@ export async function receiveWebhook(deps: ReceiverDeps, request: IncomingWebhoo
     return { status: 200, body: { status: 'accepted', event_id: data.event_id } };
   }
 
+  const waitMs = flowWaitMs({ waitTimeoutMs: deps.waitTimeoutMs, nowMs: deps.now().getTime(), answerByMs: request.answerByMs });
+  if (waitMs <= 0) {
+    // A cold start and the reads before the flow used up the gateway's time: answer our 504 now
+    // rather than start a flow whose answer could only arrive after the gateway's bare 503.
+    await releaseClaim();
+    throw new AppError('flow_timeout', 'no time left to run the flow');
+  }
   await deps.executions.record(ref, { ...execution, status: 'running', attempts: 1 });
   let result;
   try {
-    result = await deps.flows.run(record.flow, { trigger: data }, { timeoutMs: deps.waitTimeoutMs });
+    result = await deps.flows.run(record.flow, inputJson, { timeoutMs: waitMs });
   } catch (error) {
     await Promise.allSettled([deps.executions.discard(ref), releaseClaim()]);
     throw error;
@@ -116,10 +132,12 @@ export async function receiveWebhook(deps: ReceiverDeps, request: IncomingWebhoo
   throw new AppError(error);
 }
 
-async function flowMessage(deps: ReceiverDeps, triggerId: string, flow: string, ref: ExecutionRef, input: NonNullable<FlowMessage['input']>): Promise<string> {
-  const inline = JSON.stringify({ v: 1, trigger_id: triggerId, flow, ref, input } satisfies FlowMessage);
+/** The queue message for the worker; the input goes in as the text already serialised. */
+async function flowMessage(deps: ReceiverDeps, triggerId: string, flow: string, ref: ExecutionRef, inputJson: string): Promise<string> {
+  const head = JSON.stringify({ v: 1, trigger_id: triggerId, flow, ref } satisfies Omit<FlowMessage, 'input' | 'payload'>).slice(0, -1);
+  const inline = `${head},"input":${inputJson}}`;
   if (Buffer.byteLength(inline) <= MAX_INLINE_MESSAGE_BYTES) return inline;
-  const payload = await deps.executions.storePayload(deps.newId(), JSON.stringify(input));
+  const payload = await deps.executions.storePayload(deps.newId(), inputJson);
   return JSON.stringify({ v: 1, trigger_id: triggerId, flow, ref, payload } satisfies FlowMessage);
 }
 
