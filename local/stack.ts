@@ -79,6 +79,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   // shape); it also happens when a request has over ~1,000 headers, past which Node drops the rest.
   // The request handler answers that case itself.
   const server: Server = createServer({ requireHostHeader: false });
+  // The handlers can only be loaded once the port is known (WEBHOOK_BASE_URL holds it), so the
+  // server listens before it can serve. Until then every request is answered 503 at once: a client
+  // polling /health is told to retry rather than left hanging until its own timeout.
+  let serve = (req: IncomingMessage, res: ServerResponse): void => {
+    req.resume();
+    res.setHeader('retry-after', '1');
+    jsonError(res, 503, 'unavailable');
+  };
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => serve(req, res));
   try {
     await new Promise<void>((done, fail) => server.once('error', fail).listen(options.port ?? 3000, '127.0.0.1', done));
   } catch (error) {
@@ -101,7 +110,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   }
 
   const matcher = new RouteMatcher(ROUTES);
-  server.on('request', async (req: IncomingMessage, res: ServerResponse) => {
+  serve = async (req: IncomingMessage, res: ServerResponse) => {
     try {
       const body = await readBody(req);
       if (!body) return jsonError(res, 413, 'payload_too_large');
@@ -119,7 +128,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       if (!res.headersSent) jsonError(res, 500, 'internal_error');
       else res.destroy();
     }
-  });
+  };
   // Protocol faults never reach a handler; answer them in the same JSON shape.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy();
