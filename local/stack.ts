@@ -7,7 +7,7 @@ import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import { DEFAULT_ROUTE, FUNCTIONS, QUEUES, ROUTES, routeKey, type FunctionName, type QueueName } from '../functions/manifest.js';
 import { RouteMatcher } from '../functions/shared/route-match.js';
-import { toApiGatewayEvent, writeApiGatewayResult } from './api-gateway.js';
+import { apiGatewayPath, toApiGatewayEvent, writeApiGatewayResult } from './api-gateway.js';
 import { LOCAL_AWS_ENV, startEngines, type Engines } from './engines.js';
 import { lambdaContext } from './lambda-context.js';
 import { SqsPoller, type SqsHandler } from './sqs-poller.js';
@@ -115,12 +115,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       const body = await readBody(req);
       if (!body) return jsonError(res, 413, 'payload_too_large');
       if (req.headers.host === undefined && req.httpVersion === '1.1') return jsonError(res, 400, 'validation_error');
-      const rawPath = (req.url ?? '/').split('?')[0]!;
-      const lookup = matcher.lookup(req.method ?? 'GET', rawPath);
+      const path = apiGatewayPath(req.url ?? '/');
+      // API Gateway itself answers 400 to a path it cannot decode twice; keep the service's error shape.
+      if (!path) return jsonError(res, 400, 'validation_error');
+      const lookup = path.routedPath === undefined ? { kind: 'not_found' as const } : matcher.lookup(req.method ?? 'GET', path.routedPath);
       const route = lookup.kind === 'matched'
         ? { routeKey: routeKey(lookup.match.route), pathParameters: lookup.match.pathParameters, fn: lookup.match.route.fn }
         : { routeKey: DEFAULT_ROUTE.routeKey, fn: DEFAULT_ROUTE.fn };
-      const event = toApiGatewayEvent(req, body, route);
+      const event = toApiGatewayEvent(req, body, route, path.rawPath);
       const result = await handlers[route.fn](event, lambdaContext(route.fn, FUNCTIONS[route.fn].timeoutSeconds));
       writeApiGatewayResult(res, result);
     } catch {
