@@ -18,19 +18,66 @@ function textOrBase64(body: Buffer, contentType: string | undefined): { body?: s
   return { body: body.toString('base64'), isBase64Encoded: true };
 }
 
+/** Where an HTTP API sends a request, by its path: the path it routes on and the `rawPath` it hands over. */
+export interface ApiGatewayPath {
+  /** The path routes are matched against; `undefined` when it is not percent-encoded UTF-8 (no route matches). */
+  routedPath: string | undefined;
+  /** `rawPath` and `requestContext.http.path` of the event: the routed path decoded once more. */
+  rawPath: string;
+}
+
+/**
+ * What an API Gateway HTTP API (payload format 2.0) makes of the path of a request target, or
+ * `undefined` when it refuses the request with 400 before any integration runs:
+ *
+ * 1. It percent-decodes the path once and routes on that, so `%2F` separates segments as `/` does
+ *    and a `?` that decoding produced ends the path (the rest is dropped, not added to the query).
+ * 2. `rawPath` (and every path parameter) is the routed path decoded once more: `%2541` arrives as
+ *    `A`, and a `%` the first decoding left without two hex digits after it is a 400.
+ *
+ * AWS documents only that "API Gateway decodes URL-encoded request parameters before passing them
+ * to your backend integration" (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-develop-routes.html).
+ * The rest comes from live captures of an HTTP API in July 2026, sent path → `rawPath`:
+ * `%20`→` `, `%23`→`#`, `%2F`→`/`, `%3Fvalue`→(cut), `%25done`→400, `%252F`→`/`, `%253F`→`?`, `%2525`→`%`
+ * (https://github.com/hotsock/voker/blob/a1c00bf491e026f81917cc2edfdaca03eabc7518/vokerhttp/testdata/ingress-paths.json, relied on by
+ * https://github.com/middleapi/standard-server/pull/93), agreeing with https://github.com/fastify/aws-lambda-fastify/issues/169
+ * (`/a%2Fb` → `rawPath` `/a/b`) and https://github.com/honojs/hono/issues/2156 (`%2F`, `%23` decoded),
+ * and with a Stack Overflow report that on route `/{example}/thing` `a%2Fb` is 404 while `a%252Fb`
+ * reaches the function as `a/b` (mirrored at https://prodissertation.co.uk/post/how-to-encode-parameters-for-aws-api-gateway-http-api).
+ * Whether path parameters get the second decoding is less certain than `rawPath`; handlers that
+ * care read greedy parameters from `rawPath` (see `greedyPathParam`).
+ */
+export function apiGatewayPath(requestTarget: string): ApiGatewayPath | undefined {
+  const asSent = requestTarget.split('?', 1)[0]!;
+  let decodedOnce: string;
+  try {
+    decodedOnce = decodeURIComponent(asSent);
+  } catch {
+    // No capture covers a path that is not percent-encoded UTF-8 to begin with; no route takes it.
+    return { routedPath: undefined, rawPath: asSent };
+  }
+  const routedPath = decodedOnce.split('?', 1)[0]!;
+  try {
+    return { routedPath, rawPath: decodeURIComponent(routedPath) };
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The payload 2.0 event API Gateway HTTP APIs send to Lambda: lower-case header names with
  * repeated headers joined by commas, repeated query parameters joined by commas, cookies apart,
- * `x-forwarded-*` headers added, and non-text bodies base64-encoded.
+ * `x-forwarded-*` headers added, and non-text bodies base64-encoded. `rawPath` is decoded as
+ * {@link apiGatewayPath} says; `rawQueryString` stays as sent.
  */
 export function toApiGatewayEvent(
   req: IncomingMessage,
   body: Buffer,
   route: { routeKey: string; pathParameters?: Record<string, string> },
+  rawPath: string,
 ): APIGatewayProxyEventV2 {
   const url = req.url ?? '/';
   const queryAt = url.indexOf('?');
-  const rawPath = queryAt === -1 ? url : url.slice(0, queryAt);
   const rawQueryString = queryAt === -1 ? '' : url.slice(queryAt + 1);
   const headers: Record<string, string> = {};
   for (const [name, values] of Object.entries(req.headersDistinct)) {

@@ -7,7 +7,7 @@ import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import { DEFAULT_ROUTE, FUNCTIONS, QUEUES, ROUTES, routeKey, type FunctionName, type QueueName } from '../functions/manifest.js';
 import { RouteMatcher } from '../functions/shared/route-match.js';
-import { toApiGatewayEvent, writeApiGatewayResult } from './api-gateway.js';
+import { apiGatewayPath, toApiGatewayEvent, writeApiGatewayResult } from './api-gateway.js';
 import { LOCAL_AWS_ENV, startEngines, type Engines } from './engines.js';
 import { lambdaContext } from './lambda-context.js';
 import { SqsPoller, type SqsHandler } from './sqs-poller.js';
@@ -79,6 +79,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   // shape); it also happens when a request has over ~1,000 headers, past which Node drops the rest.
   // The request handler answers that case itself.
   const server: Server = createServer({ requireHostHeader: false });
+  // The handlers can only be loaded once the port is known (WEBHOOK_BASE_URL holds it), so the
+  // server listens before it can serve. Until then every request is answered 503 at once: a client
+  // polling /health is told to retry rather than left hanging until its own timeout.
+  let serve = (req: IncomingMessage, res: ServerResponse): void => {
+    req.resume();
+    res.setHeader('retry-after', '1');
+    jsonError(res, 503, 'unavailable');
+  };
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => serve(req, res));
   try {
     await new Promise<void>((done, fail) => server.once('error', fail).listen(options.port ?? 3000, '127.0.0.1', done));
   } catch (error) {
@@ -101,17 +110,19 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   }
 
   const matcher = new RouteMatcher(ROUTES);
-  server.on('request', async (req: IncomingMessage, res: ServerResponse) => {
+  serve = async (req: IncomingMessage, res: ServerResponse) => {
     try {
       const body = await readBody(req);
       if (!body) return jsonError(res, 413, 'payload_too_large');
       if (req.headers.host === undefined && req.httpVersion === '1.1') return jsonError(res, 400, 'validation_error');
-      const rawPath = (req.url ?? '/').split('?')[0]!;
-      const lookup = matcher.lookup(req.method ?? 'GET', rawPath);
+      const path = apiGatewayPath(req.url ?? '/');
+      // API Gateway itself answers 400 to a path it cannot decode twice; keep the service's error shape.
+      if (!path) return jsonError(res, 400, 'validation_error');
+      const lookup = path.routedPath === undefined ? { kind: 'not_found' as const } : matcher.lookup(req.method ?? 'GET', path.routedPath);
       const route = lookup.kind === 'matched'
         ? { routeKey: routeKey(lookup.match.route), pathParameters: lookup.match.pathParameters, fn: lookup.match.route.fn }
         : { routeKey: DEFAULT_ROUTE.routeKey, fn: DEFAULT_ROUTE.fn };
-      const event = toApiGatewayEvent(req, body, route);
+      const event = toApiGatewayEvent(req, body, route, path.rawPath);
       const result = await handlers[route.fn](event, lambdaContext(route.fn, FUNCTIONS[route.fn].timeoutSeconds));
       writeApiGatewayResult(res, result);
     } catch {
@@ -119,7 +130,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       if (!res.headersSent) jsonError(res, 500, 'internal_error');
       else res.destroy();
     }
-  });
+  };
   // Protocol faults never reach a handler; answer them in the same JSON shape.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy();

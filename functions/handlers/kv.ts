@@ -12,7 +12,7 @@ import { FUNCTIONS } from '../manifest.js';
 import type { Authenticator } from '../shared/auth.js';
 import { intEnv, queueUrl, tableName } from '../shared/env.js';
 import { createHttpHandler, type RouteRequest } from '../shared/handler.js';
-import { created, header, json, jsonObjectBody, limitParam, noContent, ok, pathParam, queryParam, rawBody } from '../shared/http.js';
+import { created, greedyPathParam, header, json, jsonObjectBody, limitParam, noContent, ok, pathParam, queryParam, rawBody } from '../shared/http.js';
 import { createGatewayAuthenticator } from './gateway-auth.js';
 
 const bucketOf = ({ event, principal }: RouteRequest): BucketRef =>
@@ -50,12 +50,12 @@ export const createKvHandler = (service: KvService, authenticator: Authenticator
   async putKVValue(request) {
     const { event } = request;
     const bucket = bucketOf(request);
-    const key = validateKey(pathParam(event, 'key'));
+    const key = validateKey(greedyPathParam(event, 'key'));
     const revision = await service.putValue(bucket, key, { bytes: rawBody(event), contentType: contentTypeOf(header(event, 'content-type')) });
     return ok({ key, revision });
   },
   async getKVValue(request) {
-    const value = await service.getValue(bucketOf(request), validateKey(pathParam(request.event, 'key')));
+    const value = await service.getValue(bucketOf(request), validateKey(greedyPathParam(request.event, 'key')));
     // Base64 keeps binary values byte-exact through API Gateway; nosniff keeps browsers to the stored type.
     return {
       statusCode: 200,
@@ -65,7 +65,7 @@ export const createKvHandler = (service: KvService, authenticator: Authenticator
     };
   },
   async deleteKVValue(request) {
-    await service.deleteValue(bucketOf(request), validateKey(pathParam(request.event, 'key')));
+    await service.deleteValue(bucketOf(request), validateKey(greedyPathParam(request.event, 'key')));
     return noContent();
   },
 }, authenticator);

@@ -18,6 +18,8 @@ const routed = createPublicHttpHandler('system', {
  * exists with other methods, 404 otherwise, in the service's error shape.
  */
 function noRoute(event: HttpEvent): HttpResult {
+  // `rawPath` is decoded once more than the path API Gateway routed on (local/api-gateway.ts), which
+  // it does not pass on; the two differ only for paths with %25 in them, enough to tell 404 from 405.
   const lookup = matcher.lookup(event.requestContext.http.method, event.rawPath);
   if (lookup.kind === 'method_not_allowed') {
     return toHttpResponse(new AppError('method_not_allowed', undefined, { allow: lookup.allow.join(', ') }));

@@ -8,8 +8,12 @@ import { errorBody, type OperationDoc, type Schema } from './types.js';
 
 const OPERATION_DOCS: Record<string, OperationDoc> = { ...systemDocs, ...apiKeysDocs, ...kvDocs, ...accountsDocs, ...triggersDocs };
 
-const pathParameters = (route: RouteSpec) =>
-  [...route.path.matchAll(/\{([A-Za-z_]+)\+?\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+/** The route's path parameters, each with what its operation's docs say about it. */
+const pathParameters = (route: RouteSpec, doc: OperationDoc | undefined) =>
+  [...route.path.matchAll(/\{([A-Za-z_]+)\+?\}/g)].map((m) => ({
+    name: m[1], in: 'path', required: true, schema: { type: 'string' },
+    ...doc?.parameters?.find((p) => p.in === 'path' && p.name === m[1]),
+  }));
 
 /** `{key+}` is API Gateway's greedy parameter; OpenAPI only knows `{key}`. */
 const openApiPath = (path: string) => path.replace(/\{([A-Za-z_]+)\+\}/g, '{$1}');
@@ -32,7 +36,7 @@ function operation(route: RouteSpec) {
     description: doc?.description,
     tags: [route.tag],
     security,
-    parameters: [...pathParameters(route), ...(doc?.parameters ?? [])],
+    parameters: [...pathParameters(route, doc), ...(doc?.parameters ?? []).filter((p) => p.in !== 'path')],
     requestBody: doc?.requestBody && { required: doc.requestBody.required ?? true, content: withSchemas(doc.requestBody.content) },
     responses,
   };

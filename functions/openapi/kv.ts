@@ -7,6 +7,19 @@ const KEY_RULES =
   'without `.` or `..` path segments (clients and proxies resolve those before the request arrives). `/` is allowed: ' +
   'the rest of the path after `/keys/` is the key.';
 
+/** Why twice: see `apiGatewayPath` in local/api-gateway.ts. */
+const keyParameter = {
+  name: 'key',
+  in: 'path' as const,
+  description:
+    'The key, percent-encoded twice: `encodeURIComponent(encodeURIComponent(key))`, whole or per `/`-separated ' +
+    'segment. API Gateway decodes the path once to route the request and once more before the function reads it, ' +
+    'so a key encoded only once loses everything from a `?` on and has each `%XX` in it decoded as well (`100%41` ' +
+    'arrives as `100A`; a `%` without two hex digits after it is 400). A key without `%` or `?` may be encoded ' +
+    'once; both forms name the same key. Responses and listings show keys as stored, unencoded.',
+  schema: { type: 'string', minLength: 1 },
+};
+
 const bucketSchema: Schema = {
   type: 'object',
   required: ['name', 'description', 'ttl_seconds', 'max_value_bytes', 'created_at'],
@@ -93,6 +106,7 @@ export const kvDocs: OperationDocs = {
   },
 
   putKVValue: {
+    parameters: [keyParameter],
     description:
       'Writes the request body as the value, stored as bytes with the request\'s `Content-Type` (default ' +
       '`application/octet-stream`). The revision counts up with each write of the key, from 1. With the bucket\'s ' +
@@ -111,6 +125,7 @@ export const kvDocs: OperationDocs = {
   },
 
   getKVValue: {
+    parameters: [keyParameter],
     description: `The value's bytes with the content type it was stored with. ${KEY_RULES} ${SCOPE}`,
     responses: {
       '200': { description: 'The value', content: { '*/*': { type: 'string', contentMediaType: 'application/octet-stream' } } },
@@ -120,6 +135,7 @@ export const kvDocs: OperationDocs = {
   },
 
   deleteKVValue: {
+    parameters: [keyParameter],
     description: `Deletes one value. ${KEY_RULES} ${SCOPE}`,
     responses: { '204': { description: 'Deleted' }, '400': badKey, '404': missingKey },
   },

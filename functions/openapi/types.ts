@@ -4,7 +4,8 @@ export type Schema = Record<string, unknown>;
 /** What an area documents about one operation beyond what the route table already says. */
 export interface OperationDoc {
   description?: string;
-  parameters?: { name: string; in: 'query' | 'header'; required?: boolean; description?: string; schema: Schema }[];
+  /** Query and header parameters; a `path` entry describes the route's path parameter of that name. */
+  parameters?: { name: string; in: 'query' | 'header' | 'path'; required?: boolean; description?: string; schema: Schema }[];
   /** Request body schemas by media type. */
   requestBody?: { required?: boolean; content: Record<string, Schema> };
   /** Responses by status: a description and, when there is a body, its schema by media type. */

@@ -81,11 +81,14 @@ export class Authenticator {
       throw new AppError('unauthorized', 'token rejected');
     }
     const subject = claims.sub;
-    const accountId = typeof claims.account_id === 'string' && claims.account_id ? claims.account_id : subject;
+    // An absent `account_id` means the caller's own account (its `sub`). A present one that is not
+    // an identifier (a number, an array, '', null…) is refused rather than ignored: falling back to
+    // `sub` would scope the caller to an account its issuer never named.
+    const accountId = claims.account_id === undefined ? subject : claims.account_id;
     // Both become parts of storage keys and the otpauth label: a non-string, a huge `sub` (over
     // DynamoDB's key size: a 500) or a lone surrogate (stored as U+FFFD, so two ids would collide)
     // must be refused here, however validly the token is signed.
-    if (!isIdentifier(subject) || !isIdentifier(accountId)) throw new AppError('unauthorized', 'token has no usable subject');
+    if (!isIdentifier(subject) || !isIdentifier(accountId)) throw new AppError('unauthorized', 'token has no usable subject or account');
     return { accountId, subject, via: 'bearer' };
   }
 

@@ -49,6 +49,23 @@ export function pathParam(event: HttpEvent, name: string): string {
   return value;
 }
 
+/**
+ * A greedy `{name+}` path parameter, read as the tail of `rawPath` after the route's literal head.
+ * HTTP APIs decode the path once to route it and once more for `rawPath`, which live captures pin
+ * down; whether `pathParameters` get the second decoding is not documented and reports disagree
+ * (sources: local/api-gateway.ts). Reading `rawPath` gives the same value either way. The head is
+ * searched for, not assumed at the start, in case a custom domain's API mapping precedes it.
+ */
+export function greedyPathParam(event: HttpEvent, name: string): string {
+  const template = event.routeKey.slice(event.routeKey.indexOf(' ') + 1);
+  const at = template.indexOf(`{${name}+}`);
+  if (at === -1) throw new AppError('not_found', `route has no greedy parameter ${name}`);
+  const head = template.slice(0, at).replace(/\{([A-Za-z_]+)\}/g, (_, param: string) => pathParam(event, param));
+  const start = event.rawPath.indexOf(head);
+  if (start === -1) throw new AppError('not_found', `rawPath does not follow ${template}`);
+  return event.rawPath.slice(start + head.length);
+}
+
 export function queryParam(event: HttpEvent, name: string): string | undefined {
   return event.queryStringParameters?.[name];
 }

@@ -35,7 +35,8 @@ function compile(route: RouteSpec): CompiledRoute {
       return '([^/]+)';
     })
     .join('/');
-  return { route, pattern: new RegExp(`^${source}$`), params, specificity };
+  // `s`: the routed path is decoded, so a key may hold a line break that `.` must match too.
+  return { route, pattern: new RegExp(`^${source}$`, 's'), params, specificity };
 }
 
 /** Matches request paths to a route table the way API Gateway HTTP APIs do. */
@@ -47,13 +48,15 @@ export class RouteMatcher {
   }
 
   /**
-   * @param rawPath the path as sent, still percent-encoded; parameters are decoded after matching so
-   * that `%2F` inside a key never splits a segment. Returns `not_found` for undecodable parameters.
+   * @param path the path API Gateway routes on: the request path percent-decoded once, so a `%2F`
+   * sent in it already separates segments (see `apiGatewayPath` in local/api-gateway.ts for the
+   * sources). Each parameter is decoded once more, as API Gateway decodes `rawPath`; `not_found`
+   * when one does not decode.
    */
-  lookup(method: string, rawPath: string): RouteLookup {
+  lookup(method: string, path: string): RouteLookup {
     const allow = new Set<HttpMethod>();
     for (const candidate of this.compiled) {
-      const found = candidate.pattern.exec(rawPath);
+      const found = candidate.pattern.exec(path);
       if (!found) continue;
       if (candidate.route.method !== 'ANY' && candidate.route.method !== method) {
         allow.add(candidate.route.method);

@@ -145,9 +145,13 @@ describe('KV keys over HTTP', () => {
     fc.string({ unit: 'binary', minLength: 1, maxLength: 30 }),
   ).filter(isValidKey);
 
-  /** Percent-encodes each segment; slashes inside the key may also go as %2F, which must mean the same key. */
+  /**
+   * The documented encoding: percent-encoded twice (API Gateway decodes the path twice), each
+   * segment or the whole key, whose slashes then go as %252F and must mean the same key.
+   */
+  const twice = (text: string) => encodeURIComponent(encodeURIComponent(text));
   const keyPath = (key: string, slashes: 'literal' | 'encoded') =>
-    slashes === 'literal' ? key.split('/').map(encodeURIComponent).join('/') : encodeURIComponent(key);
+    slashes === 'literal' ? key.split('/').map(twice).join('/') : twice(key);
 
   it('a valid key written through its encoded URL reads back, lists and deletes as the same key', async () => {
     const token = await stack.token('validation-properties');

@@ -29,7 +29,8 @@ const handlerWith = (options: { table?: string; queueUrl?: string } = {}) => cre
 }), authenticator);
 
 async function event(routeKey: string, pathParameters: Record<string, string>, body?: { bytes: Buffer; contentType: string }): Promise<HttpEvent> {
-  const [method, path] = routeKey.split(' ') as [string, string];
+  const [method, template] = routeKey.split(' ') as [string, string];
+  const path = template.replace(/\{([A-Za-z_]+)\+?\}/g, (_, name: string) => pathParameters[name]!);
   const headers: Record<string, string> = { authorization: `Bearer ${await mintLocalToken({ secret: SECRET, sub: 'handler-user' })}` };
   if (body) headers['content-type'] = body.contentType;
   return {
