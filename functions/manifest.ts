@@ -7,7 +7,8 @@
 /** DynamoDB tables. Every table has a string partition key `pk` and sort key `sk`. */
 export const TABLES = {
   auth: { env: 'AUTH_TABLE', ttlAttribute: undefined },
-  kv: { env: 'KV_TABLE', ttlAttribute: undefined },
+  // DynamoKvStore's VALUE_EXPIRY_ATTRIBUTE: values with `ttl_seconds` are deleted once expired, not only hidden.
+  kv: { env: 'KV_TABLE', ttlAttribute: 'expires_at' },
   accounts: { env: 'ACCOUNTS_TABLE', ttlAttribute: 'expires_at' },
   triggers: { env: 'TRIGGERS_TABLE', ttlAttribute: 'expires_at' },
   executions: { env: 'EXECUTIONS_TABLE', ttlAttribute: 'expires_at' },
