@@ -96,7 +96,9 @@ export class ServiceStack extends Stack {
       new CfnOutput(this, 'PublicWebhookUrl', { value: props.publicWebhookBaseUrl, description: 'Webhook base URL behind the custom domain (publicWebhookBaseUrl)' });
     }
     for (const [name, dlq] of entries(this.queues.deadLetterQueues)) {
-      new CfnOutput(this, `${name[0]!.toUpperCase()}${name.slice(1)}DeadLetterQueueUrl`, { value: dlq.queueUrl, description: `Dead-letter queue of ${name}: inspect and redrive from here` });
+      const prefix = `${name[0]!.toUpperCase()}${name.slice(1)}DeadLetterQueue`;
+      new CfnOutput(this, `${prefix}Url`, { value: dlq.queueUrl, description: `Dead-letter queue of ${name}: inspect from here (aws sqs receive-message --queue-url)` });
+      new CfnOutput(this, `${prefix}Arn`, { value: dlq.queueArn, description: `Dead-letter queue of ${name}: redrive from here (aws sqs start-message-move-task --source-arn)` });
     }
   }
 }

@@ -1,6 +1,7 @@
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { QUEUES } from '../../functions/manifest.js';
 import { call, useLocalStack } from '../support/local-stack.js';
 import { createTrigger, deliver, TEST_FLOWS_DIR, waitForExecutions } from '../support/webhooks.js';
 
@@ -37,11 +38,11 @@ describe.concurrent('flow worker', () => {
     const executions = await waitForExecutions(stack, token, trigger.id, (e) => e.length === 5 && e.every((x) => x.status === 'succeeded' || x.status === 'failed'), 80_000);
     const poison = executions.filter((e) => e.type === 'poison');
     const healthy = executions.filter((e) => e.type === 'ok');
-    expect(poison).toEqual([expect.objectContaining({ status: 'failed', attempts: 3, error: 'Fixture.Poison' })]);
+    expect(poison).toEqual([expect.objectContaining({ status: 'failed', attempts: QUEUES.flowEvents.maxReceiveCount, error: 'Fixture.Poison' })]);
     expect(healthy.map((e) => [e.status, e.attempts])).toEqual(Array(4).fill(['succeeded', 1]));
   }, 90_000);
 
-  it('a flow that always fails ends in the dead-letter queue after 3 attempts', async () => {
+  it(`a flow that always fails ends in the dead-letter queue after ${QUEUES.flowEvents.maxReceiveCount} attempts`, async () => {
     const token = await stack.token('dlq-owner');
     const trigger = await createTrigger(stack, token, { flow: 'always-fails' });
     await deliver(trigger.url, JSON.stringify({ id: 'evt_dead' }));
@@ -124,6 +125,6 @@ describe.concurrent('large events', () => {
     const res = await deliver(trigger.url, JSON.stringify({ id: 'evt_huge', blob: 'y'.repeat(900 * 1024) }));
     expect(res.json).toEqual({ status: 'accepted', event_id: 'evt_huge' });
     const [execution] = await waitForExecutions(stack, token, trigger.id, (e) => e[0]?.status === 'failed', 80_000);
-    expect(execution).toMatchObject({ attempts: 3, error: 'ValidationException' });
+    expect(execution).toMatchObject({ attempts: QUEUES.flowEvents.maxReceiveCount, error: 'ValidationException' });
   }, 90_000);
 });

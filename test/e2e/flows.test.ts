@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { QUEUES } from '../../functions/manifest.js';
 import { useLocalStack } from '../support/local-stack.js';
 import { createTrigger, deliver, TEST_FLOWS_DIR, waitForExecutions } from '../support/webhooks.js';
 
@@ -45,11 +46,11 @@ describe.concurrent('acknowledge immediately', () => {
     expect(execution).toMatchObject({ event_id: 'evt_ack', type: 'invoice.paid', attempts: 1, output: { received: { id: 'evt_ack' }, event_id: 'evt_ack' } });
   });
 
-  it('a flow that always fails is tried 3 times and recorded failed', async () => {
+  it(`a flow that always fails is tried ${QUEUES.flowEvents.maxReceiveCount} times and recorded failed`, async () => {
     const token = await stack.token('ack-owner');
     const trigger = await createTrigger(stack, token, { flow: 'always-fails' });
     await deliver(trigger.url, JSON.stringify({ id: 'evt_doomed' }));
     const [execution] = await waitForExecutions(stack, token, trigger.id, (e) => e[0]?.status === 'failed', 80_000);
-    expect(execution).toMatchObject({ event_id: 'evt_doomed', attempts: 3, error: 'Fixture.AlwaysFails' });
+    expect(execution).toMatchObject({ event_id: 'evt_doomed', attempts: QUEUES.flowEvents.maxReceiveCount, error: 'Fixture.AlwaysFails' });
   }, 90_000);
 });

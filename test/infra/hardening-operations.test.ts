@@ -3,13 +3,15 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { App, type CfnElement } from 'aws-cdk-lib';
+import { App, Stack, type CfnElement, type Environment } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoKvStore, generationPk, VALUE_EXPIRY_ATTRIBUTE } from '../../functions/adapters/aws/dynamo-kv-store.js';
 import { KvService } from '../../functions/domain/kv/service.js';
+import { MIN_RECEIVES_FOR_LAMBDA_CONSUMER, QUEUES, type QueueName } from '../../functions/manifest.js';
 import { buildServiceApp } from '../../lib/app.js';
+import { EventQueues, MESSAGE_RETENTION_DAYS } from '../../lib/constructs/event-queues.js';
 import type { ServiceStack } from '../../lib/service-stack.js';
 import { useEngines } from '../support/engines.js';
 
@@ -24,11 +26,15 @@ interface Synthesized {
 }
 
 /** The app as `cdk synth` builds it (cdk.json's context and cdk-nag), minus bundling. */
-function synth(context: Record<string, unknown> = {}): Synthesized {
+function synth(context: Record<string, unknown> = {}, env?: Environment): Synthesized {
   const app = new App({ context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context } });
-  const stack = buildServiceApp(app);
+  const stack = buildServiceApp(app, { env });
   return { stack, template: Template.fromStack(stack) };
 }
+
+const queueNames = Object.keys(QUEUES) as QueueName[];
+const SECONDS_PER_DAY = 24 * 3600;
+const capitalized = (name: string) => `${name[0]!.toUpperCase()}${name.slice(1)}`;
 
 const idOf = (s: Synthesized, construct: IConstruct) => s.stack.getLogicalId(construct.node.defaultChild as CfnElement);
 const resource = (s: Synthesized, construct: IConstruct): Resource =>
@@ -59,5 +65,60 @@ describe('KV values with ttl_seconds', () => {
       Key: { pk: generationPk({ ...ref, generation: bucket.generation }), sk: 'k' },
     }));
     expect(Item?.[VALUE_EXPIRY_ATTRIBUTE]).toBe(1_900_000_001 + 60);
+  });
+});
+
+describe('queues: retries and retention', () => {
+  it.each(queueNames)('%s dead-letters after at least the 5 receives AWS recommends for Lambda consumers', (name) => {
+    expect(MIN_RECEIVES_FOR_LAMBDA_CONSUMER).toBeGreaterThanOrEqual(5);
+    const { maxReceiveCount } = resource(s, s.stack.queues.queues[name]).Properties.RedrivePolicy;
+    expect(maxReceiveCount).toBe(QUEUES[name].maxReceiveCount);
+    expect(maxReceiveCount).toBeGreaterThanOrEqual(MIN_RECEIVES_FOR_LAMBDA_CONSUMER);
+  });
+
+  it('the flow queue gives a failing flow 5 receives before its event is dead-lettered', () => {
+    expect(resource(s, s.stack.queues.queues.flowEvents).Properties.RedrivePolicy.maxReceiveCount).toBe(5);
+  });
+
+  it('refuses a queue whose maxReceiveCount is under the recommended 5', () => {
+    const queues = { ...QUEUES, flowEvents: { ...QUEUES.flowEvents, maxReceiveCount: 3 } };
+    const consumerTimeoutSeconds = { kvSweep: 300, flowEvents: 330 };
+    expect(() => new EventQueues(new Stack(new App(), 'Bare'), 'Queues', { queues, consumerTimeoutSeconds })).toThrow(/flowEvents: maxReceiveCount 3 is under 5/);
+  });
+
+  it.each(queueNames)('%s and its dead-letter queue keep messages 14 days (SQS\'s maximum), as documented', (name) => {
+    expect(MESSAGE_RETENTION_DAYS).toBe(14);
+    for (const queue of [s.stack.queues.queues[name], s.stack.queues.deadLetterQueues[name]]) {
+      expect(resource(s, queue).Properties.MessageRetentionPeriod).toBe(MESSAGE_RETENTION_DAYS * SECONDS_PER_DAY);
+    }
+  });
+});
+
+describe('dead-letter queues: redrive', () => {
+  const env = { account: '123456789012', region: 'eu-west-1' };
+  let pinned: Synthesized;
+  beforeAll(() => {
+    pinned = synth({}, env);
+  });
+
+  it.each(queueNames)('%s\'s dead-letter queue allows only its own source queue to dead-letter into it (and so to be redriven to)', (name) => {
+    const source = resource(pinned, pinned.stack.queues.queues[name]);
+    const dlq = resource(pinned, pinned.stack.queues.deadLetterQueues[name]);
+    expect(source.Properties.QueueName).toBe(`${pinned.stack.stackName}-${name}`);
+    expect(dlq.Properties.RedriveAllowPolicy).toEqual({
+      redrivePermission: 'byQueue',
+      sourceQueueArns: [`arn:aws:sqs:${env.region}:${env.account}:${source.Properties.QueueName}`],
+    });
+    expect(source.Properties.RedrivePolicy.deadLetterTargetArn).toEqual({ 'Fn::GetAtt': [idOf(pinned, pinned.stack.queues.deadLetterQueues[name]), 'Arn'] });
+  });
+
+  it.each(queueNames)('outputs the ARN (for start-message-move-task --source-arn) and the URL of %s\'s dead-letter queue', (name) => {
+    const dlqId = idOf(s, s.stack.queues.deadLetterQueues[name]);
+    s.template.hasOutput(`${capitalized(name)}DeadLetterQueueArn`, { Value: { 'Fn::GetAtt': [dlqId, 'Arn'] } });
+    s.template.hasOutput(`${capitalized(name)}DeadLetterQueueUrl`, { Value: { Ref: dlqId } });
+  });
+
+  it('refuses a stack name that would make a queue name longer than SQS allows', () => {
+    expect(() => synth({ stackName: `S${'x'.repeat(70)}` })).toThrow(/queue name .* is over 80 characters/);
   });
 });
