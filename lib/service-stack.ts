@@ -61,7 +61,12 @@ export class ServiceStack extends Stack {
     const consumerTimeoutSeconds = Object.fromEntries(
       entries(QUEUES).map(([name, queue]) => [name, FUNCTIONS[queue.consumer].timeoutSeconds]),
     ) as Record<QueueName, number>;
-    this.queues = new EventQueues(this, 'Queues', { queues: QUEUES, consumerTimeoutSeconds });
+    this.queues = new EventQueues(this, 'Queues', {
+      queues: QUEUES,
+      consumerTimeoutSeconds,
+      // A burst of webhooks must not take every concurrent execution in the account.
+      consumerMaxConcurrency: { flowEvents: props.flowWorkerMaxConcurrency },
+    });
     this.flows = new Flows(this, 'Flows', { flowsDir: props.flowsDir ?? resolve(projectRoot, 'flows') });
     this.identity = new Identity(this, 'Identity', { auth: props.auth, removal: props.dataRemovalPolicy });
 

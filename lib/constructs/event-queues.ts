@@ -17,6 +17,8 @@ export interface EventQueuesProps {
   queues: Record<QueueName, QueueSpec>;
   /** The consumer function's timeout for each queue; the visibility timeout is derived from it. */
   consumerTimeoutSeconds: Record<QueueName, number>;
+  /** At most this many concurrent consumer invocations per queue (the event source's maximum concurrency). */
+  consumerMaxConcurrency?: Partial<Record<QueueName, number>>;
 }
 
 /**
@@ -46,10 +48,12 @@ export class EventQueues extends Construct {
   readonly queues: Record<QueueName, Queue>;
   readonly deadLetterQueues: Record<QueueName, Queue>;
   private readonly specs: Record<QueueName, QueueSpec>;
+  private readonly consumerMaxConcurrency: Partial<Record<QueueName, number>>;
 
   constructor(scope: Construct, id: string, props: EventQueuesProps) {
     super(scope, id);
     this.specs = props.queues;
+    this.consumerMaxConcurrency = props.consumerMaxConcurrency ?? {};
     const stack = Stack.of(this);
     const retentionPeriod = Duration.days(MESSAGE_RETENTION_DAYS);
     const queues = {} as Record<QueueName, Queue>;
@@ -100,11 +104,15 @@ export class EventQueues extends Construct {
     }
   }
 
-  /** Makes the function the queue's consumer (the event source mapping grants it receive and delete). */
+  /**
+   * Makes the function the queue's consumer (the event source mapping grants it receive and
+   * delete), bounded by the queue's maximum concurrency when one is given.
+   */
   connectConsumer(name: QueueName, fn: ServiceFunction): void {
     fn.function.addEventSource(new SqsEventSource(this.queues[name], {
       batchSize: this.specs[name].batchSize,
       reportBatchItemFailures: true,
+      maxConcurrency: this.consumerMaxConcurrency[name],
     }));
   }
 }

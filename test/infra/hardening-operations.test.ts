@@ -11,6 +11,7 @@ import { DynamoKvStore, generationPk, VALUE_EXPIRY_ATTRIBUTE } from '../../funct
 import { KvService } from '../../functions/domain/kv/service.js';
 import { MIN_RECEIVES_FOR_LAMBDA_CONSUMER, QUEUES, type QueueName } from '../../functions/manifest.js';
 import { buildServiceApp } from '../../lib/app.js';
+import { DEFAULT_FLOW_WORKER_MAX_CONCURRENCY } from '../../lib/config.js';
 import { EventQueues, MESSAGE_RETENTION_DAYS } from '../../lib/constructs/event-queues.js';
 import type { ServiceStack } from '../../lib/service-stack.js';
 import { useEngines } from '../support/engines.js';
@@ -39,6 +40,15 @@ const capitalized = (name: string) => `${name[0]!.toUpperCase()}${name.slice(1)}
 const idOf = (s: Synthesized, construct: IConstruct) => s.stack.getLogicalId(construct.node.defaultChild as CfnElement);
 const resource = (s: Synthesized, construct: IConstruct): Resource =>
   s.template.toJSON().Resources[idOf(s, construct)] as Resource;
+
+/** The event source mapping that feeds a queue to its consumer. */
+function mappingOf(syn: Synthesized, name: QueueName): Resource {
+  const queueId = idOf(syn, syn.stack.queues.queues[name]);
+  const mappings = Object.values(syn.template.findResources('AWS::Lambda::EventSourceMapping')) as Resource[];
+  const matching = mappings.filter((m) => JSON.stringify(m.Properties.EventSourceArn).includes(`"${queueId}"`));
+  expect(matching).toHaveLength(1);
+  return matching[0]!;
+}
 
 let s: Synthesized;
 beforeAll(() => {
@@ -120,5 +130,20 @@ describe('dead-letter queues: redrive', () => {
 
   it('refuses a stack name that would make a queue name longer than SQS allows', () => {
     expect(() => synth({ stackName: `S${'x'.repeat(70)}` })).toThrow(/queue name .* is over 80 characters/);
+  });
+});
+
+describe('flow worker concurrency', () => {
+  it(`is bounded by default: at most ${DEFAULT_FLOW_WORKER_MAX_CONCURRENCY} concurrent invocations from the flow queue`, () => {
+    expect(mappingOf(s, 'flowEvents').Properties.ScalingConfig).toEqual({ MaximumConcurrency: DEFAULT_FLOW_WORKER_MAX_CONCURRENCY });
+  });
+
+  it('takes its bound from context flowWorkerMaxConcurrency', () => {
+    const tuned = synth({ flowWorkerMaxConcurrency: '50' });
+    expect(mappingOf(tuned, 'flowEvents').Properties.ScalingConfig).toEqual({ MaximumConcurrency: 50 });
+  });
+
+  it.each(['1', '1001', '0', '-5', '2.5', 'lots'])('refuses flowWorkerMaxConcurrency=%s when it synthesises (Lambda allows 2 to 1000)', (value) => {
+    expect(() => synth({ flowWorkerMaxConcurrency: value })).toThrow(/context flowWorkerMaxConcurrency must be a whole number from 2 to 1000/);
   });
 });
