@@ -147,3 +147,20 @@ describe('flow worker concurrency', () => {
     expect(() => synth({ flowWorkerMaxConcurrency: value })).toThrow(/context flowWorkerMaxConcurrency must be a whole number from 2 to 1000/);
   });
 });
+
+describe('HTTP API access logs', () => {
+  it('go to a log group under /aws/vendedlogs/ named after the stack, so enabling them never grows the account\'s log resource policy', () => {
+    const stages = Object.values(s.template.findResources('AWS::ApiGatewayV2::Stage')) as Resource[];
+    expect(stages).toHaveLength(1);
+    const destination = stages[0]!.Properties.AccessLogSettings.DestinationArn as { 'Fn::GetAtt': [string, string] };
+    const logGroup = s.template.toJSON().Resources[destination['Fn::GetAtt'][0]] as Resource;
+    expect(logGroup.Type).toBe('AWS::Logs::LogGroup');
+    expect(logGroup.Properties.LogGroupName).toBe(`/aws/vendedlogs/apigateway/${s.stack.stackName}-access`);
+    expect(logGroup.Properties.LogGroupName).toMatch(/^[A-Za-z0-9_\-/.#]{1,512}$/);
+  });
+
+  it('are named per stack, so two stacks in one account do not collide', () => {
+    const other = synth({ stackName: 'FlowgateStaging' });
+    expect(other.template.findResources('AWS::Logs::LogGroup', { Properties: { LogGroupName: '/aws/vendedlogs/apigateway/FlowgateStaging-access' } })).not.toEqual({});
+  });
+});
