@@ -13,8 +13,8 @@ export interface ServiceConfig {
   auth: AuthSettings;
   /** Handler settings chosen in context, by variable; each goes to the functions that read it. */
   settings: Partial<Record<TunableSetting, string>>;
-  /** Powertools log level of every function (`POWERTOOLS_LOG_LEVEL`); unset, the handlers log at INFO. */
-  logLevel?: string;
+  /** Log level of every function (Lambda's application log level and `POWERTOOLS_LOG_LEVEL`); unset, INFO. */
+  logLevel?: LogLevel;
   /** Most concurrent flow worker invocations the flow queue's event source starts. */
   flowWorkerMaxConcurrency: number;
 }
@@ -44,8 +44,10 @@ const SQS_MAX_CONCURRENCY_BOUNDS = { min: 2, max: 1000 };
  */
 export const DEFAULT_FLOW_WORKER_MAX_CONCURRENCY = 20;
 
-/** Powertools' log levels. */
-const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'];
+/** Powertools' log levels, which context `logLevel` takes. */
+const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+const isLogLevel = (value: string): value is LogLevel => (LOG_LEVELS as readonly string[]).includes(value);
 
 const DEFAULT_STACK_NAME = 'Flowgate';
 
@@ -105,7 +107,7 @@ export function serviceConfigFromContext(node: Node): ServiceConfig {
     : wholeNumber('flowWorkerMaxConcurrency', rawMaxConcurrency, { ...SQS_MAX_CONCURRENCY_BOUNDS, why: "Lambda's range for an SQS event source" });
 
   const logLevel = text('logLevel')?.toUpperCase();
-  if (logLevel !== undefined && !LOG_LEVELS.includes(logLevel)) throw new Error(`context logLevel must be one of ${LOG_LEVELS.join(', ')}, not "${logLevel}"`);
+  if (logLevel !== undefined && !isLogLevel(logLevel)) throw new Error(`context logLevel must be one of ${LOG_LEVELS.join(', ')}, not "${logLevel}"`);
 
   return { stackName: text('stackName') ?? DEFAULT_STACK_NAME, dataRemovalPolicy, publicWebhookBaseUrl, auth, settings, logLevel, flowWorkerMaxConcurrency };
 }

@@ -72,7 +72,7 @@ export class ServiceStack extends Stack {
 
     const functions = {} as Record<FunctionName, ServiceFunction>;
     for (const [name, spec] of entries<FunctionName, FunctionSpec>(FUNCTIONS)) {
-      const fn = new ServiceFunction(this, name, { name, spec, projectRoot });
+      const fn = new ServiceFunction(this, name, { name, spec, projectRoot, logLevel: props.logLevel });
       this.data.connect(fn, spec.tables);
       this.queues.connectSender(fn, spec.sendsTo);
       if (spec.secretsKey) this.secretsKey.connect(fn, spec.secretsKey);
@@ -83,7 +83,6 @@ export class ServiceStack extends Stack {
         const value = props.settings[setting];
         if (value !== undefined) fn.addEnvironment(setting, value);
       }
-      if (props.logLevel) fn.addEnvironment('POWERTOOLS_LOG_LEVEL', props.logLevel);
       functions[name] = fn;
     }
     for (const [name, queue] of entries(QUEUES)) this.queues.connectConsumer(name, functions[queue.consumer]);

@@ -9,7 +9,7 @@ import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoKvStore, generationPk, VALUE_EXPIRY_ATTRIBUTE } from '../../functions/adapters/aws/dynamo-kv-store.js';
 import { KvService } from '../../functions/domain/kv/service.js';
-import { MIN_RECEIVES_FOR_LAMBDA_CONSUMER, QUEUES, type QueueName } from '../../functions/manifest.js';
+import { FUNCTIONS, MIN_RECEIVES_FOR_LAMBDA_CONSUMER, QUEUES, type FunctionName, type QueueName } from '../../functions/manifest.js';
 import { buildServiceApp } from '../../lib/app.js';
 import { DEFAULT_FLOW_WORKER_MAX_CONCURRENCY } from '../../lib/config.js';
 import { EventQueues, MESSAGE_RETENTION_DAYS } from '../../lib/constructs/event-queues.js';
@@ -162,5 +162,38 @@ describe('HTTP API access logs', () => {
   it('are named per stack, so two stacks in one account do not collide', () => {
     const other = synth({ stackName: 'FlowgateStaging' });
     expect(other.template.findResources('AWS::Logs::LogGroup', { Properties: { LogGroupName: '/aws/vendedlogs/apigateway/FlowgateStaging-access' } })).not.toEqual({});
+  });
+});
+
+describe('log levels', () => {
+  const functionNames = Object.keys(FUNCTIONS) as FunctionName[];
+  const functionOf = (syn: Synthesized, name: FunctionName) => resource(syn, syn.stack.functions[name].function);
+
+  it('by default every function logs at INFO and keeps the platform\'s START, END and REPORT lines (system level INFO)', () => {
+    for (const name of functionNames) {
+      const { LoggingConfig, Environment } = functionOf(s, name).Properties;
+      expect(LoggingConfig, name).toMatchObject({ LogFormat: 'JSON', ApplicationLogLevel: 'INFO', SystemLogLevel: 'INFO' });
+      expect(Environment.Variables.POWERTOOLS_LOG_LEVEL, name).toBeUndefined();
+    }
+  });
+
+  it('-c logLevel=DEBUG sets the level that wins: Lambda\'s application log level (AWS_LAMBDA_LOG_LEVEL), and Powertools\' to match', () => {
+    const debug = synth({ logLevel: 'DEBUG' });
+    for (const name of functionNames) {
+      const { LoggingConfig, Environment } = functionOf(debug, name).Properties;
+      expect(LoggingConfig, name).toMatchObject({ ApplicationLogLevel: 'DEBUG', SystemLogLevel: 'INFO' });
+      expect(Environment.Variables.POWERTOOLS_LOG_LEVEL, name).toBe('DEBUG');
+    }
+  });
+
+  it.each([
+    ['trace', 'TRACE'],
+    ['warn', 'WARN'],
+    ['ERROR', 'ERROR'],
+    ['CRITICAL', 'FATAL'],
+    ['SILENT', 'FATAL'],
+  ])('-c logLevel=%s gives Lambda application log level %s', (level, lambdaLevel) => {
+    const tuned = synth({ logLevel: level });
+    for (const name of functionNames) expect(functionOf(tuned, name).Properties.LoggingConfig.ApplicationLogLevel, name).toBe(lambdaLevel);
   });
 });
