@@ -7,17 +7,25 @@
 /** DynamoDB tables. Every table has a string partition key `pk` and sort key `sk`. */
 export const TABLES = {
   auth: { env: 'AUTH_TABLE', ttlAttribute: undefined },
-  kv: { env: 'KV_TABLE', ttlAttribute: undefined },
+  // DynamoKvStore's VALUE_EXPIRY_ATTRIBUTE: values with `ttl_seconds` are deleted once expired, not only hidden.
+  kv: { env: 'KV_TABLE', ttlAttribute: 'expires_at' },
   accounts: { env: 'ACCOUNTS_TABLE', ttlAttribute: 'expires_at' },
   triggers: { env: 'TRIGGERS_TABLE', ttlAttribute: 'expires_at' },
   executions: { env: 'EXECUTIONS_TABLE', ttlAttribute: 'expires_at' },
 } as const;
 export type TableName = keyof typeof TABLES;
 
+/**
+ * AWS recommends at least 5 receives before a Lambda consumer's message is dead-lettered: a
+ * throttled invocation uses up a receive without running the function.
+ * https://docs.aws.amazon.com/lambda/latest/dg/sqs-retries.html
+ */
+export const MIN_RECEIVES_FOR_LAMBDA_CONSUMER = 5;
+
 /** SQS queues, each with a dead-letter queue after `maxReceiveCount` receives, consumed by one function. */
 export const QUEUES = {
-  kvSweep: { env: 'KV_SWEEP_QUEUE_URL', consumer: 'kvSweeper', maxReceiveCount: 5, batchSize: 1 },
-  flowEvents: { env: 'FLOW_QUEUE_URL', consumer: 'flowWorker', maxReceiveCount: 3, batchSize: 10 },
+  kvSweep: { env: 'KV_SWEEP_QUEUE_URL', consumer: 'kvSweeper', maxReceiveCount: MIN_RECEIVES_FOR_LAMBDA_CONSUMER, batchSize: 1 },
+  flowEvents: { env: 'FLOW_QUEUE_URL', consumer: 'flowWorker', maxReceiveCount: MIN_RECEIVES_FOR_LAMBDA_CONSUMER, batchSize: 10 },
 } as const;
 export type QueueName = keyof typeof QUEUES;
 

@@ -15,8 +15,10 @@ export interface ServiceConfig {
   auth: AuthSettings;
   /** Handler settings chosen in context, by variable; each goes to the functions that read it. */
   settings: Partial<Record<TunableSetting, string>>;
-  /** Powertools log level of every function (`POWERTOOLS_LOG_LEVEL`); unset, the handlers log at INFO. */
-  logLevel?: string;
+  /** Log level of every function (Lambda's application log level and `POWERTOOLS_LOG_LEVEL`); unset, INFO. */
+  logLevel?: LogLevel;
+  /** Most concurrent flow worker invocations the flow queue's event source starts. */
+  flowWorkerMaxConcurrency: number;
 }
 
 /**
@@ -33,8 +35,21 @@ const TUNABLE_SETTINGS: Record<string, { env: TunableSetting } & ({ min: number;
   totpIssuer: { env: 'TOTP_ISSUER', text: true },
 };
 
-/** Powertools' log levels. */
-const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'];
+/**
+ * Lambda's bounds on an SQS event source's maximum concurrency.
+ * https://docs.aws.amazon.com/lambda/latest/dg/API_ScalingConfig.html
+ */
+const SQS_MAX_CONCURRENCY_BOUNDS = { min: 2, max: 1000 };
+/**
+ * 20 worker invocations run up to 200 flows at once (batches of 10, run in parallel), while most of
+ * an account's default 1,000 concurrent executions stay free for the gateway and everything else.
+ */
+export const DEFAULT_FLOW_WORKER_MAX_CONCURRENCY = 20;
+
+/** Powertools' log levels, which context `logLevel` takes. */
+const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+const isLogLevel = (value: string): value is LogLevel => (LOG_LEVELS as readonly string[]).includes(value);
 
 const DEFAULT_STACK_NAME = 'Flowgate';
 
@@ -43,7 +58,8 @@ const DEFAULT_STACK_NAME = 'Flowgate';
  * `stackName`, `dataRemovalPolicy`, `publicWebhookBaseUrl`, and either nothing (a Cognito user pool,
  * with `cognitoThreatProtection=true` for the Plus plan) or `authIssuer` + `authJwksUrl`
  * (+ `authAudience`, `authJwtAlgorithms`) for an external issuer; the handler settings
- * `webhookMaxBodyBytes`, `waitTimeoutMs`, `triggerCacheTtlMs`, `totpIssuer`, and `logLevel`.
+ * `webhookMaxBodyBytes`, `waitTimeoutMs`, `triggerCacheTtlMs`, `totpIssuer`, and `logLevel`; and
+ * `flowWorkerMaxConcurrency`.
  */
 export function serviceConfigFromContext(node: Node): ServiceConfig {
   const text = (key: string): string | undefined => {
@@ -84,17 +100,27 @@ export function serviceConfigFromContext(node: Node): ServiceConfig {
       settings[setting.env] = raw;
       continue;
     }
-    const value = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
-    if (!Number.isSafeInteger(value) || value < setting.min || value > setting.max) {
-      throw new Error(`context ${key} must be a whole number from ${setting.min} to ${setting.max} (${setting.why}), not "${String(raw)}"`);
-    }
-    settings[setting.env] = String(value);
+    settings[setting.env] = String(wholeNumber(key, raw, setting));
   }
 
-  const logLevel = text('logLevel')?.toUpperCase();
-  if (logLevel !== undefined && !LOG_LEVELS.includes(logLevel)) throw new Error(`context logLevel must be one of ${LOG_LEVELS.join(', ')}, not "${logLevel}"`);
+  const rawMaxConcurrency: unknown = node.tryGetContext('flowWorkerMaxConcurrency');
+  const flowWorkerMaxConcurrency = rawMaxConcurrency === undefined || rawMaxConcurrency === null || rawMaxConcurrency === ''
+    ? DEFAULT_FLOW_WORKER_MAX_CONCURRENCY
+    : wholeNumber('flowWorkerMaxConcurrency', rawMaxConcurrency, { ...SQS_MAX_CONCURRENCY_BOUNDS, why: "Lambda's range for an SQS event source" });
 
-  return { stackName: text('stackName') ?? DEFAULT_STACK_NAME, dataRemovalPolicy, publicWebhookBaseUrl, auth, settings, logLevel };
+  const logLevel = text('logLevel')?.toUpperCase();
+  if (logLevel !== undefined && !isLogLevel(logLevel)) throw new Error(`context logLevel must be one of ${LOG_LEVELS.join(', ')}, not "${logLevel}"`);
+
+  return { stackName: text('stackName') ?? DEFAULT_STACK_NAME, dataRemovalPolicy, publicWebhookBaseUrl, auth, settings, logLevel, flowWorkerMaxConcurrency };
+}
+
+/** A context value that must be a whole number within bounds (a number, or a string of digits). */
+function wholeNumber(key: string, raw: unknown, bounds: { min: number; max: number; why: string }): number {
+  const value = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(value) || value < bounds.min || value > bounds.max) {
+    throw new Error(`context ${key} must be a whole number from ${bounds.min} to ${bounds.max} (${bounds.why}), not "${String(raw)}"`);
+  }
+  return value;
 }
 
 function requireHttpsUrl(key: string, value: string): void {

@@ -61,13 +61,18 @@ export class ServiceStack extends Stack {
     const consumerTimeoutSeconds = Object.fromEntries(
       entries(QUEUES).map(([name, queue]) => [name, FUNCTIONS[queue.consumer].timeoutSeconds]),
     ) as Record<QueueName, number>;
-    this.queues = new EventQueues(this, 'Queues', { queues: QUEUES, consumerTimeoutSeconds });
+    this.queues = new EventQueues(this, 'Queues', {
+      queues: QUEUES,
+      consumerTimeoutSeconds,
+      // A burst of webhooks must not take every concurrent execution in the account.
+      consumerMaxConcurrency: { flowEvents: props.flowWorkerMaxConcurrency },
+    });
     this.flows = new Flows(this, 'Flows', { flowsDir: props.flowsDir ?? resolve(projectRoot, 'flows') });
     this.identity = new Identity(this, 'Identity', { auth: props.auth, removal: props.dataRemovalPolicy });
 
     const functions = {} as Record<FunctionName, ServiceFunction>;
     for (const [name, spec] of entries<FunctionName, FunctionSpec>(FUNCTIONS)) {
-      const fn = new ServiceFunction(this, name, { name, spec, projectRoot });
+      const fn = new ServiceFunction(this, name, { name, spec, projectRoot, logLevel: props.logLevel });
       this.data.connect(fn, spec.tables);
       this.queues.connectSender(fn, spec.sendsTo);
       if (spec.secretsKey) this.secretsKey.connect(fn, spec.secretsKey);
@@ -78,7 +83,6 @@ export class ServiceStack extends Stack {
         const value = props.settings[setting];
         if (value !== undefined) fn.addEnvironment(setting, value);
       }
-      if (props.logLevel) fn.addEnvironment('POWERTOOLS_LOG_LEVEL', props.logLevel);
       functions[name] = fn;
     }
     for (const [name, queue] of entries(QUEUES)) this.queues.connectConsumer(name, functions[queue.consumer]);
@@ -96,7 +100,9 @@ export class ServiceStack extends Stack {
       new CfnOutput(this, 'PublicWebhookUrl', { value: props.publicWebhookBaseUrl, description: 'Webhook base URL behind the custom domain (publicWebhookBaseUrl)' });
     }
     for (const [name, dlq] of entries(this.queues.deadLetterQueues)) {
-      new CfnOutput(this, `${name[0]!.toUpperCase()}${name.slice(1)}DeadLetterQueueUrl`, { value: dlq.queueUrl, description: `Dead-letter queue of ${name}: inspect and redrive from here` });
+      const prefix = `${name[0]!.toUpperCase()}${name.slice(1)}DeadLetterQueue`;
+      new CfnOutput(this, `${prefix}Url`, { value: dlq.queueUrl, description: `Dead-letter queue of ${name}: inspect from here (aws sqs receive-message --queue-url)` });
+      new CfnOutput(this, `${prefix}Arn`, { value: dlq.queueArn, description: `Dead-letter queue of ${name}: redrive from here (aws sqs start-message-move-task --source-arn)` });
     }
   }
 }

@@ -1,16 +1,18 @@
-import { buildOpenApiDocument } from '../openapi/document.js';
+import { openApiJsonRenderer } from '../openapi/document.js';
+import { servedFromUrl } from '../openapi/server-url.js';
 import { ROUTES, routeKey } from '../manifest.js';
 import { AppError, toHttpResponse } from '../shared/errors.js';
 import { createPublicHttpHandler } from '../shared/handler.js';
 import { json, type HttpEvent, type HttpResult } from '../shared/http.js';
 import { RouteMatcher } from '../shared/route-match.js';
 
-const openApiBody = JSON.stringify(buildOpenApiDocument());
+const openApiJson = openApiJsonRenderer();
 const matcher = new RouteMatcher(ROUTES);
 
 const routed = createPublicHttpHandler('system', {
   getHealth: async () => json(200, { status: 'ok' }),
-  getOpenApi: async () => ({ statusCode: 200, headers: { 'content-type': 'application/json' }, body: openApiBody }),
+  // Advertises the URL it was served from, so clients generated from it call this deployment.
+  getOpenApi: async (event) => ({ statusCode: 200, headers: { 'content-type': 'application/json' }, body: openApiJson(servedFromUrl(event)) }),
 });
 
 /**

@@ -42,8 +42,11 @@ function operation(route: RouteSpec) {
   };
 }
 
-/** The OpenAPI 3.1 description served at `/openapi.json`, generated from the route table. */
-export function buildOpenApiDocument() {
+/**
+ * The OpenAPI 3.1 description served at `/openapi.json`, generated from the route table, with
+ * `serverUrl` as its one server (`/` by default: wherever the document was fetched from).
+ */
+export function buildOpenApiDocument(serverUrl = '/') {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of ROUTES) {
     // The receiver is routed with ANY so it can answer 405 itself; POST is its only operation.
@@ -53,7 +56,7 @@ export function buildOpenApiDocument() {
   return JSON.parse(JSON.stringify({
     openapi: '3.1.0',
     info: { title: 'Flowgate gateway and flow webhook triggers', version: '1.0.0' },
-    servers: [{ url: '{base_url}', variables: { base_url: { default: 'http://127.0.0.1:3000' } } }],
+    servers: [{ url: serverUrl }],
     tags: Object.values(TAGS).map((name) => ({ name })),
     paths,
     components: {
@@ -64,4 +67,18 @@ export function buildOpenApiDocument() {
       schemas: { Error: { type: 'object', required: ['error'], properties: { error: { type: 'string' } } } },
     },
   }));
+}
+
+/** Stands in for the server URL in the prebuilt JSON; `.invalid` never resolves (RFC 2606). */
+const SERVER_URL_MARKER = 'https://server-url.invalid';
+
+/**
+ * The document as JSON text for any server URL. The document is built and serialised once; each
+ * call only splices the URL in, so serving it per request costs a string concatenation.
+ */
+export function openApiJsonRenderer(): (serverUrl: string) => string {
+  const parts = JSON.stringify(buildOpenApiDocument(SERVER_URL_MARKER)).split(JSON.stringify(SERVER_URL_MARKER));
+  if (parts.length !== 2) throw new Error(`the OpenAPI document must hold ${SERVER_URL_MARKER} exactly once, as its server URL`);
+  const [head, tail] = parts as [string, string];
+  return (serverUrl) => head + JSON.stringify(serverUrl) + tail;
 }

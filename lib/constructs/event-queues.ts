@@ -1,8 +1,8 @@
-import { Duration } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Queue, QueueEncryption, RedrivePermission } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { QueueName } from '../../functions/manifest.js';
+import { MIN_RECEIVES_FOR_LAMBDA_CONSUMER, type QueueName } from '../../functions/manifest.js';
 import type { ServiceFunction } from './service-function.js';
 
 /** What `QUEUES` in the manifest says about one queue. */
@@ -17,6 +17,8 @@ export interface EventQueuesProps {
   queues: Record<QueueName, QueueSpec>;
   /** The consumer function's timeout for each queue; the visibility timeout is derived from it. */
   consumerTimeoutSeconds: Record<QueueName, number>;
+  /** At most this many concurrent consumer invocations per queue (the event source's maximum concurrency). */
+  consumerMaxConcurrency?: Partial<Record<QueueName, number>>;
 }
 
 /**
@@ -25,11 +27,20 @@ export interface EventQueuesProps {
  * https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-configure.html
  */
 export const VISIBILITY_TIMEOUT_MULTIPLE = 6;
-/** SQS's maximum; a message lands in a DLQ because something is wrong, and that takes time to look at. */
-const DLQ_RETENTION = Duration.days(14);
+/**
+ * SQS's maximum, for the queues and their dead-letter queues alike: a message waits out an outage
+ * of its consumer, and one in a DLQ is there because something is wrong, which takes time to look
+ * at. (A standard queue's message keeps its first enqueue time in the DLQ, so it stays there 14
+ * days minus the time it spent being retried.)
+ * https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html
+ */
+export const MESSAGE_RETENTION_DAYS = 14;
+/** SQS's limit on queue names. */
+const MAX_QUEUE_NAME_LENGTH = 80;
 
 /**
- * The manifest's queues, each with a dead-letter queue after `maxReceiveCount` receives, SQS-managed
+ * The manifest's queues, named `<stack>-<queue>`, each with a dead-letter queue after
+ * `maxReceiveCount` receives that only its own queue may use, 14 days' retention, SQS-managed
  * encryption and TLS-only access, and the consumer wired through an event source mapping that
  * reports partial batch failures (only the failed messages come back).
  */
@@ -37,19 +48,43 @@ export class EventQueues extends Construct {
   readonly queues: Record<QueueName, Queue>;
   readonly deadLetterQueues: Record<QueueName, Queue>;
   private readonly specs: Record<QueueName, QueueSpec>;
+  private readonly consumerMaxConcurrency: Partial<Record<QueueName, number>>;
 
   constructor(scope: Construct, id: string, props: EventQueuesProps) {
     super(scope, id);
     this.specs = props.queues;
+    this.consumerMaxConcurrency = props.consumerMaxConcurrency ?? {};
+    const stack = Stack.of(this);
+    const retentionPeriod = Duration.days(MESSAGE_RETENTION_DAYS);
     const queues = {} as Record<QueueName, Queue>;
     const deadLetterQueues = {} as Record<QueueName, Queue>;
     for (const [name, spec] of Object.entries(props.queues) as [QueueName, QueueSpec][]) {
+      if (spec.maxReceiveCount < MIN_RECEIVES_FOR_LAMBDA_CONSUMER) {
+        throw new Error(`queue ${name}: maxReceiveCount ${spec.maxReceiveCount} is under ${MIN_RECEIVES_FOR_LAMBDA_CONSUMER}, which AWS recommends for Lambda consumers (throttled invocations use up receives)`);
+      }
+      // The DLQ's redrive allow policy names its source queue, and the source queue's redrive
+      // policy names the DLQ: referring to each other would be a circular dependency in
+      // CloudFormation. So the source queue gets a fixed name and the DLQ names it by an ARN
+      // built from that name (no reference); SQS does not require the source queue to exist yet.
+      const queueName = `${stack.stackName}-${name}`;
+      if (queueName.length > MAX_QUEUE_NAME_LENGTH) {
+        throw new Error(`queue name ${queueName} is over ${MAX_QUEUE_NAME_LENGTH} characters: shorten the stack name`);
+      }
+      const queueArn = stack.formatArn({ service: 'sqs', resource: queueName, arnFormat: ArnFormat.NO_RESOURCE_NAME });
       const dlq = new Queue(this, `${name}DeadLetters`, {
-        retentionPeriod: DLQ_RETENTION,
+        retentionPeriod,
         encryption: QueueEncryption.SQS_MANAGED,
         enforceSSL: true,
+        // Only its own queue may dead-letter here; a redrive (start-message-move-task) without a
+        // destination moves the messages back to it.
+        redriveAllowPolicy: {
+          redrivePermission: RedrivePermission.BY_QUEUE,
+          sourceQueues: [Queue.fromQueueArn(this, `${name}Source`, queueArn)],
+        },
       });
       queues[name] = new Queue(this, name, {
+        queueName,
+        retentionPeriod,
         visibilityTimeout: Duration.seconds(props.consumerTimeoutSeconds[name] * VISIBILITY_TIMEOUT_MULTIPLE),
         encryption: QueueEncryption.SQS_MANAGED,
         enforceSSL: true,
@@ -70,14 +105,16 @@ export class EventQueues extends Construct {
   }
 
   /**
-   * Makes the function the queue's consumer. The event source mapping grants it receive, delete and
-   * ChangeMessageVisibility; the URL lets it set when a failed message comes back.
+   * Makes the function the queue's consumer, bounded by the queue's maximum concurrency when one is
+   * given. The event source mapping grants it receive, delete and ChangeMessageVisibility; the URL
+   * lets it set when a failed message comes back.
    */
   connectConsumer(name: QueueName, fn: ServiceFunction): void {
     fn.addEnvironment(this.specs[name].env, this.queues[name].queueUrl);
     fn.function.addEventSource(new SqsEventSource(this.queues[name], {
       batchSize: this.specs[name].batchSize,
       reportBatchItemFailures: true,
+      maxConcurrency: this.consumerMaxConcurrency[name],
     }));
   }
 }

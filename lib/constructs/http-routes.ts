@@ -1,4 +1,4 @@
-import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey, HttpStage, LogGroupLogDestination, type ThrottleSettings } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -59,6 +59,13 @@ export class HttpRoutes extends Construct {
       createDefaultStage: false,
     });
     const accessLogs = new LogGroup(this, 'AccessLogs', {
+      // Under /aws/vendedlogs/, log delivery is covered by one wildcard statement of the account's
+      // CloudWatch Logs resource policy; any other name adds this group's ARN to that policy, which
+      // is capped at 5,120 characters, so in a busy account enabling access logging fails the
+      // deploy. The stack name (letters, digits, hyphens; unique per account and region) keeps it
+      // unique and within log group names' 512 characters.
+      // https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/AWS-logs-and-resource-policy.html
+      logGroupName: `/aws/vendedlogs/apigateway/${Stack.of(this).stackName}-access`,
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
     });

@@ -6,6 +6,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { FunctionSpec } from '../../functions/manifest.js';
+import type { LogLevel } from '../config.js';
 
 /**
  * The bundle is ESM (the handlers are ESM and `jose` ships ESM only). esbuild turns CommonJS
@@ -14,6 +15,30 @@ import type { FunctionSpec } from '../../functions/manifest.js';
  */
 const ESM_REQUIRE_SHIM =
   "import { createRequire as __flowgateCreateRequire } from 'node:module'; const require = __flowgateCreateRequire(import.meta.url);";
+
+/**
+ * Lambda's application log level for each Powertools level. Lambda sets `AWS_LAMBDA_LOG_LEVEL`
+ * from it, which outranks `POWERTOOLS_LOG_LEVEL` in the Powertools logger, and drops JSON log lines
+ * below it: this, not the environment variable, decides what a deployed function logs.
+ * Lambda's highest level is FATAL, which Powertools reads as its CRITICAL. SILENT has no Lambda
+ * counterpart; FATAL comes nearest, and as Flowgate never logs at CRITICAL, nothing passes.
+ * https://docs.aws.amazon.com/lambda/latest/dg/monitoring-cloudwatchlogs-log-level.html
+ */
+export const APPLICATION_LOG_LEVELS: Record<LogLevel, ApplicationLogLevel> = {
+  TRACE: ApplicationLogLevel.TRACE,
+  DEBUG: ApplicationLogLevel.DEBUG,
+  INFO: ApplicationLogLevel.INFO,
+  WARN: ApplicationLogLevel.WARN,
+  ERROR: ApplicationLogLevel.ERROR,
+  CRITICAL: ApplicationLogLevel.FATAL,
+  SILENT: ApplicationLogLevel.FATAL,
+};
+
+/**
+ * Lambda writes the platform's START, END and REPORT lines (duration, memory used, init duration)
+ * at INFO: a higher system level (WARN) drops the lines operators read. Same page as above.
+ */
+const SYSTEM_LOG_LEVEL = SystemLogLevel.INFO;
 
 export interface ServiceFunctionProps {
   /** The function's key in `FUNCTIONS`, e.g. `webhook`. */
@@ -25,6 +50,8 @@ export interface ServiceFunctionProps {
   environment?: Record<string, string>;
   /** @default one month */
   logRetention?: RetentionDays;
+  /** What the function logs: Lambda's application log level and the Powertools logger's. @default INFO */
+  logLevel?: LogLevel;
 }
 
 /**
@@ -72,10 +99,16 @@ export class ServiceFunction extends Construct implements IGrantable {
       role: this.role,
       logGroup: this.logGroup,
       loggingFormat: LoggingFormat.JSON,
-      applicationLogLevelV2: ApplicationLogLevel.INFO,
-      systemLogLevelV2: SystemLogLevel.WARN,
+      applicationLogLevelV2: APPLICATION_LOG_LEVELS[props.logLevel ?? 'INFO'],
+      systemLogLevelV2: SYSTEM_LOG_LEVEL,
       // One service name for every function (as locally); each function logs to its own group.
-      environment: { POWERTOOLS_SERVICE_NAME: 'flowgate', ...props.environment },
+      // POWERTOOLS_LOG_LEVEL matches Lambda's level, so the logger does not warn about a mismatch
+      // and reads as what the function does.
+      environment: {
+        POWERTOOLS_SERVICE_NAME: 'flowgate',
+        ...(props.logLevel && { POWERTOOLS_LOG_LEVEL: props.logLevel }),
+        ...props.environment,
+      },
       bundling: {
         forceDockerBundling: false,
         format: OutputFormat.ESM,

@@ -100,6 +100,6 @@ describe('interface description', () => {
     const { buildOpenApiDocument } = await import('../../functions/openapi/document.js');
     const res = await call(stack, 'GET', '/openapi.json');
     expect(res.status).toBe(200);
-    expect(res.json).toEqual(buildOpenApiDocument());
+    expect(res.json).toEqual(buildOpenApiDocument(stack.baseUrl));
   });
 });

@@ -37,7 +37,7 @@ beforeAll(() => {
 afterAll(() => restorers.forEach((restore) => restore()));
 
 /**
- * Flows retry after the visibility timeout: short here so a failing flow's three attempts finish
+ * Flows retry after the visibility timeout: short here so a failing flow's attempts finish
  * soon. The wait limit leaves a loaded machine room for the fast flows, and still ends the 20 s one.
  */
 const stack = useLocalStack({
@@ -142,7 +142,7 @@ async function scenario() {
   // A request the service may fault on, so the fault path's logging is exercised too.
   await call(stack, 'GET', `/triggers/${poisonous.id}/executions?cursor=${Buffer.from('{"sk":"ZZZ"}').toString('base64url')}`, { token: owner });
 
-  // Let the queued flows finish: the poison event and the doomed one fail three times each.
+  // Let the queued flows finish: the poison event and the doomed one fail on every receive.
   await waitForExecutions(stack, owner, poisonous.id, (e) => e.length === 3 && e.every((x) => x.status === 'succeeded' || x.status === 'failed'), 40_000);
   await waitForExecutions(stack, owner, doomed.id, (e) => e[0]?.status === 'failed', 40_000);
 }

@@ -20,10 +20,16 @@ import { decodeCursor, encodeCursor } from './cursor.js';
  * - `BUCKET#{account}#{bucket}` / `#META`: name, description, ttl_seconds, max_value_bytes,
  *   created_at, generation.
  * - `DATA#{account}#{bucket}#{generation}` / `{key}`: value (binary), content_type, revision,
- *   expires_at (epoch seconds, the attribute DynamoDB TTL would use).
+ *   expires_at (epoch seconds: the kv table's TTL attribute, so DynamoDB deletes expired values).
  */
 export const bucketKey = (ref: BucketRef) => ({ pk: `BUCKET#${ref.accountId}#${ref.name}`, sk: '#META' });
 export const generationPk = (at: GenerationRef): string => `DATA#${at.accountId}#${at.name}#${at.generation}`;
+
+/**
+ * Where a value's expiry is written, in epoch seconds as DynamoDB TTL requires. The kv table's
+ * `ttlAttribute` in `functions/manifest.ts` must name it (the template tests hold them together).
+ */
+export const VALUE_EXPIRY_ATTRIBUTE = 'expires_at';
 
 /** BatchWriteItem's limit. */
 const BATCH_WRITE_ITEMS = 25;
@@ -103,7 +109,7 @@ export class DynamoKvStore implements KvStore {
   async putValue(at: GenerationRef, key: string, value: NewValue): Promise<number> {
     const values: Record<string, unknown> = { ':value': value.bytes, ':content_type': value.contentType, ':one': 1 };
     if (value.expiresAt !== undefined) values[':expires_at'] = value.expiresAt;
-    const expiry = value.expiresAt === undefined ? ' REMOVE expires_at' : ', expires_at = :expires_at';
+    const expiry = value.expiresAt === undefined ? ` REMOVE ${VALUE_EXPIRY_ATTRIBUTE}` : `, ${VALUE_EXPIRY_ATTRIBUTE} = :expires_at`;
     // One write: the value, its content type and its expiry replace the old ones, and the revision counts up.
     const { Attributes } = await this.client.send(new UpdateCommand({
       TableName: this.table,
@@ -123,7 +129,7 @@ export class DynamoKvStore implements KvStore {
       bytes: Item.value as Uint8Array,
       contentType: Item.content_type as string,
       revision: Item.revision as number,
-      expiresAt: Item.expires_at as number | undefined,
+      expiresAt: Item[VALUE_EXPIRY_ATTRIBUTE] as number | undefined,
     };
   }
 
@@ -131,7 +137,7 @@ export class DynamoKvStore implements KvStore {
     return conditional(() => this.client.send(new DeleteCommand({
       TableName: this.table,
       Key: { pk: generationPk(at), sk: key },
-      ConditionExpression: 'attribute_exists(sk) AND (attribute_not_exists(expires_at) OR expires_at > :now)',
+      ConditionExpression: `attribute_exists(sk) AND (attribute_not_exists(${VALUE_EXPIRY_ATTRIBUTE}) OR ${VALUE_EXPIRY_ATTRIBUTE} > :now)`,
       ExpressionAttributeValues: { ':now': nowSeconds },
     })));
   }
@@ -148,7 +154,7 @@ export class DynamoKvStore implements KvStore {
     const result = await this.client.send(new QueryCommand({
       TableName: this.table,
       KeyConditionExpression: page.prefix ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk',
-      FilterExpression: 'attribute_not_exists(expires_at) OR expires_at > :now',
+      FilterExpression: `attribute_not_exists(${VALUE_EXPIRY_ATTRIBUTE}) OR ${VALUE_EXPIRY_ATTRIBUTE} > :now`,
       ProjectionExpression: 'sk',
       ExpressionAttributeValues: values,
       Limit: page.limit,
