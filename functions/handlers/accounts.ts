@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { DynamoAttemptStore } from '../adapters/aws/dynamo-attempt-store.js';
 import { dynamoDocumentClient } from '../adapters/aws/dynamo-client.js';
 import { DynamoMfaStore } from '../adapters/aws/dynamo-mfa-store.js';
-import { secretBoxFromEnv } from '../adapters/secret-box-from-env.js';
+import { secretBoxFrom } from '../adapters/secret-box-from-env.js';
 import { createAccountUseCases, type AccountUseCases } from '../domain/accounts/index.js';
 import type { Authenticator } from '../shared/auth.js';
-import { tableName } from '../shared/env.js';
+import { readSettings } from '../settings.js';
 import { AppError } from '../shared/errors.js';
 import { createHttpHandler } from '../shared/handler.js';
 import { jsonObjectBody, ok } from '../shared/http.js';
@@ -39,16 +39,17 @@ export function createAccountsHandler(accounts: AccountUseCases, authenticator: 
   }, authenticator);
 }
 
-const table = tableName('accounts');
+const settings = readSettings('accounts', process.env);
+const table = settings.accountsTable;
 
 export const handler = createAccountsHandler(
   createAccountUseCases({
     mfa: new DynamoMfaStore(dynamoDocumentClient, table),
     attempts: new DynamoAttemptStore(dynamoDocumentClient, table),
-    secretBox: secretBoxFromEnv(),
+    secretBox: secretBoxFrom(settings),
     now: Date.now,
     randomBytes,
-    issuer: process.env.TOTP_ISSUER || 'Flowgate',
+    issuer: settings.totpIssuer,
   }),
-  createGatewayAuthenticator(),
+  createGatewayAuthenticator(settings),
 );

@@ -2,13 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { DynamoApiKeyStore } from '../adapters/aws/dynamo-api-key-store.js';
 import { dynamoDocumentClient } from '../adapters/aws/dynamo-client.js';
 import { generateApiKey, generateId, hashApiKey } from '../domain/api-keys.js';
-import { tableName } from '../shared/env.js';
+import { readSettings } from '../settings.js';
 import { AppError } from '../shared/errors.js';
 import { createHttpHandler } from '../shared/handler.js';
 import { created, limitParam, noContent, ok, pathParam, queryParam } from '../shared/http.js';
 import { createGatewayAuthenticator } from './gateway-auth.js';
 
-const store = new DynamoApiKeyStore(dynamoDocumentClient, tableName('auth'));
+const settings = readSettings('apiKeys', process.env);
+const store = new DynamoApiKeyStore(dynamoDocumentClient, settings.authTable);
 
 export const handler = createHttpHandler('apiKeys', {
   async createApiKey({ principal }) {
@@ -27,4 +28,4 @@ export const handler = createHttpHandler('apiKeys', {
     if (!/^[0-9a-f]{32}$/.test(id) || !(await store.revoke(principal.accountId, id))) throw new AppError('not_found');
     return noContent();
   },
-}, createGatewayAuthenticator());
+}, createGatewayAuthenticator(settings));

@@ -7,9 +7,9 @@ import { SfnFlowRunner } from '../adapters/aws/sfn-flow-runner.js';
 import { sqsClient } from '../adapters/aws/sqs-client.js';
 import { SqsRedelivery } from '../adapters/aws/sqs-redelivery.js';
 import { EXPRESS_MAX_DURATION_MS } from '../domain/flows/limits.js';
-import { DEFAULT_RETRY_BASE_SECONDS, runQueuedFlow, type WorkerDeps } from '../domain/flows/run-queued-flow.js';
+import { runQueuedFlow, type WorkerDeps } from '../domain/flows/run-queued-flow.js';
 import { QUEUES } from '../manifest.js';
-import { intEnv, queueUrl, requireEnv, tableName } from '../shared/env.js';
+import { readSettings } from '../settings.js';
 import { logger } from '../shared/logger.js';
 
 /** Leave the function time to record the outcome after the longest flow. */
@@ -30,11 +30,13 @@ export function createFlowWorkerHandler(deps: WorkerDeps) {
     }, processor, { context, processInParallel: true, throwOnFullBatchFailure: false });
 }
 
+const settings = readSettings('flowWorker', process.env);
+
 export const handler = createFlowWorkerHandler({
-  executions: new DynamoExecutionStore(dynamoDocumentClient, tableName('executions')),
-  flows: new SfnFlowRunner(sfnClient, requireEnv('FLOW_STATE_MACHINE_ARN_PREFIX')),
-  redelivery: new SqsRedelivery(sqsClient, queueUrl('flowEvents')),
+  executions: new DynamoExecutionStore(dynamoDocumentClient, settings.executionsTable),
+  flows: new SfnFlowRunner(sfnClient, settings.flowArnPrefix),
+  redelivery: new SqsRedelivery(sqsClient, settings.flowQueueUrl),
   maxReceiveCount: QUEUES.flowEvents.maxReceiveCount,
-  retryBaseSeconds: intEnv('FLOW_RETRY_BASE_SECONDS', DEFAULT_RETRY_BASE_SECONDS),
+  retryBaseSeconds: settings.flowRetryBaseSeconds,
   now: () => new Date(),
 });

@@ -6,7 +6,7 @@ import { sqsClient } from '../adapters/aws/sqs-client.js';
 import { SqsSweepQueue } from '../adapters/aws/sqs-sweep-queue.js';
 import { decodeSweepTask } from '../domain/kv/sweep-task.js';
 import { Sweeper } from '../domain/kv/sweeper.js';
-import { queueUrl, tableName } from '../shared/env.js';
+import { readSettings } from '../settings.js';
 import { logger } from '../shared/logger.js';
 
 type SqsBatchHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
@@ -26,5 +26,6 @@ export function createSweepHandler(sweeper: Sweeper): SqsBatchHandler {
     }, processor, { context, throwOnFullBatchFailure: false });
 }
 
-const store = new DynamoKvStore(dynamoDocumentClient, tableName('kv'));
-export const handler = createSweepHandler(new Sweeper({ store, queue: new SqsSweepQueue(sqsClient, queueUrl('kvSweep')), now: Date.now }));
+const settings = readSettings('kvSweeper', process.env);
+const store = new DynamoKvStore(dynamoDocumentClient, settings.kvTable);
+export const handler = createSweepHandler(new Sweeper({ store, queue: new SqsSweepQueue(sqsClient, settings.kvSweepQueueUrl), now: Date.now }));

@@ -10,7 +10,7 @@ import type { Bucket, BucketRef } from '../domain/kv/types.js';
 import { contentTypeOf, parseBucketConfig, validateBucketName, validateKey, validatePrefix } from '../domain/kv/validation.js';
 import { FUNCTIONS } from '../manifest.js';
 import type { Authenticator } from '../shared/auth.js';
-import { intEnv, queueUrl, tableName } from '../shared/env.js';
+import { readSettings } from '../settings.js';
 import { createHttpHandler, type RouteRequest } from '../shared/handler.js';
 import { created, greedyPathParam, header, json, jsonObjectBody, limitParam, noContent, ok, pathParam, queryParam, rawBody } from '../shared/http.js';
 import { createGatewayAuthenticator } from './gateway-auth.js';
@@ -70,12 +70,13 @@ export const createKvHandler = (service: KvService, authenticator: Authenticator
   },
 }, authenticator);
 
+const settings = readSettings('kv', process.env);
 const service = new KvService({
-  store: new DynamoKvStore(dynamoDocumentClient, tableName('kv')),
-  sweeps: new SqsSweepQueue(sqsClient, queueUrl('kvSweep')),
+  store: new DynamoKvStore(dynamoDocumentClient, settings.kvTable),
+  sweeps: new SqsSweepQueue(sqsClient, settings.kvSweepQueueUrl),
   now: Date.now,
   randomBytes,
-  settleMs: intEnv('KV_SWEEP_SETTLE_SECONDS', settleSecondsFor(FUNCTIONS.kv.timeoutSeconds)) * 1000,
+  settleMs: (settings.kvSweepSettleSeconds ?? settleSecondsFor(FUNCTIONS.kv.timeoutSeconds)) * 1000,
 });
 
-export const handler = createKvHandler(service, createGatewayAuthenticator());
+export const handler = createKvHandler(service, createGatewayAuthenticator(settings));

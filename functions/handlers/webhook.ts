@@ -7,27 +7,27 @@ import { sfnClient } from '../adapters/aws/sfn-client.js';
 import { SfnFlowRunner } from '../adapters/aws/sfn-flow-runner.js';
 import { sqsClient } from '../adapters/aws/sqs-client.js';
 import { SqsEventQueue } from '../adapters/aws/sqs-event-queue.js';
-import { secretBoxFromEnv } from '../adapters/secret-box-from-env.js';
-import { DEFAULT_WEBHOOK_MAX_BODY_BYTES } from '../domain/webhooks/body-limit.js';
+import { secretBoxFrom } from '../adapters/secret-box-from-env.js';
 import { publicRequestUrl } from '../domain/webhooks/public-url.js';
 import { receiveWebhook, type ReceiverDeps } from '../domain/webhooks/receive-webhook.js';
 import { CachedTriggerLookup } from '../domain/webhooks/trigger-lookup.js';
-import { API_GATEWAY_INTEGRATION_TIMEOUT_MS, MAX_WAIT_TIMEOUT_MS } from '../domain/webhooks/wait-budget.js';
-import { intEnv, queueUrl, requireEnv, tableName } from '../shared/env.js';
+import { API_GATEWAY_INTEGRATION_TIMEOUT_MS } from '../domain/webhooks/wait-budget.js';
+import { readSettings } from '../settings.js';
 import { createPublicHttpHandler } from '../shared/handler.js';
 import { json, pathParam, rawBody } from '../shared/http.js';
 
+const settings = readSettings('webhook', process.env);
 const deps: ReceiverDeps = {
-  triggers: new CachedTriggerLookup(new DynamoTriggerStore(dynamoDocumentClient, tableName('triggers')), secretBoxFromEnv(), intEnv('TRIGGER_CACHE_TTL_MS', 5000)),
-  executions: new DynamoExecutionStore(dynamoDocumentClient, tableName('executions')),
-  queue: new SqsEventQueue(sqsClient, queueUrl('flowEvents')),
-  flows: new SfnFlowRunner(sfnClient, requireEnv('FLOW_STATE_MACHINE_ARN_PREFIX')),
+  triggers: new CachedTriggerLookup(new DynamoTriggerStore(dynamoDocumentClient, settings.triggersTable), secretBoxFrom(settings), settings.triggerCacheTtlMs),
+  executions: new DynamoExecutionStore(dynamoDocumentClient, settings.executionsTable),
+  queue: new SqsEventQueue(sqsClient, settings.flowQueueUrl),
+  flows: new SfnFlowRunner(sfnClient, settings.flowArnPrefix),
   now: () => new Date(),
   newId: () => randomBytes(16).toString('hex'),
-  maxBodyBytes: intEnv('WEBHOOK_MAX_BODY_BYTES', DEFAULT_WEBHOOK_MAX_BODY_BYTES),
-  waitTimeoutMs: Math.min(intEnv('WAIT_TIMEOUT_MS', 25_000), MAX_WAIT_TIMEOUT_MS),
+  maxBodyBytes: settings.webhookMaxBodyBytes,
+  waitTimeoutMs: settings.waitTimeoutMs,
 };
-const publicBaseUrl = process.env.PUBLIC_WEBHOOK_BASE_URL;
+const publicBaseUrl = settings.publicWebhookBaseUrl;
 
 /**
  * When the answer must be sent: the gateway's limit counted from when it received the request

@@ -2,6 +2,7 @@ import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } 
 import { hashApiKey, type ApiKeyStore } from '../domain/api-keys.js';
 import { AppError } from './errors.js';
 import type { HttpEvent } from './http.js';
+import type { Settings } from '../settings.js';
 
 /** Who is calling. `accountId` scopes everything the caller owns. */
 export interface Principal {
@@ -21,11 +22,11 @@ export interface JwtSettings {
   audience?: string;
 }
 
-/** Reads `AUTH_JWT_SECRET`, `AUTH_JWKS_URL`, `AUTH_JWT_ALGORITHMS`, `AUTH_ISSUER`, `AUTH_AUDIENCE`. */
-export function jwtSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): JwtSettings {
-  const secret = env.AUTH_JWT_SECRET || undefined;
-  const algorithms = env.AUTH_JWT_ALGORITHMS?.split(',').map((a) => a.trim()).filter(Boolean) ?? [secret ? 'HS256' : 'RS256'];
-  return { secret, jwksUrl: env.AUTH_JWKS_URL || undefined, algorithms, issuer: env.AUTH_ISSUER || undefined, audience: env.AUTH_AUDIENCE || undefined };
+/** The token settings of `functions/settings.ts` (`AUTH_JWT_SECRET`, `AUTH_JWKS_URL`, …). */
+export function jwtSettingsFrom(settings: Pick<Settings, 'authJwtSecret' | 'authJwksUrl' | 'authJwtAlgorithms' | 'authIssuer' | 'authAudience'>): JwtSettings {
+  const secret = settings.authJwtSecret;
+  const algorithms = settings.authJwtAlgorithms?.split(',').map((a) => a.trim()).filter(Boolean) ?? [secret ? 'HS256' : 'RS256'];
+  return { secret, jwksUrl: settings.authJwksUrl, algorithms, issuer: settings.authIssuer, audience: settings.authAudience };
 }
 
 export type TokenVerifier = (token: string) => Promise<JWTPayload>;

@@ -1,0 +1,200 @@
+/**
+ * The settings table, beside the route table in `manifest.ts`: every environment variable a
+ * function reads, what sets it, its default and bounds, and which functions receive it.
+ *
+ * - `lib/` builds each function's environment from it (wiring values from the constructs, tunable
+ *   values from CDK context), and validates context values against the same parsers at synth.
+ * - The local stack builds the same settings from its own config object, never from or into
+ *   `process.env`, so two local stacks can share one process.
+ * - Handler entry files read their settings through {@link readSettings} once, at init: a missing
+ *   or malformed value stops the init with an error naming the variable (Lambda reports it as an
+ *   init failure), rather than surfacing on some later request.
+ *
+ * Nothing here imports AWS or CDK code, so handlers can import it too.
+ */
+import { DEFAULT_WEBHOOK_MAX_BODY_BYTES, MAX_WEBHOOK_BODY_BYTES } from './domain/webhooks/body-limit.js';
+import { DEFAULT_RETRY_BASE_SECONDS, MAX_RETRY_DELAY_SECONDS } from './domain/flows/run-queued-flow.js';
+import { MAX_WAIT_TIMEOUT_MS } from './domain/webhooks/wait-budget.js';
+import { FUNCTIONS, QUEUES, ROUTES, TABLES, TAGS, type FunctionName, type QueueName, type TableName } from './manifest.js';
+
+/** Who gives a setting its value. */
+export type SettingSource =
+  /** The CDK stack (a table name, queue URL, ARN) and the local stack (its engines). */
+  | { kind: 'wiring' }
+  /** A deployment option: CDK context `key`; locally the environment of `npm start`. */
+  | { kind: 'context'; key: string }
+  /** Only the local stack sets it; deployed it never exists. */
+  | { kind: 'local' };
+
+export interface SettingSpec<T> {
+  /** The environment variable. */
+  env: string;
+  description: string;
+  source: SettingSource;
+  /** The functions that receive (and may read) it. */
+  readers: readonly FunctionName[];
+  /** The value from the variable's text, its default when unset; throws a message on a bad value. */
+  parse(raw: string | undefined): T;
+}
+
+/** A setting's value was missing or out of bounds; names the variable. */
+export class SettingsError extends Error {
+  constructor(readonly variable: string, why: string) {
+    super(`setting ${variable} ${why} (see functions/settings.ts)`);
+    this.name = 'SettingsError';
+  }
+}
+
+type Parse<T> = (raw: string | undefined) => T;
+const isUnset = (raw: string | undefined): raw is undefined | '' => raw === undefined || raw === '';
+
+const required: Parse<string> = (raw) => {
+  if (isUnset(raw)) throw new Error('is required');
+  return raw;
+};
+const optional: Parse<string | undefined> = (raw) => (isUnset(raw) ? undefined : raw);
+const text = (fallback: string, check: (value: string) => string | undefined = () => undefined): Parse<string> => (raw) => {
+  const value = isUnset(raw) ? fallback : raw;
+  const problem = check(value);
+  if (problem) throw new Error(problem);
+  return value;
+};
+const wholeNumber = (fallback: number, min: number, max: number): Parse<number> => (raw) => {
+  if (isUnset(raw)) return fallback;
+  const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) throw new Error(`must be a whole number from ${min} to ${max}, not "${raw}"`);
+  return value;
+};
+const list: Parse<string[]> = (raw) => (raw ?? '').split(',').map((item) => item.trim()).filter(Boolean);
+
+/** What reads what, derived from the manifest so that a new grant brings its setting along. */
+const allFunctions = Object.keys(FUNCTIONS) as FunctionName[];
+const functionsWhere = (test: (name: FunctionName) => boolean): FunctionName[] => allFunctions.filter(test);
+const tableReaders = (table: TableName) => functionsWhere((name) => table in FUNCTIONS[name].tables);
+const queueReaders = (queue: QueueName) =>
+  functionsWhere((name) => (FUNCTIONS[name].sendsTo as readonly QueueName[]).includes(queue) || QUEUES[queue].consumer === name);
+/** Functions behind a route that takes a bearer token (`gateway` or `bearer`). */
+const tokenVerifiers = functionsWhere((name) => ROUTES.some((route) => route.fn === name && route.auth !== 'none'));
+/** Functions behind the webhook-trigger routes: they build (`url`) or rebuild (Twilio) webhook URLs. */
+const webhookUrlUsers = functionsWhere((name) => ROUTES.some((route) => route.fn === name && route.tag === TAGS.triggers));
+const secretUsers = functionsWhere((name) => 'secretsKey' in FUNCTIONS[name]);
+const flowRunners = functionsWhere((name) => 'runsFlows' in FUNCTIONS[name]);
+
+const wiring = { kind: 'wiring' } as const;
+const local = { kind: 'local' } as const;
+const context = (key: string) => ({ kind: 'context', key }) as const;
+
+/** Powertools' log levels. */
+export const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const spec = <T>(s: SettingSpec<T>): SettingSpec<T> => s;
+
+/** Every setting, by the name handlers read it under. */
+export const SETTINGS = {
+  authTable: spec({ env: TABLES.auth.env, description: 'Name of the auth table (API keys)', source: wiring, readers: tableReaders('auth'), parse: required }),
+  kvTable: spec({ env: TABLES.kv.env, description: 'Name of the kv table', source: wiring, readers: tableReaders('kv'), parse: required }),
+  accountsTable: spec({ env: TABLES.accounts.env, description: 'Name of the accounts table', source: wiring, readers: tableReaders('accounts'), parse: required }),
+  triggersTable: spec({ env: TABLES.triggers.env, description: 'Name of the triggers table', source: wiring, readers: tableReaders('triggers'), parse: required }),
+  executionsTable: spec({ env: TABLES.executions.env, description: 'Name of the executions table', source: wiring, readers: tableReaders('executions'), parse: required }),
+  kvSweepQueueUrl: spec({ env: QUEUES.kvSweep.env, description: 'URL of the kvSweep queue', source: wiring, readers: queueReaders('kvSweep'), parse: required }),
+  flowQueueUrl: spec({ env: QUEUES.flowEvents.env, description: 'URL of the flowEvents queue', source: wiring, readers: queueReaders('flowEvents'), parse: required }),
+  flowNames: spec({ env: 'FLOW_NAMES', description: 'The deployed flows, comma-separated', source: wiring, readers: webhookUrlUsers, parse: list }),
+  flowArnPrefix: spec({ env: 'FLOW_STATE_MACHINE_ARN_PREFIX', description: 'ARN of a flow\'s state machine less the flow name', source: wiring, readers: flowRunners, parse: required }),
+  webhookBaseUrl: spec({ env: 'WEBHOOK_BASE_URL', description: 'Base of trigger URLs (`<base>/<webhook_id>`)', source: wiring, readers: webhookUrlUsers, parse: required }),
+  publicWebhookBaseUrl: spec({ env: 'PUBLIC_WEBHOOK_BASE_URL', description: 'Base of trigger URLs behind a custom domain; also what Twilio signatures are checked against', source: context('publicWebhookBaseUrl'), readers: webhookUrlUsers, parse: optional }),
+  secretsKmsKeyId: spec({ env: 'SECRETS_KMS_KEY_ID', description: 'KMS key that seals secrets at rest (deployed)', source: wiring, readers: secretUsers, parse: optional }),
+  localSecretsKey: spec({ env: 'LOCAL_SECRETS_KEY', description: '32-byte base64 key that seals secrets at rest on the local stack', source: local, readers: secretUsers, parse: optional }),
+  authJwtSecret: spec({ env: 'AUTH_JWT_SECRET', description: 'HS256 secret bearer tokens are verified with (local stack)', source: local, readers: tokenVerifiers, parse: optional }),
+  authJwksUrl: spec({ env: 'AUTH_JWKS_URL', description: 'JWKS of the token issuer (the Cognito pool, or authJwksUrl)', source: wiring, readers: tokenVerifiers, parse: optional }),
+  authIssuer: spec({ env: 'AUTH_ISSUER', description: 'Required `iss` of bearer tokens', source: wiring, readers: tokenVerifiers, parse: optional }),
+  authAudience: spec({ env: 'AUTH_AUDIENCE', description: 'Required `aud` of bearer tokens', source: wiring, readers: tokenVerifiers, parse: optional }),
+  authJwtAlgorithms: spec({ env: 'AUTH_JWT_ALGORITHMS', description: 'Accepted JWT algorithms (default HS256 with a secret, else RS256)', source: wiring, readers: tokenVerifiers, parse: optional }),
+  webhookMaxBodyBytes: spec({
+    env: 'WEBHOOK_MAX_BODY_BYTES',
+    description: `Larger webhook bodies get 413 (default ${DEFAULT_WEBHOOK_MAX_BODY_BYTES}; at most ${MAX_WEBHOOK_BODY_BYTES}, what always fits Lambda's 6 MB invocation)`,
+    source: context('webhookMaxBodyBytes'), readers: ['webhook'], parse: wholeNumber(DEFAULT_WEBHOOK_MAX_BODY_BYTES, 1, MAX_WEBHOOK_BODY_BYTES),
+  }),
+  waitTimeoutMs: spec({
+    env: 'WAIT_TIMEOUT_MS',
+    description: `How long a wait-mode delivery waits for its flow (default 25000; at most ${MAX_WAIT_TIMEOUT_MS}: API Gateway gives up 30 s after the request arrived)`,
+    source: context('waitTimeoutMs'), readers: ['webhook'], parse: wholeNumber(25_000, 1, MAX_WAIT_TIMEOUT_MS),
+  }),
+  triggerCacheTtlMs: spec({
+    env: 'TRIGGER_CACHE_TTL_MS',
+    description: 'How long the receiver may accept a request on a cached copy of its trigger (default 5000; at most 60000, so a revocation takes effect within a minute)',
+    source: context('triggerCacheTtlMs'), readers: ['webhook'], parse: wholeNumber(5_000, 0, 60_000),
+  }),
+  totpIssuer: spec({
+    env: 'TOTP_ISSUER',
+    description: 'Issuer shown in authenticator apps (default Flowgate; no ":", at most 100 characters)',
+    source: context('totpIssuer'), readers: ['accounts'],
+    // Authenticator apps show it as the issuer of `Issuer:account`, so a colon would split it.
+    parse: text('Flowgate', (value) => (value.includes(':') || value.length > 100 ? 'must be text of at most 100 characters without ":"' : undefined)),
+  }),
+  flowRetryBaseSeconds: spec({
+    env: 'FLOW_RETRY_BASE_SECONDS',
+    description: `Delay before a failed acknowledged run is retried, doubling each time (default ${DEFAULT_RETRY_BASE_SECONDS})`,
+    source: context('flowRetryBaseSeconds'), readers: [QUEUES.flowEvents.consumer], parse: wholeNumber(DEFAULT_RETRY_BASE_SECONDS, 0, MAX_RETRY_DELAY_SECONDS),
+  }),
+  kvSweepSettleSeconds: spec({
+    env: 'KV_SWEEP_SETTLE_SECONDS',
+    description: 'How long after a purge the sweeper makes its final pass (local only; deployed it follows the kv function\'s timeout)',
+    source: local, readers: ['kv'], parse: (raw) => (isUnset(raw) ? undefined : wholeNumber(0, 0, 12 * 3600)(raw)),
+  }),
+  logLevel: spec({
+    env: 'POWERTOOLS_LOG_LEVEL',
+    description: `Level of the structured logger (default INFO; one of ${LOG_LEVELS.join(', ')})`,
+    source: context('logLevel'), readers: allFunctions,
+    parse: (raw) => {
+      const level = (isUnset(raw) ? 'INFO' : raw.toUpperCase()) as LogLevel;
+      if (!LOG_LEVELS.includes(level)) throw new Error(`must be one of ${LOG_LEVELS.join(', ')}, not "${raw}"`);
+      return level;
+    },
+  }),
+} as const;
+
+export type SettingName = keyof typeof SETTINGS;
+/** Every setting's value, as a function that reads it sees it. */
+export type Settings = { [K in SettingName]: ReturnType<(typeof SETTINGS)[K]['parse']> };
+
+const entries = Object.entries(SETTINGS) as [SettingName, SettingSpec<unknown>][];
+
+/** The settings a function receives. */
+export const settingsReadBy = (fn: FunctionName): SettingName[] =>
+  entries.filter(([, setting]) => setting.readers.includes(fn)).map(([name]) => name);
+
+/**
+ * Parses, once, every setting `fn` receives from `source` (an environment: `process.env` in
+ * Lambda, the local stack's config object locally). A missing or malformed value throws a
+ * {@link SettingsError} naming the variable. Reading a setting the function does not receive
+ * throws too: the table, not the code, says who gets what.
+ */
+export function readSettings(fn: FunctionName, source: Readonly<Record<string, string | undefined>>): Settings {
+  const values: Partial<Record<SettingName, unknown>> = {};
+  for (const name of settingsReadBy(fn)) {
+    const setting = SETTINGS[name] as SettingSpec<unknown>;
+    try {
+      values[name] = setting.parse(source[setting.env]);
+    } catch (error) {
+      throw new SettingsError(setting.env, (error as Error).message);
+    }
+  }
+  return new Proxy(values, {
+    get(target, name) {
+      if (typeof name === 'string' && name in SETTINGS && !(name in target)) {
+        throw new SettingsError(SETTINGS[name as SettingName].env, `is not given to the ${fn} function`);
+      }
+      return Reflect.get(target, name);
+    },
+  }) as Settings;
+}
+
+/** Checks one setting's text as a handler would read it; the error names the variable. */
+export function parseSetting<K extends SettingName>(name: K, raw: string | undefined): Settings[K] {
+  try {
+    return SETTINGS[name].parse(raw) as Settings[K];
+  } catch (error) {
+    throw new SettingsError(SETTINGS[name].env, (error as Error).message);
+  }
+}
