@@ -33,6 +33,8 @@ export interface FunctionSpec {
   secretsKey?: 'decrypt' | 'encrypt';
   /** Starts flow executions synchronously. */
   runsFlows?: boolean;
+  /** Reads `FLOW_NAMES` (`functions/domain/flows/flow-names.ts`); only these functions get it. */
+  readsFlowNames?: boolean;
   /** Settings it reads that a deployment may tune (CDK context, `lib/config.ts`), by variable name. */
   settings?: readonly TunableSetting[];
 }
@@ -47,7 +49,7 @@ export const FUNCTIONS = {
   kv: { entry: 'functions/handlers/kv.ts', timeoutSeconds: 29, memoryMb: 512, tables: { auth: 'read', kv: 'readWrite' }, sendsTo: ['kvSweep'] },
   kvSweeper: { entry: 'functions/handlers/kv-sweeper.ts', timeoutSeconds: 300, memoryMb: 512, tables: { kv: 'readWrite' }, sendsTo: ['kvSweep'] },
   accounts: { entry: 'functions/handlers/accounts.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: 'read', accounts: 'readWrite' }, sendsTo: [], secretsKey: 'encrypt', settings: ['TOTP_ISSUER'] },
-  triggers: { entry: 'functions/handlers/triggers.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: 'read', triggers: 'readWrite', executions: 'read' }, sendsTo: [], secretsKey: 'encrypt' },
+  triggers: { entry: 'functions/handlers/triggers.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: 'read', triggers: 'readWrite', executions: 'read' }, sendsTo: [], secretsKey: 'encrypt', readsFlowNames: true },
   webhook: { entry: 'functions/handlers/webhook.ts', timeoutSeconds: 29, memoryMb: 1024, tables: { triggers: 'read', executions: 'readWrite' }, sendsTo: ['flowEvents'], secretsKey: 'decrypt', runsFlows: true, settings: ['WEBHOOK_MAX_BODY_BYTES', 'WAIT_TIMEOUT_MS', 'TRIGGER_CACHE_TTL_MS'] },
   flowWorker: { entry: 'functions/handlers/flow-worker.ts', timeoutSeconds: 330, memoryMb: 512, tables: { executions: 'readWrite' }, sendsTo: [], runsFlows: true },
 } as const satisfies Record<string, FunctionSpec>;

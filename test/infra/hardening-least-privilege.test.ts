@@ -1,20 +1,91 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { App } from 'aws-cdk-lib';
+import { App, type CfnElement, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { describe, expect, it } from 'vitest';
+import type { IConstruct } from 'constructs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FUNCTIONS, type FunctionName, type FunctionSpec } from '../../functions/manifest.js';
 import { buildServiceApp } from '../../lib/app.js';
+import { listFlowNames } from '../../lib/constructs/flows.js';
+import type { ServiceStack } from '../../lib/service-stack.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CDK_CONTEXT = JSON.parse(readFileSync(resolve(ROOT, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
 
+type Resource = { Type: string; Properties: Record<string, any> };
+
+interface Synthesized {
+  stack: ServiceStack;
+  template: Template;
+}
+
 /** The app exactly as `cdk synth` builds it (cdk.json's context and cdk-nag), minus bundling. */
-function synth(context: Record<string, unknown> = {}) {
+function synth(context: Record<string, unknown> = {}, flowsDir?: string): Synthesized {
   const app = new App({ context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context } });
-  const stack = buildServiceApp(app);
+  const stack = buildServiceApp(app, { flowsDir });
   return { stack, template: Template.fromStack(stack) };
 }
+
+const functionEntries = Object.entries(FUNCTIONS) as [FunctionName, FunctionSpec][];
+const idOf = (stack: Stack, construct: IConstruct) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
+const resourcesOfType = (template: Template, type: string) => template.findResources(type) as Record<string, Resource>;
+
+const environmentOf = (s: Synthesized, name: FunctionName): Record<string, unknown> =>
+  resourcesOfType(s.template, 'AWS::Lambda::Function')[idOf(s.stack, s.stack.functions[name].function)]!.Properties.Environment.Variables;
+
+describe('least privilege: each function gets only what it uses', () => {
+  let s: Synthesized;
+  beforeAll(() => {
+    s = synth();
+  });
+
+  it('FLOW_NAMES reaches exactly the functions whose manifest entry reads it', () => {
+    const readers = functionEntries.filter(([, spec]) => spec.readsFlowNames).map(([name]) => name);
+    expect(readers).toEqual(['triggers']);
+    for (const [name, spec] of functionEntries) {
+      expect(environmentOf(s, name).FLOW_NAMES, name).toBe(spec.readsFlowNames ? listFlowNames(resolve(ROOT, 'flows')).join(',') : undefined);
+    }
+  });
+});
+
+describe('limits a growing list of flows hits: Lambda\'s 4 KB of environment variables', () => {
+  let flowsDir: string;
+  /** Flow names of the longest kind the trigger API accepts (64 characters). */
+  const longName = (i: number) => `customer-subscription-lifecycle-events-from-billing-provider-${String(i).padStart(3, '0')}`;
+  beforeAll(() => {
+    flowsDir = mkdtempSync(join(tmpdir(), 'flowgate-many-flows-'));
+  });
+  afterAll(() => {
+    rmSync(flowsDir, { recursive: true, force: true });
+  });
+  const addFlows = (from: number, to: number) => {
+    for (let i = from; i < to; i++) copyFileSync(resolve(ROOT, 'flows/echo.asl.json'), join(flowsDir, `${longName(i)}.asl.json`));
+  };
+
+  // Two synths of 30 and 45 state machines: slow on a shared machine.
+  it('30 flows of long names fit; 45 fail synth, naming the function and how large its environment would be', () => {
+    expect(longName(0)).toHaveLength(64);
+    addFlows(0, 30);
+    expect(() => synth({}, flowsDir)).not.toThrow();
+
+    addFlows(30, 45);
+    let message = '';
+    try {
+      synth({}, flowsDir);
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/function triggers: its environment variables can take (\d+) bytes once deployed, over Lambda's limit of 4096 bytes/);
+    const bytes = Number(/can take (\d+) bytes/.exec(message)![1]);
+    // At least the flow names themselves, comma-separated.
+    expect(bytes).toBeGreaterThan(45 * 65);
+    expect(message).toMatch(/Largest \(bytes\): FLOW_NAMES \d+/);
+    // Only the function that reads the names carries them, so no other function is over.
+    expect(message).not.toMatch(/function (system|apiKeys|kv|kvSweeper|accounts|webhook|flowWorker):/);
+  }, 120_000);
+});
 
 describe('an external token issuer', () => {
   const external = { authIssuer: 'https://issuer.example.com/', authJwksUrl: 'https://issuer.example.com/.well-known/jwks.json' };

@@ -316,7 +316,7 @@ describe('the service stack, from functions/manifest.ts', () => {
       for (const [queue, { env: variable }] of queueEntries) expect(variable in env, variable).toBe(spec.sendsTo.includes(queue));
       expect('SECRETS_KMS_KEY_ID' in env).toBe(Boolean(spec.secretsKey));
       expect('FLOW_STATE_MACHINE_ARN_PREFIX' in env).toBe(Boolean(spec.runsFlows));
-      expect(env.FLOW_NAMES).toBe(FLOW_NAMES.join(','));
+      expect(env.FLOW_NAMES).toBe(spec.readsFlowNames ? FLOW_NAMES.join(',') : undefined);
       for (const variable of ['AUTH_ISSUER', 'AUTH_JWKS_URL', 'AUTH_AUDIENCE', 'AUTH_JWT_ALGORITHMS']) {
         expect(variable in env, variable).toBe(tokenRouteFunctions.has(name));
       }
