@@ -6,7 +6,7 @@ import { App, type CfnElement, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FUNCTIONS, type FunctionName, type FunctionSpec } from '../../functions/manifest.js';
+import { FUNCTIONS, ROUTES, type FunctionName, type FunctionSpec } from '../../functions/manifest.js';
 import { buildServiceApp } from '../../lib/app.js';
 import { listFlowNames } from '../../lib/constructs/flows.js';
 import type { ServiceStack } from '../../lib/service-stack.js';
@@ -15,6 +15,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CDK_CONTEXT = JSON.parse(readFileSync(resolve(ROOT, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
 
 type Resource = { Type: string; Properties: Record<string, any> };
+type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: Record<string, Record<string, unknown>> };
 
 interface Synthesized {
   stack: ServiceStack;
@@ -29,16 +30,57 @@ function synth(context: Record<string, unknown> = {}, flowsDir?: string): Synthe
 }
 
 const functionEntries = Object.entries(FUNCTIONS) as [FunctionName, FunctionSpec][];
+const asArray = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
 const idOf = (stack: Stack, construct: IConstruct) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
 const resourcesOfType = (template: Template, type: string) => template.findResources(type) as Record<string, Resource>;
+
+/** Whether a CloudFormation value points at a logical id through `Ref` or `Fn::GetAtt`. */
+function references(value: unknown, id: string): boolean {
+  if (Array.isArray(value)) return value.some((v) => references(v, id));
+  if (!value || typeof value !== 'object') return false;
+  return Object.entries(value).some(([key, inner]) =>
+    (key === 'Ref' && inner === id) || (key === 'Fn::GetAtt' && (inner as string[])[0] === id) || references(inner, id));
+}
+
+/** Every statement of the inline policies attached to a role. */
+function roleStatements(s: Synthesized, roleId: string): Statement[] {
+  return Object.values(resourcesOfType(s.template, 'AWS::IAM::Policy'))
+    .filter((policy) => references(policy.Properties.Roles, roleId))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
+}
 
 const environmentOf = (s: Synthesized, name: FunctionName): Record<string, unknown> =>
   resourcesOfType(s.template, 'AWS::Lambda::Function')[idOf(s.stack, s.stack.functions[name].function)]!.Properties.Environment.Variables;
 
-describe('least privilege: each function gets only what it uses', () => {
+describe('least privilege: each role may send only what the handlers send', () => {
   let s: Synthesized;
   beforeAll(() => {
     s = synth();
+  });
+
+  it('no function may Scan, read streams, read in batches, describe tables, and only the sweeper writes in batches', () => {
+    const dynamoActions = new Map<FunctionName, string[]>(functionEntries.map(([name]) => [name,
+      roleStatements(s, idOf(s.stack, s.stack.functions[name].role)).flatMap((st) => asArray(st.Action)).filter((a) => a.startsWith('dynamodb:'))]));
+    const all = [...dynamoActions.values()].flat();
+    expect(all.length).toBeGreaterThan(0);
+    for (const action of ['dynamodb:Scan', 'dynamodb:BatchGetItem', 'dynamodb:DescribeTable', 'dynamodb:ConditionCheckItem', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:DescribeStream', 'dynamodb:ListStreams']) {
+      expect(all, action).not.toContain(action);
+    }
+    for (const [name, actions] of dynamoActions) expect(actions.includes('dynamodb:BatchWriteItem'), name).toBe(name === 'kvSweeper');
+    // The receiver reads a trigger and nothing else of that table.
+    expect(dynamoActions.get('webhook')).not.toContain('dynamodb:Query');
+  });
+
+  it('a function may read the auth table exactly when it serves a route that accepts X-Api-Key', () => {
+    const acceptingApiKeys = new Set(ROUTES.filter((r) => r.auth === 'gateway').map((r) => r.fn));
+    const authTableId = idOf(s.stack, s.stack.data.tables.auth);
+    for (const [name] of functionEntries) {
+      const statements = roleStatements(s, idOf(s.stack, s.stack.functions[name].role)).filter((st) => references(st.Resource, authTableId));
+      expect(statements.length > 0, name).toBe(acceptingApiKeys.has(name));
+      expect('AUTH_TABLE' in environmentOf(s, name), name).toBe(acceptingApiKeys.has(name));
+    }
+    // The accounts routes take only a user's bearer token.
+    expect(acceptingApiKeys.has('accounts')).toBe(false);
   });
 
   it('FLOW_NAMES reaches exactly the functions whose manifest entry reads it', () => {
