@@ -4,6 +4,8 @@
  * Nothing here imports AWS or CDK code, so handlers can import it too.
  */
 
+import { SECRET_PURPOSES, type SecretPurpose } from './domain/secret-purposes.js';
+
 /** DynamoDB tables. Every table has a string partition key `pk` and sort key `sk`. */
 export const TABLES = {
   auth: { env: 'AUTH_TABLE', ttlAttribute: undefined },
@@ -29,6 +31,14 @@ export type TableOperation = 'GetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'D
 /** The operations a function sends to one table: no more, so no `Scan`, stream reads or unused writes. */
 export type TableAccess = readonly TableOperation[];
 
+/** What a function does with the secrets key, and for which kinds of secret. */
+export interface SecretsKeyUse {
+  /** `encrypt` seals (kms:Encrypt only), `decrypt` opens (kms:Decrypt only). */
+  operation: 'encrypt' | 'decrypt';
+  /** The `purpose` of the SecretBox contexts it uses; the grant holds for no other. */
+  purposes: readonly SecretPurpose[];
+}
+
 export interface FunctionSpec {
   /** Source file, relative to the repository root, exporting `handler`. */
   entry: string;
@@ -36,8 +46,8 @@ export interface FunctionSpec {
   memoryMb: number;
   tables: Partial<Record<TableName, TableAccess>>;
   sendsTo: readonly QueueName[];
-  /** Uses the secrets key: `encrypt` also implies `decrypt`. */
-  secretsKey?: 'decrypt' | 'encrypt';
+  /** Uses the key that seals secrets at rest. */
+  secretsKey?: SecretsKeyUse;
   /** Starts flow executions synchronously. */
   runsFlows?: boolean;
   /** Reads `FLOW_NAMES` (`functions/domain/flows/flow-names.ts`); only these functions get it. */
@@ -66,9 +76,9 @@ export const FUNCTIONS = {
   apiKeys: { entry: 'functions/handlers/api-keys.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: ['GetItem', 'Query', 'PutItem', 'DeleteItem'] }, sendsTo: [] },
   kv: { entry: 'functions/handlers/kv.ts', timeoutSeconds: 29, memoryMb: 512, tables: { auth: API_KEY_LOOKUP, kv: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['kvSweep'] },
   kvSweeper: { entry: 'functions/handlers/kv-sweeper.ts', timeoutSeconds: 300, memoryMb: 512, tables: { kv: ['GetItem', 'Query', 'BatchWriteItem'] }, sendsTo: ['kvSweep'] },
-  accounts: { entry: 'functions/handlers/accounts.ts', timeoutSeconds: 10, memoryMb: 256, tables: { accounts: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: [], secretsKey: 'encrypt', settings: ['TOTP_ISSUER'] },
-  triggers: { entry: 'functions/handlers/triggers.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: API_KEY_LOOKUP, triggers: ['GetItem', 'Query', 'PutItem', 'DeleteItem'], executions: ['Query'] }, sendsTo: [], secretsKey: 'encrypt', readsFlowNames: true },
-  webhook: { entry: 'functions/handlers/webhook.ts', timeoutSeconds: 29, memoryMb: 1024, tables: { triggers: ['GetItem'], executions: ['PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['flowEvents'], secretsKey: 'decrypt', runsFlows: true, settings: ['WEBHOOK_MAX_BODY_BYTES', 'WAIT_TIMEOUT_MS', 'TRIGGER_CACHE_TTL_MS'] },
+  accounts: { entry: 'functions/handlers/accounts.ts', timeoutSeconds: 10, memoryMb: 256, tables: { accounts: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: [], secretsKey: { operation: 'encrypt', purposes: [SECRET_PURPOSES.totp] }, settings: ['TOTP_ISSUER'] },
+  triggers: { entry: 'functions/handlers/triggers.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: API_KEY_LOOKUP, triggers: ['GetItem', 'Query', 'PutItem', 'DeleteItem'], executions: ['Query'] }, sendsTo: [], secretsKey: { operation: 'encrypt', purposes: [SECRET_PURPOSES.webhookSignature] }, readsFlowNames: true },
+  webhook: { entry: 'functions/handlers/webhook.ts', timeoutSeconds: 29, memoryMb: 1024, tables: { triggers: ['GetItem'], executions: ['PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['flowEvents'], secretsKey: { operation: 'decrypt', purposes: [SECRET_PURPOSES.webhookSignature] }, runsFlows: true, settings: ['WEBHOOK_MAX_BODY_BYTES', 'WAIT_TIMEOUT_MS', 'TRIGGER_CACHE_TTL_MS'] },
   flowWorker: { entry: 'functions/handlers/flow-worker.ts', timeoutSeconds: 330, memoryMb: 512, tables: { executions: ['GetItem', 'UpdateItem'] }, sendsTo: [], runsFlows: true },
 } as const satisfies Record<string, FunctionSpec>;
 export type FunctionName = keyof typeof FUNCTIONS;

@@ -6,6 +6,8 @@ import { App, type CfnElement, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { totpSecretContext } from '../../functions/domain/accounts/index.js';
+import { signingSecretContext } from '../../functions/domain/webhooks/trigger-lookup.js';
 import { FUNCTIONS, ROUTES, type FunctionName, type FunctionSpec } from '../../functions/manifest.js';
 import { buildServiceApp } from '../../lib/app.js';
 import { listFlowNames } from '../../lib/constructs/flows.js';
@@ -81,6 +83,36 @@ describe('least privilege: each role may send only what the handlers send', () =
     }
     // The accounts routes take only a user's bearer token.
     expect(acceptingApiKeys.has('accounts')).toBe(false);
+  });
+
+  it.each(functionEntries.filter(([, spec]) => spec.secretsKey))('%s may use the secrets key only for the purposes the manifest gives it', (name, spec) => {
+    const keyId = idOf(s.stack, s.stack.secretsKey.key);
+    const onKey = roleStatements(s, idOf(s.stack, s.stack.functions[name].role)).filter((st) => references(st.Resource, keyId));
+    expect(onKey).toHaveLength(1);
+    expect(onKey[0]).toMatchObject({
+      Effect: 'Allow',
+      Action: spec.secretsKey!.operation === 'encrypt' ? 'kms:Encrypt' : 'kms:Decrypt',
+      Condition: { StringEquals: { 'kms:EncryptionContext:purpose': [...spec.secretsKey!.purposes] } },
+    });
+  });
+
+  it('the purposes granted are the ones the domain seals with: a seal of another kind is refused', () => {
+    const purposesOf = (name: FunctionName) => (FUNCTIONS[name] as FunctionSpec).secretsKey?.purposes ?? [];
+    const totp = totpSecretContext('user-1').purpose;
+    const signing = signingSecretContext({ account_id: 'acct-1', id: 'trigger-1' }).purpose;
+    expect(purposesOf('accounts')).toEqual([totp]);
+    expect(purposesOf('triggers')).toEqual([signing]);
+    expect(purposesOf('webhook')).toEqual([signing]);
+    expect(totp).not.toBe(signing);
+  });
+
+  it('the secrets key has an alias named after the stack', () => {
+    const aliases = Object.values(resourcesOfType(s.template, 'AWS::KMS::Alias'));
+    expect(aliases).toHaveLength(1);
+    expect(aliases[0]!.Properties).toEqual({
+      AliasName: `alias/${s.stack.stackName}-secrets`,
+      TargetKeyId: { 'Fn::GetAtt': [idOf(s.stack, s.stack.secretsKey.key), 'Arn'] },
+    });
   });
 
   it('FLOW_NAMES reaches exactly the functions whose manifest entry reads it', () => {
