@@ -4,6 +4,8 @@
  * Nothing here imports AWS or CDK code, so handlers can import it too.
  */
 
+import { SECRET_PURPOSES, type SecretPurpose } from './domain/secret-purposes.js';
+
 /** DynamoDB tables. Every table has a string partition key `pk` and sort key `sk`. */
 export const TABLES = {
   auth: { env: 'AUTH_TABLE', ttlAttribute: undefined },
@@ -29,7 +31,22 @@ export const QUEUES = {
 } as const;
 export type QueueName = keyof typeof QUEUES;
 
-export type TableAccess = 'read' | 'readWrite';
+/**
+ * A DynamoDB operation a function's adapters send (`functions/adapters/aws/dynamo-*.ts`); each is
+ * granted as exactly the IAM action `dynamodb:<operation>`. Conditional writes need nothing more.
+ */
+export type TableOperation = 'GetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'BatchWriteItem';
+/** The operations a function sends to one table: no more, so no `Scan`, stream reads or unused writes. */
+export type TableAccess = readonly TableOperation[];
+
+/** What a function does with the secrets key, and for which kinds of secret. */
+export interface SecretsKeyUse {
+  /** `encrypt` seals (kms:Encrypt only), `decrypt` opens (kms:Decrypt only). */
+  operation: 'encrypt' | 'decrypt';
+  /** The `purpose` of the SecretBox contexts it uses; the grant holds for no other. */
+  purposes: readonly SecretPurpose[];
+}
+
 export interface FunctionSpec {
   /** Source file, relative to the repository root, exporting `handler`. */
   entry: string;
@@ -37,10 +54,12 @@ export interface FunctionSpec {
   memoryMb: number;
   tables: Partial<Record<TableName, TableAccess>>;
   sendsTo: readonly QueueName[];
-  /** Uses the secrets key: `encrypt` also implies `decrypt`. */
-  secretsKey?: 'decrypt' | 'encrypt';
+  /** Uses the key that seals secrets at rest. */
+  secretsKey?: SecretsKeyUse;
   /** Starts flow executions synchronously. */
   runsFlows?: boolean;
+  /** Reads `FLOW_NAMES` (`functions/domain/flows/flow-names.ts`); only these functions get it. */
+  readsFlowNames?: boolean;
   /** Settings it reads that a deployment may tune (CDK context, `lib/config.ts`), by variable name. */
   settings?: readonly TunableSetting[];
 }
@@ -48,16 +67,27 @@ export interface FunctionSpec {
 /** Handler settings a deployment may set; every function also takes `POWERTOOLS_LOG_LEVEL`. */
 export type TunableSetting = 'WEBHOOK_MAX_BODY_BYTES' | 'WAIT_TIMEOUT_MS' | 'TRIGGER_CACHE_TTL_MS' | 'TOTP_ISSUER';
 
-/** Every gateway function reads the auth table to resolve `X-Api-Key`. */
+/**
+ * A function serving a `gateway` route reads the auth table to resolve `X-Api-Key`
+ * (`DynamoApiKeyStore.findByHash`); one whose routes are all `bearer` never does.
+ */
+const API_KEY_LOOKUP = ['GetItem'] as const satisfies TableAccess;
+
+/**
+ * The table operations below are what each function's use cases send through its adapters: e.g.
+ * the trigger store writes with conditional puts and deletes (never an update), the sweeper
+ * deletes in batches, and listings are queries of one partition. Change them with the adapters:
+ * `test/handlers/table-operations.test.ts` fails when the two differ either way.
+ */
 export const FUNCTIONS = {
   system: { entry: 'functions/handlers/system.ts', timeoutSeconds: 5, memoryMb: 256, tables: {}, sendsTo: [] },
-  apiKeys: { entry: 'functions/handlers/api-keys.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: 'readWrite' }, sendsTo: [] },
-  kv: { entry: 'functions/handlers/kv.ts', timeoutSeconds: 29, memoryMb: 512, tables: { auth: 'read', kv: 'readWrite' }, sendsTo: ['kvSweep'] },
-  kvSweeper: { entry: 'functions/handlers/kv-sweeper.ts', timeoutSeconds: 300, memoryMb: 512, tables: { kv: 'readWrite' }, sendsTo: ['kvSweep'] },
-  accounts: { entry: 'functions/handlers/accounts.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: 'read', accounts: 'readWrite' }, sendsTo: [], secretsKey: 'encrypt', settings: ['TOTP_ISSUER'] },
-  triggers: { entry: 'functions/handlers/triggers.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: 'read', triggers: 'readWrite', executions: 'read' }, sendsTo: [], secretsKey: 'encrypt' },
-  webhook: { entry: 'functions/handlers/webhook.ts', timeoutSeconds: 29, memoryMb: 1024, tables: { triggers: 'read', executions: 'readWrite' }, sendsTo: ['flowEvents'], secretsKey: 'decrypt', runsFlows: true, settings: ['WEBHOOK_MAX_BODY_BYTES', 'WAIT_TIMEOUT_MS', 'TRIGGER_CACHE_TTL_MS'] },
-  flowWorker: { entry: 'functions/handlers/flow-worker.ts', timeoutSeconds: 330, memoryMb: 512, tables: { executions: 'readWrite' }, sendsTo: [], runsFlows: true },
+  apiKeys: { entry: 'functions/handlers/api-keys.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: ['GetItem', 'Query', 'PutItem', 'DeleteItem'] }, sendsTo: [] },
+  kv: { entry: 'functions/handlers/kv.ts', timeoutSeconds: 29, memoryMb: 512, tables: { auth: API_KEY_LOOKUP, kv: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['kvSweep'] },
+  kvSweeper: { entry: 'functions/handlers/kv-sweeper.ts', timeoutSeconds: 300, memoryMb: 512, tables: { kv: ['GetItem', 'Query', 'BatchWriteItem'] }, sendsTo: ['kvSweep'] },
+  accounts: { entry: 'functions/handlers/accounts.ts', timeoutSeconds: 10, memoryMb: 256, tables: { accounts: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: [], secretsKey: { operation: 'encrypt', purposes: [SECRET_PURPOSES.totp] }, settings: ['TOTP_ISSUER'] },
+  triggers: { entry: 'functions/handlers/triggers.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: API_KEY_LOOKUP, triggers: ['GetItem', 'Query', 'PutItem', 'DeleteItem'], executions: ['Query'] }, sendsTo: [], secretsKey: { operation: 'encrypt', purposes: [SECRET_PURPOSES.webhookSignature] }, readsFlowNames: true },
+  webhook: { entry: 'functions/handlers/webhook.ts', timeoutSeconds: 29, memoryMb: 1024, tables: { triggers: ['GetItem'], executions: ['PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['flowEvents'], secretsKey: { operation: 'decrypt', purposes: [SECRET_PURPOSES.webhookSignature] }, runsFlows: true, settings: ['WEBHOOK_MAX_BODY_BYTES', 'WAIT_TIMEOUT_MS', 'TRIGGER_CACHE_TTL_MS'] },
+  flowWorker: { entry: 'functions/handlers/flow-worker.ts', timeoutSeconds: 330, memoryMb: 512, tables: { executions: ['GetItem', 'UpdateItem'] }, sendsTo: [], runsFlows: true },
 } as const satisfies Record<string, FunctionSpec>;
 export type FunctionName = keyof typeof FUNCTIONS;
 

@@ -99,7 +99,7 @@ export const SETTINGS = {
   executionsTable: spec({ env: TABLES.executions.env, description: 'Name of the executions table', source: wiring, readers: tableReaders('executions'), parse: required }),
   kvSweepQueueUrl: spec({ env: QUEUES.kvSweep.env, description: 'URL of the kvSweep queue', source: wiring, readers: queueReaders('kvSweep'), parse: required }),
   flowQueueUrl: spec({ env: QUEUES.flowEvents.env, description: 'URL of the flowEvents queue', source: wiring, readers: queueReaders('flowEvents'), parse: required }),
-  flowNames: spec({ env: 'FLOW_NAMES', description: 'The deployed flows, comma-separated', source: wiring, readers: webhookUrlUsers, parse: list }),
+  flowNames: spec({ env: 'FLOW_NAMES', description: 'The deployed flows, comma-separated', source: wiring, readers: functionsWhere((name) => 'readsFlowNames' in FUNCTIONS[name]), parse: list }),
   flowArnPrefix: spec({ env: 'FLOW_STATE_MACHINE_ARN_PREFIX', description: 'ARN of a flow\'s state machine less the flow name', source: wiring, readers: flowRunners, parse: required }),
   webhookBaseUrl: spec({ env: 'WEBHOOK_BASE_URL', description: 'Base of trigger URLs (`<base>/<webhook_id>`)', source: wiring, readers: webhookUrlUsers, parse: required }),
   publicWebhookBaseUrl: spec({ env: 'PUBLIC_WEBHOOK_BASE_URL', description: 'Base of trigger URLs behind a custom domain; also what Twilio signatures are checked against', source: context('publicWebhookBaseUrl'), readers: webhookUrlUsers, parse: optional }),

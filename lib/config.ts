@@ -56,8 +56,8 @@ const DEFAULT_STACK_NAME = 'Flowgate';
 /**
  * Reads the deployment's choices from CDK context (`cdk.json` or `-c key=value`):
  * `stackName`, `dataRemovalPolicy`, `publicWebhookBaseUrl`, and either nothing (a Cognito user pool,
- * with `cognitoThreatProtection=true` for the Plus plan) or `authIssuer` + `authJwksUrl`
- * (+ `authAudience`, `authJwtAlgorithms`) for an external issuer; the handler settings
+ * with `cognitoThreatProtection=true` for the Plus plan) or `authIssuer` + `authJwksUrl` + `authAudience`
+ * (+ `authJwtAlgorithms`) for an external issuer; the handler settings
  * `webhookMaxBodyBytes`, `waitTimeoutMs`, `triggerCacheTtlMs`, `totpIssuer`, and `logLevel`; and
  * `flowWorkerMaxConcurrency`.
  */
@@ -84,8 +84,13 @@ export function serviceConfigFromContext(node: Node): ServiceConfig {
     auth = { kind: 'cognito', threatProtection: text('cognitoThreatProtection') === 'true' };
   } else if (issuer !== undefined && jwksUrl !== undefined) {
     requireHttpsUrl('authJwksUrl', jwksUrl);
+    // An issuer signs tokens for every app it serves; without an audience the gateway would take any of them.
+    const audience = text('authAudience');
+    if (audience === undefined) {
+      throw new Error('context authAudience is required with authIssuer: without it the gateway accepts any token the issuer signs, for any app; set it to the `aud` your tokens carry (e.g. the app client id)');
+    }
     const algorithms = (text('authJwtAlgorithms') ?? 'RS256').split(',').map((a) => a.trim()).filter(Boolean);
-    auth = { kind: 'external', issuer, jwksUrl, audience: text('authAudience'), algorithms };
+    auth = { kind: 'external', issuer, jwksUrl, audience, algorithms };
   } else {
     throw new Error('set both authIssuer and authJwksUrl in CDK context for an external issuer, or neither for the Cognito user pool');
   }

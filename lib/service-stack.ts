@@ -76,7 +76,7 @@ export class ServiceStack extends Stack {
       this.data.connect(fn, spec.tables);
       this.queues.connectSender(fn, spec.sendsTo);
       if (spec.secretsKey) this.secretsKey.connect(fn, spec.secretsKey);
-      this.flows.describeTo(fn);
+      if (spec.readsFlowNames) this.flows.describeTo(fn);
       if (spec.runsFlows) this.flows.connectRunner(fn);
       if (functionsVerifyingTokens.has(name)) this.identity.connect(fn);
       for (const setting of spec.settings ?? []) {

@@ -9,7 +9,7 @@ import { readSettings } from '../settings.js';
 import { AppError } from '../shared/errors.js';
 import { createHttpHandler } from '../shared/handler.js';
 import { jsonObjectBody, ok } from '../shared/http.js';
-import { createGatewayAuthenticator } from './gateway-auth.js';
+import { createBearerAuthenticator } from './gateway-auth.js';
 
 /** A required string field; anything else is a 400 `validation_error`, which costs no attempt. */
 function stringField(body: Record<string, unknown>, name: string): string {
@@ -51,5 +51,5 @@ export const handler = createAccountsHandler(
     randomBytes,
     issuer: settings.totpIssuer,
   }),
-  createGatewayAuthenticator(settings),
+  createBearerAuthenticator(settings),
 );

@@ -6,3 +6,12 @@ import { Authenticator, createTokenVerifier, jwtSettingsFrom } from '../shared/a
 /** The gateway's credential check, built once per execution environment from its settings. */
 export const createGatewayAuthenticator = (settings: Settings): Authenticator =>
   new Authenticator(createTokenVerifier(jwtSettingsFrom(settings)), new DynamoApiKeyStore(dynamoDocumentClient, settings.authTable));
+
+/**
+ * The check of a function whose routes all take only a user's bearer token (`auth: 'bearer'`):
+ * it never looks up an `X-Api-Key`, so it needs neither the auth table nor a grant on it.
+ */
+export const createBearerAuthenticator = (settings: Settings): Authenticator =>
+  new Authenticator(createTokenVerifier(jwtSettingsFrom(settings)), {
+    findByHash: () => Promise.reject(new Error('this function has no API-key store: its routes must be bearer-only')),
+  });

@@ -48,12 +48,15 @@ export class DataStores extends Construct {
     this.tables = tables;
   }
 
-  /** Grants exactly the manifest's access to each named table and passes its name to the function. */
+  /**
+   * Grants exactly the operations the manifest lists on each named table and passes its name to
+   * the function. Not `grantReadWriteData`: that adds `Scan`, `BatchGetItem`, batch writes and
+   * `DescribeTable`, which no handler sends.
+   */
   connect(fn: ServiceFunction, access: Partial<Record<TableName, TableAccess>>): void {
-    for (const [name, mode] of Object.entries(access) as [TableName, TableAccess][]) {
+    for (const [name, operations] of Object.entries(access) as [TableName, TableAccess][]) {
       const table = this.tables[name];
-      if (mode === 'readWrite') table.grantReadWriteData(fn);
-      else table.grantReadData(fn);
+      table.grant(fn, ...operations.map((operation) => `dynamodb:${operation}`));
       fn.addEnvironment(this.specs[name].env, table.tableName);
     }
   }

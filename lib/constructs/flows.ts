@@ -4,6 +4,7 @@ import { ArnFormat, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { checkFlowDefinition } from '../flow-definition.js';
 import type { ServiceFunction } from './service-function.js';
 
 const FLOW_FILE_SUFFIX = '.asl.json';
@@ -58,11 +59,8 @@ export class Flows extends Construct {
       }
       const file = join(props.flowsDir, name + FLOW_FILE_SUFFIX);
       const definition = readFileSync(file, 'utf8');
-      try {
-        JSON.parse(definition);
-      } catch (error) {
-        throw new Error(`flow definition ${file} is not JSON: ${(error as Error).message}`);
-      }
+      // Here, at synth, rather than when CloudFormation creates the state machine.
+      checkFlowDefinition(file, definition);
 
       const logGroup = new LogGroup(this, `${name}Logs`, {
         // Step Functions' log delivery wants this prefix to keep the account's log resource policy small.

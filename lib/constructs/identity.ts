@@ -21,7 +21,8 @@ export type AuthSettings =
     kind: 'external';
     issuer: string;
     jwksUrl: string;
-    audience?: string;
+    /** Required: without it any token the issuer signs, for any app, would pass. */
+    audience: string;
     /** Accepted JWT algorithms, fixed here and never taken from a token. */
     algorithms: string[];
   };
@@ -52,7 +53,7 @@ export class Identity extends Construct {
         AUTH_ISSUER: auth.issuer,
         AUTH_JWKS_URL: auth.jwksUrl,
         AUTH_JWT_ALGORITHMS: auth.algorithms.join(','),
-        ...(auth.audience ? { AUTH_AUDIENCE: auth.audience } : {}),
+        AUTH_AUDIENCE: auth.audience,
       };
       return;
     }

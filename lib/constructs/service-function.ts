@@ -1,12 +1,13 @@
 import { resolve } from 'node:path';
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { CfnResource, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal, type IGrantable, type IPrincipal } from 'aws-cdk-lib/aws-iam';
-import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
+import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel, type CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { FunctionSpec } from '../../functions/manifest.js';
 import type { LogLevel } from '../config.js';
+import { environmentBytesByVariable, environmentBytesUpperBound, LAMBDA_ENVIRONMENT_MAX_BYTES } from '../lambda-environment-size.js';
 
 /**
  * The bundle is ESM (the handlers are ESM and `jose` ships ESM only). esbuild turns CommonJS
@@ -58,7 +59,8 @@ export interface ServiceFunctionProps {
  * One handler of `functions/handlers` as a Lambda function, with what every function shares fixed
  * here: Node.js 22 on arm64, an ESM bundle made by the local esbuild (no Docker), JSON logs into
  * its own log group with a retention, and its own role that can only write to that log group.
- * Anything else the role may do is granted by the construct that owns the resource.
+ * Anything else the role may do is granted by the construct that owns the resource. Synth fails
+ * when its environment variables could pass Lambda's 4 KB limit once deployed.
  */
 export class ServiceFunction extends Construct implements IGrantable {
   readonly name: string;
@@ -131,9 +133,29 @@ export class ServiceFunction extends Construct implements IGrantable {
       id: 'AwsSolutions-L1',
       reason: 'Node.js 22 is the runtime this service is specified and tested for (issue 2); a move to a newer runtime is a deliberate, tested upgrade rather than something the linter should force.',
     });
+    // At synth, once every construct has added its variables: a deploy would fail far later.
+    this.node.addValidation({ validate: () => this.environmentSizeErrors() });
   }
 
   addEnvironment(name: string, value: string): void {
     this.function.addEnvironment(name, value);
+  }
+
+  /** Counts the environment as the template gives it, each deploy-time value at its longest. */
+  private environmentSizeErrors(): string[] {
+    const stack = Stack.of(this);
+    const resolved = stack.resolve((this.function.node.defaultChild as CfnFunction).environment) as { variables?: Record<string, unknown> } | undefined;
+    const variables = resolved?.variables ?? {};
+    const resourceTypes = new Map(stack.node.findAll().filter(CfnResource.isCfnResource).map((r) => [stack.resolve(r.logicalId) as string, r.cfnResourceType]));
+    const resourceTypeOf = (logicalId: string) => resourceTypes.get(logicalId);
+    try {
+      const bytes = environmentBytesUpperBound(variables, resourceTypeOf);
+      if (bytes <= LAMBDA_ENVIRONMENT_MAX_BYTES) return [];
+      const largest = Object.entries(environmentBytesByVariable(variables, resourceTypeOf))
+        .sort(([, a], [, b]) => b - a).slice(0, 3).map(([name, size]) => `${name} ${size}`).join(', ');
+      return [`function ${this.name}: its environment variables can take ${bytes} bytes once deployed, over Lambda's limit of ${LAMBDA_ENVIRONMENT_MAX_BYTES} bytes (4 KB), and the deploy would fail. Largest (bytes): ${largest}.`];
+    } catch (error) {
+      return [`function ${this.name}: ${(error as Error).message}`];
+    }
   }
 }

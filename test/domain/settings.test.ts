@@ -42,9 +42,9 @@ describe('the settings table follows the manifest', () => {
   const functions = Object.keys(FUNCTIONS) as FunctionName[];
 
   it.each(functions)('%s receives the name of exactly the tables it may touch', (fn) => {
-    const tableVariables = new Set(Object.values(TABLES).map((t) => t.env));
+    const tableVariables = new Set<string>(Object.values(TABLES).map((t) => t.env));
     const received = settingsReadBy(fn).map((name) => SETTINGS[name].env).filter((env) => tableVariables.has(env));
-    expect(received.sort()).toEqual(Object.keys(FUNCTIONS[fn].tables).map((t) => TABLES[t as keyof typeof TABLES].env).sort());
+    expect(received.sort()).toEqual(Object.keys(FUNCTIONS[fn].tables).map((t) => (TABLES as Record<string, { env: string }>)[t]!.env).sort());
   });
 
   it('each queue\'s URL goes to its senders and its consumer', () => {

@@ -1,5 +1,6 @@
 import { AppError } from '../../shared/errors.js';
 import type { SecretBox } from '../secret-box.js';
+import { SECRET_PURPOSES, SECRET_PURPOSE_KEY } from '../secret-purposes.js';
 import {
   generateRecoveryCodes,
   hashRecoveryCode,
@@ -17,7 +18,7 @@ export interface ConfirmRegistrationDeps extends AttemptBudgetDeps {
 }
 
 /** The SecretBox context of a user's TOTP secret: a sealed secret copied to another user will not open. */
-export const totpSecretContext = (subject: string): Record<string, string> => ({ subject, purpose: 'totp' });
+export const totpSecretContext = (subject: string): Record<string, string> => ({ subject, [SECRET_PURPOSE_KEY]: SECRET_PURPOSES.totp });
 
 /**
  * Confirms a TOTP registration: when `code` matches `secret` now (± one 30 s step), stores the

@@ -1,4 +1,5 @@
 import type { SecretBox } from '../secret-box.js';
+import { SECRET_PURPOSES, SECRET_PURPOSE_KEY } from '../secret-purposes.js';
 import type { TriggerRecord } from '../triggers/trigger.js';
 import type { TriggerStore } from '../triggers/trigger-store.js';
 
@@ -21,7 +22,7 @@ export interface TriggerLookup {
 export const signingSecretContext = (record: Pick<TriggerRecord, 'account_id' | 'id'>) => ({
   account_id: record.account_id,
   trigger_id: record.id,
-  purpose: 'webhook-signature',
+  [SECRET_PURPOSE_KEY]: SECRET_PURPOSES.webhookSignature,
 });
 
 /**

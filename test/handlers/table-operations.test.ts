@@ -1,0 +1,218 @@
+import { randomBytes } from 'node:crypto';
+import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Context, SQSEvent } from 'aws-lambda';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { FUNCTIONS, QUEUES, ROUTES, TABLES, type FunctionName, type FunctionSpec, type QueueName, type TableName } from '../../functions/manifest.js';
+import type { HttpEvent, HttpResult } from '../../functions/shared/http.js';
+import { lambdaContext } from '../../local/lambda-context.js';
+import { mintLocalToken } from '../../local/token.js';
+import { useEngines } from '../support/engines.js';
+import { totpCodeAt } from '../support/totp.js';
+
+/**
+ * The deployed roles may send exactly the DynamoDB operations the manifest lists (the template
+ * tests hold the stack to that). Locally nothing enforces IAM, so a handler that starts sending
+ * an operation its function was not granted would pass every other test and fail only when
+ * deployed. Here each handler runs through every route and consumer path, one call at a time,
+ * and what it sends is recorded as its function's, then compared with the manifest.
+ */
+
+const JWT_SECRET = randomBytes(32).toString('base64url');
+/** In FLOW_NAMES but not deployed: starting it fails, which exercises the receiver's clean-up. */
+const MISSING_FLOW = 'not-deployed';
+
+const local = useEngines();
+
+type Handler = (event: any, context?: Context) => Promise<any>;
+const handlers = {} as Record<Exclude<FunctionName, 'system'>, Handler>;
+/** The receiver built with an unreachable flow queue, as in an SQS outage. */
+let webhookQueueDown: Handler;
+
+/** What each function sent, by table: `PutItem`, `Query`, … */
+const sent = new Map<FunctionName, Map<TableName, Set<string>>>();
+let current: FunctionName | undefined;
+
+function record(client: DynamoDBDocumentClient, tableOf: (name: string) => TableName) {
+  client.middlewareStack.add((next, context) => async (args) => {
+    const input = args.input as { TableName?: string; RequestItems?: Record<string, unknown> };
+    if (!current) throw new Error(`${context.commandName} sent outside a handler call`);
+    for (const table of input.TableName ? [input.TableName] : Object.keys(input.RequestItems ?? {})) {
+      const byTable = sent.get(current) ?? new Map<TableName, Set<string>>();
+      const operations = byTable.get(tableOf(table)) ?? new Set<string>();
+      operations.add(context.commandName!.replace(/Command$/, ''));
+      byTable.set(tableOf(table), operations);
+      sent.set(current, byTable);
+    }
+    return next(args);
+  }, { step: 'initialize', name: 'recordTableOperations' });
+}
+
+/** Runs one handler call with what it sends counted as `fn`'s. */
+async function as<T>(fn: FunctionName, call: () => Promise<T>): Promise<T> {
+  current = fn;
+  try {
+    return await call();
+  } finally {
+    current = undefined;
+  }
+}
+
+const routeOf = (operationId: string) => ROUTES.find((r) => r.operationId === operationId)!;
+
+/** An API Gateway payload 2.0 event for a route of the route table. */
+function httpEvent(operationId: string, options: { params?: Record<string, string>; token?: string; apiKey?: string; body?: unknown; rawBody?: string } = {}): HttpEvent {
+  const route = routeOf(operationId);
+  const rawPath = route.path.replace(/\{(\w+)\+?\}/g, (_, name: string) => options.params![name]!);
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  if (options.apiKey) headers['x-api-key'] = options.apiKey;
+  const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+  return {
+    version: '2.0', routeKey: `${route.method} ${route.path}`, rawPath, rawQueryString: '', headers,
+    pathParameters: options.params, queryStringParameters: undefined,
+    requestContext: { http: { method: route.method === 'ANY' ? 'POST' : route.method, path: rawPath, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'test' }, domainName: '127.0.0.1', requestId: 'r' },
+    body, isBase64Encoded: false,
+  } as unknown as HttpEvent;
+}
+
+const data = (result: HttpResult) => JSON.parse(result.body!).data;
+
+/** Feeds a queue's waiting messages to its consumer, as the event source mapping would. */
+async function drain(queue: QueueName): Promise<number> {
+  const url = local.engines.queueUrls[queue];
+  const consumer = QUEUES[queue].consumer;
+  let handled = 0;
+  for (;;) {
+    // Sweeps are sent with a delay (and may schedule their final pass): wait for them.
+    const { Messages = [] } = await local.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, AttributeNames: ['All'], WaitTimeSeconds: 3, VisibilityTimeout: 120 }));
+    if (Messages.length === 0) return handled;
+    const event: SQSEvent = {
+      Records: Messages.map((m) => ({
+        messageId: m.MessageId!, receiptHandle: m.ReceiptHandle!, body: m.Body!, messageAttributes: {}, md5OfBody: m.MD5OfBody ?? '',
+        attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()), SenderId: 'local', ApproximateFirstReceiveTimestamp: String(Date.now()) },
+        eventSource: 'aws:sqs', eventSourceARN: `arn:aws:sqs:us-east-1:000000000000:${queue}`, awsRegion: 'us-east-1',
+      })),
+    };
+    const response = await as(consumer, () => handlers[consumer as Exclude<FunctionName, 'system'>](event, lambdaContext(consumer, FUNCTIONS[consumer].timeoutSeconds)));
+    expect(response.batchItemFailures, `${consumer} failed a record`).toEqual([]);
+    for (const m of Messages) await local.sqs.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: m.ReceiptHandle! }));
+    handled += Messages.length;
+  }
+}
+
+beforeAll(async () => {
+  const env: Record<string, string> = {
+    ...local.engines.env,
+    AUTH_JWT_SECRET: JWT_SECRET,
+    LOCAL_SECRETS_KEY: randomBytes(32).toString('base64'),
+    FLOW_NAMES: `echo,${MISSING_FLOW}`,
+    WEBHOOK_BASE_URL: 'http://127.0.0.1/webhooks',
+    // The sweeper's final pass comes at once rather than after the deployed settle time.
+    KV_SWEEP_SETTLE_SECONDS: '0',
+  };
+  for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
+  const tableByName = new Map((Object.entries(TABLES) as [TableName, { env: string }][]).map(([table, spec]) => [env[spec.env]!, table]));
+  const tableOf = (name: string) => {
+    const table = tableByName.get(name);
+    if (!table) throw new Error(`unknown table ${name}`);
+    return table;
+  };
+
+  // Handlers build their clients and settings at import, from the environment just set.
+  Object.assign(handlers, {
+    apiKeys: (await import('../../functions/handlers/api-keys.js')).handler,
+    kv: (await import('../../functions/handlers/kv.js')).handler,
+    kvSweeper: (await import('../../functions/handlers/kv-sweeper.js')).handler,
+    accounts: (await import('../../functions/handlers/accounts.js')).handler,
+    triggers: (await import('../../functions/handlers/triggers.js')).handler,
+    webhook: (await import('../../functions/handlers/webhook.js')).handler,
+    flowWorker: (await import('../../functions/handlers/flow-worker.js')).handler,
+  });
+  record((await import('../../functions/adapters/aws/dynamo-client.js')).dynamoDocumentClient, tableOf);
+
+  // A second module graph for the receiver whose queue is down (its client is a new one too).
+  vi.resetModules();
+  vi.stubEnv('FLOW_QUEUE_URL', 'http://127.0.0.1:9/000000000000/unreachable');
+  vi.stubEnv('AWS_MAX_ATTEMPTS', '1');
+  webhookQueueDown = (await import('../../functions/handlers/webhook.js')).handler;
+  record((await import('../../functions/adapters/aws/dynamo-client.js')).dynamoDocumentClient, tableOf);
+}, 60_000);
+
+describe('the DynamoDB operations each function sends are the ones the manifest grants it', () => {
+  it('through every route and consumer', async () => {
+    const token = await mintLocalToken({ secret: JWT_SECRET, sub: 'grants-user' });
+    const { apiKeys, kv, accounts, triggers, webhook } = handlers;
+
+    // API keys: issue two, list, revoke one; the other authenticates the gateway calls below.
+    const spare = data(await as('apiKeys', () => apiKeys(httpEvent('createApiKey', { token }))));
+    const { api_key: apiKey } = data(await as('apiKeys', () => apiKeys(httpEvent('createApiKey', { token }))));
+    expect(data(await as('apiKeys', () => apiKeys(httpEvent('listApiKeys', { apiKey })))).api_keys).toHaveLength(2);
+    expect((await as('apiKeys', () => apiKeys(httpEvent('revokeApiKey', { apiKey, params: { id: spare.id } })))).statusCode).toBe(204);
+
+    // KV: every route, then the sweeps the purge and the delete left behind.
+    const bucket = { bucket: 'grants' };
+    const key = { ...bucket, key: 'a/b' };
+    const kvCalls: [string, Record<string, string>, unknown?][] = [
+      ['createKVBucket', bucket], ['getKVBucket', bucket], ['putKVValue', key, { v: 1 }], ['getKVValue', key], ['listKVKeys', bucket],
+      ['deleteKVValue', key], ['putKVValue', key, { v: 2 }], ['purgeKVBucket', bucket], ['putKVValue', key, { v: 3 }], ['deleteKVBucket', bucket],
+    ];
+    for (const [operationId, params, body] of kvCalls) {
+      const result = await as('kv', () => kv(httpEvent(operationId, { apiKey, params, body })));
+      expect(result.statusCode, operationId).toBeLessThan(300);
+    }
+    expect(await drain('kvSweep')).toBeGreaterThan(0);
+
+    // Accounts: start, a wrong code, the right code, a recovery code.
+    const { secret } = data(await as('accounts', () => accounts(httpEvent('startTotpRegistration', { token }))));
+    const wrong = String((Number(totpCodeAt(secret, Date.now())) + 500_000) % 1_000_000).padStart(6, '0');
+    expect((await as('accounts', () => accounts(httpEvent('confirmTotpRegistration', { token, body: { secret, code: wrong } })))).statusCode).toBe(400);
+    const confirmed = await as('accounts', () => accounts(httpEvent('confirmTotpRegistration', { token, body: { secret, code: totpCodeAt(secret, Date.now()) } })));
+    const [recoveryCode] = data(confirmed).recovery_codes;
+    expect((await as('accounts', () => accounts(httpEvent('verifyRecoveryCode', { token, body: { code: recoveryCode } })))).statusCode).toBe(200);
+
+    // Triggers: one per delivery path below, each changed in every way the API offers.
+    const create = async (settings: Record<string, unknown>) => data(await as('triggers', () => triggers(httpEvent('createTrigger', { apiKey, body: settings }))));
+    const waits = await create({ flow: 'echo', response_mode: 'wait', deduplicate: true });
+    const acknowledges = await create({ flow: 'echo', deduplicate: true, api_key_enabled: true });
+    const missing = await create({ flow: MISSING_FLOW, response_mode: 'wait' });
+    const filtered = await create({ flow: 'echo', event_filter: ['wanted'] });
+    const id = { id: acknowledges.id };
+    for (const [operationId, body] of [['getTrigger'], ['listTriggers'], ['updateTrigger', { enabled: true }], ['regenerateTriggerUrl']] as const) {
+      const result = await as('triggers', () => triggers(httpEvent(operationId, { apiKey, params: id, body })));
+      expect(result.statusCode, operationId).toBe(200);
+    }
+    const acknowledging = data(await as('triggers', () => triggers(httpEvent('regenerateTriggerApiKey', { apiKey, params: id }))));
+
+    // The receiver: wait, acknowledge (small and stored-aside), ignored, a duplicate, a flow
+    // that cannot start, and a queue that cannot take the event.
+    const webhookIdOf = (trigger: { url: string }) => trigger.url.split('/').pop()!;
+    const deliver = (handler: Handler, trigger: { url: string; api_key?: string }, body: unknown) =>
+      as('webhook', () => handler(httpEvent('receiveWebhook', { params: { webhook_id: webhookIdOf(trigger) }, apiKey: trigger.api_key, rawBody: JSON.stringify(body) })));
+    expect((await deliver(webhook, waits, { id: 'evt_wait', type: 'ping' })).statusCode).toBe(200);
+    expect((await deliver(webhook, acknowledging, { id: 'evt_ack', type: 'ping' })).statusCode).toBe(200);
+    expect(JSON.parse((await deliver(webhook, acknowledging, { id: 'evt_ack', type: 'ping' })).body).status).toBe('duplicate');
+    // Over the queue's inline limit once the receiver has added its top-level copies, so stored aside.
+    expect((await deliver(webhook, acknowledging, { id: 'evt_big', type: 'big', blob: 'x'.repeat(110_000) })).statusCode).toBe(200);
+    expect(JSON.parse((await deliver(webhook, filtered, { id: 'evt_other', type: 'other' })).body).status).toBe('ignored');
+    expect((await deliver(webhook, missing, { id: 'evt_missing', type: 'ping' })).statusCode).toBe(502);
+    expect((await deliver(webhookQueueDown, acknowledging, { id: 'evt_down', type: 'ping' })).statusCode).toBe(503);
+
+    // The worker runs the queued events, the stored-aside one included.
+    expect(await drain('flowEvents')).toBe(2);
+
+    // The owner reads the deliveries, then deletes the triggers.
+    const executions = data(await as('triggers', () => triggers(httpEvent('listTriggerExecutions', { apiKey, params: id }))));
+    expect(executions.executions.map((e: { status: string }) => e.status).sort()).toEqual(['duplicate', 'succeeded', 'succeeded']);
+    for (const trigger of [waits, acknowledges, missing, filtered]) {
+      expect((await as('triggers', () => triggers(httpEvent('deleteTrigger', { apiKey, params: { id: trigger.id } })))).statusCode).toBe(204);
+    }
+
+    const granted = Object.fromEntries((Object.entries(FUNCTIONS) as [FunctionName, FunctionSpec][]).map(([name, spec]) =>
+      [name, Object.fromEntries(Object.entries(spec.tables).map(([table, operations]) => [table, [...operations!].sort()]))]));
+    const used = Object.fromEntries((Object.keys(FUNCTIONS) as FunctionName[]).map((name) =>
+      [name, Object.fromEntries([...(sent.get(name) ?? new Map<TableName, Set<string>>())].map(([table, operations]) => [table, [...operations].sort()]))]));
+    // Not only nothing beyond the grants (a deploy would refuse it): nothing granted goes unused.
+    expect(used).toEqual(granted);
+  }, 120_000);
+});
