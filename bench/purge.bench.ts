@@ -41,8 +41,8 @@ export default async function purgeBench() {
   const engines = await startEngines({ flowsDirs: [resolve(import.meta.dirname, '../flows')], visibilityTimeoutSeconds: 600 });
   // Handlers read their settings at import. A 1 s settle lets the sweeper's final pass run right away.
   Object.assign(process.env, engines.env, { AUTH_JWT_SECRET: secret, KV_SWEEP_SETTLE_SECONDS: '1' });
-  const kv = (await import('../functions/handlers/kv.js')).handler as unknown as HttpHandler;
-  const sweeper = (await import('../functions/handlers/kv-sweeper.js')).handler as unknown as SqsHandler;
+  const kv = (await import('../functions/entries/kv.js')).handler as unknown as HttpHandler;
+  const sweeper = (await import('../functions/entries/kv-sweeper.js')).handler as unknown as SqsHandler;
 
   const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
   const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: LOCAL_AWS_ENV.AWS_REGION, credentials, endpoint: engines.env.AWS_ENDPOINT_URL_DYNAMODB }));

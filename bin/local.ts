@@ -1,3 +1,4 @@
+import { SETTINGS } from '../functions/settings.js';
 import { startLocalStack } from '../local/stack.js';
 
 /**
@@ -6,7 +7,9 @@ import { startLocalStack } from '../local/stack.js';
  */
 const port = Number(process.env.PORT ?? 3000);
 const generatedSecret = !process.env.AUTH_JWT_SECRET;
-const stack = await startLocalStack({ port }).catch((error: NodeJS.ErrnoException) => {
+// The handlers' settings a user may give `npm start` (e.g. WAIT_TIMEOUT_MS=8000); the wiring is the stack's own.
+const settings = Object.fromEntries(Object.values(SETTINGS).filter((s) => s.source.kind !== 'wiring').map((s) => [s.env, process.env[s.env]]));
+const stack = await startLocalStack({ port, flowsDir: process.env.FLOWS_DIR, jwtSecret: process.env.AUTH_JWT_SECRET, env: settings }).catch((error: NodeJS.ErrnoException) => {
   console.error(error.code === 'EADDRINUSE' ? `Port ${port} is in use on 127.0.0.1; start with another, e.g. PORT=3001 npm start` : error);
   process.exit(1);
 });

@@ -2,31 +2,35 @@ import { randomBytes } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { delimiter, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import { createAwsClients, type AwsClients } from '../functions/adapters/aws/clients.js';
+import { COMPOSERS, type HttpFunction, type QueueFunction } from '../functions/composition.js';
 import { DEFAULT_ROUTE, FUNCTIONS, QUEUES, ROUTES, routeKey, type FunctionName, type QueueName } from '../functions/manifest.js';
+import { parseSetting, readSettings } from '../functions/settings.js';
+import { logger } from '../functions/shared/logger.js';
 import { RouteMatcher } from '../functions/shared/route-match.js';
 import { apiGatewayPath, toApiGatewayEvent, writeApiGatewayResult } from './api-gateway.js';
 import { LOCAL_AWS_ENV, startEngines, type Engines } from './engines.js';
 import { lambdaContext } from './lambda-context.js';
-import { SqsPoller, type SqsHandler } from './sqs-poller.js';
+import { SqsPoller } from './sqs-poller.js';
 import { mintLocalToken } from './token.js';
 
 /** API Gateway HTTP APIs refuse larger payloads. */
 const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
 const REPO_ROOT = resolve(import.meta.dirname, '..');
+const LOCAL_CREDENTIALS = { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY };
 
 export interface LocalStackOptions {
   /** 0 picks a free port. */
   port?: number;
+  /** HS256 secret of bearer tokens; generated when unset. */
   jwtSecret?: string;
-  /** Folders of `<name>.asl.json` flows, separated like PATH (default `FLOWS_DIR`, else `flows/`). */
+  /** Folders of `<name>.asl.json` flows, separated like PATH (default `flows/`). */
   flowsDir?: string;
   /** Seconds a received message stays hidden; short in tests so redelivery is quick. */
   visibilityTimeoutSeconds?: number;
-  /** Extra settings for the handlers (e.g. `WAIT_TIMEOUT_MS`). */
-  env?: Record<string, string>;
+  /** Settings for the handlers by variable (e.g. `WAIT_TIMEOUT_MS`), as in `functions/settings.ts`. */
+  env?: Record<string, string | undefined>;
 }
 
 export interface LocalStack {
@@ -35,12 +39,14 @@ export interface LocalStack {
   jwtSecret: string;
   engines: Engines;
   queueUrls: Record<QueueName, string>;
+  /** This stack's AWS SDK clients, pointed at its engines (the handlers use these too). */
+  aws: AwsClients;
+  /** This stack's own handlers, built from its settings, e.g. to call one with a crafted event. */
+  handlers: { [F in FunctionName]: F extends (typeof QUEUES)[QueueName]['consumer'] ? QueueFunction : HttpFunction };
   /** A bearer token for `sub` (its account unless `accountId` is given). */
   token(sub: string, options?: { accountId?: string; expiresInSeconds?: number }): Promise<string>;
   stop(): Promise<void>;
 }
-
-type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyResultV2>;
 
 const jsonError = (res: ServerResponse, status: number, code: string) => {
   res.writeHead(status, { 'content-type': 'application/json' });
@@ -61,13 +67,12 @@ async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
 /**
  * Runs the service on this machine: embedded engines, the same handlers the CDK stack deploys,
  * an HTTP server in API Gateway's place, and pollers in place of the SQS event source mappings.
- * Handlers read their settings at import, so the environment is set before they are loaded.
+ * Handlers are built from this stack's own settings and clients (`functions/composition.ts`),
+ * never from or into `process.env`, so several stacks can run side by side in one process.
  */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
-  // Before any SDK client exists: the engines' own clients read these too.
-  Object.assign(process.env, LOCAL_AWS_ENV);
-  const flowsDirs = (options.flowsDir ?? process.env.FLOWS_DIR ?? resolve(REPO_ROOT, 'flows')).split(delimiter).map((dir) => resolve(dir));
-  const jwtSecret = options.jwtSecret ?? process.env.AUTH_JWT_SECRET ?? randomBytes(32).toString('base64url');
+  const flowsDirs = (options.flowsDir ?? resolve(REPO_ROOT, 'flows')).split(delimiter).map((dir) => resolve(dir));
+  const jwtSecret = options.jwtSecret ?? randomBytes(32).toString('base64url');
   const flowNames = new Set<string>();
   for (const dir of flowsDirs) {
     for (const file of await readdir(dir)) if (file.endsWith('.asl.json')) flowNames.add(file.slice(0, -'.asl.json'.length));
@@ -97,17 +102,25 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   const webhookBaseUrl = `${baseUrl}/webhooks`;
 
-  Object.assign(process.env, engines.env, {
+  const config: Record<string, string | undefined> = {
+    ...engines.env,
     AUTH_JWT_SECRET: jwtSecret,
     FLOW_NAMES: [...flowNames].join(','),
     WEBHOOK_BASE_URL: webhookBaseUrl,
-    LOCAL_SECRETS_KEY: process.env.LOCAL_SECRETS_KEY ?? randomBytes(32).toString('base64'),
-  }, options.env);
-
-  const handlers = {} as Record<FunctionName, HttpHandler & SqsHandler>;
-  for (const [name, spec] of Object.entries(FUNCTIONS) as [FunctionName, (typeof FUNCTIONS)[FunctionName]][]) {
-    handlers[name] = (await import(pathToFileURL(resolve(REPO_ROOT, spec.entry)).href)).handler;
-  }
+    LOCAL_SECRETS_KEY: randomBytes(32).toString('base64'),
+    ...options.env,
+  };
+  const aws = createAwsClients({
+    region: LOCAL_AWS_ENV.AWS_REGION,
+    credentials: LOCAL_CREDENTIALS,
+    endpoints: { dynamodb: engines.env.AWS_ENDPOINT_URL_DYNAMODB, sqs: engines.env.AWS_ENDPOINT_URL_SQS, sfn: engines.env.AWS_ENDPOINT_URL_SFN },
+  });
+  // The logger is one per process; a level given to this stack applies to it.
+  if (config.POWERTOOLS_LOG_LEVEL) logger.setLogLevel(parseSetting('logLevel', config.POWERTOOLS_LOG_LEVEL));
+  const handlers = Object.fromEntries(
+    (Object.keys(FUNCTIONS) as FunctionName[]).map((name) => [name, COMPOSERS[name](readSettings(name, config), aws)]),
+  ) as LocalStack['handlers'];
+  const httpHandlers = handlers as unknown as Record<FunctionName, HttpFunction>;
 
   const matcher = new RouteMatcher(ROUTES);
   serve = async (req: IncomingMessage, res: ServerResponse) => {
@@ -123,7 +136,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         ? { routeKey: routeKey(lookup.match.route), pathParameters: lookup.match.pathParameters, fn: lookup.match.route.fn }
         : { routeKey: DEFAULT_ROUTE.routeKey, fn: DEFAULT_ROUTE.fn };
       const event = toApiGatewayEvent(req, body, route, path.rawPath);
-      const result = await handlers[route.fn](event, lambdaContext(route.fn, FUNCTIONS[route.fn].timeoutSeconds));
+      const result = await httpHandlers[route.fn](event, lambdaContext(route.fn, FUNCTIONS[route.fn].timeoutSeconds));
       writeApiGatewayResult(res, result);
     } catch {
       // API Gateway turns a crashed invocation into a 500; keep the service's error shape.
@@ -145,7 +158,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     socket.end(`HTTP/1.1 405 Method Not Allowed\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`);
   });
 
-  const sqs = new SQSClient({ endpoint: engines.env.AWS_ENDPOINT_URL_SQS });
+  const sqs = new SQSClient({ region: LOCAL_AWS_ENV.AWS_REGION, credentials: LOCAL_CREDENTIALS, endpoint: engines.env.AWS_ENDPOINT_URL_SQS });
   const pollers: SqsPoller[] = [];
   for (const [name, queue] of Object.entries(QUEUES) as [QueueName, (typeof QUEUES)[QueueName]][]) {
     const queueUrl = engines.queueUrls[name];
@@ -154,7 +167,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       sqs,
       queueUrl,
       queueArn,
-      handler: handlers[queue.consumer],
+      handler: handlers[queue.consumer] as QueueFunction,
       context: () => lambdaContext(queue.consumer, FUNCTIONS[queue.consumer].timeoutSeconds),
       batchSize: queue.batchSize,
       concurrency: name === 'flowEvents' ? 4 : 1,
@@ -168,12 +181,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     jwtSecret,
     engines,
     queueUrls: engines.queueUrls,
+    handlers,
+    aws,
     token: (sub, tokenOptions) => mintLocalToken({ secret: jwtSecret, sub, ...tokenOptions }),
     async stop() {
       await Promise.all(pollers.map((p) => p.stop()));
       server.closeAllConnections();
       await new Promise<void>((done) => server.close(() => done()));
       sqs.destroy();
+      for (const client of [aws.dynamo, aws.sqs, aws.sfn]) client.destroy();
       await engines.stop();
     },
   };

@@ -65,10 +65,11 @@ async function measure(): Promise<ReceiverMeasurement> {
     FLOW_NAMES: 'echo',
   });
   // Handlers read their settings at import, so only now.
-  const webhook = (await import('../../functions/handlers/webhook.js')).handler as Handler;
-  const triggers = (await import('../../functions/handlers/triggers.js')).handler as Handler;
-  const { dynamoDocumentClient } = await import('../../functions/adapters/aws/dynamo-client.js');
-  const { sqsClient } = await import('../../functions/adapters/aws/sqs-client.js');
+  const webhook = (await import('../../functions/entries/webhook.js')).handler as Handler;
+  const triggers = (await import('../../functions/entries/triggers.js')).handler as Handler;
+  // Clients configured as the handlers' are (from the environment), to time the same SDK calls.
+  const { createAwsClients } = await import('../../functions/adapters/aws/clients.js');
+  const { dynamo: dynamoDocumentClient, sqs: sqsClient } = createAwsClients();
 
   const signingSecret = `whsec_${randomBytes(24).toString('base64url')}`;
   const created = await triggers(apiGatewayEvent({

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { DynamoAttemptStore } from '../adapters/aws/dynamo-attempt-store.js';
-import { dynamoDocumentClient } from '../adapters/aws/dynamo-client.js';
+import type { AwsClients } from '../adapters/aws/clients.js';
 import { DynamoMfaStore } from '../adapters/aws/dynamo-mfa-store.js';
 import { secretBoxFrom } from '../adapters/secret-box-from-env.js';
 import { createAccountUseCases, type AccountUseCases } from '../domain/accounts/index.js';
 import type { Authenticator } from '../shared/auth.js';
-import { readSettings } from '../settings.js';
+import type { Settings } from '../settings.js';
 import { AppError } from '../shared/errors.js';
 import { createHttpHandler } from '../shared/handler.js';
 import { jsonObjectBody, ok } from '../shared/http.js';
@@ -39,17 +39,17 @@ export function createAccountsHandler(accounts: AccountUseCases, authenticator: 
   }, authenticator);
 }
 
-const settings = readSettings('accounts', process.env);
-const table = settings.accountsTable;
-
-export const handler = createAccountsHandler(
-  createAccountUseCases({
-    mfa: new DynamoMfaStore(dynamoDocumentClient, table),
-    attempts: new DynamoAttemptStore(dynamoDocumentClient, table),
-    secretBox: secretBoxFrom(settings),
-    now: Date.now,
-    randomBytes,
-    issuer: settings.totpIssuer,
-  }),
-  createBearerAuthenticator(settings),
-);
+/** The accounts function over its settings and clients. */
+export function composeAccounts(settings: Settings, aws: AwsClients) {
+  return createAccountsHandler(
+    createAccountUseCases({
+      mfa: new DynamoMfaStore(aws.dynamo, settings.accountsTable),
+      attempts: new DynamoAttemptStore(aws.dynamo, settings.accountsTable),
+      secretBox: secretBoxFrom(settings, aws),
+      now: Date.now,
+      randomBytes,
+      issuer: settings.totpIssuer,
+    }),
+    createBearerAuthenticator(settings),
+  );
+}

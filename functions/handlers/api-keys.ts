@@ -1,21 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { DynamoApiKeyStore } from '../adapters/aws/dynamo-api-key-store.js';
-import { dynamoDocumentClient } from '../adapters/aws/dynamo-client.js';
-import { generateApiKey, generateId, hashApiKey } from '../domain/api-keys.js';
-import { readSettings } from '../settings.js';
+import type { AwsClients } from '../adapters/aws/clients.js';
+import { generateApiKey, generateId, hashApiKey, type ApiKeyStore } from '../domain/api-keys.js';
+import type { Authenticator } from '../shared/auth.js';
+import type { Settings } from '../settings.js';
 import { AppError } from '../shared/errors.js';
 import { createHttpHandler } from '../shared/handler.js';
 import { created, limitParam, noContent, ok, pathParam, queryParam } from '../shared/http.js';
 import { createGatewayAuthenticator } from './gateway-auth.js';
 
-const settings = readSettings('apiKeys', process.env);
-const store = new DynamoApiKeyStore(dynamoDocumentClient, settings.authTable);
-
-export const handler = createHttpHandler('apiKeys', {
+/** The API-key routes over one key store. */
+export const createApiKeysHandler = (store: ApiKeyStore, authenticator: Authenticator, now: () => Date = () => new Date()) => createHttpHandler('apiKeys', {
   async createApiKey({ principal }) {
     const apiKey = generateApiKey(randomBytes);
     const id = generateId(randomBytes);
-    const createdAt = new Date().toISOString();
+    const createdAt = now().toISOString();
     await store.create({ accountId: principal.accountId, id, keyHash: hashApiKey(apiKey), createdAt });
     return created({ id, api_key: apiKey, created_at: createdAt });
   },
@@ -28,4 +27,7 @@ export const handler = createHttpHandler('apiKeys', {
     if (!/^[0-9a-f]{32}$/.test(id) || !(await store.revoke(principal.accountId, id))) throw new AppError('not_found');
     return noContent();
   },
-}, createGatewayAuthenticator(settings));
+}, authenticator);
+
+export const composeApiKeys = (settings: Settings, aws: AwsClients) =>
+  createApiKeysHandler(new DynamoApiKeyStore(aws.dynamo, settings.authTable), createGatewayAuthenticator(settings, aws));

@@ -1,15 +1,13 @@
+import type { AwsClients } from '../adapters/aws/clients.js';
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { DynamoExecutionStore } from '../adapters/aws/dynamo-execution-store.js';
-import { dynamoDocumentClient } from '../adapters/aws/dynamo-client.js';
-import { sfnClient } from '../adapters/aws/sfn-client.js';
 import { SfnFlowRunner } from '../adapters/aws/sfn-flow-runner.js';
-import { sqsClient } from '../adapters/aws/sqs-client.js';
 import { SqsRedelivery } from '../adapters/aws/sqs-redelivery.js';
 import { EXPRESS_MAX_DURATION_MS } from '../domain/flows/limits.js';
 import { runQueuedFlow, type WorkerDeps } from '../domain/flows/run-queued-flow.js';
 import { QUEUES } from '../manifest.js';
-import { readSettings } from '../settings.js';
+import type { Settings } from '../settings.js';
 import { logger } from '../shared/logger.js';
 
 /** Leave the function time to record the outcome after the longest flow. */
@@ -30,12 +28,10 @@ export function createFlowWorkerHandler(deps: WorkerDeps) {
     }, processor, { context, processInParallel: true, throwOnFullBatchFailure: false });
 }
 
-const settings = readSettings('flowWorker', process.env);
-
-export const handler = createFlowWorkerHandler({
-  executions: new DynamoExecutionStore(dynamoDocumentClient, settings.executionsTable),
-  flows: new SfnFlowRunner(sfnClient, settings.flowArnPrefix),
-  redelivery: new SqsRedelivery(sqsClient, settings.flowQueueUrl),
+export const composeFlowWorker = (settings: Settings, aws: AwsClients) => createFlowWorkerHandler({
+  executions: new DynamoExecutionStore(aws.dynamo, settings.executionsTable),
+  flows: new SfnFlowRunner(aws.sfn, settings.flowArnPrefix),
+  redelivery: new SqsRedelivery(aws.sqs, settings.flowQueueUrl),
   maxReceiveCount: QUEUES.flowEvents.maxReceiveCount,
   retryBaseSeconds: settings.flowRetryBaseSeconds,
   now: () => new Date(),

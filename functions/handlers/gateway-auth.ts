@@ -1,11 +1,11 @@
+import type { AwsClients } from '../adapters/aws/clients.js';
 import { DynamoApiKeyStore } from '../adapters/aws/dynamo-api-key-store.js';
-import { dynamoDocumentClient } from '../adapters/aws/dynamo-client.js';
 import type { Settings } from '../settings.js';
 import { Authenticator, createTokenVerifier, jwtSettingsFrom } from '../shared/auth.js';
 
 /** The gateway's credential check, built once per execution environment from its settings. */
-export const createGatewayAuthenticator = (settings: Settings): Authenticator =>
-  new Authenticator(createTokenVerifier(jwtSettingsFrom(settings)), new DynamoApiKeyStore(dynamoDocumentClient, settings.authTable));
+export const createGatewayAuthenticator = (settings: Settings, aws: AwsClients): Authenticator =>
+  new Authenticator(createTokenVerifier(jwtSettingsFrom(settings)), new DynamoApiKeyStore(aws.dynamo, settings.authTable));
 
 /**
  * The check of a function whose routes all take only a user's bearer token (`auth: 'bearer'`):

@@ -1,12 +1,11 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { dynamoDocumentClient } from '../adapters/aws/dynamo-client.js';
+import type { AwsClients } from '../adapters/aws/clients.js';
 import { DynamoKvStore } from '../adapters/aws/dynamo-kv-store.js';
-import { sqsClient } from '../adapters/aws/sqs-client.js';
 import { SqsSweepQueue } from '../adapters/aws/sqs-sweep-queue.js';
 import { decodeSweepTask } from '../domain/kv/sweep-task.js';
 import { Sweeper } from '../domain/kv/sweeper.js';
-import { readSettings } from '../settings.js';
+import type { Settings } from '../settings.js';
 import { logger } from '../shared/logger.js';
 
 type SqsBatchHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
@@ -26,6 +25,5 @@ export function createSweepHandler(sweeper: Sweeper): SqsBatchHandler {
     }, processor, { context, throwOnFullBatchFailure: false });
 }
 
-const settings = readSettings('kvSweeper', process.env);
-const store = new DynamoKvStore(dynamoDocumentClient, settings.kvTable);
-export const handler = createSweepHandler(new Sweeper({ store, queue: new SqsSweepQueue(sqsClient, settings.kvSweepQueueUrl), now: Date.now }));
+export const composeKvSweeper = (settings: Settings, aws: AwsClients) =>
+  createSweepHandler(new Sweeper({ store: new DynamoKvStore(aws.dynamo, settings.kvTable), queue: new SqsSweepQueue(aws.sqs, settings.kvSweepQueueUrl), now: Date.now }));

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { dynamoDocumentClient } from '../adapters/aws/dynamo-client.js';
+import type { AwsClients } from '../adapters/aws/clients.js';
 import { DynamoKvStore } from '../adapters/aws/dynamo-kv-store.js';
-import { sqsClient } from '../adapters/aws/sqs-client.js';
 import { SqsSweepQueue } from '../adapters/aws/sqs-sweep-queue.js';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../domain/kv/limits.js';
 import { KvService } from '../domain/kv/service.js';
@@ -10,7 +9,7 @@ import type { Bucket, BucketRef } from '../domain/kv/types.js';
 import { contentTypeOf, parseBucketConfig, validateBucketName, validateKey, validatePrefix } from '../domain/kv/validation.js';
 import { FUNCTIONS } from '../manifest.js';
 import type { Authenticator } from '../shared/auth.js';
-import { readSettings } from '../settings.js';
+import type { Settings } from '../settings.js';
 import { createHttpHandler, type RouteRequest } from '../shared/handler.js';
 import { created, greedyPathParam, header, json, jsonObjectBody, limitParam, noContent, ok, pathParam, queryParam, rawBody } from '../shared/http.js';
 import { createGatewayAuthenticator } from './gateway-auth.js';
@@ -70,13 +69,13 @@ export const createKvHandler = (service: KvService, authenticator: Authenticator
   },
 }, authenticator);
 
-const settings = readSettings('kv', process.env);
-const service = new KvService({
-  store: new DynamoKvStore(dynamoDocumentClient, settings.kvTable),
-  sweeps: new SqsSweepQueue(sqsClient, settings.kvSweepQueueUrl),
-  now: Date.now,
-  randomBytes,
-  settleMs: (settings.kvSweepSettleSeconds ?? settleSecondsFor(FUNCTIONS.kv.timeoutSeconds)) * 1000,
-});
-
-export const handler = createKvHandler(service, createGatewayAuthenticator(settings));
+export function composeKv(settings: Settings, aws: AwsClients) {
+  const service = new KvService({
+    store: new DynamoKvStore(aws.dynamo, settings.kvTable),
+    sweeps: new SqsSweepQueue(aws.sqs, settings.kvSweepQueueUrl),
+    now: Date.now,
+    randomBytes,
+    settleMs: (settings.kvSweepSettleSeconds ?? settleSecondsFor(FUNCTIONS.kv.timeoutSeconds)) * 1000,
+  });
+  return createKvHandler(service, createGatewayAuthenticator(settings, aws));
+}

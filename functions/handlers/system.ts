@@ -30,5 +30,6 @@ function noRoute(event: HttpEvent): HttpResult {
   return toHttpResponse(new AppError('not_found', lookup.kind === 'matched' ? routeKey(lookup.match.route) : undefined));
 }
 
-export const handler = async (event: HttpEvent): Promise<HttpResult> =>
+/** Health, the OpenAPI document and `$default`; it reads no settings and touches no AWS service. */
+export const systemHandler = async (event: HttpEvent): Promise<HttpResult> =>
   event.routeKey === '$default' ? noRoute(event) : routed(event);

@@ -1,33 +1,18 @@
 import type { Context } from 'aws-lambda';
 import { randomBytes } from 'node:crypto';
-import { dynamoDocumentClient } from '../adapters/aws/dynamo-client.js';
+import type { AwsClients } from '../adapters/aws/clients.js';
 import { DynamoExecutionStore } from '../adapters/aws/dynamo-execution-store.js';
 import { DynamoTriggerStore } from '../adapters/aws/dynamo-trigger-store.js';
-import { sfnClient } from '../adapters/aws/sfn-client.js';
 import { SfnFlowRunner } from '../adapters/aws/sfn-flow-runner.js';
-import { sqsClient } from '../adapters/aws/sqs-client.js';
 import { SqsEventQueue } from '../adapters/aws/sqs-event-queue.js';
 import { secretBoxFrom } from '../adapters/secret-box-from-env.js';
 import { publicRequestUrl } from '../domain/webhooks/public-url.js';
 import { receiveWebhook, type ReceiverDeps } from '../domain/webhooks/receive-webhook.js';
 import { CachedTriggerLookup } from '../domain/webhooks/trigger-lookup.js';
 import { API_GATEWAY_INTEGRATION_TIMEOUT_MS } from '../domain/webhooks/wait-budget.js';
-import { readSettings } from '../settings.js';
+import type { Settings } from '../settings.js';
 import { createPublicHttpHandler } from '../shared/handler.js';
 import { json, pathParam, rawBody } from '../shared/http.js';
-
-const settings = readSettings('webhook', process.env);
-const deps: ReceiverDeps = {
-  triggers: new CachedTriggerLookup(new DynamoTriggerStore(dynamoDocumentClient, settings.triggersTable), secretBoxFrom(settings), settings.triggerCacheTtlMs),
-  executions: new DynamoExecutionStore(dynamoDocumentClient, settings.executionsTable),
-  queue: new SqsEventQueue(sqsClient, settings.flowQueueUrl),
-  flows: new SfnFlowRunner(sfnClient, settings.flowArnPrefix),
-  now: () => new Date(),
-  newId: () => randomBytes(16).toString('hex'),
-  maxBodyBytes: settings.webhookMaxBodyBytes,
-  waitTimeoutMs: settings.waitTimeoutMs,
-};
-const publicBaseUrl = settings.publicWebhookBaseUrl;
 
 /**
  * When the answer must be sent: the gateway's limit counted from when it received the request
@@ -41,7 +26,11 @@ function answerBy(receivedAtMs: number | undefined, context: Context | undefined
   return limits.length ? Math.min(...limits) : undefined;
 }
 
-export const handler = createPublicHttpHandler('webhook', {
+/**
+ * The receiver over its dependencies.
+ * @param publicBaseUrl `PUBLIC_WEBHOOK_BASE_URL`: the URL Twilio signed, behind a custom domain.
+ */
+export const createWebhookHandler = (deps: ReceiverDeps, publicBaseUrl?: string) => createPublicHttpHandler('webhook', {
   async receiveWebhook(event, context) {
     const webhookId = pathParam(event, 'webhook_id');
     // API Gateway already lower-cases header names; verifiers and flows rely on it, so make sure.
@@ -58,3 +47,14 @@ export const handler = createPublicHttpHandler('webhook', {
     return json(reply.status, reply.body, reply.headers);
   },
 });
+
+export const composeWebhook = (settings: Settings, aws: AwsClients) => createWebhookHandler({
+  triggers: new CachedTriggerLookup(new DynamoTriggerStore(aws.dynamo, settings.triggersTable), secretBoxFrom(settings, aws), settings.triggerCacheTtlMs),
+  executions: new DynamoExecutionStore(aws.dynamo, settings.executionsTable),
+  queue: new SqsEventQueue(aws.sqs, settings.flowQueueUrl),
+  flows: new SfnFlowRunner(aws.sfn, settings.flowArnPrefix),
+  now: () => new Date(),
+  newId: () => randomBytes(16).toString('hex'),
+  maxBodyBytes: settings.webhookMaxBodyBytes,
+  waitTimeoutMs: settings.waitTimeoutMs,
+}, settings.publicWebhookBaseUrl);

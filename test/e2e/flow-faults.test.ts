@@ -1,4 +1,4 @@
-import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { QUEUES } from '../../functions/manifest.js';
@@ -25,7 +25,7 @@ const message = (flow: string, key: string) =>
 
 describe.concurrent('flow worker', () => {
   it('reports only the failing records of a batch, so the others are not redelivered', async () => {
-    const { handler } = await import('../../functions/handlers/flow-worker.js');
+    const handler = stack.handlers.flowWorker;
     const event = { Records: [record('ok-1', message('echo', 'a')), record('bad-body', 'not json'), record('fails', message('always-fails', 'b')), record('ok-2', message('echo', 'c'))] } as SQSEvent;
     const response = await handler(event, context);
     expect(response.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(['bad-body', 'fails']);
@@ -48,13 +48,12 @@ describe.concurrent('flow worker', () => {
     const trigger = await createTrigger(stack, token, { flow: 'always-fails' });
     await deliver(trigger.url, JSON.stringify({ id: 'evt_dead' }));
     await waitForExecutions(stack, token, trigger.id, (e) => e[0]?.status === 'failed', 80_000);
-    const sqs = new SQSClient({ endpoint: stack.engines.env.AWS_ENDPOINT_URL_SQS });
+    const { sqs } = stack.aws;
     let body: string | undefined;
     for (let i = 0; i < 20 && !body; i++) {
       const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl: stack.engines.env.FLOW_QUEUE_DLQ_URL, WaitTimeSeconds: 1, MaxNumberOfMessages: 10 }));
       body = received.Messages?.map((m) => m.Body!).find((b) => b.includes('evt_dead'));
     }
-    sqs.destroy();
     expect(JSON.parse(body!)).toMatchObject({ flow: 'always-fails', input: { trigger: { event_id: 'evt_dead' } } });
   }, 90_000);
 });

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { handler } from '../../functions/handlers/system.js';
+import { systemHandler as handler } from '../../functions/handlers/system.js';
 import { buildOpenApiDocument } from '../../functions/openapi/document.js';
 import { call, useLocalStack } from '../support/local-stack.js';
 

@@ -306,8 +306,8 @@ describe('the webhook handler, called with an API Gateway payload 2.0 event', ()
     };
   }
 
-  /** Imported after the stack has set the environment the handler reads at load. */
-  const loadHandler = async () => (await import('../../functions/handlers/webhook.js')).handler;
+  /** The stack's own receiver, called with crafted events. */
+  const loadHandler = async () => stack.handlers.webhook;
 
   it('decodes a base64-encoded body before verifying: a signed JSON body is accepted', async () => {
     const trigger = await createTrigger(stack, await stack.token('handler-owner'), { flow: 'echo', signature: { service: 'github', secret } });

@@ -28,7 +28,7 @@ describe('wait mode under API Gateway\'s 30 s', () => {
   it('after a 25 s cold start, a slow flow ends in our 504 flow_timeout within what is left of the 30 s', async () => {
     const token = await stack.token('budget-owner');
     const trigger = await createTrigger(stack, token, { flow: 'slow', response_mode: 'wait' });
-    const { handler } = await import('../../functions/handlers/webhook.js');
+    const handler = stack.handlers.webhook;
     const started = Date.now();
     const result = await handler(webhookEvent(trigger.webhook_id, 25_000), context) as { statusCode: number; body: string };
     expect(result.statusCode).toBe(504);
@@ -40,7 +40,7 @@ describe('wait mode under API Gateway\'s 30 s', () => {
   it('when the cold start used up the gateway\'s time, it answers 504 at once and starts no flow', async () => {
     const token = await stack.token('budget-owner');
     const trigger = await createTrigger(stack, token, { flow: 'echo', response_mode: 'wait' });
-    const { handler } = await import('../../functions/handlers/webhook.js');
+    const handler = stack.handlers.webhook;
     const result = await handler(webhookEvent(trigger.webhook_id, 29_000), context) as { statusCode: number; body: string };
     expect(result.statusCode).toBe(504);
     expect(await waitForExecutions(stack, token, trigger.id, () => true)).toEqual([]);

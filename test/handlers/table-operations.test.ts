@@ -1,3 +1,7 @@
+import { createAwsClients } from '../../functions/adapters/aws/clients.js';
+import { COMPOSERS } from '../../functions/composition.js';
+import { readSettings } from '../../functions/settings.js';
+import { LOCAL_AWS_ENV } from '../../local/engines.js';
 import { randomBytes } from 'node:crypto';
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -101,6 +105,12 @@ async function drain(queue: QueueName): Promise<number> {
   }
 }
 
+const localClients = () => createAwsClients({
+  region: LOCAL_AWS_ENV.AWS_REGION,
+  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  endpoints: { dynamodb: local.engines.env.AWS_ENDPOINT_URL_DYNAMODB, sqs: local.engines.env.AWS_ENDPOINT_URL_SQS, sfn: local.engines.env.AWS_ENDPOINT_URL_SFN },
+});
+
 beforeAll(async () => {
   const env: Record<string, string> = {
     ...local.engines.env,
@@ -111,7 +121,6 @@ beforeAll(async () => {
     // The sweeper's final pass comes at once rather than after the deployed settle time.
     KV_SWEEP_SETTLE_SECONDS: '0',
   };
-  for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
   const tableByName = new Map((Object.entries(TABLES) as [TableName, { env: string }][]).map(([table, spec]) => [env[spec.env]!, table]));
   const tableOf = (name: string) => {
     const table = tableByName.get(name);
@@ -119,24 +128,18 @@ beforeAll(async () => {
     return table;
   };
 
-  // Handlers build their clients and settings at import, from the environment just set.
-  Object.assign(handlers, {
-    apiKeys: (await import('../../functions/handlers/api-keys.js')).handler,
-    kv: (await import('../../functions/handlers/kv.js')).handler,
-    kvSweeper: (await import('../../functions/handlers/kv-sweeper.js')).handler,
-    accounts: (await import('../../functions/handlers/accounts.js')).handler,
-    triggers: (await import('../../functions/handlers/triggers.js')).handler,
-    webhook: (await import('../../functions/handlers/webhook.js')).handler,
-    flowWorker: (await import('../../functions/handlers/flow-worker.js')).handler,
-  });
-  record((await import('../../functions/adapters/aws/dynamo-client.js')).dynamoDocumentClient, tableOf);
+  // Each handler as the composition root builds it, over clients whose calls are recorded.
+  const aws = localClients();
+  for (const name of ['apiKeys', 'kv', 'kvSweeper', 'accounts', 'triggers', 'webhook', 'flowWorker'] as const) {
+    Object.assign(handlers, { [name]: COMPOSERS[name](readSettings(name, env), aws) });
+  }
+  record(aws.dynamo, tableOf);
 
-  // A second module graph for the receiver whose queue is down (its client is a new one too).
-  vi.resetModules();
-  vi.stubEnv('FLOW_QUEUE_URL', 'http://127.0.0.1:9/000000000000/unreachable');
+  // A second receiver whose queue is down, over clients of its own.
   vi.stubEnv('AWS_MAX_ATTEMPTS', '1');
-  webhookQueueDown = (await import('../../functions/handlers/webhook.js')).handler;
-  record((await import('../../functions/adapters/aws/dynamo-client.js')).dynamoDocumentClient, tableOf);
+  const awsQueueDown = localClients();
+  webhookQueueDown = COMPOSERS.webhook(readSettings('webhook', { ...env, FLOW_QUEUE_URL: 'http://127.0.0.1:9/000000000000/unreachable' }), awsQueueDown);
+  record(awsQueueDown.dynamo, tableOf);
 }, 60_000);
 
 describe('the DynamoDB operations each function sends are the ones the manifest grants it', () => {

@@ -4,6 +4,7 @@
  * the scenario handled appears in it: signing secrets, gateway and trigger API keys, the TOTP
  * secret, recovery codes, bearer tokens, the JWT secret and the local secrets key.
  */
+import { randomBytes } from 'node:crypto';
 import { format } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, useLocalStack } from '../support/local-stack.js';
@@ -40,10 +41,12 @@ afterAll(() => restorers.forEach((restore) => restore()));
  * Flows retry after the visibility timeout: short here so a failing flow's attempts finish
  * soon. The wait limit leaves a loaded machine room for the fast flows, and still ends the 20 s one.
  */
+/** The key sealing secrets at rest, given to the stack so the scan can look for it too. */
+const LOCAL_SECRETS_KEY = randomBytes(32).toString('base64');
 const stack = useLocalStack({
   flowsDir: TEST_FLOWS_DIR,
   visibilityTimeoutSeconds: 2,
-  env: { POWERTOOLS_LOG_LEVEL: 'DEBUG', WAIT_TIMEOUT_MS: '8000', TRIGGER_CACHE_TTL_MS: '0' },
+  env: { POWERTOOLS_LOG_LEVEL: 'DEBUG', WAIT_TIMEOUT_MS: '8000', TRIGGER_CACHE_TTL_MS: '0', LOCAL_SECRETS_KEY },
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -69,7 +72,7 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 async function scenario() {
   remember('JWT secret', stack.jwtSecret);
-  remember('local secrets key', process.env.LOCAL_SECRETS_KEY);
+  remember('local secrets key', LOCAL_SECRETS_KEY);
   for (const [name, secret] of Object.entries(SIGNING_SECRETS)) remember(`signing secret (${name})`, secret);
 
   const owner = await stack.token('log-owner');
