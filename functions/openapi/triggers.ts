@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { EXECUTION_STATUSES } from '../domain/flows/ports.js';
 import { triggerSchemas } from '../domain/triggers/trigger.js';
 import { descriptions, jsonSchemaOf } from './from-zod.js';
 import { dataBody, errorBody, pageBody, pageParameters, type OperationDoc, type OperationDocs, type Schema } from './types.js';
@@ -100,7 +101,7 @@ const execution: Schema = {
     event_id: { type: 'string', description: 'The sender\'s delivery id, or a generated one.' },
     received_at: { type: 'string', format: 'date-time' },
     type: { type: 'string', description: 'The event type, when the delivery had one.' },
-    status: { type: 'string', enum: ['queued', 'running', 'succeeded', 'failed', 'ignored', 'duplicate'] },
+    status: { type: 'string', enum: [...EXECUTION_STATUSES] },
     output: { description: 'The flow\'s output (JSON), once it succeeded.' },
     error: { type: 'string', description: 'The flow\'s error name, once it failed (also while a failed run waits for its retry).' },
     attempts: { type: 'integer', minimum: 0, description: 'Runs so far; a run being retried shows `queued` or `running` until its last attempt.' },
