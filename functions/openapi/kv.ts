@@ -25,7 +25,7 @@ const configSchema: Schema = {
   properties: {
     description: { type: ['string', 'null'], description: `At most ${MAX_DESCRIPTION_BYTES.toLocaleString('en-US')} UTF-8 bytes.` },
     ttl_seconds: {
-      type: ['integer', 'null'], minimum: 1,
+      type: ['integer', 'null'], minimum: 1, maximum: Number.MAX_SAFE_INTEGER,
       description: 'A value expires at least this many seconds after it is written; from then on it reads, lists and deletes as missing.',
     },
     max_value_bytes: {
