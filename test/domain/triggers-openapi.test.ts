@@ -115,16 +115,16 @@ function apiAccepts(parse: typeof parseTriggerSettings | typeof parseTriggerPatc
  */
 function triggerBodies(): fc.Arbitrary<unknown> {
   const documented = documentedBodySchema('post', '/triggers').properties!;
-  const customHeader = new RegExp(documented.signature!.properties!.custom!.properties!.header!.pattern!);
-  const oneOf = <T>(values: readonly T[]) => fc.constantFrom(...values);
+  const customFields = documented.signature!.properties!.custom!.properties!;
+  const oneOf = (values: readonly unknown[] | undefined) => fc.constantFrom(...values!);
   const nonString = anyJsonValue.filter((value) => typeof value !== 'string');
 
-  const headerName = fc.stringMatching(customHeader);
+  const headerName = fc.stringMatching(new RegExp(customFields.header!.pattern!));
   const custom = nearValid(
     {
-      algorithm: oneOf(['sha1', 'sha256', 'sha512']),
+      algorithm: oneOf(customFields.algorithm!.enum),
       header: headerName,
-      encoding: oneOf(['hex', 'base64']),
+      encoding: oneOf(customFields.encoding!.enum),
       prefix: bmpText({ minLength: 1, maxLength: 8 }),
       timestamp_header: headerName,
     },
@@ -158,7 +158,7 @@ function triggerBodies(): fc.Arbitrary<unknown> {
   return nearValid(
     {
       flow: fc.stringMatching(FLOW_NAME),
-      response_mode: oneOf(documented.response_mode!.enum as string[]),
+      response_mode: oneOf(documented.response_mode!.enum),
       event_filter: fc.array(filterEntry, { maxLength: 3 }),
       api_key_enabled: fc.boolean(),
       signature,
