@@ -1,4 +1,4 @@
-import { DEFAULT_LIST_LIMIT, MAX_KEY_BYTES, MAX_LIST_LIMIT, MAX_VALUE_BYTES } from '../domain/kv/limits.js';
+import { BUCKET_NAME_PATTERN, DEFAULT_LIST_LIMIT, MAX_DESCRIPTION_BYTES, MAX_KEY_BYTES, MAX_LIST_LIMIT, MAX_VALUE_BYTES } from '../domain/kv/limits.js';
 import { dataBody, errorBody, pageBody, pageParameters, type OperationDocs, type Schema } from './types.js';
 
 const SCOPE = 'Buckets belong to the caller\'s account; a bucket of another account answers 404 like a missing one.';
@@ -24,7 +24,7 @@ const bucketSchema: Schema = {
   type: 'object',
   required: ['name', 'description', 'ttl_seconds', 'max_value_bytes', 'created_at'],
   properties: {
-    name: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
+    name: { type: 'string', pattern: BUCKET_NAME_PATTERN.source },
     description: { type: ['string', 'null'] },
     ttl_seconds: { type: ['integer', 'null'], minimum: 1, description: 'Default lifetime of values; null: values do not expire.' },
     max_value_bytes: { type: 'integer', minimum: 1, maximum: MAX_VALUE_BYTES },
@@ -36,9 +36,9 @@ const configSchema: Schema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    description: { type: ['string', 'null'], description: 'At most 1,024 UTF-8 bytes.' },
+    description: { type: ['string', 'null'], description: `At most ${MAX_DESCRIPTION_BYTES.toLocaleString('en-US')} UTF-8 bytes.` },
     ttl_seconds: {
-      type: ['integer', 'null'], minimum: 1,
+      type: ['integer', 'null'], minimum: 1, maximum: Number.MAX_SAFE_INTEGER,
       description: 'A value expires at least this many seconds after it is written; from then on it reads, lists and deletes as missing.',
     },
     max_value_bytes: {
@@ -48,7 +48,7 @@ const configSchema: Schema = {
   },
 };
 
-const badBucket = errorBody('validation_error: the bucket name does not match `^[A-Za-z0-9_-]{1,64}$`.');
+const badBucket = errorBody(`validation_error: the bucket name does not match \`${BUCKET_NAME_PATTERN.source}\`.`);
 const badKey = errorBody(`validation_error: the bucket name or the key is not valid. ${KEY_RULES}`);
 const missingBucket = errorBody('not_found: no such bucket in the caller\'s account.');
 const missingKey = errorBody('not_found: no such bucket in the caller\'s account, or no such key (an expired value is missing).');

@@ -1,78 +1,66 @@
+import * as z from 'zod/mini';
+import { EXECUTION_STATUSES } from '../domain/flows/ports.js';
+import { triggerSchemas } from '../domain/triggers/trigger.js';
+import { descriptions, jsonSchemaOf } from './from-zod.js';
 import { dataBody, errorBody, pageBody, pageParameters, type OperationDoc, type OperationDocs, type Schema } from './types.js';
 
-const SERVICES = ['stripe', 'github', 'slack', 'shopify', 'twilio', 'standard_webhooks', 'custom'];
-
-const customSignature: Schema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['algorithm', 'header', 'encoding'],
-  description: 'Only with service `custom`, which requires it.',
-  properties: {
-    algorithm: { type: 'string', enum: ['sha1', 'sha256', 'sha512'], description: 'The HMAC\'s hash.' },
-    header: { type: 'string', pattern: '^[!#$%&\'*+.^_`|~0-9A-Za-z-]{1,128}$', description: 'Header carrying the signature (stored lower-case; matched case-insensitively).' },
-    encoding: { type: 'string', enum: ['hex', 'base64'], description: 'How the digest is written.' },
-    prefix: { type: 'string', minLength: 1, maxLength: 64, description: 'Text before the digest, e.g. `sha256=`; required in the header when set.' },
-    timestamp_header: {
-      type: 'string',
-      description: 'When set, this header carries unix seconds, the signed content is `<timestamp>.<raw body>`, and the timestamp must be within 5 minutes of now, either way.',
-    },
-  },
+const { settings, signature, custom } = triggerSchemas;
+const described = descriptions();
+const describeEach = <S extends Record<string, z.core.$ZodType>>(schemas: S, texts: Record<keyof S, { description: string }>) => {
+  for (const name of Object.keys(schemas) as (keyof S)[]) described.add(schemas[name]!, texts[name]);
 };
 
-const signatureInput: Schema = {
-  type: ['object', 'null'],
-  additionalProperties: false,
-  required: ['service', 'secret'],
-  description:
-    'How deliveries are signed; `null` (default) for no signature check. The secret is stored encrypted and is never returned or logged. ' +
-    'Schemes: stripe `Stripe-Signature: t=<unix>,v1=<hex>` (any v1 may match, 300 s tolerance); github `X-Hub-Signature-256: sha256=<hex>`; ' +
-    'slack `X-Slack-Signature: v0=<hex>` over `v0:<X-Slack-Request-Timestamp>:<body>` (300 s); shopify `X-Shopify-Hmac-Sha256: <base64>`; ' +
-    'twilio `X-Twilio-Signature` over the public URL plus sorted form parameters (JSON bodies: the URL carries `bodySHA256`); ' +
-    'standard_webhooks `webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64> ...` (300 s); custom as configured.',
-  properties: {
-    service: { type: 'string', enum: SERVICES },
-    secret: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 1024,
-      description: 'The signing secret (Twilio: the auth token). For standard_webhooks, `whsec_<base64>` of at least 24 bytes.',
-    },
-    custom: customSignature,
+// Every field of `custom` and of the settings must be described: a new one without words fails to compile.
+describeEach(custom.shape, {
+  algorithm: { description: 'The HMAC\'s hash.' },
+  header: { description: 'Header carrying the signature (stored lower-case; matched case-insensitively).' },
+  encoding: { description: 'How the digest is written.' },
+  prefix: { description: 'Text before the digest, e.g. `sha256=`; required in the header when set.' },
+  timestamp_header: {
+    description: 'When set, this header carries unix seconds, the signed content is `<timestamp>.<raw body>`, and the timestamp must be within 5 minutes of now, either way.',
   },
-};
+});
+described.add(custom, { description: 'Only with service `custom`, which requires it.' });
 
-const settingsProperties: Record<string, Schema> = {
+described.add(signature.shape.secret, {
+  description: 'The signing secret (Twilio: the auth token). For standard_webhooks, `whsec_<base64>` of at least 24 bytes.',
+});
+
+describeEach(settings, {
   flow: {
-    type: 'string',
-    pattern: '^[A-Za-z0-9_-]{1,64}$',
     description: 'The flow\'s name: a definition `<flow>.asl.json` in the flows folder. An unknown or malformed name is 400.',
   },
   response_mode: {
-    type: 'string',
-    enum: ['acknowledge', 'wait'],
-    default: 'acknowledge',
     description: '`acknowledge`: answer 200 accepted once the event is queued. `wait`: run the flow while the sender waits and answer with its output (flows under about 5 s).',
   },
   event_filter: {
-    type: 'array',
-    maxItems: 100,
-    default: [],
-    items: { type: 'string', minLength: 1, maxLength: 256, pattern: '^[^*]*\\*?$' },
     description: 'Event types that run the flow; `[]` runs every event. A trailing `*` matches a prefix (`customer.*`). While set, an event of another type, or without a type, is answered 200 ignored.',
   },
   api_key_enabled: {
-    type: 'boolean',
-    default: false,
     description: 'Require an API key at the webhook URL. Turning it on generates a key, returned once as `api_key` in that response; turning it off discards the key.',
   },
-  signature: signatureInput,
-  enabled: { type: 'boolean', default: true, description: 'A disabled trigger\'s URL answers 404, like an unknown one.' },
+  signature: {
+    description:
+      'How deliveries are signed; `null` (default) for no signature check. The secret is stored encrypted and is never returned or logged. ' +
+      'Schemes: stripe `Stripe-Signature: t=<unix>,v1=<hex>` (any v1 may match, 300 s tolerance); github `X-Hub-Signature-256: sha256=<hex>`; ' +
+      'slack `X-Slack-Signature: v0=<hex>` over `v0:<X-Slack-Request-Timestamp>:<body>` (300 s); shopify `X-Shopify-Hmac-Sha256: <base64>`; ' +
+      'twilio `X-Twilio-Signature` over the public URL plus sorted form parameters (JSON bodies: the URL carries `bodySHA256`); ' +
+      'standard_webhooks `webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64> ...` (300 s); custom as configured.',
+  },
+  enabled: { description: 'A disabled trigger\'s URL answers 404, like an unknown one.' },
   deduplicate: {
-    type: 'boolean',
-    default: false,
     description: 'Run the flow at most once per `event_id` within 24 hours; later deliveries of the event answer 200 duplicate.',
   },
-};
+});
+
+/** The trigger's signature as its owner reads it back: the same scheme, never the secret. */
+const publicSignature = z.nullable(z.object({ service: signature.shape.service, custom: signature.shape.custom }));
+described.add(publicSignature, { description: 'The signature scheme, without its secret.' });
+
+const createBody = jsonSchemaOf(triggerSchemas.create, described);
+// parseTriggerPatch refuses an empty object after parsing, which zod's JSON Schema cannot carry.
+const patchBody: Schema = { ...jsonSchemaOf(triggerSchemas.patch, described), minProperties: 1 };
+const settingsProperties = createBody.properties as Record<keyof typeof settings, Schema>;
 
 const trigger: Schema = {
   type: 'object',
@@ -91,12 +79,7 @@ const trigger: Schema = {
     response_mode: settingsProperties.response_mode,
     event_filter: settingsProperties.event_filter,
     api_key_enabled: settingsProperties.api_key_enabled,
-    signature: {
-      type: ['object', 'null'],
-      required: ['service'],
-      properties: { service: { type: 'string', enum: SERVICES }, custom: customSignature },
-      description: 'The signature scheme, without its secret.',
-    },
+    signature: jsonSchemaOf(publicSignature, described),
     enabled: settingsProperties.enabled,
     deduplicate: settingsProperties.deduplicate,
     created_at: { type: 'string', format: 'date-time', readOnly: true },
@@ -118,7 +101,7 @@ const execution: Schema = {
     event_id: { type: 'string', description: 'The sender\'s delivery id, or a generated one.' },
     received_at: { type: 'string', format: 'date-time' },
     type: { type: 'string', description: 'The event type, when the delivery had one.' },
-    status: { type: 'string', enum: ['queued', 'running', 'succeeded', 'failed', 'ignored', 'duplicate'] },
+    status: { type: 'string', enum: [...EXECUTION_STATUSES] },
     output: { description: 'The flow\'s output (JSON), once it succeeded.' },
     error: { type: 'string', description: 'The flow\'s error name, once it failed (also while a failed run waits for its retry).' },
     attempts: { type: 'integer', minimum: 0, description: 'Runs so far; a run being retried shows `queued` or `running` until its last attempt.' },
@@ -249,7 +232,7 @@ export const triggersDocs: OperationDocs = {
     description:
       'Creates a webhook trigger for one of the deployed flows and returns it with its unguessable `url`. Only `flow` is required. ' +
       'With `api_key_enabled`, the response carries `api_key`, shown this once.',
-    requestBody: jsonBody({ type: 'object', additionalProperties: false, required: ['flow'], properties: settingsProperties }),
+    requestBody: jsonBody(createBody),
     responses: {
       '201': dataBody('Created', triggerWithKey),
       '400': invalidSettings,
@@ -276,7 +259,7 @@ export const triggersDocs: OperationDocs = {
       'Changes the given settings (at least one) and keeps the others; the same rules as create. `signature` replaces the whole ' +
       'signature (with a new secret) and `null` removes it. Turning `api_key_enabled` on generates a key, returned once as `api_key`; ' +
       'setting it on again keeps the existing key. Another account\'s trigger is 404 whatever the body. ' + CACHE,
-    requestBody: jsonBody({ type: 'object', additionalProperties: false, minProperties: 1, properties: settingsProperties }),
+    requestBody: jsonBody(patchBody),
     responses: {
       '200': dataBody('The changed trigger', triggerWithKey),
       '400': errorBody(`${invalidSettings.description} Also an empty object (nothing to change).`),

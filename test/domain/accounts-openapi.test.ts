@@ -1,7 +1,10 @@
+import { randomBytes } from 'node:crypto';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '../../functions/openapi/document.js';
+import { generateRecoveryCodes, generateTotpSecret, isTotpCodeFormat } from '../../functions/domain/totp/index.js';
+import { bmpText, documentedBodySchema, openApiDocument as document, schemaAccepts } from '../support/openapi.js';
+import { totpCodeAt } from '../support/totp.js';
 
-const document = buildOpenApiDocument();
 const operation = (path: string) => document.paths[path].post;
 
 describe('accounts in the OpenAPI document', () => {
@@ -29,6 +32,31 @@ describe('accounts in the OpenAPI document', () => {
     for (const path of ['/accounts/totp-registration', '/accounts/confirm-totp-registration', '/accounts/recovery-codes/verify']) {
       expect(operation(path).description).toContain('`sub`');
       expect(operation(path).security).toEqual([{ bearerAuth: [] }]);
+    }
+  });
+
+  it('the documented code pattern allows exactly the codes the API takes, which are the codes an authenticator shows', () => {
+    const documented = schemaAccepts(documentedBodySchema('post', '/accounts/confirm-totp-registration').properties!.code!);
+    const codeLike = fc.oneof(fc.string({ unit: fc.constantFrom(...'0123456789 \u0663a'), maxLength: 8 }), bmpText({ maxLength: 8 }));
+    fc.assert(
+      fc.property(codeLike, (code) => {
+        expect(documented(code), code).toBe(isTotpCodeFormat(code));
+      }),
+    );
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 20, maxLength: 20 }), fc.integer({ min: 0, max: 2 ** 42 }), (bytes, epochMs) => {
+        expect(documented(totpCodeAt(generateTotpSecret(() => bytes), epochMs))).toBe(true);
+      }),
+    );
+  });
+
+  it('the secret a registration starts with, and the recovery codes it ends with, are what the document describes', () => {
+    const data = (path: string) => operation(path).responses['200'].content['application/json'].schema.properties.data;
+    const secret = schemaAccepts(data('/accounts/totp-registration').properties.secret);
+    const recoveryCodes = schemaAccepts(data('/accounts/confirm-totp-registration').properties.recovery_codes);
+    for (let i = 0; i < 50; i++) {
+      expect(secret(generateTotpSecret(randomBytes))).toBe(true);
+      expect(recoveryCodes(generateRecoveryCodes(randomBytes))).toBe(true);
     }
   });
 });

@@ -1,8 +1,11 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, MAX_VALUE_BYTES } from '../../functions/domain/kv/limits.js';
+import { parseBucketConfig } from '../../functions/domain/kv/validation.js';
 import { ROUTES } from '../../functions/manifest.js';
-import { buildOpenApiDocument } from '../../functions/openapi/document.js';
+import { AppError } from '../../functions/shared/errors.js';
+import { anyJsonValue, bmpText, documentAccepts, nearValid, openApiDocument as document, overTheWire } from '../support/openapi.js';
 
-const document = buildOpenApiDocument();
 const operation = (method: string, path: string) => document.paths[path.replace('{key+}', '{key}')][method.toLowerCase()];
 const kvRoutes = ROUTES.filter((route) => route.fn === 'kv');
 
@@ -30,8 +33,45 @@ describe('KV operations in /openapi.json', () => {
   it('writing a value documents 413 payload_too_large', () =>
     expect(operation('PUT', '/storage/kv/{bucket}/keys/{key+}').responses['413']).toBeDefined());
 
-  it('listing documents limit 1 to 1000, default 100', () => {
+  it('listing documents the limit the API takes: 1 to MAX_LIST_LIMIT, DEFAULT_LIST_LIMIT when absent', () => {
     const limit = operation('GET', '/storage/kv/{bucket}/keys').parameters.find((p: { name: string }) => p.name === 'limit');
-    expect(limit.schema).toMatchObject({ minimum: 1, maximum: 1000, default: 100 });
+    expect(limit.schema).toMatchObject({ minimum: 1, maximum: MAX_LIST_LIMIT, default: DEFAULT_LIST_LIMIT });
+  });
+
+  it('a bucket configuration the document calls valid is accepted, and one it calls invalid is refused', () => {
+    const documented = documentAccepts('put', '/storage/kv/{bucket}');
+    const accepted = (body: unknown) => {
+      try {
+        parseBucketConfig(body);
+        return true;
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'validation_error') return false;
+        throw error;
+      }
+    };
+    const positive = (max: number) => fc.oneof(fc.integer({ min: 1, max }), fc.constantFrom(1, max));
+    // Descriptions stay well under the byte limit the document states only in words.
+    const configurations = nearValid(
+      {
+        description: fc.oneof(fc.constant(null), bmpText({ maxLength: 100 })),
+        ttl_seconds: fc.oneof(fc.constant(null), positive(Number.MAX_SAFE_INTEGER)),
+        max_value_bytes: fc.oneof(fc.constant(null), positive(MAX_VALUE_BYTES)),
+      },
+      {
+        required: [],
+        edge: {
+          description: anyJsonValue,
+          ttl_seconds: fc.oneof(fc.constantFrom(0, -1, 1.5, 2 ** 53, 1e300), anyJsonValue),
+          max_value_bytes: fc.oneof(fc.constantFrom(0, MAX_VALUE_BYTES + 1, 1.5, 2 ** 53), anyJsonValue),
+        },
+      },
+    );
+    fc.assert(
+      fc.property(configurations, (candidate) => {
+        const body = overTheWire(candidate);
+        expect(accepted(body), JSON.stringify(body)).toBe(documented(body));
+      }),
+      { numRuns: 1000 },
+    );
   });
 });

@@ -1,8 +1,8 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { ROUTES, TAGS } from '../../functions/manifest.js';
-import { buildOpenApiDocument } from '../../functions/openapi/document.js';
+import { jsonSchemaValidator, openApiDocument as document, type JsonSchema } from '../support/openapi.js';
 
-const document = buildOpenApiDocument();
 const openApiPath = (path: string) => path.replace(/\{([A-Za-z_]+)\+\}/g, '{$1}');
 const documented = Object.entries(document.paths as Record<string, Record<string, { operationId: string }>>).flatMap(([path, methods]) =>
   Object.entries(methods).map(([method, operation]) => ({ path, method, operationId: operation.operationId })),
@@ -55,4 +55,43 @@ describe('the OpenAPI document and the route table', () => {
     const refs = [...JSON.stringify(document).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);
     for (const ref of refs) expect(document.components.schemas[ref], ref).toBeDefined();
   });
+
+  it('is a valid OpenAPI 3.1 document, as the specification\'s own JSON Schema checks it', async () => {
+    const result = await new Validator().validate(structuredClone(document));
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it('every schema in it is valid JSON Schema 2020-12, uses only known keywords, and resolves its references', () => {
+    const ajv = jsonSchemaValidator();
+    ajv.addKeyword({ keyword: 'components' }); // lets `#/components/...` resolve inside the wrapper below
+    const schemas = schemasOf(document);
+    expect(schemas.length).toBeGreaterThan(ROUTES.length);
+    for (const [where, schema] of schemas) {
+      expect(() => ajv.compile({ components: document.components, $defs: { it: schema }, $ref: '#/$defs/it' }), where).not.toThrow();
+    }
+  });
 });
+
+/** Every schema object of the document, with where it is. */
+function schemasOf(openApi: typeof document): [string, JsonSchema][] {
+  type Media = Record<string, { schema: JsonSchema }>;
+  type Operation = {
+    parameters?: { name: string; schema: JsonSchema }[];
+    requestBody?: { content: Media };
+    responses: Record<string, { content?: Media; headers?: Record<string, { schema: JsonSchema }> }>;
+  };
+  const found: [string, JsonSchema][] = Object.entries(openApi.components.schemas as Record<string, JsonSchema>).map(([name, schema]) => [`components ${name}`, schema]);
+  for (const [path, methods] of Object.entries(openApi.paths as Record<string, Record<string, Operation>>)) {
+    for (const [method, operation] of Object.entries(methods)) {
+      const at = `${method} ${path}`;
+      for (const parameter of operation.parameters ?? []) found.push([`${at} parameter ${parameter.name}`, parameter.schema]);
+      for (const [type, media] of Object.entries(operation.requestBody?.content ?? {})) found.push([`${at} body ${type}`, media.schema]);
+      for (const [status, response] of Object.entries(operation.responses)) {
+        for (const [type, media] of Object.entries(response.content ?? {})) found.push([`${at} ${status} ${type}`, media.schema]);
+        for (const [name, header] of Object.entries(response.headers ?? {})) found.push([`${at} ${status} header ${name}`, header.schema]);
+      }
+    }
+  }
+  return found;
+}

@@ -1,8 +1,14 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { EXECUTION_STATUSES } from '../../functions/domain/flows/ports.js';
+import { FLOW_NAME, parseTriggerPatch, parseTriggerSettings } from '../../functions/domain/triggers/trigger.js';
+import { SIGNATURE_SERVICES } from '../../functions/domain/webhooks/signatures/index.js';
 import { ROUTES } from '../../functions/manifest.js';
-import { buildOpenApiDocument } from '../../functions/openapi/document.js';
+import { AppError } from '../../functions/shared/errors.js';
+import {
+  anyJsonValue, aroundLength, bmpText, documentAccepts, documentedBodySchema, nearValid, openApiDocument as document, overTheWire, type JsonSchema,
+} from '../support/openapi.js';
 
-const document = buildOpenApiDocument();
 const operation = (method: string, path: string) => document.paths[path][method];
 const receiver = operation('post', '/webhooks/{webhook_id}');
 
@@ -70,7 +76,7 @@ describe('webhook triggers in the OpenAPI document', () => {
     const list = operation('get', '/triggers/{id}/executions');
     const item = list.responses['200'].content['application/json'].schema.properties.data.properties.executions.items;
     expect(item.required).toEqual(['event_id', 'received_at', 'status', 'attempts']);
-    expect(item.properties.status.enum).toEqual(['queued', 'running', 'succeeded', 'failed', 'ignored', 'duplicate']);
+    expect(item.properties.status.enum).toEqual(EXECUTION_STATUSES);
     expect(list.parameters.map((p: { name: string }) => p.name)).toEqual(['id', 'limit', 'cursor']);
   });
 
@@ -79,4 +85,118 @@ describe('webhook triggers in the OpenAPI document', () => {
     expect(schema.required).toEqual(['flow']);
     expect(schema.additionalProperties).toBe(false);
   });
+
+  it('documents every signature service the API accepts, when creating, changing and reading a trigger, and says how each signs', () => {
+    const read = operation('get', '/triggers/{id}').responses['200'].content['application/json'].schema.properties.data;
+    const signatures = [documentedBodySchema('post', '/triggers'), documentedBodySchema('patch', '/triggers/{id}'), read].map((s: JsonSchema) => s.properties!.signature!);
+    for (const signature of signatures) expect(signature.properties!.service!.enum).toEqual(SIGNATURE_SERVICES);
+    for (const service of SIGNATURE_SERVICES) expect(signatures[0]!.description, service).toContain(`${service} `);
+  });
 });
+
+/** Whether the API's own validator takes the body (any named flow counts as deployed). */
+function apiAccepts(parse: typeof parseTriggerSettings | typeof parseTriggerPatch): (body: unknown) => boolean {
+  return (body) => {
+    const flow = (body as { flow?: unknown } | null)?.flow;
+    try {
+      parse(body, new Set(typeof flow === 'string' ? [flow] : []));
+      return true;
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'validation_error') return false;
+      throw error;
+    }
+  };
+}
+
+/**
+ * Bodies near the rules, valid and invalid alike. Two rules live only in the document's prose (a
+ * `custom` signature needs its settings and no other service takes them; a standard_webhooks secret
+ * is `whsec_<base64>` of at least 24 bytes), so bodies here always keep those two.
+ */
+function triggerBodies(): fc.Arbitrary<unknown> {
+  const documented = documentedBodySchema('post', '/triggers').properties!;
+  const customFields = documented.signature!.properties!.custom!.properties!;
+  const oneOf = (values: readonly unknown[] | undefined) => fc.constantFrom(...values!);
+  const nonString = anyJsonValue.filter((value) => typeof value !== 'string');
+
+  const headerName = fc.stringMatching(new RegExp(customFields.header!.pattern!));
+  const custom = nearValid(
+    {
+      algorithm: oneOf(customFields.algorithm!.enum),
+      header: headerName,
+      encoding: oneOf(customFields.encoding!.enum),
+      prefix: bmpText({ minLength: 1, maxLength: 8 }),
+      timestamp_header: headerName,
+    },
+    {
+      required: ['algorithm', 'header', 'encoding'],
+      edge: {
+        algorithm: fc.oneof(bmpText({ maxLength: 6 }), anyJsonValue),
+        header: fc.oneof(aroundLength(128), bmpText({ maxLength: 6 }), anyJsonValue),
+        encoding: fc.oneof(bmpText({ maxLength: 6 }), anyJsonValue),
+        prefix: fc.oneof(aroundLength(64), fc.constant(''), anyJsonValue),
+        timestamp_header: fc.oneof(aroundLength(128), bmpText({ maxLength: 6 }), anyJsonValue),
+      },
+    },
+  );
+
+  const secret = bmpText({ minLength: 1, maxLength: 40 });
+  const secretEdge = fc.oneof(aroundLength(1024), fc.constant(''), anyJsonValue);
+  const unknownService = fc.oneof(bmpText({ maxLength: 8 }), nonString);
+  const plainServices = SIGNATURE_SERVICES.filter((service) => service !== 'custom' && service !== 'standard_webhooks');
+  const signature = fc.oneof(
+    fc.constant(null),
+    nearValid({ service: oneOf(plainServices), secret }, { edge: { service: unknownService, secret: secretEdge } }),
+    nearValid(
+      { service: fc.constant('standard_webhooks'), secret: fc.uint8Array({ minLength: 24, maxLength: 64 }).map((bytes) => `whsec_${Buffer.from(bytes).toString('base64')}`) },
+      { edge: { service: unknownService, secret: fc.oneof(fc.constant(''), nonString) } },
+    ),
+    nearValid({ service: fc.constant('custom'), secret, custom }, { edge: { service: unknownService, secret: secretEdge, custom: anyJsonValue }, droppable: ['service', 'secret'] }),
+  );
+
+  const filterEntry = bmpText({ minLength: 1, maxLength: 12 }).filter((entry) => !entry.slice(0, -1).includes('*'));
+  return nearValid(
+    {
+      flow: fc.stringMatching(FLOW_NAME),
+      response_mode: oneOf(documented.response_mode!.enum),
+      event_filter: fc.array(filterEntry, { maxLength: 3 }),
+      api_key_enabled: fc.boolean(),
+      signature,
+      enabled: fc.boolean(),
+      deduplicate: fc.boolean(),
+    },
+    {
+      required: [],
+      edge: {
+        flow: fc.oneof(aroundLength(64), bmpText({ maxLength: 8 }), anyJsonValue),
+        response_mode: fc.oneof(bmpText({ maxLength: 10 }), anyJsonValue),
+        event_filter: fc.oneof(
+          fc.array(fc.oneof(bmpText({ maxLength: 12 }), aroundLength(256), anyJsonValue), { minLength: 1, maxLength: 3 }),
+          fc.constantFrom(99, 100, 101).map((count) => Array.from({ length: count }, (_, i) => `type.${i}`)),
+          anyJsonValue,
+        ),
+        api_key_enabled: anyJsonValue,
+        enabled: anyJsonValue,
+        deduplicate: anyJsonValue,
+      },
+    },
+  );
+}
+
+describe('trigger request bodies: the document and the validator agree', () => {
+  it.each([
+    ['post', '/triggers', parseTriggerSettings],
+    ['patch', '/triggers/{id}', parseTriggerPatch],
+  ] as const)('%s %s: a body the document calls valid is accepted, and one it calls invalid is refused', (method, path, parse) => {
+    const documented = documentAccepts(method, path);
+    const accepted = apiAccepts(parse);
+    fc.assert(
+      fc.property(triggerBodies(), (candidate) => {
+        const body = overTheWire(candidate);
+        expect(accepted(body), JSON.stringify(body)).toBe(documented(body));
+      }),
+      { numRuns: 1500 },
+    );
+  });
+});
+

@@ -20,7 +20,9 @@ export interface Redelivery {
   delay(receiptHandle: string, seconds: number): Promise<void>;
 }
 
-export type ExecutionStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'ignored' | 'duplicate';
+/** Every state an execution record can be in; the OpenAPI document lists these. */
+export const EXECUTION_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'ignored', 'duplicate'] as const;
+export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
 
 /** Where an execution record lives; carried in the queue message so the worker can update it. */
 export interface ExecutionRef {

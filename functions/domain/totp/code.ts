@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { NobleCryptoPlugin, ScureBase32Plugin, TOTP } from 'otplib';
-import { TOTP_ALLOWED_DRIFT_STEPS, TOTP_DIGITS, TOTP_PERIOD_SECONDS } from './constants.js';
+import { TOTP_ALLOWED_DRIFT_STEPS, TOTP_CODE_PATTERN, TOTP_DIGITS, TOTP_PERIOD_SECONDS } from './constants.js';
 import { decodeTotpSecret } from './secret.js';
 
 /**
@@ -30,7 +30,7 @@ const EPOCH_TOLERANCE_SECONDS = TOTP_ALLOWED_DRIFT_STEPS * TOTP_PERIOD_SECONDS;
 
 /** True when `code` is exactly six ASCII digits (no spaces, no other scripts' digits). */
 export function isTotpCodeFormat(code: string): boolean {
-  return /^[0-9]{6}$/.test(code);
+  return TOTP_CODE_PATTERN.test(code);
 }
 
 /** Result of {@link verifyTotpCode}; `timeStep` is `floor(epochSeconds / 30)` of the matched code. */

@@ -4,6 +4,9 @@ export const TOTP_PERIOD_SECONDS = 30;
 /** Digits per TOTP code. */
 export const TOTP_DIGITS = 6;
 
+/** A code as typed: exactly {@link TOTP_DIGITS} ASCII digits (no spaces, no other scripts' digits). */
+export const TOTP_CODE_PATTERN = new RegExp(`^[0-9]{${TOTP_DIGITS}}$`);
+
 /** Time steps accepted either side of the current one, for clock drift and typing time. */
 export const TOTP_ALLOWED_DRIFT_STEPS = 1;
 

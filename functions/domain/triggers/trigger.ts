@@ -115,6 +115,12 @@ const createSchema = z.strictObject({
 });
 const patchSchema = z.partial(z.strictObject(settings));
 
+/**
+ * The schemas that validate trigger requests. The OpenAPI document is generated from these very
+ * schemas (`functions/openapi/triggers.ts`), so what it documents cannot drift from what is accepted.
+ */
+export const triggerSchemas = { settings, signature: signatureSchema, custom: customSchema, create: createSchema, patch: patchSchema };
+
 export type TriggerSettings = z.output<typeof createSchema>;
 export type TriggerPatch = z.output<typeof patchSchema>;
 
