@@ -58,14 +58,10 @@ export interface FunctionSpec {
   secretsKey?: SecretsKeyUse;
   /** Starts flow executions synchronously. */
   runsFlows?: boolean;
-  /** Reads `FLOW_NAMES` (`functions/domain/flows/flow-names.ts`); only these functions get it. */
+  /** Reads `FLOW_NAMES` (the trigger API validates flow names); only these functions get it (`functions/settings.ts`). */
   readsFlowNames?: boolean;
-  /** Settings it reads that a deployment may tune (CDK context, `lib/config.ts`), by variable name. */
-  settings?: readonly TunableSetting[];
 }
 
-/** Handler settings a deployment may set; every function also takes `POWERTOOLS_LOG_LEVEL`. */
-export type TunableSetting = 'WEBHOOK_MAX_BODY_BYTES' | 'WAIT_TIMEOUT_MS' | 'TRIGGER_CACHE_TTL_MS' | 'TOTP_ISSUER';
 
 /**
  * A function serving a `gateway` route reads the auth table to resolve `X-Api-Key`
@@ -84,9 +80,9 @@ export const FUNCTIONS = {
   apiKeys: { entry: 'functions/entries/api-keys.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: ['GetItem', 'Query', 'PutItem', 'DeleteItem'] }, sendsTo: [] },
   kv: { entry: 'functions/entries/kv.ts', timeoutSeconds: 29, memoryMb: 512, tables: { auth: API_KEY_LOOKUP, kv: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['kvSweep'] },
   kvSweeper: { entry: 'functions/entries/kv-sweeper.ts', timeoutSeconds: 300, memoryMb: 512, tables: { kv: ['GetItem', 'Query', 'BatchWriteItem'] }, sendsTo: ['kvSweep'] },
-  accounts: { entry: 'functions/entries/accounts.ts', timeoutSeconds: 10, memoryMb: 256, tables: { accounts: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: [], secretsKey: { operation: 'encrypt', purposes: [SECRET_PURPOSES.totp] }, settings: ['TOTP_ISSUER'] },
+  accounts: { entry: 'functions/entries/accounts.ts', timeoutSeconds: 10, memoryMb: 256, tables: { accounts: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: [], secretsKey: { operation: 'encrypt', purposes: [SECRET_PURPOSES.totp] } },
   triggers: { entry: 'functions/entries/triggers.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: API_KEY_LOOKUP, triggers: ['GetItem', 'Query', 'PutItem', 'DeleteItem'], executions: ['Query'] }, sendsTo: [], secretsKey: { operation: 'encrypt', purposes: [SECRET_PURPOSES.webhookSignature] }, readsFlowNames: true },
-  webhook: { entry: 'functions/entries/webhook.ts', timeoutSeconds: 29, memoryMb: 1024, tables: { triggers: ['GetItem'], executions: ['PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['flowEvents'], secretsKey: { operation: 'decrypt', purposes: [SECRET_PURPOSES.webhookSignature] }, runsFlows: true, settings: ['WEBHOOK_MAX_BODY_BYTES', 'WAIT_TIMEOUT_MS', 'TRIGGER_CACHE_TTL_MS'] },
+  webhook: { entry: 'functions/entries/webhook.ts', timeoutSeconds: 29, memoryMb: 1024, tables: { triggers: ['GetItem'], executions: ['PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['flowEvents'], secretsKey: { operation: 'decrypt', purposes: [SECRET_PURPOSES.webhookSignature] }, runsFlows: true },
   flowWorker: { entry: 'functions/entries/flow-worker.ts', timeoutSeconds: 330, memoryMb: 512, tables: { executions: ['GetItem', 'UpdateItem'] }, sendsTo: [], runsFlows: true },
 } as const satisfies Record<string, FunctionSpec>;
 export type FunctionName = keyof typeof FUNCTIONS;

@@ -1,7 +1,5 @@
 import type { Node } from 'constructs';
-import { MAX_WEBHOOK_BODY_BYTES } from '../functions/domain/webhooks/body-limit.js';
-import { MAX_WAIT_TIMEOUT_MS } from '../functions/domain/webhooks/wait-budget.js';
-import type { TunableSetting } from '../functions/manifest.js';
+import { SETTINGS, type SettingSpec } from '../functions/settings.js';
 import type { AuthSettings } from './constructs/identity.js';
 
 /** Everything a deployment may choose; the rest of the stack comes from `functions/manifest.ts`. */
@@ -13,8 +11,8 @@ export interface ServiceConfig {
   /** Public base of webhook URLs behind a custom domain, handed to the handlers as `PUBLIC_WEBHOOK_BASE_URL`. */
   publicWebhookBaseUrl?: string;
   auth: AuthSettings;
-  /** Handler settings chosen in context, by variable; each goes to the functions that read it. */
-  settings: Partial<Record<TunableSetting, string>>;
+  /** Handler settings chosen in context, by variable; each goes to the functions the settings table names. */
+  settings: Record<string, string>;
   /** Log level of every function (Lambda's application log level and `POWERTOOLS_LOG_LEVEL`); unset, INFO. */
   logLevel?: LogLevel;
   /** Most concurrent flow worker invocations the flow queue's event source starts. */
@@ -22,18 +20,13 @@ export interface ServiceConfig {
 }
 
 /**
- * The handler settings a deployment may tune, by context key, with the bounds that keep each
- * working on AWS. A value out of bounds fails `cdk synth` rather than a request at run time.
+ * The handler settings a deployment may tune: those of `functions/settings.ts` set by a context key,
+ * checked here with the same parser the handler uses, so a value out of bounds fails `cdk synth`
+ * rather than the function's init. The public webhook URL and the log level have rules of their own below.
  */
-const TUNABLE_SETTINGS: Record<string, { env: TunableSetting } & ({ min: number; max: number; why: string } | { text: true })> = {
-  // Derived in functions/domain/webhooks/body-limit.ts from how the body travels in the event.
-  webhookMaxBodyBytes: { env: 'WEBHOOK_MAX_BODY_BYTES', min: 1, max: MAX_WEBHOOK_BODY_BYTES, why: 'Lambda takes 6 MB per invocation and a text body can grow sixfold in the event' },
-  // Derived in functions/domain/webhooks/wait-budget.ts: our 504 must beat the gateway's 30 s.
-  waitTimeoutMs: { env: 'WAIT_TIMEOUT_MS', min: 1, max: MAX_WAIT_TIMEOUT_MS, why: 'API Gateway gives up 30 s after the request arrived, and the outcome needs 2 s' },
-  // How stale an accepted request's trigger may be: a revoked key or secret works this long.
-  triggerCacheTtlMs: { env: 'TRIGGER_CACHE_TTL_MS', min: 0, max: 60_000, why: 'a revocation must take effect within a minute' },
-  totpIssuer: { env: 'TOTP_ISSUER', text: true },
-};
+const TUNABLE_SETTINGS = (Object.values(SETTINGS) as SettingSpec<unknown>[]).filter(
+  (setting) => setting.source.kind === 'context' && setting.env !== SETTINGS.publicWebhookBaseUrl.env && setting.env !== SETTINGS.logLevel.env,
+);
 
 /**
  * Lambda's bounds on an SQS event source's maximum concurrency.
@@ -96,16 +89,17 @@ export function serviceConfigFromContext(node: Node): ServiceConfig {
   }
 
   const settings: ServiceConfig['settings'] = {};
-  for (const [key, setting] of Object.entries(TUNABLE_SETTINGS)) {
+  for (const setting of TUNABLE_SETTINGS) {
+    const key = (setting.source as { key: string }).key;
     const raw: unknown = node.tryGetContext(key);
     if (raw === undefined || raw === null || raw === '') continue;
-    if ('text' in setting) {
-      // Authenticator apps show it as the issuer of `Issuer:account`, so a colon would split it.
-      if (typeof raw !== 'string' || raw.includes(':') || raw.length > 100) throw new Error(`context ${key} must be text of at most 100 characters without ":"`);
-      settings[setting.env] = raw;
-      continue;
+    if (typeof raw !== 'string' && typeof raw !== 'number') throw new Error(`context ${key} must be a string or a number`);
+    try {
+      setting.parse(String(raw));
+    } catch (error) {
+      throw new Error(`context ${key} ${(error as Error).message}`);
     }
-    settings[setting.env] = String(wholeNumber(key, raw, setting));
+    settings[setting.env] = String(raw);
   }
 
   const rawMaxConcurrency: unknown = node.tryGetContext('flowWorkerMaxConcurrency');

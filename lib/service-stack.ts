@@ -8,11 +8,11 @@ import {
   QUEUES,
   ROUTES,
   TABLES,
-  TAGS,
   type FunctionName,
   type FunctionSpec,
   type QueueName,
 } from '../functions/manifest.js';
+import { SETTINGS, settingsReadBy } from '../functions/settings.js';
 import type { ServiceConfig } from './config.js';
 import { DataStores } from './constructs/data-stores.js';
 import { EventQueues } from './constructs/event-queues.js';
@@ -33,10 +33,6 @@ export interface ServiceStackProps extends StackProps, Omit<ServiceConfig, 'stac
 
 const entries = <K extends string, V>(record: Record<K, V>) => Object.entries(record) as [K, V][];
 
-/** Functions that serve at least one route needing a bearer token (`gateway` or `bearer`). */
-const functionsVerifyingTokens = new Set<FunctionName>(ROUTES.filter((r) => r.auth !== 'none').map((r) => r.fn));
-/** Functions behind the webhook-trigger routes: they build (`url`) or rebuild (twilio) webhook URLs. */
-const functionsUsingWebhookUrls = new Set<FunctionName>(ROUTES.filter((r) => r.tag === TAGS.triggers).map((r) => r.fn));
 
 /**
  * The whole service, assembled from `functions/manifest.ts`: the tables, queues, functions and
@@ -76,22 +72,32 @@ export class ServiceStack extends Stack {
       this.data.connect(fn, spec.tables);
       this.queues.connectSender(fn, spec.sendsTo);
       if (spec.secretsKey) this.secretsKey.connect(fn, spec.secretsKey);
-      if (spec.readsFlowNames) this.flows.describeTo(fn);
       if (spec.runsFlows) this.flows.connectRunner(fn);
-      if (functionsVerifyingTokens.has(name)) this.identity.connect(fn);
-      for (const setting of spec.settings ?? []) {
-        const value = props.settings[setting];
-        if (value !== undefined) fn.addEnvironment(setting, value);
-      }
       functions[name] = fn;
     }
     for (const [name, queue] of entries(QUEUES)) this.queues.connectConsumer(name, functions[queue.consumer]);
     this.functions = functions;
 
     this.http = new HttpRoutes(this, 'Http', { routes: ROUTES, defaultRoute: DEFAULT_ROUTE, functions });
-    for (const name of functionsUsingWebhookUrls) {
-      functions[name].addEnvironment('WEBHOOK_BASE_URL', this.http.webhookBaseUrl);
-      if (props.publicWebhookBaseUrl) functions[name].addEnvironment('PUBLIC_WEBHOOK_BASE_URL', props.publicWebhookBaseUrl);
+
+    // Each function's environment, from the settings table: what it reads, valued by the resources
+    // above (wiring) or by context (tunable); a setting left unset takes the handler's default.
+    const values: Record<string, string | undefined> = {
+      ...Object.fromEntries(entries(TABLES).map(([name, table]) => [table.env, this.data.tables[name].tableName])),
+      ...Object.fromEntries(entries(QUEUES).map(([name, queue]) => [queue.env, this.queues.queues[name].queueUrl])),
+      [SETTINGS.flowNames.env]: this.flows.names.join(','),
+      [SETTINGS.flowArnPrefix.env]: this.flows.arnPrefix,
+      [SETTINGS.webhookBaseUrl.env]: this.http.webhookBaseUrl,
+      [SETTINGS.publicWebhookBaseUrl.env]: props.publicWebhookBaseUrl,
+      [SETTINGS.secretsKmsKeyId.env]: this.secretsKey.key.keyArn,
+      ...this.identity.environment,
+      ...props.settings,
+    };
+    for (const [name, fn] of entries(functions)) {
+      for (const setting of settingsReadBy(name)) {
+        const value = values[SETTINGS[setting].env];
+        if (value !== undefined) fn.addEnvironment(SETTINGS[setting].env, value);
+      }
     }
 
     new CfnOutput(this, 'BaseUrl', { value: this.http.baseUrl, description: 'Gateway base URL' });

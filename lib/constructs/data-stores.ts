@@ -23,11 +23,9 @@ export interface DataStoresProps {
  */
 export class DataStores extends Construct {
   readonly tables: Record<TableName, Table>;
-  private readonly specs: Record<TableName, TableSpec>;
 
   constructor(scope: Construct, id: string, props: DataStoresProps) {
     super(scope, id);
-    this.specs = props.tables;
     const retain = props.removal === 'retain';
     const tables = {} as Record<TableName, Table>;
     for (const [name, spec] of Object.entries(props.tables) as [TableName, TableSpec][]) {
@@ -49,15 +47,14 @@ export class DataStores extends Construct {
   }
 
   /**
-   * Grants exactly the operations the manifest lists on each named table and passes its name to
-   * the function. Not `grantReadWriteData`: that adds `Scan`, `BatchGetItem`, batch writes and
+   * Grants exactly the operations the manifest lists on each named table (its name reaches the
+   * function through the settings table). Not `grantReadWriteData`: that adds `Scan`, `BatchGetItem`, batch writes and
    * `DescribeTable`, which no handler sends.
    */
   connect(fn: ServiceFunction, access: Partial<Record<TableName, TableAccess>>): void {
     for (const [name, operations] of Object.entries(access) as [TableName, TableAccess][]) {
       const table = this.tables[name];
       table.grant(fn, ...operations.map((operation) => `dynamodb:${operation}`));
-      fn.addEnvironment(this.specs[name].env, table.tableName);
     }
   }
 }

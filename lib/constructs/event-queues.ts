@@ -96,21 +96,19 @@ export class EventQueues extends Construct {
     this.deadLetterQueues = deadLetterQueues;
   }
 
-  /** Lets the function send to each named queue and passes the queue's URL. */
+  /** Lets the function send to each named queue (its URL reaches the function through the settings table). */
   connectSender(fn: ServiceFunction, sendsTo: readonly QueueName[]): void {
     for (const name of sendsTo) {
       this.queues[name].grantSendMessages(fn);
-      fn.addEnvironment(this.specs[name].env, this.queues[name].queueUrl);
     }
   }
 
   /**
    * Makes the function the queue's consumer, bounded by the queue's maximum concurrency when one is
-   * given. The event source mapping grants it receive, delete and ChangeMessageVisibility; the URL
-   * lets it set when a failed message comes back.
+   * given. The event source mapping grants it receive, delete and ChangeMessageVisibility, with
+   * which it sets when a failed message comes back.
    */
   connectConsumer(name: QueueName, fn: ServiceFunction): void {
-    fn.addEnvironment(this.specs[name].env, this.queues[name].queueUrl);
     fn.function.addEventSource(new SqsEventSource(this.queues[name], {
       batchSize: this.specs[name].batchSize,
       reportBatchItemFailures: true,

@@ -13,9 +13,6 @@ const FLOW_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 /** Step Functions' limit on state machine names. */
 const MAX_STATE_MACHINE_NAME_LENGTH = 80;
 
-/** Environment variables the handlers read to find the flows. */
-export const FLOW_NAMES_ENV = 'FLOW_NAMES';
-export const FLOW_ARN_PREFIX_ENV = 'FLOW_STATE_MACHINE_ARN_PREFIX';
 
 export interface FlowsProps {
   /** Folder of `<name>.asl.json` definitions, read at synth time. */
@@ -84,14 +81,8 @@ export class Flows extends Construct {
     }
   }
 
-  /** Names every flow, for functions that validate or choose a flow by name. */
-  describeTo(fn: ServiceFunction): void {
-    fn.addEnvironment(FLOW_NAMES_ENV, this.names.join(','));
-  }
-
   /** Lets the function run every flow synchronously (and only that: no async start, no stop). */
   connectRunner(fn: ServiceFunction): void {
     for (const stateMachine of Object.values(this.stateMachines)) stateMachine.grantStartSyncExecution(fn);
-    fn.addEnvironment(FLOW_ARN_PREFIX_ENV, this.arnPrefix);
   }
 }

@@ -8,7 +8,6 @@ import {
   type UserPoolClient,
 } from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
-import type { ServiceFunction } from './service-function.js';
 
 /** Who issues the bearer tokens the gateway accepts. */
 export type AuthSettings =
@@ -102,10 +101,5 @@ export class Identity extends Construct {
     };
     new CfnOutput(this, 'UserPoolId', { key: 'UserPoolId', value: this.userPool.userPoolId });
     new CfnOutput(this, 'UserPoolClientId', { key: 'UserPoolClientId', value: this.userPoolClient.userPoolClientId });
-  }
-
-  /** Gives a function that verifies bearer tokens the issuer settings. */
-  connect(fn: ServiceFunction): void {
-    for (const [name, value] of Object.entries(this.environment)) fn.addEnvironment(name, value);
   }
 }

@@ -6,8 +6,6 @@ import { SECRET_PURPOSE_KEY } from '../../functions/domain/secret-purposes.js';
 import type { SecretsKeyUse } from '../../functions/manifest.js';
 import type { ServiceFunction } from './service-function.js';
 
-/** The environment variable the handlers read (`functions/adapters/secret-box-from-env.ts`). */
-export const SECRETS_KEY_ENV = 'SECRETS_KMS_KEY_ID';
 
 export interface SecretsKeyProps {
   /** Must follow the tables' policy: a deleted key makes the retained secrets unreadable. */
@@ -53,6 +51,5 @@ export class SecretsKey extends Construct {
       resourceArns: [this.key.keyArn],
       conditions: { StringEquals: { [`kms:EncryptionContext:${SECRET_PURPOSE_KEY}`]: [...use.purposes] } },
     });
-    fn.addEnvironment(SECRETS_KEY_ENV, this.key.keyArn);
   }
 }
