@@ -15,6 +15,9 @@ import type { FunctionSpec } from '../../functions/manifest.js';
 const ESM_REQUIRE_SHIM =
   "import { createRequire as __flowgateCreateRequire } from 'node:module'; const require = __flowgateCreateRequire(import.meta.url);";
 
+/** Stands in for the SDK's default credential chain in every bundle (see the file for why). */
+const LAMBDA_CREDENTIALS = 'functions/adapters/aws/lambda-credentials.ts';
+
 export interface ServiceFunctionProps {
   /** The function's key in `FUNCTIONS`, e.g. `webhook`. */
   name: string;
@@ -91,6 +94,10 @@ export class ServiceFunction extends Construct implements IGrantable {
         // package-lock.json and tested, and a tree-shaken, minified client loads faster than the
         // runtime's full packages resolved from /var/runtime.
         externalModules: [],
+        // Lambda hands the role's credentials over in the environment: the SDK's default chain
+        // (files, SSO, STS, instance metadata) never runs there. esbuild resolves the replacement
+        // from its working directory, `projectRoot`.
+        esbuildArgs: { '--alias': `@aws-sdk/credential-provider-node=./${LAMBDA_CREDENTIALS}` },
       },
     });
 
