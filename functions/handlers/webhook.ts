@@ -3,8 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { dynamoDocumentClient } from '../adapters/aws/dynamo-client.js';
 import { DynamoExecutionStore } from '../adapters/aws/dynamo-execution-store.js';
 import { DynamoTriggerStore } from '../adapters/aws/dynamo-trigger-store.js';
-import { sfnClient } from '../adapters/aws/sfn-client.js';
-import { SfnFlowRunner } from '../adapters/aws/sfn-flow-runner.js';
+import { sfnFlowRunnerOnFirstUse } from '../adapters/aws/sfn-on-first-use.js';
 import { sqsClient } from '../adapters/aws/sqs-client.js';
 import { SqsEventQueue } from '../adapters/aws/sqs-event-queue.js';
 import { secretBoxFromEnv } from '../adapters/secret-box-from-env.js';
@@ -21,7 +20,8 @@ const deps: ReceiverDeps = {
   triggers: new CachedTriggerLookup(new DynamoTriggerStore(dynamoDocumentClient, tableName('triggers')), secretBoxFromEnv(), intEnv('TRIGGER_CACHE_TTL_MS', 5000)),
   executions: new DynamoExecutionStore(dynamoDocumentClient, tableName('executions')),
   queue: new SqsEventQueue(sqsClient, queueUrl('flowEvents')),
-  flows: new SfnFlowRunner(sfnClient, requireEnv('FLOW_STATE_MACHINE_ARN_PREFIX')),
+  // Only wait-mode triggers run flows here: the Step Functions client loads on the first of them.
+  flows: sfnFlowRunnerOnFirstUse(requireEnv('FLOW_STATE_MACHINE_ARN_PREFIX')),
   now: () => new Date(),
   newId: () => randomBytes(16).toString('hex'),
   maxBodyBytes: intEnv('WEBHOOK_MAX_BODY_BYTES', DEFAULT_WEBHOOK_MAX_BODY_BYTES),

@@ -1,22 +1,11 @@
-import { resolve } from 'node:path';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal, type IGrantable, type IPrincipal } from 'aws-cdk-lib/aws-iam';
 import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { FunctionSpec } from '../../functions/manifest.js';
-
-/**
- * The bundle is ESM (the handlers are ESM and `jose` ships ESM only). esbuild turns CommonJS
- * dependencies' `require()` of Node built-ins into calls of a global `require`, which ESM lacks:
- * the banner provides one.
- */
-const ESM_REQUIRE_SHIM =
-  "import { createRequire as __flowgateCreateRequire } from 'node:module'; const require = __flowgateCreateRequire(import.meta.url);";
-
-/** Stands in for the SDK's default credential chain in every bundle (see the file for why). */
-const LAMBDA_CREDENTIALS = 'functions/adapters/aws/lambda-credentials.ts';
+import { esmBundle } from './esm-bundle.js';
 
 export interface ServiceFunctionProps {
   /** The function's key in `FUNCTIONS`, e.g. `webhook`. */
@@ -63,10 +52,9 @@ export class ServiceFunction extends Construct implements IGrantable {
     this.grantPrincipal = this.role;
 
     this.function = new NodejsFunction(this, 'Handler', {
-      entry: resolve(props.projectRoot, props.spec.entry),
-      handler: 'handler',
-      projectRoot: props.projectRoot,
-      depsLockFilePath: resolve(props.projectRoot, 'package-lock.json'),
+      // Bundled by esm-bundle.ts, not by NodejsFunction, which cannot split a bundle into chunks.
+      code: esmBundle(props.projectRoot, props.spec.entry),
+      handler: 'index.handler',
       description: `Flowgate ${props.name} (${props.spec.entry})`,
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
@@ -79,26 +67,6 @@ export class ServiceFunction extends Construct implements IGrantable {
       systemLogLevelV2: SystemLogLevel.WARN,
       // One service name for every function (as locally); each function logs to its own group.
       environment: { POWERTOOLS_SERVICE_NAME: 'flowgate', ...props.environment },
-      bundling: {
-        forceDockerBundling: false,
-        format: OutputFormat.ESM,
-        target: 'node22',
-        platform: 'node',
-        // Prefer packages' ESM builds, which tree-shake better (the AWS SDK v3 ships both).
-        mainFields: ['module', 'main'],
-        banner: ESM_REQUIRE_SHIM,
-        minify: true,
-        // No source maps: `--enable-source-maps` costs cold-start time and the maps double the asset.
-        sourceMap: false,
-        // Bundle the AWS SDK rather than use the runtime's copy: the version is the one pinned in
-        // package-lock.json and tested, and a tree-shaken, minified client loads faster than the
-        // runtime's full packages resolved from /var/runtime.
-        externalModules: [],
-        // Lambda hands the role's credentials over in the environment: the SDK's default chain
-        // (files, SSO, STS, instance metadata) never runs there. esbuild resolves the replacement
-        // from its working directory, `projectRoot`.
-        esbuildArgs: { '--alias': `@aws-sdk/credential-provider-node=./${LAMBDA_CREDENTIALS}` },
-      },
     });
 
     Validations.of(this.function).acknowledge({

@@ -9,13 +9,17 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiGatewayEvent } from '../../bench/support/api-gateway-events.js';
 import { bundleLikeCdk } from '../../bench/support/bundle.js';
+import { filesLoadedAtInit } from '../../bench/support/bundle-files.js';
+import { DynamoTriggerStore } from '../../functions/adapters/aws/dynamo-trigger-store.js';
+import { LocalSecretBox } from '../../functions/adapters/local-secret-box.js';
+import { createTrigger } from '../../functions/domain/triggers/manage-triggers.js';
 import { FUNCTIONS, type FunctionName } from '../../functions/manifest.js';
 import { mintLocalToken } from '../../local/token.js';
 import { useEngines } from '../support/engines.js';
 
 /**
  * The deployed bundles resolve AWS credentials from the environment only, as Lambda provides them
- * (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`): lib/constructs/service-function.ts
+ * (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`): lib/constructs/esm-bundle.ts
  * replaces the SDK's default chain. Each function here is bundled by the stack's own construct and
  * run in a fresh Node.js process whose environment is exactly what is given, against the embedded
  * engines; an HTTP relay in front of DynamoDB records how each request was signed.
@@ -150,14 +154,44 @@ describe('a bundled function, with only the credentials Lambda puts in its envir
     expect(imds.hits).toEqual([]);
     expect(relay.seen).toEqual([]);
   });
+
+  it('runs a wait-mode flow through the Step Functions client it loads on first use', async () => {
+    const store = new DynamoTriggerStore(engines.dynamo, engines.engines.env.TRIGGERS_TABLE!);
+    const deps = { store, secretBox: new LocalSecretBox(randomBytes(32).toString('base64')), randomBytes, now: () => new Date() };
+    const { record } = await createTrigger(deps, 'bundle-account', { flow: 'echo', response_mode: 'wait', event_filter: [], api_key_enabled: false, signature: null, enabled: true, deduplicate: false });
+    const body = JSON.stringify({ type: 'order.paid', id: 'evt_bundle' });
+    const event = apiGatewayEvent({
+      method: 'POST',
+      routeKey: 'ANY /webhooks/{webhook_id}',
+      rawPath: `/webhooks/${record.webhook_id}`,
+      pathParameters: { webhook_id: record.webhook_id },
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    const { result } = await invoke('webhook', event, functionEnv(ROLE));
+    expect(result.statusCode, JSON.stringify(result)).toBe(200);
+    // flows/echo.asl.json answers with what it received.
+    expect(JSON.parse(result.body)).toMatchObject({ webhook_id: record.webhook_id, event_id: 'evt_bundle' });
+  });
 });
 
-describe('the webhook bundle', () => {
+describe('what the webhook bundle loads at init', () => {
+  const initCode = () => filesLoadedAtInit(bundles.webhook!).then((files) => files.map((file) => readFileSync(file, 'utf8')).join('\n'));
   const assetCode = () => readdirSync(dirname(bundles.webhook!)).map((file) => readFileSync(resolve(dirname(bundles.webhook!), file), 'utf8')).join('\n');
 
-  it('holds none of the default credential chain', () => {
+  it('leaves the Step Functions and KMS clients and the multipart parser to chunks loaded on first use', async () => {
+    const init = await initCode();
     const asset = assetCode();
+    // Step Functions' operation, KMS's service name on the wire, one of busboy's errors.
+    for (const marker of ['StartSyncExecution', 'TrentService', 'Unexpected end of form']) {
+      expect(asset.includes(marker), `${marker} in the asset`).toBe(true);
+      expect(init.includes(marker), `${marker} loaded at init`).toBe(false);
+    }
+  });
+
+  it('holds none of the default credential chain', () => {
     // Names from @aws-sdk/credential-provider-node and the providers it chains.
+    const asset = assetCode();
     for (const marker of ['fromInstanceMetadata', 'AWS_CONTAINER_CREDENTIALS_FULL_URI', 'AWS_WEB_IDENTITY_TOKEN_FILE', 'sso_start_url']) {
       expect(asset.includes(marker), `${marker} in the asset`).toBe(false);
     }

@@ -1,7 +1,7 @@
 /**
  * What the deployed bundles use in place of `@aws-sdk/credential-provider-node`, the SDK's default
  * credential chain (environment, SSO, shared ini files, credential_process, web identity, ECS and
- * EC2 instance metadata). `lib/constructs/service-function.ts` aliases that package to this file,
+ * EC2 instance metadata). `lib/constructs/esm-bundle.ts` aliases that package to this file,
  * so every client's `credentialDefaultProvider` becomes the environment alone.
  *
  * In Lambda the chain's first link always answers: the runtime puts the execution role's
