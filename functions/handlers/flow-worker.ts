@@ -4,8 +4,7 @@ import { DynamoExecutionStore } from '../adapters/aws/dynamo-execution-store.js'
 import { dynamoDocumentClient } from '../adapters/aws/dynamo-client.js';
 import { sfnClient } from '../adapters/aws/sfn-client.js';
 import { SfnFlowRunner } from '../adapters/aws/sfn-flow-runner.js';
-import { sqsClient } from '../adapters/aws/sqs-client.js';
-import { SqsRedelivery } from '../adapters/aws/sqs-redelivery.js';
+import { sqsRedeliveryOnFirstUse } from '../adapters/aws/sqs-on-first-use.js';
 import { EXPRESS_MAX_DURATION_MS } from '../domain/flows/limits.js';
 import { DEFAULT_RETRY_BASE_SECONDS, runQueuedFlow, type WorkerDeps } from '../domain/flows/run-queued-flow.js';
 import { QUEUES } from '../manifest.js';
@@ -33,7 +32,8 @@ export function createFlowWorkerHandler(deps: WorkerDeps) {
 export const handler = createFlowWorkerHandler({
   executions: new DynamoExecutionStore(dynamoDocumentClient, tableName('executions')),
   flows: new SfnFlowRunner(sfnClient, requireEnv('FLOW_STATE_MACHINE_ARN_PREFIX')),
-  redelivery: new SqsRedelivery(sqsClient, queueUrl('flowEvents')),
+  // Only a failed run changes a message's visibility: the SQS client loads on the first.
+  redelivery: sqsRedeliveryOnFirstUse(queueUrl('flowEvents')),
   maxReceiveCount: QUEUES.flowEvents.maxReceiveCount,
   retryBaseSeconds: intEnv('FLOW_RETRY_BASE_SECONDS', DEFAULT_RETRY_BASE_SECONDS),
   now: () => new Date(),

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { dynamoDocumentClient } from '../adapters/aws/dynamo-client.js';
 import { DynamoKvStore } from '../adapters/aws/dynamo-kv-store.js';
-import { sqsClient } from '../adapters/aws/sqs-client.js';
-import { SqsSweepQueue } from '../adapters/aws/sqs-sweep-queue.js';
+import { sqsSweepQueueOnFirstUse } from '../adapters/aws/sqs-on-first-use.js';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../domain/kv/limits.js';
 import { KvService } from '../domain/kv/service.js';
 import { settleSecondsFor } from '../domain/kv/sweep-task.js';
@@ -72,7 +71,8 @@ export const createKvHandler = (service: KvService, authenticator: Authenticator
 
 const service = new KvService({
   store: new DynamoKvStore(dynamoDocumentClient, tableName('kv')),
-  sweeps: new SqsSweepQueue(sqsClient, queueUrl('kvSweep')),
+  // Only a purge sends to the sweep queue: the SQS client loads on the first.
+  sweeps: sqsSweepQueueOnFirstUse(queueUrl('kvSweep')),
   now: Date.now,
   randomBytes,
   settleMs: intEnv('KV_SWEEP_SETTLE_SECONDS', settleSecondsFor(FUNCTIONS.kv.timeoutSeconds)) * 1000,
