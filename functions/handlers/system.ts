@@ -5,12 +5,13 @@ import { createPublicHttpHandler } from '../shared/handler.js';
 import { json, type HttpEvent, type HttpResult } from '../shared/http.js';
 import { RouteMatcher } from '../shared/route-match.js';
 
-const openApiBody = JSON.stringify(buildOpenApiDocument());
+// Built by the first request for it, not at import: /health and unknown routes never need it.
+let openApiBody: string | undefined;
 const matcher = new RouteMatcher(ROUTES);
 
 const routed = createPublicHttpHandler('system', {
   getHealth: async () => json(200, { status: 'ok' }),
-  getOpenApi: async () => ({ statusCode: 200, headers: { 'content-type': 'application/json' }, body: openApiBody }),
+  getOpenApi: async () => ({ statusCode: 200, headers: { 'content-type': 'application/json' }, body: (openApiBody ??= JSON.stringify(buildOpenApiDocument())) }),
 });
 
 /**

@@ -63,60 +63,69 @@ export const toPublicTrigger = (record: TriggerRecord, webhookBaseUrl: string): 
   updated_at: record.updated_at,
 });
 
-const headerName = () => z.pipe(z.string().check(z.regex(HEADER_NAME)), z.transform((h: string) => h.toLowerCase()));
-
-const customSchema = z.strictObject({
-  algorithm: z.enum(['sha1', 'sha256', 'sha512']),
-  header: headerName(),
-  encoding: z.enum(['hex', 'base64']),
-  prefix: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
-  timestamp_header: z.optional(headerName()),
-});
-
-const signatureSchema = z
-  .strictObject({
-    service: z.enum(SIGNATURE_SERVICES as [SignatureService, ...SignatureService[]]),
-    secret: z.string().check(z.minLength(1), z.maxLength(MAX_SECRET_LENGTH)),
-    custom: z.optional(customSchema),
-  })
-  .check(
-    z.refine((s) => (s.service === 'custom') === (s.custom !== undefined), { message: 'custom settings go with service "custom" only, and it needs them' }),
-    z.refine((s) => s.service !== 'standard_webhooks' || isStandardWebhooksSecret(s.secret), { message: 'a standard_webhooks secret is whsec_<base64>' }),
-  );
-
 /** Standard Webhooks secrets are base64 (after an optional `whsec_`) of at least 24 bytes. */
 function isStandardWebhooksSecret(secret: string): boolean {
   const body = secret.startsWith('whsec_') ? secret.slice(6) : secret;
   return /^[A-Za-z0-9+/]+={0,2}$/.test(body) && Buffer.from(body, 'base64').length >= 24;
 }
 
-const eventFilterSchema = z
-  .array(z.string().check(z.minLength(1), z.maxLength(256), z.regex(/^[^*]*\*?$/, 'only a trailing * is allowed')))
-  .check(z.maxLength(MAX_FILTER_ENTRIES));
+/**
+ * The request schemas, built on the first parse rather than at import: of the triggers function's
+ * routes only create and update parse settings, and building them is most of this module's load.
+ */
+function buildSchemas() {
+  const headerName = () => z.pipe(z.string().check(z.regex(HEADER_NAME)), z.transform((h: string) => h.toLowerCase()));
 
-const settings = {
-  flow: z.string().check(z.regex(FLOW_NAME)),
-  response_mode: z.enum(['acknowledge', 'wait']),
-  event_filter: eventFilterSchema,
-  api_key_enabled: z.boolean(),
-  signature: z.nullable(signatureSchema),
-  enabled: z.boolean(),
-  deduplicate: z.boolean(),
-};
+  const customSchema = z.strictObject({
+    algorithm: z.enum(['sha1', 'sha256', 'sha512']),
+    header: headerName(),
+    encoding: z.enum(['hex', 'base64']),
+    prefix: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+    timestamp_header: z.optional(headerName()),
+  });
 
-const createSchema = z.strictObject({
-  flow: settings.flow,
-  response_mode: z._default(settings.response_mode, 'acknowledge'),
-  event_filter: z._default(settings.event_filter, []),
-  api_key_enabled: z._default(settings.api_key_enabled, false),
-  signature: z._default(settings.signature, null),
-  enabled: z._default(settings.enabled, true),
-  deduplicate: z._default(settings.deduplicate, false),
-});
-const patchSchema = z.partial(z.strictObject(settings));
+  const signatureSchema = z
+    .strictObject({
+      service: z.enum(SIGNATURE_SERVICES as [SignatureService, ...SignatureService[]]),
+      secret: z.string().check(z.minLength(1), z.maxLength(MAX_SECRET_LENGTH)),
+      custom: z.optional(customSchema),
+    })
+    .check(
+      z.refine((s) => (s.service === 'custom') === (s.custom !== undefined), { message: 'custom settings go with service "custom" only, and it needs them' }),
+      z.refine((s) => s.service !== 'standard_webhooks' || isStandardWebhooksSecret(s.secret), { message: 'a standard_webhooks secret is whsec_<base64>' }),
+    );
 
-export type TriggerSettings = z.output<typeof createSchema>;
-export type TriggerPatch = z.output<typeof patchSchema>;
+  const eventFilterSchema = z
+    .array(z.string().check(z.minLength(1), z.maxLength(256), z.regex(/^[^*]*\*?$/, 'only a trailing * is allowed')))
+    .check(z.maxLength(MAX_FILTER_ENTRIES));
+
+  const settings = {
+    flow: z.string().check(z.regex(FLOW_NAME)),
+    response_mode: z.enum(['acknowledge', 'wait']),
+    event_filter: eventFilterSchema,
+    api_key_enabled: z.boolean(),
+    signature: z.nullable(signatureSchema),
+    enabled: z.boolean(),
+    deduplicate: z.boolean(),
+  };
+
+  const createSchema = z.strictObject({
+    flow: settings.flow,
+    response_mode: z._default(settings.response_mode, 'acknowledge'),
+    event_filter: z._default(settings.event_filter, []),
+    api_key_enabled: z._default(settings.api_key_enabled, false),
+    signature: z._default(settings.signature, null),
+    enabled: z._default(settings.enabled, true),
+    deduplicate: z._default(settings.deduplicate, false),
+  });
+  const patchSchema = z.partial(z.strictObject(settings));
+  return { createSchema, patchSchema };
+}
+let schemas: ReturnType<typeof buildSchemas> | undefined;
+const requestSchemas = () => (schemas ??= buildSchemas());
+
+export type TriggerSettings = z.output<ReturnType<typeof buildSchemas>['createSchema']>;
+export type TriggerPatch = z.output<ReturnType<typeof buildSchemas>['patchSchema']>;
 
 function checkFlow(flow: string | undefined, knownFlows: ReadonlySet<string>): void {
   if (flow !== undefined && !knownFlows.has(flow)) throw new AppError('validation_error', 'unknown flow');
@@ -124,7 +133,7 @@ function checkFlow(flow: string | undefined, knownFlows: ReadonlySet<string>): v
 
 /** Validates a create request; unknown fields, unknown flows and bad signature settings are `validation_error`. */
 export function parseTriggerSettings(body: unknown, knownFlows: ReadonlySet<string>): TriggerSettings {
-  const parsed = createSchema.safeParse(body);
+  const parsed = requestSchemas().createSchema.safeParse(body);
   if (!parsed.success) throw new AppError('validation_error', parsed.error.issues[0]?.message);
   checkFlow(parsed.data.flow, knownFlows);
   return parsed.data;
@@ -132,7 +141,7 @@ export function parseTriggerSettings(body: unknown, knownFlows: ReadonlySet<stri
 
 /** Validates a PATCH request: the same fields, all optional, at least one. */
 export function parseTriggerPatch(body: unknown, knownFlows: ReadonlySet<string>): TriggerPatch {
-  const parsed = patchSchema.safeParse(body);
+  const parsed = requestSchemas().patchSchema.safeParse(body);
   if (!parsed.success) throw new AppError('validation_error', parsed.error.issues[0]?.message);
   if (Object.keys(parsed.data).length === 0) throw new AppError('validation_error', 'nothing to change');
   checkFlow(parsed.data.flow, knownFlows);
