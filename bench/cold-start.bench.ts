@@ -1,29 +1,35 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { FUNCTIONS, QUEUES, TABLES, type FunctionSpec } from '../functions/manifest.js';
 import { bundleLikeCdk } from './support/bundle.js';
+import { bundleSize } from './support/bundle-files.js';
 import type { ChartRow } from './support/chart-row.js';
 import { fixed, int, median, verdict } from './support/timing.js';
 
 /**
  * `npm run bench cold-start`: each function of `functions/manifest.ts` bundled as the CDK stack
- * bundles it (minified ESM, see support/bundle.ts), its size, and the time a fresh `node` process
- * takes to import it, against an empty handler bundled the same way. Import time is measured
- * inside the child (`performance.now()` around `await import()`), so process start-up is left out;
- * the runs rotate through the bundles so that a noisy moment hits them alike.
+ * bundles it (minified ESM split into chunks, see lib/constructs/esm-bundle.ts), its size, and the
+ * time a fresh `node` process takes to import it, against an empty handler bundled the same way.
+ * The size is what Lambda loads at init: `index.mjs` and the chunks it imports statically; chunks
+ * that only an `import()` reaches load on first use and are reported as the asset's size beside it.
+ * Import time is measured inside the child (`performance.now()` around `await import()`), so
+ * process start-up is left out, together with the child's CPU time over the same import; the runs
+ * rotate through the bundles so that a noisy moment hits them alike.
  */
-const RUNS = 9;
-const MAX_BUNDLE_BYTES = 500 * 1000;
-const MAX_EXTRA_IMPORT_MS = 100;
+const RUNS = 15;
+/** 300 KB, in decimal kilobytes as the bundle sizes are reported. */
+const MAX_BUNDLE_BYTES = 300 * 1000;
+const MAX_EXTRA_IMPORT_MS = 40;
 const EMPTY = 'empty';
 const EMPTY_SPEC: FunctionSpec = { entry: 'bench/support/empty-handler.ts', timeoutSeconds: 3, memoryMb: 128, tables: {}, sendsTo: [] };
 
-const IMPORT_AND_TIME = 'const started = performance.now(); await import(process.argv[1]); console.log(performance.now() - started);';
+const IMPORT_AND_TIME =
+  'const cpu = process.cpuUsage(); const started = performance.now(); await import(process.argv[1]); const wall = performance.now() - started; const used = process.cpuUsage(cpu); console.log(wall, (used.user + used.system) / 1000);';
 
 /** What a deployed function finds in its environment at import; the values only need the right shape. */
 function lambdaEnv(): Record<string, string> {
@@ -37,7 +43,7 @@ function lambdaEnv(): Record<string, string> {
     FLOW_STATE_MACHINE_ARN_PREFIX: 'arn:aws:states:us-east-1:000000000000:stateMachine:flow-',
     FLOW_NAMES: 'echo,route-by-type',
     WEBHOOK_BASE_URL: 'https://api.example.com/webhooks',
-    LOCAL_SECRETS_KEY: randomBytes(32).toString('base64'),
+    SECRETS_KMS_KEY_ID: 'arn:aws:kms:us-east-1:000000000000:key/00000000-0000-0000-0000-000000000000',
     AUTH_JWT_SECRET: randomBytes(32).toString('base64url'),
   };
   for (const table of Object.values(TABLES)) env[table.env] = `bench-${table.env.toLowerCase()}`;
@@ -48,9 +54,11 @@ function lambdaEnv(): Record<string, string> {
   return env;
 }
 
-async function importMs(file: string, env: Record<string, string>): Promise<number> {
+/** Wall and CPU milliseconds of one `import()` of the bundle in a fresh process. */
+async function importMs(file: string, env: Record<string, string>): Promise<{ wall: number; cpu: number }> {
   const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', IMPORT_AND_TIME, pathToFileURL(file).href], { env });
-  return Number(stdout.trim());
+  const [wall, cpu] = stdout.trim().split(' ').map(Number);
+  return { wall: wall!, cpu: cpu! };
 }
 
 export default async function coldStartBench() {
@@ -62,7 +70,7 @@ export default async function coldStartBench() {
   const names = functions.map((f) => f.name);
   const env = lambdaEnv();
 
-  const samples = new Map<string, number[]>(names.map((name) => [name, []]));
+  const samples = new Map<string, { wall: number; cpu: number }[]>(names.map((name) => [name, []]));
   for (const name of names) await importMs(bundles[name]!, env); // the files into the page cache
   for (let run = 0; run < RUNS; run++) {
     for (let i = 0; i < names.length; i++) {
@@ -70,35 +78,53 @@ export default async function coldStartBench() {
       samples.get(name)!.push(await importMs(bundles[name]!, env));
     }
   }
-  const emptyMs = median(samples.get(EMPTY)!);
-  const emptyBytes = (await stat(bundles[EMPTY]!)).size;
+  const wallOf = (name: string) => samples.get(name)!.map((s) => s.wall);
+  const cpuOf = (name: string) => samples.get(name)!.map((s) => s.cpu);
+  // Paired by run: each run imported every bundle once, close together in time.
+  const extraOver = (values: number[], empty: number[]) => median(values.map((value, run) => value - empty[run]!));
+  const emptySize = await bundleSize(bundles[EMPTY]!);
   const rows = [];
   for (const name of names.filter((n) => n !== EMPTY)) {
-    const bytes = (await stat(bundles[name]!)).size;
-    // Paired by run: each run imported every bundle once, close together in time.
-    const extraMs = median(samples.get(name)!.map((value, run) => value - samples.get(EMPTY)![run]!));
-    rows.push({ name, entry: FUNCTIONS[name as keyof typeof FUNCTIONS].entry, bytes, kib: bytes / 1024, import_ms: median(samples.get(name)!), import_ms_samples: samples.get(name)!, extra_import_ms: extraMs, size_met: bytes < MAX_BUNDLE_BYTES, import_met: extraMs <= MAX_EXTRA_IMPORT_MS });
+    const size = await bundleSize(bundles[name]!);
+    const extraMs = extraOver(wallOf(name), wallOf(EMPTY));
+    rows.push({
+      name,
+      entry: FUNCTIONS[name as keyof typeof FUNCTIONS].entry,
+      bytes: size.initBytes,
+      kib: size.initBytes / 1024,
+      init_files: size.initFiles,
+      asset_bytes: size.assetBytes,
+      asset_files: size.assetFiles,
+      import_ms: median(wallOf(name)),
+      import_ms_samples: wallOf(name),
+      extra_import_ms: extraMs,
+      import_cpu_ms: median(cpuOf(name)),
+      extra_import_cpu_ms: extraOver(cpuOf(name), cpuOf(EMPTY)),
+      size_met: size.initBytes <= MAX_BUNDLE_BYTES,
+      import_met: extraMs <= MAX_EXTRA_IMPORT_MS,
+    });
   }
 
-  console.log(`bundled with the CDK's ServiceFunction construct (esbuild, ESM, node22, minified) in ${fixed(bundleSeconds)} s; import in a fresh node ${process.version}, median of ${RUNS} runs`);
-  console.log(`${'function'.padEnd(12)}${'bytes'.padStart(11)}${'KiB'.padStart(8)}${'import ms'.padStart(11)}${'+ vs empty'.padStart(12)}   targets: < ${int(MAX_BUNDLE_BYTES)} bytes, ≤ +${MAX_EXTRA_IMPORT_MS} ms`);
-  console.log(`${EMPTY.padEnd(12)}${int(emptyBytes).padStart(11)}${fixed(emptyBytes / 1024).padStart(8)}${fixed(emptyMs).padStart(11)}${''.padStart(12)}`);
+  console.log(`bundled with the CDK's ServiceFunction construct (esbuild, ESM split into chunks, node22, minified) in ${fixed(bundleSeconds)} s; import in a fresh node ${process.version}, median of ${RUNS} runs`);
+  console.log(`bytes: index.mjs and the chunks it imports (loaded at init); asset: every file, chunks loaded on first use included`);
+  console.log(`${'function'.padEnd(12)}${'bytes'.padStart(10)}${'files'.padStart(7)}${'asset'.padStart(10)}${'import ms'.padStart(11)}${'+ vs empty'.padStart(12)}${'CPU ms'.padStart(9)}${'+ CPU'.padStart(9)}   targets: ≤ ${int(MAX_BUNDLE_BYTES)} bytes, ≤ +${MAX_EXTRA_IMPORT_MS} ms`);
+  console.log(`${EMPTY.padEnd(12)}${int(emptySize.initBytes).padStart(10)}${String(emptySize.initFiles).padStart(7)}${int(emptySize.assetBytes).padStart(10)}${fixed(median(wallOf(EMPTY))).padStart(11)}${''.padStart(12)}${fixed(median(cpuOf(EMPTY))).padStart(9)}`);
   for (const row of rows) {
     const flags = [row.size_met ? '' : 'size', row.import_met ? '' : 'import'].filter(Boolean).join(', ');
-    console.log(`${row.name.padEnd(12)}${int(row.bytes).padStart(11)}${fixed(row.kib).padStart(8)}${fixed(row.import_ms).padStart(11)}${`+${fixed(row.extra_import_ms)}`.padStart(12)}${flags ? `   MISSED: ${flags}` : ''}`);
+    console.log(`${row.name.padEnd(12)}${int(row.bytes).padStart(10)}${String(row.init_files).padStart(7)}${int(row.asset_bytes).padStart(10)}${fixed(row.import_ms).padStart(11)}${`+${fixed(row.extra_import_ms)}`.padStart(12)}${fixed(row.import_cpu_ms).padStart(9)}${`+${fixed(row.extra_import_cpu_ms)}`.padStart(9)}${flags ? `   MISSED: ${flags}` : ''}`);
   }
   const sizeMet = rows.every((r) => r.size_met);
   const importMet = rows.every((r) => r.import_met);
-  console.log(`target: every bundle < 500 KB (500,000 bytes): ${verdict(sizeMet)}; every import within +${MAX_EXTRA_IMPORT_MS} ms of the empty one: ${verdict(importMet)}`);
+  console.log(`target: every bundle at most 300 KB (${int(MAX_BUNDLE_BYTES)} bytes) at init: ${verdict(sizeMet)}; every import within +${MAX_EXTRA_IMPORT_MS} ms of the empty one: ${verdict(importMet)}`);
 
   await rm(outdir, { recursive: true, force: true });
   const chart: ChartRow[] = rows.flatMap((row) => [
-    { label: row.name, group: 'bundle size, KB (minified)', value: row.bytes / 1000, target: MAX_BUNDLE_BYTES / 1000, better: 'lower' as const, text: `${fixed(row.bytes / 1000)} KB` },
+    { label: row.name, group: 'bundle size loaded at init, KB (minified)', value: row.bytes / 1000, target: MAX_BUNDLE_BYTES / 1000, better: 'lower' as const, text: `${fixed(row.bytes / 1000)} KB` },
     { label: row.name, group: 'import time over the empty bundle, ms', value: row.extra_import_ms, target: MAX_EXTRA_IMPORT_MS, better: 'lower' as const, text: `+${fixed(row.extra_import_ms)} ms (${fixed(row.import_ms)} ms)` },
   ]);
   return {
     runs: RUNS,
-    empty: { bytes: emptyBytes, import_ms: emptyMs, import_ms_samples: samples.get(EMPTY)! },
+    empty: { bytes: emptySize.initBytes, import_ms: median(wallOf(EMPTY)), import_ms_samples: wallOf(EMPTY), import_cpu_ms: median(cpuOf(EMPTY)) },
     rows,
     max_bundle_bytes: MAX_BUNDLE_BYTES,
     max_extra_import_ms: MAX_EXTRA_IMPORT_MS,

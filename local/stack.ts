@@ -3,7 +3,7 @@ import { readdir } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { delimiter, resolve } from 'node:path';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { createAwsClients, type AwsClients } from '../functions/adapters/aws/clients.js';
+import { createAwsClients, destroyAwsClients, type AwsClients } from '../functions/adapters/aws/clients.js';
 import { COMPOSERS, type HttpFunction, type QueueFunction } from '../functions/composition.js';
 import { DEFAULT_ROUTE, FUNCTIONS, QUEUES, ROUTES, routeKey, type FunctionName, type QueueName } from '../functions/manifest.js';
 import { parseSetting, readSettings } from '../functions/settings.js';
@@ -39,7 +39,7 @@ export interface LocalStack {
   jwtSecret: string;
   engines: Engines;
   queueUrls: Record<QueueName, string>;
-  /** This stack's AWS SDK clients, pointed at its engines (the handlers use these too). */
+  /** Where this stack's AWS SDK clients point (its engines): `sqsClient(stack.aws)` is the one its handlers use. */
   aws: AwsClients;
   /** This stack's own handlers, built from its settings, e.g. to call one with a crafted event. */
   handlers: { [F in FunctionName]: F extends (typeof QUEUES)[QueueName]['consumer'] ? QueueFunction : HttpFunction };
@@ -189,7 +189,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       server.closeAllConnections();
       await new Promise<void>((done) => server.close(() => done()));
       sqs.destroy();
-      for (const client of [aws.dynamo, aws.sqs, aws.sfn]) client.destroy();
+      destroyAwsClients(aws);
       await engines.stop();
     },
   };

@@ -1,9 +1,11 @@
 /**
  * Bundles handlers exactly as `cdk synth` does, by building the stack's own `ServiceFunction`
- * construct in a throwaway CDK app: its NodejsFunction runs the local esbuild with the construct's
- * options (ESM, node22, minified, the require banner, module-first main fields, nothing external)
- * as the construct is created. Input: JSON `{ outdir, functions: [{ name, spec }] }` as argv[2].
- * Output on stdout: JSON `{ [name]: <path of index.mjs> }`. CDK's own progress goes to stderr.
+ * construct in a throwaway CDK app: its code asset runs the local esbuild with the options of
+ * lib/constructs/esm-bundle.ts (ESM split into chunks, node22, minified, the require banner,
+ * module-first main fields, nothing external, the environment-only credential provider) as the
+ * construct is created. Input: JSON `{ outdir, functions: [{ name, spec }] }` as argv[2].
+ * Output on stdout: JSON `{ [name]: <path of index.mjs> }`, whose chunks lie beside it. CDK's own
+ * progress goes to stderr.
  */
 import { join, resolve } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';

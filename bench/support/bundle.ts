@@ -5,8 +5,8 @@ import type { FunctionSpec } from '../../functions/manifest.js';
 
 /**
  * Bundles each function as the CDK stack deploys it and returns the path of each `index.mjs`.
- * The esbuild options are not exported from lib/constructs/service-function.ts, so rather than
- * copy them this builds the construct itself (see bundle-child.ts): the bundles cannot drift from
+ * Rather than copy the esbuild options of lib/constructs/esm-bundle.ts, this builds the
+ * construct itself (see bundle-child.ts): the bundles cannot drift from
  * what `cdk deploy` ships. A child process keeps aws-cdk-lib and CDK's console output out of the bench.
  */
 export async function bundleLikeCdk(outdir: string, functions: { name: string; spec: FunctionSpec }[]): Promise<Record<string, string>> {

@@ -68,8 +68,9 @@ async function measure(): Promise<ReceiverMeasurement> {
   const webhook = (await import('../../functions/entries/webhook.js')).handler as Handler;
   const triggers = (await import('../../functions/entries/triggers.js')).handler as Handler;
   // Clients configured as the handlers' are (from the environment), to time the same SDK calls.
-  const { createAwsClients } = await import('../../functions/adapters/aws/clients.js');
-  const { dynamo: dynamoDocumentClient, sqs: sqsClient } = createAwsClients();
+  const aws = (await import('../../functions/adapters/aws/clients.js')).createAwsClients();
+  const dynamoDocumentClient = (await import('../../functions/adapters/aws/clients/dynamo.js')).dynamoClient(aws);
+  const sqsClient = (await import('../../functions/adapters/aws/clients/sqs.js')).sqsClient(aws);
 
   const signingSecret = `whsec_${randomBytes(24).toString('base64url')}`;
   const created = await triggers(apiGatewayEvent({

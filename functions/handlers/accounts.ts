@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DynamoAttemptStore } from '../adapters/aws/dynamo-attempt-store.js';
 import type { AwsClients } from '../adapters/aws/clients.js';
+import { dynamoClient } from '../adapters/aws/clients/dynamo.js';
 import { DynamoMfaStore } from '../adapters/aws/dynamo-mfa-store.js';
 import { secretBoxFrom } from '../adapters/secret-box-from-env.js';
 import { createAccountUseCases, type AccountUseCases } from '../domain/accounts/index.js';
@@ -43,8 +44,8 @@ export function createAccountsHandler(accounts: AccountUseCases, authenticator: 
 export function composeAccounts(settings: Settings, aws: AwsClients) {
   return createAccountsHandler(
     createAccountUseCases({
-      mfa: new DynamoMfaStore(aws.dynamo, settings.accountsTable),
-      attempts: new DynamoAttemptStore(aws.dynamo, settings.accountsTable),
+      mfa: new DynamoMfaStore(dynamoClient(aws), settings.accountsTable),
+      attempts: new DynamoAttemptStore(dynamoClient(aws), settings.accountsTable),
       secretBox: secretBoxFrom(settings, aws),
       now: Date.now,
       randomBytes,

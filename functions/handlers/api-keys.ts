@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DynamoApiKeyStore } from '../adapters/aws/dynamo-api-key-store.js';
 import type { AwsClients } from '../adapters/aws/clients.js';
+import { dynamoClient } from '../adapters/aws/clients/dynamo.js';
 import { generateApiKey, generateId, hashApiKey, type ApiKeyStore } from '../domain/api-keys.js';
 import type { Authenticator } from '../shared/auth.js';
 import type { Settings } from '../settings.js';
@@ -30,4 +31,4 @@ export const createApiKeysHandler = (store: ApiKeyStore, authenticator: Authenti
 }, authenticator);
 
 export const composeApiKeys = (settings: Settings, aws: AwsClients) =>
-  createApiKeysHandler(new DynamoApiKeyStore(aws.dynamo, settings.authTable), createGatewayAuthenticator(settings, aws));
+  createApiKeysHandler(new DynamoApiKeyStore(dynamoClient(aws), settings.authTable), createGatewayAuthenticator(settings, aws));

@@ -1,9 +1,11 @@
 import type { AwsClients } from '../adapters/aws/clients.js';
+import { dynamoClient } from '../adapters/aws/clients/dynamo.js';
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { DynamoExecutionStore } from '../adapters/aws/dynamo-execution-store.js';
 import { SfnFlowRunner } from '../adapters/aws/sfn-flow-runner.js';
-import { SqsRedelivery } from '../adapters/aws/sqs-redelivery.js';
+import { sfnClient } from '../adapters/aws/clients/sfn.js';
+import { sqsRedeliveryOnFirstUse } from '../adapters/aws/sqs-on-first-use.js';
 import { EXPRESS_MAX_DURATION_MS } from '../domain/flows/limits.js';
 import { runQueuedFlow, type WorkerDeps } from '../domain/flows/run-queued-flow.js';
 import { QUEUES } from '../manifest.js';
@@ -29,9 +31,10 @@ export function createFlowWorkerHandler(deps: WorkerDeps) {
 }
 
 export const composeFlowWorker = (settings: Settings, aws: AwsClients) => createFlowWorkerHandler({
-  executions: new DynamoExecutionStore(aws.dynamo, settings.executionsTable),
-  flows: new SfnFlowRunner(aws.sfn, settings.flowArnPrefix),
-  redelivery: new SqsRedelivery(aws.sqs, settings.flowQueueUrl),
+  executions: new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable),
+  flows: new SfnFlowRunner(sfnClient(aws), settings.flowArnPrefix),
+  // Only a failed run changes a message's visibility: the SQS client loads on the first.
+  redelivery: sqsRedeliveryOnFirstUse(settings.flowQueueUrl, aws),
   maxReceiveCount: QUEUES.flowEvents.maxReceiveCount,
   retryBaseSeconds: settings.flowRetryBaseSeconds,
   now: () => new Date(),

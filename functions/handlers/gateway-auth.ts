@@ -1,11 +1,12 @@
 import type { AwsClients } from '../adapters/aws/clients.js';
+import { dynamoClient } from '../adapters/aws/clients/dynamo.js';
 import { DynamoApiKeyStore } from '../adapters/aws/dynamo-api-key-store.js';
 import type { Settings } from '../settings.js';
 import { Authenticator, createTokenVerifier, jwtSettingsFrom } from '../shared/auth.js';
 
 /** The gateway's credential check, built once per execution environment from its settings. */
 export const createGatewayAuthenticator = (settings: Settings, aws: AwsClients): Authenticator =>
-  new Authenticator(createTokenVerifier(jwtSettingsFrom(settings)), new DynamoApiKeyStore(aws.dynamo, settings.authTable));
+  new Authenticator(createTokenVerifier(jwtSettingsFrom(settings)), new DynamoApiKeyStore(dynamoClient(aws), settings.authTable));
 
 /**
  * The check of a function whose routes all take only a user's bearer token (`auth: 'bearer'`):

@@ -1,7 +1,9 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { AwsClients } from '../adapters/aws/clients.js';
+import { dynamoClient } from '../adapters/aws/clients/dynamo.js';
 import { DynamoKvStore } from '../adapters/aws/dynamo-kv-store.js';
+import { sqsClient } from '../adapters/aws/clients/sqs.js';
 import { SqsSweepQueue } from '../adapters/aws/sqs-sweep-queue.js';
 import { decodeSweepTask } from '../domain/kv/sweep-task.js';
 import { Sweeper } from '../domain/kv/sweeper.js';
@@ -26,4 +28,4 @@ export function createSweepHandler(sweeper: Sweeper): SqsBatchHandler {
 }
 
 export const composeKvSweeper = (settings: Settings, aws: AwsClients) =>
-  createSweepHandler(new Sweeper({ store: new DynamoKvStore(aws.dynamo, settings.kvTable), queue: new SqsSweepQueue(aws.sqs, settings.kvSweepQueueUrl), now: Date.now }));
+  createSweepHandler(new Sweeper({ store: new DynamoKvStore(dynamoClient(aws), settings.kvTable), queue: new SqsSweepQueue(sqsClient(aws), settings.kvSweepQueueUrl), now: Date.now }));

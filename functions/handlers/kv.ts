@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { AwsClients } from '../adapters/aws/clients.js';
+import { dynamoClient } from '../adapters/aws/clients/dynamo.js';
 import { DynamoKvStore } from '../adapters/aws/dynamo-kv-store.js';
-import { SqsSweepQueue } from '../adapters/aws/sqs-sweep-queue.js';
+import { sqsSweepQueueOnFirstUse } from '../adapters/aws/sqs-on-first-use.js';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../domain/kv/limits.js';
 import { KvService } from '../domain/kv/service.js';
 import { settleSecondsFor } from '../domain/kv/sweep-task.js';
@@ -71,8 +72,9 @@ export const createKvHandler = (service: KvService, authenticator: Authenticator
 
 export function composeKv(settings: Settings, aws: AwsClients) {
   const service = new KvService({
-    store: new DynamoKvStore(aws.dynamo, settings.kvTable),
-    sweeps: new SqsSweepQueue(aws.sqs, settings.kvSweepQueueUrl),
+    store: new DynamoKvStore(dynamoClient(aws), settings.kvTable),
+    // Only a purge sends to the sweep queue: the SQS client loads on the first.
+    sweeps: sqsSweepQueueOnFirstUse(settings.kvSweepQueueUrl, aws),
     now: Date.now,
     randomBytes,
     settleMs: (settings.kvSweepSettleSeconds ?? settleSecondsFor(FUNCTIONS.kv.timeoutSeconds)) * 1000,

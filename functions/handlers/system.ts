@@ -6,13 +6,14 @@ import { createPublicHttpHandler } from '../shared/handler.js';
 import { json, type HttpEvent, type HttpResult } from '../shared/http.js';
 import { RouteMatcher } from '../shared/route-match.js';
 
-const openApiJson = openApiJsonRenderer();
+// Built by the first request for it, not at import: /health and unknown routes never need it.
+let openApiJson: ReturnType<typeof openApiJsonRenderer> | undefined;
 const matcher = new RouteMatcher(ROUTES);
 
 const routed = createPublicHttpHandler('system', {
   getHealth: async () => json(200, { status: 'ok' }),
   // Advertises the URL it was served from, so clients generated from it call this deployment.
-  getOpenApi: async (event) => ({ statusCode: 200, headers: { 'content-type': 'application/json' }, body: openApiJson(servedFromUrl(event)) }),
+  getOpenApi: async (event) => ({ statusCode: 200, headers: { 'content-type': 'application/json' }, body: (openApiJson ??= openApiJsonRenderer())(servedFromUrl(event)) }),
 });
 
 /**

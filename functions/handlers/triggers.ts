@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AwsClients } from '../adapters/aws/clients.js';
+import { dynamoClient } from '../adapters/aws/clients/dynamo.js';
 import { DynamoExecutionStore } from '../adapters/aws/dynamo-execution-store.js';
 import { DynamoTriggerStore } from '../adapters/aws/dynamo-trigger-store.js';
 import { secretBoxFrom } from '../adapters/secret-box-from-env.js';
@@ -56,11 +57,11 @@ export function createTriggersHandler(deps: TriggersHandlerDeps, authenticator: 
 }
 
 export const composeTriggers = (settings: Settings, aws: AwsClients) => createTriggersHandler({
-  store: new DynamoTriggerStore(aws.dynamo, settings.triggersTable),
+  store: new DynamoTriggerStore(dynamoClient(aws), settings.triggersTable),
   secretBox: secretBoxFrom(settings, aws),
   randomBytes,
   now: () => new Date(),
-  executions: new DynamoExecutionStore(aws.dynamo, settings.executionsTable),
+  executions: new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable),
   flows: new Set(settings.flowNames),
   webhookBaseUrl: settings.publicWebhookBaseUrl ?? settings.webhookBaseUrl,
 }, createGatewayAuthenticator(settings, aws));

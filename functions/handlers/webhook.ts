@@ -1,9 +1,11 @@
 import type { Context } from 'aws-lambda';
 import { randomBytes } from 'node:crypto';
 import type { AwsClients } from '../adapters/aws/clients.js';
+import { dynamoClient } from '../adapters/aws/clients/dynamo.js';
 import { DynamoExecutionStore } from '../adapters/aws/dynamo-execution-store.js';
 import { DynamoTriggerStore } from '../adapters/aws/dynamo-trigger-store.js';
-import { SfnFlowRunner } from '../adapters/aws/sfn-flow-runner.js';
+import { sqsClient } from '../adapters/aws/clients/sqs.js';
+import { sfnFlowRunnerOnFirstUse } from '../adapters/aws/sfn-on-first-use.js';
 import { SqsEventQueue } from '../adapters/aws/sqs-event-queue.js';
 import { secretBoxFrom } from '../adapters/secret-box-from-env.js';
 import { publicRequestUrl } from '../domain/webhooks/public-url.js';
@@ -49,10 +51,11 @@ export const createWebhookHandler = (deps: ReceiverDeps, publicBaseUrl?: string)
 });
 
 export const composeWebhook = (settings: Settings, aws: AwsClients) => createWebhookHandler({
-  triggers: new CachedTriggerLookup(new DynamoTriggerStore(aws.dynamo, settings.triggersTable), secretBoxFrom(settings, aws), settings.triggerCacheTtlMs),
-  executions: new DynamoExecutionStore(aws.dynamo, settings.executionsTable),
-  queue: new SqsEventQueue(aws.sqs, settings.flowQueueUrl),
-  flows: new SfnFlowRunner(aws.sfn, settings.flowArnPrefix),
+  triggers: new CachedTriggerLookup(new DynamoTriggerStore(dynamoClient(aws), settings.triggersTable), secretBoxFrom(settings, aws), settings.triggerCacheTtlMs),
+  executions: new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable),
+  queue: new SqsEventQueue(sqsClient(aws), settings.flowQueueUrl),
+  // Only wait-mode triggers run flows here: the Step Functions client loads on the first of them.
+  flows: sfnFlowRunnerOnFirstUse(settings.flowArnPrefix, aws),
   now: () => new Date(),
   newId: () => randomBytes(16).toString('hex'),
   maxBodyBytes: settings.webhookMaxBodyBytes,

@@ -1,21 +1,13 @@
-import { resolve } from 'node:path';
 import { CfnResource, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal, type IGrantable, type IPrincipal } from 'aws-cdk-lib/aws-iam';
 import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel, type CfnFunction } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { FunctionSpec } from '../../functions/manifest.js';
 import type { LogLevel } from '../config.js';
 import { environmentBytesByVariable, environmentBytesUpperBound, LAMBDA_ENVIRONMENT_MAX_BYTES } from '../lambda-environment-size.js';
-
-/**
- * The bundle is ESM (the handlers are ESM and `jose` ships ESM only). esbuild turns CommonJS
- * dependencies' `require()` of Node built-ins into calls of a global `require`, which ESM lacks:
- * the banner provides one.
- */
-const ESM_REQUIRE_SHIM =
-  "import { createRequire as __flowgateCreateRequire } from 'node:module'; const require = __flowgateCreateRequire(import.meta.url);";
+import { esmBundle } from './esm-bundle.js';
 
 /**
  * Lambda's application log level for each Powertools level. Lambda sets `AWS_LAMBDA_LOG_LEVEL`
@@ -89,10 +81,9 @@ export class ServiceFunction extends Construct implements IGrantable {
     this.grantPrincipal = this.role;
 
     this.function = new NodejsFunction(this, 'Handler', {
-      entry: resolve(props.projectRoot, props.spec.entry),
-      handler: 'handler',
-      projectRoot: props.projectRoot,
-      depsLockFilePath: resolve(props.projectRoot, 'package-lock.json'),
+      // Bundled by esm-bundle.ts, not by NodejsFunction, which cannot split a bundle into chunks.
+      code: esmBundle(props.projectRoot, props.spec.entry),
+      handler: 'index.handler',
       description: `Flowgate ${props.name} (${props.spec.entry})`,
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
@@ -110,22 +101,6 @@ export class ServiceFunction extends Construct implements IGrantable {
         POWERTOOLS_SERVICE_NAME: 'flowgate',
         ...(props.logLevel && { POWERTOOLS_LOG_LEVEL: props.logLevel }),
         ...props.environment,
-      },
-      bundling: {
-        forceDockerBundling: false,
-        format: OutputFormat.ESM,
-        target: 'node22',
-        platform: 'node',
-        // Prefer packages' ESM builds, which tree-shake better (the AWS SDK v3 ships both).
-        mainFields: ['module', 'main'],
-        banner: ESM_REQUIRE_SHIM,
-        minify: true,
-        // No source maps: `--enable-source-maps` costs cold-start time and the maps double the asset.
-        sourceMap: false,
-        // Bundle the AWS SDK rather than use the runtime's copy: the version is the one pinned in
-        // package-lock.json and tested, and a tree-shaken, minified client loads faster than the
-        // runtime's full packages resolved from /var/runtime.
-        externalModules: [],
       },
     });
 

@@ -1,6 +1,7 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { sqsClient } from '../../functions/adapters/aws/clients/sqs.js';
 import { QUEUES } from '../../functions/manifest.js';
 import { call, useLocalStack } from '../support/local-stack.js';
 import { createTrigger, deliver, TEST_FLOWS_DIR, waitForExecutions } from '../support/webhooks.js';
@@ -48,7 +49,7 @@ describe.concurrent('flow worker', () => {
     const trigger = await createTrigger(stack, token, { flow: 'always-fails' });
     await deliver(trigger.url, JSON.stringify({ id: 'evt_dead' }));
     await waitForExecutions(stack, token, trigger.id, (e) => e[0]?.status === 'failed', 80_000);
-    const { sqs } = stack.aws;
+    const sqs = sqsClient(stack.aws);
     let body: string | undefined;
     for (let i = 0; i < 20 && !body; i++) {
       const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl: stack.engines.env.FLOW_QUEUE_DLQ_URL, WaitTimeSeconds: 1, MaxNumberOfMessages: 10 }));

@@ -1,4 +1,5 @@
 import { createAwsClients } from '../../functions/adapters/aws/clients.js';
+import { dynamoClient } from '../../functions/adapters/aws/clients/dynamo.js';
 import { COMPOSERS } from '../../functions/composition.js';
 import { readSettings } from '../../functions/settings.js';
 import { LOCAL_AWS_ENV } from '../../local/engines.js';
@@ -133,13 +134,13 @@ beforeAll(async () => {
   for (const name of ['apiKeys', 'kv', 'kvSweeper', 'accounts', 'triggers', 'webhook', 'flowWorker'] as const) {
     Object.assign(handlers, { [name]: COMPOSERS[name](readSettings(name, env), aws) });
   }
-  record(aws.dynamo, tableOf);
+  record(dynamoClient(aws), tableOf);
 
   // A second receiver whose queue is down, over clients of its own.
   vi.stubEnv('AWS_MAX_ATTEMPTS', '1');
   const awsQueueDown = localClients();
   webhookQueueDown = COMPOSERS.webhook(readSettings('webhook', { ...env, FLOW_QUEUE_URL: 'http://127.0.0.1:9/000000000000/unreachable' }), awsQueueDown);
-  record(awsQueueDown.dynamo, tableOf);
+  record(dynamoClient(awsQueueDown), tableOf);
 }, 60_000);
 
 describe('the DynamoDB operations each function sends are the ones the manifest grants it', () => {

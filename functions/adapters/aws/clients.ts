@@ -1,49 +1,47 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { KMSClient } from '@aws-sdk/client-kms';
-import { SFNClient } from '@aws-sdk/client-sfn';
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-
-/** The AWS SDK clients a function uses, each created on first use and then shared. */
-export interface AwsClients {
-  readonly dynamo: DynamoDBDocumentClient;
-  readonly sqs: SQSClient;
-  readonly sfn: SFNClient;
-  readonly kms: KMSClient;
-}
-
+/**
+ * Which AWS the SDK clients of one execution environment talk to: in Lambda an empty config
+ * (region and credentials from the environment), on the local stack its engines. Each client is
+ * created once per config, when first asked for (`clients/*.ts`, one module per service, so a
+ * bundle holds only the clients its function uses).
+ */
 export interface AwsClientsConfig {
   region?: string;
   credentials?: { accessKeyId: string; secretAccessKey: string };
   /** Endpoints of local engines; unset, each client talks to AWS. */
-  endpoints?: Partial<Record<'dynamodb' | 'sqs' | 'sfn' | 'kms', string>>;
+  endpoints?: Partial<Record<AwsService, string>>;
+}
+export type AwsService = 'dynamodb' | 'sqs' | 'sfn' | 'kms';
+/** The handle functions are composed with; its identity keys the clients made for it. */
+export type AwsClients = Readonly<AwsClientsConfig>;
+
+/** A new handle: one per execution environment, or per local stack. */
+export const createAwsClients = (config: AwsClientsConfig = {}): AwsClients => ({ ...config });
+
+/** Constructor options of the `service` client under this config. */
+export const clientOptions = (aws: AwsClients, service: AwsService) => ({
+  ...(aws.region && { region: aws.region }),
+  ...(aws.credentials && { credentials: aws.credentials }),
+  ...(aws.endpoints?.[service] && { endpoint: aws.endpoints[service] }),
+});
+
+const created = new WeakMap<AwsClients, { destroy(): void }[]>();
+
+/** A client getter that makes its client on the first call for a config and keeps it. */
+export function oncePerConfig<T extends { destroy(): void }>(create: (aws: AwsClients) => T): (aws: AwsClients) => T {
+  const clients = new WeakMap<AwsClients, T>();
+  return (aws) => {
+    let client = clients.get(aws);
+    if (!client) {
+      client = create(aws);
+      clients.set(aws, client);
+      created.set(aws, [...(created.get(aws) ?? []), client]);
+    }
+    return client;
+  };
 }
 
-/**
- * Creates the clients once per execution environment (or per local stack), each when first used,
- * so a function never pays for a client it does not call. Without a config, region and
- * credentials come from the environment, as Lambda provides them.
- */
-export function createAwsClients(config: AwsClientsConfig = {}): AwsClients {
-  const base = (service: keyof NonNullable<AwsClientsConfig['endpoints']>) => ({
-    ...(config.region && { region: config.region }),
-    ...(config.credentials && { credentials: config.credentials }),
-    ...(config.endpoints?.[service] && { endpoint: config.endpoints[service] }),
-  });
-  const once = <T>(create: () => T) => {
-    let client: T | undefined;
-    return () => (client ??= create());
-  };
-  const dynamo = once(() => DynamoDBDocumentClient.from(new DynamoDBClient(base('dynamodb')), { marshallOptions: { removeUndefinedValues: true } }));
-  const sqs = once(() => new SQSClient(base('sqs')));
-  // StartSyncExecution is served from the `sync-` host prefix in AWS; against a local endpoint
-  // that prefix would make an unresolvable host name, so it is only applied when talking to AWS.
-  const sfn = once(() => new SFNClient({ ...base('sfn'), disableHostPrefix: Boolean(config.endpoints?.sfn) }));
-  const kms = once(() => new KMSClient(base('kms')));
-  return {
-    get dynamo() { return dynamo(); },
-    get sqs() { return sqs(); },
-    get sfn() { return sfn(); },
-    get kms() { return kms(); },
-  };
+/** Closes every client made for this config (a local stack stopping). */
+export function destroyAwsClients(aws: AwsClients): void {
+  for (const client of created.get(aws) ?? []) client.destroy();
+  created.delete(aws);
 }

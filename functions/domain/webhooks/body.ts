@@ -1,4 +1,4 @@
-import busboy from 'busboy';
+import type { Busboy } from 'busboy';
 import { AppError } from '../../shared/errors.js';
 import { decodeUtf8, parseJson } from '../../shared/json.js';
 
@@ -53,10 +53,12 @@ function addField<T>(fields: Record<string, T | T[]>, name: string, value: T): v
   else fields[name] = [existing, value];
 }
 
-function parseMultipart(rawBody: Uint8Array, contentType: string): Promise<Record<string, unknown>> {
+async function parseMultipart(rawBody: Uint8Array, contentType: string): Promise<Record<string, unknown>> {
+  // Loaded on the first multipart body: JSON and form senders never need the parser.
+  const { default: busboy } = await import('busboy');
   return new Promise((resolve, reject) => {
     const invalid = (why: string) => reject(new AppError('validation_error', `multipart: ${why}`));
-    let parser: busboy.Busboy;
+    let parser: Busboy;
     try {
       // The whole body is already in memory, so no field can usefully be truncated.
       parser = busboy({ headers: { 'content-type': contentType }, limits: { fieldSize: Infinity } });

@@ -1,0 +1,17 @@
+import type { Redelivery } from '../../domain/flows/ports.js';
+import type { SweepQueue } from '../../domain/kv/sweep-task.js';
+import { portOnFirstCall } from '../lazy.js';
+import type { AwsClients } from './clients.js';
+
+/*
+ * SQS adapters for functions that send only on some requests, loaded with the SQS client by the
+ * first call. See `sfn-on-first-use.ts` for the bundle's side.
+ */
+
+/** The sweep queue, for the kv function: of its requests only a purge sends to it. */
+export const sqsSweepQueueOnFirstUse = (queueUrl: string, aws: AwsClients): SweepQueue =>
+  portOnFirstCall(async () => (await import('./first-use/sqs.js')).sweepQueue(queueUrl, aws), { enqueue: true });
+
+/** Redelivery, for the flow worker, which changes a message's visibility only after a failed run. */
+export const sqsRedeliveryOnFirstUse = (queueUrl: string, aws: AwsClients): Redelivery =>
+  portOnFirstCall(async () => (await import('./first-use/sqs.js')).redelivery(queueUrl, aws), { delay: true });

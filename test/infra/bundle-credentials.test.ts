@@ -1,0 +1,199 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiGatewayEvent } from '../../bench/support/api-gateway-events.js';
+import { bundleLikeCdk } from '../../bench/support/bundle.js';
+import { filesLoadedAtInit } from '../../bench/support/bundle-files.js';
+import { DynamoTriggerStore } from '../../functions/adapters/aws/dynamo-trigger-store.js';
+import { LocalSecretBox } from '../../functions/adapters/local-secret-box.js';
+import { createTrigger } from '../../functions/domain/triggers/manage-triggers.js';
+import { FUNCTIONS, type FunctionName } from '../../functions/manifest.js';
+import { mintLocalToken } from '../../local/token.js';
+import { useEngines } from '../support/engines.js';
+
+/**
+ * The deployed bundles resolve AWS credentials from the environment only, as Lambda provides them
+ * (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`): lib/constructs/esm-bundle.ts
+ * replaces the SDK's default chain. Each function here is bundled by the stack's own construct and
+ * run in a fresh Node.js process whose environment is exactly what is given, against the embedded
+ * engines; an HTTP relay in front of DynamoDB records how each request was signed.
+ */
+const ROLE = { AWS_ACCESS_KEY_ID: 'ASIAROLECREDENTIALS1', AWS_SECRET_ACCESS_KEY: randomBytes(30).toString('base64'), AWS_SESSION_TOKEN: `role-session-${randomBytes(8).toString('hex')}` };
+const JWT_SECRET = randomBytes(32).toString('base64url');
+const KMS_KEY = 'arn:aws:kms:us-east-1:000000000000:key/00000000-0000-0000-0000-000000000000';
+const RESULT = 'RESULT ';
+
+const engines = useEngines();
+let outdir: string;
+let home: string;
+let bundles: Record<string, string>;
+let relay: { url: string; seen: IncomingHttpHeaders[]; server: Server };
+let imds: { url: string; hits: string[]; server: Server };
+
+const listen = async (server: Server) => {
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+};
+
+/** Forwards every request to `target` and keeps its headers. */
+async function startRelay(target: string) {
+  const seen: IncomingHttpHeaders[] = [];
+  const server = createServer((req, res) => {
+    seen.push(req.headers);
+    const upstream = request(new URL(req.url!, target), { method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode!, answer.headers);
+      answer.pipe(res);
+    });
+    req.pipe(upstream);
+  });
+  return { url: await listen(server), seen, server };
+}
+
+/** Stands in for the EC2 instance metadata service, which the SDK's default chain ends with. */
+async function startImds() {
+  const hits: string[] = [];
+  const server = createServer((req, res) => {
+    hits.push(`${req.method} ${req.url}`);
+    res.writeHead(404).end();
+  });
+  return { url: await listen(server), hits, server };
+}
+
+/**
+ * Imports the bundle in a new `node` with only `env` (plus PATH), calls its handler with `event`
+ * and returns the result; whatever the function logs (stdout and stderr) comes back as `logs`.
+ */
+async function invoke(fn: FunctionName, event: unknown, env: Record<string, string>) {
+  const script = `const { handler } = await import(${JSON.stringify(pathToFileURL(bundles[fn]!).href)});
+const result = await handler(JSON.parse(process.env.TEST_EVENT));
+console.log(${JSON.stringify(RESULT)} + JSON.stringify(result));`;
+  const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+    env: { PATH: process.env.PATH ?? '', TEST_EVENT: JSON.stringify(event), ...env },
+    timeout: 20_000,
+  });
+  const lines = stdout.trim().split('\n');
+  const result = JSON.parse(lines.find((line) => line.startsWith(RESULT))!.slice(RESULT.length));
+  return { result, logs: [...lines.filter((line) => !line.startsWith(RESULT)), stderr].join('\n') };
+}
+
+/**
+ * Region, tables and endpoints as the stack and the engines give them, and nothing from the
+ * developer's machine: no profile, an empty home, the fake metadata service.
+ */
+function functionEnv(extra: Record<string, string>): Record<string, string> {
+  return {
+    AWS_REGION: 'us-east-1',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    POWERTOOLS_LOG_LEVEL: 'WARN',
+    HOME: home,
+    AWS_CONFIG_FILE: join(home, 'no-config'),
+    AWS_SHARED_CREDENTIALS_FILE: join(home, 'no-credentials'),
+    AWS_EC2_METADATA_SERVICE_ENDPOINT: imds.url,
+    AUTH_TABLE: engines.engines.env.AUTH_TABLE!,
+    TRIGGERS_TABLE: engines.engines.env.TRIGGERS_TABLE!,
+    EXECUTIONS_TABLE: engines.engines.env.EXECUTIONS_TABLE!,
+    FLOW_QUEUE_URL: engines.engines.env.FLOW_QUEUE_URL!,
+    FLOW_STATE_MACHINE_ARN_PREFIX: engines.engines.env.FLOW_STATE_MACHINE_ARN_PREFIX!,
+    AWS_ENDPOINT_URL_DYNAMODB: relay.url,
+    AWS_ENDPOINT_URL_SQS: engines.engines.env.AWS_ENDPOINT_URL_SQS!,
+    AWS_ENDPOINT_URL_SFN: engines.engines.env.AWS_ENDPOINT_URL_SFN!,
+    AUTH_JWT_SECRET: JWT_SECRET,
+    SECRETS_KMS_KEY_ID: KMS_KEY,
+    ...extra,
+  };
+}
+
+const createApiKey = async () =>
+  apiGatewayEvent({ method: 'POST', routeKey: 'POST /api-keys', rawPath: '/api-keys', headers: { authorization: `Bearer ${await mintLocalToken({ secret: JWT_SECRET, sub: 'bundle-user' })}`, 'content-type': 'application/json' }, body: '{}' });
+
+beforeAll(async () => {
+  outdir = mkdtempSync(join(tmpdir(), 'flowgate-bundle-credentials-'));
+  home = mkdtempSync(join(tmpdir(), 'flowgate-empty-home-'));
+  const names: FunctionName[] = ['apiKeys', 'webhook'];
+  [bundles, relay, imds] = await Promise.all([
+    bundleLikeCdk(outdir, names.map((name) => ({ name, spec: FUNCTIONS[name] }))),
+    startRelay(engines.engines.env.AWS_ENDPOINT_URL_DYNAMODB!),
+    startImds(),
+  ]);
+}, 60_000);
+
+afterAll(async () => {
+  for (const server of [relay?.server, imds?.server]) await new Promise((done) => (server ? server.close(done) : done(undefined)));
+  for (const dir of [outdir, home]) if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a bundled function, with only the credentials Lambda puts in its environment', () => {
+  it('signs its calls with the role credentials from the environment, session token included', async () => {
+    relay.seen.length = 0;
+    const { result } = await invoke('apiKeys', await createApiKey(), functionEnv(ROLE));
+    expect(result.statusCode, JSON.stringify(result)).toBe(201);
+    expect(JSON.parse(result.body).data.api_key).toMatch(/\S{20,}/);
+    expect(relay.seen.length).toBeGreaterThan(0);
+    for (const headers of relay.seen) {
+      expect(headers.authorization).toMatch(new RegExp(`^AWS4-HMAC-SHA256 Credential=${ROLE.AWS_ACCESS_KEY_ID}/\\d{8}/us-east-1/dynamodb/aws4_request`));
+      expect(headers['x-amz-security-token']).toBe(ROLE.AWS_SESSION_TOKEN);
+    }
+    expect(imds.hits).toEqual([]);
+  });
+
+  it('without credentials in the environment, fails at once with a credentials error and looks nowhere else', async () => {
+    relay.seen.length = 0;
+    imds.hits.length = 0;
+    const { result, logs } = await invoke('apiKeys', await createApiKey(), functionEnv({}));
+    expect(result.statusCode).toBe(500);
+    expect(JSON.parse(result.body)).toEqual({ error: 'internal_error' });
+    expect(logs).toContain('CredentialsProviderError');
+    expect(logs).toContain('Unable to find environment variable credentials');
+    // The SDK's default chain would have gone on to files, SSO and this metadata service.
+    expect(imds.hits).toEqual([]);
+    expect(relay.seen).toEqual([]);
+  });
+
+  it('runs a wait-mode flow through the Step Functions client it loads on first use', async () => {
+    const store = new DynamoTriggerStore(engines.dynamo, engines.engines.env.TRIGGERS_TABLE!);
+    const deps = { store, secretBox: new LocalSecretBox(randomBytes(32).toString('base64')), randomBytes, now: () => new Date() };
+    const { record } = await createTrigger(deps, 'bundle-account', { flow: 'echo', response_mode: 'wait', event_filter: [], api_key_enabled: false, signature: null, enabled: true, deduplicate: false });
+    const body = JSON.stringify({ type: 'order.paid', id: 'evt_bundle' });
+    const event = apiGatewayEvent({
+      method: 'POST',
+      routeKey: 'ANY /webhooks/{webhook_id}',
+      rawPath: `/webhooks/${record.webhook_id}`,
+      pathParameters: { webhook_id: record.webhook_id },
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    const { result } = await invoke('webhook', event, functionEnv(ROLE));
+    expect(result.statusCode, JSON.stringify(result)).toBe(200);
+    // flows/echo.asl.json answers with what it received.
+    expect(JSON.parse(result.body)).toMatchObject({ webhook_id: record.webhook_id, event_id: 'evt_bundle' });
+  });
+});
+
+describe('what the webhook bundle loads at init', () => {
+  const initCode = () => filesLoadedAtInit(bundles.webhook!).then((files) => files.map((file) => readFileSync(file, 'utf8')).join('\n'));
+  const assetCode = () => readdirSync(dirname(bundles.webhook!)).map((file) => readFileSync(resolve(dirname(bundles.webhook!), file), 'utf8')).join('\n');
+
+  it('leaves the Step Functions and KMS clients and the multipart parser to chunks loaded on first use', async () => {
+    const init = await initCode();
+    const asset = assetCode();
+    // Step Functions' operation, KMS's service name on the wire, one of busboy's errors.
+    for (const marker of ['StartSyncExecution', 'TrentService', 'Unexpected end of form']) {
+      expect(asset.includes(marker), `${marker} in the asset`).toBe(true);
+      expect(init.includes(marker), `${marker} loaded at init`).toBe(false);
+    }
+  });
+
+  it('holds none of the default credential chain', () => {
+    // Names from @aws-sdk/credential-provider-node and the providers it chains.
+    const asset = assetCode();
+    for (const marker of ['fromInstanceMetadata', 'AWS_CONTAINER_CREDENTIALS_FULL_URI', 'AWS_WEB_IDENTITY_TOKEN_FILE', 'sso_start_url']) {
+      expect(asset.includes(marker), `${marker} in the asset`).toBe(false);
+    }
+  });
+});
