@@ -77,6 +77,8 @@ const queueReaders = (queue: QueueName) =>
 const tokenVerifiers = functionsWhere((name) => ROUTES.some((route) => route.fn === name && route.auth !== 'none'));
 /** Functions behind the webhook-trigger routes: they build (`url`) or rebuild (Twilio) webhook URLs. */
 const webhookUrlUsers = functionsWhere((name) => ROUTES.some((route) => route.fn === name && route.tag === TAGS.triggers));
+/** Those that show trigger URLs to their owners (not the receiver, which only rebuilds the public one). */
+const webhookUrlBuilders = functionsWhere((name) => ROUTES.some((route) => route.fn === name && route.tag === TAGS.triggers && route.auth !== 'none'));
 const secretUsers = functionsWhere((name) => 'secretsKey' in FUNCTIONS[name]);
 const flowRunners = functionsWhere((name) => 'runsFlows' in FUNCTIONS[name]);
 
@@ -101,7 +103,7 @@ export const SETTINGS = {
   flowQueueUrl: spec({ env: QUEUES.flowEvents.env, description: 'URL of the flowEvents queue', source: wiring, readers: queueReaders('flowEvents'), parse: required }),
   flowNames: spec({ env: 'FLOW_NAMES', description: 'The deployed flows, comma-separated', source: wiring, readers: functionsWhere((name) => 'readsFlowNames' in FUNCTIONS[name]), parse: list }),
   flowArnPrefix: spec({ env: 'FLOW_STATE_MACHINE_ARN_PREFIX', description: 'ARN of a flow\'s state machine less the flow name', source: wiring, readers: flowRunners, parse: required }),
-  webhookBaseUrl: spec({ env: 'WEBHOOK_BASE_URL', description: 'Base of trigger URLs (`<base>/<webhook_id>`)', source: wiring, readers: webhookUrlUsers, parse: required }),
+  webhookBaseUrl: spec({ env: 'WEBHOOK_BASE_URL', description: 'Base of trigger URLs (`<base>/<webhook_id>`)', source: wiring, readers: webhookUrlBuilders, parse: required }),
   publicWebhookBaseUrl: spec({ env: 'PUBLIC_WEBHOOK_BASE_URL', description: 'Base of trigger URLs behind a custom domain; also what Twilio signatures are checked against', source: context('publicWebhookBaseUrl'), readers: webhookUrlUsers, parse: optional }),
   secretsKmsKeyId: spec({ env: 'SECRETS_KMS_KEY_ID', description: 'KMS key that seals secrets at rest (deployed)', source: wiring, readers: secretUsers, parse: optional }),
   localSecretsKey: spec({ env: 'LOCAL_SECRETS_KEY', description: '32-byte base64 key that seals secrets at rest on the local stack', source: local, readers: secretUsers, parse: optional }),
