@@ -8,7 +8,11 @@ import { startLocalStack } from '../local/stack.js';
 const port = Number(process.env.PORT ?? 3000);
 const generatedSecret = !process.env.AUTH_JWT_SECRET;
 // The handlers' settings a user may give `npm start` (e.g. WAIT_TIMEOUT_MS=8000); the wiring is the stack's own.
-const settings = Object.fromEntries(Object.values(SETTINGS).filter((s) => s.source.kind !== 'wiring').map((s) => [s.env, process.env[s.env]]));
+const settings = Object.fromEntries(
+  Object.values(SETTINGS).filter((s) => s.source.kind !== 'wiring' && process.env[s.env]).map((s) => [s.env, process.env[s.env]]),
+);
+// The SDK's notice that its 2027 releases need Node 22 says nothing about this run.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const stack = await startLocalStack({ port, flowsDir: process.env.FLOWS_DIR, jwtSecret: process.env.AUTH_JWT_SECRET, env: settings }).catch((error: NodeJS.ErrnoException) => {
   console.error(error.code === 'EADDRINUSE' ? `Port ${port} is in use on 127.0.0.1; start with another, e.g. PORT=3001 npm start` : error);
   process.exit(1);

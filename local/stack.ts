@@ -108,7 +108,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     FLOW_NAMES: [...flowNames].join(','),
     WEBHOOK_BASE_URL: webhookBaseUrl,
     LOCAL_SECRETS_KEY: randomBytes(32).toString('base64'),
-    ...options.env,
+    // An unset option leaves the stack's own value (or the handler's default) in place.
+    ...Object.fromEntries(Object.entries(options.env ?? {}).filter(([, value]) => value !== undefined && value !== '')),
   };
   const aws = createAwsClients({
     region: LOCAL_AWS_ENV.AWS_REGION,

@@ -1,0 +1,45 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+const freePort = () => new Promise<number>((done) => {
+  const server = createServer().listen(0, '127.0.0.1', () => {
+    const { port } = server.address() as { port: number };
+    server.close(() => done(port));
+  });
+});
+
+let child: ChildProcess | undefined;
+afterAll(() => {
+  child?.kill('SIGTERM');
+});
+
+/** The README's quick start: `npm start` serves, and prints a token that works. */
+describe('npm start', () => {
+  it('starts the local stack from a bare environment, prints a working token, and honours a handler setting', async () => {
+    const port = await freePort();
+    // Only what a user's shell would have: no LOCAL_SECRETS_KEY, no AUTH_JWT_SECRET.
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), WEBHOOK_MAX_BODY_BYTES: '64' };
+    child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout!.on('data', (chunk) => (output += chunk));
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    const deadline = Date.now() + 45_000;
+    while (!/Bearer token[^\n]*\n\s*(\S+)/.test(output)) {
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`npm start did not get ready:\n${output}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const token = /Bearer token[^\n]*\n\s*(\S+)/.exec(output)![1]!;
+    const base = `http://127.0.0.1:${port}`;
+    expect(await (await fetch(`${base}/health`)).json()).toEqual({ status: 'ok' });
+    const created = await fetch(`${base}/triggers`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ flow: 'echo', signature: { service: 'github', secret: 'a-signing-secret' } }) });
+    expect(created.status).toBe(201);
+    const { data } = await created.json() as { data: { url: string } };
+    // WEBHOOK_MAX_BODY_BYTES from npm start's environment reached the receiver.
+    expect((await fetch(data.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pad: 'x'.repeat(100) }) })).status).toBe(413);
+    expect(output).not.toContain('NodeVersionSupportWarning');
+  }, 60_000);
+});
