@@ -1,18 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { QUEUES } from '../../functions/manifest.js';
-import { buildServiceApp } from '../../lib/app.js';
-
-const ROOT = resolve(import.meta.dirname, '../..');
-const CDK_CONTEXT = JSON.parse(readFileSync(resolve(ROOT, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
+import { synth } from '../support/synth.js';
 
 describe('flow retries back off through the queue itself', () => {
-  const app = new App({ context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [] } });
-  const stack = buildServiceApp(app);
-  const template = Template.fromStack(stack);
+  const { stack, template } = synth();
   const worker = stack.functions[QUEUES.flowEvents.consumer];
   const queueId = stack.getLogicalId(stack.queues.queues.flowEvents.node.defaultChild as never);
 

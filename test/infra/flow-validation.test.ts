@@ -2,14 +2,11 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildServiceApp } from '../../lib/app.js';
 import { checkFlowDefinition } from '../../lib/flow-definition.js';
+import { synth } from '../support/synth.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CDK_CONTEXT = JSON.parse(readFileSync(resolve(ROOT, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
 const INVALID = resolve(ROOT, 'test/fixtures/flows-invalid');
 
 const folders: string[] = [];
@@ -27,13 +24,6 @@ function flowsWith(fixture: string): { dir: string; file: string } {
   return { dir, file };
 }
 
-/** The app exactly as `cdk synth` builds it, over another folder of flows. */
-function synth(flowsDir: string) {
-  const app = new App({ context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [] } });
-  const stack = buildServiceApp(app, { flowsDir });
-  return Template.fromStack(stack);
-}
-
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('flow definitions are checked when the stack synthesises, not when it deploys', () => {
@@ -43,7 +33,7 @@ describe('flow definitions are checked when the stack synthesises, not when it d
     ['child-flow-sync2-in-iterator.asl.json', '"Each" > iteration > "Child"', 'arn:aws:states:::states:startExecution.sync:2'],
   ])('%s: refuses what express state machines cannot run, naming the file and the nested state', (fixture, state, resource) => {
     const { dir, file } = flowsWith(fixture);
-    expect(() => synth(dir)).toThrow(new RegExp(`${escape(file)}: state ${escape(state)} uses ${escape(resource)}, which express state machines do not support`));
+    expect(() => synth({}, { flowsDir: dir }).template).toThrow(new RegExp(`${escape(file)}: state ${escape(state)} uses ${escape(resource)}, which express state machines do not support`));
   });
 
   it.each([
@@ -53,7 +43,7 @@ describe('flow definitions are checked when the stack synthesises, not when it d
     const { dir, file } = flowsWith(fixture);
     let message = '';
     try {
-      synth(dir);
+      synth({}, { flowsDir: dir }).template;
     } catch (error) {
       message = (error as Error).message;
     }
@@ -63,7 +53,7 @@ describe('flow definitions are checked when the stack synthesises, not when it d
 
   it('checks the text as the file holds it: a ${...} substitution passes, the .sync beside it does not', () => {
     const { dir, file } = flowsWith('substitution-and-sync.asl.json');
-    expect(() => synth(dir)).toThrow(new RegExp(`${escape(file)}: state "Crawl" uses arn:aws:states:::glue:startJobRun\\.sync,`));
+    expect(() => synth({}, { flowsDir: dir }).template).toThrow(new RegExp(`${escape(file)}: state "Crawl" uses arn:aws:states:::glue:startJobRun\\.sync,`));
 
     // Without the suffix (Request Response, which express flows run) the check passes the flow as
     // written; the stack fills in substitutions when it declares them (DefinitionSubstitutions).

@@ -1,35 +1,21 @@
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { App, type CfnElement, type Stack } from 'aws-cdk-lib';
+import {  type CfnElement, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpSecretContext } from '../../functions/domain/accounts/index.js';
 import { signingSecretContext } from '../../functions/domain/webhooks/trigger-lookup.js';
 import { FUNCTIONS, ROUTES, type FunctionName, type FunctionSpec } from '../../functions/manifest.js';
-import { buildServiceApp } from '../../lib/app.js';
 import { listFlowNames } from '../../lib/constructs/flows.js';
-import type { ServiceStack } from '../../lib/service-stack.js';
+import { synth, type Synthesized } from '../support/synth.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CDK_CONTEXT = JSON.parse(readFileSync(resolve(ROOT, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
 
 type Resource = { Type: string; Properties: Record<string, any> };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: Record<string, Record<string, unknown>> };
-
-interface Synthesized {
-  stack: ServiceStack;
-  template: Template;
-}
-
-/** The app exactly as `cdk synth` builds it (cdk.json's context and cdk-nag), minus bundling. */
-function synth(context: Record<string, unknown> = {}, flowsDir?: string): Synthesized {
-  const app = new App({ context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context } });
-  const stack = buildServiceApp(app, { flowsDir });
-  return { stack, template: Template.fromStack(stack) };
-}
 
 const functionEntries = Object.entries(FUNCTIONS) as [FunctionName, FunctionSpec][];
 const asArray = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
@@ -142,12 +128,12 @@ describe('limits a growing list of flows hits: Lambda\'s 4 KB of environment var
   it('30 flows of long names fit; 45 fail synth, naming the function and how large its environment would be', () => {
     expect(longName(0)).toHaveLength(64);
     addFlows(0, 30);
-    expect(() => synth({}, flowsDir)).not.toThrow();
+    expect(() => synth({}, { flowsDir })).not.toThrow();
 
     addFlows(30, 45);
     let message = '';
     try {
-      synth({}, flowsDir);
+      synth({}, { flowsDir });
     } catch (error) {
       message = (error as Error).message;
     }

@@ -1,37 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { App, Stack, type CfnElement, type Environment } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import { App, Stack, type CfnElement } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoKvStore, generationPk, VALUE_EXPIRY_ATTRIBUTE } from '../../functions/adapters/aws/dynamo-kv-store.js';
 import { KvService } from '../../functions/domain/kv/service.js';
 import { FUNCTIONS, MIN_RECEIVES_FOR_LAMBDA_CONSUMER, QUEUES, type FunctionName, type QueueName } from '../../functions/manifest.js';
-import { buildServiceApp } from '../../lib/app.js';
 import { DEFAULT_FLOW_WORKER_MAX_CONCURRENCY } from '../../lib/config.js';
 import { EventQueues, MESSAGE_RETENTION_DAYS } from '../../lib/constructs/event-queues.js';
-import type { ServiceStack } from '../../lib/service-stack.js';
 import { useEngines } from '../support/engines.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CDK_CONTEXT = JSON.parse(readFileSync(resolve(ROOT, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
+import { synth, type Synthesized } from '../support/synth.js';
 
 type Resource = { Type: string; Properties: Record<string, any> };
-
-interface Synthesized {
-  stack: ServiceStack;
-  template: Template;
-}
-
-/** The app as `cdk synth` builds it (cdk.json's context and cdk-nag), minus bundling. */
-function synth(context: Record<string, unknown> = {}, env?: Environment): Synthesized {
-  const app = new App({ context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context } });
-  const stack = buildServiceApp(app, { env });
-  return { stack, template: Template.fromStack(stack) };
-}
 
 const queueNames = Object.keys(QUEUES) as QueueName[];
 const SECONDS_PER_DAY = 24 * 3600;
@@ -108,7 +88,7 @@ describe('dead-letter queues: redrive', () => {
   const env = { account: '123456789012', region: 'eu-west-1' };
   let pinned: Synthesized;
   beforeAll(() => {
-    pinned = synth({}, env);
+    pinned = synth({}, { env });
   });
 
   it.each(queueNames)('%s\'s dead-letter queue allows only its own source queue to dead-letter into it (and so to be redriven to)', (name) => {

@@ -1,23 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import {
   EVENT_BODY_EXPANSION, EVENT_ENVELOPE_RESERVE_BYTES, LAMBDA_INVOCATION_PAYLOAD_BYTES, MAX_WEBHOOK_BODY_BYTES,
 } from '../../functions/domain/webhooks/body-limit.js';
 import { API_GATEWAY_INTEGRATION_TIMEOUT_MS, MAX_WAIT_TIMEOUT_MS, OUTCOME_RESERVE_MS } from '../../functions/domain/webhooks/wait-budget.js';
 import { FUNCTIONS } from '../../functions/manifest.js';
-import { buildServiceApp } from '../../lib/app.js';
-
-const ROOT = resolve(import.meta.dirname, '../..');
-const CDK_CONTEXT = JSON.parse(readFileSync(resolve(ROOT, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
-
-function synth(context: Record<string, unknown> = {}) {
-  const app = new App({ context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context } });
-  const stack = buildServiceApp(app);
-  return { stack, template: Template.fromStack(stack) };
-}
+import { synth } from '../support/synth.js';
 
 describe('wait mode: our 504 comes before API Gateway gives up', () => {
   it('the longest wait a deployment may set leaves the outcome its reserve inside the gateway\'s 30 s', () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { App, Validations, type CfnElement, type Environment, type Stack } from 'aws-cdk-lib';
+import { App, Validations, type CfnElement, type Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -23,27 +23,13 @@ import {
 } from '../../functions/manifest.js';
 import { buildServiceApp } from '../../lib/app.js';
 import { listFlowNames } from '../../lib/constructs/flows.js';
-import type { ServiceStack } from '../../lib/service-stack.js';
+import { CDK_CONTEXT, synth, type Synthesized } from '../support/synth.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CDK_CONTEXT = JSON.parse(readFileSync(resolve(ROOT, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
 const FLOW_NAMES = listFlowNames(resolve(ROOT, 'flows'));
 
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
-
-interface Synthesized {
-  app: App;
-  stack: ServiceStack;
-  template: Template;
-}
-
-/** The app exactly as `cdk synth` builds it (cdk.json's context and cdk-nag), minus bundling. */
-function synth(context: Record<string, unknown> = {}, env?: Environment): Synthesized {
-  const app = new App({ context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context } });
-  const stack = buildServiceApp(app, { env });
-  return { app, stack, template: Template.fromStack(stack) };
-}
 
 const functionEntries = Object.entries(FUNCTIONS) as [FunctionName, FunctionSpec][];
 const TUNABLE_VARIABLES = ['WEBHOOK_MAX_BODY_BYTES', 'WAIT_TIMEOUT_MS', 'TRIGGER_CACHE_TTL_MS', 'TOTP_ISSUER'];
@@ -404,7 +390,7 @@ describe('the service stack, as configured by CDK context', () => {
   let s: Synthesized;
   beforeAll(() => {
     // A concrete account and region, so that ARNs resolve to plain strings.
-    s = synth(external, { account: '123456789012', region: 'eu-west-1' });
+    s = synth(external, { env: { account: '123456789012', region: 'eu-west-1' } });
   });
 
   it('authIssuer + authJwksUrl select an external issuer instead of the user pool', () => {
