@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { DynamoAttemptStore } from '../../functions/adapters/aws/dynamo-attempt-store.js';
 import { DynamoMfaStore } from '../../functions/adapters/aws/dynamo-mfa-store.js';
 import { LocalSecretBox } from '../../functions/adapters/local-secret-box.js';
 import { createAccountUseCases, type AccountsDeps } from '../../functions/domain/accounts/index.js';
 import { generateTotpSecret, hashRecoveryCode, normalizeTotpSecret } from '../../functions/domain/totp/index.js';
-import type { createAccountsHandler as CreateAccountsHandler } from '../../functions/handlers/accounts.js';
+import { createAccountsHandler } from '../../functions/handlers/accounts.js';
 import { Authenticator, createTokenVerifier } from '../../functions/shared/auth.js';
 import type { HttpEvent, HttpResult } from '../../functions/shared/http.js';
 import { mintLocalToken } from '../../local/token.js';
@@ -32,7 +32,6 @@ const clock = { nowMs: stepStart(STEP) };
 const local = useEngines();
 let table: string;
 let deps: AccountsDeps;
-let createAccountsHandler: typeof CreateAccountsHandler;
 let handle: (event: HttpEvent) => Promise<HttpResult>;
 
 // An API key store that would accept any key: the bearer-only routes must refuse it anyway.
@@ -42,10 +41,6 @@ const authenticator = new Authenticator(
 );
 
 beforeAll(async () => {
-  const env = { ...local.engines.env, AUTH_JWT_SECRET: JWT_SECRET, LOCAL_SECRETS_KEY: randomBytes(32).toString('base64') };
-  for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
-  // The module builds its production handler at import, from the environment just set.
-  ({ createAccountsHandler } = await import('../../functions/handlers/accounts.js'));
   table = local.engines.env.ACCOUNTS_TABLE!;
   deps = {
     mfa: new DynamoMfaStore(local.dynamo, table),
@@ -58,9 +53,6 @@ beforeAll(async () => {
   handle = createAccountsHandler(createAccountUseCases(deps), authenticator);
 });
 
-afterAll(() => {
-  vi.unstubAllEnvs();
-});
 
 let users = 0;
 const newUser = () => `user-${++users}`;

@@ -4,6 +4,7 @@ import { DynamoApiKeyStore } from '../../functions/adapters/aws/dynamo-api-key-s
 import { DynamoKvStore } from '../../functions/adapters/aws/dynamo-kv-store.js';
 import { SqsSweepQueue } from '../../functions/adapters/aws/sqs-sweep-queue.js';
 import { KvService } from '../../functions/domain/kv/service.js';
+import { createKvHandler } from '../../functions/handlers/kv.js';
 import { Authenticator, createTokenVerifier } from '../../functions/shared/auth.js';
 import type { HttpEvent } from '../../functions/shared/http.js';
 import { mintLocalToken } from '../../local/token.js';
@@ -11,12 +12,9 @@ import { useEngines } from '../support/engines.js';
 
 const SECRET = 'kv-handler-test-secret';
 const local = useEngines();
-let createKvHandler: typeof import('../../functions/handlers/kv.js').createKvHandler;
 let authenticator: Authenticator;
 
 beforeAll(async () => {
-  Object.assign(process.env, local.engines.env, { AUTH_JWT_SECRET: SECRET });
-  ({ createKvHandler } = await import('../../functions/handlers/kv.js'));
   authenticator = new Authenticator(createTokenVerifier({ secret: SECRET, algorithms: ['HS256'] }), new DynamoApiKeyStore(local.dynamo, local.engines.env.AUTH_TABLE!));
 });
 

@@ -6,17 +6,15 @@ import { DynamoKvStore, generationPk } from '../../functions/adapters/aws/dynamo
 import { SqsSweepQueue } from '../../functions/adapters/aws/sqs-sweep-queue.js';
 import { decodeSweepTask, encodeSweepTask, type SweepTask } from '../../functions/domain/kv/sweep-task.js';
 import { Sweeper } from '../../functions/domain/kv/sweeper.js';
+import { createSweepHandler } from '../../functions/handlers/kv-sweeper.js';
 import type { GenerationRef } from '../../functions/domain/kv/types.js';
 import { lambdaContext } from '../../local/lambda-context.js';
 import { useEngines } from '../support/engines.js';
 
 const local = useEngines();
 let store: DynamoKvStore;
-let createSweepHandler: typeof import('../../functions/handlers/kv-sweeper.js').createSweepHandler;
 
 beforeAll(async () => {
-  Object.assign(process.env, local.engines.env);
-  ({ createSweepHandler } = await import('../../functions/handlers/kv-sweeper.js'));
   store = new DynamoKvStore(local.dynamo, local.engines.env.KV_TABLE!);
 });
 
