@@ -1,4 +1,6 @@
+import { delimiter, resolve } from 'node:path';
 import { SETTINGS } from '../functions/settings.js';
+import { readFlowFunctionSettings } from '../lib/flow-functions.js';
 import { startLocalStack } from '../local/stack.js';
 
 /**
@@ -9,6 +11,10 @@ const port = Number(process.env.PORT ?? 3000);
 const generatedSecret = !process.env.AUTH_JWT_SECRET;
 // The handlers' settings a user may give `npm start` (e.g. WAIT_TIMEOUT_MS=8000); the wiring is the stack's own.
 const settings = Object.fromEntries(Object.values(SETTINGS).filter((s) => s.source.kind !== 'wiring').map((s) => [s.env, process.env[s.env]]));
+// And the flow functions' settings (flows/functions/settings.json), e.g. NOTIFY_URL=http://... npm start.
+for (const dir of (process.env.FLOWS_DIR ?? resolve(import.meta.dirname, '../flows')).split(delimiter)) {
+  for (const variable of Object.keys(readFlowFunctionSettings(dir))) settings[variable] = process.env[variable];
+}
 const stack = await startLocalStack({ port, flowsDir: process.env.FLOWS_DIR, jwtSecret: process.env.AUTH_JWT_SECRET, env: settings }).catch((error: NodeJS.ErrnoException) => {
   console.error(error.code === 'EADDRINUSE' ? `Port ${port} is in use on 127.0.0.1; start with another, e.g. PORT=3001 npm start` : error);
   process.exit(1);
