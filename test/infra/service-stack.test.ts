@@ -23,6 +23,7 @@ import {
 } from '../../functions/manifest.js';
 import { buildServiceApp } from '../../lib/app.js';
 import { listFlowNames } from '../../lib/constructs/flows.js';
+import { listFlowFunctions } from '../../lib/flow-functions.js';
 import type { ServiceStack } from '../../lib/service-stack.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -109,8 +110,8 @@ describe('the service stack, from functions/manifest.ts', () => {
   });
 
   describe('functions', () => {
-    it('has one Lambda function per FUNCTIONS entry and no other', () => {
-      s.template.resourceCountIs('AWS::Lambda::Function', functionEntries.length);
+    it('has one Lambda function per FUNCTIONS entry, one per flow function (flows/functions/*.ts) and no other', () => {
+      s.template.resourceCountIs('AWS::Lambda::Function', functionEntries.length + listFlowFunctions(resolve(ROOT, 'flows')).length);
       expect(Object.keys(s.stack.functions).sort()).toEqual(Object.keys(FUNCTIONS).sort());
     });
 
