@@ -40,7 +40,7 @@ export async function startEngines(options: { flowsDirs: string[]; visibilityTim
   // `patches/local-aws-sqs+2.0.2.patch` (applied by `npm ci` through patch-package) fixes that.
   const sqsServer = await createSqsServer({ port: 0, hostname: "127.0.0.1", emulateQueueCreationLifecycle: false });
   const sqsEndpoint = `http://127.0.0.1:${(sqsServer.address() as { port: number }).port}`;
-  const sfn = await startLocalStepFunctions({ flowsDirs: options.flowsDirs, arnPrefix: LOCAL_FLOW_ARN_PREFIX, tasks: options.tasks });
+  const sfn = await startLocalStepFunctions({ flowsDirs: options.flowsDirs, arnPrefix: LOCAL_FLOW_ARN_PREFIX, tasks: options.tasks, engines: { dynamodb: dynamoEndpoint, sqs: sqsEndpoint } });
 
   const clientConfig = { region: LOCAL_AWS_ENV.AWS_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
   const dynamo = new DynamoDBClient({ ...clientConfig, endpoint: dynamoEndpoint });

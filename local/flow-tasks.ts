@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
 import { FLOW_FUNCTION_TIMEOUT_SECONDS, listFlowFunctions, readFlowFunctionSettings, settingsOf, substituteFunctions } from '../lib/flow-functions.js';
+import { callLocalIntegration, localIntegration, type EngineEndpoints } from './flow-integrations.js';
 import { lambdaContext } from './lambda-context.js';
 
 /** `${Function.<name>}` becomes this prefix + name locally, as CloudFormation gives the function's ARN deployed. */
@@ -46,8 +47,9 @@ function taskStates(states: unknown, found = new Map<string, Record<string, unkn
  * functions (`flows/functions/<name>.ts`) runs its handler in this process, with a Lambda context
  * and, through `arn:aws:states:::lambda:invoke`, the optimized integration's output
  * (`Payload`, `StatusCode`, `ExecutedVersion`, …); a handler that throws fails the Task with the
- * thrown error's name, as Lambda reports it, so `Retry` and `Catch` behave as deployed. Any other
- * resource fails the Task at once with an error naming it: nothing is sent to AWS, nothing hangs.
+ * thrown error's name, as Lambda reports it, so `Retry` and `Catch` behave as deployed. DynamoDB
+ * and SQS integrations run against the local engines (`flow-integrations.ts`). Any other resource
+ * fails the Task at once with an error naming it: nothing is sent to AWS, nothing hangs.
  */
 export class LocalFlowTasks {
   private constructor(private readonly functions: ReadonlyMap<string, FlowFunctionHandler>) {}
@@ -86,7 +88,7 @@ export class LocalFlowTasks {
   }
 
   /** A local handler for every Task state of a (substituted) definition, by state name. */
-  handlersFor(definition: unknown): Record<string, TaskHandler> {
+  handlersFor(definition: unknown, engines?: EngineEndpoints): Record<string, TaskHandler> {
     const handlers: Record<string, TaskHandler> = {};
     for (const [name, state] of taskStates(isObject(definition) ? definition.States : undefined)) {
       const resource = String(state.Resource);
@@ -106,6 +108,9 @@ export class LocalFlowTasks {
       } else if (resource.startsWith(LOCAL_FUNCTION_ARN_PREFIX)) {
         // The older form: the function's ARN as the Resource; its answer is the state's result.
         handlers[name] = (input) => this.invoke(resource, input);
+      } else if (engines && localIntegration(resource)) {
+        const integration = localIntegration(resource)!;
+        handlers[name] = async (input) => (await callLocalIntegration(integration, engines, input)) as JsonValue;
       } else {
         handlers[name] = async () => {
           throw new TaskFailed('Local.UnsupportedIntegration', `state "${name}": ${resource} has no local engine; it runs only when deployed`);

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { ExecutionError, ExecutionTimeoutError, StateMachine } from 'aws-local-stepfunctions';
+import type { EngineEndpoints } from './flow-integrations.js';
 import { LocalFlowTasks } from './flow-tasks.js';
 import { EXPRESS_MAX_DURATION_MS, MAX_FLOW_INPUT_BYTES as MAX_PAYLOAD_BYTES } from '../functions/domain/flows/limits.js';
 
@@ -32,6 +33,8 @@ export interface LocalStepFunctionsOptions {
   arnPrefix: string;
   /** How Task states run locally; without it every Task fails, naming its resource. */
   tasks?: LocalFlowTasks;
+  /** The local DynamoDB and SQS engines, which flows' DynamoDB and SQS integrations call. */
+  engines?: EngineEndpoints;
 }
 
 /**
@@ -104,7 +107,7 @@ async function startSyncExecution(options: LocalStepFunctionsOptions, request: {
   const base = { executionArn: `${arn.replace(':stateMachine:', ':express:')}:${name}:${randomUUID()}`, stateMachineArn: arn, name, startDate, input };
   try {
     const execution = stateMachineFor(definition).run(JSON.parse(input), {
-      overrides: { taskResourceLocalHandlers: tasks.handlersFor(JSON.parse(definition)) },
+      overrides: { taskResourceLocalHandlers: tasks.handlersFor(JSON.parse(definition), options.engines) },
     });
     const timer = setTimeout(() => execution.abort(), EXPRESS_MAX_DURATION_MS);
     try {

@@ -64,6 +64,14 @@ describe('summarize: a Task that calls a project function, in wait mode', () => 
     expect(res.json).toEqual({ error: 'Fixture.Refused', cause: { errorType: 'Fixture.Refused', errorMessage: 'this fixture refuses every event', trace: [] } });
   });
 
+  it('DynamoDB and SQS integrations (optimized and AWS SDK) run against the local engines', async () => {
+    const token = await stack.token('tasks-owner');
+    const trigger = await createTrigger(stack, token, { flow: 'stores-event', response_mode: 'wait' });
+    const res = await deliver(trigger.url, JSON.stringify({ id: 'evt_stored', type: 'order.created' }));
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ stored_type: 'order.created', send_error: 'SQS.QueueDoesNotExistException' });
+  });
+
   it('an integration without a local engine fails the flow at once, naming the resource', async () => {
     const token = await stack.token('tasks-owner');
     const trigger = await createTrigger(stack, token, { flow: 'publishes-to-sns' });
