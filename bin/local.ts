@@ -1,4 +1,6 @@
+import { delimiter, resolve } from 'node:path';
 import { SETTINGS } from '../functions/settings.js';
+import { readFlowFunctionSettings } from '../lib/flow-functions.js';
 import { startLocalStack } from '../local/stack.js';
 
 /**
@@ -13,6 +15,10 @@ const settings = Object.fromEntries(
 );
 // The SDK's notice that its 2027 releases need Node 22 says nothing about this run.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+// And the flow functions' settings (flows/functions/settings.json), e.g. NOTIFY_URL=http://... npm start.
+for (const dir of (process.env.FLOWS_DIR ?? resolve(import.meta.dirname, '../flows')).split(delimiter)) {
+  for (const variable of Object.keys(readFlowFunctionSettings(dir))) if (process.env[variable]) settings[variable] = process.env[variable];
+}
 const stack = await startLocalStack({ port, flowsDir: process.env.FLOWS_DIR, jwtSecret: process.env.AUTH_JWT_SECRET, env: settings }).catch((error: NodeJS.ErrnoException) => {
   console.error(error.code === 'EADDRINUSE' ? `Port ${port} is in use on 127.0.0.1; start with another, e.g. PORT=3001 npm start` : error);
   process.exit(1);

@@ -15,6 +15,10 @@ export function buildServiceApp(app: App, options: { env?: Environment; flowsDir
   const stack = new ServiceStack(app, stackName, {
     ...config,
     flowsDir: options.flowsDir,
+    flowFunctionContext: (key) => {
+      const value: unknown = app.node.tryGetContext(key);
+      return value === undefined || value === null || value === '' ? undefined : String(value);
+    },
     description: 'Flowgate: storage gateway, TOTP accounts and flow webhook triggers',
     // Account and region come from the CLI's credentials when there are any; without them the
     // stack is environment-agnostic, so `cdk synth` works offline.

@@ -16,6 +16,7 @@ import { SETTINGS, settingsReadBy } from '../functions/settings.js';
 import type { ServiceConfig } from './config.js';
 import { DataStores } from './constructs/data-stores.js';
 import { EventQueues } from './constructs/event-queues.js';
+import { FlowFunctions } from './constructs/flow-functions.js';
 import { Flows } from './constructs/flows.js';
 import { HttpRoutes } from './constructs/http-routes.js';
 import { Identity } from './constructs/identity.js';
@@ -29,6 +30,8 @@ export interface ServiceStackProps extends StackProps, Omit<ServiceConfig, 'stac
   projectRoot?: string;
   /** @default `<projectRoot>/flows` */
   flowsDir?: string;
+  /** Reads CDK context for flow function settings (`flows/functions/settings.json`) by key. */
+  flowFunctionContext?: (key: string) => string | undefined;
 }
 
 const entries = <K extends string, V>(record: Record<K, V>) => Object.entries(record) as [K, V][];
@@ -44,6 +47,7 @@ export class ServiceStack extends Stack {
   readonly queues: EventQueues;
   readonly secretsKey: SecretsKey;
   readonly flows: Flows;
+  readonly flowFunctions: FlowFunctions;
   readonly identity: Identity;
   readonly functions: Record<FunctionName, ServiceFunction>;
   readonly http: HttpRoutes;
@@ -63,7 +67,10 @@ export class ServiceStack extends Stack {
       // A burst of webhooks must not take every concurrent execution in the account.
       consumerMaxConcurrency: { flowEvents: props.flowWorkerMaxConcurrency },
     });
-    this.flows = new Flows(this, 'Flows', { flowsDir: props.flowsDir ?? resolve(projectRoot, 'flows') });
+    const flowsDir = props.flowsDir ?? resolve(projectRoot, 'flows');
+    // Flows' own functions are not the manifest's: no routes, no grants, invoked only by the flows that name them.
+    this.flowFunctions = new FlowFunctions(this, 'FlowFunctions', { flowsDir, projectRoot, logLevel: props.logLevel, context: (key) => props.flowFunctionContext?.(key) });
+    this.flows = new Flows(this, 'Flows', { flowsDir, functions: this.flowFunctions.functions });
     this.identity = new Identity(this, 'Identity', { auth: props.auth, removal: props.dataRemovalPolicy });
 
     const functions = {} as Record<FunctionName, ServiceFunction>;

@@ -4,6 +4,7 @@ import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-s
 import dynalite from 'dynalite';
 import { createSqsServer } from 'local-aws-sqs';
 import { QUEUES, TABLES, type QueueName } from '../functions/manifest.js';
+import type { LocalFlowTasks } from './flow-tasks.js';
 import { startLocalStepFunctions } from './sfn-server.js';
 
 /** Credentials and region the SDK needs to sign requests; the embedded engines accept any. */
@@ -31,7 +32,7 @@ const close = (server: Server) => new Promise<void>((resolve) => server.close(()
  * Starts dynalite (DynamoDB), local-aws-sqs (SQS) and the local Step Functions endpoint in this
  * process on free loopback ports, and creates the tables and queues the manifest describes.
  */
-export async function startEngines(options: { flowsDirs: string[]; visibilityTimeoutSeconds: number }): Promise<Engines> {
+export async function startEngines(options: { flowsDirs: string[]; visibilityTimeoutSeconds: number; tasks?: LocalFlowTasks }): Promise<Engines> {
   const dynamoServer: Server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   const dynamoEndpoint = `http://127.0.0.1:${await listen(dynamoServer)}`;
   // local-aws-sqs 2.0.2 counted a ChangeMessageVisibility as one more receive, so a retried
@@ -39,7 +40,7 @@ export async function startEngines(options: { flowsDirs: string[]; visibilityTim
   // `patches/local-aws-sqs+2.0.2.patch` (applied by `npm ci` through patch-package) fixes that.
   const sqsServer = await createSqsServer({ port: 0, hostname: "127.0.0.1", emulateQueueCreationLifecycle: false });
   const sqsEndpoint = `http://127.0.0.1:${(sqsServer.address() as { port: number }).port}`;
-  const sfn = await startLocalStepFunctions({ flowsDirs: options.flowsDirs, arnPrefix: LOCAL_FLOW_ARN_PREFIX });
+  const sfn = await startLocalStepFunctions({ flowsDirs: options.flowsDirs, arnPrefix: LOCAL_FLOW_ARN_PREFIX, tasks: options.tasks, engines: { dynamodb: dynamoEndpoint, sqs: sqsEndpoint } });
 
   const clientConfig = { region: LOCAL_AWS_ENV.AWS_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
   const dynamo = new DynamoDBClient({ ...clientConfig, endpoint: dynamoEndpoint });

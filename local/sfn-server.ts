@@ -3,13 +3,38 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { ExecutionError, ExecutionTimeoutError, StateMachine } from 'aws-local-stepfunctions';
+import type { EngineEndpoints } from './flow-integrations.js';
+import { LocalFlowTasks } from './flow-tasks.js';
 import { EXPRESS_MAX_DURATION_MS, MAX_FLOW_INPUT_BYTES as MAX_PAYLOAD_BYTES } from '../functions/domain/flows/limits.js';
+
+// aws-local-stepfunctions 3 times Task states with `Promise.withResolvers`, which Node.js has only
+// from version 22; package.json (and this machine) allow Node.js 20. Without it every Task state
+// fails with a TypeError, so the local stack supplies the standard method where it is missing.
+if (typeof (Promise as { withResolvers?: unknown }).withResolvers !== 'function') {
+  Object.defineProperty(Promise, 'withResolvers', {
+    configurable: true,
+    writable: true,
+    value<T>() {
+      let resolve!: (value: T | PromiseLike<T>) => void;
+      let reject!: (reason?: unknown) => void;
+      const promise = new Promise<T>((yes, no) => {
+        resolve = yes;
+        reject = no;
+      });
+      return { promise, resolve, reject };
+    },
+  });
+}
 
 export interface LocalStepFunctionsOptions {
   /** Folders searched in order for `<flow>.asl.json`. */
   flowsDirs: string[];
   /** ARNs are `${arnPrefix}${flowName}`, as the CDK stack names the flows' state machines. */
   arnPrefix: string;
+  /** How Task states run locally; without it every Task fails, naming its resource. */
+  tasks?: LocalFlowTasks;
+  /** The local DynamoDB and SQS engines, which flows' DynamoDB and SQS integrations call. */
+  engines?: EngineEndpoints;
 }
 
 /**
@@ -61,16 +86,18 @@ async function startSyncExecution(options: LocalStepFunctionsOptions, request: {
   const arn = request.stateMachineArn ?? '';
   const flowName = arn.startsWith(options.arnPrefix) ? arn.slice(options.arnPrefix.length) : '';
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(flowName)) throw { __type: 'StateMachineDoesNotExist', message: `no state machine ${arn}` };
-  let definition: string | undefined;
+  let file: string | undefined;
   for (const dir of options.flowsDirs) {
     try {
-      definition = await readFile(join(dir, `${flowName}.asl.json`), 'utf8');
+      file = await readFile(join(dir, `${flowName}.asl.json`), 'utf8');
       break;
     } catch {
       // not in this folder
     }
   }
-  if (definition === undefined) throw { __type: 'StateMachineDoesNotExist', message: `no state machine ${arn}` };
+  if (file === undefined) throw { __type: 'StateMachineDoesNotExist', message: `no state machine ${arn}` };
+  const tasks = options.tasks ?? LocalFlowTasks.none();
+  const definition = tasks.substitute(file);
   const name = request.name ?? randomUUID();
   const input = request.input ?? '{}';
   if (Buffer.byteLength(input) > MAX_PAYLOAD_BYTES) {
@@ -79,7 +106,9 @@ async function startSyncExecution(options: LocalStepFunctionsOptions, request: {
   const startDate = Date.now() / 1000;
   const base = { executionArn: `${arn.replace(':stateMachine:', ':express:')}:${name}:${randomUUID()}`, stateMachineArn: arn, name, startDate, input };
   try {
-    const execution = stateMachineFor(definition).run(JSON.parse(input));
+    const execution = stateMachineFor(definition).run(JSON.parse(input), {
+      overrides: { taskResourceLocalHandlers: tasks.handlersFor(JSON.parse(definition), options.engines) },
+    });
     const timer = setTimeout(() => execution.abort(), EXPRESS_MAX_DURATION_MS);
     try {
       const output = JSON.stringify(await execution.result);

@@ -11,6 +11,7 @@ import { logger } from '../functions/shared/logger.js';
 import { RouteMatcher } from '../functions/shared/route-match.js';
 import { apiGatewayPath, toApiGatewayEvent, writeApiGatewayResult } from './api-gateway.js';
 import { LOCAL_AWS_ENV, startEngines, type Engines } from './engines.js';
+import { LocalFlowTasks } from './flow-tasks.js';
 import { lambdaContext } from './lambda-context.js';
 import { SqsPoller } from './sqs-poller.js';
 import { mintLocalToken } from './token.js';
@@ -29,7 +30,10 @@ export interface LocalStackOptions {
   flowsDir?: string;
   /** Seconds a received message stays hidden; short in tests so redelivery is quick. */
   visibilityTimeoutSeconds?: number;
-  /** Settings for the handlers by variable (e.g. `WAIT_TIMEOUT_MS`), as in `functions/settings.ts`. */
+  /**
+   * Settings for the handlers by variable (e.g. `WAIT_TIMEOUT_MS`), as in `functions/settings.ts`,
+   * and for flow functions (e.g. `NOTIFY_URL`), as in `flows/functions/settings.json`.
+   */
   env?: Record<string, string | undefined>;
 }
 
@@ -78,7 +82,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     for (const file of await readdir(dir)) if (file.endsWith('.asl.json')) flowNames.add(file.slice(0, -'.asl.json'.length));
   }
   const visibilityTimeoutSeconds = options.visibilityTimeoutSeconds ?? 30;
-  const engines = await startEngines({ flowsDirs, visibilityTimeoutSeconds });
+  // Flow functions run in this process with this stack's settings (e.g. NOTIFY_URL), not process.env's.
+  const tasks = await LocalFlowTasks.load(flowsDirs, options.env ?? {});
+  const engines = await startEngines({ flowsDirs, visibilityTimeoutSeconds, tasks });
 
   // Node's own refusal of an HTTP/1.1 request without Host is an empty 400 (not the service's
   // shape); it also happens when a request has over ~1,000 headers, past which Node drops the rest.

@@ -24,6 +24,7 @@ import {
 import { buildServiceApp } from '../../lib/app.js';
 import { listFlowNames } from '../../lib/constructs/flows.js';
 import { CDK_CONTEXT, synth, type Synthesized } from '../support/synth.js';
+import { listFlowFunctions } from '../../lib/flow-functions.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FLOW_NAMES = listFlowNames(resolve(ROOT, 'flows'));
@@ -95,8 +96,8 @@ describe('the service stack, from functions/manifest.ts', () => {
   });
 
   describe('functions', () => {
-    it('has one Lambda function per FUNCTIONS entry and no other', () => {
-      s.template.resourceCountIs('AWS::Lambda::Function', functionEntries.length);
+    it('has one Lambda function per FUNCTIONS entry, one per flow function (flows/functions/*.ts) and no other', () => {
+      s.template.resourceCountIs('AWS::Lambda::Function', functionEntries.length + listFlowFunctions(resolve(ROOT, 'flows')).length);
       expect(Object.keys(s.stack.functions).sort()).toEqual(Object.keys(FUNCTIONS).sort());
     });
 

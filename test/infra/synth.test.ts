@@ -7,6 +7,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS } from '../../functions/manifest.js';
+import { listFlowFunctions } from '../../lib/flow-functions.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -46,7 +47,8 @@ describe('cdk synth, offline', () => {
   const bundleOf = (fn: Resource) => join(out, fn.Metadata!['aws:asset:path']!, 'index.mjs');
 
   it('bundles every function, the AWS SDK included, into ESM files', () => {
-    expect(functions()).toHaveLength(Object.keys(FUNCTIONS).length);
+    // The manifest's functions and the flows' own (flows/functions/*.ts).
+    expect(functions()).toHaveLength(Object.keys(FUNCTIONS).length + listFlowFunctions(resolve(ROOT, 'flows')).length);
     for (const fn of functions()) {
       expect(fn.Properties.Handler).toBe('index.handler');
       const bundle = bundleOf(fn);
