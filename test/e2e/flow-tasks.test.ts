@@ -1,6 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import { delimiter, resolve } from 'node:path';
+import { StartSyncExecutionCommand } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sfnClient } from '../../functions/adapters/aws/clients/sfn.js';
 import { QUEUES } from '../../functions/manifest.js';
 import { useLocalStack } from '../support/local-stack.js';
 import { signStripe } from '../support/signers.js';
@@ -80,6 +82,9 @@ describe('summarize: a Task that calls a project function, in wait mode', () => 
     const [execution] = await waitForExecutions(stack, token, trigger.id, (e) => e[0]?.status === 'queued' && e[0]?.error !== undefined);
     expect(execution).toMatchObject({ status: 'queued', error: 'Local.UnsupportedIntegration' });
     expect(Date.now() - started).toBeLessThan(10_000);
+    // The cause names the state and the resource.
+    const run = await sfnClient(stack.aws).send(new StartSyncExecutionCommand({ stateMachineArn: `${stack.engines.env.FLOW_STATE_MACHINE_ARN_PREFIX}publishes-to-sns`, input: JSON.stringify({ trigger: { event_id: 'evt_sns_direct' } }) }));
+    expect(run).toMatchObject({ status: 'FAILED', error: 'Local.UnsupportedIntegration', cause: 'state "Publish": arn:aws:states:::sns:publish has no local engine; it runs only when deployed' });
   });
 });
 
