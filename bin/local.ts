@@ -1,3 +1,4 @@
+import { parseCorsOrigins } from '../functions/cors.js';
 import { SETTINGS } from '../functions/settings.js';
 import { startLocalStack } from '../local/stack.js';
 
@@ -9,7 +10,14 @@ const port = Number(process.env.PORT ?? 3000);
 const generatedSecret = !process.env.AUTH_JWT_SECRET;
 // The handlers' settings a user may give `npm start` (e.g. WAIT_TIMEOUT_MS=8000); the wiring is the stack's own.
 const settings = Object.fromEntries(Object.values(SETTINGS).filter((s) => s.source.kind !== 'wiring').map((s) => [s.env, process.env[s.env]]));
-const stack = await startLocalStack({ port, flowsDir: process.env.FLOWS_DIR, jwtSecret: process.env.AUTH_JWT_SECRET, env: settings }).catch((error: NodeJS.ErrnoException) => {
+let corsAllowedOrigins: string[];
+try {
+  corsAllowedOrigins = parseCorsOrigins(process.env.CORS_ALLOWED_ORIGINS, 'CORS_ALLOWED_ORIGINS');
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(1);
+}
+const stack = await startLocalStack({ port, flowsDir: process.env.FLOWS_DIR, jwtSecret: process.env.AUTH_JWT_SECRET, env: settings, corsAllowedOrigins }).catch((error: NodeJS.ErrnoException) => {
   console.error(error.code === 'EADDRINUSE' ? `Port ${port} is in use on 127.0.0.1; start with another, e.g. PORT=3001 npm start` : error);
   process.exit(1);
 });

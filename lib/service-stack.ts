@@ -78,7 +78,13 @@ export class ServiceStack extends Stack {
     for (const [name, queue] of entries(QUEUES)) this.queues.connectConsumer(name, functions[queue.consumer]);
     this.functions = functions;
 
-    this.http = new HttpRoutes(this, 'Http', { routes: ROUTES, defaultRoute: DEFAULT_ROUTE, functions });
+    this.http = new HttpRoutes(this, 'Http', {
+      routes: ROUTES,
+      defaultRoute: DEFAULT_ROUTE,
+      functions,
+      corsAllowedOrigins: props.corsAllowedOrigins,
+      throttle: props.apiThrottle,
+    });
 
     // Each function's environment, from the settings table: what it reads, valued by the resources
     // above (wiring) or by context (tunable); a setting left unset takes the handler's default.
