@@ -30,7 +30,7 @@ export function createFlowWorkerHandler(deps: WorkerDeps) {
         throw error;
       }
     }, processor, { context, processInParallel: true, throwOnFullBatchFailure: false });
-    publishMetrics();
+    await publishMetrics();
     return response;
   };
 }

@@ -28,7 +28,7 @@ export function createSweepHandler(sweeper: Sweeper): SqsBatchHandler {
       logger.info('kv sweep', { bucket: task.name, generation: task.generation, ...outcome });
       if (outcome.deleted > 0) metricsRecorder.count(METRIC.kvItemsReclaimed, outcome.deleted);
     }, processor, { context, throwOnFullBatchFailure: false });
-    publishMetrics();
+    await publishMetrics();
     return response;
   };
 }

@@ -37,7 +37,7 @@ async function dispatch(routes: Map<string, RouteSpec>, event: HttpEvent, run: (
   }
   // Counted from the answer, written once per invocation (EMF lines on stdout).
   if (route) countRouteMetrics(route.operationId, { status: result.statusCode ?? 200, error: error?.code }, metricsRecorder);
-  publishMetrics();
+  await publishMetrics();
   return result;
 }
 

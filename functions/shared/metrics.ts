@@ -1,5 +1,6 @@
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { METRICS_NAMESPACE, METRICS_SERVICE, type MetricName } from './metric-names.js';
+import { onFirstUse } from '../adapters/lazy.js';
+import { logFault } from './logger.js';
+import type { MetricName } from './metric-names.js';
 
 /** One extra dimension, from a bounded set of values (an error code, a deployed flow's name), never an id. */
 export interface MetricDimension {
@@ -13,35 +14,44 @@ export interface MetricsRecorder {
   milliseconds(name: MetricName, value: number, dimension?: MetricDimension): void;
 }
 
-/**
- * One Powertools `Metrics` per process, like the logger: it writes CloudWatch Embedded Metric
- * Format lines to stdout, which Lambda sends to the function's log group and CloudWatch turns
- * into metrics, so no `cloudwatch:PutMetricData` permission is needed. Locally the lines appear in
- * the process output. https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Embedded_Metric_Format.html
- */
-const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE });
+export interface StoredMetric {
+  name: MetricName;
+  unit: 'count' | 'milliseconds';
+  value: number;
+  dimension?: MetricDimension;
+}
 
-const add = (name: MetricName, unit: (typeof MetricUnit)[keyof typeof MetricUnit], value: number, dimension?: MetricDimension) => {
-  if (!dimension) {
-    // Stored and written once per invocation (`publishMetrics`), summed by name.
-    metrics.addMetric(name, unit, value);
-    return;
-  }
-  // A dimension of its own would apply to every stored metric, so it goes out on a line of its own now.
-  const single = metrics.singleMetric();
-  single.addDimension(dimension.name, dimension.value);
-  single.addMetric(name, unit, value);
+/**
+ * Powertools Metrics (`emf-writer.ts`) adds about 18 KB to a bundle, enough to take two functions
+ * over the 300 KB cold-start budget, and most requests count nothing: it is loaded by the first
+ * invocation that does, and metrics wait here until the invocation publishes them.
+ */
+const emfWriter = onFirstUse(() => import('./emf-writer.js'));
+let stored: StoredMetric[] = [];
+
+const store = (metric: StoredMetric) => {
+  stored.push(metric);
+  // Start loading now, so the invocation's end does not wait for it.
+  void emfWriter().catch(() => undefined);
 };
 
 export const metricsRecorder: MetricsRecorder = {
-  count: (name, value = 1, dimension) => add(name, MetricUnit.Count, value, dimension),
-  milliseconds: (name, value, dimension) => add(name, MetricUnit.Milliseconds, value, dimension),
+  count: (name, value = 1, dimension) => store({ name, unit: 'count', value, dimension }),
+  milliseconds: (name, value, dimension) => store({ name, unit: 'milliseconds', value, dimension }),
 };
 
 /**
- * Writes the metrics stored during an invocation; called by the handler wrappers once the answer
- * is ready. Nothing stored, nothing written (Powertools would warn of empty metrics otherwise).
+ * Writes the metrics stored during an invocation, as EMF lines on stdout; called by the handler
+ * wrappers once the answer is ready. Nothing stored, nothing loaded or written. A failure to write
+ * is logged, never passed on: metrics must not fail a request.
  */
-export function publishMetrics(): void {
-  if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+export async function publishMetrics(): Promise<void> {
+  if (!stored.length) return;
+  const batch = stored;
+  stored = [];
+  try {
+    (await emfWriter()).writeMetrics(batch);
+  } catch (error) {
+    logFault('metrics not written', error);
+  }
 }
