@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildServiceApp } from '../../lib/app.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -26,9 +26,15 @@ const stageOf = (template: Template) => {
   return stages[0]!.Properties as Record<string, any>;
 };
 
+/** The stack with cdk.json's context alone; made in a hook, since the first synth of a file loads the CDK (slow on a busy machine). */
+let byDefault: Template;
+beforeAll(() => {
+  byDefault = synth();
+});
+
 describe('CORS from context corsAllowedOrigins', () => {
   it('by default the API has no CORS configuration: no origin is allowed', () => {
-    expect(apiOf(synth()).CorsConfiguration).toBeUndefined();
+    expect(apiOf(byDefault).CorsConfiguration).toBeUndefined();
   });
 
   it('listed origins get exactly the credentials headers, the methods in use, and no credentials mode', () => {
@@ -59,7 +65,7 @@ describe('CORS from context corsAllowedOrigins', () => {
 
 describe('HTTP API throttling from context', () => {
   it('defaults to 500 requests/s with bursts of 1,000', () => {
-    expect(stageOf(synth()).DefaultRouteSettings).toMatchObject({ ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 });
+    expect(stageOf(byDefault).DefaultRouteSettings).toMatchObject({ ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 });
   });
 
   it('apiThrottleRateLimit and apiThrottleBurstLimit set the default stage throttling', () => {
