@@ -1,4 +1,5 @@
 import { delimiter, resolve } from 'node:path';
+import { parseCorsOrigins } from '../functions/cors.js';
 import { SETTINGS } from '../functions/settings.js';
 import { readFlowFunctionSettings } from '../lib/flow-functions.js';
 import { startLocalStack } from '../local/stack.js';
@@ -19,9 +20,14 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 for (const dir of (process.env.FLOWS_DIR ?? resolve(import.meta.dirname, '../flows')).split(delimiter)) {
   for (const variable of Object.keys(readFlowFunctionSettings(dir))) if (process.env[variable]) settings[variable] = process.env[variable];
 }
-// Only what is set: an unset LOCAL_SECRETS_KEY given as undefined would replace the key the stack generates.
-const given = Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined && value !== ''));
-const stack = await startLocalStack({ port, flowsDir: process.env.FLOWS_DIR, jwtSecret: process.env.AUTH_JWT_SECRET, env: given }).catch((error: NodeJS.ErrnoException) => {
+let corsAllowedOrigins: string[];
+try {
+  corsAllowedOrigins = parseCorsOrigins(process.env.CORS_ALLOWED_ORIGINS, 'CORS_ALLOWED_ORIGINS');
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(1);
+}
+const stack = await startLocalStack({ port, flowsDir: process.env.FLOWS_DIR, jwtSecret: process.env.AUTH_JWT_SECRET, env: settings, corsAllowedOrigins }).catch((error: NodeJS.ErrnoException) => {
   console.error(error.code === 'EADDRINUSE' ? `Port ${port} is in use on 127.0.0.1; start with another, e.g. PORT=3001 npm start` : error);
   process.exit(1);
 });

@@ -1,4 +1,5 @@
 import type { Node } from 'constructs';
+import { parseCorsOrigins } from '../functions/cors.js';
 import { SETTINGS, type SettingSpec } from '../functions/settings.js';
 import type { AuthSettings } from './constructs/identity.js';
 
@@ -17,6 +18,12 @@ export interface ServiceConfig {
   logLevel?: LogLevel;
   /** Most concurrent flow worker invocations the flow queue's event source starts. */
   flowWorkerMaxConcurrency: number;
+  /** Exact origins whose web apps may call the gateway (CORS); empty, none may. */
+  corsAllowedOrigins: string[];
+  /** Default stage throttling of the HTTP API. */
+  apiThrottle: { rateLimit: number; burstLimit: number };
+  /** Address subscribed to the alarm topic, if any. */
+  alarmEmail?: string;
 }
 
 /**
@@ -47,12 +54,23 @@ const isLogLevel = (value: string): value is LogLevel => (LOG_LEVELS as readonly
 const DEFAULT_STACK_NAME = 'Flowgate';
 
 /**
+ * The HTTP API's default stage throttling when context leaves it unset: 500 requests a second with
+ * bursts of 1,000, well inside the account's default API Gateway quota of 10,000 requests a second
+ * and bursts of 5,000 per Region, which every API in the account shares.
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-throttling.html
+ */
+export const DEFAULT_API_THROTTLE = { rateLimit: 500, burstLimit: 1000 };
+/** Bounds on context throttling: positive, and not beyond what a raised account quota could give. */
+const API_THROTTLE_BOUNDS = { min: 1, max: 1_000_000, why: 'requests a second; the account quota still applies' };
+
+/**
  * Reads the deployment's choices from CDK context (`cdk.json` or `-c key=value`):
  * `stackName`, `dataRemovalPolicy`, `publicWebhookBaseUrl`, and either nothing (a Cognito user pool,
  * with `cognitoThreatProtection=true` for the Plus plan) or `authIssuer` + `authJwksUrl` + `authAudience`
  * (+ `authJwtAlgorithms`) for an external issuer; the handler settings
  * `webhookMaxBodyBytes`, `waitTimeoutMs`, `triggerCacheTtlMs`, `totpIssuer`, and `logLevel`; and
- * `flowWorkerMaxConcurrency`.
+ * `flowWorkerMaxConcurrency`; `corsAllowedOrigins`, `apiThrottleRateLimit`, `apiThrottleBurstLimit`
+ * and `alarmEmail`.
  */
 export function serviceConfigFromContext(node: Node): ServiceConfig {
   const text = (key: string): string | undefined => {
@@ -110,7 +128,28 @@ export function serviceConfigFromContext(node: Node): ServiceConfig {
   const logLevel = text('logLevel')?.toUpperCase();
   if (logLevel !== undefined && !isLogLevel(logLevel)) throw new Error(`context logLevel must be one of ${LOG_LEVELS.join(', ')}, not "${logLevel}"`);
 
-  return { stackName: text('stackName') ?? DEFAULT_STACK_NAME, dataRemovalPolicy, publicWebhookBaseUrl, auth, settings, logLevel, flowWorkerMaxConcurrency };
+  const corsAllowedOrigins = parseCorsOrigins(node.tryGetContext('corsAllowedOrigins'), 'context corsAllowedOrigins');
+
+  const optionalNumber = (key: string, fallback: number) => {
+    const raw: unknown = node.tryGetContext(key);
+    return raw === undefined || raw === null || raw === '' ? fallback : wholeNumber(key, raw, API_THROTTLE_BOUNDS);
+  };
+  const apiThrottle = {
+    rateLimit: optionalNumber('apiThrottleRateLimit', DEFAULT_API_THROTTLE.rateLimit),
+    burstLimit: optionalNumber('apiThrottleBurstLimit', DEFAULT_API_THROTTLE.burstLimit),
+  };
+
+  const alarmEmail = text('alarmEmail');
+  // SNS sends the address a confirmation; one that cannot receive it only fails silently.
+  if (alarmEmail !== undefined && !/^[^\s@,]+@[^\s@,]+\.[^\s@,]+$/.test(alarmEmail)) {
+    throw new Error(`context alarmEmail must be one email address, not "${alarmEmail}"`);
+  }
+
+  return {
+    stackName: text('stackName') ?? DEFAULT_STACK_NAME,
+    dataRemovalPolicy, publicWebhookBaseUrl, auth, settings, logLevel, flowWorkerMaxConcurrency,
+    corsAllowedOrigins, apiThrottle, alarmEmail,
+  };
 }
 
 /** A context value that must be a whole number within bounds (a number, or a string of digits). */

@@ -14,6 +14,7 @@ import {
 } from '../functions/manifest.js';
 import { SETTINGS, settingsReadBy } from '../functions/settings.js';
 import type { ServiceConfig } from './config.js';
+import { Alarms } from './constructs/alarms.js';
 import { DataStores } from './constructs/data-stores.js';
 import { EventQueues } from './constructs/event-queues.js';
 import { FlowFunctions } from './constructs/flow-functions.js';
@@ -51,6 +52,7 @@ export class ServiceStack extends Stack {
   readonly identity: Identity;
   readonly functions: Record<FunctionName, ServiceFunction>;
   readonly http: HttpRoutes;
+  readonly alarms: Alarms;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, props);
@@ -85,7 +87,22 @@ export class ServiceStack extends Stack {
     for (const [name, queue] of entries(QUEUES)) this.queues.connectConsumer(name, functions[queue.consumer]);
     this.functions = functions;
 
-    this.http = new HttpRoutes(this, 'Http', { routes: ROUTES, defaultRoute: DEFAULT_ROUTE, functions });
+    this.http = new HttpRoutes(this, 'Http', {
+      routes: ROUTES,
+      defaultRoute: DEFAULT_ROUTE,
+      functions,
+      corsAllowedOrigins: props.corsAllowedOrigins,
+      throttle: props.apiThrottle,
+    });
+
+    this.alarms = new Alarms(this, 'Operations', {
+      functions,
+      api: this.http.api,
+      deadLetterQueues: this.queues.deadLetterQueues,
+      flowQueue: this.queues.queues.flowEvents,
+      flows: this.flows.stateMachines,
+      alarmEmail: props.alarmEmail,
+    });
 
     // Each function's environment, from the settings table: what it reads, valued by the resources
     // above (wiring) or by context (tunable); a setting left unset takes the handler's default.
@@ -112,6 +129,8 @@ export class ServiceStack extends Stack {
     if (props.publicWebhookBaseUrl) {
       new CfnOutput(this, 'PublicWebhookUrl', { value: props.publicWebhookBaseUrl, description: 'Webhook base URL behind the custom domain (publicWebhookBaseUrl)' });
     }
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn, description: 'SNS topic the alarms notify: subscribe to it (context alarmEmail, or aws sns subscribe)' });
+    new CfnOutput(this, 'DashboardName', { value: this.alarms.dashboard.dashboardName, description: 'CloudWatch dashboard of the service' });
     for (const [name, dlq] of entries(this.queues.deadLetterQueues)) {
       const prefix = `${name[0]!.toUpperCase()}${name.slice(1)}DeadLetterQueue`;
       new CfnOutput(this, `${prefix}Url`, { value: dlq.queueUrl, description: `Dead-letter queue of ${name}: inspect from here (aws sqs receive-message --queue-url)` });

@@ -9,7 +9,9 @@ import { DEFAULT_ROUTE, FUNCTIONS, QUEUES, ROUTES, routeKey, type FunctionName, 
 import { parseSetting, readSettings } from '../functions/settings.js';
 import { logger } from '../functions/shared/logger.js';
 import { RouteMatcher } from '../functions/shared/route-match.js';
+import { parseCorsOrigins } from '../functions/cors.js';
 import { apiGatewayPath, toApiGatewayEvent, writeApiGatewayResult } from './api-gateway.js';
+import { LocalCors } from './cors.js';
 import { LOCAL_AWS_ENV, startEngines, type Engines } from './engines.js';
 import { LocalFlowTasks } from './flow-tasks.js';
 import { lambdaContext } from './lambda-context.js';
@@ -35,6 +37,11 @@ export interface LocalStackOptions {
    * and for flow functions (e.g. `NOTIFY_URL`), as in `flows/functions/settings.json`.
    */
   env?: Record<string, string | undefined>;
+  /**
+   * Exact origins whose web apps may call the gateway, as context `corsAllowedOrigins` deployed
+   * (`CORS_ALLOWED_ORIGINS` for `npm start`); a gateway setting, not a function's. Default none.
+   */
+  corsAllowedOrigins?: readonly string[];
 }
 
 export interface LocalStack {
@@ -75,6 +82,7 @@ async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
  * never from or into `process.env`, so several stacks can run side by side in one process.
  */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const cors = new LocalCors(parseCorsOrigins(options.corsAllowedOrigins, 'corsAllowedOrigins'));
   const flowsDirs = (options.flowsDir ?? resolve(REPO_ROOT, 'flows')).split(delimiter).map((dir) => resolve(dir));
   const jwtSecret = options.jwtSecret ?? randomBytes(32).toString('base64url');
   const flowNames = new Set<string>();
@@ -135,6 +143,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       const body = await readBody(req);
       if (!body) return jsonError(res, 413, 'payload_too_large');
       if (req.headers.host === undefined && req.httpVersion === '1.1') return jsonError(res, 400, 'validation_error');
+      if (cors.answerPreflight(req, res)) return;
       const path = apiGatewayPath(req.url ?? '/');
       // API Gateway itself answers 400 to a path it cannot decode twice; keep the service's error shape.
       if (!path) return jsonError(res, 400, 'validation_error');
@@ -144,7 +153,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         : { routeKey: DEFAULT_ROUTE.routeKey, fn: DEFAULT_ROUTE.fn };
       const event = toApiGatewayEvent(req, body, route, path.rawPath);
       const result = await httpHandlers[route.fn](event, lambdaContext(route.fn, FUNCTIONS[route.fn].timeoutSeconds));
-      writeApiGatewayResult(res, result);
+      writeApiGatewayResult(res, typeof result === 'object' ? cors.decorate(req, result) : result);
     } catch {
       // API Gateway turns a crashed invocation into a 500; keep the service's error shape.
       if (!res.headersSent) jsonError(res, 500, 'internal_error');

@@ -4,6 +4,7 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { DynamoExecutionStore } from '../adapters/aws/dynamo-execution-store.js';
 import { SfnFlowRunner } from '../adapters/aws/sfn-flow-runner.js';
+import { MeteredFlowRunner } from '../adapters/metered-flow-runner.js';
 import { sfnClient } from '../adapters/aws/clients/sfn.js';
 import { sqsRedeliveryOnFirstUse } from '../adapters/aws/sqs-on-first-use.js';
 import { EXPRESS_MAX_DURATION_MS } from '../domain/flows/limits.js';
@@ -11,6 +12,7 @@ import { runQueuedFlow, type WorkerDeps } from '../domain/flows/run-queued-flow.
 import { QUEUES } from '../manifest.js';
 import type { Settings } from '../settings.js';
 import { logger } from '../shared/logger.js';
+import { metricsRecorder, publishMetrics } from '../shared/metrics.js';
 
 /** Leave the function time to record the outcome after the longest flow. */
 const RECORDING_MARGIN_MS = 5_000;
@@ -18,8 +20,8 @@ const RECORDING_MARGIN_MS = 5_000;
 /** The flow queue's consumer over the given dependencies; failed records are reported one by one. */
 export function createFlowWorkerHandler(deps: WorkerDeps) {
   const processor = new BatchProcessor(EventType.SQS);
-  return async (event: SQSEvent, context: Context) =>
-    processPartialResponse(event, async (record: SQSRecord) => {
+  return async (event: SQSEvent, context: Context) => {
+    const response = await processPartialResponse(event, async (record: SQSRecord) => {
       const timeoutMs = Math.min(EXPRESS_MAX_DURATION_MS, context.getRemainingTimeInMillis() - RECORDING_MARGIN_MS);
       try {
         await runQueuedFlow(deps, { body: record.body, receiptHandle: record.receiptHandle, receiveCount: Number(record.attributes.ApproximateReceiveCount), timeoutMs });
@@ -28,11 +30,14 @@ export function createFlowWorkerHandler(deps: WorkerDeps) {
         throw error;
       }
     }, processor, { context, processInParallel: true, throwOnFullBatchFailure: false });
+    await publishMetrics();
+    return response;
+  };
 }
 
 export const composeFlowWorker = (settings: Settings, aws: AwsClients) => createFlowWorkerHandler({
   executions: new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable),
-  flows: new SfnFlowRunner(sfnClient(aws), settings.flowArnPrefix),
+  flows: new MeteredFlowRunner(new SfnFlowRunner(sfnClient(aws), settings.flowArnPrefix), metricsRecorder),
   // Only a failed run changes a message's visibility: the SQS client loads on the first.
   redelivery: sqsRedeliveryOnFirstUse(settings.flowQueueUrl, aws),
   maxReceiveCount: QUEUES.flowEvents.maxReceiveCount,

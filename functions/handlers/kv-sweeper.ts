@@ -9,6 +9,8 @@ import { decodeSweepTask } from '../domain/kv/sweep-task.js';
 import { Sweeper } from '../domain/kv/sweeper.js';
 import type { Settings } from '../settings.js';
 import { logger } from '../shared/logger.js';
+import { METRIC } from '../shared/metric-names.js';
+import { metricsRecorder, publishMetrics } from '../shared/metrics.js';
 
 type SqsBatchHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
@@ -19,12 +21,16 @@ type SqsBatchHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchRe
  */
 export function createSweepHandler(sweeper: Sweeper): SqsBatchHandler {
   const processor = new BatchProcessor(EventType.SQS);
-  return (event, context) =>
-    processPartialResponse(event, async (record: SQSRecord) => {
+  return async (event, context) => {
+    const response = await processPartialResponse(event, async (record: SQSRecord) => {
       const task = decodeSweepTask(record.body);
       const outcome = await sweeper.run(task, { remainingMs: () => context.getRemainingTimeInMillis() });
       logger.info('kv sweep', { bucket: task.name, generation: task.generation, ...outcome });
+      if (outcome.deleted > 0) metricsRecorder.count(METRIC.kvItemsReclaimed, outcome.deleted);
     }, processor, { context, throwOnFullBatchFailure: false });
+    await publishMetrics();
+    return response;
+  };
 }
 
 export const composeKvSweeper = (settings: Settings, aws: AwsClients) =>

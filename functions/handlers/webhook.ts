@@ -7,6 +7,8 @@ import { DynamoTriggerStore } from '../adapters/aws/dynamo-trigger-store.js';
 import { sqsClient } from '../adapters/aws/clients/sqs.js';
 import { sfnFlowRunnerOnFirstUse } from '../adapters/aws/sfn-on-first-use.js';
 import { SqsEventQueue } from '../adapters/aws/sqs-event-queue.js';
+import { MeteredExecutionStore } from '../adapters/metered-execution-store.js';
+import { MeteredFlowRunner } from '../adapters/metered-flow-runner.js';
 import { secretBoxFrom } from '../adapters/secret-box-from-env.js';
 import { publicRequestUrl } from '../domain/webhooks/public-url.js';
 import { receiveWebhook, type ReceiverDeps } from '../domain/webhooks/receive-webhook.js';
@@ -14,6 +16,7 @@ import { CachedTriggerLookup } from '../domain/webhooks/trigger-lookup.js';
 import { API_GATEWAY_INTEGRATION_TIMEOUT_MS } from '../domain/webhooks/wait-budget.js';
 import type { Settings } from '../settings.js';
 import { createPublicHttpHandler } from '../shared/handler.js';
+import { metricsRecorder } from '../shared/metrics.js';
 import { json, pathParam, rawBody } from '../shared/http.js';
 
 /**
@@ -52,10 +55,10 @@ export const createWebhookHandler = (deps: ReceiverDeps, publicBaseUrl?: string)
 
 export const composeWebhook = (settings: Settings, aws: AwsClients) => createWebhookHandler({
   triggers: new CachedTriggerLookup(new DynamoTriggerStore(dynamoClient(aws), settings.triggersTable), secretBoxFrom(settings, aws), settings.triggerCacheTtlMs),
-  executions: new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable),
+  executions: new MeteredExecutionStore(new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable), metricsRecorder),
   queue: new SqsEventQueue(sqsClient(aws), settings.flowQueueUrl),
   // Only wait-mode triggers run flows here: the Step Functions client loads on the first of them.
-  flows: sfnFlowRunnerOnFirstUse(settings.flowArnPrefix, aws),
+  flows: new MeteredFlowRunner(sfnFlowRunnerOnFirstUse(settings.flowArnPrefix, aws), metricsRecorder),
   now: () => new Date(),
   newId: () => randomBytes(16).toString('hex'),
   maxBodyBytes: settings.webhookMaxBodyBytes,

@@ -3,6 +3,8 @@ import type { Authenticator, Principal } from './auth.js';
 import { AppError, toHttpResponse } from './errors.js';
 import type { HttpEvent, HttpResult } from './http.js';
 import { logFault } from './logger.js';
+import { metricsRecorder, publishMetrics } from './metrics.js';
+import { countRouteMetrics } from './route-metrics.js';
 import { ROUTES, routeKey, type FunctionName, type RouteSpec } from '../manifest.js';
 
 export interface RouteRequest {
@@ -23,13 +25,20 @@ function routesOf(fn: FunctionName, actions: Record<string, unknown>): Map<strin
 }
 
 async function dispatch(routes: Map<string, RouteSpec>, event: HttpEvent, run: (route: RouteSpec) => Promise<HttpResult>) {
+  const route = routes.get(event.routeKey);
+  let result: HttpResult;
+  let error: AppError | undefined;
   try {
-    const route = routes.get(event.routeKey);
     if (!route) throw new AppError('not_found', `no route ${event.routeKey}`);
-    return await run(route);
-  } catch (error) {
-    return toHttpResponse(error, logFault);
+    result = await run(route);
+  } catch (thrown) {
+    error = thrown instanceof AppError ? thrown : new AppError('internal_error');
+    result = toHttpResponse(thrown, logFault);
   }
+  // Counted from the answer, written once per invocation (EMF lines on stdout).
+  if (route) countRouteMetrics(route.operationId, { status: result.statusCode ?? 200, error: error?.code }, metricsRecorder);
+  await publishMetrics();
+  return result;
 }
 
 /**

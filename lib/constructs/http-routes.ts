@@ -1,9 +1,10 @@
-import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey, HttpStage, LogGroupLogDestination, type ThrottleSettings } from 'aws-cdk-lib/aws-apigatewayv2';
+import { CorsHttpMethod, HttpApi, HttpMethod, HttpRoute, HttpRouteKey, HttpStage, LogGroupLogDestination, type CorsPreflightOptions, type ThrottleSettings } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS } from '../../functions/cors.js';
 import { routeKey, type FunctionName, type RouteSpec } from '../../functions/manifest.js';
 import type { ServiceFunction } from './service-function.js';
 
@@ -16,9 +17,30 @@ export interface HttpRoutesProps {
   /** Stage-wide default for every route. @default 500 requests/s, bursts of 1,000 */
   throttle?: ThrottleSettings;
   logRetention?: RetentionDays;
+  /** Exact origins whose web apps may call the API (see `functions/cors.ts`). @default none: no CORS configuration */
+  corsAllowedOrigins?: readonly string[];
 }
 
 const DEFAULT_THROTTLE: ThrottleSettings = { rateLimit: 500, burstLimit: 1000 };
+
+/**
+ * The API's CORS configuration for the given origins, or none for none: without one, API Gateway
+ * answers no preflight and adds no CORS header, so browsers on other origins are refused.
+ * Bearer tokens and API keys travel in headers, not cookies, so credentials mode is not allowed
+ * (`allowCredentials` false); the wildcard is refused earlier, in `parseCorsOrigins`.
+ */
+export function corsPreflightFor(origins: readonly string[] | undefined): CorsPreflightOptions | undefined {
+  if (!origins?.length) return undefined;
+  if (origins.some((origin) => origin.includes('*'))) throw new Error('CORS origins must be exact: the API allows the Authorization and X-Api-Key headers');
+  return {
+    allowOrigins: [...origins],
+    allowHeaders: [...CORS_ALLOW_HEADERS],
+    allowMethods: CORS_ALLOW_METHODS.map((method) => CorsHttpMethod[method as keyof typeof CorsHttpMethod]),
+    exposeHeaders: [...CORS_EXPOSE_HEADERS],
+    allowCredentials: false,
+    maxAge: Duration.seconds(CORS_MAX_AGE_SECONDS),
+  };
+}
 
 /**
  * Access log fields. The route key, never the path or query: webhook paths hold the unguessable
@@ -57,6 +79,7 @@ export class HttpRoutes extends Construct {
     this.api = new HttpApi(this, 'Api', {
       description: 'Flowgate: storage gateway, TOTP accounts and webhook triggers',
       createDefaultStage: false,
+      corsPreflight: corsPreflightFor(props.corsAllowedOrigins),
     });
     const accessLogs = new LogGroup(this, 'AccessLogs', {
       // Under /aws/vendedlogs/, log delivery is covered by one wildcard statement of the account's

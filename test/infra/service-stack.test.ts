@@ -320,11 +320,12 @@ describe('the service stack, from functions/manifest.ts', () => {
   });
 
   describe('secrets key and identity', () => {
-    it('has one KMS key, rotated, kept with the data', () => {
-      const keys = Object.values(resourcesOfType(s.template, 'AWS::KMS::Key'));
-      expect(keys).toHaveLength(1);
-      expect(keys[0]!.Properties.EnableKeyRotation).toBe(true);
-      expect(keys[0]!.DeletionPolicy).toBe('Retain');
+    it('has one KMS key for secrets, rotated, kept with the data (the other encrypts the alarm topic)', () => {
+      const keys = resourcesOfType(s.template, 'AWS::KMS::Key');
+      expect(Object.keys(keys).sort()).toEqual([idOf(s.stack, s.stack.secretsKey.key), idOf(s.stack, s.stack.alarms.key)].sort());
+      const secrets = keys[idOf(s.stack, s.stack.secretsKey.key)]!;
+      expect(secrets.Properties.EnableKeyRotation).toBe(true);
+      expect(secrets.DeletionPolicy).toBe('Retain');
     });
 
     it('creates a Cognito user pool by default: strong passwords, TOTP MFA required, a public client without OAuth', () => {

@@ -1,0 +1,57 @@
+import { ROUTES } from './manifest.js';
+
+/**
+ * Browser access (CORS) to the gateway, answered by API Gateway itself, deployed (the HTTP API's
+ * `corsPreflight`) and locally (`local/stack.ts`) alike: both read this file.
+ *
+ * An HTTP API with a CORS configuration "automatically sends a response to preflight OPTIONS
+ * requests, even if there isn't an OPTIONS route", "adds the configured CORS headers to the
+ * response from an integration", and "ignores CORS headers returned from your backend integration";
+ * it returns them only to a request whose `Origin` is allowed.
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-cors.html
+ * The configuration is API-wide: it cannot leave out the webhook receiver. Senders call it from
+ * servers, without `Origin`, so they never see CORS headers; a listed origin's page could call it
+ * from a browser, which gives that page nothing it could not do with a server of its own.
+ */
+
+/** Request headers a web app may send: the gateway's two credentials and the JSON body's type. */
+export const CORS_ALLOW_HEADERS = ['authorization', 'x-api-key', 'content-type'] as const;
+/** Response headers a web app may read beyond the safelisted ones: when to retry a 429 or 503. */
+export const CORS_EXPOSE_HEADERS = ['retry-after'] as const;
+/** How long a browser may reuse a preflight answer (Chromium caps it at 2 hours). */
+export const CORS_MAX_AGE_SECONDS = 600;
+
+/** The methods the gateway's routes use (the webhook receiver's `ANY` is not for browsers). */
+export const CORS_ALLOW_METHODS: readonly string[] = [...new Set(ROUTES.map((route) => route.method).filter((method) => method !== 'ANY'))].sort();
+
+/**
+ * Parses allowed origins, given as a list or comma-separated text, each an exact origin
+ * (`https://app.example.com`, no path, no trailing slash). A wildcard is refused: the gateway
+ * allows credentials headers (`Authorization`, `X-Api-Key`), and any site at all must not be able
+ * to make a signed-in browser send them. `what` names the source in the error (e.g. `context corsAllowedOrigins`).
+ */
+export function parseCorsOrigins(raw: unknown, what: string): string[] {
+  if (raw === undefined || raw === null || raw === '') return [];
+  const items = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : undefined;
+  if (!items) throw new Error(`${what} must be a list of origins or comma-separated text`);
+  const origins: string[] = [];
+  for (const item of items) {
+    if (typeof item !== 'string') throw new Error(`${what} must hold origins as text, not ${JSON.stringify(item)}`);
+    const origin = item.trim();
+    if (origin === '') continue;
+    if (origin.includes('*')) {
+      throw new Error(`${what} may not hold "${origin}": the gateway allows the Authorization and X-Api-Key headers, so only exact origins are allowed (e.g. https://app.example.com)`);
+    }
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || parsed.origin !== origin) {
+      throw new Error(`${what} must hold exact origins (scheme://host[:port], no path or trailing slash), not "${origin}"`);
+    }
+    if (!origins.includes(origin)) origins.push(origin);
+  }
+  return origins;
+}

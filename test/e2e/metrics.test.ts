@@ -1,0 +1,158 @@
+/**
+ * The functions' CloudWatch metrics, as Embedded Metric Format lines on stdout: the local stack's
+ * handlers run in this worker, so its output is captured here and the EMF lines read back.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, useLocalStack } from '../support/local-stack.js';
+import { totpCodeAt } from '../support/totp.js';
+import { createTrigger, deliver, TEST_FLOWS_DIR, waitForExecutions } from '../support/webhooks.js';
+
+const captured: string[] = [];
+const restorers: (() => void)[] = [];
+beforeAll(() => {
+  const original = process.stdout.write;
+  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    captured.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
+    rest.find((arg): arg is () => void => typeof arg === 'function')?.();
+    return true;
+  }) as typeof process.stdout.write;
+  restorers.push(() => (process.stdout.write = original));
+});
+afterAll(() => restorers.forEach((restore) => restore()));
+
+const stack = useLocalStack({ flowsDir: TEST_FLOWS_DIR, env: { KV_SWEEP_SETTLE_SECONDS: '1', TRIGGER_CACHE_TTL_MS: '0' } });
+
+interface EmfLine {
+  _aws: { Timestamp: number; CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] };
+  [key: string]: unknown;
+}
+
+/** Every EMF line written so far. */
+function emfLines(): EmfLine[] {
+  return captured.join('').split('\n').filter((line) => line.includes('"_aws"')).map((line) => JSON.parse(line) as EmfLine);
+}
+
+/** Sum of a metric over the EMF lines whose dimensions match `dimensions` exactly (besides `service`). */
+function total(name: string, dimensions: Record<string, string> = {}): number {
+  let sum = 0;
+  for (const line of emfLines()) {
+    const directive = line._aws.CloudWatchMetrics[0]!;
+    if (!directive.Metrics.some((m) => m.Name === name)) continue;
+    const names = directive.Dimensions.flat().filter((d) => d !== 'service').sort();
+    if (names.join() !== Object.keys(dimensions).sort().join()) continue;
+    if (Object.entries(dimensions).some(([key, value]) => line[key] !== value)) continue;
+    const value = line[name];
+    sum += Array.isArray(value) ? value.reduce((a: number, b: number) => a + b, 0) : (value as number);
+  }
+  return sum;
+}
+
+async function eventually(check: () => void, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+describe('EMF metrics on the local stack', () => {
+  it('every line is in the Flowgate namespace with the service dimension, and never carries an id as a dimension', async () => {
+    await deliver(`${stack.webhookBaseUrl}/${Buffer.alloc(24, 7).toString('base64url')}`, '{}');
+    await eventually(() => expect(emfLines().length).toBeGreaterThan(0));
+    for (const line of emfLines()) {
+      const directive = line._aws.CloudWatchMetrics[0]!;
+      expect(directive.Namespace).toBe('Flowgate');
+      expect(line.service).toBe('flowgate');
+      for (const dimension of directive.Dimensions.flat()) expect(['service', 'reason', 'flow']).toContain(dimension);
+    }
+  });
+
+  it('webhooks received, accepted, ignored, duplicate and refused by reason', async () => {
+    const before = {
+      received: total('WebhooksReceived'), accepted: total('WebhooksAccepted'), ignored: total('WebhooksIgnored'),
+      duplicate: total('WebhooksDuplicate'), notFound: total('WebhooksRefused', { reason: 'not_found' }),
+      unauthorized: total('WebhooksRefused', { reason: 'unauthorized' }),
+    };
+    const token = await stack.token('metrics-owner');
+    const trigger = await createTrigger(stack, token, { flow: 'echo', event_filter: ['order.created'], deduplicate: true });
+    const keyed = await createTrigger(stack, token, { flow: 'echo', api_key_enabled: true });
+
+    expect((await deliver(trigger.url, JSON.stringify({ id: 'evt_m1', type: 'order.created' }))).status).toBe(200);
+    expect((await deliver(trigger.url, JSON.stringify({ id: 'evt_m1', type: 'order.created' }))).json).toEqual({ status: 'duplicate' });
+    expect((await deliver(trigger.url, JSON.stringify({ id: 'evt_m2', type: 'order.deleted' }))).json).toEqual({ status: 'ignored' });
+    expect((await deliver(`${stack.webhookBaseUrl}/${Buffer.alloc(24, 9).toString('base64url')}`, '{}')).status).toBe(404);
+    expect((await deliver(keyed.url, '{}')).status).toBe(401);
+
+    await eventually(() => {
+      expect(total('WebhooksReceived') - before.received).toBe(5);
+      expect(total('WebhooksAccepted') - before.accepted).toBe(1);
+      expect(total('WebhooksDuplicate') - before.duplicate).toBe(1);
+      expect(total('WebhooksIgnored') - before.ignored).toBe(1);
+      expect(total('WebhooksRefused', { reason: 'not_found' }) - before.notFound).toBe(1);
+      expect(total('WebhooksRefused', { reason: 'unauthorized' }) - before.unauthorized).toBe(1);
+    });
+  });
+
+  it('flow runs by flow and outcome, with their duration, from the receiver (wait) and the worker (acknowledge)', async () => {
+    const token = await stack.token('metrics-flows');
+    // A flow no other test here runs, so the earlier tests' queued runs do not count.
+    const wait = await createTrigger(stack, token, { flow: 'echo-trigger', response_mode: 'wait' });
+    const failing = await createTrigger(stack, token, { flow: 'always-fails', response_mode: 'wait' });
+    const queued = await createTrigger(stack, token, { flow: 'echo-trigger' });
+    const before = { echo: total('FlowRunsSucceeded', { flow: 'echo-trigger' }), failed: total('FlowRunsFailed', { flow: 'always-fails' }) };
+
+    expect((await deliver(wait.url, JSON.stringify({ type: 'ping' }))).status).toBe(200);
+    expect((await deliver(failing.url, JSON.stringify({ type: 'ping' }))).status).toBe(502);
+    expect((await deliver(queued.url, JSON.stringify({ type: 'ping' }))).status).toBe(200);
+    await waitForExecutions(stack, token, queued.id, (executions) => executions[0]?.status === 'succeeded');
+
+    await eventually(() => {
+      expect(total('FlowRunsSucceeded', { flow: 'echo-trigger' }) - before.echo).toBe(2);
+      expect(total('FlowRunsFailed', { flow: 'always-fails' }) - before.failed).toBe(1);
+    });
+    // A flow that failed in wait mode was still accepted, not refused.
+    expect(total('WebhooksRefused', { reason: 'flow_failed' })).toBe(0);
+    const durations = emfLines().filter((line) => line.flow === 'echo-trigger' && 'FlowRunDuration' in line);
+    expect(durations.length).toBeGreaterThanOrEqual(2);
+    expect(durations[0]!._aws.CloudWatchMetrics[0]!.Metrics).toEqual([{ Name: 'FlowRunDuration', Unit: 'Milliseconds' }]);
+  });
+
+  it('purges, and the items the sweeper reclaims', async () => {
+    const token = await stack.token('metrics-kv');
+    const base = '/storage/kv/metrics-bucket';
+    expect((await call(stack, 'PUT', base, { token, body: {} })).status).toBe(201);
+    for (const key of ['a', 'b', 'c']) {
+      expect((await call(stack, 'PUT', `${base}/keys/${key}`, { token, rawBody: 'v', headers: { 'content-type': 'text/plain' } })).status).toBeLessThan(300);
+    }
+    const before = { purges: total('KvPurges'), reclaimed: total('KvItemsReclaimed') };
+    expect((await call(stack, 'DELETE', `${base}/purge`, { token })).status).toBeLessThan(300);
+    await eventually(() => {
+      expect(total('KvPurges') - before.purges).toBe(1);
+      expect(total('KvItemsReclaimed') - before.reclaimed).toBe(3);
+    });
+  });
+
+  it('TOTP confirmations failed, then lockouts', async () => {
+    const token = await stack.token('metrics-totp');
+    const { secret } = (await call(stack, 'POST', '/accounts/totp-registration', { token })).json.data as { secret: string };
+    const near = new Set([-2, -1, 0, 1, 2].map((d) => totpCodeAt(secret, Date.now() + d * 30_000)));
+    const wrong = ['000000', '111111', '222222', '333333', '444444', '555555'].find((code) => !near.has(code))!;
+    const before = { failed: total('TotpConfirmationsFailed'), lockouts: total('TotpLockouts') };
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await call(stack, 'POST', '/accounts/confirm-totp-registration', { token, body: { code: wrong, secret } })).status);
+    expect(statuses).toEqual([400, 400, 400, 400, 400, 429]);
+    await eventually(() => {
+      expect(total('TotpConfirmationsFailed') - before.failed).toBe(5);
+      expect(total('TotpLockouts') - before.lockouts).toBe(1);
+    });
+  });
+
+  it('writes no "No application metrics" warning for invocations that count nothing', async () => {
+    await call(stack, 'GET', '/health');
+    expect(captured.join('')).not.toContain('No application metrics');
+  });
+});

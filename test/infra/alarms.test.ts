@@ -1,0 +1,140 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { App, type CfnElement } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { FUNCTIONS, QUEUES, type FunctionName, type QueueName } from '../../functions/manifest.js';
+import { METRIC, METRICS_NAMESPACE } from '../../functions/shared/metric-names.js';
+import { buildServiceApp } from '../../lib/app.js';
+import { ALARM_THRESHOLDS } from '../../lib/constructs/alarms.js';
+import { listFlowNames } from '../../lib/constructs/flows.js';
+import type { ServiceStack } from '../../lib/service-stack.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CDK_CONTEXT = JSON.parse(readFileSync(resolve(ROOT, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
+const FLOW_NAMES = listFlowNames(resolve(ROOT, 'flows'));
+
+type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string };
+
+function synth(context: Record<string, unknown> = {}) {
+  const app = new App({ context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context } });
+  const stack = buildServiceApp(app, { env: { account: '123456789012', region: 'eu-west-1' } });
+  return { app, stack, template: Template.fromStack(stack) };
+}
+
+const idOf = (stack: ServiceStack, construct: IConstruct) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
+const resources = (template: Template, type: string) => Object.entries(template.findResources(type)) as [string, Resource][];
+const alarmsOf = (template: Template) => resources(template, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
+/** Alarms whose metric (or one metric of whose expression) points at the given logical id. */
+const alarmsOn = (template: Template, logicalId: string) => alarmsOf(template).filter((alarm) => JSON.stringify(alarm).includes(`"${logicalId}"`));
+
+describe('alarms, topic and dashboard', () => {
+  let s: ReturnType<typeof synth>;
+  beforeAll(() => {
+    s = synth({ alarmEmail: 'ops@example.com' });
+  });
+
+  it('an alarm on each dead-letter queue fires at one message', () => {
+    for (const name of Object.keys(QUEUES) as QueueName[]) {
+      const found = alarmsOn(s.template, idOf(s.stack, s.stack.queues.deadLetterQueues[name]));
+      expect(found, name).toHaveLength(1);
+      expect(found[0]).toMatchObject({
+        MetricName: 'ApproximateNumberOfMessagesVisible', Namespace: 'AWS/SQS', Statistic: 'Maximum',
+        Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', TreatMissingData: 'notBreaching',
+      });
+    }
+  });
+
+  it('each function has an errors alarm and a throttles alarm', () => {
+    for (const name of Object.keys(FUNCTIONS) as FunctionName[]) {
+      const found = alarmsOn(s.template, idOf(s.stack, s.stack.functions[name].function));
+      expect(found.map((a) => a.MetricName).sort(), name).toEqual(['Errors', 'Throttles']);
+      for (const alarm of found) expect(alarm).toMatchObject({ Namespace: 'AWS/Lambda', Statistic: 'Sum', Threshold: 1 });
+    }
+  });
+
+  it('each flow has a failures alarm over failed + timed-out executions', () => {
+    for (const flow of FLOW_NAMES) {
+      const found = alarmsOn(s.template, idOf(s.stack, s.stack.flows.stateMachines[flow]!));
+      expect(found, flow).toHaveLength(1);
+      const names = found[0]!.Metrics.filter((m: any) => m.MetricStat).map((m: any) => m.MetricStat.Metric.MetricName).sort();
+      expect(names).toEqual(['ExecutionsFailed', 'ExecutionsTimedOut']);
+      expect(found[0]!.Threshold).toBe(ALARM_THRESHOLDS.flowFailures);
+    }
+  });
+
+  it("the HTTP API's 5xx rate, from 20 requests on, over 5%", () => {
+    const found = alarmsOn(s.template, idOf(s.stack, s.stack.http.api));
+    expect(found).toHaveLength(1);
+    const expression = found[0]!.Metrics.find((m: any) => m.Expression).Expression;
+    expect(expression).toBe('IF(requests >= 20, 100 * errors / requests, 0)');
+    expect(found[0]!.Metrics.filter((m: any) => m.MetricStat).map((m: any) => m.MetricStat.Metric.MetricName).sort()).toEqual(['5xx', 'Count']);
+    expect(found[0]!.Threshold).toBe(5);
+  });
+
+  it("the flow queue's oldest message age, at 10 minutes", () => {
+    const found = alarmsOn(s.template, idOf(s.stack, s.stack.queues.queues.flowEvents))
+      .filter((alarm) => alarm.MetricName === 'ApproximateAgeOfOldestMessage');
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({ Statistic: 'Maximum', Threshold: 600 });
+  });
+
+  it('every alarm notifies the topic, on alarm and on recovery', () => {
+    const topicId = idOf(s.stack, s.stack.alarms.topic);
+    const alarms = alarmsOf(s.template);
+    // One per DLQ, two per function, one per flow, the API 5xx rate and the flow queue age.
+    const expected = Object.keys(QUEUES).length + 2 * Object.keys(FUNCTIONS).length + FLOW_NAMES.length + 2;
+    expect(alarms).toHaveLength(expected);
+    for (const alarm of alarms) {
+      expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
+      expect(alarm.OKActions).toEqual([{ Ref: topicId }]);
+      expect(alarm.AlarmDescription.length).toBeGreaterThan(30);
+    }
+  });
+
+  it('the topic is encrypted with its own key, which CloudWatch may use only for this account\'s alarms', () => {
+    const [[, topic]] = resources(s.template, 'AWS::SNS::Topic') as [[string, Resource]];
+    const keyId = idOf(s.stack, s.stack.alarms.key);
+    expect(topic.Properties.KmsMasterKeyId).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
+    const key = s.template.toJSON().Resources[keyId] as Resource;
+    expect(key.Properties.EnableKeyRotation).toBe(true);
+    const statement = key.Properties.KeyPolicy.Statement.find((st: any) => st.Sid === 'CloudWatchAlarmsPublish');
+    expect(statement).toMatchObject({
+      Principal: { Service: 'cloudwatch.amazonaws.com' },
+      Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+      Condition: { StringEquals: { 'aws:SourceAccount': '123456789012' }, ArnLike: { 'aws:SourceArn': 'arn:aws:cloudwatch:eu-west-1:123456789012:alarm:*' } },
+    });
+    // Publishing needs TLS.
+    const [[, topicPolicy]] = resources(s.template, 'AWS::SNS::TopicPolicy') as [[string, Resource]];
+    expect(JSON.stringify(topicPolicy.Properties.PolicyDocument)).toContain('aws:SecureTransport');
+  });
+
+  it('context alarmEmail subscribes the address', () => {
+    s.template.resourceCountIs('AWS::SNS::Subscription', 1);
+    s.template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com', TopicArn: { Ref: idOf(s.stack, s.stack.alarms.topic) } });
+  });
+
+  it('without alarmEmail there is no subscription; a malformed one fails the synth', () => {
+    expect(Object.keys(synth().template.findResources('AWS::SNS::Subscription'))).toHaveLength(0);
+    expect(() => synth({ alarmEmail: 'ops@example.com,other@example.com' })).toThrow(/context alarmEmail must be one email address/);
+  });
+
+  it('a dashboard graphs the service metrics', () => {
+    const [[, dashboard]] = resources(s.template, 'AWS::CloudWatch::Dashboard') as [[string, Resource]];
+    const body = JSON.stringify(dashboard.Properties.DashboardBody);
+    expect(body).toContain(METRICS_NAMESPACE);
+    for (const name of Object.values(METRIC)) expect(body, name).toContain(name);
+  });
+
+  it('EMF needs no permission: no function may cloudwatch:PutMetricData', () => {
+    const policies = JSON.stringify(resources(s.template, 'AWS::IAM::Policy').map(([, policy]) => policy.Properties.PolicyDocument));
+    expect(policies).not.toMatch(/cloudwatch:/i);
+  });
+
+  it('passes cdk-nag with nothing new acknowledged', () => {
+    expect(new AwsSolutionsChecks(undefined).validateScope(s.app).violations).toEqual([]);
+  });
+});

@@ -1,0 +1,79 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildServiceApp } from '../../lib/app.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CDK_CONTEXT = JSON.parse(readFileSync(resolve(ROOT, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
+
+/** The app as `cdk synth` builds it (cdk.json's context and cdk-nag), minus bundling. */
+function synth(context: Record<string, unknown> = {}): Template {
+  const app = new App({ context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context } });
+  return Template.fromStack(buildServiceApp(app));
+}
+
+const apiOf = (template: Template) => {
+  const apis = Object.values(template.findResources('AWS::ApiGatewayV2::Api'));
+  expect(apis).toHaveLength(1);
+  return apis[0]!.Properties as Record<string, any>;
+};
+const stageOf = (template: Template) => {
+  const stages = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'));
+  expect(stages).toHaveLength(1);
+  return stages[0]!.Properties as Record<string, any>;
+};
+
+/** The stack with cdk.json's context alone; made in a hook, since the first synth of a file loads the CDK (slow on a busy machine). */
+let byDefault: Template;
+beforeAll(() => {
+  byDefault = synth();
+});
+
+describe('CORS from context corsAllowedOrigins', () => {
+  it('by default the API has no CORS configuration: no origin is allowed', () => {
+    expect(apiOf(byDefault).CorsConfiguration).toBeUndefined();
+  });
+
+  it('listed origins get exactly the credentials headers, the methods in use, and no credentials mode', () => {
+    const cors = apiOf(synth({ corsAllowedOrigins: ['https://app.example.com', 'https://admin.example.com'] })).CorsConfiguration;
+    expect(cors).toEqual({
+      AllowOrigins: ['https://app.example.com', 'https://admin.example.com'],
+      AllowHeaders: ['authorization', 'x-api-key', 'content-type'],
+      AllowMethods: ['DELETE', 'GET', 'PATCH', 'POST', 'PUT'],
+      ExposeHeaders: ['retry-after'],
+      AllowCredentials: false,
+      MaxAge: 600,
+    });
+  });
+
+  it('takes comma-separated text, as `-c corsAllowedOrigins=a,b` gives it', () => {
+    expect(apiOf(synth({ corsAllowedOrigins: 'https://a.example.com, http://localhost:5173' })).CorsConfiguration.AllowOrigins)
+      .toEqual(['https://a.example.com', 'http://localhost:5173']);
+  });
+
+  it.each([['*'], ['https://*'], ['https://*.example.com']])('refuses %s at synth: the credentials headers are allowed', (origin) => {
+    expect(() => synth({ corsAllowedOrigins: [origin] })).toThrow(/corsAllowedOrigins may not hold .*Authorization and X-Api-Key/);
+  });
+
+  it.each([['https://app.example.com/'], ['https://app.example.com/path'], ['app.example.com'], ['ftp://example.com']])('refuses %s: not an exact origin', (origin) => {
+    expect(() => synth({ corsAllowedOrigins: [origin] })).toThrow(/exact origins/);
+  });
+});
+
+describe('HTTP API throttling from context', () => {
+  it('defaults to 500 requests/s with bursts of 1,000', () => {
+    expect(stageOf(byDefault).DefaultRouteSettings).toMatchObject({ ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 });
+  });
+
+  it('apiThrottleRateLimit and apiThrottleBurstLimit set the default stage throttling', () => {
+    expect(stageOf(synth({ apiThrottleRateLimit: 50, apiThrottleBurstLimit: '120' })).DefaultRouteSettings)
+      .toMatchObject({ ThrottlingRateLimit: 50, ThrottlingBurstLimit: 120 });
+  });
+
+  it.each([['apiThrottleRateLimit', 0], ['apiThrottleBurstLimit', -1], ['apiThrottleRateLimit', 'fast'], ['apiThrottleBurstLimit', 1.5]])('refuses %s=%s', (key, value) => {
+    expect(() => synth({ [key]: value })).toThrow(new RegExp(`context ${key} must be a whole number`));
+  });
+});
