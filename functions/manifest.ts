@@ -145,7 +145,8 @@ export const ROUTES: readonly RouteSpec[] = [
   trigger('PATCH', '/triggers/{id}', 'updateTrigger', 'Change a webhook trigger'),
   trigger('DELETE', '/triggers/{id}', 'deleteTrigger', 'Delete a webhook trigger'),
   trigger('POST', '/triggers/{id}/regenerate-url', 'regenerateTriggerUrl', 'New webhook URL; the old one stops working'),
-  trigger('POST', '/triggers/{id}/regenerate-api-key', 'regenerateTriggerApiKey', 'New API key; the old one stops working'),
+  trigger('POST', '/triggers/{id}/regenerate-api-key', 'regenerateTriggerApiKey', 'New API key; the old one stops working, at once or after an overlap'),
+  trigger('POST', '/triggers/{id}/rotate-signing-secret', 'rotateTriggerSigningSecret', 'New signing secret; the old one keeps working for an overlap'),
   trigger('GET', '/triggers/{id}/executions', 'listTriggerExecutions', 'Recent deliveries of a trigger'),
 
   // ANY so that the receiver itself answers 404 for unknown ids before 405 for known ones.

@@ -65,10 +65,23 @@ export function apiGatewayPath(requestTarget: string): ApiGatewayPath | undefine
 }
 
 /**
+ * `requestContext.http.sourceIp` as API Gateway gives it: the address of the connection, IPv4 in
+ * dotted form. A Node server listening on an IPv6 socket reports IPv4 clients as IPv4-mapped IPv6
+ * (`::ffff:127.0.0.1`), which the gateway never sends; this is the one place that turns them back.
+ * (The local server listens on 127.0.0.1, where Node reports plain IPv4 already.)
+ */
+export function apiGatewaySourceIp(remoteAddress: string | undefined): string {
+  if (remoteAddress === undefined) return '127.0.0.1';
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(remoteAddress);
+  return mapped ? mapped[1]! : remoteAddress;
+}
+
+/**
  * The payload 2.0 event API Gateway HTTP APIs send to Lambda: lower-case header names with
  * repeated headers joined by commas, repeated query parameters joined by commas, cookies apart,
- * `x-forwarded-*` headers added, and non-text bodies base64-encoded. `rawPath` is decoded as
- * {@link apiGatewayPath} says; `rawQueryString` stays as sent.
+ * `x-forwarded-*` headers added (a client's own `X-Forwarded-For` kept, the connection's address
+ * appended), `sourceIp` from the connection alone, and non-text bodies base64-encoded. `rawPath`
+ * is decoded as {@link apiGatewayPath} says; `rawQueryString` stays as sent.
  */
 export function toApiGatewayEvent(
   req: IncomingMessage,
@@ -83,7 +96,7 @@ export function toApiGatewayEvent(
   for (const [name, values] of Object.entries(req.headersDistinct)) {
     if (name !== 'cookie' && values) headers[name] = values.join(',');
   }
-  const sourceIp = req.socket.remoteAddress ?? '127.0.0.1';
+  const sourceIp = apiGatewaySourceIp(req.socket.remoteAddress);
   headers['x-forwarded-for'] = headers['x-forwarded-for'] ? `${headers['x-forwarded-for']}, ${sourceIp}` : sourceIp;
   headers['x-forwarded-proto'] = 'http';
   headers['x-forwarded-port'] = String(req.socket.localPort ?? '');

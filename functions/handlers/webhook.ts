@@ -47,6 +47,8 @@ export const createWebhookHandler = (deps: ReceiverDeps, publicBaseUrl?: string)
       query: (event.queryStringParameters ?? {}) as Record<string, string>,
       rawBody: rawBody(event),
       publicUrl: publicRequestUrl({ headers, domainName: event.requestContext.domainName, rawPath: event.rawPath, rawQueryString: event.rawQueryString }, webhookId, publicBaseUrl),
+      // The address the gateway's connection came from; X-Forwarded-For is the client's to write.
+      sourceIp: event.requestContext.http.sourceIp,
       answerByMs: answerBy(event.requestContext.timeEpoch, context),
     });
     return json(reply.status, reply.body, reply.headers);

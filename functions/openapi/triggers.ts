@@ -4,7 +4,7 @@ import { triggerSchemas } from '../domain/triggers/trigger.js';
 import { descriptions, jsonSchemaOf } from './from-zod.js';
 import { dataBody, errorBody, pageBody, pageParameters, type OperationDoc, type OperationDocs, type Schema } from './types.js';
 
-const { settings, signature, custom } = triggerSchemas;
+const { settings, signature, custom, sourceIp, rotateSigningSecret, regenerateApiKey } = triggerSchemas;
 const described = descriptions();
 const describeEach = <S extends Record<string, z.core.$ZodType>>(schemas: S, texts: Record<keyof S, { description: string }>) => {
   for (const name of Object.keys(schemas) as (keyof S)[]) described.add(schemas[name]!, texts[name]);
@@ -47,15 +47,49 @@ describeEach(settings, {
       'twilio `X-Twilio-Signature` over the public URL plus sorted form parameters (JSON bodies: the URL carries `bodySHA256`); ' +
       'standard_webhooks `webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64> ...` (300 s); custom as configured.',
   },
+  allowed_source_ips: {
+    description:
+      'The addresses deliveries may come from: 1 to 50 IPv4 or IPv6 addresses or CIDR ranges (`203.0.113.7`, `192.0.2.0/24`, `2001:db8::/32`); ' +
+      '`null` (default) for any address. A delivery from any other address is answered 403 `ip_not_allowed`. The address is the one API Gateway ' +
+      'saw the connection come from (`requestContext.http.sourceIp`), never `X-Forwarded-For`: behind a proxy or CDN that is the proxy\'s address.',
+  },
   enabled: { description: 'A disabled trigger\'s URL answers 404, like an unknown one.' },
   deduplicate: {
     description: 'Run the flow at most once per `event_id` within 24 hours; later deliveries of the event answer 200 duplicate.',
   },
 });
 
+described.add(sourceIp, {
+  description: 'An IPv4 or IPv6 address, or one with a prefix length (CIDR; up to 32 or 128). No IPv6 zone (`%eth0`).',
+});
+
 /** The trigger's signature as its owner reads it back: the same scheme, never the secret. */
 const publicSignature = z.nullable(z.object({ service: signature.shape.service, custom: signature.shape.custom }));
 described.add(publicSignature, { description: 'The signature scheme, without its secret.' });
+const publicSignatureSchema = (): Schema => {
+  const schema = jsonSchemaOf(publicSignature, described);
+  return {
+    ...schema,
+    required: [...(schema.required as string[]), 'previous_secret_expires_at'],
+    properties: {
+      ...(schema.properties as Record<string, Schema>),
+      previous_secret_expires_at: {
+        type: ['string', 'null'],
+        format: 'date-time',
+        readOnly: true,
+        description: 'While the secret replaced by `rotate-signing-secret` is still accepted, when it stops; otherwise `null`.',
+      },
+    },
+  };
+};
+
+const OVERLAP_BOUNDS = 'From 0 to 604800 (7 days).';
+described.add(rotateSigningSecret.shape.previous_secret_expires_in_seconds, {
+  description: `How long deliveries signed with the replaced secret are still accepted, in seconds (default 86400: 24 hours, as Stripe and Svix overlap). 0 stops it at once. ${OVERLAP_BOUNDS}`,
+});
+described.add(regenerateApiKey.shape.previous_key_expires_in_seconds, {
+  description: `How long the replaced key still works, in seconds (default 0: it stops at once, within the receiver cache\'s TTL). ${OVERLAP_BOUNDS}`,
+});
 
 const createBody = jsonSchemaOf(triggerSchemas.create, described);
 // parseTriggerPatch refuses an empty object after parsing, which zod's JSON Schema cannot carry.
@@ -64,7 +98,10 @@ const settingsProperties = createBody.properties as Record<keyof typeof settings
 
 const trigger: Schema = {
   type: 'object',
-  required: ['id', 'webhook_id', 'url', 'flow', 'response_mode', 'event_filter', 'api_key_enabled', 'signature', 'enabled', 'deduplicate', 'created_at', 'updated_at'],
+  required: [
+    'id', 'webhook_id', 'url', 'flow', 'response_mode', 'event_filter', 'api_key_enabled', 'previous_api_key_expires_at', 'signature',
+    'allowed_source_ips', 'enabled', 'deduplicate', 'created_at', 'updated_at',
+  ],
   description: 'A trigger as its owner sees it: never a signing secret, an API key or a key hash.',
   properties: {
     id: { type: 'string', pattern: '^[0-9a-f]{32}$', readOnly: true },
@@ -79,7 +116,14 @@ const trigger: Schema = {
     response_mode: settingsProperties.response_mode,
     event_filter: settingsProperties.event_filter,
     api_key_enabled: settingsProperties.api_key_enabled,
-    signature: jsonSchemaOf(publicSignature, described),
+    previous_api_key_expires_at: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      readOnly: true,
+      description: 'While the key replaced by `regenerate-api-key` with an overlap still works, when it stops; otherwise `null`.',
+    },
+    signature: publicSignatureSchema(),
+    allowed_source_ips: settingsProperties.allowed_source_ips,
     enabled: settingsProperties.enabled,
     deduplicate: settingsProperties.deduplicate,
     created_at: { type: 'string', format: 'date-time', readOnly: true },
@@ -120,26 +164,29 @@ const invalidSettings = errorBody(
   'validation_error: body not a JSON object; an unknown or read-only field; `flow` missing, malformed or not a deployed flow; ' +
   '`response_mode` not `acknowledge`/`wait`; an `event_filter` entry empty, over 256 characters or with a `*` that is not trailing; ' +
   '`signature` without `service` or `secret`, an unknown service, `custom` settings missing for (or given to a service other than) `custom`, ' +
-  'or a standard_webhooks secret that is not `whsec_<base64>` of at least 24 bytes.',
+  'or a standard_webhooks secret that is not `whsec_<base64>` of at least 24 bytes; `allowed_source_ips` empty, over 50 entries, or with an entry ' +
+  'that is not an IPv4/IPv6 address or CIDR range.',
 );
 
 const CACHE =
   'Changes reach the webhook URL as follows: a warm receiver may accept deliveries using its cached copy of the trigger for up to ' +
-  '`TRIGGER_CACHE_TTL_MS` (default 5000 ms), so disabling, deleting, a new URL, a new API key or a new secret shuts out old ' +
-  'credentials within that time. Changes that let deliveries in (enabling, a new key or secret, protection off) take effect at once: a ' +
-  'refusal is always checked against the stored trigger.';
+  '`TRIGGER_CACHE_TTL_MS` (default 5000 ms), so disabling, deleting, a new URL, a new API key or a new secret, or a narrower ' +
+  '`allowed_source_ips` shuts out old credentials and addresses within that time. Changes that let deliveries in (enabling, a new key or ' +
+  'secret, protection off, an address allowed) take effect at once: a refusal is always checked against the stored trigger. The end of ' +
+  'an old secret\'s or key\'s overlap does not wait for the cache: the receiver compares its time with its own clock on every delivery.';
 
 const RECEIVER_ORDER =
   'No gateway authentication: the receiver makes its own checks, in this order, and answers the first that fails. ' +
   '(1) Unknown or disabled `webhook_id`: 404; then any method but POST: 405 with `Allow: POST`. ' +
   '(2) Body over `WEBHOOK_MAX_BODY_BYTES` (default 1,000,000 bytes; at most 1,037,653, what always fits Lambda\'s 6 MB invocation): 413. ' +
-  '(3) API key, when enabled: the `api_key` query parameter or the `X-Api-Key` header (the query parameter wins when both are sent), compared in constant time; missing or wrong: 401 `unauthorized`. ' +
-  '(4) Signature, when configured: verified over the exact bytes received, in constant time; missing, malformed, wrong or outside the timestamp tolerance: 401 `invalid_signature`. ' +
+  '(3) Source address, when `allowed_source_ips` is set: the address API Gateway saw (`requestContext.http.sourceIp`; `X-Forwarded-For` is ignored) must be in one of its ranges, else 403 `ip_not_allowed`. ' +
+  '(4) API key, when enabled: the `api_key` query parameter or the `X-Api-Key` header (the query parameter wins when both are sent), compared in constant time; the key replaced by `regenerate-api-key` also works until `previous_api_key_expires_at`; missing or wrong: 401 `unauthorized`. ' +
+  '(5) Signature, when configured: verified over the exact bytes received, in constant time, with the trigger\'s secret or, until `signature.previous_secret_expires_at`, the secret it replaced; missing, malformed, wrong, by an expired secret, or outside the timestamp tolerance: 401 `invalid_signature`. ' +
   'Twilio\'s signed URL is rebuilt from the request (scheme, host, port, path, query), or from `PUBLIC_WEBHOOK_BASE_URL` when set. ' +
-  '(5) Content type `application/json`, `application/x-www-form-urlencoded` or `multipart/form-data` (parameters such as charset allowed), else 415; a body that does not parse as its type, is not UTF-8, or is JSON nested deeper than 256 levels: 400. ' +
-  '(6) Slack\'s `{"type":"url_verification","challenge"}` (JSON) is answered at once with `{"challenge"}` and runs no flow. ' +
-  '(7) Event filter: an unlisted type, or none while a filter is set, is 200 ignored and runs no flow. ' +
-  '(8) Flow input size: the flow input described below must fit Step Functions\' 256 KiB (262,144 bytes of JSON), else 413 `payload_too_large` in both response modes, because such a flow could never start. ' +
+  '(6) Content type `application/json`, `application/x-www-form-urlencoded` or `multipart/form-data` (parameters such as charset allowed), else 415; a body that does not parse as its type, is not UTF-8, or is JSON nested deeper than 256 levels: 400. ' +
+  '(7) Slack\'s `{"type":"url_verification","challenge"}` (JSON) is answered at once with `{"challenge"}` and runs no flow. ' +
+  '(8) Event filter: an unlisted type, or none while a filter is set, is 200 ignored and runs no flow. ' +
+  '(9) Flow input size: the flow input described below must fit Step Functions\' 256 KiB (262,144 bytes of JSON), else 413 `payload_too_large` in both response modes, because such a flow could never start. ' +
   'Top-level keys of a JSON object body are copied into the input beside `event`, so a JSON body counts about twice: keep JSON bodies under about 128 KiB. ' +
   'Only then does the flow start. Rejected requests (4xx) are not recorded as executions; ignored and duplicate deliveries are. ' +
   'The flow\'s input is `{"trigger": {headers, event, type?, data?, webhook_id, received_at, event_id, ...top-level JSON keys}}`: header names lower-case, ' +
@@ -216,7 +263,8 @@ const receiveWebhook: OperationDoc = {
       content: { 'application/json': webhookOk },
     },
     '400': errorBody('validation_error: the body does not parse as its content type, is not UTF-8, or is JSON nested deeper than 256 levels.'),
-    '401': errorBody('`unauthorized`: API key missing or wrong. `invalid_signature`: signature missing, malformed, wrong, or its timestamp outside the tolerance.'),
+    '401': errorBody('`unauthorized`: API key missing or wrong. `invalid_signature`: signature missing, malformed, wrong, made with a secret whose overlap has ended, or its timestamp outside the tolerance.'),
+    '403': errorBody('ip_not_allowed: the trigger has `allowed_source_ips` and the address API Gateway saw is in none of them. Checked after the size and before the API key and signature.'),
     '404': errorBody('not_found: no enabled trigger has this webhook id (unknown, disabled, deleted, or replaced by regenerate-url). Answered for every method.'),
     '405': { ...errorBody('method_not_allowed: a known webhook id with a method other than POST.'), headers: { allow: { type: 'string', const: 'POST' } } },
     '413': errorBody('payload_too_large: the body is over `WEBHOOK_MAX_BODY_BYTES` (default 1,000,000 bytes), checked before credentials; or, after the event filter, the flow input (`{"trigger": …}`, which holds a JSON body about twice) is over Step Functions\' 256 KiB, in both response modes.'),
@@ -291,14 +339,38 @@ export const triggersDocs: OperationDocs = {
 
   regenerateTriggerApiKey: {
     description:
-      'Replaces the webhook URL\'s API key: the new key is returned once as `api_key` and works at once; the old key stops working ' +
-      '(within the receiver cache\'s TTL). A trigger with `api_key_enabled` off has no key to regenerate: 400 (turn it on with PATCH, ' +
-      'which returns the first key).',
+      'Replaces the webhook URL\'s API key: the new key is returned once as `api_key` and works at once. The old key stops working at ' +
+      'once (within the receiver cache\'s TTL), or with `previous_key_expires_in_seconds` keeps working that much longer, until ' +
+      '`previous_api_key_expires_at`, so senders can switch without a refused delivery. A key replaced earlier whose overlap has not ended ' +
+      'stops at once: at most two keys work. The body is optional (an empty body is `{}`). A trigger with `api_key_enabled` off has no ' +
+      'key to regenerate: 400 (turn it on with PATCH, which returns the first key). Turning protection off discards both keys.',
+    requestBody: { required: false, content: { 'application/json': jsonSchemaOf(regenerateApiKey, described) } },
     responses: {
       '200': dataBody('The trigger and its new key', { ...triggerWithKey, required: [...(trigger.required as string[]), 'api_key'] }),
-      '400': errorBody('validation_error: API key protection is off for this trigger.'),
+      '400': errorBody('validation_error: API key protection is off for this trigger; a body that is not a JSON object, has an unknown field, or an overlap that is not an integer from 0 to 604800.'),
       '404': notFound,
       '409': errorBody('conflict: the trigger kept changing concurrently; try again.'),
+      '415': errorBody('unsupported_media_type: a non-empty body must be sent as `application/json`.'),
+    },
+  },
+
+  rotateTriggerSigningSecret: {
+    description:
+      'Gives the trigger\'s signature a new secret (same service and settings). Deliveries signed with the new secret are accepted at ' +
+      'once; those signed with the replaced one are still accepted for `previous_secret_expires_in_seconds` (default 24 hours), until ' +
+      '`signature.previous_secret_expires_at`, and refused (401 `invalid_signature`) after. Both are stored encrypted and never returned. ' +
+      'Rotating again during an overlap ends it: the secret before the current one stops at once, so at most two secrets are accepted. ' +
+      'Setting `signature` with PATCH replaces the secret with no overlap. ' + CACHE,
+    requestBody: jsonBody(jsonSchemaOf(rotateSigningSecret, described)),
+    responses: {
+      '200': dataBody('The trigger; `signature.previous_secret_expires_at` says when the old secret stops', trigger),
+      '400': errorBody(
+        'validation_error: the trigger has no signature (set one with PATCH); body not a JSON object or with an unknown field; `secret` ' +
+        'missing, empty, over 1024 characters, or for standard_webhooks not `whsec_<base64>` of at least 24 bytes; an overlap that is not an integer from 0 to 604800.',
+      ),
+      '404': notFound,
+      '409': errorBody('conflict: the trigger kept changing concurrently; read it and try again.'),
+      '415': unsupportedMediaType,
     },
   },
 

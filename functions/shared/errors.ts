@@ -6,6 +6,7 @@ export const ERROR_STATUS = {
   invalid_code: 400,
   unauthorized: 401,
   invalid_signature: 401,
+  ip_not_allowed: 403,
   not_found: 404,
   method_not_allowed: 405,
   already_exists: 409,

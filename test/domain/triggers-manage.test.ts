@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../functions/domain/api-keys.js';
 import type { SecretBox } from '../../functions/domain/secret-box.js';
 import {
-  createTrigger, deleteTrigger, getTrigger, regenerateApiKey, regenerateUrl, updateTrigger, type TriggerDeps,
+  createTrigger, deleteTrigger, getTrigger, regenerateApiKey, regenerateUrl, rotateSigningSecret, updateTrigger, type TriggerDeps,
 } from '../../functions/domain/triggers/manage-triggers.js';
-import type { TriggerRecord, TriggerSettings } from '../../functions/domain/triggers/trigger.js';
+import { toPublicTrigger, type TriggerRecord, type TriggerSettings } from '../../functions/domain/triggers/trigger.js';
 import type { TriggerStore } from '../../functions/domain/triggers/trigger-store.js';
 import { CachedTriggerLookup } from '../../functions/domain/webhooks/trigger-lookup.js';
 import { AppError } from '../../functions/shared/errors.js';
@@ -12,7 +12,7 @@ import { AppError } from '../../functions/shared/errors.js';
 const ACCOUNT = 'acct-1';
 const NOW = new Date('2024-05-01T12:00:00.000Z');
 const DEFAULTS: TriggerSettings = {
-  flow: 'echo', response_mode: 'acknowledge', event_filter: [], api_key_enabled: false, signature: null, enabled: true, deduplicate: false,
+  flow: 'echo', response_mode: 'acknowledge', event_filter: [], api_key_enabled: false, signature: null, allowed_source_ips: null, enabled: true, deduplicate: false,
 };
 
 /** A store in memory; `refuseWrites` makes the next replaces/deletes lose a race. */
@@ -288,5 +288,175 @@ describe('CachedTriggerLookup', () => {
     await lookup.find(other.webhook_id);
     await lookup.find(record.webhook_id);
     expect(finds.count).toBe(3);
+  });
+});
+
+const later = (seconds: number) => new Date(NOW.getTime() + seconds * 1000);
+const at = (deps: TriggerDeps, time: Date): TriggerDeps => ({ ...deps, now: () => time });
+const open = (sealed: string | undefined) => sealed && Buffer.from(sealed.slice('sealed:'.length), 'base64').toString();
+
+describe('rotateSigningSecret', () => {
+  async function signed(service: 'github' | 'standard_webhooks' = 'github', secret = 'old-secret') {
+    const { deps, store } = setup();
+    const { record } = await createTrigger(deps, ACCOUNT, { ...DEFAULTS, signature: { service, secret } });
+    return { deps, store, record };
+  }
+
+  it('seals the new secret and keeps the old one, as sealed, until the overlap ends', async () => {
+    const { deps, record } = await signed();
+    const { record: rotated, apiKey } = await rotateSigningSecret(deps, ACCOUNT, record.id, { secret: 'new-secret', previous_secret_expires_in_seconds: 3600 });
+    expect(open(rotated.signature!.secret_sealed)).toBe('new-secret');
+    expect(rotated.signature!.previous_secret_sealed).toBe(record.signature!.secret_sealed); // moved, never opened
+    expect(rotated.signature!.previous_secret_expires_at).toBe(later(3600).toISOString());
+    expect(rotated.signature!.service).toBe('github');
+    expect(sealer.contexts.at(-1)).toEqual({ account_id: ACCOUNT, trigger_id: record.id, purpose: 'webhook-signature' });
+    expect(rotated.version).toBe(2);
+    expect(apiKey).toBeUndefined();
+  });
+
+  it('with an overlap of 0 keeps no old secret', async () => {
+    const { deps, record } = await signed();
+    const { record: rotated } = await rotateSigningSecret(deps, ACCOUNT, record.id, { secret: 'new-secret', previous_secret_expires_in_seconds: 0 });
+    expect(rotated.signature).not.toHaveProperty('previous_secret_sealed');
+    expect(rotated.signature).not.toHaveProperty('previous_secret_expires_at');
+  });
+
+  it('rotating again during an overlap keeps only the secret just replaced: at most two are accepted', async () => {
+    const { deps, record } = await signed();
+    await rotateSigningSecret(deps, ACCOUNT, record.id, { secret: 'second', previous_secret_expires_in_seconds: 3600 });
+    const { record: third } = await rotateSigningSecret(at(deps, later(60)), ACCOUNT, record.id, { secret: 'third', previous_secret_expires_in_seconds: 600 });
+    expect(open(third.signature!.secret_sealed)).toBe('third');
+    expect(open(third.signature!.previous_secret_sealed)).toBe('second');
+    expect(third.signature!.previous_secret_expires_at).toBe(later(660).toISOString());
+  });
+
+  it('is validation_error on a trigger without a signature, and changes nothing', async () => {
+    const { deps, store } = setup();
+    const { record } = await createTrigger(deps, ACCOUNT, DEFAULTS);
+    const error = await refusal(() => rotateSigningSecret(deps, ACCOUNT, record.id, { secret: 'x', previous_secret_expires_in_seconds: 60 }));
+    expect(error.code).toBe('validation_error');
+    expect(store.owners.get(record.id)?.version).toBe(1);
+  });
+
+  it('holds the new secret to the scheme\'s rules: standard_webhooks needs whsec_<base64>', async () => {
+    const whsec = (fill: number) => `whsec_${Buffer.alloc(24, fill).toString('base64')}`;
+    const { deps, store, record } = await signed('standard_webhooks', whsec(1));
+    expect((await refusal(() => rotateSigningSecret(deps, ACCOUNT, record.id, { secret: 'plain', previous_secret_expires_in_seconds: 60 }))).code).toBe('validation_error');
+    expect(store.owners.get(record.id)?.version).toBe(1);
+    const { record: rotated } = await rotateSigningSecret(deps, ACCOUNT, record.id, { secret: whsec(2), previous_secret_expires_in_seconds: 60 });
+    expect(open(rotated.signature!.secret_sealed)).toBe(whsec(2));
+  });
+
+  it('a signature set with PATCH replaces the secret with no overlap', async () => {
+    const { deps, record } = await signed();
+    await rotateSigningSecret(deps, ACCOUNT, record.id, { secret: 'second', previous_secret_expires_in_seconds: 3600 });
+    const { record: patched } = await updateTrigger(deps, ACCOUNT, record.id, { signature: { service: 'github', secret: 'third' } });
+    expect(patched.signature).toEqual({ service: 'github', secret_sealed: expect.any(String) });
+  });
+
+  it('other changes keep a running overlap, and tidy away one that ended', async () => {
+    const { deps, record } = await signed();
+    const { record: rotated } = await rotateSigningSecret(deps, ACCOUNT, record.id, { secret: 'second', previous_secret_expires_in_seconds: 60 });
+    const during = await updateTrigger(at(deps, later(59)), ACCOUNT, record.id, { enabled: false });
+    expect(during.record.signature).toEqual(rotated.signature);
+    const after = await regenerateUrl(at(deps, later(60)), ACCOUNT, record.id);
+    expect(after.record.signature).toEqual({ service: 'github', secret_sealed: rotated.signature!.secret_sealed });
+  });
+
+  it('the owner sees when the old secret stops while it works, and null after; never a secret', async () => {
+    const { deps, record } = await signed();
+    const { record: rotated } = await rotateSigningSecret(deps, ACCOUNT, record.id, { secret: 'second', previous_secret_expires_in_seconds: 60 });
+    const shown = toPublicTrigger(rotated, 'https://x/webhooks', later(59));
+    expect(shown.signature).toEqual({ service: 'github', previous_secret_expires_at: later(60).toISOString() });
+    expect(JSON.stringify(shown)).not.toMatch(/sealed|second/);
+    expect(toPublicTrigger(rotated, 'https://x/webhooks', later(60)).signature).toEqual({ service: 'github', previous_secret_expires_at: null });
+  });
+});
+
+describe('regenerateApiKey with an overlap', () => {
+  async function keyed() {
+    const { deps, store } = setup();
+    const { record, apiKey } = await createTrigger(deps, ACCOUNT, { ...DEFAULTS, api_key_enabled: true });
+    return { deps, store, record, apiKey: apiKey! };
+  }
+
+  it('by default the old key stops at once: no previous hash', async () => {
+    const { deps, record } = await keyed();
+    const renewed = await regenerateApiKey(deps, ACCOUNT, record.id, {});
+    expect(renewed.record).not.toHaveProperty('previous_api_key_hash');
+    expect(renewed.record).not.toHaveProperty('previous_api_key_expires_at');
+  });
+
+  it('keeps the old key\'s hash, never the key, until the overlap ends', async () => {
+    const { deps, store, record, apiKey } = await keyed();
+    const renewed = await regenerateApiKey(deps, ACCOUNT, record.id, { previous_key_expires_in_seconds: 120 });
+    expect(renewed.record.api_key_hash).toBe(hashApiKey(renewed.apiKey!));
+    expect(renewed.record.previous_api_key_hash).toBe(hashApiKey(apiKey));
+    expect(renewed.record.previous_api_key_expires_at).toBe(later(120).toISOString());
+    expect(JSON.stringify(store.owners.get(record.id))).not.toContain(apiKey);
+    expect(toPublicTrigger(renewed.record, 'https://x/webhooks', NOW).previous_api_key_expires_at).toBe(later(120).toISOString());
+    expect(toPublicTrigger(renewed.record, 'https://x/webhooks', later(120)).previous_api_key_expires_at).toBeNull();
+  });
+
+  it('regenerating again keeps only the key just replaced; regenerating without an overlap ends it', async () => {
+    const { deps, record } = await keyed();
+    const second = await regenerateApiKey(deps, ACCOUNT, record.id, { previous_key_expires_in_seconds: 120 });
+    const third = await regenerateApiKey(deps, ACCOUNT, record.id, { previous_key_expires_in_seconds: 120 });
+    expect(third.record.previous_api_key_hash).toBe(hashApiKey(second.apiKey!));
+    const fourth = await regenerateApiKey(deps, ACCOUNT, record.id);
+    expect(fourth.record).not.toHaveProperty('previous_api_key_hash');
+  });
+
+  it('turning protection off discards both keys', async () => {
+    const { deps, record } = await keyed();
+    await regenerateApiKey(deps, ACCOUNT, record.id, { previous_key_expires_in_seconds: 120 });
+    const off = await updateTrigger(deps, ACCOUNT, record.id, { api_key_enabled: false });
+    expect(off.record).not.toHaveProperty('previous_api_key_hash');
+    expect(off.record).not.toHaveProperty('previous_api_key_expires_at');
+  });
+});
+
+describe('allowed_source_ips', () => {
+  it('is stored as given, and shown to the owner; an older trigger without it shows null', async () => {
+    const { deps } = setup();
+    const { record } = await createTrigger(deps, ACCOUNT, { ...DEFAULTS, allowed_source_ips: ['10.0.0.0/8'] });
+    expect(record.allowed_source_ips).toEqual(['10.0.0.0/8']);
+    expect(toPublicTrigger(record, 'https://x/webhooks', NOW).allowed_source_ips).toEqual(['10.0.0.0/8']);
+    const { allowed_source_ips: _, ...older } = record;
+    expect(toPublicTrigger(older, 'https://x/webhooks', NOW).allowed_source_ips).toBeNull();
+  });
+});
+
+describe('CachedTriggerLookup during a rotation', () => {
+  async function rotated(overlapSeconds: number) {
+    const { deps, store } = setup();
+    const { record } = await createTrigger(deps, ACCOUNT, { ...DEFAULTS, signature: { service: 'github', secret: 'old' } });
+    await rotateSigningSecret(deps, ACCOUNT, record.id, { secret: 'new', previous_secret_expires_in_seconds: overlapSeconds });
+    return { store, record };
+  }
+
+  it('opens both secrets while the overlap lasts', async () => {
+    const { store, record } = await rotated(60);
+    const lookup = new CachedTriggerLookup(store, sealer, 300, () => NOW.getTime());
+    expect(await lookup.find(record.webhook_id)).toMatchObject({ signingSecret: 'new', previousSigningSecret: 'old' });
+  });
+
+  it('does not open an old secret whose overlap has ended', async () => {
+    const { store, record } = await rotated(60);
+    const lookup = new CachedTriggerLookup(store, sealer, 300, () => later(60).getTime());
+    const opened = sealer.opened;
+    const trigger = await lookup.find(record.webhook_id);
+    expect(trigger?.signingSecret).toBe('new');
+    expect(trigger).not.toHaveProperty('previousSigningSecret');
+    expect(sealer.opened).toBe(opened + 1);
+  });
+
+  it('a refresh of the unchanged trigger keeps both opened secrets', async () => {
+    const { store, record } = await rotated(60);
+    const lookup = new CachedTriggerLookup(store, sealer, 300, () => NOW.getTime());
+    await lookup.find(record.webhook_id);
+    const opened = sealer.opened;
+    expect(await lookup.findFresh(record.webhook_id)).toMatchObject({ signingSecret: 'new', previousSigningSecret: 'old' });
+    expect(sealer.opened).toBe(opened);
   });
 });

@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EXECUTION_STATUSES } from '../../functions/domain/flows/ports.js';
-import { FLOW_NAME, parseTriggerPatch, parseTriggerSettings } from '../../functions/domain/triggers/trigger.js';
+import {
+  FLOW_NAME, parseApiKeyRegeneration, parseSigningSecretRotation, parseTriggerPatch, parseTriggerSettings,
+} from '../../functions/domain/triggers/trigger.js';
 import { SIGNATURE_SERVICES } from '../../functions/domain/webhooks/signatures/index.js';
 import { ROUTES } from '../../functions/manifest.js';
 import { AppError } from '../../functions/shared/errors.js';
@@ -20,9 +22,10 @@ describe('webhook triggers in the OpenAPI document', () => {
     ['patch', '/triggers/{id}', ['200', '400', '401', '404', '409', '415', '500']],
     ['delete', '/triggers/{id}', ['204', '401', '404', '409', '500']],
     ['post', '/triggers/{id}/regenerate-url', ['200', '401', '404', '409', '500']],
-    ['post', '/triggers/{id}/regenerate-api-key', ['200', '400', '401', '404', '409', '500']],
+    ['post', '/triggers/{id}/regenerate-api-key', ['200', '400', '401', '404', '409', '415', '500']],
+    ['post', '/triggers/{id}/rotate-signing-secret', ['200', '400', '401', '404', '409', '415', '500']],
     ['get', '/triggers/{id}/executions', ['200', '400', '401', '404', '500']],
-    ['post', '/webhooks/{webhook_id}', ['200', '400', '401', '404', '405', '413', '415', '500', '502', '503', '504']],
+    ['post', '/webhooks/{webhook_id}', ['200', '400', '401', '403', '404', '405', '413', '415', '500', '502', '503', '504']],
   ])('%s %s documents every status it answers', (method, path, statuses) => {
     expect(Object.keys(operation(method, path).responses).sort()).toEqual(statuses);
   });
@@ -109,9 +112,10 @@ function apiAccepts(parse: typeof parseTriggerSettings | typeof parseTriggerPatc
 }
 
 /**
- * Bodies near the rules, valid and invalid alike. Two rules live only in the document's prose (a
+ * Bodies near the rules, valid and invalid alike. Three rules live only in the document's prose (a
  * `custom` signature needs its settings and no other service takes them; a standard_webhooks secret
- * is `whsec_<base64>` of at least 24 bytes), so bodies here always keep those two.
+ * is `whsec_<base64>` of at least 24 bytes; an `allowed_source_ips` entry of the documented pattern
+ * must also be a real address and prefix), so bodies here always keep those three.
  */
 function triggerBodies(): fc.Arbitrary<unknown> {
   const documented = documentedBodySchema('post', '/triggers').properties!;
@@ -155,6 +159,16 @@ function triggerBodies(): fc.Arbitrary<unknown> {
   );
 
   const filterEntry = bmpText({ minLength: 1, maxLength: 12 }).filter((entry) => !entry.slice(0, -1).includes('*'));
+  const ipPattern = new RegExp((documented.allowed_source_ips!.items as JsonSchema).pattern!, 'u');
+  const sourceIp = fc.oneof(
+    fc.ipV4(),
+    fc.ipV6(),
+    fc.tuple(fc.ipV4(), fc.integer({ min: 0, max: 32 })).map(([address, prefix]) => `${address}/${prefix}`),
+    fc.tuple(fc.ipV6(), fc.integer({ min: 0, max: 128 })).map(([address, prefix]) => `${address}/${prefix}`),
+  );
+  // Off the documented pattern: refused by the document and the API alike.
+  const notSourceIp = fc.oneof(bmpText({ maxLength: 12 }), fc.constantFrom('10.0.0.0/08', '10.0.0.0/', ' 10.0.0.1', 'fe80::1%eth0', '10.0.0.1-10.0.0.9'))
+    .filter((entry) => !ipPattern.test(entry));
   return nearValid(
     {
       flow: fc.stringMatching(FLOW_NAME),
@@ -162,6 +176,7 @@ function triggerBodies(): fc.Arbitrary<unknown> {
       event_filter: fc.array(filterEntry, { maxLength: 3 }),
       api_key_enabled: fc.boolean(),
       signature,
+      allowed_source_ips: fc.oneof(fc.constant(null), fc.array(sourceIp, { minLength: 1, maxLength: 3 })),
       enabled: fc.boolean(),
       deduplicate: fc.boolean(),
     },
@@ -176,6 +191,12 @@ function triggerBodies(): fc.Arbitrary<unknown> {
           anyJsonValue,
         ),
         api_key_enabled: anyJsonValue,
+        allowed_source_ips: fc.oneof(
+          fc.constant([]),
+          fc.constantFrom(49, 50, 51).map((count) => Array.from({ length: count }, (_, i) => `192.0.2.${i}`)),
+          fc.array(fc.oneof(sourceIp, notSourceIp, anyJsonValue.filter((value) => typeof value !== 'string')), { minLength: 1, maxLength: 3 }),
+          anyJsonValue.filter((value) => !Array.isArray(value)),
+        ),
         enabled: anyJsonValue,
         deduplicate: anyJsonValue,
       },
@@ -184,6 +205,40 @@ function triggerBodies(): fc.Arbitrary<unknown> {
 }
 
 describe('trigger request bodies: the document and the validator agree', () => {
+  const agree = (method: string, path: string, parse: (body: unknown) => unknown, bodies: fc.Arbitrary<unknown>) => {
+    const documented = documentAccepts(method, path);
+    const accepted = (body: unknown) => {
+      try {
+        parse(body);
+        return true;
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'validation_error') return false;
+        throw error;
+      }
+    };
+    fc.assert(fc.property(bodies, (candidate) => {
+      const body = overTheWire(candidate);
+      expect(accepted(body), JSON.stringify(body)).toBe(documented(body));
+    }), { numRuns: 500 });
+  };
+  const overlap = fc.oneof(fc.constantFrom(-1, 0, 1, 86400, 604799, 604800, 604801), fc.double({ noNaN: true, noDefaultInfinity: true }), anyJsonValue);
+
+  it('post /triggers/{id}/rotate-signing-secret: a body the document calls valid is accepted, and one it calls invalid is refused', () => {
+    const bodies = nearValid(
+      { secret: bmpText({ minLength: 1, maxLength: 40 }), previous_secret_expires_in_seconds: fc.integer({ min: 0, max: 604800 }) },
+      { required: ['secret'], edge: { secret: fc.oneof(aroundLength(1024), fc.constant(''), anyJsonValue), previous_secret_expires_in_seconds: overlap } },
+    );
+    agree('post', '/triggers/{id}/rotate-signing-secret', parseSigningSecretRotation, bodies);
+  });
+
+  it('post /triggers/{id}/regenerate-api-key: a body the document calls valid is accepted, and one it calls invalid is refused', () => {
+    const bodies = nearValid(
+      { previous_key_expires_in_seconds: fc.integer({ min: 0, max: 604800 }) },
+      { required: [], edge: { previous_key_expires_in_seconds: overlap } },
+    );
+    agree('post', '/triggers/{id}/regenerate-api-key', parseApiKeyRegeneration, bodies);
+  });
+
   it.each([
     ['post', '/triggers', parseTriggerSettings],
     ['patch', '/triggers/{id}', parseTriggerPatch],

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseTriggerPatch, parseTriggerSettings } from '../../functions/domain/triggers/trigger.js';
+import {
+  checkSecretFor, parseApiKeyRegeneration, parseSigningSecretRotation, parseTriggerPatch, parseTriggerSettings,
+} from '../../functions/domain/triggers/trigger.js';
 import { AppError } from '../../functions/shared/errors.js';
 import { DEFAULT_TRIGGER_SETTINGS } from '../support/webhooks.js';
 
@@ -34,6 +36,7 @@ describe('parseTriggerSettings: defaults', () => {
       event_filter: ['invoice.paid', 'customer.*'],
       api_key_enabled: true,
       signature: { service: 'github', secret: 's3cret' },
+      allowed_source_ips: ['192.0.2.0/24', '2001:db8::/32', '198.51.100.7'],
       enabled: false,
       deduplicate: true,
     };
@@ -188,8 +191,131 @@ describe('parseTriggerSettings: custom signature settings', () => {
   });
 });
 
+describe('parseTriggerSettings: allowed_source_ips', () => {
+  it.each([
+    ['an IPv4 address', '203.0.113.7'],
+    ['an IPv4 range', '10.0.0.0/8'],
+    ['an IPv4 range with host bits set', '10.1.2.3/8'],
+    ['every IPv4 address', '0.0.0.0/0'],
+    ['one IPv4 address as a /32', '192.0.2.1/32'],
+    ['an IPv6 address', '2001:db8::1'],
+    ['an IPv6 range', '2001:db8::/32'],
+    ['an IPv6 /128', '::1/128'],
+    ['upper-case IPv6', '2001:DB8::/32'],
+    ['a full IPv6 address', '2001:0db8:0000:0000:0000:ff00:0042:8329'],
+    ['an IPv4-mapped IPv6 range', '::ffff:192.0.2.0/120'],
+  ])('accepts %s (%s)', (_why, entry) => {
+    expect(create({ flow: 'echo', allowed_source_ips: [entry] }).allowed_source_ips).toEqual([entry]);
+  });
+
+  it.each([
+    ['empty', ''],
+    ['a host name', 'localhost'],
+    ['three octets', '10.0.0'],
+    ['an octet over 255', '256.1.1.1'],
+    ['an octet with a leading zero', '010.0.0.1'],
+    ['an IPv4 prefix over 32', '10.0.0.0/33'],
+    ['an IPv6 prefix over 128', '2001:db8::/129'],
+    ['a prefix with a leading zero', '10.0.0.0/08'],
+    ['a negative prefix', '10.0.0.0/-1'],
+    ['an empty prefix', '10.0.0.0/'],
+    ['two prefixes', '10.0.0.0/8/8'],
+    ['a range written as two addresses', '10.0.0.1-10.0.0.9'],
+    ['two double colons', '2001:db8:::1'],
+    ['an IPv6 zone', 'fe80::1%eth0'],
+    ['spaces around it', ' 10.0.0.1'],
+    ['a wildcard', '10.0.0.*'],
+    ['a URL', 'http://10.0.0.1'],
+  ])('refuses %s (%j)', (_why, entry) => {
+    expect(refusal(() => create({ flow: 'echo', allowed_source_ips: [entry] })).code).toBe('validation_error');
+  });
+
+  it('defaults to null: any address', () => {
+    expect(create({ flow: 'echo' }).allowed_source_ips).toBeNull();
+  });
+
+  it('takes up to 50 entries, not 51', () => {
+    const entries = (count: number) => Array.from({ length: count }, (_, i) => `192.0.2.${i}`);
+    expect(create({ flow: 'echo', allowed_source_ips: entries(50) }).allowed_source_ips).toHaveLength(50);
+    expect(refusal(() => create({ flow: 'echo', allowed_source_ips: entries(51) })).code).toBe('validation_error');
+  });
+
+  it('refuses an empty list, which would read as "nothing allowed": any address is null', () => {
+    expect(refusal(() => create({ flow: 'echo', allowed_source_ips: [] })).code).toBe('validation_error');
+  });
+
+  it.each([['a string', '10.0.0.0/8'], ['a number', 10], ['an object', { cidr: '10.0.0.0/8' }], ['a list with a number', [10]]])(
+    'refuses %s',
+    (_why, value) => {
+      expect(refusal(() => create({ flow: 'echo', allowed_source_ips: value })).code).toBe('validation_error');
+    },
+  );
+
+  it('PATCH sets and removes it', () => {
+    expect(patch({ allowed_source_ips: ['10.0.0.0/8'] })).toEqual({ allowed_source_ips: ['10.0.0.0/8'] });
+    expect(patch({ allowed_source_ips: null })).toEqual({ allowed_source_ips: null });
+    expect(refusal(() => patch({ allowed_source_ips: ['nope'] })).code).toBe('validation_error');
+  });
+});
+
+describe('parseSigningSecretRotation', () => {
+  it('keeps the old secret for 24 hours by default', () => {
+    expect(parseSigningSecretRotation({ secret: 'new' })).toEqual({ secret: 'new', previous_secret_expires_in_seconds: 86400 });
+  });
+
+  it.each([0, 1, 604800])('takes an overlap of %i seconds', (seconds) => {
+    expect(parseSigningSecretRotation({ secret: 'new', previous_secret_expires_in_seconds: seconds }).previous_secret_expires_in_seconds).toBe(seconds);
+  });
+
+  it.each([
+    ['no secret', { previous_secret_expires_in_seconds: 60 }],
+    ['an empty secret', { secret: '' }],
+    ['a secret over 1024 characters', { secret: 'x'.repeat(1025) }],
+    ['a secret that is not a string', { secret: 42 }],
+    ['an overlap over 7 days', { secret: 'new', previous_secret_expires_in_seconds: 604801 }],
+    ['a negative overlap', { secret: 'new', previous_secret_expires_in_seconds: -1 }],
+    ['a fractional overlap', { secret: 'new', previous_secret_expires_in_seconds: 1.5 }],
+    ['an overlap as a string', { secret: 'new', previous_secret_expires_in_seconds: '60' }],
+    ['an unknown field', { secret: 'new', service: 'github' }],
+    ['not an object', ['new']],
+  ])('refuses %s', (_why, body) => {
+    expect(refusal(() => parseSigningSecretRotation(body)).code).toBe('validation_error');
+  });
+});
+
+describe('checkSecretFor', () => {
+  it('holds a rotated secret to the rules of its scheme: standard_webhooks takes only whsec_<base64>', () => {
+    expect(() => checkSecretFor({ service: 'standard_webhooks' }, WHSEC)).not.toThrow();
+    expect(refusal(() => checkSecretFor({ service: 'standard_webhooks' }, 'plain')).code).toBe('validation_error');
+    expect(() => checkSecretFor({ service: 'github' }, 'plain')).not.toThrow();
+  });
+
+  it('takes the stored custom settings (header already lower-case)', () => {
+    expect(() => checkSecretFor({ service: 'custom', custom: { algorithm: 'sha256', header: 'x-signature', encoding: 'hex' } }, 'new')).not.toThrow();
+  });
+});
+
+describe('parseApiKeyRegeneration', () => {
+  it('by default the old key stops at once', () => {
+    expect(parseApiKeyRegeneration({})).toEqual({ previous_key_expires_in_seconds: 0 });
+  });
+
+  it('takes an overlap up to 7 days', () => {
+    expect(parseApiKeyRegeneration({ previous_key_expires_in_seconds: 604800 })).toEqual({ previous_key_expires_in_seconds: 604800 });
+  });
+
+  it.each([
+    ['an overlap over 7 days', { previous_key_expires_in_seconds: 604801 }],
+    ['a negative overlap', { previous_key_expires_in_seconds: -5 }],
+    ['null', { previous_key_expires_in_seconds: null }],
+    ['an unknown field', { previous_secret_expires_in_seconds: 60 }],
+  ])('refuses %s', (_why, body) => {
+    expect(refusal(() => parseApiKeyRegeneration(body)).code).toBe('validation_error');
+  });
+});
+
 describe('parseTriggerSettings: unknown and read-only fields', () => {
-  it.each(['flows', 'id', 'webhook_id', 'url', 'created_at', 'api_key', '__proto__'])('refuses the field %s', (field) => {
+  it.each(['flows', 'id', 'webhook_id', 'url', 'created_at', 'api_key', 'previous_api_key_expires_at', '__proto__'])('refuses the field %s', (field) => {
     const body = JSON.parse(`{"flow":"echo",${JSON.stringify(field)}:"x"}`);
     expect(refusal(() => create(body)).code).toBe('validation_error');
   });

@@ -8,6 +8,7 @@ import { createTrigger, DEFAULT_TRIGGER_SETTINGS, deliver, TEST_FLOWS_DIR } from
 const stack = useLocalStack({ flowsDir: TEST_FLOWS_DIR, env: { TRIGGER_CACHE_TTL_MS: '0' } });
 
 const SIGNING_SECRET = 'whsec_do-not-leak-0123456789abcdef';
+const ROTATED_SECRET = 'whsec_rotated-do-not-leak-fedcba9876543210';
 const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');
 const EVENT = JSON.stringify({ id: 'evt_1', type: 'invoice.paid' });
 
@@ -21,6 +22,7 @@ describe('POST /triggers', () => {
       webhook_id: expect.any(String),
       url: expect.any(String),
       ...DEFAULT_TRIGGER_SETTINGS,
+      previous_api_key_expires_at: null,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updated_at: expect.any(String),
     });
@@ -75,13 +77,17 @@ describe('secrets and keys are never shown', () => {
       await call(stack, 'GET', `/triggers/${id}`, { token }),
       await call(stack, 'PATCH', `/triggers/${id}`, { token, body: { event_filter: ['push'] } }),
       await call(stack, 'POST', `/triggers/${id}/regenerate-url`, { token }),
+      await call(stack, 'POST', `/triggers/${id}/rotate-signing-secret`, { token, body: { secret: ROTATED_SECRET } }),
+      await call(stack, 'GET', `/triggers/${id}`, { token }),
       await call(stack, 'GET', `/triggers/${id}/executions`, { token }),
     ];
     for (const res of responses) {
       expect(res.status).toBeLessThan(300);
       expect(res.text).not.toContain(SIGNING_SECRET);
+      expect(res.text).not.toContain(ROTATED_SECRET);
       expect(res.text).not.toContain(hash);
-      expect(res.text).not.toMatch(/secret|api_key_hash/);
+      // `signature.previous_secret_expires_at` names the secret; no field holds one.
+      expect(res.text).not.toMatch(/"secret"|secret_sealed|api_key_hash/);
     }
     // The key itself only in the response that generated it.
     for (const res of responses.slice(1)) expect(res.text).not.toContain(apiKey);
@@ -92,7 +98,7 @@ describe('secrets and keys are never shown', () => {
     const custom = { algorithm: 'sha256', header: 'x-sig', encoding: 'hex', prefix: 'sha256=' };
     const trigger = await createTrigger(stack, token, { flow: 'echo', signature: { service: 'custom', secret: SIGNING_SECRET, custom } });
     const read = await call(stack, 'GET', `/triggers/${trigger.id}`, { token });
-    expect(read.json.data.signature).toEqual({ service: 'custom', custom });
+    expect(read.json.data.signature).toEqual({ service: 'custom', custom, previous_secret_expires_at: null });
   });
 });
 
@@ -275,11 +281,14 @@ describe('account isolation', () => {
     ['DELETE', (id) => `/triggers/${id}`],
     ['POST', (id) => `/triggers/${id}/regenerate-url`],
     ['POST', (id) => `/triggers/${id}/regenerate-api-key`],
+    ['POST', (id) => `/triggers/${id}/regenerate-api-key`, { previous_key_expires_in_seconds: 60 }],
+    ['POST', (id) => `/triggers/${id}/rotate-signing-secret`, { secret: 'intruder-secret' }],
+    ['POST', (id) => `/triggers/${id}/rotate-signing-secret`, { nonsense: true }],
     ['GET', (id) => `/triggers/${id}/executions`],
   ];
 
   it.each(routes)('another account gets 404 on %s %s', async (method, path, body) => {
-    const trigger = await createTrigger(stack, await stack.token('iso-owner'), { flow: 'echo', api_key_enabled: true });
+    const trigger = await createTrigger(stack, await stack.token('iso-owner'), { flow: 'echo', api_key_enabled: true, signature: { service: 'github', secret: SIGNING_SECRET } });
     const res = await call(stack, method, path(trigger.id), { token: await stack.token('iso-intruder'), body });
     expect(res.status).toBe(404);
     expect(res.json).toEqual({ error: 'not_found' });
@@ -287,12 +296,14 @@ describe('account isolation', () => {
 
   it('another account\'s attempts change nothing: the URL and key still work', async () => {
     const token = await stack.token('iso-owner');
-    const trigger = await createTrigger(stack, token, { flow: 'echo', api_key_enabled: true });
+    const trigger = await createTrigger(stack, token, { flow: 'echo', api_key_enabled: true, signature: { service: 'github', secret: SIGNING_SECRET } });
     const intruder = await stack.token('iso-intruder');
     for (const [method, path, body] of routes) await call(stack, method, path(trigger.id), { token: intruder, body });
     const read = await call(stack, 'GET', `/triggers/${trigger.id}`, { token });
-    expect(read.json.data).toMatchObject({ webhook_id: trigger.webhook_id, enabled: true });
-    expect((await deliver(trigger.url, EVENT, { 'x-api-key': trigger.api_key! })).status).toBe(200);
+    expect(read.json.data).toMatchObject({ webhook_id: trigger.webhook_id, enabled: true, previous_api_key_expires_at: null, signature: { previous_secret_expires_at: null } });
+    const signed = await signGithub({ secret: SIGNING_SECRET, body: EVENT });
+    expect((await deliver(trigger.url, EVENT, { ...signed, 'x-api-key': trigger.api_key! })).status).toBe(200);
+    expect((await deliver(trigger.url, EVENT, { ...(await signGithub({ secret: 'intruder-secret', body: EVENT })), 'x-api-key': trigger.api_key! })).status).toBe(401);
   });
 
   it('a PATCH with an invalid body to someone else\'s trigger is 404, not 400', async () => {
@@ -372,6 +383,7 @@ describe('authentication', () => {
     ['DELETE', '/triggers/00000000000000000000000000000000'],
     ['POST', '/triggers/00000000000000000000000000000000/regenerate-url'],
     ['POST', '/triggers/00000000000000000000000000000000/regenerate-api-key'],
+    ['POST', '/triggers/00000000000000000000000000000000/rotate-signing-secret'],
     ['GET', '/triggers/00000000000000000000000000000000/executions'],
   ])('%s %s without credentials is 401', async (method, path) => {
     const res = await call(stack, method, path, { body: method === 'POST' || method === 'PATCH' ? { flow: 'echo' } : undefined });

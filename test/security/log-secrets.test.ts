@@ -58,6 +58,8 @@ const SIGNING_SECRETS = {
   stripe: 'whsec_log_test_stripe_2b8e41',
   slack: 'log-test-slack-secret-c09a77',
   custom: 'log-test-custom-secret-93be10',
+  stripeBeforeRotation: 'whsec_log_test_before_rotation_6c1f0a',
+  stripeAfterRotation: 'whsec_log_test_after_rotation_d472b8',
 };
 const CUSTOM = { algorithm: 'sha256', header: 'x-signature', encoding: 'hex', prefix: 'sha256=' } as const;
 
@@ -141,6 +143,21 @@ async function scenario() {
   expect((await deliver(doomed.url, doomedBody, { ...signCustom(CUSTOM, SIGNING_SECRETS.custom, doomedBody), 'x-api-key': doomed.api_key! })).status).toBe(200);
   expect((await deliver(doomed.url, doomedBody, { ...signCustom(CUSTOM, 'wrong', doomedBody), 'x-api-key': doomed.api_key! })).status).toBe(401);
   expect((await deliver(waitFailing.url, '{"id":"evt_log_wait_fail"}')).status).toBe(502);
+
+  // A secret rotated and a key regenerated, both with an overlap: old and new accepted, others refused.
+  const rolled = await createTrigger(stack, owner, { flow: 'echo', event_filter: ['listed'], api_key_enabled: true, signature: { service: 'stripe', secret: SIGNING_SECRETS.stripeBeforeRotation } });
+  remember('trigger API key (before the overlap)', rolled.api_key);
+  expect((await call(stack, 'POST', `/triggers/${rolled.id}/rotate-signing-secret`, { token: owner, body: { secret: SIGNING_SECRETS.stripeAfterRotation, previous_secret_expires_in_seconds: 600 } })).status).toBe(200);
+  const rekeyed = await call(stack, 'POST', `/triggers/${rolled.id}/regenerate-api-key`, { token: owner, body: { previous_key_expires_in_seconds: 600 } });
+  remember('trigger API key (after the overlap)', rekeyed.json.data.api_key);
+  const unlisted = JSON.stringify({ id: 'evt_log_rolled', type: 'unlisted' });
+  const stripeWith = (secret: string, key: string) => ({ ...signStripe({ secret, body: unlisted, timestamp: nowSeconds() }), 'x-api-key': key });
+  expect((await deliver(rolled.url, unlisted, stripeWith(SIGNING_SECRETS.stripeBeforeRotation, rolled.api_key!))).status).toBe(200);
+  expect((await deliver(rolled.url, unlisted, stripeWith(SIGNING_SECRETS.stripeAfterRotation, rekeyed.json.data.api_key))).status).toBe(200);
+  expect((await deliver(rolled.url, unlisted, stripeWith('whsec_log_test_wrong', rekeyed.json.data.api_key))).status).toBe(401);
+  const fenced = await createTrigger(stack, owner, { flow: 'echo', allowed_source_ips: ['10.0.0.0/8'], api_key_enabled: true });
+  remember('trigger API key (fenced)', fenced.api_key);
+  expect((await deliver(fenced.url, unlisted, { 'x-api-key': fenced.api_key! })).status).toBe(403);
 
   // A request the service may fault on, so the fault path's logging is exercised too.
   await call(stack, 'GET', `/triggers/${poisonous.id}/executions?cursor=${Buffer.from('{"sk":"ZZZ"}').toString('base64url')}`, { token: owner });

@@ -13,6 +13,7 @@ export const DEFAULT_TRIGGER_SETTINGS = {
   event_filter: [],
   api_key_enabled: false,
   signature: null,
+  allowed_source_ips: null,
   enabled: true,
   deduplicate: false,
 } satisfies TriggerSettings;

@@ -2,7 +2,10 @@ import { generateApiKey, generateId, hashApiKey, type RandomBytes } from '../api
 import type { SecretBox } from '../secret-box.js';
 import { AppError } from '../../shared/errors.js';
 import { signingSecretContext } from '../webhooks/trigger-lookup.js';
-import type { TriggerPatch, TriggerRecord, TriggerSettings } from './trigger.js';
+import { isLive } from './overlap.js';
+import {
+  checkSecretFor, type ApiKeyRegeneration, type SigningSecretRotation, type TriggerPatch, type TriggerRecord, type TriggerSettings,
+} from './trigger.js';
 import type { TriggerStore } from './trigger-store.js';
 
 export interface TriggerDeps {
@@ -43,6 +46,7 @@ export async function createTrigger(deps: TriggerDeps, accountId: string, settin
     api_key_enabled: settings.api_key_enabled,
     ...(apiKey && { api_key_hash: hashApiKey(apiKey) }),
     signature: await sealSignature(deps, { account_id: accountId, id }, settings.signature),
+    allowed_source_ips: settings.allowed_source_ips,
     enabled: settings.enabled,
     deduplicate: settings.deduplicate,
     created_at: now,
@@ -59,6 +63,20 @@ export async function getTrigger(deps: Pick<TriggerDeps, 'store'>, accountId: st
   return record;
 }
 
+/** The record without an old secret or key whose overlap has ended: a change tidies them away. */
+function withoutEndedOverlaps(record: TriggerRecord, now: Date): TriggerRecord {
+  const tidy = { ...record };
+  if (!isLive(tidy.previous_api_key_expires_at, now)) {
+    delete tidy.previous_api_key_hash;
+    delete tidy.previous_api_key_expires_at;
+  }
+  if (tidy.signature && !isLive(tidy.signature.previous_secret_expires_at, now)) {
+    const { previous_secret_sealed: _sealed, previous_secret_expires_at: _expires, ...signature } = tidy.signature;
+    tidy.signature = signature;
+  }
+  return tidy;
+}
+
 /** Applies `change` to the current trigger, re-reading when a concurrent change got there first. */
 async function changeTrigger(
   deps: TriggerDeps,
@@ -69,7 +87,7 @@ async function changeTrigger(
   for (let attempt = 0; attempt < MAX_CHANGE_ATTEMPTS; attempt++) {
     const current = await getTrigger(deps, accountId, id);
     const next = await change(current);
-    next.record = { ...next.record, version: current.version + 1, updated_at: deps.now().toISOString() };
+    next.record = { ...withoutEndedOverlaps(next.record, deps.now()), version: current.version + 1, updated_at: deps.now().toISOString() };
     if (await deps.store.replace(current, next.record)) return next;
   }
   throw new AppError('conflict', 'trigger changed concurrently');
@@ -88,6 +106,8 @@ export function updateTrigger(deps: TriggerDeps, accountId: string, id: string, 
     } else if (api_key_enabled === false) {
       record.api_key_enabled = false;
       delete record.api_key_hash;
+      delete record.previous_api_key_hash;
+      delete record.previous_api_key_expires_at;
     }
     return { record, apiKey };
   });
@@ -97,11 +117,48 @@ export function regenerateUrl(deps: TriggerDeps, accountId: string, id: string):
   return changeTrigger(deps, accountId, id, async (current) => ({ record: { ...current, webhook_id: newWebhookId(deps.randomBytes) } }));
 }
 
-export function regenerateApiKey(deps: TriggerDeps, accountId: string, id: string): Promise<TriggerChange> {
+/** ISO 8601 time `seconds` from now. */
+const secondsFromNow = (deps: Pick<TriggerDeps, 'now'>, seconds: number) => new Date(deps.now().getTime() + seconds * 1000).toISOString();
+
+/**
+ * A new API key, returned once. The replaced key keeps working for `previous_key_expires_in_seconds`
+ * (default 0: it stops at once); a key replaced earlier, still in its own overlap, stops at once.
+ */
+export function regenerateApiKey(deps: TriggerDeps, accountId: string, id: string, options: Partial<ApiKeyRegeneration> = {}): Promise<TriggerChange> {
+  const overlap = options.previous_key_expires_in_seconds ?? 0;
   return changeTrigger(deps, accountId, id, async (current) => {
     if (!current.api_key_enabled) throw new AppError('validation_error', 'API key protection is off; enable api_key_enabled first');
     const apiKey = generateApiKey(deps.randomBytes);
-    return { record: { ...current, api_key_hash: hashApiKey(apiKey) }, apiKey };
+    const { previous_api_key_hash: _hash, previous_api_key_expires_at: _expires, ...rest } = current;
+    const previous = overlap > 0 && current.api_key_hash
+      ? { previous_api_key_hash: current.api_key_hash, previous_api_key_expires_at: secondsFromNow(deps, overlap) }
+      : {};
+    return { record: { ...rest, api_key_hash: hashApiKey(apiKey), ...previous }, apiKey };
+  });
+}
+
+/**
+ * A new signing secret for the trigger's scheme. Deliveries signed with the replaced secret are
+ * accepted for `previous_secret_expires_in_seconds` more (0: not at all); a secret replaced
+ * earlier, still in its own overlap, stops at once, so at most two secrets are ever accepted. The
+ * replaced secret is moved as sealed, never opened: this function may seal, not open.
+ */
+export function rotateSigningSecret(deps: TriggerDeps, accountId: string, id: string, rotation: SigningSecretRotation): Promise<TriggerChange> {
+  return changeTrigger(deps, accountId, id, async (current) => {
+    if (!current.signature) throw new AppError('validation_error', 'the trigger has no signature to rotate; set one with PATCH');
+    checkSecretFor(current.signature, rotation.secret);
+    const { previous_secret_sealed: _sealed, previous_secret_expires_at: _expires, ...signature } = current.signature;
+    const overlap = rotation.previous_secret_expires_in_seconds;
+    return {
+      record: {
+        ...current,
+        signature: {
+          ...signature,
+          secret_sealed: await deps.secretBox.seal(rotation.secret, signingSecretContext(current)),
+          ...(overlap > 0 && { previous_secret_sealed: signature.secret_sealed, previous_secret_expires_at: secondsFromNow(deps, overlap) }),
+        },
+      },
+    };
   });
 }
 

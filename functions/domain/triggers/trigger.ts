@@ -1,14 +1,20 @@
 // zod/mini: the same validation, tree-shakeable, which keeps the Lambda bundle small.
 import * as z from 'zod/mini';
 import { AppError } from '../../shared/errors.js';
+import { isLive } from './overlap.js';
 import { webhookUrl } from './webhook-url.js';
 import { SIGNATURE_SERVICES, type CustomSignatureConfig, type SignatureService } from '../webhooks/signatures/index.js';
+import { isSourceIpEntry, MAX_SOURCE_IP_ENTRIES, SOURCE_IP_ENTRY } from '../webhooks/source-ips.js';
 
 export const FLOW_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 /** RFC 7230 token: what a header name may be. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
 const MAX_FILTER_ENTRIES = 100;
 const MAX_SECRET_LENGTH = 1024;
+/** The longest overlap of an old signing secret or API key with its replacement: 7 days. */
+export const MAX_OVERLAP_SECONDS = 7 * 24 * 3600;
+/** The default overlap of a rotated signing secret: 24 hours, as Stripe and Svix keep an old secret. */
+export const DEFAULT_SECRET_OVERLAP_SECONDS = 24 * 3600;
 
 export type ResponseMode = 'acknowledge' | 'wait';
 
@@ -22,13 +28,30 @@ export interface TriggerRecord {
   event_filter: string[];
   api_key_enabled: boolean;
   api_key_hash?: string;
-  signature: { service: SignatureService; secret_sealed: string; custom?: CustomSignatureConfig } | null;
+  /** After `regenerate-api-key` with an overlap: the replaced key's hash, accepted until the time given (ISO 8601). */
+  previous_api_key_hash?: string;
+  previous_api_key_expires_at?: string;
+  signature: StoredSignature | null;
+  /** Addresses and CIDR ranges deliveries may come from; null (or absent, on older triggers) for any. */
+  allowed_source_ips?: string[] | null;
   enabled: boolean;
   deduplicate: boolean;
   created_at: string;
   updated_at: string;
   /** Bumped on every change so the receiver's copy never goes back to an older one. */
   version: number;
+}
+
+export interface StoredSignature {
+  service: SignatureService;
+  secret_sealed: string;
+  custom?: CustomSignatureConfig;
+  /**
+   * After `rotate-signing-secret` with an overlap: the replaced secret, sealed under the same
+   * context as `secret_sealed` (moved, never opened), accepted until the time given (ISO 8601).
+   */
+  previous_secret_sealed?: string;
+  previous_secret_expires_at?: string;
 }
 
 /** A trigger as its owner sees it: no secret, no key, no hash. */
@@ -40,15 +63,20 @@ export interface PublicTrigger {
   response_mode: ResponseMode;
   event_filter: string[];
   api_key_enabled: boolean;
-  signature: { service: SignatureService; custom?: CustomSignatureConfig } | null;
+  /** When the key replaced with an overlap stops working; null when no old key works. */
+  previous_api_key_expires_at: string | null;
+  signature: { service: SignatureService; custom?: CustomSignatureConfig; previous_secret_expires_at: string | null } | null;
+  allowed_source_ips: string[] | null;
   enabled: boolean;
   deduplicate: boolean;
   created_at: string;
   updated_at: string;
 }
 
+/** `expiresAt` while that overlap lasts, else null: an overlap that ended is not shown. */
+const liveUntil = (expiresAt: string | undefined, now: Date): string | null => (isLive(expiresAt, now) ? expiresAt! : null);
 
-export const toPublicTrigger = (record: TriggerRecord, webhookBaseUrl: string): PublicTrigger => ({
+export const toPublicTrigger = (record: TriggerRecord, webhookBaseUrl: string, now: Date): PublicTrigger => ({
   id: record.id,
   webhook_id: record.webhook_id,
   url: webhookUrl(webhookBaseUrl, record.webhook_id),
@@ -56,7 +84,13 @@ export const toPublicTrigger = (record: TriggerRecord, webhookBaseUrl: string): 
   response_mode: record.response_mode,
   event_filter: record.event_filter,
   api_key_enabled: record.api_key_enabled,
-  signature: record.signature && { service: record.signature.service, ...(record.signature.custom && { custom: record.signature.custom }) },
+  previous_api_key_expires_at: record.api_key_enabled ? liveUntil(record.previous_api_key_expires_at, now) : null,
+  signature: record.signature && {
+    service: record.signature.service,
+    ...(record.signature.custom && { custom: record.signature.custom }),
+    previous_secret_expires_at: liveUntil(record.signature.previous_secret_expires_at, now),
+  },
+  allowed_source_ips: record.allowed_source_ips ?? null,
   enabled: record.enabled,
   deduplicate: record.deduplicate,
   created_at: record.created_at,
@@ -94,12 +128,21 @@ const eventFilterSchema = z
   .array(z.string().check(z.minLength(1), z.maxLength(256), z.regex(/^[^*]*\*?$/, 'only a trailing * is allowed')))
   .check(z.maxLength(MAX_FILTER_ENTRIES));
 
+/** The pattern is the shape only; `isSourceIpEntry` (net.isIP and the prefix's bounds) decides. */
+const sourceIpSchema = z.string().check(
+  z.regex(SOURCE_IP_ENTRY, 'not an IP address or CIDR range'),
+  z.refine(isSourceIpEntry, { message: 'not an IPv4/IPv6 address or CIDR range (prefix up to 32 or 128)' }),
+);
+/** At least one entry: an empty list reads as "nothing allowed", so "any address" is null, said outright. */
+const allowedSourceIpsSchema = z.array(sourceIpSchema).check(z.minLength(1), z.maxLength(MAX_SOURCE_IP_ENTRIES));
+
 const settings = {
   flow: z.string().check(z.regex(FLOW_NAME)),
   response_mode: z.enum(['acknowledge', 'wait']),
   event_filter: eventFilterSchema,
   api_key_enabled: z.boolean(),
   signature: z.nullable(signatureSchema),
+  allowed_source_ips: z.nullable(allowedSourceIpsSchema),
   enabled: z.boolean(),
   deduplicate: z.boolean(),
 };
@@ -110,19 +153,43 @@ const createSchema = z.strictObject({
   event_filter: z._default(settings.event_filter, []),
   api_key_enabled: z._default(settings.api_key_enabled, false),
   signature: z._default(settings.signature, null),
+  allowed_source_ips: z._default(settings.allowed_source_ips, null),
   enabled: z._default(settings.enabled, true),
   deduplicate: z._default(settings.deduplicate, false),
 });
 const patchSchema = z.partial(z.strictObject(settings));
 
+const overlapSeconds = (fallback: number) => z._default(z.int().check(z.gte(0), z.lte(MAX_OVERLAP_SECONDS)), fallback);
+
+/** `POST /triggers/{id}/rotate-signing-secret`. */
+const rotateSigningSecretSchema = z.strictObject({
+  secret: signatureSchema.shape.secret,
+  previous_secret_expires_in_seconds: overlapSeconds(DEFAULT_SECRET_OVERLAP_SECONDS),
+});
+/** `POST /triggers/{id}/regenerate-api-key`: the body is optional, and by default the old key stops at once. */
+const regenerateApiKeySchema = z.strictObject({
+  previous_key_expires_in_seconds: overlapSeconds(0),
+});
+
 /**
  * The schemas that validate trigger requests. The OpenAPI document is generated from these very
  * schemas (`functions/openapi/triggers.ts`), so what it documents cannot drift from what is accepted.
  */
-export const triggerSchemas = { settings, signature: signatureSchema, custom: customSchema, create: createSchema, patch: patchSchema };
+export const triggerSchemas = {
+  settings,
+  signature: signatureSchema,
+  custom: customSchema,
+  sourceIp: sourceIpSchema,
+  create: createSchema,
+  patch: patchSchema,
+  rotateSigningSecret: rotateSigningSecretSchema,
+  regenerateApiKey: regenerateApiKeySchema,
+};
 
 export type TriggerSettings = z.output<typeof createSchema>;
 export type TriggerPatch = z.output<typeof patchSchema>;
+export type SigningSecretRotation = z.output<typeof rotateSigningSecretSchema>;
+export type ApiKeyRegeneration = z.output<typeof regenerateApiKeySchema>;
 
 function checkFlow(flow: string | undefined, knownFlows: ReadonlySet<string>): void {
   if (flow !== undefined && !knownFlows.has(flow)) throw new AppError('validation_error', 'unknown flow');
@@ -143,4 +210,24 @@ export function parseTriggerPatch(body: unknown, knownFlows: ReadonlySet<string>
   if (Object.keys(parsed.data).length === 0) throw new AppError('validation_error', 'nothing to change');
   checkFlow(parsed.data.flow, knownFlows);
   return parsed.data;
+}
+
+/** Validates a rotation request; whether the secret suits the trigger's scheme is checked against the trigger (`checkSecretFor`). */
+export function parseSigningSecretRotation(body: unknown): SigningSecretRotation {
+  const parsed = rotateSigningSecretSchema.safeParse(body);
+  if (!parsed.success) throw new AppError('validation_error', parsed.error.issues[0]?.message);
+  return parsed.data;
+}
+
+/** Validates a regenerate-api-key request (`{}` for an empty body). */
+export function parseApiKeyRegeneration(body: unknown): ApiKeyRegeneration {
+  const parsed = regenerateApiKeySchema.safeParse(body);
+  if (!parsed.success) throw new AppError('validation_error', parsed.error.issues[0]?.message);
+  return parsed.data;
+}
+
+/** A new secret for an existing signature must pass the same rules as one given with it (standard_webhooks: `whsec_`). */
+export function checkSecretFor(signature: Pick<StoredSignature, 'service' | 'custom'>, secret: string): void {
+  const parsed = signatureSchema.safeParse({ service: signature.service, secret, ...(signature.custom && { custom: signature.custom }) });
+  if (!parsed.success) throw new AppError('validation_error', parsed.error.issues[0]?.message);
 }

@@ -3,9 +3,12 @@ import { AppError } from '../../shared/errors.js';
 import { MAX_FLOW_INPUT_BYTES } from '../flows/limits.js';
 import { MAX_INLINE_MESSAGE_BYTES, type FlowMessage } from '../flows/message.js';
 import type { EventQueue, ExecutionRef, ExecutionStore, FlowRunner } from '../flows/ports.js';
+import { isLive } from '../triggers/overlap.js';
+import type { TriggerRecord } from '../triggers/trigger.js';
 import { parseWebhookBody } from './body.js';
 import { constantTimeEqual } from './signatures/hmac.js';
 import { verifySignature } from './signatures/index.js';
+import { isSourceIpAllowed } from './source-ips.js';
 import { buildTriggerData, isSlackUrlVerification, matchesEventFilter } from './trigger-input.js';
 import type { ActiveTrigger, TriggerLookup } from './trigger-lookup.js';
 import { flowWaitMs } from './wait-budget.js';
@@ -24,6 +27,11 @@ export interface IncomingWebhook {
   rawBody: Uint8Array;
   /** The URL the sender called, as it called it (Twilio signs it). */
   publicUrl: string;
+  /**
+   * The client address API Gateway saw (`requestContext.http.sourceIp`), never a header the client
+   * could write such as `X-Forwarded-For`. Without it, an allowlist lets nothing in.
+   */
+  sourceIp?: string;
   /** Epoch ms by which a wait-mode answer must be sent (see `wait-budget.ts`). */
   answerByMs?: number;
 }
@@ -50,12 +58,12 @@ const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').diges
 /** Headers a flow never sees: the trigger's own API key must not travel into flow inputs and logs. */
 const WITHHELD_HEADERS = new Set(['x-api-key']);
 
-/** Refusals that a newer version of the trigger could lift (enabled again, a new key or secret). */
-const SETTINGS_REFUSALS: ReadonlySet<string> = new Set(['not_found', 'unauthorized', 'invalid_signature']);
+/** Refusals that a newer version of the trigger could lift (enabled again, an address allowed, a new key or secret). */
+const SETTINGS_REFUSALS: ReadonlySet<string> = new Set(['not_found', 'ip_not_allowed', 'unauthorized', 'invalid_signature']);
 
 /**
  * The receiver, in the documented order: unknown or disabled id (404), method (405), size (413),
- * API key (401), signature (401), content type and body (415/400), Slack's URL challenge, event
+ * source address (403), API key (401), signature (401), content type and body (415/400), Slack's URL challenge, event
  * filter, the flow input's size (413: over Step Functions' 256 KiB the flow could never start),
  * duplicates, then the flow: queued (acknowledge) or run while the sender waits.
  */
@@ -141,22 +149,36 @@ async function flowMessage(deps: ReceiverDeps, triggerId: string, flow: string, 
   return JSON.stringify({ v: 1, trigger_id: triggerId, flow, ref, payload } satisfies FlowMessage);
 }
 
-/** Checks 1 to 4 against one copy of the trigger, in order: the first refusal, if any. */
+/** True when `presented` is the trigger's API key, or the key it replaced while that one's overlap lasts. */
+function isTriggerApiKey(record: TriggerRecord, presented: string | undefined, now: Date): boolean {
+  if (!presented) return false;
+  // Compare hashes, in constant time, so neither the key nor its length leaks through timing.
+  const hash = sha256(presented);
+  const matches = (stored: string | undefined) => stored !== undefined && constantTimeEqual(hash, Buffer.from(stored, 'hex'));
+  return matches(record.api_key_hash) || (isLive(record.previous_api_key_expires_at, now) && matches(record.previous_api_key_hash));
+}
+
+/** The secrets a signature may be made with now: the current one, and the replaced one while its overlap lasts. */
+function signingSecrets(trigger: ActiveTrigger, now: Date): string[] {
+  const previousLive = trigger.previousSigningSecret !== undefined && isLive(trigger.record.signature?.previous_secret_expires_at, now);
+  return previousLive ? [trigger.signingSecret!, trigger.previousSigningSecret!] : [trigger.signingSecret!];
+}
+
+/** Checks 1 to 5 against one copy of the trigger, in order: the first refusal, if any. */
 function firstRefusal(deps: ReceiverDeps, trigger: ActiveTrigger | undefined, request: IncomingWebhook, now: Date): AppError | undefined {
   if (!trigger || !trigger.record.enabled) return new AppError('not_found');
   if (request.method !== 'POST') return new AppError('method_not_allowed', undefined, { allow: 'POST' });
   if (request.rawBody.length > deps.maxBodyBytes) return new AppError('payload_too_large');
   const { record } = trigger;
-  if (record.api_key_enabled) {
-    const presented = request.query.api_key ?? request.headers['x-api-key'];
-    // Compare hashes, in constant time, so neither the key nor its length leaks through timing.
-    if (!presented || !record.api_key_hash || !constantTimeEqual(sha256(presented), Buffer.from(record.api_key_hash, 'hex'))) {
-      return new AppError('unauthorized');
-    }
+  if (record.allowed_source_ips && !isSourceIpAllowed(record.allowed_source_ips, request.sourceIp)) {
+    return new AppError('ip_not_allowed', `source address ${request.sourceIp ?? '(none)'}`);
+  }
+  if (record.api_key_enabled && !isTriggerApiKey(record, request.query.api_key ?? request.headers['x-api-key'], now)) {
+    return new AppError('unauthorized');
   }
   if (record.signature) {
     const verified = verifySignature(
-      { service: record.signature.service, secrets: [trigger.signingSecret!], custom: record.signature.custom },
+      { service: record.signature.service, secrets: signingSecrets(trigger, now), custom: record.signature.custom },
       { rawBody: request.rawBody, headers: request.headers, url: request.publicUrl, nowSeconds: Math.floor(now.getTime() / 1000) },
     );
     if (!verified) return new AppError('invalid_signature');

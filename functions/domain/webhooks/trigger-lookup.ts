@@ -1,12 +1,18 @@
 import type { SecretBox } from '../secret-box.js';
 import { SECRET_PURPOSES, SECRET_PURPOSE_KEY } from '../secret-purposes.js';
+import { isLive } from '../triggers/overlap.js';
 import type { TriggerRecord } from '../triggers/trigger.js';
 import type { TriggerStore } from '../triggers/trigger-store.js';
 
-/** A trigger as the receiver uses it: the signing secret opened once, not on every request. */
+/** A trigger as the receiver uses it: the signing secrets opened once, not on every request. */
 export interface ActiveTrigger {
   record: TriggerRecord;
   signingSecret?: string;
+  /**
+   * The secret replaced by a rotation, opened while its overlap had not ended when the trigger was
+   * read. The receiver still checks `previous_secret_expires_at` against its clock on every request.
+   */
+  previousSigningSecret?: string;
   /** True when this copy came from the cache and may be up to the TTL old. */
   cached?: boolean;
 }
@@ -27,9 +33,11 @@ export const signingSecretContext = (record: Pick<TriggerRecord, 'account_id' | 
 
 /**
  * The receiver's view of triggers, cached per execution environment for `ttlMs` so a burst of
- * deliveries costs one read and one decryption. A change to a trigger (disable, delete, new URL,
- * new API key, new secret) reaches the receiver within `ttlMs`. Unknown ids are not cached, so a
- * new trigger works at once; the cache holds at most `maxEntries` triggers.
+ * deliveries costs one read and one decryption (two during a secret's rotation). A change to a
+ * trigger (disable, delete, new URL, new API key, new secret) reaches the receiver within `ttlMs`;
+ * the end of a rotation's overlap does not wait for it, as the receiver checks that time itself.
+ * Unknown ids are not cached, so a new trigger works at once; the cache holds at most `maxEntries`
+ * triggers.
  */
 export class CachedTriggerLookup implements TriggerLookup {
   private readonly entries = new Map<string, { trigger: ActiveTrigger; expiresAt: number }>();
@@ -54,15 +62,27 @@ export class CachedTriggerLookup implements TriggerLookup {
     this.entries.delete(webhookId);
     const record = await this.store.findByWebhookId(webhookId);
     if (!record) return undefined;
-    // An unchanged trigger keeps its opened secret: a refresh costs a read, not a decryption.
-    const signingSecret = previous?.record.version === record.version
-      ? previous.signingSecret
-      : record.signature ? await this.secretBox.open(record.signature.secret_sealed, signingSecretContext(record)) : undefined;
-    const trigger: ActiveTrigger = { record, signingSecret };
+    // An unchanged trigger keeps its opened secrets: a refresh costs a read, not a decryption.
+    const trigger: ActiveTrigger = previous?.record.version === record.version
+      ? { record, signingSecret: previous.signingSecret, previousSigningSecret: previous.previousSigningSecret }
+      : { record, ...(await this.openSecrets(record, now)) };
     if (this.ttlMs > 0) {
       if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
       this.entries.set(webhookId, { trigger, expiresAt: now + this.ttlMs });
     }
     return trigger;
+  }
+
+  /** The signing secret, and the one it replaced while that one's overlap lasts (an ended one is not worth a decryption). */
+  private async openSecrets(record: TriggerRecord, nowMs: number): Promise<Pick<ActiveTrigger, 'signingSecret' | 'previousSigningSecret'>> {
+    const { signature } = record;
+    if (!signature) return {};
+    const context = signingSecretContext(record);
+    const previousLive = signature.previous_secret_sealed !== undefined && isLive(signature.previous_secret_expires_at, new Date(nowMs));
+    const [signingSecret, previousSigningSecret] = await Promise.all([
+      this.secretBox.open(signature.secret_sealed, context),
+      previousLive ? this.secretBox.open(signature.previous_secret_sealed!, context) : undefined,
+    ]);
+    return { signingSecret, ...(previousSigningSecret !== undefined && { previousSigningSecret }) };
   }
 }
