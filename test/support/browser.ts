@@ -13,7 +13,10 @@ export function useBrowser(): { readonly page: Page; readonly browser: Browser }
   let browser: Browser | undefined;
   let page: Page | undefined;
   beforeAll(async () => {
-    browser = await playwright.launch({ executablePath: await chromium.executablePath(), args: chromium.args, headless: true });
+    // Its args are tuned for Lambda, where `--single-process` fits one core; here it makes closing a
+    // test's context take the whole browser down, so each test could not have a fresh one.
+    const args = chromium.args.filter((arg) => arg !== '--single-process');
+    browser = await playwright.launch({ executablePath: await chromium.executablePath(), args, headless: true });
   });
   beforeEach(async () => {
     page = await browser!.newPage();
