@@ -269,7 +269,11 @@ const SERVICE_NAMES: Record<string, string> = {
 };
 
 function newTriggerForm(alert: HTMLElement, onCreated: (trigger: Trigger) => void, onCancel: () => void): HTMLElement {
-  const flow = el('input', { type: 'text', required: true, autocomplete: 'off' });
+  const flow = el('select', { required: true, 'aria-busy': 'true' }, el('option', { value: '' }, 'Loading flows…'));
+  void withProgress(flow, alert, async () => {
+    const { flows } = await api<{ flows: string[] }>('GET', '/flows');
+    flow.replaceChildren(...(flows.length ? flows.map((name) => el('option', { value: name }, name)) : [el('option', { value: '' }, 'No flow is deployed')]));
+  });
   const mode = select(Object.entries(RESPONSE_MODES));
   const filter = el('input', { type: 'text', autocomplete: 'off' });
   const [apiKeyRow, apiKey] = checkbox('api-key-enabled', 'Secure with API key');
@@ -294,7 +298,7 @@ function newTriggerForm(alert: HTMLElement, onCreated: (trigger: Trigger) => voi
   const submit = el('button', { type: 'submit' }, 'Create');
   const cancel = el('button', { type: 'button', class: 'secondary', click: onCancel }, 'Cancel');
   const form = el('form', { 'aria-label': 'New trigger' },
-    field('flow', 'Flow', flow, 'The name of a deployed flow, e.g. echo.'),
+    field('flow', 'Flow', flow, 'The deployed flow each delivery runs.'),
     field('response-mode', 'Response mode', mode),
     field('event-filter', 'Event filter', filter, 'Event types to accept, separated by commas; a trailing * matches a prefix. Empty accepts every event.'),
     apiKeyRow, verifyRow, signature, dedupRow,

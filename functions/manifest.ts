@@ -152,6 +152,8 @@ export const ROUTES: readonly RouteSpec[] = [
   trigger('POST', '/triggers/{id}/regenerate-url', 'regenerateTriggerUrl', 'New webhook URL; the old one stops working'),
   trigger('POST', '/triggers/{id}/regenerate-api-key', 'regenerateTriggerApiKey', 'New API key; the old one stops working'),
   trigger('GET', '/triggers/{id}/executions', 'listTriggerExecutions', 'Recent deliveries of a trigger'),
+  // What a client creating a trigger chooses its flow from (the console's Flow field).
+  trigger('GET', '/flows', 'listFlows', 'The deployed flows a trigger may run'),
 
   // ANY so that the receiver itself answers 404 for unknown ids before 405 for known ones.
   { method: 'ANY', path: '/webhooks/{webhook_id}', fn: 'webhook', auth: 'none', operationId: 'receiveWebhook', tag: TAGS.triggers, summary: 'Webhook receiver' },

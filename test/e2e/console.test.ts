@@ -34,7 +34,7 @@ describe('the console in a browser', () => {
   it('creates a Stripe-signed trigger from the form and lists it with its webhook URL', async () => {
     const page = await signInByLink('stripe-user');
     await page.getByRole('button', { name: 'New trigger' }).click();
-    await page.getByLabel('Flow').fill('echo');
+    await page.getByLabel('Flow').selectOption('echo');
     await page.getByLabel('Response mode').selectOption('wait');
     await page.getByLabel('Event filter').fill('payment_intent.*');
     await page.getByLabel('Enable signature verification').check();
@@ -59,7 +59,7 @@ describe('the console in a browser', () => {
   it('shows an API key once, after creating a trigger secured with one', async () => {
     const page = await signInByLink('key-user');
     await page.getByRole('button', { name: 'New trigger' }).click();
-    await page.getByLabel('Flow').fill('echo');
+    await page.getByLabel('Flow').selectOption('echo');
     await page.getByLabel('Secure with API key').check();
     await page.getByRole('button', { name: 'Create' }).click();
     await page.getByText('shown this once only').waitFor();
@@ -71,7 +71,10 @@ describe('the console in a browser', () => {
   it('says in words why a creation failed, and creates nothing', async () => {
     const page = await signInByLink('error-user');
     await page.getByRole('button', { name: 'New trigger' }).click();
-    await page.getByLabel('Flow').fill('no-such-flow');
+    await page.getByLabel('Flow').selectOption('echo');
+    await page.getByLabel('Enable signature verification').check();
+    await page.getByLabel('Service').selectOption('standard_webhooks');
+    await page.getByLabel('Signing secret').fill('not a whsec_ secret');
     await page.getByRole('button', { name: 'Create' }).click();
     await expect(page.getByRole('alert').filter({ hasText: /\S/ }).textContent()).resolves.toContain('did not accept these settings');
     expect((await call(stack, 'GET', '/triggers', { token: await stack.token('error-user') })).json.data.triggers).toEqual([]);
@@ -109,8 +112,8 @@ describe('the console in a browser', () => {
     };
     await tabTo(/New trigger/);
     await page.keyboard.press('Enter');
-    // Opening the form puts the focus in its first field.
-    await page.keyboard.type('echo');
+    // Opening the form puts the focus in its first field, the Flow list, whose first flow is echo.
+    await page.getByRole('option', { name: 'echo' }).waitFor({ state: 'attached' });
     await tabTo(/^verify /);
     await page.keyboard.press('Space');
     await tabTo(/^service /);
