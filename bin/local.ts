@@ -35,6 +35,9 @@ const token = await stack.token('local-user');
 
 console.log(`Local stack ready (embedded DynamoDB, SQS and Step Functions; data lives as long as this process).
 
+  Console:           ${stack.baseUrl}/console#token=${token}
+                     (signs you in as "local-user"; the token stays in the link's fragment, never sent to the server)
+
   Gateway base URL:  ${stack.baseUrl}
   Webhook base URL:  ${stack.webhookBaseUrl}
   Health:            ${stack.baseUrl}/health

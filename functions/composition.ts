@@ -5,7 +5,7 @@ import { composeApiKeys } from './handlers/api-keys.js';
 import { composeFlowWorker } from './handlers/flow-worker.js';
 import { composeKvSweeper } from './handlers/kv-sweeper.js';
 import { composeKv } from './handlers/kv.js';
-import { systemHandler } from './handlers/system.js';
+import { createSystemHandler } from './handlers/system.js';
 import { composeTriggers } from './handlers/triggers.js';
 import { composeWebhook } from './handlers/webhook.js';
 import type { FunctionName } from './manifest.js';
@@ -20,7 +20,8 @@ export type QueueFunction = (event: SQSEvent, context: Context) => Promise<SQSBa
  * Lambda entry (`functions/entries/`) imports only its own composer, so a bundle holds one function.
  */
 export const COMPOSERS = {
-  system: () => systemHandler,
+  // Hosted in one process, the console is built from its source into memory on first request.
+  system: () => createSystemHandler({ consoleFiles: async () => (await import('../console/build.js')).buildConsole() }),
   apiKeys: composeApiKeys,
   kv: composeKv,
   kvSweeper: composeKvSweeper,

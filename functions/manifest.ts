@@ -60,6 +60,8 @@ export interface FunctionSpec {
   runsFlows?: boolean;
   /** Reads `FLOW_NAMES` (the trigger API validates flow names); only these functions get it (`functions/settings.ts`). */
   readsFlowNames?: boolean;
+  /** Serves the console: its bundle carries the console's built files (`console/build.ts`). */
+  servesConsole?: boolean;
 }
 
 
@@ -76,7 +78,7 @@ const API_KEY_LOOKUP = ['GetItem'] as const satisfies TableAccess;
  * `test/handlers/table-operations.test.ts` fails when the two differ either way.
  */
 export const FUNCTIONS = {
-  system: { entry: 'functions/entries/system.ts', timeoutSeconds: 5, memoryMb: 256, tables: {}, sendsTo: [] },
+  system: { entry: 'functions/entries/system.ts', timeoutSeconds: 5, memoryMb: 256, tables: {}, sendsTo: [], servesConsole: true },
   apiKeys: { entry: 'functions/entries/api-keys.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: ['GetItem', 'Query', 'PutItem', 'DeleteItem'] }, sendsTo: [] },
   kv: { entry: 'functions/entries/kv.ts', timeoutSeconds: 29, memoryMb: 512, tables: { auth: API_KEY_LOOKUP, kv: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['kvSweep'] },
   kvSweeper: { entry: 'functions/entries/kv-sweeper.ts', timeoutSeconds: 300, memoryMb: 512, tables: { kv: ['GetItem', 'Query', 'BatchWriteItem'] }, sendsTo: ['kvSweep'] },
@@ -121,6 +123,9 @@ const mfa = (path: string, operationId: string, summary: string): RouteSpec =>
 export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/health', fn: 'system', auth: 'none', operationId: 'getHealth', tag: TAGS.system, summary: 'Readiness check' },
   { method: 'GET', path: '/openapi.json', fn: 'system', auth: 'none', operationId: 'getOpenApi', tag: TAGS.system, summary: 'This interface description' },
+  // The console's pages: it signs in in the browser and calls the routes below like any client.
+  { method: 'GET', path: '/console', fn: 'system', auth: 'none', operationId: 'getConsole', tag: TAGS.system, summary: 'The console (a web page)' },
+  { method: 'GET', path: '/console/{asset+}', fn: 'system', auth: 'none', operationId: 'getConsoleAsset', tag: TAGS.system, summary: "The console's scripts and styles" },
 
   { method: 'POST', path: '/api-keys', fn: 'apiKeys', auth: 'gateway', operationId: 'createApiKey', tag: TAGS.apiKeys, summary: 'Create an API key (shown once)' },
   { method: 'GET', path: '/api-keys', fn: 'apiKeys', auth: 'gateway', operationId: 'listApiKeys', tag: TAGS.apiKeys, summary: 'List API keys' },
@@ -148,6 +153,8 @@ export const ROUTES: readonly RouteSpec[] = [
   trigger('POST', '/triggers/{id}/regenerate-api-key', 'regenerateTriggerApiKey', 'New API key; the old one stops working, at once or after an overlap'),
   trigger('POST', '/triggers/{id}/rotate-signing-secret', 'rotateTriggerSigningSecret', 'New signing secret; the old one keeps working for an overlap'),
   trigger('GET', '/triggers/{id}/executions', 'listTriggerExecutions', 'Recent deliveries of a trigger'),
+  // What a client creating a trigger chooses its flow from (the console's Flow field).
+  trigger('GET', '/flows', 'listFlows', 'The deployed flows a trigger may run'),
 
   // ANY so that the receiver itself answers 404 for unknown ids before 405 for known ones.
   { method: 'ANY', path: '/webhooks/{webhook_id}', fn: 'webhook', auth: 'none', operationId: 'receiveWebhook', tag: TAGS.triggers, summary: 'Webhook receiver' },

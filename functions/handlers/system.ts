@@ -1,20 +1,66 @@
+import { readFile } from 'node:fs/promises';
+import { CONSOLE_FILES_NAME, type ConsoleFiles } from '../console/assets.js';
 import { openApiJsonRenderer } from '../openapi/document.js';
 import { servedFromUrl } from '../openapi/server-url.js';
 import { ROUTES, routeKey } from '../manifest.js';
 import { AppError, toHttpResponse } from '../shared/errors.js';
 import { createPublicHttpHandler } from '../shared/handler.js';
-import { json, type HttpEvent, type HttpResult } from '../shared/http.js';
+import { greedyPathParam, json, type HttpEvent, type HttpResult } from '../shared/http.js';
 import { RouteMatcher } from '../shared/route-match.js';
 
 // Built by the first request for it, not at import: /health and unknown routes never need it.
 let openApiJson: ReturnType<typeof openApiJsonRenderer> | undefined;
 const matcher = new RouteMatcher(ROUTES);
 
-const routed = createPublicHttpHandler('system', {
-  getHealth: async () => json(200, { status: 'ok' }),
-  // Advertises the URL it was served from, so clients generated from it call this deployment.
-  getOpenApi: async (event) => ({ statusCode: 200, headers: { 'content-type': 'application/json' }, body: (openApiJson ??= openApiJsonRenderer())(servedFromUrl(event)) }),
-});
+
+/**
+ * Every console response: scripts and styles from this origin only, requests to this origin only,
+ * no inline script, no framing. The token in the sign-in link's fragment is never sent anywhere.
+ */
+const CONSOLE_HEADERS = {
+  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+
+export interface SystemDeps {
+  /** The console's built files; called on the first console request only, never at init. */
+  consoleFiles: () => Promise<ConsoleFiles>;
+}
+
+/** The console as the bundling wrote it beside the deployed function's code (lib/constructs/esm-bundle.ts). */
+export const readBundledConsoleFiles = async (): Promise<ConsoleFiles> =>
+  JSON.parse(await readFile(new URL(`./${CONSOLE_FILES_NAME}`, import.meta.url), 'utf8')) as ConsoleFiles;
+
+function createRouted(deps: SystemDeps) {
+  let files: Promise<ConsoleFiles> | undefined;
+  const consoleFiles = () => (files ??= deps.consoleFiles().catch((error: unknown) => {
+    files = undefined;
+    throw error;
+  }));
+  return createPublicHttpHandler('system', {
+    getHealth: async () => json(200, { status: 'ok' }),
+    // Advertises the URL it was served from, so clients generated from it call this deployment.
+    getOpenApi: async (event) => ({ statusCode: 200, headers: { 'content-type': 'application/json' }, body: (openApiJson ??= openApiJsonRenderer())(servedFromUrl(event)) }),
+    // The shell names the hashed assets of this build, so it is never cached; they are, for a year.
+    getConsole: async () => ({
+      statusCode: 200,
+      headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', ...CONSOLE_HEADERS },
+      body: (await consoleFiles()).html,
+    }),
+    getConsoleAsset: async (event) => {
+      const { assets } = await consoleFiles();
+      const name = greedyPathParam(event, 'asset');
+      const asset = Object.hasOwn(assets, name) ? assets[name] : undefined;
+      if (!asset) throw new AppError('not_found');
+      return {
+        statusCode: 200,
+        headers: { 'content-type': asset.contentType, 'cache-control': 'public, max-age=31536000, immutable', ...CONSOLE_HEADERS },
+        body: asset.body,
+      };
+    },
+  });
+}
 
 /**
  * API Gateway sends every request that matches no route to `$default`: answer 405 when the path
@@ -31,6 +77,11 @@ function noRoute(event: HttpEvent): HttpResult {
   return toHttpResponse(new AppError('not_found', lookup.kind === 'matched' ? routeKey(lookup.match.route) : undefined));
 }
 
-/** Health, the OpenAPI document and `$default`; it reads no settings and touches no AWS service. */
-export const systemHandler = async (event: HttpEvent): Promise<HttpResult> =>
-  event.routeKey === '$default' ? noRoute(event) : routed(event);
+/** Health, the OpenAPI document, the console and `$default`; it reads no settings and touches no AWS service. */
+export function createSystemHandler(deps: SystemDeps): (event: HttpEvent) => Promise<HttpResult> {
+  const routed = createRouted(deps);
+  return async (event) => (event.routeKey === '$default' ? noRoute(event) : routed(event));
+}
+
+/** The deployed system function, serving the console built into its bundle. */
+export const systemHandler = createSystemHandler({ consoleFiles: readBundledConsoleFiles });

@@ -65,6 +65,7 @@ export function createTriggersHandler(deps: TriggersHandlerDeps, authenticator: 
     const page = await executions.list(trigger.id, { limit: limitParam(event, 50, 500), cursor: queryParam(event, 'cursor') });
     return ok({ executions: page.items, next_cursor: page.nextCursor });
   },
+  listFlows: async () => ok({ flows: [...flows].sort() }),
 }, authenticator);
 }
 

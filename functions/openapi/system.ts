@@ -14,4 +14,18 @@ export const systemDocs: OperationDocs = {
       '404': errorBody('not_found'),
     },
   },
+  getConsole: {
+    description: 'The console: a web page to sign in (a bearer token or an API key, kept in the tab only) and manage triggers through this API. Open `/console#token=<token>` to sign in with a token without sending it to the server. No credentials.',
+    responses: {
+      '200': { description: 'The console page', content: { 'text/html': { type: 'string' } } },
+    },
+  },
+  getConsoleAsset: {
+    description: "A script or style sheet of the console, named by its content's hash and cacheable for a year. No credentials.",
+    parameters: [{ name: 'asset', in: 'path', required: true, description: 'File name, e.g. `app.3FJ2K6QX.js`.', schema: { type: 'string' } }],
+    responses: {
+      '200': { description: 'The file', content: { 'text/javascript': { type: 'string' }, 'text/css': { type: 'string' } } },
+      '404': errorBody('not_found'),
+    },
+  },
 };

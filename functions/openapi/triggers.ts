@@ -288,6 +288,13 @@ export const triggersDocs: OperationDocs = {
     },
   },
 
+  listFlows: {
+    description: 'The names of the deployed flows, in name order: what `flow` may be when creating or changing a trigger. The same for every account.',
+    responses: {
+      '200': dataBody('The flows', { type: 'object', required: ['flows'], properties: { flows: { type: 'array', items: { type: 'string' } } } }),
+    },
+  },
+
   listTriggers: {
     description: 'The caller\'s triggers, in id order. Never shows secrets, keys or key hashes.',
     parameters: pageParameters('Triggers'),

@@ -1,7 +1,11 @@
 import { resolve } from 'node:path';
 import { AssetHashType, DockerImage, type ILocalBundling } from 'aws-cdk-lib';
 import { Code } from 'aws-cdk-lib/aws-lambda';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { buildSync } from 'esbuild';
+import { buildConsole } from '../../console/build.js';
+import { CONSOLE_FILES_NAME } from '../../functions/console/assets.js';
 
 /**
  * The bundle is ESM (the handlers are ESM and `jose` ships ESM only). esbuild turns CommonJS
@@ -31,13 +35,13 @@ export const LAMBDA_CREDENTIALS = 'functions/adapters/aws/lambda-credentials.ts'
  *
  * bench/cold-start.bench.ts measures the result; bench/README.md says what each choice was worth.
  */
-export function esmBundle(projectRoot: string, entry: string): Code {
+export function esmBundle(projectRoot: string, entry: string, options: { withConsole?: boolean } = {}): Code {
   return Code.fromAsset(projectRoot, {
     assetHashType: AssetHashType.OUTPUT,
     bundling: {
       // Required by the type, never pulled: local bundling either succeeds or throws.
       image: DockerImage.fromRegistry('public.ecr.aws/docker/library/node:22'),
-      local: new EsbuildBundling(projectRoot, entry),
+      local: new EsbuildBundling(projectRoot, entry, options.withConsole ?? false),
     },
   });
 }
@@ -47,7 +51,7 @@ export function esmBundle(projectRoot: string, entry: string): Code {
  * within a synth (the key is the options serialised), so two entries never share a bundle.
  */
 class EsbuildBundling implements ILocalBundling {
-  constructor(readonly projectRoot: string, readonly entry: string) {}
+  constructor(readonly projectRoot: string, readonly entry: string, readonly withConsole: boolean) {}
 
   tryBundle(outputDir: string): boolean {
     buildSync({
@@ -68,6 +72,8 @@ class EsbuildBundling implements ILocalBundling {
       alias: { '@aws-sdk/credential-provider-node': `./${LAMBDA_CREDENTIALS}` },
       logLevel: 'warning',
     });
+    // The console's files, read by the function on its first console request, never at init.
+    if (this.withConsole) writeFileSync(join(outputDir, CONSOLE_FILES_NAME), JSON.stringify(buildConsole()));
     return true;
   }
 }

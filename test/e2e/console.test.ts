@@ -1,0 +1,155 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { seriousA11yViolations, useBrowser } from '../support/browser.js';
+import { call, useLocalStack } from '../support/local-stack.js';
+
+const SCREENSHOT = resolve(import.meta.dirname, '../../docs/console-triggers.png');
+
+describe('the console in a browser', () => {
+  const stack = useLocalStack();
+  const browser = useBrowser();
+
+  /** Opens the console as the link `npm start` prints does, and waits for the triggers page. */
+  async function signInByLink(sub = 'console-user') {
+    const { page } = browser;
+    await page.goto(`${stack.baseUrl}/console#token=${await stack.token(sub)}`);
+    await page.getByRole('heading', { name: 'Triggers', level: 1 }).waitFor();
+    return page;
+  }
+
+  it('signs in from the printed link, keeps the token out of the address bar and shows no accessibility violation', async () => {
+    // A Content-Security-Policy refusal or a script error shows up as a console error.
+    const errors: string[] = [];
+    browser.page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
+    browser.page.on('pageerror', (error) => errors.push(error.message));
+    const page = await signInByLink();
+    expect(page.url()).toBe(`${stack.baseUrl}/console`);
+    await expect(page.getByRole('link', { name: 'Triggers' }).getAttribute('aria-current')).resolves.toBe('page');
+    await page.getByText('No triggers yet.').waitFor();
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  it('creates a Stripe-signed trigger from the form and lists it with its webhook URL', async () => {
+    const page = await signInByLink('stripe-user');
+    await page.getByRole('button', { name: 'New trigger' }).click();
+    await page.getByLabel('Flow').selectOption('echo');
+    await page.getByLabel('Response mode').selectOption('wait');
+    await page.getByLabel('Event filter').fill('payment_intent.*');
+    await page.getByLabel('Enable signature verification').check();
+    await page.getByLabel('Service').selectOption('stripe');
+    await page.getByLabel('Signing secret').fill('whsec_console_test');
+    await page.getByLabel('Deduplicate').check();
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Create' }).click();
+
+    const row = page.getByRole('row').filter({ hasText: 'echo' });
+    await expect(row.getByText('/webhooks/').textContent()).resolves.toMatch(new RegExp(`^${stack.webhookBaseUrl}/`));
+    await expect(row.textContent()).resolves.toContain("Wait for the flow's result");
+    // The API holds exactly what the form said.
+    const listed = await call(stack, 'GET', '/triggers', { token: await stack.token('stripe-user') });
+    expect(listed.json.data.triggers).toMatchObject([
+      { flow: 'echo', response_mode: 'wait', event_filter: ['payment_intent.*'], signature: { service: 'stripe' }, deduplicate: true, enabled: true },
+    ]);
+    mkdirSync(resolve(SCREENSHOT, '..'), { recursive: true });
+    await page.screenshot({ path: SCREENSHOT, fullPage: true });
+  });
+
+  it('shows an API key once, after creating a trigger secured with one', async () => {
+    const page = await signInByLink('key-user');
+    await page.getByRole('button', { name: 'New trigger' }).click();
+    await page.getByLabel('Flow').selectOption('echo');
+    await page.getByLabel('Secure with API key').check();
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByText('shown this once only').waitFor();
+    await page.reload();
+    await page.getByRole('row').filter({ hasText: 'echo' }).waitFor();
+    expect(await page.getByText('shown this once only').count()).toBe(0);
+  });
+
+  it('says in words why a creation failed, and creates nothing', async () => {
+    const page = await signInByLink('error-user');
+    await page.getByRole('button', { name: 'New trigger' }).click();
+    await page.getByLabel('Flow').selectOption('echo');
+    await page.getByLabel('Enable signature verification').check();
+    await page.getByLabel('Service').selectOption('standard_webhooks');
+    await page.getByLabel('Signing secret').fill('not a whsec_ secret');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await expect(page.getByRole('alert').filter({ hasText: /\S/ }).textContent()).resolves.toContain('did not accept these settings');
+    expect((await call(stack, 'GET', '/triggers', { token: await stack.token('error-user') })).json.data.triggers).toEqual([]);
+  });
+
+  it('disables a trigger and deletes it after confirmation', async () => {
+    const token = await stack.token('manage-user');
+    await call(stack, 'POST', '/triggers', { token, body: { flow: 'echo' } });
+    const page = await signInByLink('manage-user');
+    const row = page.getByRole('row').filter({ hasText: 'echo' });
+    await row.getByRole('button', { name: 'Disable' }).click();
+    await row.getByRole('button', { name: 'Enable' }).waitFor();
+    expect((await call(stack, 'GET', '/triggers', { token })).json.data.triggers[0].enabled).toBe(false);
+
+    await row.getByRole('button', { name: 'Delete' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete this trigger?' });
+    await dialog.getByRole('button', { name: 'Delete' }).click();
+    await page.getByText('No triggers yet.').waitFor();
+    expect((await call(stack, 'GET', '/triggers', { token })).json.data.triggers).toEqual([]);
+  });
+
+  it('creates a trigger with the keyboard alone', async () => {
+    const page = await signInByLink('keyboard-user');
+    const tabTo = async (name: RegExp) => {
+      for (let i = 0; i < 40; i++) {
+        await page.keyboard.press('Tab');
+        const focused = await page.evaluate(() => {
+          const d = (globalThis as any).document;
+          const active = d.activeElement;
+          return `${active?.id ?? ''} ${active?.textContent ?? ''}`;
+        });
+        if (name.test(focused)) return;
+      }
+      throw new Error(`never reached ${name} with Tab`);
+    };
+    await tabTo(/New trigger/);
+    await page.keyboard.press('Enter');
+    // Opening the form puts the focus in its first field, the Flow list, whose first flow is echo.
+    await page.getByRole('option', { name: 'echo' }).waitFor({ state: 'attached' });
+    await tabTo(/^verify /);
+    await page.keyboard.press('Space');
+    await tabTo(/^service /);
+    await page.keyboard.press('ArrowDown'); // GitHub, after Stripe
+    await tabTo(/^secret /);
+    await page.keyboard.type('a-signing-secret');
+    await page.keyboard.press('Enter');
+    await page.getByRole('row').filter({ hasText: 'echo' }).getByText('/webhooks/').waitFor();
+    const [trigger] = (await call(stack, 'GET', '/triggers', { token: await stack.token('keyboard-user') })).json.data.triggers;
+    expect(trigger).toMatchObject({ flow: 'echo', signature: { service: 'github' } });
+  });
+
+  it('signs in with an API key in the form, and Sign out forgets it', async () => {
+    const key = (await call(stack, 'POST', '/api-keys', { token: await stack.token('api-key-user'), })).json.data.api_key as string;
+    const { page } = browser;
+    await page.goto(`${stack.baseUrl}/console`);
+    await page.getByRole('heading', { name: 'Sign in to Flowgate' }).waitFor();
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await page.getByLabel('API key').fill(key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Triggers', level: 1 }).waitFor();
+    expect(await page.evaluate(() => (globalThis as any).sessionStorage.length)).toBe(1);
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to Flowgate' }).waitFor();
+    expect(await page.evaluate(() => (globalThis as any).sessionStorage.length)).toBe(0);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Sign in to Flowgate' }).waitFor();
+  });
+
+  it('refuses a wrong token at sign-in, in words', async () => {
+    const { page } = browser;
+    await page.goto(`${stack.baseUrl}/console`);
+    await page.getByLabel('Token').fill('not-a-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByRole('alert').filter({ hasText: /\S/ }).textContent()).resolves.toContain('was not accepted');
+    expect(await page.evaluate(() => (globalThis as any).sessionStorage.length)).toBe(0);
+  });
+});

@@ -1,0 +1,58 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import chromium from '@sparticuz/chromium';
+import { chromium as playwright, type Browser, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+
+/**
+ * One headless Chromium for the calling test file and a fresh page (own session storage) for each
+ * test. The binary is the one `@sparticuz/chromium` ships inside its npm package: `npm ci` is all a
+ * machine needs, no browser download. Read `page` inside tests, not at collection time.
+ */
+export function useBrowser(): { readonly page: Page; readonly browser: Browser } {
+  let browser: Browser | undefined;
+  let page: Page | undefined;
+  beforeAll(async () => {
+    // Its args are tuned for Lambda, where `--single-process` fits one core; here it makes closing a
+    // test's context take the whole browser down, so each test could not have a fresh one.
+    const args = chromium.args.filter((arg) => arg !== '--single-process');
+    browser = await playwright.launch({ executablePath: await chromium.executablePath(), args, headless: true });
+  });
+  beforeEach(async () => {
+    page = await browser!.newPage();
+  });
+  afterEach(async () => {
+    await page?.context().close();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return {
+    get page() {
+      return page!;
+    },
+    get browser() {
+      return browser!;
+    },
+  };
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+export interface AxeViolation {
+  id: string;
+  impact: string;
+  help: string;
+  targets: string[];
+}
+
+/** Runs axe-core on the page as it is now and returns its serious and critical violations. */
+export async function seriousA11yViolations(page: Page): Promise<AxeViolation[]> {
+  // Evaluated over the DevTools protocol, which the page's Content-Security-Policy does not govern.
+  await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    const results = await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] });
+    return results.violations.map((v: any) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n: any) => String(n.target)) }));
+  });
+  return (violations as AxeViolation[]).filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
