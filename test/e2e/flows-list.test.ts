@@ -1,4 +1,6 @@
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { listFlowNames } from '../../lib/constructs/flows.js';
 import { call, useLocalStack } from '../support/local-stack.js';
 
 describe('GET /flows', () => {
@@ -8,7 +10,8 @@ describe('GET /flows', () => {
     const token = await stack.token('flows-user');
     const listed = await call(stack, 'GET', '/flows', { token });
     expect(listed.status).toBe(200);
-    expect(listed.json).toEqual({ data: { flows: ['echo', 'route-by-type'] } });
+    // Exactly the flows/ folder's definitions, sorted.
+    expect(listed.json).toEqual({ data: { flows: listFlowNames(resolve(import.meta.dirname, '../../flows')) } });
     const apiKey = (await call(stack, 'POST', '/api-keys', { token })).json.data.api_key as string;
     expect((await call(stack, 'GET', '/flows', { apiKey })).json).toEqual(listed.json);
     // Every flow listed is one a trigger can name.
