@@ -4,7 +4,8 @@ import { triggerSchemas } from '../domain/triggers/trigger.js';
 import { descriptions, jsonSchemaOf } from './from-zod.js';
 import { dataBody, errorBody, pageBody, pageParameters, type OperationDoc, type OperationDocs, type Schema } from './types.js';
 
-const { settings, signature, custom, sourceIp, rotateSigningSecret, regenerateApiKey } = triggerSchemas;
+const schemas = triggerSchemas();
+const { settings, signature, custom, sourceIp, rotateSigningSecret, regenerateApiKey } = schemas;
 const described = descriptions();
 const describeEach = <S extends Record<string, z.core.$ZodType>>(schemas: S, texts: Record<keyof S, { description: string }>) => {
   for (const name of Object.keys(schemas) as (keyof S)[]) described.add(schemas[name]!, texts[name]);
@@ -91,9 +92,9 @@ described.add(regenerateApiKey.shape.previous_key_expires_in_seconds, {
   description: `How long the replaced key still works, in seconds (default 0: it stops at once, within the receiver cache\'s TTL). ${OVERLAP_BOUNDS}`,
 });
 
-const createBody = jsonSchemaOf(triggerSchemas.create, described);
+const createBody = jsonSchemaOf(schemas.create, described);
 // parseTriggerPatch refuses an empty object after parsing, which zod's JSON Schema cannot carry.
-const patchBody: Schema = { ...jsonSchemaOf(triggerSchemas.patch, described), minProperties: 1 };
+const patchBody: Schema = { ...jsonSchemaOf(schemas.patch, described), minProperties: 1 };
 const settingsProperties = createBody.properties as Record<keyof typeof settings, Schema>;
 
 const trigger: Schema = {
