@@ -1,3 +1,4 @@
+import { AppError } from '../../functions/shared/errors.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { buildOpenApiDocument } from '../../functions/openapi/document.js';
@@ -36,6 +37,17 @@ export function schemaAccepts(schema: JsonSchema): (value: unknown) => boolean {
 
 /** Whether a standard validator, reading only the document, finds `body` valid for the operation. */
 export const documentAccepts = (method: string, path: string) => schemaAccepts(documentedBodySchema(method, path));
+
+/** Whether the API's own validator accepts a body: `parse` returns, or throws `validation_error`. */
+export const validatorAccepts = (parse: (body: unknown) => unknown) => (body: unknown): boolean => {
+  try {
+    parse(body);
+    return true;
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'validation_error') return false;
+    throw error;
+  }
+};
 
 /**
  * Text of Basic Multilingual Plane characters. JSON Schema's `maxLength` counts code points and
