@@ -3,7 +3,7 @@ import { DynamoAttemptStore } from '../adapters/aws/dynamo-attempt-store.js';
 import type { AwsClients } from '../adapters/aws/clients.js';
 import { dynamoClient } from '../adapters/aws/clients/dynamo.js';
 import { DynamoMfaStore } from '../adapters/aws/dynamo-mfa-store.js';
-import { secretBoxFrom } from '../adapters/secret-box-from-env.js';
+import { secretBoxFrom } from '../adapters/secret-box.js';
 import { createAccountUseCases, type AccountUseCases } from '../domain/accounts/index.js';
 import type { Authenticator } from '../shared/auth.js';
 import type { Settings } from '../settings.js';

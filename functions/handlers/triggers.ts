@@ -3,7 +3,7 @@ import type { AwsClients } from '../adapters/aws/clients.js';
 import { dynamoClient } from '../adapters/aws/clients/dynamo.js';
 import { DynamoExecutionStore } from '../adapters/aws/dynamo-execution-store.js';
 import { DynamoTriggerStore } from '../adapters/aws/dynamo-trigger-store.js';
-import { secretBoxFrom } from '../adapters/secret-box-from-env.js';
+import { secretBoxFrom } from '../adapters/secret-box.js';
 import {
   createTrigger, deleteTrigger, getTrigger, regenerateApiKey, regenerateUrl, rotateSigningSecret, updateTrigger, type TriggerChange, type TriggerDeps,
 } from '../domain/triggers/manage-triggers.js';

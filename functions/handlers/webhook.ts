@@ -9,7 +9,7 @@ import { sfnFlowRunnerOnFirstUse } from '../adapters/aws/sfn-on-first-use.js';
 import { SqsEventQueue } from '../adapters/aws/sqs-event-queue.js';
 import { MeteredExecutionStore } from '../adapters/metered-execution-store.js';
 import { MeteredFlowRunner } from '../adapters/metered-flow-runner.js';
-import { secretBoxFrom } from '../adapters/secret-box-from-env.js';
+import { secretBoxFrom } from '../adapters/secret-box.js';
 import { publicRequestUrl } from '../domain/webhooks/public-url.js';
 import { receiveWebhook, type ReceiverDeps } from '../domain/webhooks/receive-webhook.js';
 import { CachedTriggerLookup } from '../domain/webhooks/trigger-lookup.js';
