@@ -9,7 +9,7 @@ import {
 } from '../domain/triggers/manage-triggers.js';
 import { parseTriggerPatch, parseTriggerSettings, toPublicTrigger } from '../domain/triggers/trigger.js';
 import type { Settings } from '../settings.js';
-import type { Authenticator } from '../shared/auth.js';
+import type { Authenticator } from '../domain/authenticator.js';
 import type { ExecutionStore } from '../domain/flows/ports.js';
 import { createHttpHandler } from '../shared/handler.js';
 import { created, jsonObjectBody, limitParam, noContent, ok, pathParam, queryParam } from '../shared/http.js';
@@ -57,11 +57,11 @@ export function createTriggersHandler(deps: TriggersHandlerDeps, authenticator: 
 }
 
 export const composeTriggers = (settings: Settings, aws: AwsClients) => createTriggersHandler({
-  store: new DynamoTriggerStore(dynamoClient(aws), settings.triggersTable),
+  store: new DynamoTriggerStore(dynamoClient(aws), settings.triggersTable, Date.now),
   secretBox: secretBoxFrom(settings, aws),
   randomBytes,
-  now: () => new Date(),
-  executions: new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable),
+  now: Date.now,
+  executions: new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable, Date.now),
   flows: new Set(settings.flowNames),
   webhookBaseUrl: settings.publicWebhookBaseUrl ?? settings.webhookBaseUrl,
 }, createGatewayAuthenticator(settings, aws));

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EXECUTION_STATUSES } from '../../functions/domain/flows/ports.js';
-import { FLOW_NAME, parseTriggerPatch, parseTriggerSettings } from '../../functions/domain/triggers/trigger.js';
+import { FLOW_NAME } from '../../functions/domain/flows/flow-name.js';
+import { parseTriggerPatch, parseTriggerSettings } from '../../functions/domain/triggers/trigger.js';
 import { SIGNATURE_SERVICES } from '../../functions/domain/webhooks/signatures/index.js';
 import { ROUTES } from '../../functions/manifest.js';
 import { AppError } from '../../functions/shared/errors.js';

@@ -4,7 +4,8 @@ import { DynamoApiKeyStore } from '../../functions/adapters/aws/dynamo-api-key-s
 import { DynamoKvStore } from '../../functions/adapters/aws/dynamo-kv-store.js';
 import { SqsSweepQueue } from '../../functions/adapters/aws/sqs-sweep-queue.js';
 import { KvService } from '../../functions/domain/kv/service.js';
-import { Authenticator, createTokenVerifier } from '../../functions/shared/auth.js';
+import { createTokenVerifier } from '../../functions/adapters/jwt-token-verifier.js';
+import { Authenticator } from '../../functions/domain/authenticator.js';
 import type { HttpEvent } from '../../functions/shared/http.js';
 import { mintLocalToken } from '../../local/token.js';
 import { useEngines } from '../support/engines.js';

@@ -10,7 +10,7 @@ import { totpSecretContext } from '../../functions/domain/accounts/index.js';
 import { signingSecretContext } from '../../functions/domain/webhooks/trigger-lookup.js';
 import { FUNCTIONS, ROUTES, type FunctionName, type FunctionSpec } from '../../functions/manifest.js';
 import { buildServiceApp } from '../../lib/app.js';
-import { listFlowNames } from '../../lib/constructs/flows.js';
+import { listFlowNames } from '../../lib/flow-files.js';
 import type { ServiceStack } from '../../lib/service-stack.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -22,7 +22,7 @@ import {
   type TableName,
 } from '../../functions/manifest.js';
 import { buildServiceApp } from '../../lib/app.js';
-import { listFlowNames } from '../../lib/constructs/flows.js';
+import { listFlowNames } from '../../lib/flow-files.js';
 import type { ServiceStack } from '../../lib/service-stack.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -1,19 +1,20 @@
-import { generateApiKey, generateId, hashApiKey, type RandomBytes } from '../api-keys.js';
+import { generateApiKey, generateId, hashApiKey, ID_PATTERN } from '../api-keys.js';
+import type { Clock } from '../clock.js';
+import type { RandomBytes } from '../random-bytes.js';
 import type { SecretBox } from '../secret-box.js';
 import { AppError } from '../../shared/errors.js';
 import { signingSecretContext } from '../webhooks/trigger-lookup.js';
 import type { TriggerPatch, TriggerRecord, TriggerSettings } from './trigger.js';
 import type { TriggerStore } from './trigger-store.js';
+import { newWebhookId } from './webhook-url.js';
 
 export interface TriggerDeps {
   store: TriggerStore;
   secretBox: SecretBox;
   randomBytes: RandomBytes;
-  now: () => Date;
+  now: Clock;
 }
 
-/** At least 128 random bits, as the URL is the trigger's first line of defence: 192 here. */
-export const newWebhookId = (randomBytes: RandomBytes): string => Buffer.from(randomBytes(24)).toString('base64url');
 /** Read-modify-write attempts before a change racing other changes gives up (409 conflict). */
 const MAX_CHANGE_ATTEMPTS = 3;
 
@@ -31,7 +32,7 @@ async function sealSignature(deps: TriggerDeps, record: Pick<TriggerRecord, 'acc
 
 export async function createTrigger(deps: TriggerDeps, accountId: string, settings: TriggerSettings): Promise<TriggerChange> {
   const id = generateId(deps.randomBytes);
-  const now = deps.now().toISOString();
+  const now = new Date(deps.now()).toISOString();
   const apiKey = settings.api_key_enabled ? generateApiKey(deps.randomBytes) : undefined;
   const record: TriggerRecord = {
     id,
@@ -54,7 +55,7 @@ export async function createTrigger(deps: TriggerDeps, accountId: string, settin
 }
 
 export async function getTrigger(deps: Pick<TriggerDeps, 'store'>, accountId: string, id: string): Promise<TriggerRecord> {
-  const record = /^[0-9a-f]{32}$/.test(id) ? await deps.store.get(accountId, id) : undefined;
+  const record = ID_PATTERN.test(id) ? await deps.store.get(accountId, id) : undefined;
   if (!record) throw new AppError('not_found');
   return record;
 }
@@ -69,7 +70,7 @@ async function changeTrigger(
   for (let attempt = 0; attempt < MAX_CHANGE_ATTEMPTS; attempt++) {
     const current = await getTrigger(deps, accountId, id);
     const next = await change(current);
-    next.record = { ...next.record, version: current.version + 1, updated_at: deps.now().toISOString() };
+    next.record = { ...next.record, version: current.version + 1, updated_at: new Date(deps.now()).toISOString() };
     if (await deps.store.replace(current, next.record)) return next;
   }
   throw new AppError('conflict', 'trigger changed concurrently');
