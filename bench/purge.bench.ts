@@ -39,7 +39,7 @@ const int = (value: number) => Math.round(value).toLocaleString('en-US');
 export default async function purgeBench() {
   const secret = randomBytes(32).toString('base64url');
   const engines = await startEngines({ flowsDirs: [resolve(import.meta.dirname, '../flows')], visibilityTimeoutSeconds: 600 });
-  // Handlers read their settings at import. A 1 s settle lets the sweeper's final pass run right away.
+  // The Lambda entries read process.env once, when imported. A 1 s settle lets the sweeper's final pass run right away.
   Object.assign(process.env, engines.env, { AUTH_JWT_SECRET: secret, KV_SWEEP_SETTLE_SECONDS: '1' });
   const kv = (await import('../functions/entries/kv.js')).handler as unknown as HttpHandler;
   const sweeper = (await import('../functions/entries/kv-sweeper.js')).handler as unknown as SqsHandler;

@@ -4,6 +4,7 @@
  * Nothing here imports AWS or CDK code, so handlers can import it too.
  */
 
+import { EXPRESS_MAX_DURATION_MS } from './domain/flows/limits.js';
 import { SECRET_PURPOSES, type SecretPurpose } from './domain/secret-purposes.js';
 
 /** DynamoDB tables. Every table has a string partition key `pk` and sort key `sk`. */
@@ -23,6 +24,15 @@ export type TableName = keyof typeof TABLES;
  * https://docs.aws.amazon.com/lambda/latest/dg/sqs-retries.html
  */
 export const MIN_RECEIVES_FOR_LAMBDA_CONSUMER = 5;
+
+/**
+ * How long the queues and their dead-letter queues keep a message: SQS's maximum, 14 days. A
+ * message waits out an outage of its consumer, and one in a DLQ is there because something is
+ * wrong, which takes time to look at. (A standard queue's message keeps its first enqueue time in
+ * the DLQ, so it stays there 14 days minus the time it spent being retried.)
+ * https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html
+ */
+export const MESSAGE_RETENTION_DAYS = 14;
 
 /** SQS queues, each with a dead-letter queue after `maxReceiveCount` receives, consumed by one function. */
 export const QUEUES = {
@@ -71,6 +81,9 @@ export interface FunctionSpec {
  */
 const API_KEY_LOOKUP = ['GetItem'] as const satisfies TableAccess;
 
+/** The flow worker outlives the longest flow it runs (an express workflow's limit) by 30 s to record the outcome. */
+const FLOW_WORKER_TIMEOUT_SECONDS = EXPRESS_MAX_DURATION_MS / 1000 + 30;
+
 /**
  * The table operations below are what each function's use cases send through its adapters: e.g.
  * the trigger store writes with conditional puts and deletes (never an update), the sweeper
@@ -85,7 +98,7 @@ export const FUNCTIONS = {
   accounts: { entry: 'functions/entries/accounts.ts', timeoutSeconds: 10, memoryMb: 256, tables: { accounts: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: [], secretsKey: { operation: 'encrypt', purposes: [SECRET_PURPOSES.totp] } },
   triggers: { entry: 'functions/entries/triggers.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: API_KEY_LOOKUP, triggers: ['GetItem', 'Query', 'PutItem', 'DeleteItem'], executions: ['Query'] }, sendsTo: [], secretsKey: { operation: 'encrypt', purposes: [SECRET_PURPOSES.webhookSignature] }, readsFlowNames: true },
   webhook: { entry: 'functions/entries/webhook.ts', timeoutSeconds: 29, memoryMb: 1024, tables: { triggers: ['GetItem'], executions: ['PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['flowEvents'], secretsKey: { operation: 'decrypt', purposes: [SECRET_PURPOSES.webhookSignature] }, runsFlows: true },
-  flowWorker: { entry: 'functions/entries/flow-worker.ts', timeoutSeconds: 330, memoryMb: 512, tables: { executions: ['GetItem', 'UpdateItem'] }, sendsTo: [], runsFlows: true },
+  flowWorker: { entry: 'functions/entries/flow-worker.ts', timeoutSeconds: FLOW_WORKER_TIMEOUT_SECONDS, memoryMb: 512, tables: { executions: ['GetItem', 'UpdateItem'] }, sendsTo: [], runsFlows: true },
 } as const satisfies Record<string, FunctionSpec>;
 export type FunctionName = keyof typeof FUNCTIONS;
 

@@ -3,7 +3,8 @@ import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import dynalite from 'dynalite';
 import { createSqsServer } from 'local-aws-sqs';
-import { QUEUES, TABLES, type QueueName } from '../functions/manifest.js';
+import { MESSAGE_RETENTION_DAYS, QUEUES, TABLES, type QueueName } from '../functions/manifest.js';
+import { SETTINGS } from '../functions/settings.js';
 import type { LocalFlowTasks } from './flow-tasks.js';
 import { startLocalStepFunctions } from './sfn-server.js';
 
@@ -49,7 +50,7 @@ export async function startEngines(options: { flowsDirs: string[]; visibilityTim
     AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
     AWS_ENDPOINT_URL_SQS: sqsEndpoint,
     AWS_ENDPOINT_URL_SFN: sfn.endpoint,
-    FLOW_STATE_MACHINE_ARN_PREFIX: LOCAL_FLOW_ARN_PREFIX,
+    [SETTINGS.flowArnPrefix.env]: LOCAL_FLOW_ARN_PREFIX,
   };
   for (const [name, table] of Object.entries(TABLES)) {
     const tableName = `local-${name}`;
@@ -66,7 +67,7 @@ export async function startEngines(options: { flowsDirs: string[]; visibilityTim
   const sqs = new SQSClient({ ...clientConfig, endpoint: sqsEndpoint });
   const queueUrls = {} as Record<QueueName, string>;
   for (const [name, queue] of Object.entries(QUEUES) as [QueueName, (typeof QUEUES)[QueueName]][]) {
-    const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `local-${name}-dlq`, Attributes: { MessageRetentionPeriod: '1209600' } }));
+    const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `local-${name}-dlq`, Attributes: { MessageRetentionPeriod: String(MESSAGE_RETENTION_DAYS * 24 * 3600) } }));
     const dlqArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
     const created = await sqs.send(new CreateQueueCommand({
       QueueName: `local-${name}`,

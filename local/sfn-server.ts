@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import { join } from 'node:path';
 import { ExecutionError, ExecutionTimeoutError, StateMachine } from 'aws-local-stepfunctions';
 import type { EngineEndpoints } from './flow-integrations.js';
 import { LocalFlowTasks } from './flow-tasks.js';
+import { FLOW_NAME } from '../functions/domain/flows/flow-name.js';
 import { EXPRESS_MAX_DURATION_MS, MAX_FLOW_INPUT_BYTES as MAX_PAYLOAD_BYTES } from '../functions/domain/flows/limits.js';
+import { flowFile } from '../lib/flow-files.js';
 
 // aws-local-stepfunctions 3 times Task states with `Promise.withResolvers`, which Node.js has only
 // from version 22; package.json (and this machine) allow Node.js 20. Without it every Task state
@@ -85,11 +86,11 @@ function stateMachineFor(definition: string): StateMachine {
 async function startSyncExecution(options: LocalStepFunctionsOptions, request: { stateMachineArn?: string; input?: string; name?: string }) {
   const arn = request.stateMachineArn ?? '';
   const flowName = arn.startsWith(options.arnPrefix) ? arn.slice(options.arnPrefix.length) : '';
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(flowName)) throw { __type: 'StateMachineDoesNotExist', message: `no state machine ${arn}` };
+  if (!FLOW_NAME.test(flowName)) throw { __type: 'StateMachineDoesNotExist', message: `no state machine ${arn}` };
   let file: string | undefined;
   for (const dir of options.flowsDirs) {
     try {
-      file = await readFile(join(dir, `${flowName}.asl.json`), 'utf8');
+      file = await readFile(flowFile(dir, flowName), 'utf8');
       break;
     } catch {
       // not in this folder

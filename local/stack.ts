@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { readdir } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { delimiter, resolve } from 'node:path';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { createAwsClients, destroyAwsClients, type AwsClients } from '../functions/adapters/aws/clients.js';
 import { COMPOSERS, type HttpFunction, type QueueFunction } from '../functions/composition.js';
 import { DEFAULT_ROUTE, FUNCTIONS, QUEUES, ROUTES, routeKey, type FunctionName, type QueueName } from '../functions/manifest.js';
-import { parseSetting, readSettings } from '../functions/settings.js';
+import { parseSetting, readSettings, SETTINGS } from '../functions/settings.js';
 import { logger } from '../functions/shared/logger.js';
 import { RouteMatcher } from '../functions/shared/route-match.js';
 import { parseCorsOrigins } from '../functions/cors.js';
+import { listFlowNames } from '../lib/flow-files.js';
 import { apiGatewayPath, toApiGatewayEvent, writeApiGatewayResult } from './api-gateway.js';
 import { LocalCors } from './cors.js';
 import { LOCAL_AWS_ENV, startEngines, type Engines } from './engines.js';
@@ -85,10 +85,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const cors = new LocalCors(parseCorsOrigins(options.corsAllowedOrigins, 'corsAllowedOrigins'));
   const flowsDirs = (options.flowsDir ?? resolve(REPO_ROOT, 'flows')).split(delimiter).map((dir) => resolve(dir));
   const jwtSecret = options.jwtSecret ?? randomBytes(32).toString('base64url');
-  const flowNames = new Set<string>();
-  for (const dir of flowsDirs) {
-    for (const file of await readdir(dir)) if (file.endsWith('.asl.json')) flowNames.add(file.slice(0, -'.asl.json'.length));
-  }
+  const flowNames = listFlowNames(flowsDirs);
   const visibilityTimeoutSeconds = options.visibilityTimeoutSeconds ?? 30;
   // Flow functions run in this process with this stack's settings (e.g. NOTIFY_URL), not process.env's.
   const tasks = await LocalFlowTasks.load(flowsDirs, options.env ?? {});
@@ -98,7 +95,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   // shape); it also happens when a request has over ~1,000 headers, past which Node drops the rest.
   // The request handler answers that case itself.
   const server: Server = createServer({ requireHostHeader: false });
-  // The handlers can only be loaded once the port is known (WEBHOOK_BASE_URL holds it), so the
+  // The handlers can only be built once the port is known (the webhook base URL holds it), so the
   // server listens before it can serve. Until then every request is answered 503 at once: a client
   // polling /health is told to retry rather than left hanging until its own timeout.
   let serve = (req: IncomingMessage, res: ServerResponse): void => {
@@ -118,10 +115,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
   const config: Record<string, string | undefined> = {
     ...engines.env,
-    AUTH_JWT_SECRET: jwtSecret,
-    FLOW_NAMES: [...flowNames].join(','),
-    WEBHOOK_BASE_URL: webhookBaseUrl,
-    LOCAL_SECRETS_KEY: randomBytes(32).toString('base64'),
+    [SETTINGS.authJwtSecret.env]: jwtSecret,
+    [SETTINGS.flowNames.env]: flowNames.join(','),
+    [SETTINGS.webhookBaseUrl.env]: webhookBaseUrl,
+    [SETTINGS.localSecretsKey.env]: randomBytes(32).toString('base64'),
     // An unset option leaves the stack's own value (or the handler's default) in place.
     ...Object.fromEntries(Object.entries(options.env ?? {}).filter(([, value]) => value !== undefined && value !== '')),
   };

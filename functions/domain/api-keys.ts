@@ -1,11 +1,14 @@
 import { createHash } from 'node:crypto';
+import type { RandomBytes } from './random-bytes.js';
 
 /** Prefix that makes a leaked key recognisable to secret scanners. */
 export const API_KEY_PREFIX = 'fgk_';
 /** 256 random bits per key. */
 export const API_KEY_RANDOM_BYTES = 32;
-
-export type RandomBytes = (size: number) => Uint8Array;
+/** A key as issued: the prefix and its random bytes in base64url (43 characters). */
+export const API_KEY_PATTERN = new RegExp(`^${API_KEY_PREFIX}[A-Za-z0-9_-]{43}$`);
+/** An id as `generateId` makes it by default (16 random bytes, hex): API keys' and triggers' ids. */
+export const ID_PATTERN = /^[0-9a-f]{32}$/;
 
 export const generateApiKey = (randomBytes: RandomBytes): string =>
   API_KEY_PREFIX + Buffer.from(randomBytes(API_KEY_RANDOM_BYTES)).toString('base64url');

@@ -5,7 +5,7 @@ import { dynamoClient } from '../adapters/aws/clients/dynamo.js';
 import { DynamoMfaStore } from '../adapters/aws/dynamo-mfa-store.js';
 import { secretBoxFrom } from '../adapters/secret-box.js';
 import { createAccountUseCases, type AccountUseCases } from '../domain/accounts/index.js';
-import type { Authenticator } from '../shared/auth.js';
+import type { Authenticator } from '../domain/authenticator.js';
 import type { Settings } from '../settings.js';
 import { AppError } from '../shared/errors.js';
 import { createHttpHandler } from '../shared/handler.js';

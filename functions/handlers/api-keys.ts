@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { DynamoApiKeyStore } from '../adapters/aws/dynamo-api-key-store.js';
 import type { AwsClients } from '../adapters/aws/clients.js';
 import { dynamoClient } from '../adapters/aws/clients/dynamo.js';
-import { generateApiKey, generateId, hashApiKey, type ApiKeyStore } from '../domain/api-keys.js';
-import type { Authenticator } from '../shared/auth.js';
+import { generateApiKey, generateId, hashApiKey, ID_PATTERN, type ApiKeyStore } from '../domain/api-keys.js';
+import type { Clock } from '../domain/clock.js';
+import type { Authenticator } from '../domain/authenticator.js';
 import type { Settings } from '../settings.js';
 import { AppError } from '../shared/errors.js';
 import { createHttpHandler } from '../shared/handler.js';
@@ -11,11 +12,11 @@ import { created, limitParam, noContent, ok, pathParam, queryParam } from '../sh
 import { createGatewayAuthenticator } from './gateway-auth.js';
 
 /** The API-key routes over one key store. */
-export const createApiKeysHandler = (store: ApiKeyStore, authenticator: Authenticator, now: () => Date = () => new Date()) => createHttpHandler('apiKeys', {
+export const createApiKeysHandler = (store: ApiKeyStore, authenticator: Authenticator, now: Clock) => createHttpHandler('apiKeys', {
   async createApiKey({ principal }) {
     const apiKey = generateApiKey(randomBytes);
     const id = generateId(randomBytes);
-    const createdAt = now().toISOString();
+    const createdAt = new Date(now()).toISOString();
     await store.create({ accountId: principal.accountId, id, keyHash: hashApiKey(apiKey), createdAt });
     return created({ id, api_key: apiKey, created_at: createdAt });
   },
@@ -25,10 +26,10 @@ export const createApiKeysHandler = (store: ApiKeyStore, authenticator: Authenti
   },
   async revokeApiKey({ event, principal }) {
     const id = pathParam(event, 'id');
-    if (!/^[0-9a-f]{32}$/.test(id) || !(await store.revoke(principal.accountId, id))) throw new AppError('not_found');
+    if (!ID_PATTERN.test(id) || !(await store.revoke(principal.accountId, id))) throw new AppError('not_found');
     return noContent();
   },
 }, authenticator);
 
 export const composeApiKeys = (settings: Settings, aws: AwsClients) =>
-  createApiKeysHandler(new DynamoApiKeyStore(dynamoClient(aws), settings.authTable), createGatewayAuthenticator(settings, aws));
+  createApiKeysHandler(new DynamoApiKeyStore(dynamoClient(aws), settings.authTable), createGatewayAuthenticator(settings, aws), Date.now);

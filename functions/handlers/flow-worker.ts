@@ -36,11 +36,11 @@ export function createFlowWorkerHandler(deps: WorkerDeps) {
 }
 
 export const composeFlowWorker = (settings: Settings, aws: AwsClients) => createFlowWorkerHandler({
-  executions: new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable),
+  executions: new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable, Date.now),
   flows: new MeteredFlowRunner(new SfnFlowRunner(sfnClient(aws), settings.flowArnPrefix), metricsRecorder),
   // Only a failed run changes a message's visibility: the SQS client loads on the first.
   redelivery: sqsRedeliveryOnFirstUse(settings.flowQueueUrl, aws),
   maxReceiveCount: QUEUES.flowEvents.maxReceiveCount,
   retryBaseSeconds: settings.flowRetryBaseSeconds,
-  now: () => new Date(),
+  now: Date.now,
 });

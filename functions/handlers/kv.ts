@@ -9,7 +9,7 @@ import { settleSecondsFor } from '../domain/kv/sweep-task.js';
 import type { Bucket, BucketRef } from '../domain/kv/types.js';
 import { contentTypeOf, parseBucketConfig, validateBucketName, validateKey, validatePrefix } from '../domain/kv/validation.js';
 import { FUNCTIONS } from '../manifest.js';
-import type { Authenticator } from '../shared/auth.js';
+import type { Authenticator } from '../domain/authenticator.js';
 import type { Settings } from '../settings.js';
 import { createHttpHandler, type RouteRequest } from '../shared/handler.js';
 import { created, greedyPathParam, header, json, jsonObjectBody, limitParam, noContent, ok, pathParam, queryParam, rawBody } from '../shared/http.js';

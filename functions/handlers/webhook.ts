@@ -10,6 +10,7 @@ import { SqsEventQueue } from '../adapters/aws/sqs-event-queue.js';
 import { MeteredExecutionStore } from '../adapters/metered-execution-store.js';
 import { MeteredFlowRunner } from '../adapters/metered-flow-runner.js';
 import { secretBoxFrom } from '../adapters/secret-box.js';
+import type { Clock } from '../domain/clock.js';
 import { publicRequestUrl } from '../domain/webhooks/public-url.js';
 import { receiveWebhook, type ReceiverDeps } from '../domain/webhooks/receive-webhook.js';
 import { CachedTriggerLookup } from '../domain/webhooks/trigger-lookup.js';
@@ -23,10 +24,10 @@ import { json, pathParam, rawBody } from '../shared/http.js';
  * When the answer must be sent: the gateway's limit counted from when it received the request
  * (so a cold start counts), or the function's own end, whichever comes first.
  */
-function answerBy(receivedAtMs: number | undefined, context: Context | undefined): number | undefined {
+function answerBy(now: Clock, receivedAtMs: number | undefined, context: Context | undefined): number | undefined {
   const limits = [
     ...(Number.isFinite(receivedAtMs) ? [receivedAtMs! + API_GATEWAY_INTEGRATION_TIMEOUT_MS] : []),
-    ...(context ? [Date.now() + context.getRemainingTimeInMillis()] : []),
+    ...(context ? [now() + context.getRemainingTimeInMillis()] : []),
   ];
   return limits.length ? Math.min(...limits) : undefined;
 }
@@ -49,19 +50,19 @@ export const createWebhookHandler = (deps: ReceiverDeps, publicBaseUrl?: string)
       publicUrl: publicRequestUrl({ headers, domainName: event.requestContext.domainName, rawPath: event.rawPath, rawQueryString: event.rawQueryString }, webhookId, publicBaseUrl),
       // The address the gateway's connection came from; X-Forwarded-For is the client's to write.
       sourceIp: event.requestContext.http.sourceIp,
-      answerByMs: answerBy(event.requestContext.timeEpoch, context),
+      answerByMs: answerBy(deps.now, event.requestContext.timeEpoch, context),
     });
     return json(reply.status, reply.body, reply.headers);
   },
 });
 
 export const composeWebhook = (settings: Settings, aws: AwsClients) => createWebhookHandler({
-  triggers: new CachedTriggerLookup(new DynamoTriggerStore(dynamoClient(aws), settings.triggersTable), secretBoxFrom(settings, aws), settings.triggerCacheTtlMs),
-  executions: new MeteredExecutionStore(new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable), metricsRecorder),
+  triggers: new CachedTriggerLookup(new DynamoTriggerStore(dynamoClient(aws), settings.triggersTable, Date.now), secretBoxFrom(settings, aws), settings.triggerCacheTtlMs, Date.now),
+  executions: new MeteredExecutionStore(new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable, Date.now), metricsRecorder),
   queue: new SqsEventQueue(sqsClient(aws), settings.flowQueueUrl),
   // Only wait-mode triggers run flows here: the Step Functions client loads on the first of them.
   flows: new MeteredFlowRunner(sfnFlowRunnerOnFirstUse(settings.flowArnPrefix, aws), metricsRecorder),
-  now: () => new Date(),
+  now: Date.now,
   newId: () => randomBytes(16).toString('hex'),
   maxBodyBytes: settings.webhookMaxBodyBytes,
   waitTimeoutMs: settings.waitTimeoutMs,

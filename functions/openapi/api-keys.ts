@@ -1,16 +1,17 @@
+import { API_KEY_PATTERN, ID_PATTERN } from '../domain/api-keys.js';
 import { dataBody, errorBody, pageBody, pageParameters, type OperationDocs, type Schema } from './types.js';
 
 const apiKeySummary: Schema = {
   type: 'object',
   required: ['id', 'created_at'],
-  properties: { id: { type: 'string', pattern: '^[0-9a-f]{32}$' }, created_at: { type: 'string', format: 'date-time' } },
+  properties: { id: { type: 'string', pattern: ID_PATTERN.source }, created_at: { type: 'string', format: 'date-time' } },
 };
 
 export const apiKeysDocs: OperationDocs = {
   createApiKey: {
     description: 'Issues a gateway API key for the caller\'s account, sent as `X-Api-Key`. The key (256 random bits, prefixed `fgk_`) is shown only in this response; only its SHA-256 hash is stored.',
     responses: {
-      '201': dataBody('Created', { ...apiKeySummary, required: ['id', 'api_key', 'created_at'], properties: { ...(apiKeySummary.properties as object), api_key: { type: 'string', pattern: '^fgk_[A-Za-z0-9_-]{43}$' } } }),
+      '201': dataBody('Created', { ...apiKeySummary, required: ['id', 'api_key', 'created_at'], properties: { ...(apiKeySummary.properties as object), api_key: { type: 'string', pattern: API_KEY_PATTERN.source } } }),
     },
   },
   listApiKeys: {

@@ -1,6 +1,8 @@
 import * as z from 'zod/mini';
+import { API_KEY_PATTERN, ID_PATTERN } from '../domain/api-keys.js';
 import { EXECUTION_STATUSES } from '../domain/flows/ports.js';
 import { triggerSchemas } from '../domain/triggers/trigger.js';
+import { WEBHOOK_ID } from '../domain/triggers/webhook-url.js';
 import { descriptions, jsonSchemaOf } from './from-zod.js';
 import { dataBody, errorBody, pageBody, pageParameters, type OperationDoc, type OperationDocs, type Schema } from './types.js';
 
@@ -105,8 +107,8 @@ const trigger: Schema = {
   ],
   description: 'A trigger as its owner sees it: never a signing secret, an API key or a key hash.',
   properties: {
-    id: { type: 'string', pattern: '^[0-9a-f]{32}$', readOnly: true },
-    webhook_id: { type: 'string', pattern: '^[A-Za-z0-9_-]{32}$', readOnly: true, description: '192 random bits, base64url: the URL is unguessable.' },
+    id: { type: 'string', pattern: ID_PATTERN.source, readOnly: true },
+    webhook_id: { type: 'string', pattern: WEBHOOK_ID.source, readOnly: true, description: '192 random bits, base64url: the URL is unguessable.' },
     url: {
       type: 'string',
       format: 'uri',
@@ -134,7 +136,7 @@ const trigger: Schema = {
 
 const apiKeyOnce: Schema = {
   type: 'string',
-  pattern: '^fgk_[A-Za-z0-9_-]{43}$',
+  pattern: API_KEY_PATTERN.source,
   description: 'The webhook URL\'s API key (256 random bits), present only in the response that generated it. Stored only as a hash: it cannot be shown again.',
 };
 const triggerWithKey: Schema = { ...trigger, properties: { ...(trigger.properties as Record<string, Schema>), api_key: apiKeyOnce } };

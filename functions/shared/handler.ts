@@ -1,5 +1,5 @@
 import type { Context } from 'aws-lambda';
-import type { Authenticator, Principal } from './auth.js';
+import type { Authenticator, Principal } from '../domain/authenticator.js';
 import { AppError, toHttpResponse } from './errors.js';
 import type { HttpEvent, HttpResult } from './http.js';
 import { logFault } from './logger.js';

@@ -2,7 +2,7 @@ import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption, RedrivePermission } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { MIN_RECEIVES_FOR_LAMBDA_CONSUMER, type QueueName } from '../../functions/manifest.js';
+import { MESSAGE_RETENTION_DAYS, MIN_RECEIVES_FOR_LAMBDA_CONSUMER, type QueueName } from '../../functions/manifest.js';
 import type { ServiceFunction } from './service-function.js';
 
 /** What `QUEUES` in the manifest says about one queue. */
@@ -27,22 +27,15 @@ export interface EventQueuesProps {
  * https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-configure.html
  */
 export const VISIBILITY_TIMEOUT_MULTIPLE = 6;
-/**
- * SQS's maximum, for the queues and their dead-letter queues alike: a message waits out an outage
- * of its consumer, and one in a DLQ is there because something is wrong, which takes time to look
- * at. (A standard queue's message keeps its first enqueue time in the DLQ, so it stays there 14
- * days minus the time it spent being retried.)
- * https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html
- */
-export const MESSAGE_RETENTION_DAYS = 14;
 /** SQS's limit on queue names. */
 const MAX_QUEUE_NAME_LENGTH = 80;
 
 /**
  * The manifest's queues, named `<stack>-<queue>`, each with a dead-letter queue after
- * `maxReceiveCount` receives that only its own queue may use, 14 days' retention, SQS-managed
- * encryption and TLS-only access, and the consumer wired through an event source mapping that
- * reports partial batch failures (only the failed messages come back).
+ * `maxReceiveCount` receives that only its own queue may use, the manifest's retention
+ * (`MESSAGE_RETENTION_DAYS`), SQS-managed encryption and TLS-only access, and the consumer wired
+ * through an event source mapping that reports partial batch failures (only the failed messages
+ * come back).
  */
 export class EventQueues extends Construct {
   readonly queues: Record<QueueName, Queue>;

@@ -1,21 +1,18 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { ArnFormat, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { FLOW_NAME } from '../../functions/domain/flows/flow-name.js';
 import { checkFlowDefinition } from '../flow-definition.js';
 import { checkFunctionReferences, functionSubstitutionKey } from '../flow-functions.js';
 import { readFlowPermissions } from '../flow-permissions.js';
+import { FLOW_FILE_SUFFIX, flowFile, listFlowNames } from '../flow-files.js';
 import type { ServiceFunction } from './service-function.js';
 
-const FLOW_FILE_SUFFIX = '.asl.json';
-/** The trigger API's rule for flow names (`flow` field), so every deployed flow can be chosen. */
-const FLOW_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 /** Step Functions' limit on state machine names. */
 const MAX_STATE_MACHINE_NAME_LENGTH = 80;
-
 
 export interface FlowsProps {
   /** Folder of `<name>.asl.json` definitions, read at synth time. */
@@ -23,14 +20,6 @@ export interface FlowsProps {
   logRetention?: RetentionDays;
   /** The project's flow functions (`flows/functions/`), by name: a flow may invoke those its definition names. */
   functions?: Record<string, ServiceFunction>;
-}
-
-/** The flow names in a folder of definitions, sorted. */
-export function listFlowNames(flowsDir: string): string[] {
-  return readdirSync(flowsDir)
-    .filter((file) => file.endsWith(FLOW_FILE_SUFFIX))
-    .map((file) => file.slice(0, -FLOW_FILE_SUFFIX.length))
-    .sort();
 }
 
 /**
@@ -54,12 +43,13 @@ export class Flows extends Construct {
 
     this.stateMachines = {};
     for (const name of this.names) {
+      // The trigger API's rule for flow names, so that every deployed flow can be chosen.
       if (!FLOW_NAME.test(name)) throw new Error(`flow file ${name}${FLOW_FILE_SUFFIX}: the name must match ${FLOW_NAME}`);
       const stateMachineName = namePrefix + name;
       if (stateMachineName.length > MAX_STATE_MACHINE_NAME_LENGTH) {
         throw new Error(`state machine name ${stateMachineName} is over ${MAX_STATE_MACHINE_NAME_LENGTH} characters: shorten the flow or the stack name`);
       }
-      const file = join(props.flowsDir, name + FLOW_FILE_SUFFIX);
+      const file = flowFile(props.flowsDir, name);
       const definition = readFileSync(file, 'utf8');
       // Here, at synth, rather than when CloudFormation creates the state machine.
       checkFlowDefinition(file, definition);

@@ -137,7 +137,7 @@ export class HttpRoutes extends Construct {
     for (const route of routes) {
       Validations.of(route).acknowledge({
         id: 'AwsSolutions-APIG4',
-        reason: 'No API Gateway authorizer by design: the handlers verify the bearer JWT or X-Api-Key themselves (functions/shared/auth.ts) so every denial is 401 {"error":"unauthorized"}, which an authorizer cannot return; /health, /openapi.json, $default and the webhook receiver (own API key/signature checks) are public.',
+        reason: 'No API Gateway authorizer by design: the handlers verify the bearer JWT or X-Api-Key themselves (functions/domain/authenticator.ts) so every denial is 401 {"error":"unauthorized"}, which an authorizer cannot return; /health, /openapi.json, $default and the webhook receiver (own API key/signature checks) are public.',
       });
     }
   }

@@ -8,6 +8,7 @@ import {
   type UserPoolClient,
 } from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
+import { SETTINGS } from '../../functions/settings.js';
 
 /** Who issues the bearer tokens the gateway accepts. */
 export type AuthSettings =
@@ -33,8 +34,8 @@ export interface IdentityProps {
 }
 
 /**
- * The bearer-token settings of the gateway functions (`functions/shared/auth.ts` reads
- * `AUTH_JWKS_URL`, `AUTH_ISSUER`, `AUTH_AUDIENCE`, `AUTH_JWT_ALGORITHMS`). By default a Cognito
+ * The bearer-token settings of the gateway functions (`AUTH_JWKS_URL`, `AUTH_ISSUER`,
+ * `AUTH_AUDIENCE`, `AUTH_JWT_ALGORITHMS` in `functions/settings.ts`). By default a Cognito
  * user pool and a public app client are created and the handlers accept that client's ID tokens;
  * CDK context can name an external issuer instead. The handlers verify tokens themselves (no API
  * Gateway authorizer), so this needs no IAM: the JWKS is public.
@@ -49,10 +50,10 @@ export class Identity extends Construct {
     const { auth } = props;
     if (auth.kind === 'external') {
       this.environment = {
-        AUTH_ISSUER: auth.issuer,
-        AUTH_JWKS_URL: auth.jwksUrl,
-        AUTH_JWT_ALGORITHMS: auth.algorithms.join(','),
-        AUTH_AUDIENCE: auth.audience,
+        [SETTINGS.authIssuer.env]: auth.issuer,
+        [SETTINGS.authJwksUrl.env]: auth.jwksUrl,
+        [SETTINGS.authJwtAlgorithms.env]: auth.algorithms.join(','),
+        [SETTINGS.authAudience.env]: auth.audience,
       };
       return;
     }
@@ -93,11 +94,11 @@ export class Identity extends Construct {
 
     const issuer = this.userPool.userPoolProviderUrl;
     this.environment = {
-      AUTH_ISSUER: issuer,
-      AUTH_JWKS_URL: `${issuer}/.well-known/jwks.json`,
+      [SETTINGS.authIssuer.env]: issuer,
+      [SETTINGS.authJwksUrl.env]: `${issuer}/.well-known/jwks.json`,
       // ID tokens carry `aud` = the app client; access tokens have none and are refused.
-      AUTH_AUDIENCE: this.userPoolClient.userPoolClientId,
-      AUTH_JWT_ALGORITHMS: 'RS256',
+      [SETTINGS.authAudience.env]: this.userPoolClient.userPoolClientId,
+      [SETTINGS.authJwtAlgorithms.env]: 'RS256',
     };
     new CfnOutput(this, 'UserPoolId', { key: 'UserPoolId', value: this.userPool.userPoolId });
     new CfnOutput(this, 'UserPoolClientId', { key: 'UserPoolClientId', value: this.userPoolClient.userPoolClientId });

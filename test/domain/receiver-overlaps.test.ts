@@ -30,7 +30,7 @@ function receiver(trigger: ActiveTrigger, now: Date) {
     executions,
     queue: { send: async () => undefined },
     flows: { run: async () => ({ status: 'succeeded', output: null }) },
-    now: () => now,
+    now: () => now.getTime(),
     newId: () => 'id',
     maxBodyBytes: 1000,
     waitTimeoutMs: 1000,

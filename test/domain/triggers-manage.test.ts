@@ -68,7 +68,7 @@ function counterBytes() {
 
 function setup() {
   const store = new MemoryStore();
-  const deps: TriggerDeps = { store, secretBox: sealer, randomBytes: counterBytes(), now: () => NOW };
+  const deps: TriggerDeps = { store, secretBox: sealer, randomBytes: counterBytes(), now: () => NOW.getTime() };
   return { store, deps };
 }
 
@@ -133,7 +133,7 @@ describe('updateTrigger', () => {
     const { deps } = setup();
     const { record } = await createTrigger(deps, ACCOUNT, DEFAULTS);
     const later = new Date(NOW.getTime() + 1000);
-    const changed = await updateTrigger({ ...deps, now: () => later }, ACCOUNT, record.id, { flow: 'other' });
+    const changed = await updateTrigger({ ...deps, now: () => later.getTime() }, ACCOUNT, record.id, { flow: 'other' });
     expect(changed.record).toMatchObject({ flow: 'other', version: 2, updated_at: later.toISOString(), created_at: NOW.toISOString() });
   });
 
@@ -292,7 +292,7 @@ describe('CachedTriggerLookup', () => {
 });
 
 const later = (seconds: number) => new Date(NOW.getTime() + seconds * 1000);
-const at = (deps: TriggerDeps, time: Date): TriggerDeps => ({ ...deps, now: () => time });
+const at = (deps: TriggerDeps, time: Date): TriggerDeps => ({ ...deps, now: () => time.getTime() });
 const open = (sealed: string | undefined) => sealed && Buffer.from(sealed.slice('sealed:'.length), 'base64').toString();
 
 describe('rotateSigningSecret', () => {

@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EXECUTION_STATUSES } from '../../functions/domain/flows/ports.js';
+import { FLOW_NAME } from '../../functions/domain/flows/flow-name.js';
 import {
-  FLOW_NAME, parseApiKeyRegeneration, parseSigningSecretRotation, parseTriggerPatch, parseTriggerSettings,
+  parseApiKeyRegeneration, parseSigningSecretRotation, parseTriggerPatch, parseTriggerSettings,
 } from '../../functions/domain/triggers/trigger.js';
 import { SIGNATURE_SERVICES } from '../../functions/domain/webhooks/signatures/index.js';
 import { ROUTES } from '../../functions/manifest.js';

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { listFlowNames } from '../../lib/constructs/flows.js';
+import { listFlowNames } from '../../lib/flow-files.js';
 import { call, useLocalStack } from '../support/local-stack.js';
 
 describe('GET /flows', () => {

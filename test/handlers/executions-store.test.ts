@@ -5,7 +5,7 @@ import { useEngines } from '../support/engines.js';
 
 /** The execution store's listing against the embedded DynamoDB, where expired records linger until TTL deletes them. */
 const local = useEngines();
-const store = () => new DynamoExecutionStore(local.dynamo, local.engines.env.EXECUTIONS_TABLE!);
+const store = () => new DynamoExecutionStore(local.dynamo, local.engines.env.EXECUTIONS_TABLE!, Date.now);
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /** Writes records `EXEC#<received_at>#n` for n in `numbers`, expired or not, as TTL would leave them. */

@@ -45,10 +45,10 @@ function storeHoldingReceiverCopy() {
       return local.dynamo.send(command as PutCommand);
     },
   } as unknown as DynamoDBDocumentClient;
-  return { store: new DynamoTriggerStore(client, table()), held, release };
+  return { store: new DynamoTriggerStore(client, table(), Date.now), held, release };
 }
 
-const store = () => new DynamoTriggerStore(local.dynamo, table());
+const store = () => new DynamoTriggerStore(local.dynamo, table(), Date.now);
 
 describe('DynamoTriggerStore', () => {
   it('findByWebhookId reads the receiver copy of a new trigger', async () => {

@@ -10,7 +10,7 @@ import { FUNCTIONS, QUEUES, type FunctionName, type QueueName } from '../../func
 import { METRIC, METRICS_NAMESPACE } from '../../functions/shared/metric-names.js';
 import { buildServiceApp } from '../../lib/app.js';
 import { ALARM_THRESHOLDS } from '../../lib/constructs/alarms.js';
-import { listFlowNames } from '../../lib/constructs/flows.js';
+import { listFlowNames } from '../../lib/flow-files.js';
 import type { ServiceStack } from '../../lib/service-stack.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -7,7 +7,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildServiceApp } from '../../lib/app.js';
-import { listFlowNames } from '../../lib/constructs/flows.js';
+import { listFlowNames } from '../../lib/flow-files.js';
 import { functionReferences, listFlowFunctions } from '../../lib/flow-functions.js';
 import { checkFlowPermissions } from '../../lib/flow-permissions.js';
 

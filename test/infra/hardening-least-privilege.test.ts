@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpSecretContext } from '../../functions/domain/accounts/index.js';
 import { signingSecretContext } from '../../functions/domain/webhooks/trigger-lookup.js';
 import { FUNCTIONS, ROUTES, type FunctionName, type FunctionSpec } from '../../functions/manifest.js';
-import { listFlowNames } from '../../lib/constructs/flows.js';
+import { listFlowNames } from '../../lib/flow-files.js';
 import { synth, type Synthesized } from '../support/synth.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -5,9 +5,9 @@ import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoKvStore, generationPk, VALUE_EXPIRY_ATTRIBUTE } from '../../functions/adapters/aws/dynamo-kv-store.js';
 import { KvService } from '../../functions/domain/kv/service.js';
-import { FUNCTIONS, MIN_RECEIVES_FOR_LAMBDA_CONSUMER, QUEUES, type FunctionName, type QueueName } from '../../functions/manifest.js';
+import { FUNCTIONS, MESSAGE_RETENTION_DAYS, MIN_RECEIVES_FOR_LAMBDA_CONSUMER, QUEUES, type FunctionName, type QueueName } from '../../functions/manifest.js';
 import { DEFAULT_FLOW_WORKER_MAX_CONCURRENCY } from '../../lib/config.js';
-import { EventQueues, MESSAGE_RETENTION_DAYS } from '../../lib/constructs/event-queues.js';
+import { EventQueues } from '../../lib/constructs/event-queues.js';
 import { useEngines } from '../support/engines.js';
 import { synth, type Synthesized } from '../support/synth.js';
 

@@ -22,7 +22,7 @@ import {
   type TableName,
 } from '../../functions/manifest.js';
 import { buildServiceApp } from '../../lib/app.js';
-import { listFlowNames } from '../../lib/constructs/flows.js';
+import { listFlowNames } from '../../lib/flow-files.js';
 import { CDK_CONTEXT, synth, type Synthesized } from '../support/synth.js';
 import { listFlowFunctions } from '../../lib/flow-functions.js';
 

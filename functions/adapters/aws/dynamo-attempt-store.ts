@@ -1,6 +1,6 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AttemptBucket, AttemptSlot, AttemptStore } from '../../domain/accounts/index.js';
+import { ifConditionHolds } from './conditional.js';
 import { userPartitionKey } from './dynamo-mfa-store.js';
 
 const slotPrefix = (bucket: AttemptBucket) => `ATTEMPT#${bucket}#`;
@@ -27,40 +27,29 @@ export class DynamoAttemptStore implements AttemptStore {
     }));
   }
 
-  async claimSlot(input: Parameters<AttemptStore['claimSlot']>[0]): Promise<boolean> {
-    try {
-      await this.client.send(new PutCommand({
-        TableName: this.table,
-        Item: {
-          pk: userPartitionKey(input.subject),
-          sk: slotPrefix(input.bucket) + input.slot,
-          attempted_at: input.attemptedAtMs,
-          reservation: input.reservation,
-          expires_at: input.expiresAt,
-        },
-        // The check and the claim in one write: two attempts can never hold the same slot.
-        ConditionExpression: 'attribute_not_exists(pk) OR attempted_at <= :free',
-        ExpressionAttributeValues: { ':free': input.freeIfAttemptedAtOrBeforeMs },
-      }));
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+  claimSlot(input: Parameters<AttemptStore['claimSlot']>[0]): Promise<boolean> {
+    return ifConditionHolds(() => this.client.send(new PutCommand({
+      TableName: this.table,
+      Item: {
+        pk: userPartitionKey(input.subject),
+        sk: slotPrefix(input.bucket) + input.slot,
+        attempted_at: input.attemptedAtMs,
+        reservation: input.reservation,
+        expires_at: input.expiresAt,
+      },
+      // The check and the claim in one write: two attempts can never hold the same slot.
+      ConditionExpression: 'attribute_not_exists(pk) OR attempted_at <= :free',
+      ExpressionAttributeValues: { ':free': input.freeIfAttemptedAtOrBeforeMs },
+    })));
   }
 
   async releaseSlot(input: { subject: string; bucket: AttemptBucket; slot: number; reservation: string }): Promise<void> {
-    try {
-      await this.client.send(new DeleteCommand({
-        TableName: this.table,
-        Key: { pk: userPartitionKey(input.subject), sk: slotPrefix(input.bucket) + input.slot },
-        // Only our own claim: once the window has passed another attempt may have taken the slot.
-        ConditionExpression: 'reservation = :reservation',
-        ExpressionAttributeValues: { ':reservation': input.reservation },
-      }));
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return;
-      throw error;
-    }
+    await ifConditionHolds(() => this.client.send(new DeleteCommand({
+      TableName: this.table,
+      Key: { pk: userPartitionKey(input.subject), sk: slotPrefix(input.bucket) + input.slot },
+      // Only our own claim: once the window has passed another attempt may have taken the slot.
+      ConditionExpression: 'reservation = :reservation',
+      ExpressionAttributeValues: { ':reservation': input.reservation },
+    })));
   }
 }

@@ -1,12 +1,14 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { epochSeconds, type Clock } from '../../domain/clock.js';
 import type { Execution, ExecutionChange, ExecutionRef, ExecutionStore } from '../../domain/flows/ports.js';
+import { MESSAGE_RETENTION_DAYS } from '../../manifest.js';
+import { ifConditionHolds } from './conditional.js';
 import { queryPage } from './query-page.js';
 
 /** Execution records expire after seven days (DynamoDB TTL). */
 export const EXECUTION_TTL_SECONDS = 7 * 24 * 3600;
-/** Stored-aside payloads outlive the dead-letter queue's 14-day retention, so a redrive finds them. */
-const PAYLOAD_TTL_SECONDS = 15 * 24 * 3600;
+/** Stored-aside payloads outlive the dead-letter queue's retention by a day, so a redrive finds them. */
+const PAYLOAD_TTL_SECONDS = (MESSAGE_RETENTION_DAYS + 1) * 24 * 3600;
 /** Well under DynamoDB's 400 KB item limit. */
 const PAYLOAD_CHUNK_CHARS = 300_000;
 
@@ -14,8 +16,6 @@ const recordKey = (ref: ExecutionRef) => ({ pk: `TRIGGER#${ref.triggerId}`, sk: 
 const dedupKey = (triggerId: string, eventId: string) => ({ pk: `DEDUP#${triggerId}#${eventId}`, sk: 'DEDUP' });
 const chunkKey = (id: string, index: number) => ({ pk: `PAYLOAD#${id}`, sk: String(index).padStart(4, '0') });
 
-const nowSeconds = () => Math.floor(Date.now() / 1000);
-const isConditionFailure = (error: unknown) => error instanceof ConditionalCheckFailedException;
 
 /** Flow output is kept as JSON text: DynamoDB maps stop at 32 levels, flow outputs do not. */
 function toExecution(item: Record<string, unknown>): Execution {
@@ -32,13 +32,17 @@ function toExecution(item: Record<string, unknown>): Execution {
 }
 
 export class DynamoExecutionStore implements ExecutionStore {
-  constructor(private readonly client: DynamoDBDocumentClient, private readonly table: string) {}
+  constructor(private readonly client: DynamoDBDocumentClient, private readonly table: string, private readonly now: Clock) {}
+
+  private nowSeconds(): number {
+    return epochSeconds(this.now());
+  }
 
   async record(ref: ExecutionRef, execution: Execution): Promise<void> {
     const { output, ...rest } = execution;
     await this.client.send(new PutCommand({
       TableName: this.table,
-      Item: { ...recordKey(ref), ...rest, ...(output !== undefined && { output_json: JSON.stringify(output) }), expires_at: nowSeconds() + EXECUTION_TTL_SECONDS },
+      Item: { ...recordKey(ref), ...rest, ...(output !== undefined && { output_json: JSON.stringify(output) }), expires_at: this.nowSeconds() + EXECUTION_TTL_SECONDS },
     }));
   }
 
@@ -63,19 +67,15 @@ export class DynamoExecutionStore implements ExecutionStore {
     setOrRemove('output_json', change.output === undefined ? undefined : JSON.stringify(change.output));
     setOrRemove('#error', change.error);
     setOrRemove('next_attempt_at', change.nextAttemptAt);
-    try {
-      await this.client.send(new UpdateCommand({
-        TableName: this.table,
-        Key: recordKey(ref),
-        UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
-        // A late update of an earlier attempt must not overwrite a later attempt's outcome.
-        ConditionExpression: 'attribute_exists(pk) AND attempts <= :attempts',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      }));
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    await ifConditionHolds(() => this.client.send(new UpdateCommand({
+      TableName: this.table,
+      Key: recordKey(ref),
+      UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+      // A late update of an earlier attempt must not overwrite a later attempt's outcome.
+      ConditionExpression: 'attribute_exists(pk) AND attempts <= :attempts',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    })));
   }
 
   async list(triggerId: string, page: { limit: number; cursor?: string }) {
@@ -85,26 +85,20 @@ export class DynamoExecutionStore implements ExecutionStore {
       skPrefix: 'EXEC#',
       ...page,
       newestFirst: true,
-      expiresAfterSeconds: nowSeconds(),
+      expiresAfterSeconds: this.nowSeconds(),
     });
     return { items: items.map(toExecution), nextCursor };
   }
 
-  async claimEvent(triggerId: string, eventId: string, ttlSeconds: number): Promise<boolean> {
-    const now = nowSeconds();
-    try {
-      await this.client.send(new PutCommand({
-        TableName: this.table,
-        Item: { ...dedupKey(triggerId, eventId), expires_at: now + ttlSeconds },
-        // TTL deletion is lazy: an expired claim counts as no claim.
-        ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :now',
-        ExpressionAttributeValues: { ':now': now },
-      }));
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+  claimEvent(triggerId: string, eventId: string, ttlSeconds: number): Promise<boolean> {
+    const now = this.nowSeconds();
+    return ifConditionHolds(() => this.client.send(new PutCommand({
+      TableName: this.table,
+      Item: { ...dedupKey(triggerId, eventId), expires_at: now + ttlSeconds },
+      // TTL deletion is lazy: an expired claim counts as no claim.
+      ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :now',
+      ExpressionAttributeValues: { ':now': now },
+    })));
   }
 
   async releaseEvent(triggerId: string, eventId: string): Promise<void> {
@@ -113,7 +107,7 @@ export class DynamoExecutionStore implements ExecutionStore {
 
   async storePayload(id: string, payload: string): Promise<{ id: string; chunks: number }> {
     const chunks = Math.max(1, Math.ceil(payload.length / PAYLOAD_CHUNK_CHARS));
-    const expiresAt = nowSeconds() + PAYLOAD_TTL_SECONDS;
+    const expiresAt = this.nowSeconds() + PAYLOAD_TTL_SECONDS;
     for (let i = 0; i < chunks; i++) {
       const data = payload.slice(i * PAYLOAD_CHUNK_CHARS, (i + 1) * PAYLOAD_CHUNK_CHARS);
       await this.client.send(new PutCommand({ TableName: this.table, Item: { ...chunkKey(id, i), data, expires_at: expiresAt } }));

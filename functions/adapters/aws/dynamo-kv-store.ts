@@ -1,4 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   BatchWriteCommand,
   DeleteCommand,
@@ -11,6 +10,7 @@ import {
 import type { Bucket, BucketRef, GenerationRef, KeyPage, KvStore, NewValue, StoredValue } from '../../domain/kv/types.js';
 import { isValidKey } from '../../domain/kv/validation.js';
 import { AppError } from '../../shared/errors.js';
+import { ifConditionHolds } from './conditional.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 
 /**
@@ -41,22 +41,11 @@ const UNPROCESSED_MAX_ATTEMPTS = 10;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Runs the SDK call; a failed condition becomes `false`, anything else propagates (500). */
-async function conditional(write: () => Promise<unknown>): Promise<boolean> {
-  try {
-    await write();
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
-}
-
 export class DynamoKvStore implements KvStore {
   constructor(private readonly client: DynamoDBDocumentClient, private readonly table: string) {}
 
   createBucket(bucket: Bucket): Promise<boolean> {
-    return conditional(() => this.client.send(new PutCommand({
+    return ifConditionHolds(() => this.client.send(new PutCommand({
       TableName: this.table,
       Item: {
         ...bucketKey(bucket),
@@ -88,7 +77,7 @@ export class DynamoKvStore implements KvStore {
   }
 
   swapGeneration(ref: BucketRef, expected: string, next: string): Promise<boolean> {
-    return conditional(() => this.client.send(new UpdateCommand({
+    return ifConditionHolds(() => this.client.send(new UpdateCommand({
       TableName: this.table,
       Key: bucketKey(ref),
       UpdateExpression: 'SET generation = :next',
@@ -98,7 +87,7 @@ export class DynamoKvStore implements KvStore {
   }
 
   deleteBucket(ref: BucketRef, expected: string): Promise<boolean> {
-    return conditional(() => this.client.send(new DeleteCommand({
+    return ifConditionHolds(() => this.client.send(new DeleteCommand({
       TableName: this.table,
       Key: bucketKey(ref),
       ConditionExpression: 'generation = :expected',
@@ -134,7 +123,7 @@ export class DynamoKvStore implements KvStore {
   }
 
   deleteValue(at: GenerationRef, key: string, nowSeconds: number): Promise<boolean> {
-    return conditional(() => this.client.send(new DeleteCommand({
+    return ifConditionHolds(() => this.client.send(new DeleteCommand({
       TableName: this.table,
       Key: { pk: generationPk(at), sk: key },
       ConditionExpression: `attribute_exists(sk) AND (attribute_not_exists(${VALUE_EXPIRY_ATTRIBUTE}) OR ${VALUE_EXPIRY_ATTRIBUTE} > :now)`,

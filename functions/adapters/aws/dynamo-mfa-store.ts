@@ -1,6 +1,6 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { MfaStore, TotpFactor } from '../../domain/accounts/index.js';
+import { ifConditionHolds } from './conditional.js';
 
 /** Everything about one user (token `sub`) lives under one partition of the accounts table. */
 export const userPartitionKey = (subject: string): string => `USER#${subject}`;
@@ -27,30 +27,25 @@ export class DynamoMfaStore implements MfaStore {
     return Item !== undefined;
   }
 
-  async createTotpFactor(subject: string, factor: TotpFactor): Promise<boolean> {
-    try {
-      await this.client.send(new PutCommand({
-        TableName: this.table,
-        Item: {
-          pk: userPartitionKey(subject),
-          sk: TOTP_FACTOR_SK,
-          sealed_secret: factor.sealedSecret,
-          time_step: factor.timeStep,
-          confirmed_at: factor.confirmedAt,
-          // DynamoDB has no empty sets; an absent attribute means no codes left.
-          recovery_code_hashes: factor.recoveryCodeHashes.length > 0 ? new Set(factor.recoveryCodeHashes) : undefined,
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }));
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+  createTotpFactor(subject: string, factor: TotpFactor): Promise<boolean> {
+    return ifConditionHolds(() => this.client.send(new PutCommand({
+      TableName: this.table,
+      Item: {
+        pk: userPartitionKey(subject),
+        sk: TOTP_FACTOR_SK,
+        sealed_secret: factor.sealedSecret,
+        time_step: factor.timeStep,
+        confirmed_at: factor.confirmedAt,
+        // DynamoDB has no empty sets; an absent attribute means no codes left.
+        recovery_code_hashes: factor.recoveryCodeHashes.length > 0 ? new Set(factor.recoveryCodeHashes) : undefined,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    })));
   }
 
   async consumeRecoveryCode(subject: string, codeHash: string): Promise<number | undefined> {
-    try {
+    let left: Set<string> | undefined;
+    const consumed = await ifConditionHolds(async () => {
       const { Attributes } = await this.client.send(new UpdateCommand({
         TableName: this.table,
         Key: { pk: userPartitionKey(subject), sk: TOTP_FACTOR_SK },
@@ -60,11 +55,8 @@ export class DynamoMfaStore implements MfaStore {
         ExpressionAttributeValues: { ':consumed': new Set([codeHash]), ':hash': codeHash },
         ReturnValues: 'UPDATED_NEW',
       }));
-      const left = Attributes?.recovery_code_hashes as Set<string> | undefined;
-      return left?.size ?? 0;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return undefined;
-      throw error;
-    }
+      left = Attributes?.recovery_code_hashes as Set<string> | undefined;
+    });
+    return consumed ? left?.size ?? 0 : undefined;
   }
 }

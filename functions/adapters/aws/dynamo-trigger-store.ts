@@ -1,7 +1,8 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { epochSeconds, type Clock } from '../../domain/clock.js';
 import type { TriggerRecord } from '../../domain/triggers/trigger.js';
 import type { TriggerStore } from '../../domain/triggers/trigger-store.js';
+import { ifConditionHolds } from './conditional.js';
 import { queryPage } from './query-page.js';
 
 const ownerKey = (accountId: string, id: string) => ({ pk: `ACCOUNT#${accountId}`, sk: `TRIGGER#${id}` });
@@ -21,8 +22,6 @@ const strip = (item: Record<string, unknown>): TriggerRecord => {
   return record as unknown as TriggerRecord;
 };
 
-const isConditionFailure = (error: unknown) => error instanceof ConditionalCheckFailedException;
-
 /**
  * Each trigger is stored twice: under its account (owner's reads, lists, changes) and under its
  * webhook id (the receiver's single read). The owner's item is written first and is the truth;
@@ -41,7 +40,7 @@ const isConditionFailure = (error: unknown) => error instanceof ConditionalCheck
  * a reader sees it as retired, which answers exactly as a missing id does.
  */
 export class DynamoTriggerStore implements TriggerStore {
-  constructor(private readonly client: DynamoDBDocumentClient, private readonly table: string) {}
+  constructor(private readonly client: DynamoDBDocumentClient, private readonly table: string, private readonly now: Clock) {}
 
   async create(record: TriggerRecord): Promise<void> {
     await this.client.send(new PutCommand({ TableName: this.table, Item: { ...ownerKey(record.account_id, record.id), ...record }, ConditionExpression: 'attribute_not_exists(pk)' }));
@@ -59,17 +58,13 @@ export class DynamoTriggerStore implements TriggerStore {
   }
 
   async replace(previous: TriggerRecord, next: TriggerRecord): Promise<boolean> {
-    try {
-      await this.client.send(new PutCommand({
-        TableName: this.table,
-        Item: { ...ownerKey(next.account_id, next.id), ...next },
-        ConditionExpression: 'version = :previous',
-        ExpressionAttributeValues: { ':previous': previous.version },
-      }));
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    const replaced = await ifConditionHolds(() => this.client.send(new PutCommand({
+      TableName: this.table,
+      Item: { ...ownerKey(next.account_id, next.id), ...next },
+      ConditionExpression: 'version = :previous',
+      ExpressionAttributeValues: { ':previous': previous.version },
+    })));
+    if (!replaced) return false;
     await this.putWebhookCopy(next);
     if (previous.webhook_id !== next.webhook_id) await this.retireWebhookId(previous.webhook_id);
     return true;
@@ -78,18 +73,12 @@ export class DynamoTriggerStore implements TriggerStore {
   /** The URL stops working first; the owner's item goes only if it is still the version read. */
   async delete(record: TriggerRecord): Promise<boolean> {
     await this.retireWebhookId(record.webhook_id);
-    try {
-      await this.client.send(new DeleteCommand({
-        TableName: this.table,
-        Key: ownerKey(record.account_id, record.id),
-        ConditionExpression: 'version = :version',
-        ExpressionAttributeValues: { ':version': record.version },
-      }));
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return ifConditionHolds(() => this.client.send(new DeleteCommand({
+      TableName: this.table,
+      Key: ownerKey(record.account_id, record.id),
+      ConditionExpression: 'version = :version',
+      ExpressionAttributeValues: { ':version': record.version },
+    })));
   }
 
   async findByWebhookId(webhookId: string): Promise<TriggerRecord | undefined> {
@@ -99,20 +88,16 @@ export class DynamoTriggerStore implements TriggerStore {
 
   /** Writes the receiver's copy unless a newer version (or a retirement) is already there. */
   private async putWebhookCopy(record: TriggerRecord): Promise<void> {
-    try {
-      await this.client.send(new PutCommand({
-        TableName: this.table,
-        Item: { ...webhookKey(record.webhook_id), ...record },
-        ConditionExpression: 'attribute_not_exists(pk) OR version < :version',
-        ExpressionAttributeValues: { ':version': record.version },
-      }));
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    await ifConditionHolds(() => this.client.send(new PutCommand({
+      TableName: this.table,
+      Item: { ...webhookKey(record.webhook_id), ...record },
+      ConditionExpression: 'attribute_not_exists(pk) OR version < :version',
+      ExpressionAttributeValues: { ':version': record.version },
+    })));
   }
 
   private async retireWebhookId(webhookId: string): Promise<void> {
-    const expiresAt = Math.floor(Date.now() / 1000) + RETIRED_MARKER_SECONDS;
+    const expiresAt = epochSeconds(this.now()) + RETIRED_MARKER_SECONDS;
     await this.client.send(new PutCommand({ TableName: this.table, Item: { ...webhookKey(webhookId), retired: true, version: RETIRED_VERSION, expires_at: expiresAt } }));
   }
 }

@@ -1,6 +1,7 @@
 import { AppError } from '../../shared/errors.js';
+import type { RandomBytes } from '../random-bytes.js';
 import { ATTEMPT_WINDOW_SECONDS, MAX_FAILED_ATTEMPTS, attemptThrottle } from '../totp/index.js';
-import type { AttemptBucket, AttemptStore, RandomBytes } from './ports.js';
+import type { AttemptBucket, AttemptStore } from './ports.js';
 
 const WINDOW_MS = ATTEMPT_WINDOW_SECONDS * 1000;
 const RESERVATION_BYTES = 16;

@@ -1,4 +1,5 @@
 import { AppError } from '../../shared/errors.js';
+import type { Clock } from '../clock.js';
 import type { SecretBox } from '../secret-box.js';
 import { SECRET_PURPOSES, SECRET_PURPOSE_KEY } from '../secret-purposes.js';
 import {
@@ -14,7 +15,7 @@ import type { MfaStore } from './ports.js';
 export interface ConfirmRegistrationDeps extends AttemptBudgetDeps {
   mfa: Pick<MfaStore, 'hasTotpFactor' | 'createTotpFactor'>;
   secretBox: Pick<SecretBox, 'seal'>;
-  now: () => number;
+  now: Clock;
 }
 
 /** The SecretBox context of a user's TOTP secret: a sealed secret copied to another user will not open. */

@@ -1,19 +1,20 @@
+import type { Clock } from '../clock.js';
+import type { RandomBytes } from '../random-bytes.js';
 import type { SecretBox } from '../secret-box.js';
 import { confirmRegistration } from './confirm-registration.js';
-import type { AttemptStore, MfaStore, RandomBytes } from './ports.js';
+import type { AttemptStore, MfaStore } from './ports.js';
 import { startRegistration } from './start-registration.js';
 import { verifyRecoveryCode } from './verify-recovery-code.js';
 
 export { totpSecretContext } from './confirm-registration.js';
 export { totpAccountName } from './start-registration.js';
-export type { AttemptBucket, AttemptSlot, AttemptStore, MfaStore, RandomBytes, TotpFactor } from './ports.js';
+export type { AttemptBucket, AttemptSlot, AttemptStore, MfaStore, TotpFactor } from './ports.js';
 
 export interface AccountsDeps {
   mfa: MfaStore;
   attempts: AttemptStore;
   secretBox: SecretBox;
-  /** Epoch milliseconds; injected so tests can pin the clock. */
-  now: () => number;
+  now: Clock;
   randomBytes: RandomBytes;
   /** The issuer authenticator apps show (`TOTP_ISSUER`). */
   issuer: string;

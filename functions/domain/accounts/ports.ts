@@ -1,6 +1,3 @@
-/** A source of cryptographically secure random bytes, e.g. `crypto.randomBytes`. */
-export type RandomBytes = (size: number) => Uint8Array;
-
 /** A confirmed TOTP factor as stored: the secret only sealed, recovery codes only hashed. */
 export interface TotpFactor {
   /** The canonical base32 secret, sealed by the SecretBox under `{ subject, purpose: 'totp' }`. */

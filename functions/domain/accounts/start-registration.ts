@@ -1,6 +1,7 @@
 import { AppError } from '../../shared/errors.js';
+import type { RandomBytes } from '../random-bytes.js';
 import { generateTotpSecret, otpauthUri } from '../totp/index.js';
-import type { MfaStore, RandomBytes } from './ports.js';
+import type { MfaStore } from './ports.js';
 
 export interface StartRegistrationDeps {
   mfa: Pick<MfaStore, 'hasTotpFactor'>;

@@ -1,11 +1,12 @@
 import { AppError } from '../../shared/errors.js';
+import type { Clock } from '../clock.js';
 import { hashRecoveryCode, normalizeRecoveryCode } from '../totp/index.js';
 import { withAttemptBudget, type AttemptBudgetDeps } from './attempt-budget.js';
 import type { MfaStore } from './ports.js';
 
 export interface VerifyRecoveryCodeDeps extends AttemptBudgetDeps {
   mfa: Pick<MfaStore, 'consumeRecoveryCode'>;
-  now: () => number;
+  now: Clock;
 }
 
 /**

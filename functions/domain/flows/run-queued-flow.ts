@@ -1,3 +1,4 @@
+import type { Clock } from '../clock.js';
 import { parseFlowMessage } from './message.js';
 import type { ExecutionStore, FlowRunner, Redelivery } from './ports.js';
 
@@ -14,7 +15,7 @@ export interface WorkerDeps {
   maxReceiveCount: number;
   /** Delay before the first retry; each later one doubles it. */
   retryBaseSeconds: number;
-  now: () => Date;
+  now: Clock;
 }
 
 export interface QueuedDelivery {
@@ -64,7 +65,7 @@ export async function runQueuedFlow(deps: WorkerDeps, delivery: QueuedDelivery):
   let nextAttemptAt: string | undefined;
   try {
     await deps.redelivery.delay(delivery.receiptHandle, delaySeconds);
-    if (!last) nextAttemptAt = new Date(deps.now().getTime() + delaySeconds * 1000).toISOString();
+    if (!last) nextAttemptAt = new Date(deps.now() + delaySeconds * 1000).toISOString();
   } catch {
     // The message still comes back, after the queue's visibility timeout instead; the record then
     // shows no time it cannot promise.

@@ -1,4 +1,6 @@
 import { AppError } from '../../shared/errors.js';
+import type { Clock } from '../clock.js';
+import type { RandomBytes } from '../random-bytes.js';
 import { GENERATION_BYTES } from './limits.js';
 import { FIRST_SWEEP_DELAY_SECONDS, type SweepQueue } from './sweep-task.js';
 import type { Bucket, BucketConfig, BucketRef, GenerationRef, KeyPage, KvStore, StoredValue } from './types.js';
@@ -6,9 +8,8 @@ import type { Bucket, BucketConfig, BucketRef, GenerationRef, KeyPage, KvStore, 
 export interface KvServiceOptions {
   store: KvStore;
   sweeps: SweepQueue;
-  /** Epoch milliseconds. */
-  now: () => number;
-  randomBytes: (size: number) => Uint8Array;
+  now: Clock;
+  randomBytes: RandomBytes;
   /** See `SweepTask.settleUntil`; `settleSecondsFor(kv function timeout)` in production. */
   settleMs: number;
 }

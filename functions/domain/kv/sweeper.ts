@@ -1,11 +1,11 @@
+import type { Clock } from '../clock.js';
 import { CURRENT_GENERATION_RETRY_SECONDS, delaySecondsUntil, type SweepQueue, type SweepTask } from './sweep-task.js';
 import type { KvStore } from './types.js';
 
 export interface SweeperOptions {
   store: KvStore;
   queue: SweepQueue;
-  /** Epoch milliseconds. */
-  now: () => number;
+  now: Clock;
   /** Keys read and deleted per step. */
   pageSize?: number;
   /** Stop and hand over to a new message when less time than this remains. */

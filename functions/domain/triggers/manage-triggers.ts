@@ -1,4 +1,6 @@
-import { generateApiKey, generateId, hashApiKey, type RandomBytes } from '../api-keys.js';
+import { generateApiKey, generateId, hashApiKey, ID_PATTERN } from '../api-keys.js';
+import type { Clock } from '../clock.js';
+import type { RandomBytes } from '../random-bytes.js';
 import type { SecretBox } from '../secret-box.js';
 import { AppError } from '../../shared/errors.js';
 import { signingSecretContext } from '../webhooks/trigger-lookup.js';
@@ -7,16 +9,15 @@ import {
   checkSecretFor, type ApiKeyRegeneration, type SigningSecretRotation, type TriggerPatch, type TriggerRecord, type TriggerSettings,
 } from './trigger.js';
 import type { TriggerStore } from './trigger-store.js';
+import { newWebhookId } from './webhook-url.js';
 
 export interface TriggerDeps {
   store: TriggerStore;
   secretBox: SecretBox;
   randomBytes: RandomBytes;
-  now: () => Date;
+  now: Clock;
 }
 
-/** At least 128 random bits, as the URL is the trigger's first line of defence: 192 here. */
-export const newWebhookId = (randomBytes: RandomBytes): string => Buffer.from(randomBytes(24)).toString('base64url');
 /** Read-modify-write attempts before a change racing other changes gives up (409 conflict). */
 const MAX_CHANGE_ATTEMPTS = 3;
 
@@ -34,7 +35,7 @@ async function sealSignature(deps: TriggerDeps, record: Pick<TriggerRecord, 'acc
 
 export async function createTrigger(deps: TriggerDeps, accountId: string, settings: TriggerSettings): Promise<TriggerChange> {
   const id = generateId(deps.randomBytes);
-  const now = deps.now().toISOString();
+  const now = new Date(deps.now()).toISOString();
   const apiKey = settings.api_key_enabled ? generateApiKey(deps.randomBytes) : undefined;
   const record: TriggerRecord = {
     id,
@@ -58,7 +59,7 @@ export async function createTrigger(deps: TriggerDeps, accountId: string, settin
 }
 
 export async function getTrigger(deps: Pick<TriggerDeps, 'store'>, accountId: string, id: string): Promise<TriggerRecord> {
-  const record = /^[0-9a-f]{32}$/.test(id) ? await deps.store.get(accountId, id) : undefined;
+  const record = ID_PATTERN.test(id) ? await deps.store.get(accountId, id) : undefined;
   if (!record) throw new AppError('not_found');
   return record;
 }
@@ -87,7 +88,8 @@ async function changeTrigger(
   for (let attempt = 0; attempt < MAX_CHANGE_ATTEMPTS; attempt++) {
     const current = await getTrigger(deps, accountId, id);
     const next = await change(current);
-    next.record = { ...withoutEndedOverlaps(next.record, deps.now()), version: current.version + 1, updated_at: deps.now().toISOString() };
+    const now = new Date(deps.now());
+    next.record = { ...withoutEndedOverlaps(next.record, now), version: current.version + 1, updated_at: now.toISOString() };
     if (await deps.store.replace(current, next.record)) return next;
   }
   throw new AppError('conflict', 'trigger changed concurrently');
@@ -118,7 +120,7 @@ export function regenerateUrl(deps: TriggerDeps, accountId: string, id: string):
 }
 
 /** ISO 8601 time `seconds` from now. */
-const secondsFromNow = (deps: Pick<TriggerDeps, 'now'>, seconds: number) => new Date(deps.now().getTime() + seconds * 1000).toISOString();
+const secondsFromNow = (deps: Pick<TriggerDeps, 'now'>, seconds: number) => new Date(deps.now() + seconds * 1000).toISOString();
 
 /**
  * A new API key, returned once. The replaced key keeps working for `previous_key_expires_in_seconds`

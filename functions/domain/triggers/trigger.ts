@@ -2,11 +2,11 @@
 import * as z from 'zod/mini';
 import { AppError } from '../../shared/errors.js';
 import { isLive } from './overlap.js';
+import { FLOW_NAME } from '../flows/flow-name.js';
 import { webhookUrl } from './webhook-url.js';
 import { SIGNATURE_SERVICES, type CustomSignatureConfig, type SignatureService } from '../webhooks/signatures/index.js';
 import { isSourceIpEntry, MAX_SOURCE_IP_ENTRIES, SOURCE_IP_ENTRY } from '../webhooks/source-ips.js';
 
-export const FLOW_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 /** RFC 7230 token: what a header name may be. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
 const MAX_FILTER_ENTRIES = 100;

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../../shared/errors.js';
+import { epochSeconds, type Clock } from '../clock.js';
 import { MAX_FLOW_INPUT_BYTES } from '../flows/limits.js';
 import { MAX_INLINE_MESSAGE_BYTES, type FlowMessage } from '../flows/message.js';
 import type { EventQueue, ExecutionRef, ExecutionStore, FlowRunner } from '../flows/ports.js';
 import { isLive } from '../triggers/overlap.js';
 import type { TriggerRecord } from '../triggers/trigger.js';
+import { WEBHOOK_ID } from '../triggers/webhook-url.js';
 import { parseWebhookBody } from './body.js';
 import { constantTimeEqual } from './signatures/hmac.js';
 import { verifySignature } from './signatures/index.js';
@@ -15,8 +17,6 @@ import { flowWaitMs } from './wait-budget.js';
 
 /** Deliveries of one event id run a deduplicating trigger's flow at most once in this window. */
 export const DEDUP_WINDOW_SECONDS = 24 * 3600;
-/** Webhook ids are 24 random bytes, base64url. */
-const WEBHOOK_ID = /^[A-Za-z0-9_-]{32}$/;
 
 export interface IncomingWebhook {
   webhookId: string;
@@ -47,7 +47,7 @@ export interface ReceiverDeps {
   executions: ExecutionStore;
   queue: EventQueue;
   flows: FlowRunner;
-  now: () => Date;
+  now: Clock;
   newId: () => string;
   maxBodyBytes: number;
   waitTimeoutMs: number;
@@ -68,7 +68,7 @@ const SETTINGS_REFUSALS: ReadonlySet<string> = new Set(['not_found', 'ip_not_all
  * duplicates, then the flow: queued (acknowledge) or run while the sender waits.
  */
 export async function receiveWebhook(deps: ReceiverDeps, request: IncomingWebhook): Promise<WebhookReply> {
-  const now = deps.now();
+  const now = new Date(deps.now());
   let trigger = WEBHOOK_ID.test(request.webhookId) ? await deps.triggers.find(request.webhookId) : undefined;
   let refusal = firstRefusal(deps, trigger, request, now);
   if (refusal && trigger?.cached && SETTINGS_REFUSALS.has(refusal.code)) {
@@ -116,7 +116,7 @@ export async function receiveWebhook(deps: ReceiverDeps, request: IncomingWebhoo
     return { status: 200, body: { status: 'accepted', event_id: data.event_id } };
   }
 
-  const waitMs = flowWaitMs({ waitTimeoutMs: deps.waitTimeoutMs, nowMs: deps.now().getTime(), answerByMs: request.answerByMs });
+  const waitMs = flowWaitMs({ waitTimeoutMs: deps.waitTimeoutMs, nowMs: deps.now(), answerByMs: request.answerByMs });
   if (waitMs <= 0) {
     // A cold start and the reads before the flow used up the gateway's time: answer our 504 now
     // rather than start a flow whose answer could only arrive after the gateway's bare 503.
@@ -179,7 +179,7 @@ function firstRefusal(deps: ReceiverDeps, trigger: ActiveTrigger | undefined, re
   if (record.signature) {
     const verified = verifySignature(
       { service: record.signature.service, secrets: signingSecrets(trigger, now), custom: record.signature.custom },
-      { rawBody: request.rawBody, headers: request.headers, url: request.publicUrl, nowSeconds: Math.floor(now.getTime() / 1000) },
+      { rawBody: request.rawBody, headers: request.headers, url: request.publicUrl, nowSeconds: epochSeconds(now.getTime()) },
     );
     if (!verified) return new AppError('invalid_signature');
   }

@@ -1,5 +1,6 @@
 import { isPlainObject } from '../../shared/json.js';
 import type { WebhookBody } from './body.js';
+import { headerValue } from './headers.js';
 import type { SignatureService } from './signatures/index.js';
 
 /**
@@ -39,12 +40,6 @@ const EVENT_ID_SOURCES: readonly { service: SignatureService; from: 'header' | '
 function bodyMember(body: WebhookBody, name: string): unknown {
   const value = body.value;
   return isPlainObject(value) && Object.hasOwn(value, name) ? value[name] : undefined;
-}
-
-function headerValue(headers: Record<string, string>, name: string): string | undefined {
-  if (!Object.hasOwn(headers, name)) return undefined;
-  const value: unknown = headers[name];
-  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
 
 const asString = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);

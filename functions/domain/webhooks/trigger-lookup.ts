@@ -1,3 +1,4 @@
+import type { Clock } from '../clock.js';
 import type { SecretBox } from '../secret-box.js';
 import { SECRET_PURPOSES, SECRET_PURPOSE_KEY } from '../secret-purposes.js';
 import { isLive } from '../triggers/overlap.js';
@@ -46,18 +47,18 @@ export class CachedTriggerLookup implements TriggerLookup {
     private readonly store: Pick<TriggerStore, 'findByWebhookId'>,
     private readonly secretBox: SecretBox,
     private readonly ttlMs: number,
-    private readonly nowMs: () => number = Date.now,
+    private readonly now: Clock,
     private readonly maxEntries = 1000,
   ) {}
 
   async find(webhookId: string): Promise<ActiveTrigger | undefined> {
     const cached = this.entries.get(webhookId);
-    if (cached && cached.expiresAt > this.nowMs()) return { ...cached.trigger, cached: true };
+    if (cached && cached.expiresAt > this.now()) return { ...cached.trigger, cached: true };
     return this.findFresh(webhookId);
   }
 
   async findFresh(webhookId: string): Promise<ActiveTrigger | undefined> {
-    const now = this.nowMs();
+    const now = this.now();
     const previous = this.entries.get(webhookId)?.trigger;
     this.entries.delete(webhookId);
     const record = await this.store.findByWebhookId(webhookId);

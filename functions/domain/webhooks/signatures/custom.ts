@@ -1,8 +1,9 @@
 // A configurable HMAC for senders without a dedicated verifier; no single sender documents it.
 // It generalises GitHub's prefixed header (https://docs.github.com/en/webhooks/using-webhooks/validating-webhook-deliveries)
 // and Stripe's `<timestamp>.<body>` content (https://docs.stripe.com/webhooks#verify-manually).
+import { headerValue } from '../headers.js';
 import { anySignatureMatches, decodeSignature, hmac, type HmacAlgorithm, type SignatureEncoding } from './hmac.js';
-import { isFreshTimestamp, readHeader, type SignedRequest } from './request.js';
+import { isFreshTimestamp, type SignedRequest } from './request.js';
 
 /** Tolerance, either way, when the custom scheme carries a timestamp header. */
 export const CUSTOM_TOLERANCE_SECONDS = 300;
@@ -21,14 +22,14 @@ export interface CustomSignatureConfig {
 
 /** Verifies a request signed as `config` describes. */
 export function verifyCustom(config: CustomSignatureConfig, secrets: readonly string[], request: SignedRequest): boolean {
-  const header = readHeader(request, config.header.toLowerCase());
+  const header = headerValue(request.headers, config.header.toLowerCase());
   const prefix = config.prefix ?? '';
   if (!header?.startsWith(prefix)) return false;
   const signature = decodeSignature(header.slice(prefix.length), config.encoding);
   if (!signature) return false;
   let signedPrefix = '';
   if (config.timestamp_header !== undefined) {
-    const timestamp = readHeader(request, config.timestamp_header.toLowerCase());
+    const timestamp = headerValue(request.headers, config.timestamp_header.toLowerCase());
     if (timestamp === undefined || !isFreshTimestamp(timestamp, request.nowSeconds, CUSTOM_TOLERANCE_SECONDS)) return false;
     signedPrefix = `${timestamp}.`;
   }

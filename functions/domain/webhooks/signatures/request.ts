@@ -10,15 +10,6 @@ export interface SignedRequest {
   nowSeconds: number;
 }
 
-/** A header's value without surrounding spaces; `undefined` when absent or empty. */
-export function readHeader(request: SignedRequest, name: string): string | undefined {
-  // Own properties only, so a name like `constructor` cannot reach Object.prototype.
-  if (!Object.hasOwn(request.headers, name)) return undefined;
-  const value: unknown = request.headers[name];
-  const trimmed = typeof value === 'string' ? value.trim() : '';
-  return trimmed === '' ? undefined : trimmed;
-}
-
 /** Up to 12 decimal digits: any plausible unix time in seconds, nothing that overflows. */
 const UNIX_SECONDS = /^\d{1,12}$/;
 

@@ -1,6 +1,7 @@
 // Slack signs `v0:<timestamp>:<raw body>`: https://api.slack.com/authentication/verifying-requests-from-slack
+import { headerValue } from '../headers.js';
 import { anySignatureMatches, decodeSignature, hmac } from './hmac.js';
-import { isFreshTimestamp, readHeader, type SignedRequest } from './request.js';
+import { isFreshTimestamp, type SignedRequest } from './request.js';
 
 /** Slack recommends refusing requests more than five minutes from local time. */
 export const SLACK_TOLERANCE_SECONDS = 300;
@@ -9,8 +10,8 @@ const VERSION = 'v0';
 
 /** Verifies `x-slack-signature: v0=<hex>` against `x-slack-request-timestamp` and the raw body. */
 export function verifySlack(secrets: readonly string[], request: SignedRequest): boolean {
-  const header = readHeader(request, 'x-slack-signature');
-  const timestamp = readHeader(request, 'x-slack-request-timestamp');
+  const header = headerValue(request.headers, 'x-slack-signature');
+  const timestamp = headerValue(request.headers, 'x-slack-request-timestamp');
   if (!header?.startsWith(`${VERSION}=`) || timestamp === undefined) return false;
   if (!isFreshTimestamp(timestamp, request.nowSeconds, SLACK_TOLERANCE_SECONDS)) return false;
   const signature = decodeSignature(header.slice(VERSION.length + 1), 'hex');

@@ -1,7 +1,8 @@
 // Standard Webhooks signs `<id>.<timestamp>.<raw body>`:
 // https://github.com/standard-webhooks/standard-webhooks/blob/main/spec/standard-webhooks.md#verifying-webhook-authenticity
+import { headerValue } from '../headers.js';
 import { anySignatureMatches, decodeSignature, hmac } from './hmac.js';
-import { isFreshTimestamp, readHeader, type SignedRequest } from './request.js';
+import { isFreshTimestamp, type SignedRequest } from './request.js';
 
 /** The specification's (and reference library's) tolerance, `WEBHOOK_TOLERANCE_IN_SECONDS`. */
 export const STANDARD_WEBHOOKS_TOLERANCE_SECONDS = 300;
@@ -13,9 +14,9 @@ const SECRET_PREFIX = 'whsec_';
  * `webhook-timestamp` and the raw body. Versions other than `v1` are ignored.
  */
 export function verifyStandardWebhooks(secrets: readonly string[], request: SignedRequest): boolean {
-  const id = readHeader(request, 'webhook-id');
-  const timestamp = readHeader(request, 'webhook-timestamp');
-  const header = readHeader(request, 'webhook-signature');
+  const id = headerValue(request.headers, 'webhook-id');
+  const timestamp = headerValue(request.headers, 'webhook-timestamp');
+  const header = headerValue(request.headers, 'webhook-signature');
   if (id === undefined || timestamp === undefined || header === undefined) return false;
   if (!isFreshTimestamp(timestamp, request.nowSeconds, STANDARD_WEBHOOKS_TOLERANCE_SECONDS)) return false;
   const signatures: Buffer[] = [];

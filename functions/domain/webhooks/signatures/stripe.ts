@@ -1,6 +1,7 @@
 // Stripe signs `<t>.<raw body>`: https://docs.stripe.com/webhooks#verify-manually
+import { headerValue } from '../headers.js';
 import { anySignatureMatches, decodeSignature, hmac } from './hmac.js';
-import { isFreshTimestamp, readHeader, type SignedRequest } from './request.js';
+import { isFreshTimestamp, type SignedRequest } from './request.js';
 
 /** Stripe's own default tolerance between the signed timestamp and now. */
 export const STRIPE_TOLERANCE_SECONDS = 300;
@@ -10,7 +11,7 @@ export const STRIPE_TOLERANCE_SECONDS = 300;
  * sends one per active secret while rolling); other schemes such as `v0` are ignored.
  */
 export function verifyStripe(secrets: readonly string[], request: SignedRequest): boolean {
-  const header = readHeader(request, 'stripe-signature');
+  const header = headerValue(request.headers, 'stripe-signature');
   if (header === undefined) return false;
   let timestamp: string | undefined;
   const signatures: Buffer[] = [];

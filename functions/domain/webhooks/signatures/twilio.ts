@@ -4,14 +4,15 @@
 import { createHash } from 'node:crypto';
 import { parse as parseQuery, stringify as stringifyQuery } from 'node:querystring';
 import { decodeUtf8 } from '../../../shared/json.js';
+import { headerValue } from '../headers.js';
 import { anySignatureMatches, constantTimeEqual, decodeSignature, hmac } from './hmac.js';
-import { readHeader, type SignedRequest } from './request.js';
+import type { SignedRequest } from './request.js';
 
 const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
 
 /** Verifies `x-twilio-signature: <base64>`, HMAC-SHA1 keyed with the auth token. */
 export function verifyTwilio(authTokens: readonly string[], request: SignedRequest): boolean {
-  const header = readHeader(request, 'x-twilio-signature');
+  const header = headerValue(request.headers, 'x-twilio-signature');
   const signature = header === undefined ? undefined : decodeSignature(header, 'base64');
   if (!signature) return false;
   const params = signedParams(request);
@@ -27,7 +28,7 @@ export function verifyTwilio(authTokens: readonly string[], request: SignedReque
  * whose bytes are bound by the `bodySHA256` query parameter instead. `undefined` when invalid.
  */
 function signedParams(request: SignedRequest): string | undefined {
-  const mediaType = readHeader(request, 'content-type')?.split(';')[0]?.trim().toLowerCase();
+  const mediaType = headerValue(request.headers, 'content-type')?.split(';')[0]?.trim().toLowerCase();
   if (mediaType === FORM_MEDIA_TYPE) {
     try {
       return sortedFormParams(decodeUtf8(request.rawBody));

@@ -1,8 +1,6 @@
-import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
-import { hashApiKey, type ApiKeyStore } from '../domain/api-keys.js';
-import { AppError } from './errors.js';
-import type { HttpEvent } from './http.js';
-import type { Settings } from '../settings.js';
+import type { JWTPayload } from 'jose';
+import { AppError } from '../shared/errors.js';
+import { hashApiKey, type ApiKeyStore } from './api-keys.js';
 
 /** Who is calling. `accountId` scopes everything the caller owns. */
 export interface Principal {
@@ -11,38 +9,8 @@ export interface Principal {
   via: 'bearer' | 'api_key';
 }
 
-export interface JwtSettings {
-  /** HS256 secret (used as its UTF-8 bytes); for the local stack and tests. */
-  secret?: string;
-  /** JWKS URL for deployed issuers (Cognito or external). */
-  jwksUrl?: string;
-  /** Algorithms accepted; fixed by configuration, never read from the token. */
-  algorithms: string[];
-  issuer?: string;
-  audience?: string;
-}
-
-/** The token settings of `functions/settings.ts` (`AUTH_JWT_SECRET`, `AUTH_JWKS_URL`, …). */
-export function jwtSettingsFrom(settings: Pick<Settings, 'authJwtSecret' | 'authJwksUrl' | 'authJwtAlgorithms' | 'authIssuer' | 'authAudience'>): JwtSettings {
-  const secret = settings.authJwtSecret;
-  const algorithms = settings.authJwtAlgorithms?.split(',').map((a) => a.trim()).filter(Boolean) ?? [secret ? 'HS256' : 'RS256'];
-  return { secret, jwksUrl: settings.authJwksUrl, algorithms, issuer: settings.authIssuer, audience: settings.authAudience };
-}
-
+/** Checks a bearer token's signature and claims; throws when it does not hold. */
 export type TokenVerifier = (token: string) => Promise<JWTPayload>;
-
-/** Builds the bearer-token check once per execution environment (the JWKS is cached by jose). */
-export function createTokenVerifier(settings: JwtSettings): TokenVerifier {
-  let key: Uint8Array | JWTVerifyGetKey | undefined;
-  if (settings.jwksUrl) key = createRemoteJWKSet(new URL(settings.jwksUrl));
-  else if (settings.secret) key = new TextEncoder().encode(settings.secret);
-  return async (token) => {
-    if (!key) throw new AppError('unauthorized', 'no token verification configured');
-    const options = { algorithms: settings.algorithms, issuer: settings.issuer, audience: settings.audience, requiredClaims: ['exp'] };
-    const { payload } = typeof key === 'function' ? await jwtVerify(token, key, options) : await jwtVerify(token, key, options);
-    return payload;
-  };
-}
 
 /** The scheme name is case-insensitive (RFC 9110 §11.1); the token is a compact JWS. */
 const BEARER = /^bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*)$/i;
@@ -63,7 +31,7 @@ export class Authenticator {
   constructor(private readonly verifyToken: TokenVerifier, private readonly apiKeys: Pick<ApiKeyStore, 'findByHash'>) {}
 
   /** @param accept `gateway` takes a bearer JWT or an `X-Api-Key`; `bearer` only a user's JWT. */
-  async authenticate(event: HttpEvent, accept: 'gateway' | 'bearer'): Promise<Principal> {
+  async authenticate(event: { headers?: Readonly<Record<string, string | undefined>> }, accept: 'gateway' | 'bearer'): Promise<Principal> {
     const authorization = event.headers?.authorization;
     if (authorization !== undefined) return this.fromBearer(authorization);
     const apiKey = event.headers?.['x-api-key'];
