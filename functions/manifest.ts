@@ -45,7 +45,7 @@ export type QueueName = keyof typeof QUEUES;
  * A DynamoDB operation a function's adapters send (`functions/adapters/aws/dynamo-*.ts`); each is
  * granted as exactly the IAM action `dynamodb:<operation>`. Conditional writes need nothing more.
  */
-export type TableOperation = 'GetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'BatchWriteItem';
+export type TableOperation = 'GetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'BatchWriteItem' | 'BatchGetItem';
 /** The operations a function sends to one table: no more, so no `Scan`, stream reads or unused writes. */
 export type TableAccess = readonly TableOperation[];
 
@@ -96,9 +96,9 @@ export const FUNCTIONS = {
   kv: { entry: 'functions/entries/kv.ts', timeoutSeconds: 29, memoryMb: 512, tables: { auth: API_KEY_LOOKUP, kv: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['kvSweep'] },
   kvSweeper: { entry: 'functions/entries/kv-sweeper.ts', timeoutSeconds: 300, memoryMb: 512, tables: { kv: ['GetItem', 'Query', 'BatchWriteItem'] }, sendsTo: ['kvSweep'] },
   accounts: { entry: 'functions/entries/accounts.ts', timeoutSeconds: 10, memoryMb: 256, tables: { accounts: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: [], secretsKey: { operation: 'encrypt', purposes: [SECRET_PURPOSES.totp] } },
-  triggers: { entry: 'functions/entries/triggers.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: API_KEY_LOOKUP, triggers: ['GetItem', 'Query', 'PutItem', 'DeleteItem'], executions: ['Query'] }, sendsTo: [], secretsKey: { operation: 'encrypt', purposes: [SECRET_PURPOSES.webhookSignature] }, readsFlowNames: true },
+  triggers: { entry: 'functions/entries/triggers.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: API_KEY_LOOKUP, triggers: ['GetItem', 'Query', 'PutItem', 'DeleteItem'], executions: ['Query', 'GetItem', 'BatchGetItem', 'PutItem', 'DeleteItem'] }, sendsTo: ['flowEvents'], secretsKey: { operation: 'encrypt', purposes: [SECRET_PURPOSES.webhookSignature] }, readsFlowNames: true },
   webhook: { entry: 'functions/entries/webhook.ts', timeoutSeconds: 29, memoryMb: 1024, tables: { triggers: ['GetItem'], executions: ['PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['flowEvents'], secretsKey: { operation: 'decrypt', purposes: [SECRET_PURPOSES.webhookSignature] }, runsFlows: true },
-  flowWorker: { entry: 'functions/entries/flow-worker.ts', timeoutSeconds: FLOW_WORKER_TIMEOUT_SECONDS, memoryMb: 512, tables: { executions: ['GetItem', 'UpdateItem'] }, sendsTo: [], runsFlows: true },
+  flowWorker: { entry: 'functions/entries/flow-worker.ts', timeoutSeconds: FLOW_WORKER_TIMEOUT_SECONDS, memoryMb: 512, tables: { executions: ['GetItem', 'PutItem', 'UpdateItem'] }, sendsTo: [], runsFlows: true },
 } as const satisfies Record<string, FunctionSpec>;
 export type FunctionName = keyof typeof FUNCTIONS;
 
@@ -165,7 +165,10 @@ export const ROUTES: readonly RouteSpec[] = [
   trigger('POST', '/triggers/{id}/regenerate-url', 'regenerateTriggerUrl', 'New webhook URL; the old one stops working'),
   trigger('POST', '/triggers/{id}/regenerate-api-key', 'regenerateTriggerApiKey', 'New API key; the old one stops working, at once or after an overlap'),
   trigger('POST', '/triggers/{id}/rotate-signing-secret', 'rotateTriggerSigningSecret', 'New signing secret; the old one keeps working for an overlap'),
-  trigger('GET', '/triggers/{id}/executions', 'listTriggerExecutions', 'Recent deliveries of a trigger'),
+  trigger('GET', '/triggers/{id}/executions', 'listTriggerExecutions', 'Deliveries of a trigger, newest first, filtered'),
+  trigger('GET', '/triggers/{id}/executions/{execution_id}', 'getTriggerExecution', 'One delivery, with its request and attempts'),
+  trigger('POST', '/triggers/{id}/executions/{execution_id}/replay', 'replayTriggerExecution', 'Run a stored delivery again'),
+  trigger('POST', '/triggers/{id}/replay', 'replayTriggerExecutions', 'Run the deliveries that match a filter again (up to 500 per call)'),
   // What a client creating a trigger chooses its flow from (the console's Flow field).
   trigger('GET', '/flows', 'listFlows', 'The deployed flows a trigger may run'),
 

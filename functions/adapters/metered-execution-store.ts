@@ -1,4 +1,6 @@
-import type { Execution, ExecutionChange, ExecutionRef, ExecutionStore } from '../domain/flows/ports.js';
+import type {
+  Execution, ExecutionChange, ExecutionFilter, ExecutionRef, ExecutionStore, NewExecution, StoredRequest,
+} from '../domain/flows/ports.js';
 import { METRIC, type MetricName } from '../shared/metric-names.js';
 import type { MetricsRecorder } from '../shared/metrics.js';
 
@@ -21,15 +23,17 @@ const RECORDED_METRIC: Partial<Record<Execution['status'], MetricName>> = {
 export class MeteredExecutionStore implements ExecutionStore {
   constructor(private readonly inner: ExecutionStore, private readonly metrics: MetricsRecorder) {}
 
-  async record(ref: ExecutionRef, execution: Execution): Promise<void> {
-    await this.inner.record(ref, execution);
+  async record(ref: ExecutionRef, execution: NewExecution, request?: StoredRequest): Promise<void> {
+    await this.inner.record(ref, execution, request);
     const name = RECORDED_METRIC[execution.status];
     if (name) this.metrics.count(name);
   }
 
   discard(ref: ExecutionRef): Promise<void> { return this.inner.discard(ref); }
   update(ref: ExecutionRef, change: ExecutionChange): Promise<void> { return this.inner.update(ref, change); }
-  list(triggerId: string, page: { limit: number; cursor?: string }) { return this.inner.list(triggerId, page); }
+  get(ref: ExecutionRef) { return this.inner.get(ref); }
+  list(triggerId: string, filter: ExecutionFilter, page: { limit: number; cursor?: string }) { return this.inner.list(triggerId, filter, page); }
+  countRefusal(triggerId: string, minute: number, max: number): Promise<boolean> { return this.inner.countRefusal(triggerId, minute, max); }
   claimEvent(triggerId: string, eventId: string, ttlSeconds: number): Promise<boolean> { return this.inner.claimEvent(triggerId, eventId, ttlSeconds); }
   releaseEvent(triggerId: string, eventId: string): Promise<void> { return this.inner.releaseEvent(triggerId, eventId); }
   storePayload(id: string, payload: string) { return this.inner.storePayload(id, payload); }

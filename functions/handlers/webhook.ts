@@ -11,12 +11,14 @@ import { MeteredExecutionStore } from '../adapters/metered-execution-store.js';
 import { MeteredFlowRunner } from '../adapters/metered-flow-runner.js';
 import { secretBoxFrom } from '../adapters/secret-box.js';
 import type { Clock } from '../domain/clock.js';
+import { RefusalBudget } from '../domain/webhooks/refusal-budget.js';
 import { publicRequestUrl } from '../domain/webhooks/public-url.js';
 import { receiveWebhook, type ReceiverDeps } from '../domain/webhooks/receive-webhook.js';
 import { CachedTriggerLookup } from '../domain/webhooks/trigger-lookup.js';
 import { API_GATEWAY_INTEGRATION_TIMEOUT_MS } from '../domain/webhooks/wait-budget.js';
 import type { Settings } from '../settings.js';
 import { createPublicHttpHandler } from '../shared/handler.js';
+import { METRIC } from '../shared/metric-names.js';
 import { metricsRecorder } from '../shared/metrics.js';
 import { json, pathParam, rawBody } from '../shared/http.js';
 
@@ -56,9 +58,12 @@ export const createWebhookHandler = (deps: ReceiverDeps, publicBaseUrl?: string)
   },
 });
 
-export const composeWebhook = (settings: Settings, aws: AwsClients) => createWebhookHandler({
+export function composeWebhook(settings: Settings, aws: AwsClients) {
+  const executions = new MeteredExecutionStore(new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable, Date.now), metricsRecorder);
+  return createWebhookHandler({
   triggers: new CachedTriggerLookup(new DynamoTriggerStore(dynamoClient(aws), settings.triggersTable, Date.now), secretBoxFrom(settings, aws), settings.triggerCacheTtlMs, Date.now),
-  executions: new MeteredExecutionStore(new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable, Date.now), metricsRecorder),
+  executions,
+  refusals: new RefusalBudget(executions, () => metricsRecorder.count(METRIC.webhookRefusalsNotRecorded)),
   queue: new SqsEventQueue(sqsClient(aws), settings.flowQueueUrl),
   // Only wait-mode triggers run flows here: the Step Functions client loads on the first of them.
   flows: new MeteredFlowRunner(sfnFlowRunnerOnFirstUse(settings.flowArnPrefix, aws), metricsRecorder),
@@ -67,3 +72,4 @@ export const composeWebhook = (settings: Settings, aws: AwsClients) => createWeb
   maxBodyBytes: settings.webhookMaxBodyBytes,
   waitTimeoutMs: settings.waitTimeoutMs,
 }, settings.publicWebhookBaseUrl);
+}

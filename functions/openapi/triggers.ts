@@ -1,5 +1,7 @@
 import * as z from 'zod/mini';
 import { API_KEY_PATTERN, ID_PATTERN } from '../domain/api-keys.js';
+import { EXECUTION_ID } from '../domain/flows/execution-id.js';
+import { MAX_REPLAYS_PER_CALL } from '../domain/flows/execution-filter.js';
 import { EXECUTION_STATUSES } from '../domain/flows/ports.js';
 import { triggerSchemas } from '../domain/triggers/trigger.js';
 import { WEBHOOK_ID } from '../domain/triggers/webhook-url.js';
@@ -141,24 +143,112 @@ const apiKeyOnce: Schema = {
 };
 const triggerWithKey: Schema = { ...trigger, properties: { ...(trigger.properties as Record<string, Schema>), api_key: apiKeyOnce } };
 
-const execution: Schema = {
+const isoTime = { type: 'string', format: 'date-time' } as const;
+
+const attempt: Schema = {
   type: 'object',
-  required: ['event_id', 'received_at', 'status', 'attempts'],
+  required: ['attempt', 'started_at', 'status'],
   properties: {
-    event_id: { type: 'string', description: 'The sender\'s delivery id, or a generated one.' },
-    received_at: { type: 'string', format: 'date-time' },
-    type: { type: 'string', description: 'The event type, when the delivery had one.' },
-    status: { type: 'string', enum: [...EXECUTION_STATUSES] },
-    output: { description: 'The flow\'s output (JSON), once it succeeded.' },
-    error: { type: 'string', description: 'The flow\'s error name, once it failed (also while a failed run waits for its retry).' },
-    attempts: { type: 'integer', minimum: 0, description: 'Runs so far; a run being retried shows `queued` or `running` until its last attempt.' },
-    next_attempt_at: {
-      type: 'string', format: 'date-time',
-      description: 'Acknowledge mode: when a failed run will be retried. Retries back off from `FLOW_RETRY_BASE_SECONDS` (default 15 s), doubling each time; after the fifth failed run the event goes to the dead-letter queue and this field is gone.',
-    },
+    attempt: { type: 'integer', minimum: 1 },
+    started_at: isoTime,
+    finished_at: { ...isoTime, description: 'Absent while the run is under way.' },
+    status: { type: 'string', enum: ['running', 'succeeded', 'failed', 'timed_out'] },
+    error: { type: 'string', description: 'The flow\'s error name, when the run failed.' },
   },
 };
 
+const execution: Schema = {
+  type: 'object',
+  required: ['execution_id', 'event_id', 'received_at', 'status', 'attempts', 'timeline'],
+  properties: {
+    execution_id: {
+      type: 'string', pattern: EXECUTION_ID.source,
+      description: 'This delivery\'s id: it starts with the received time (so ids sort as deliveries arrived) and names the record in `GET /triggers/{id}/executions/{execution_id}`.',
+    },
+    event_id: { type: 'string', description: 'The sender\'s delivery id, or a generated one. A replay keeps the id of the execution it replays.' },
+    received_at: { ...isoTime, description: 'When the receiver got the delivery (for a replay: when it was replayed).' },
+    type: { type: 'string', description: 'The event type, when the delivery had one.' },
+    status: {
+      type: 'string', enum: [...EXECUTION_STATUSES],
+      description: '`refused`: the receiver answered a 4xx and ran no flow; `error` is the code it answered (at most 60 refused deliveries per trigger per minute are recorded).',
+    },
+    output: { description: 'The flow\'s output (JSON), once it succeeded.' },
+    error: {
+      type: 'string',
+      description: 'Refused: the error code answered (`unauthorized`, `invalid_signature`, `ip_not_allowed`, `payload_too_large`, `unsupported_media_type`, `validation_error`, `method_not_allowed`). Failed: the flow\'s error name (also while a failed run waits for its retry).',
+    },
+    attempts: { type: 'integer', minimum: 0, description: 'Runs so far; a run being retried shows `queued` or `running` until its last attempt.' },
+    next_attempt_at: {
+      ...isoTime,
+      description: 'Acknowledge mode: when a failed run will be retried. Retries back off from `FLOW_RETRY_BASE_SECONDS` (default 15 s), doubling each time; after the fifth failed run the event goes to the dead-letter queue and this field is gone.',
+    },
+    timeline: { type: 'array', items: attempt, description: 'Every run of the flow for this delivery, oldest first.' },
+    replay_of: { type: 'string', pattern: EXECUTION_ID.source, description: 'The execution this one replays.' },
+  },
+};
+
+const storedRequest: Schema = {
+  type: 'object',
+  required: ['method', 'headers', 'query', 'body_bytes'],
+  description:
+    'The request as the receiver got it. The trigger\'s API key (`x-api-key`, the `api_key` query parameter), `authorization`, `proxy-authorization` ' +
+    'and `cookie` are replaced by `"[redacted]"` before it is stored; signature headers are kept. Stored encrypted at rest (the table\'s KMS key), expiring with the execution.',
+  properties: {
+    method: { type: 'string' },
+    headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'Header names lower-case.' },
+    query: { type: 'object', additionalProperties: { type: 'string' } },
+    source_ip: { type: 'string', description: 'The address API Gateway saw the request come from.' },
+    body: { type: 'string', description: 'The raw body: as text, or base64 when it is not valid UTF-8. Absent when the body was over `WEBHOOK_MAX_BODY_BYTES` (refused unread).' },
+    body_encoding: { type: 'string', enum: ['utf8', 'base64'] },
+    body_bytes: { type: 'integer', minimum: 0, description: 'The body\'s size as received.' },
+  },
+};
+const executionDetail: Schema = { ...execution, properties: { ...(execution.properties as Record<string, Schema>), request: storedRequest } };
+
+const filterParameters = [
+  { name: 'status', in: 'query' as const, description: `One or several statuses, comma-separated (${EXECUTION_STATUSES.join(', ')}).`, schema: { type: 'string' } },
+  { name: 'type', in: 'query' as const, description: 'The event type: exact, or a prefix ending in `*` (`invoice.*`), as in event filters.', schema: { type: 'string', maxLength: 256 } },
+  { name: 'event_id', in: 'query' as const, description: 'Deliveries of this event: the original, its duplicates and replays.', schema: { type: 'string', maxLength: 256 } },
+  { name: 'since', in: 'query' as const, description: 'Received at or after (ISO 8601 date or date-time).', schema: { type: 'string' } },
+  { name: 'until', in: 'query' as const, description: 'Received before (ISO 8601).', schema: { type: 'string' } },
+];
+const FILTER_COST =
+  'What a page costs: a trigger\'s records are spread over 8 partitions by a hash of the execution id; a page queries each partition for its time range ' +
+  '(`since`/`until` are key conditions, read nothing outside the range) and merges them newest first, at most 4 rounds of 8 Queries each reading at most `limit` records. ' +
+  '`status` and `type` are filters on what those Queries read: a filter that matches little can return a short (even empty) page with a `next_cursor`; keep following it. ' +
+  '`event_id` reads one partition keyed by the event (one Query, then one BatchGetItem of the records it names).';
+const invalidFilter = errorBody(
+  'validation_error: `limit` not an integer from 1 to 500; a malformed cursor, or one made with other filters; an unknown `status`; `type` empty, over 256 characters or with a `*` that is not last; `since`/`until` not ISO 8601, or `since` not before `until`.',
+);
+const executionNotFound = errorBody('not_found: no such trigger in the caller\'s account, or no such execution of it (also once it expired, after 7 days).');
+const notReplayable = errorBody(
+  'not_replayable: the request\'s body was not stored (it was over the size limit), or it is not one the receiver accepts (content type or body refused), or the flow input would exceed 256 KiB.',
+);
+const replayed: Schema = {
+  type: 'object',
+  required: ['execution_id', 'replay_of'],
+  properties: { execution_id: { type: 'string', pattern: EXECUTION_ID.source, description: 'The new execution.' }, replay_of: { type: 'string', pattern: EXECUTION_ID.source } },
+};
+const REPLAY =
+  'The stored request runs again through the trigger\'s *current* flow as a new execution with the same `event_id` and `replay_of` set, always queued (as in acknowledge mode) ' +
+  'whatever the trigger\'s response mode; a replay that fails is retried and dead-lettered like any delivery. It is an operator\'s action: the signature, API key, source address ' +
+  'and event filter are not checked again, and deduplication does not hold it back. A refused delivery can be replayed too when its body was stored. The flow sees the stored ' +
+  'headers (those that were redacted left out) and the original `received_at`.';
+const bulkReplayBody: Schema = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'The list\'s filters (at least one of `status` and `since`), a page size and the cursor of the previous call.',
+  properties: {
+    status: { type: 'array', minItems: 1, items: { type: 'string', enum: [...EXECUTION_STATUSES] } },
+    type: { type: 'string', minLength: 1, maxLength: 256 },
+    event_id: { type: 'string', minLength: 1, maxLength: 256 },
+    since: { type: 'string', description: 'ISO 8601' },
+    until: { type: 'string', description: 'ISO 8601' },
+    limit: { type: 'integer', minimum: 1, maximum: MAX_REPLAYS_PER_CALL, default: MAX_REPLAYS_PER_CALL },
+    cursor: { type: 'string', description: 'The `next_cursor` of the previous call.' },
+  },
+  anyOf: [{ properties: { status: {} }, required: ['status'] }, { properties: { since: {} }, required: ['since'] }],
+};
 
 const jsonBody = (schema: Schema) => ({ required: true, content: { 'application/json': schema } });
 const notFound = errorBody('not_found: no trigger with this id in the caller\'s account (another account\'s triggers are not found either).');
@@ -191,7 +281,7 @@ const RECEIVER_ORDER =
   '(8) Event filter: an unlisted type, or none while a filter is set, is 200 ignored and runs no flow. ' +
   '(9) Flow input size: the flow input described below must fit Step Functions\' 256 KiB (262,144 bytes of JSON), else 413 `payload_too_large` in both response modes, because such a flow could never start. ' +
   'Top-level keys of a JSON object body are copied into the input beside `event`, so a JSON body counts about twice: keep JSON bodies under about 128 KiB. ' +
-  'Only then does the flow start. Rejected requests (4xx) are not recorded as executions; ignored and duplicate deliveries are. ' +
+  'Only then does the flow start. Every delivery past check (1) is recorded as an execution with its request (secrets redacted): refused ones (4xx) as `refused` with the code answered, at most 60 per trigger per minute (the rest are only counted, metric `WebhookRefusalsNotRecorded`); ignored and duplicate ones too. ' +
   'The flow\'s input is `{"trigger": {headers, event, type?, data?, webhook_id, received_at, event_id, ...top-level JSON keys}}`: header names lower-case, ' +
   'with `X-Api-Key` withheld so the trigger\'s key never reaches flow inputs or logs (nor does the `api_key` query parameter: the query is not passed); ' +
   '`event` the parsed body (multipart files as `{filename, content_type, size, content_base64}`); top-level keys of a JSON object body are copied under ' +
@@ -386,12 +476,51 @@ export const triggersDocs: OperationDocs = {
 
   listTriggerExecutions: {
     description:
-      'The trigger\'s recent deliveries, newest first, including ignored and duplicate ones (not rejected requests). Records expire after 7 days.',
-    parameters: pageParameters('Executions'),
+      'The trigger\'s deliveries, newest first: every delivery to its URL while it exists and is enabled, refused, ignored and duplicate ones included ' +
+      '(refused ones at most 60 per minute). Records expire after 7 days. The filters combine (all must hold). ' + FILTER_COST,
+    parameters: [...pageParameters('Executions'), ...filterParameters],
     responses: {
       '200': pageBody('A page of executions', 'executions', execution),
-      '400': errorBody('validation_error: `limit` not an integer from 1 to 500, or a malformed `cursor`.'),
+      '400': invalidFilter,
       '404': notFound,
+    },
+  },
+
+  getTriggerExecution: {
+    description: 'One delivery with the request as received (redacted), the flow\'s output or error, and the attempts timeline. Two reads: the record and its request.',
+    responses: { '200': dataBody('The execution', executionDetail), '404': executionNotFound },
+  },
+
+  replayTriggerExecution: {
+    description: REPLAY,
+    responses: {
+      '202': dataBody('Queued', replayed),
+      '404': executionNotFound,
+      '409': notReplayable,
+      '503': errorBody('unavailable: the queue did not take the event; nothing was recorded; try again.'),
+    },
+  },
+
+  replayTriggerExecutions: {
+    description:
+      `Replays the trigger's executions that match the filters, one page of up to ${MAX_REPLAYS_PER_CALL} per call, newest first; go on with \`next_cursor\` until it is null. ` +
+      'Executions that cannot be replayed (no stored body, or one the receiver would refuse) are counted in `not_replayable` and skipped. ' +
+      'Calling again with the same cursor replays those executions again. Each replay records `replay_of`. ' + REPLAY,
+    requestBody: jsonBody(bulkReplayBody),
+    responses: {
+      '202': dataBody('Queued', {
+        type: 'object',
+        required: ['replayed', 'not_replayable', 'next_cursor'],
+        properties: {
+          replayed: { type: 'integer', minimum: 0 },
+          not_replayable: { type: 'integer', minimum: 0 },
+          next_cursor: { type: ['string', 'null'] },
+        },
+      }),
+      '400': errorBody(`${invalidFilter.description} Also a body that is not a JSON object, has an unknown field, has neither \`status\` nor \`since\`, or a \`limit\` that is not an integer from 1 to ${MAX_REPLAYS_PER_CALL}.`),
+      '404': notFound,
+      '415': unsupportedMediaType,
+      '503': errorBody('unavailable: the queue stopped taking events part-way; the executions replayed so far stay queued.'),
     },
   },
 

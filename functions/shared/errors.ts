@@ -12,6 +12,7 @@ export const ERROR_STATUS = {
   already_exists: 409,
   already_registered: 409,
   conflict: 409,
+  not_replayable: 409,
   payload_too_large: 413,
   headers_too_large: 431,
   unsupported_media_type: 415,

@@ -40,6 +40,7 @@ export function json(statusCode: number, body: unknown, headers: Record<string, 
 
 export const ok = (data: unknown): HttpResult => json(200, { data });
 export const created = (data: unknown): HttpResult => json(201, { data });
+export const accepted = (data: unknown): HttpResult => json(202, { data });
 export const noContent = (): HttpResult => ({ statusCode: 204, headers: {}, body: '' });
 
 /** A path parameter, required by the route that matched. */

@@ -19,6 +19,8 @@ export const METRIC = {
   webhooksDuplicate: 'WebhooksDuplicate',
   /** Deliveries answered with an error, by `reason` (the error code: `invalid_signature`, `not_found`, …). */
   webhooksRefused: 'WebhooksRefused',
+  /** Refused deliveries past a trigger's budget of 60 recorded per minute: counted here, not stored. */
+  webhookRefusalsNotRecorded: 'WebhookRefusalsNotRecorded',
   /** Flow runs by outcome (dimension `flow`: a deployed flow's name), from the receiver and the worker. */
   flowRunsSucceeded: 'FlowRunsSucceeded',
   flowRunsFailed: 'FlowRunsFailed',

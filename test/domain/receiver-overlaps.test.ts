@@ -1,3 +1,4 @@
+import { RefusalBudget } from '../../functions/domain/webhooks/refusal-budget.js';
 import { describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../functions/domain/api-keys.js';
 import type { ExecutionStore } from '../../functions/domain/flows/ports.js';
@@ -24,7 +25,7 @@ const record = (change: Partial<TriggerRecord> = {}): TriggerRecord => ({
 
 /** A receiver at time `now` over one trigger, which every lookup (cached or fresh) returns as it is. */
 function receiver(trigger: ActiveTrigger, now: Date) {
-  const executions = { record: async () => undefined } as unknown as ExecutionStore;
+  const executions = { record: async () => undefined, countRefusal: async () => true } as unknown as ExecutionStore;
   const deps: ReceiverDeps = {
     triggers: { find: async () => ({ ...trigger, cached: true }), findFresh: async () => trigger },
     executions,
@@ -32,6 +33,7 @@ function receiver(trigger: ActiveTrigger, now: Date) {
     flows: { run: async () => ({ status: 'succeeded', output: null }) },
     now: () => now.getTime(),
     newId: () => 'id',
+    refusals: new RefusalBudget(executions),
     maxBodyBytes: 1000,
     waitTimeoutMs: 1000,
   };

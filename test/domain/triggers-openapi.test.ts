@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EXECUTION_STATUSES } from '../../functions/domain/flows/ports.js';
+import { parseBulkReplay } from '../../functions/domain/flows/execution-filter.js';
 import { FLOW_NAME } from '../../functions/domain/flows/flow-name.js';
 import {
   parseApiKeyRegeneration, parseSigningSecretRotation, parseTriggerPatch, parseTriggerSettings,
@@ -78,9 +79,22 @@ describe('webhook triggers in the OpenAPI document', () => {
   it('executions list their documented shape, with limit and cursor', () => {
     const list = operation('get', '/triggers/{id}/executions');
     const item = list.responses['200'].content['application/json'].schema.properties.data.properties.executions.items;
-    expect(item.required).toEqual(['event_id', 'received_at', 'status', 'attempts']);
+    expect(item.required).toEqual(['execution_id', 'event_id', 'received_at', 'status', 'attempts', 'timeline']);
     expect(item.properties.status.enum).toEqual(EXECUTION_STATUSES);
-    expect(list.parameters.map((p: { name: string }) => p.name)).toEqual(['id', 'limit', 'cursor']);
+    expect(list.parameters.map((p: { name: string }) => p.name)).toEqual(['id', 'limit', 'cursor', 'status', 'type', 'event_id', 'since', 'until']);
+    const detail = operation('get', '/triggers/{id}/executions/{execution_id}').responses['200'].content['application/json'].schema.properties.data;
+    expect(Object.keys(detail.properties.request.properties).sort()).toEqual(['body', 'body_bytes', 'body_encoding', 'headers', 'method', 'query', 'source_ip']);
+  });
+
+  it('the bulk replay body is documented as the API validates it', () => {
+    const accepts = apiAcceptsBulkReplay;
+    const documented = documentAccepts('post', '/triggers/{id}/replay');
+    const bodies: unknown[] = [
+      { status: ['failed'] }, { since: '2026-11-01T00:00:00Z' }, { status: ['failed', 'refused'], until: '2026-11-02', limit: 500, cursor: 'abc' },
+      {}, { type: 'a.*' }, { status: [] }, { status: ['nope'] }, { status: ['failed'], limit: 501 }, { status: ['failed'], limit: 0 }, { status: ['failed'], other: 1 },
+      { status: 'failed' }, [],
+    ];
+    for (const body of bodies) expect(documented(body), JSON.stringify(body)).toBe(accepts(body));
   });
 
   it('create requires only flow and refuses unknown fields', () => {
@@ -96,6 +110,8 @@ describe('webhook triggers in the OpenAPI document', () => {
     for (const service of SIGNATURE_SERVICES) expect(signatures[0]!.description, service).toContain(`${service} `);
   });
 });
+
+const apiAcceptsBulkReplay = validatorAccepts((body) => parseBulkReplay(body));
 
 /** Whether the API's own validator takes the body (any named flow counts as deployed). */
 function apiAccepts(parse: typeof parseTriggerSettings | typeof parseTriggerPatch): (body: unknown) => boolean {

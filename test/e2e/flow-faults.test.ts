@@ -22,7 +22,7 @@ const record = (messageId: string, body: string, receiveCount = 1) => ({
   awsRegion: 'us-east-1',
 });
 const message = (flow: string, key: string) =>
-  JSON.stringify({ v: 1, trigger_id: 'no-such-trigger', flow, ref: { triggerId: 'no-such-trigger', key }, input: { trigger: { headers: {}, event: {}, event_id: key, webhook_id: 'w', received_at: '2026-01-01T00:00:00.000Z' } } });
+  JSON.stringify({ v: 1, trigger_id: 'no-such-trigger', flow, ref: { triggerId: 'no-such-trigger', executionId: `000000000${key}` }, input: { trigger: { headers: {}, event: {}, event_id: key, webhook_id: 'w', received_at: '2026-01-01T00:00:00.000Z' } } });
 
 describe.concurrent('flow worker', () => {
   it('reports only the failing records of a batch, so the others are not redelivered', async () => {
@@ -120,7 +120,7 @@ describe.concurrent('large events', () => {
     expect(execution.output.received.blob).toHaveLength(blob.length);
   });
 
-  it('an event whose flow input would pass 256 KiB is refused with 413 in both modes, before anything is queued', async () => {
+  it('an event whose flow input would pass 256 KiB is refused with 413 in both modes, before anything is queued (recorded as refused)', async () => {
     const token = await stack.token('big-owner');
     const huge = JSON.stringify({ id: 'evt_huge', blob: 'y'.repeat(900 * 1024) });
     for (const response_mode of ['acknowledge', 'wait']) {
@@ -129,7 +129,7 @@ describe.concurrent('large events', () => {
       expect(res.status).toBe(413);
       expect(res.json).toEqual({ error: 'payload_too_large' });
       const listed = await call(stack, 'GET', `/triggers/${trigger.id}/executions`, { token });
-      expect(listed.json.data.executions).toEqual([]);
+      expect(listed.json.data.executions).toEqual([expect.objectContaining({ status: 'refused', error: 'payload_too_large', attempts: 0, timeline: [] })]);
     }
   });
 

@@ -1,62 +1,181 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { randomBytes } from 'node:crypto';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { DynamoExecutionStore } from '../../functions/adapters/aws/dynamo-execution-store.js';
+import { DynamoExecutionStore, EXECUTION_SHARDS, shardOf } from '../../functions/adapters/aws/dynamo-execution-store.js';
+import { newExecutionId, receivedAtOf } from '../../functions/domain/flows/execution-id.js';
+import type { ExecutionFilter, ExecutionStatus, ExecutionStore, StoredRequest } from '../../functions/domain/flows/ports.js';
 import { useEngines } from '../support/engines.js';
 
-/** The execution store's listing against the embedded DynamoDB, where expired records linger until TTL deletes them. */
+/** The execution store against the embedded DynamoDB: sharded records merged newest first, filters, requests, refusal counts. */
 const local = useEngines();
-const store = () => new DynamoExecutionStore(local.dynamo, local.engines.env.EXECUTIONS_TABLE!, Date.now);
+const table = () => local.engines.env.EXECUTIONS_TABLE!;
+const store = () => new DynamoExecutionStore(local.dynamo, table(), Date.now);
 const nowSeconds = () => Math.floor(Date.now() / 1000);
+const BASE_MS = Date.parse('2026-11-01T00:00:00.000Z');
 
-/** Writes records `EXEC#<received_at>#n` for n in `numbers`, expired or not, as TTL would leave them. */
-async function putExecutions(triggerId: string, numbers: number[], expired: (n: number) => boolean) {
-  for (const n of numbers) {
-    const receivedAt = `2024-01-01T00:00:${String(n).padStart(2, '0')}.000Z`;
-    await local.dynamo.send(new PutCommand({
-      TableName: local.engines.env.EXECUTIONS_TABLE!,
-      Item: {
-        pk: `TRIGGER#${triggerId}`,
-        sk: `EXEC#${receivedAt}#${n}`,
-        event_id: `evt_${n}`,
-        received_at: receivedAt,
-        status: 'succeeded',
-        attempts: 1,
-        expires_at: expired(n) ? nowSeconds() - 60 : nowSeconds() + 3600,
-      },
-    }));
-  }
+interface Made {
+  executionId: string;
+  receivedAt: string;
+  status: ExecutionStatus;
+  type?: string;
+  eventId: string;
 }
 
-const range = (count: number) => Array.from({ length: count }, (_, i) => i);
+const REQUEST: StoredRequest = { method: 'POST', headers: { 'content-type': 'application/json' }, query: {}, body: '{}', body_encoding: 'utf8', body_bytes: 2 };
 
-describe('DynamoExecutionStore.list', () => {
-  it('fills a page past expired records, newest first, and pages on from there', async () => {
-    // 40 records: the newest 6 have expired, and below them only every third is alive.
-    await putExecutions('t-expired-run', range(40), (n) => n >= 34 || n % 3 !== 0);
-    const first = await store().list('t-expired-run', { limit: 3 });
-    expect(first.items.map((item) => item.event_id)).toEqual(['evt_33', 'evt_30', 'evt_27']);
-    expect(first.nextCursor).not.toBeNull();
+/** Records `count` executions one second apart; `shape(n)` gives each its status, type and event id. */
+async function recordMany(target: ExecutionStore, triggerId: string, count: number, shape: (n: number) => Partial<Made> = () => ({})): Promise<Made[]> {
+  const made: Made[] = [];
+  for (let n = 0; n < count; n++) {
+    const ms = BASE_MS + n * 1000;
+    const made1: Made = { executionId: newExecutionId(ms, randomBytes(16).toString('hex')), receivedAt: new Date(ms).toISOString(), status: 'succeeded', eventId: `evt_${n}`, ...shape(n) };
+    await target.record({ triggerId, executionId: made1.executionId }, {
+      event_id: made1.eventId, received_at: made1.receivedAt, status: made1.status, attempts: 1, ...(made1.type !== undefined && { type: made1.type }),
+    }, REQUEST);
+    made.push(made1);
+  }
+  return made;
+}
 
-    const rest = await store().list('t-expired-run', { limit: 10, cursor: first.nextCursor! });
-    expect(rest.items.map((item) => item.event_id)).toEqual(['evt_24', 'evt_21', 'evt_18', 'evt_15', 'evt_12', 'evt_9', 'evt_6', 'evt_3', 'evt_0']);
-    expect(rest.nextCursor).toBeNull();
+/** Every page of a listing, following cursors; the number of pages too. */
+async function listAll(triggerId: string, filter: ExecutionFilter, limit: number) {
+  const ids: string[] = [];
+  let cursor: string | undefined;
+  let pages = 0;
+  do {
+    const page = await store().list(triggerId, filter, { limit, cursor });
+    expect(page.items.length).toBeLessThanOrEqual(limit);
+    ids.push(...page.items.map((item) => item.execution_id));
+    cursor = page.nextCursor ?? undefined;
+    pages++;
+    expect(pages).toBeLessThan(200);
+  } while (cursor);
+  return { ids, pages };
+}
+
+const newestFirst = (made: Made[]) => [...made].reverse().map((m) => m.executionId);
+
+describe('DynamoExecutionStore: one trigger over several partitions', () => {
+  it('spreads a trigger\'s records over every shard', async () => {
+    const made = await recordMany(store(), 't-spread', 64);
+    const shards = new Set(made.map((m) => shardOf(m.executionId)));
+    expect(shards.size).toBe(EXECUTION_SHARDS);
   });
 
-  it('stops after a bounded number of queries behind a long run of expired records, with a cursor to go on', async () => {
-    // Only the oldest record is alive; 30 expired ones are newer. A page of 2 reads at most 8 × 2.
-    await putExecutions('t-long-run', range(31), (n) => n !== 0);
-    const first = await store().list('t-long-run', { limit: 2 });
-    expect(first.items).toEqual([]);
-    expect(first.nextCursor).not.toBeNull();
-    const second = await store().list('t-long-run', { limit: 2, cursor: first.nextCursor! });
-    expect(second).toEqual({ items: [expect.objectContaining({ event_id: 'evt_0' })], nextCursor: null });
+  it('lists newest first across shards, each record exactly once, whatever the page size', async () => {
+    const made = await recordMany(store(), 't-merge', 37);
+    for (const limit of [1, 5, 7, 37, 100]) {
+      const { ids } = await listAll('t-merge', {}, limit);
+      expect(ids).toEqual(newestFirst(made));
+    }
+    const first = await store().list('t-merge', {}, { limit: 37 });
+    expect(first.items).toHaveLength(37);
   });
 
-  it('a page that takes the last records is followed by an empty one without a cursor', async () => {
-    await putExecutions('t-all-alive', range(5), () => false);
-    const page = await store().list('t-all-alive', { limit: 5 });
-    expect(page.items).toHaveLength(5);
-    const next = await store().list('t-all-alive', { limit: 5, cursor: page.nextCursor ?? undefined });
-    expect(next).toEqual({ items: [], nextCursor: null });
+  it('leaves out expired records (TTL deletion is lazy) and stays bounded behind a long run of them', async () => {
+    const made = await recordMany(store(), 't-expired', 40);
+    const expired = made.filter((_, n) => n !== 0);
+    for (const m of expired) {
+      await local.dynamo.send(new UpdateCommand({
+        TableName: table(),
+        Key: { pk: `TRIGGER#t-expired#${shardOf(m.executionId)}`, sk: `EXEC#${m.receivedAt}#${m.executionId}` },
+        UpdateExpression: 'SET expires_at = :past',
+        ExpressionAttributeValues: { ':past': nowSeconds() - 60 },
+      }));
+    }
+    const { ids, pages } = await listAll('t-expired', {}, 2);
+    expect(ids).toEqual([made[0]!.executionId]);
+    // A page reads at most 4 rounds of 8 shard queries of 2 records; 39 expired records need more than one page.
+    expect(pages).toBeGreaterThan(1);
+  });
+});
+
+describe('DynamoExecutionStore: filters', () => {
+  const shape = (n: number): Partial<Made> => ({
+    status: (['succeeded', 'failed', 'refused', 'queued'] as const)[n % 4],
+    type: n % 3 === 0 ? 'invoice.paid' : n % 3 === 1 ? 'invoice.created' : 'customer.created',
+    eventId: `evt_${n % 10}`,
+  });
+  let made: Made[] = [];
+  const expected = (keep: (m: Made) => boolean) => newestFirst(made.filter(keep));
+
+  it('returns exactly the matching records across pages, for each filter and their combinations', async () => {
+    made = await recordMany(store(), 't-filter', 60, shape);
+    const since = made[10]!.receivedAt;
+    const until = made[50]!.receivedAt;
+    const cases: [ExecutionFilter, (m: Made) => boolean][] = [
+      [{ statuses: ['failed'] }, (m) => m.status === 'failed'],
+      [{ statuses: ['failed', 'refused'] }, (m) => m.status === 'failed' || m.status === 'refused'],
+      [{ type: 'invoice.paid' }, (m) => m.type === 'invoice.paid'],
+      [{ type: 'invoice.*' }, (m) => m.type!.startsWith('invoice.')],
+      [{ since }, (m) => m.receivedAt >= since],
+      [{ until }, (m) => m.receivedAt < until],
+      [{ since, until, statuses: ['succeeded'], type: 'invoice.*' }, (m) => m.receivedAt >= since && m.receivedAt < until && m.status === 'succeeded' && m.type!.startsWith('invoice.')],
+      [{ eventId: 'evt_3' }, (m) => m.eventId === 'evt_3'],
+      [{ eventId: 'evt_3', statuses: ['queued'] }, (m) => m.eventId === 'evt_3' && m.status === 'queued'],
+      [{ eventId: 'evt_4', since, until }, (m) => m.eventId === 'evt_4' && m.receivedAt >= since && m.receivedAt < until],
+      [{ statuses: ['duplicate'] }, () => false],
+    ];
+    for (const [filter, keep] of cases) {
+      for (const limit of [3, 50]) {
+        expect((await listAll('t-filter', filter, limit)).ids, JSON.stringify({ filter, limit })).toEqual(expected(keep));
+      }
+    }
+  });
+
+  it('refuses a cursor made by a listing of another kind, or forged', async () => {
+    const page = await store().list('t-filter', {}, { limit: 2 });
+    await expect(store().list('t-filter', { eventId: 'evt_1' }, { limit: 2, cursor: page.nextCursor! })).rejects.toMatchObject({ code: 'validation_error' });
+    const forged = Buffer.from(JSON.stringify({ s: 'DEDUP#x' })).toString('base64url');
+    await expect(store().list('t-filter', {}, { limit: 2, cursor: forged })).rejects.toMatchObject({ code: 'validation_error' });
+  });
+});
+
+describe('DynamoExecutionStore: requests and attempts', () => {
+  it('keeps a request body byte for byte, inline or in chunks (multi-byte text across a chunk edge), and never rewrites it on updates', async () => {
+    for (const body of ['{"a":1}', 'é'.repeat(400_000), 'x'.repeat(299_999) + '€'.repeat(10)]) {
+      const ref = { triggerId: 't-request', executionId: newExecutionId(Date.now(), randomBytes(16).toString('hex')) };
+      const request: StoredRequest = { ...REQUEST, body, body_bytes: Buffer.byteLength(body) };
+      await store().record(ref, { event_id: 'evt_body', received_at: new Date().toISOString(), status: 'queued', attempts: 0 }, request);
+      await store().update(ref, { status: 'running', attempts: 1, attempt: { attempt: 1, started_at: '2026-11-01T00:00:00.000Z', status: 'running' } });
+      const read = await store().get(ref);
+      expect(read?.request?.body).toBe(body);
+      expect(read?.request).toEqual(request);
+      const { Item } = await local.dynamo.send(new GetCommand({ TableName: table(), Key: { pk: `TRIGGER#t-request#${shardOf(ref.executionId)}`, sk: `EXEC#${receivedAtOf(ref.executionId)}#${ref.executionId}` } }));
+      // The record an update rewrites stays small, whatever the body.
+      expect(JSON.stringify(Item).length).toBeLessThan(1_000);
+    }
+  });
+
+  it('records each attempt in the timeline, a start then the same run finished', async () => {
+    const ref = { triggerId: 't-timeline', executionId: newExecutionId(Date.now(), randomBytes(16).toString('hex')) };
+    await store().record(ref, { event_id: 'e', received_at: new Date().toISOString(), status: 'queued', attempts: 0 }, REQUEST);
+    const at = (s: number) => new Date(BASE_MS + s * 1000).toISOString();
+    await store().update(ref, { status: 'running', attempts: 1, attempt: { attempt: 1, started_at: at(0), status: 'running' } });
+    await store().update(ref, { status: 'queued', attempts: 1, error: 'Boom', attempt: { attempt: 1, started_at: at(0), finished_at: at(1), status: 'failed', error: 'Boom' } });
+    await store().update(ref, { status: 'running', attempts: 2, attempt: { attempt: 2, started_at: at(16), status: 'running' } });
+    await store().update(ref, { status: 'succeeded', attempts: 2, output: { ok: true }, attempt: { attempt: 2, started_at: at(16), finished_at: at(17), status: 'succeeded' } });
+    // A late update of attempt 1 changes nothing.
+    await store().update(ref, { status: 'failed', attempts: 1, error: 'late', attempt: { attempt: 1, started_at: at(0), finished_at: at(30), status: 'failed', error: 'late' } });
+    const read = await store().get(ref);
+    expect(read).toMatchObject({ status: 'succeeded', attempts: 2, output: { ok: true } });
+    expect(read!.timeline).toEqual([
+      { attempt: 1, started_at: at(0), finished_at: at(1), status: 'failed', error: 'Boom' },
+      { attempt: 2, started_at: at(16), finished_at: at(17), status: 'succeeded' },
+    ]);
+  });
+
+  it('answers undefined for an execution that does not exist', async () => {
+    expect(await store().get({ triggerId: 't-none', executionId: newExecutionId(Date.now(), 'ab') })).toBeUndefined();
+  });
+});
+
+describe('DynamoExecutionStore.countRefusal', () => {
+  it('grants up to the maximum per trigger and minute, then refuses; a new minute or another trigger starts again', async () => {
+    const granted = [];
+    for (let i = 0; i < 8; i++) granted.push(await store().countRefusal('t-refusals', 1000, 5));
+    expect(granted).toEqual([true, true, true, true, true, false, false, false]);
+    expect(await store().countRefusal('t-refusals', 1001, 5)).toBe(true);
+    expect(await store().countRefusal('t-other', 1000, 5)).toBe(true);
   });
 });

@@ -33,6 +33,8 @@ type Handler = (event: any, context?: Context) => Promise<any>;
 const handlers = {} as Record<Exclude<FunctionName, 'system'>, Handler>;
 /** The receiver built with an unreachable flow queue, as in an SQS outage. */
 let webhookQueueDown: Handler;
+/** The trigger routes built with the same unreachable flow queue: a replay the queue refuses. */
+let triggersQueueDown: Handler;
 
 /** What each function sent, by table: `PutItem`, `Query`, … */
 const sent = new Map<FunctionName, Map<TableName, Set<string>>>();
@@ -66,7 +68,7 @@ async function as<T>(fn: FunctionName, call: () => Promise<T>): Promise<T> {
 const routeOf = (operationId: string) => ROUTES.find((r) => r.operationId === operationId)!;
 
 /** An API Gateway payload 2.0 event for a route of the route table. */
-function httpEvent(operationId: string, options: { params?: Record<string, string>; token?: string; apiKey?: string; body?: unknown; rawBody?: string } = {}): HttpEvent {
+function httpEvent(operationId: string, options: { params?: Record<string, string>; query?: Record<string, string>; token?: string; apiKey?: string; body?: unknown; rawBody?: string } = {}): HttpEvent {
   const route = routeOf(operationId);
   const rawPath = route.path.replace(/\{(\w+)\+?\}/g, (_, name: string) => options.params![name]!);
   const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -74,8 +76,8 @@ function httpEvent(operationId: string, options: { params?: Record<string, strin
   if (options.apiKey) headers['x-api-key'] = options.apiKey;
   const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
   return {
-    version: '2.0', routeKey: `${route.method} ${route.path}`, rawPath, rawQueryString: '', headers,
-    pathParameters: options.params, queryStringParameters: undefined,
+    version: '2.0', routeKey: `${route.method} ${route.path}`, rawPath, rawQueryString: new URLSearchParams(options.query).toString(), headers,
+    pathParameters: options.params, queryStringParameters: options.query,
     requestContext: { http: { method: route.method === 'ANY' ? 'POST' : route.method, path: rawPath, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'test' }, domainName: '127.0.0.1', requestId: 'r' },
     body, isBase64Encoded: false,
   } as unknown as HttpEvent;
@@ -140,6 +142,7 @@ beforeAll(async () => {
   vi.stubEnv('AWS_MAX_ATTEMPTS', '1');
   const awsQueueDown = localClients();
   webhookQueueDown = COMPOSERS.webhook(readSettings('webhook', { ...env, FLOW_QUEUE_URL: 'http://127.0.0.1:9/000000000000/unreachable' }), awsQueueDown);
+  triggersQueueDown = COMPOSERS.triggers(readSettings('triggers', { ...env, FLOW_QUEUE_URL: 'http://127.0.0.1:9/000000000000/unreachable' }), awsQueueDown);
   record(dynamoClient(awsQueueDown), tableOf);
 }, 60_000);
 
@@ -208,6 +211,18 @@ describe('the DynamoDB operations each function sends are the ones the manifest 
     // The owner reads the deliveries, then deletes the triggers.
     const executions = data(await as('triggers', () => triggers(httpEvent('listTriggerExecutions', { apiKey, params: id }))));
     expect(executions.executions.map((e: { status: string }) => e.status).sort()).toEqual(['duplicate', 'succeeded', 'succeeded']);
+
+    // Inspecting and replaying: one delivery in detail, the deliveries of its event, one replay, a
+    // bulk replay, and a replay the queue refuses (its record is taken back).
+    const delivered = executions.executions.find((e: { status: string }) => e.status === 'succeeded');
+    const one = { ...id, execution_id: delivered.execution_id };
+    expect(data(await as('triggers', () => triggers(httpEvent('getTriggerExecution', { apiKey, params: one })))).request.method).toBe('POST');
+    const ofEvent = data(await as('triggers', () => triggers(httpEvent('listTriggerExecutions', { apiKey, params: id, query: { event_id: delivered.event_id } }))));
+    expect(ofEvent.executions.length).toBeGreaterThanOrEqual(1);
+    expect((await as('triggers', () => triggers(httpEvent('replayTriggerExecution', { apiKey, params: one })))).statusCode).toBe(202);
+    expect(data(await as('triggers', () => triggers(httpEvent('replayTriggerExecutions', { apiKey, params: id, body: { status: ['duplicate'] } })))).replayed).toBe(1);
+    expect((await as('triggers', () => triggersQueueDown(httpEvent('replayTriggerExecution', { apiKey, params: one })))).statusCode).toBe(503);
+    expect(await drain('flowEvents')).toBe(2);
     for (const trigger of [waits, acknowledges, missing, filtered]) {
       expect((await as('triggers', () => triggers(httpEvent('deleteTrigger', { apiKey, params: { id: trigger.id } })))).statusCode).toBe(204);
     }

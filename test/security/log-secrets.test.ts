@@ -163,9 +163,25 @@ async function scenario() {
   await call(stack, 'GET', `/triggers/${poisonous.id}/executions?cursor=${Buffer.from('{"sk":"ZZZ"}').toString('base64url')}`, { token: owner });
 
   // Let the queued flows finish: the poison event and the doomed one fail on every receive.
-  await waitForExecutions(stack, owner, poisonous.id, (e) => e.length === 3 && e.every((x) => x.status === 'succeeded' || x.status === 'failed'), 40_000);
-  await waitForExecutions(stack, owner, doomed.id, (e) => e[0]?.status === 'failed', 40_000);
+  await waitForExecutions(stack, owner, poisonous.id, (e) => {
+    const ran = e.filter((x) => x.status !== 'refused');
+    return ran.length === 3 && ran.every((x) => x.status === 'succeeded' || x.status === 'failed');
+  }, 40_000);
+  await waitForExecutions(stack, owner, doomed.id, (e) => e.find((x) => x.status !== 'refused')?.status === 'failed', 40_000);
+
+  // Everything an operator can read about the deliveries: every execution, listed and in detail.
+  const triggers = (await call(stack, 'GET', '/triggers?limit=500', { token: owner })).json.data.triggers as { id: string }[];
+  for (const { id } of triggers) {
+    const listed = await call(stack, 'GET', `/triggers/${id}/executions?limit=500`, { token: owner });
+    executionReads.push(listed.text);
+    for (const execution of listed.json.data.executions as { execution_id: string }[]) {
+      executionReads.push((await call(stack, 'GET', `/triggers/${id}/executions/${execution.execution_id}`, { token: owner })).text);
+    }
+  }
 }
+
+/** The bodies of every execution read (list and detail) at the end of the scenario. */
+const executionReads: string[] = [];
 
 describe('log output of a full scenario', () => {
   beforeAll(scenario, 90_000);
@@ -178,6 +194,14 @@ describe('log output of a full scenario', () => {
 
   it('captured the service\'s own log lines (failed flow attempts), so the capture works', () => {
     expect(captured.join('')).toContain('flow attempt failed');
+  });
+
+  it('execution reads show refused deliveries with their requests, and no API key or signing secret', () => {
+    const reads = executionReads.join('\n');
+    expect(reads).toContain('"status":"refused"');
+    expect(reads).toContain('"x-api-key":"[redacted]"');
+    const leaks = [...secrets].filter(([, value]) => reads.includes(value)).map(([what]) => what);
+    expect(leaks).toEqual([]);
   });
 
   it('contains none of the secrets, API keys, TOTP secret, recovery codes or tokens', () => {

@@ -1,25 +1,66 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createHash } from 'node:crypto';
+import {
+  BatchGetCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
 import { epochSeconds, type Clock } from '../../domain/clock.js';
-import type { Execution, ExecutionChange, ExecutionRef, ExecutionStore } from '../../domain/flows/ports.js';
+import { receivedAtOf } from '../../domain/flows/execution-id.js';
+import type {
+  AttemptRecord, Execution, ExecutionChange, ExecutionDetail, ExecutionFilter, ExecutionPage, ExecutionRef, ExecutionStore, NewExecution, StoredRequest,
+} from '../../domain/flows/ports.js';
 import { MESSAGE_RETENTION_DAYS } from '../../manifest.js';
+import { AppError } from '../../shared/errors.js';
 import { ifConditionHolds } from './conditional.js';
-import { queryPage } from './query-page.js';
 
-/** Execution records expire after seven days (DynamoDB TTL). */
+/** Execution records, and the requests stored with them, expire after seven days (DynamoDB TTL). */
 export const EXECUTION_TTL_SECONDS = 7 * 24 * 3600;
 /** Stored-aside payloads outlive the dead-letter queue's retention by a day, so a redrive finds them. */
 const PAYLOAD_TTL_SECONDS = (MESSAGE_RETENTION_DAYS + 1) * 24 * 3600;
-/** Well under DynamoDB's 400 KB item limit. */
-const PAYLOAD_CHUNK_CHARS = 300_000;
+/** Bytes per stored-aside chunk: well under DynamoDB's 400 KB item limit, whatever the characters. */
+const PAYLOAD_CHUNK_BYTES = 300_000;
+/** A request body up to this size is kept in the request item itself; a larger one in chunks beside it. */
+const INLINE_BODY_BYTES = 300_000;
+/**
+ * A flow output up to this size is kept in the status record; a larger one in an item of its own,
+ * written once, so the record an update bills stays under 1 KB (one write unit) whatever the flow
+ * returns. Step Functions caps an output at 256 KiB, which one item holds.
+ */
+const INLINE_OUTPUT_BYTES = 400;
 
-const recordKey = (ref: ExecutionRef) => ({ pk: `TRIGGER#${ref.triggerId}`, sk: `EXEC#${ref.key}` });
+/**
+ * One trigger's records are spread over this many partitions (`TRIGGER#<id>#<shard>`), so that no
+ * single partition carries a busy trigger's whole write load: DynamoDB gives a partition 1,000
+ * write units a second and cannot split one whose writes all land at the end of a time-ordered
+ * range. A listing queries every shard and merges them newest first (see `list`).
+ */
+export const EXECUTION_SHARDS = 8;
+/** At most this many rounds of shard queries make one page (a filter that matches little leaves a page short, with a cursor). */
+const MAX_ROUNDS_PER_PAGE = 4;
+const MAX_SORT_KEY_BYTES = 1024;
+
+/** FNV-1a of the id: its random part decides the shard, evenly. */
+export function shardOf(executionId: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < executionId.length; i++) hash = Math.imul(hash ^ executionId.charCodeAt(i), 0x01000193) >>> 0;
+  return hash % EXECUTION_SHARDS;
+}
+
+const SK_PREFIX = 'EXEC#';
+const statusPk = (triggerId: string, shard: number) => `TRIGGER#${triggerId}#${shard}`;
+const statusKey = (ref: ExecutionRef) => ({ pk: statusPk(ref.triggerId, shardOf(ref.executionId)), sk: `${SK_PREFIX}${receivedAtOf(ref.executionId)}#${ref.executionId}` });
+/** Event ids are the sender's and may be long: the key holds a digest. */
+const eventDigest = (eventId: string) => createHash('sha256').update(eventId, 'utf8').digest('base64url').slice(0, 22);
+const requestPk = (triggerId: string, eventId: string) => `REQUEST#${triggerId}#${eventDigest(eventId)}`;
+const requestKey = (ref: ExecutionRef, eventId: string) => ({ pk: requestPk(ref.triggerId, eventId), sk: `${receivedAtOf(ref.executionId)}#${ref.executionId}` });
 const dedupKey = (triggerId: string, eventId: string) => ({ pk: `DEDUP#${triggerId}#${eventId}`, sk: 'DEDUP' });
 const chunkKey = (id: string, index: number) => ({ pk: `PAYLOAD#${id}`, sk: String(index).padStart(4, '0') });
-
+const outputKey = (executionId: string, attempt: number) => ({ pk: `OUTPUT#${executionId}`, sk: String(attempt) });
+const refusalsKey = (triggerId: string, minute: number) => ({ pk: `REFUSALS#${triggerId}#${minute}`, sk: 'COUNT' });
 
 /** Flow output is kept as JSON text: DynamoDB maps stop at 32 levels, flow outputs do not. */
 function toExecution(item: Record<string, unknown>): Execution {
+  const timeline = Object.values((item.timeline ?? {}) as Record<string, AttemptRecord>).sort((a, b) => a.attempt - b.attempt);
   return {
+    execution_id: item.execution_id as string,
     event_id: item.event_id as string,
     received_at: item.received_at as string,
     ...(item.type !== undefined && { type: item.type as string }),
@@ -28,9 +69,81 @@ function toExecution(item: Record<string, unknown>): Execution {
     ...(item.error !== undefined && { error: item.error as string }),
     attempts: item.attempts as number,
     ...(item.next_attempt_at !== undefined && { next_attempt_at: item.next_attempt_at as string }),
+    timeline,
+    ...(item.replay_of !== undefined && { replay_of: item.replay_of as string }),
   };
 }
 
+/**
+ * The greatest key below `key`, for an exclusive upper bound in a `BETWEEN` (DynamoDB has no
+ * `<` with a lower bound): the last character one lower, then `~`, which sorts above every
+ * character a key here holds (ISO times, `#`, and ids of `[0-9A-Za-z_-]`).
+ */
+const below = (key: string) => `${key.slice(0, -1)}${String.fromCharCode(key.charCodeAt(key.length - 1) - 1)}~`;
+
+/** Opaque list cursors: the bound the next page starts below. `s`: the shard listing's; `e`: the event-id listing's. */
+type Cursor = { s: string } | { e: string };
+const encode = (cursor: Cursor | null) => (cursor ? Buffer.from(JSON.stringify(cursor), 'utf8').toString('base64url') : null);
+function decode(cursor: string | undefined, kind: 's' | 'e'): string | undefined {
+  if (cursor === undefined) return undefined;
+  try {
+    if (cursor.length > 4096) throw new Error('too long');
+    const bound = (JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>)[kind];
+    if (typeof bound !== 'string' || Buffer.byteLength(bound) > MAX_SORT_KEY_BYTES || (kind === 's' && !bound.startsWith(SK_PREFIX))) throw new Error('bad cursor');
+    return bound;
+  } catch {
+    throw new AppError('validation_error', 'cursor is not valid (or was made with other filters)');
+  }
+}
+
+/** The status and type filters, as a DynamoDB filter expression (with the expiry check: TTL deletion is lazy). */
+function filterExpression(filter: ExecutionFilter, nowSeconds: number) {
+  const conditions = ['expires_at > :now'];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':now': nowSeconds };
+  if (filter.statuses?.length) {
+    names['#status'] = 'status';
+    conditions.push(`#status IN (${filter.statuses.map((status, i) => {
+      values[`:status${i}`] = status;
+      return `:status${i}`;
+    }).join(', ')})`);
+  }
+  if (filter.type !== undefined) {
+    names['#type'] = 'type';
+    const prefix = filter.type.endsWith('*');
+    values[':type'] = prefix ? filter.type.slice(0, -1) : filter.type;
+    conditions.push(prefix ? 'begins_with(#type, :type)' : '#type = :type');
+  }
+  return { expression: conditions.join(' AND '), names, values };
+}
+
+/** The same filters, checked on an item read by key. */
+function matches(item: Record<string, unknown>, filter: ExecutionFilter, nowSeconds: number): boolean {
+  if (!((item.expires_at as number) > nowSeconds)) return false;
+  if (filter.eventId !== undefined && item.event_id !== filter.eventId) return false;
+  if (filter.statuses?.length && !filter.statuses.includes(item.status as Execution['status'])) return false;
+  if (filter.type !== undefined) {
+    const type = item.type as string | undefined;
+    if (type === undefined) return false;
+    if (filter.type.endsWith('*') ? !type.startsWith(filter.type.slice(0, -1)) : type !== filter.type) return false;
+  }
+  return true;
+}
+
+/**
+ * Layout, one table (`pk`, `sk`, TTL `expires_at`):
+ *
+ *   TRIGGER#<trigger>#<shard>  EXEC#<received_at>#<execution_id>   the status record: small, updated per run
+ *   REQUEST#<trigger>#<digest of event_id>  <received_at>#<execution_id>   the request: written once, never updated
+ *   OUTPUT#<execution_id>  <attempt>   a flow output over 400 bytes: written once, by the run that made it
+ *   PAYLOAD#<id>  0000, 0001, …   bodies and flow inputs too large for one item
+ *   DEDUP#<trigger>#<event_id>  DEDUP   a deduplicating trigger's claim on an event id
+ *   REFUSALS#<trigger>#<epoch minute>  COUNT   refused deliveries counted that minute
+ *
+ * A status update is billed on the status record's size only (about 1 KB), never on the body's.
+ * The request partition is keyed by event id, so every delivery, duplicate and replay of one
+ * event lists from one Query: that is how the `event_id` filter is answered.
+ */
 export class DynamoExecutionStore implements ExecutionStore {
   constructor(private readonly client: DynamoDBDocumentClient, private readonly table: string, private readonly now: Clock) {}
 
@@ -38,16 +151,39 @@ export class DynamoExecutionStore implements ExecutionStore {
     return epochSeconds(this.now());
   }
 
-  async record(ref: ExecutionRef, execution: Execution): Promise<void> {
-    const { output, ...rest } = execution;
+  async record(ref: ExecutionRef, execution: NewExecution, request?: StoredRequest): Promise<void> {
+    const { timeline = [], ...rest } = execution;
+    const expiresAt = this.nowSeconds() + EXECUTION_TTL_SECONDS;
+    await Promise.all([
+      this.client.send(new PutCommand({
+        TableName: this.table,
+        Item: {
+          ...statusKey(ref), ...rest, execution_id: ref.executionId, timeline: Object.fromEntries(timeline.map((entry) => [String(entry.attempt), entry])), expires_at: expiresAt,
+        },
+      })),
+      request && this.recordRequest(ref, execution.event_id, request, expiresAt),
+    ]);
+  }
+
+  private async recordRequest(ref: ExecutionRef, eventId: string, request: StoredRequest, expiresAt: number): Promise<void> {
+    const { body, ...head } = request;
+    const inline = body === undefined || Buffer.byteLength(body) <= INLINE_BODY_BYTES;
+    const chunks = inline ? undefined : await this.storeChunks(`request-${ref.executionId}`, body!, expiresAt);
     await this.client.send(new PutCommand({
       TableName: this.table,
-      Item: { ...recordKey(ref), ...rest, ...(output !== undefined && { output_json: JSON.stringify(output) }), expires_at: this.nowSeconds() + EXECUTION_TTL_SECONDS },
+      Item: {
+        ...requestKey(ref, eventId),
+        execution_id: ref.executionId,
+        request_json: JSON.stringify(head),
+        ...(inline && body !== undefined && { body }),
+        ...(chunks !== undefined && { body_chunks: chunks }),
+        expires_at: expiresAt,
+      },
     }));
   }
 
   async discard(ref: ExecutionRef): Promise<void> {
-    await this.client.send(new DeleteCommand({ TableName: this.table, Key: recordKey(ref) }));
+    await this.client.send(new DeleteCommand({ TableName: this.table, Key: statusKey(ref) }));
   }
 
   async update(ref: ExecutionRef, change: ExecutionChange): Promise<void> {
@@ -64,12 +200,25 @@ export class DynamoExecutionStore implements ExecutionStore {
       sets.push(`${attribute} = ${placeholder}`);
       values[placeholder] = value;
     };
-    setOrRemove('output_json', change.output === undefined ? undefined : JSON.stringify(change.output));
+    const outputJson = change.output === undefined ? undefined : JSON.stringify(change.output);
+    const asideAttempt = outputJson !== undefined && Buffer.byteLength(outputJson) > INLINE_OUTPUT_BYTES ? change.attempts : undefined;
+    if (asideAttempt !== undefined) {
+      await this.client.send(new PutCommand({
+        TableName: this.table, Item: { ...outputKey(ref.executionId, asideAttempt), output_json: outputJson, expires_at: this.nowSeconds() + EXECUTION_TTL_SECONDS },
+      }));
+    }
+    setOrRemove('output_json', asideAttempt === undefined ? outputJson : undefined);
+    setOrRemove('output_attempt', asideAttempt);
     setOrRemove('#error', change.error);
     setOrRemove('next_attempt_at', change.nextAttemptAt);
+    if (change.attempt) {
+      names['#attempt'] = String(change.attempt.attempt);
+      sets.push('timeline.#attempt = :attempt_entry');
+      values[':attempt_entry'] = change.attempt;
+    }
     await ifConditionHolds(() => this.client.send(new UpdateCommand({
       TableName: this.table,
-      Key: recordKey(ref),
+      Key: statusKey(ref),
       UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
       // A late update of an earlier attempt must not overwrite a later attempt's outcome.
       ConditionExpression: 'attribute_exists(pk) AND attempts <= :attempts',
@@ -78,16 +227,143 @@ export class DynamoExecutionStore implements ExecutionStore {
     })));
   }
 
-  async list(triggerId: string, page: { limit: number; cursor?: string }) {
-    const { items, nextCursor } = await queryPage(this.client, {
-      table: this.table,
-      pk: `TRIGGER#${triggerId}`,
-      skPrefix: 'EXEC#',
-      ...page,
-      newestFirst: true,
-      expiresAfterSeconds: this.nowSeconds(),
+  async get(ref: ExecutionRef): Promise<ExecutionDetail | undefined> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: statusKey(ref) }));
+    if (!Item || !((Item.expires_at as number) > this.nowSeconds())) return undefined;
+    const [[execution], { Item: stored }] = await Promise.all([
+      this.withOutputs([Item]),
+      this.client.send(new GetCommand({ TableName: this.table, Key: requestKey(ref, Item.event_id as string) })),
+    ]);
+    if (!stored) return execution!;
+    const request = JSON.parse(stored.request_json as string) as StoredRequest;
+    const body = stored.body_chunks ? await this.loadPayload(stored.body_chunks as { id: string; chunks: number }) : (stored.body as string | undefined);
+    return { ...execution!, request: { ...request, ...(body !== undefined && { body }) } };
+  }
+
+  /** Records as executions, with the outputs kept aside read back (one BatchGetItem per 100). */
+  private async withOutputs(items: Record<string, unknown>[]): Promise<Execution[]> {
+    const aside = items.filter((item) => item.output_attempt !== undefined);
+    const outputs = new Map<string, unknown>();
+    if (aside.length) {
+      for (const found of await this.batchGet(aside.map((item) => outputKey(item.execution_id as string, item.output_attempt as number)))) {
+        outputs.set(`${found.pk as string}#${found.sk as string}`, found.output_json);
+      }
+    }
+    return items.map((item) => {
+      const key = item.output_attempt === undefined ? undefined : `${outputKey(item.execution_id as string, item.output_attempt as number).pk}#${item.output_attempt as number}`;
+      return toExecution(key === undefined ? item : { ...item, output_json: outputs.get(key) });
     });
-    return { items: items.map(toExecution), nextCursor };
+  }
+
+  list(triggerId: string, filter: ExecutionFilter, page: { limit: number; cursor?: string }): Promise<ExecutionPage> {
+    return filter.eventId === undefined ? this.listShards(triggerId, filter, page) : this.listEvent(triggerId, filter as ExecutionFilter & { eventId: string }, page);
+  }
+
+  /**
+   * Every shard is queried for the page's time range, newest first, and the results merged. A
+   * shard that stopped early (its `Limit`, or 1 MB) has unread records below where it stopped, so
+   * the page only holds records above the highest such stop, and the next round or page goes on
+   * from there:
+   *
+   *   shard 0  ●  ●     ●  ●  ·  ·      (stopped: unread below)
+   *   shard 1     ●  ●           ●  ●   (read to the end of the range)
+   *            ───────────────▲──────
+   *            newest   page ends here (shard 0's stop); the cursor is this bound
+   *
+   * A page costs at most MAX_ROUNDS_PER_PAGE rounds of one Query per shard, each reading at most
+   * `limit` records; a round re-queries only the shards that stopped early.
+   */
+  private async listShards(triggerId: string, filter: ExecutionFilter, page: { limit: number; cursor?: string }): Promise<ExecutionPage> {
+    const nowSeconds = this.nowSeconds();
+    const lo = `${SK_PREFIX}${filter.since ?? ''}`;
+    // `until` is exclusive as it is: a record received at `until` sorts above `EXEC#<until>`.
+    let hi = filter.until === undefined ? `${SK_PREFIX.slice(0, -1)}$` : `${SK_PREFIX}${filter.until}`;
+    const cursor = decode(page.cursor, 's');
+    if (cursor !== undefined && below(cursor) < hi) hi = below(cursor);
+    const { expression, names, values } = filterExpression(filter, nowSeconds);
+    const items: Record<string, unknown>[] = [];
+    /** Matches of shards already read to the end of the range, below the last round's cut. */
+    let held: Record<string, unknown>[] = [];
+    let shards = Array.from({ length: EXECUTION_SHARDS }, (_, shard) => shard);
+    for (let round = 0; round < MAX_ROUNDS_PER_PAGE && lo <= hi; round++) {
+      const bound = hi;
+      const results = await Promise.all(shards.map(async (shard) => {
+        const result = await this.client.send(new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
+          FilterExpression: expression,
+          ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
+          ExpressionAttributeValues: { ...values, ':pk': statusPk(triggerId, shard), ':lo': lo, ':hi': bound },
+          ScanIndexForward: false,
+          Limit: page.limit,
+        }));
+        return { shard, found: result.Items ?? [], stoppedAt: result.LastEvaluatedKey?.sk as string | undefined };
+      }));
+      const stopped = results.filter((result) => result.stoppedAt !== undefined);
+      const cut = stopped.length ? stopped.map((result) => result.stoppedAt!).reduce((a, b) => (a > b ? a : b)) : undefined;
+      const complete = [...held, ...results.filter((result) => result.stoppedAt === undefined).flatMap((result) => result.found)];
+      const above = (item: Record<string, unknown>) => cut === undefined || (item.sk as string) >= cut;
+      const eligible = [...complete.filter(above), ...stopped.flatMap((result) => result.found.filter(above))]
+        .sort((a, b) => ((a.sk as string) < (b.sk as string) ? 1 : -1));
+      held = complete.filter((item) => !above(item));
+      const room = page.limit - items.length;
+      if (eligible.length > room) {
+        items.push(...eligible.slice(0, room));
+        return { items: await this.withOutputs(items), nextCursor: encode({ s: items.at(-1)!.sk as string }) };
+      }
+      items.push(...eligible);
+      if (cut === undefined) return { items: await this.withOutputs(items), nextCursor: null };
+      hi = below(cut);
+      shards = stopped.map((result) => result.shard);
+      if (items.length === page.limit) break;
+    }
+    return { items: await this.withOutputs(items), nextCursor: lo <= hi ? encode({ s: hi }) : null };
+  }
+
+  /** One Query of the event's request partition, then the status records it names (BatchGetItem). */
+  private async listEvent(triggerId: string, filter: ExecutionFilter & { eventId: string }, page: { limit: number; cursor?: string }): Promise<ExecutionPage> {
+    const nowSeconds = this.nowSeconds();
+    const lo = filter.since ?? '';
+    let hi = filter.until ?? '~';
+    const cursor = decode(page.cursor, 'e');
+    if (cursor !== undefined && below(cursor) < hi) hi = below(cursor);
+    if (!(lo <= hi)) return { items: [], nextCursor: null };
+    const result = await this.client.send(new QueryCommand({
+      TableName: this.table,
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
+      ExpressionAttributeValues: { ':pk': requestPk(triggerId, filter.eventId), ':lo': lo, ':hi': hi },
+      ProjectionExpression: 'sk, execution_id',
+      ScanIndexForward: false,
+      Limit: page.limit,
+    }));
+    const found = result.Items ?? [];
+    const records = await this.batchGet(found.map((item) => statusKey({ triggerId, executionId: item.execution_id as string })));
+    const items = records.filter((item) => matches(item, filter, nowSeconds)).sort((a, b) => ((a.sk as string) < (b.sk as string) ? 1 : -1));
+    return { items: await this.withOutputs(items), nextCursor: result.LastEvaluatedKey ? encode({ e: result.LastEvaluatedKey.sk as string }) : null };
+  }
+
+  private async batchGet(keys: Record<string, string>[]): Promise<Record<string, unknown>[]> {
+    const items: Record<string, unknown>[] = [];
+    for (let i = 0; i < keys.length; i += 100) {
+      let pending: Record<string, unknown>[] | undefined = keys.slice(i, i + 100);
+      for (let tries = 0; pending?.length; tries++) {
+        if (tries > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 50 * 2 ** tries)));
+        const result: { Responses?: Record<string, Record<string, unknown>[]>; UnprocessedKeys?: Record<string, { Keys?: Record<string, unknown>[] }> } = await this.client.send(new BatchGetCommand({ RequestItems: { [this.table]: { Keys: pending } } }));
+        items.push(...(result.Responses?.[this.table] ?? []));
+        pending = result.UnprocessedKeys?.[this.table]?.Keys;
+      }
+    }
+    return items;
+  }
+
+  countRefusal(triggerId: string, minute: number, max: number): Promise<boolean> {
+    return ifConditionHolds(() => this.client.send(new UpdateCommand({
+      TableName: this.table,
+      Key: refusalsKey(triggerId, minute),
+      UpdateExpression: 'ADD refused :one SET expires_at = :expires',
+      ConditionExpression: 'attribute_not_exists(refused) OR refused < :max',
+      ExpressionAttributeValues: { ':one': 1, ':max': max, ':expires': (minute + 2) * 60 },
+    })));
   }
 
   claimEvent(triggerId: string, eventId: string, ttlSeconds: number): Promise<boolean> {
@@ -105,23 +381,28 @@ export class DynamoExecutionStore implements ExecutionStore {
     await this.client.send(new DeleteCommand({ TableName: this.table, Key: dedupKey(triggerId, eventId) }));
   }
 
-  async storePayload(id: string, payload: string): Promise<{ id: string; chunks: number }> {
-    const chunks = Math.max(1, Math.ceil(payload.length / PAYLOAD_CHUNK_CHARS));
-    const expiresAt = this.nowSeconds() + PAYLOAD_TTL_SECONDS;
-    for (let i = 0; i < chunks; i++) {
-      const data = payload.slice(i * PAYLOAD_CHUNK_CHARS, (i + 1) * PAYLOAD_CHUNK_CHARS);
-      await this.client.send(new PutCommand({ TableName: this.table, Item: { ...chunkKey(id, i), data, expires_at: expiresAt } }));
-    }
+  storePayload(id: string, payload: string): Promise<{ id: string; chunks: number }> {
+    return this.storeChunks(id, payload, this.nowSeconds() + PAYLOAD_TTL_SECONDS);
+  }
+
+  /** Chunks by bytes, kept as binary: a character split between two chunks is joined again on load. */
+  private async storeChunks(id: string, text: string, expiresAt: number): Promise<{ id: string; chunks: number }> {
+    const bytes = Buffer.from(text, 'utf8');
+    const chunks = Math.max(1, Math.ceil(bytes.length / PAYLOAD_CHUNK_BYTES));
+    await Promise.all(Array.from({ length: chunks }, (_, i) => this.client.send(new PutCommand({
+      TableName: this.table,
+      Item: { ...chunkKey(id, i), data: bytes.subarray(i * PAYLOAD_CHUNK_BYTES, (i + 1) * PAYLOAD_CHUNK_BYTES), expires_at: expiresAt },
+    }))));
     return { id, chunks };
   }
 
   async loadPayload(ref: { id: string; chunks: number }): Promise<string> {
-    const parts: string[] = [];
-    for (let i = 0; i < ref.chunks; i++) {
+    const parts = await Promise.all(Array.from({ length: ref.chunks }, async (_, i) => {
       const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: chunkKey(ref.id, i), ConsistentRead: true }));
       if (!Item) throw new Error(`payload ${ref.id} chunk ${i} is missing`);
-      parts.push(Item.data as string);
-    }
-    return parts.join('');
+      // Chunks written before they were binary are text.
+      return typeof Item.data === 'string' ? Buffer.from(Item.data, 'utf8') : (Item.data as Uint8Array);
+    }));
+    return Buffer.concat(parts).toString('utf8');
   }
 }

@@ -1,4 +1,4 @@
-import type { Redelivery } from '../../domain/flows/ports.js';
+import type { EventQueue, Redelivery } from '../../domain/flows/ports.js';
 import type { SweepQueue } from '../../domain/kv/sweep-task.js';
 import { portOnFirstCall } from '../lazy.js';
 import type { AwsClients } from './clients.js';
@@ -15,3 +15,7 @@ export const sqsSweepQueueOnFirstUse = (queueUrl: string, aws: AwsClients): Swee
 /** Redelivery, for the flow worker, which changes a message's visibility only after a failed run. */
 export const sqsRedeliveryOnFirstUse = (queueUrl: string, aws: AwsClients): Redelivery =>
   portOnFirstCall(async () => (await import('./first-use/sqs.js')).redelivery(queueUrl, aws), { delay: true });
+
+/** The flow queue, for the triggers function, which sends to it only to replay deliveries. */
+export const sqsEventQueueOnFirstUse = (queueUrl: string, aws: AwsClients): EventQueue =>
+  portOnFirstCall(async () => (await import('./first-use/sqs.js')).eventQueue(queueUrl, aws), { send: true });

@@ -1,5 +1,5 @@
 import type { TriggerData } from '../webhooks/trigger-input.js';
-import type { ExecutionRef } from './ports.js';
+import type { ExecutionRef, ExecutionStore } from './ports.js';
 
 /** What the receiver puts on the flow queue for the worker. */
 export interface FlowMessage {
@@ -20,8 +20,25 @@ export const MAX_INLINE_MESSAGE_BYTES = 200 * 1024;
 
 export function parseFlowMessage(body: string): FlowMessage {
   const message = JSON.parse(body) as FlowMessage;
-  if (message?.v !== 1 || typeof message.flow !== 'string' || typeof message.ref?.key !== 'string' || (!message.input && !message.payload)) {
+  if (message?.v !== 1 || typeof message.flow !== 'string' || typeof message.ref?.executionId !== 'string' || (!message.input && !message.payload)) {
     throw new Error('not a flow message');
   }
   return message;
+}
+
+/**
+ * The queue message for the worker; the input goes in as the text already serialised, or, when
+ * the message would be too large, is stored aside and referenced.
+ */
+export async function buildFlowMessage(
+  deps: { executions: Pick<ExecutionStore, 'storePayload'>; newId: () => string },
+  target: { triggerId: string; flow: string; ref: ExecutionRef },
+  inputJson: string,
+): Promise<string> {
+  const { triggerId, flow, ref } = target;
+  const head = JSON.stringify({ v: 1, trigger_id: triggerId, flow, ref } satisfies Omit<FlowMessage, 'input' | 'payload'>).slice(0, -1);
+  const inline = `${head},"input":${inputJson}}`;
+  if (Buffer.byteLength(inline) <= MAX_INLINE_MESSAGE_BYTES) return inline;
+  const payload = await deps.executions.storePayload(deps.newId(), inputJson);
+  return JSON.stringify({ v: 1, trigger_id: triggerId, flow, ref, payload } satisfies FlowMessage);
 }

@@ -20,18 +20,48 @@ export interface Redelivery {
   delay(receiptHandle: string, seconds: number): Promise<void>;
 }
 
-/** Every state an execution record can be in; the OpenAPI document lists these. */
-export const EXECUTION_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'ignored', 'duplicate'] as const;
+/**
+ * Every state an execution record can be in; the OpenAPI document lists these. `refused` is a
+ * delivery the receiver answered with a 4xx before any flow could start (its `error` is the code).
+ */
+export const EXECUTION_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'ignored', 'duplicate', 'refused'] as const;
 export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
 
 /** Where an execution record lives; carried in the queue message so the worker can update it. */
 export interface ExecutionRef {
   triggerId: string;
-  /** Sort key: received time then a delivery id, so records list newest first. */
-  key: string;
+  /** See `execution-id.ts`: it starts with the received time, so records list newest first. */
+  executionId: string;
+}
+
+/** One run of an execution's flow. */
+export interface AttemptRecord {
+  attempt: number;
+  started_at: string;
+  finished_at?: string;
+  status: 'running' | 'succeeded' | 'failed' | 'timed_out';
+  error?: string;
+}
+
+/**
+ * A delivery's request as it was received, for inspection and replay. Secrets are replaced by
+ * `"[redacted]"` before it is stored (`stored-request.ts`).
+ */
+export interface StoredRequest {
+  method: string;
+  /** Lower-case names. */
+  headers: Record<string, string>;
+  query: Record<string, string>;
+  source_ip?: string;
+  /** The raw body as text (`utf8`) or, when it is not valid UTF-8, `base64`; absent when it was not stored (over the size limit). */
+  body?: string;
+  body_encoding?: 'utf8' | 'base64';
+  /** The body's size in bytes as received. */
+  body_bytes: number;
 }
 
 export interface Execution {
+  execution_id: string;
   event_id: string;
   received_at: string;
   type?: string;
@@ -41,19 +71,60 @@ export interface Execution {
   attempts: number;
   /** When a failed attempt will be retried (ISO 8601); absent once no retry is due. */
   next_attempt_at?: string;
+  /** Every run so far, oldest first. */
+  timeline: AttemptRecord[];
+  /** The execution this one replays. */
+  replay_of?: string;
 }
 
-/** A move of an execution record to a new state; fields not given are cleared. */
-export type ExecutionChange = Pick<Execution, 'status' | 'attempts'> & { output?: unknown; error?: string; nextAttemptAt?: string };
+/** An execution with its request, as one is read by id. */
+export interface ExecutionDetail extends Execution {
+  request?: StoredRequest;
+}
 
-/** Delivery records of a trigger (kept 7 days), dedup claims, and event payloads stored aside. */
+/** What the receiver records first: the record's fields a first write sets. */
+export type NewExecution = Omit<Execution, 'execution_id' | 'timeline' | 'output' | 'next_attempt_at'> & { timeline?: AttemptRecord[] };
+
+/**
+ * A move of an execution record to a new state; fields not given are cleared. `attempt` is the
+ * timeline entry of run `attempt.attempt`, written whole (a start, then the same run finished).
+ */
+export type ExecutionChange = Pick<Execution, 'status' | 'attempts'> & { output?: unknown; error?: string; nextAttemptAt?: string; attempt?: AttemptRecord };
+
+/** Filters of a trigger's execution list; they combine (all must hold). */
+export interface ExecutionFilter {
+  statuses?: readonly ExecutionStatus[];
+  /** Exact type, or a prefix when it ends in `*` (as in event filters). */
+  type?: string;
+  eventId?: string;
+  /** ISO 8601 (as `toISOString` writes it): received at or after. */
+  since?: string;
+  /** ISO 8601: received before. */
+  until?: string;
+}
+
+export interface ExecutionPage {
+  items: Execution[];
+  nextCursor: string | null;
+}
+
+/** Delivery records of a trigger (kept 7 days), their requests, dedup claims, and event payloads stored aside. */
 export interface ExecutionStore {
-  record(ref: ExecutionRef, execution: Execution): Promise<void>;
+  /** Writes a new record, and the request it was made from (once: no later change rewrites it). */
+  record(ref: ExecutionRef, execution: NewExecution, request?: StoredRequest): Promise<void>;
   /** Removes a record whose event was not accepted after all (the queue refused it). */
   discard(ref: ExecutionRef): Promise<void>;
   /** Moves a record on; ignored when a later attempt has already been recorded. */
   update(ref: ExecutionRef, change: ExecutionChange): Promise<void>;
-  list(triggerId: string, page: { limit: number; cursor?: string }): Promise<{ items: Execution[]; nextCursor: string | null }>;
+  /** One record with its request; undefined when there is none (or it expired). */
+  get(ref: ExecutionRef): Promise<ExecutionDetail | undefined>;
+  /** A page of a trigger's records, newest first, that match `filter`. */
+  list(triggerId: string, filter: ExecutionFilter, page: { limit: number; cursor?: string }): Promise<ExecutionPage>;
+  /**
+   * Counts one refused delivery of a trigger in minute `minute` (epoch minutes); true while the
+   * count is at most `max`, so the refusal may be recorded.
+   */
+  countRefusal(triggerId: string, minute: number, max: number): Promise<boolean>;
   /** Claims an event id for a trigger for `ttlSeconds`; false when already claimed. */
   claimEvent(triggerId: string, eventId: string, ttlSeconds: number): Promise<boolean>;
   releaseEvent(triggerId: string, eventId: string): Promise<void>;

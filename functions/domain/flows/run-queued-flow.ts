@@ -53,10 +53,12 @@ export async function runQueuedFlow(deps: WorkerDeps, delivery: QueuedDelivery):
   const { receiveCount: attempt } = delivery;
   const message = parseFlowMessage(delivery.body);
   const inputJson = message.input ? JSON.stringify(message.input) : await deps.executions.loadPayload(message.payload!);
-  await deps.executions.update(message.ref, { status: 'running', attempts: attempt });
+  const started_at = new Date(deps.now()).toISOString();
+  await deps.executions.update(message.ref, { status: 'running', attempts: attempt, attempt: { attempt, started_at, status: 'running' } });
   const result = await deps.flows.run(message.flow, inputJson, { timeoutMs: delivery.timeoutMs });
+  const finished_at = new Date(deps.now()).toISOString();
   if (result.status === 'succeeded') {
-    await deps.executions.update(message.ref, { status: 'succeeded', attempts: attempt, output: result.output });
+    await deps.executions.update(message.ref, { status: 'succeeded', attempts: attempt, output: result.output, attempt: { attempt, started_at, finished_at, status: 'succeeded' } });
     return;
   }
   const reason = result.status === 'failed' ? result.error : 'flow_timeout';
@@ -70,6 +72,12 @@ export async function runQueuedFlow(deps: WorkerDeps, delivery: QueuedDelivery):
     // The message still comes back, after the queue's visibility timeout instead; the record then
     // shows no time it cannot promise.
   }
-  await deps.executions.update(message.ref, { status: last ? 'failed' : 'queued', attempts: attempt, error: reason, nextAttemptAt });
+  await deps.executions.update(message.ref, {
+    status: last ? 'failed' : 'queued',
+    attempts: attempt,
+    error: reason,
+    nextAttemptAt,
+    attempt: { attempt, started_at, finished_at, status: result.status, error: reason },
+  });
   throw new FlowAttemptFailed(attempt, reason);
 }

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../../shared/errors.js';
+import { logFault } from '../../shared/logger.js';
 import { epochSeconds, type Clock } from '../clock.js';
 import { MAX_FLOW_INPUT_BYTES } from '../flows/limits.js';
-import { MAX_INLINE_MESSAGE_BYTES, type FlowMessage } from '../flows/message.js';
+import { newExecutionId } from '../flows/execution-id.js';
+import { buildFlowMessage } from '../flows/message.js';
 import type { EventQueue, ExecutionRef, ExecutionStore, FlowRunner } from '../flows/ports.js';
 import { isLive } from '../triggers/overlap.js';
 import type { TriggerRecord } from '../triggers/trigger.js';
@@ -11,7 +13,9 @@ import { parseWebhookBody } from './body.js';
 import { constantTimeEqual } from './signatures/hmac.js';
 import { verifySignature } from './signatures/index.js';
 import { isSourceIpAllowed } from './source-ips.js';
-import { buildTriggerData, isSlackUrlVerification, matchesEventFilter } from './trigger-input.js';
+import type { RefusalBudget } from './refusal-budget.js';
+import { storedRequest } from './stored-request.js';
+import { buildTriggerData, eventType, isSlackUrlVerification, matchesEventFilter, senderEventId } from './trigger-input.js';
 import type { ActiveTrigger, TriggerLookup } from './trigger-lookup.js';
 import { flowWaitMs } from './wait-budget.js';
 
@@ -49,6 +53,8 @@ export interface ReceiverDeps {
   flows: FlowRunner;
   now: Clock;
   newId: () => string;
+  /** Which refused deliveries are recorded (`refusal-budget.ts`); one per receiver, so its count lasts. */
+  refusals: RefusalBudget;
   maxBodyBytes: number;
   waitTimeoutMs: number;
 }
@@ -62,13 +68,23 @@ const WITHHELD_HEADERS = new Set(['x-api-key']);
 const SETTINGS_REFUSALS: ReadonlySet<string> = new Set(['not_found', 'ip_not_allowed', 'unauthorized', 'invalid_signature']);
 
 /**
+ * Refusals recorded as `refused` executions of the trigger they were sent to. Unknown and disabled
+ * ids (404) are not: there is no trigger to own them.
+ */
+const RECORDED_REFUSALS: ReadonlySet<string> = new Set([
+  'method_not_allowed', 'payload_too_large', 'ip_not_allowed', 'unauthorized', 'invalid_signature', 'unsupported_media_type', 'validation_error',
+]);
+
+/**
  * The receiver, in the documented order: unknown or disabled id (404), method (405), size (413),
  * source address (403), API key (401), signature (401), content type and body (415/400), Slack's URL challenge, event
  * filter, the flow input's size (413: over Step Functions' 256 KiB the flow could never start),
- * duplicates, then the flow: queued (acknowledge) or run while the sender waits.
+ * duplicates, then the flow: queued (acknowledge) or run while the sender waits. Every delivery to
+ * a known, enabled trigger is recorded with its request, refusals included (within a budget).
  */
 export async function receiveWebhook(deps: ReceiverDeps, request: IncomingWebhook): Promise<WebhookReply> {
-  const now = new Date(deps.now());
+  const nowMs = deps.now();
+  const now = new Date(nowMs);
   let trigger = WEBHOOK_ID.test(request.webhookId) ? await deps.triggers.find(request.webhookId) : undefined;
   let refusal = firstRefusal(deps, trigger, request, now);
   if (refusal && trigger?.cached && SETTINGS_REFUSALS.has(refusal.code)) {
@@ -78,20 +94,36 @@ export async function receiveWebhook(deps: ReceiverDeps, request: IncomingWebhoo
     trigger = await deps.triggers.findFresh(request.webhookId);
     refusal = firstRefusal(deps, trigger, request, now);
   }
-  if (refusal || !trigger) throw refusal ?? new AppError('not_found');
-  const { record } = trigger;
+  if (!trigger || refusal?.code === 'not_found') throw refusal ?? new AppError('not_found');
+  const delivery: Delivery = { trigger: trigger.record, receivedAt: now, ref: { triggerId: trigger.record.id, executionId: newExecutionId(nowMs, deps.newId()) } };
+  try {
+    if (refusal) throw refusal;
+    return await accept(deps, request, delivery);
+  } catch (error) {
+    if (error instanceof AppError && RECORDED_REFUSALS.has(error.code)) await recordRefusal(deps, request, delivery, error.code);
+    throw error;
+  }
+}
 
+interface Delivery {
+  trigger: TriggerRecord;
+  receivedAt: Date;
+  ref: ExecutionRef;
+}
+
+/** Everything after the checks of `firstRefusal` passed. */
+async function accept(deps: ReceiverDeps, request: IncomingWebhook, { trigger: record, receivedAt, ref }: Delivery): Promise<WebhookReply> {
   const body = await parseWebhookBody(request.rawBody, request.headers['content-type']);
   const challenge = isSlackUrlVerification(body);
   if (challenge !== undefined) return { status: 200, body: { challenge } };
 
   const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !WITHHELD_HEADERS.has(name)));
-  const data = buildTriggerData({ service: record.signature?.service, headers, body, webhookId: request.webhookId, receivedAt: now, newEventId: deps.newId });
-  const ref: ExecutionRef = { triggerId: record.id, key: `${data.received_at}#${deps.newId()}` };
+  const data = buildTriggerData({ service: record.signature?.service, headers, body, webhookId: request.webhookId, receivedAt, newEventId: deps.newId });
   const execution = { event_id: data.event_id, received_at: data.received_at, ...(data.type !== undefined && { type: data.type }) };
+  const stored = storedRequest(request, true);
 
   if (!matchesEventFilter(record.event_filter, data.type)) {
-    await deps.executions.record(ref, { ...execution, status: 'ignored', attempts: 0 });
+    await deps.executions.record(ref, { ...execution, status: 'ignored', attempts: 0 }, stored);
     return { status: 200, body: { status: 'ignored' } };
   }
   // Serialised once: its size decides whether the flow can start at all, and the same text goes
@@ -99,16 +131,16 @@ export async function receiveWebhook(deps: ReceiverDeps, request: IncomingWebhoo
   const inputJson = JSON.stringify({ trigger: data });
   if (Buffer.byteLength(inputJson) > MAX_FLOW_INPUT_BYTES) throw new AppError('payload_too_large', 'flow input over the Step Functions limit');
   if (record.deduplicate && !(await deps.executions.claimEvent(record.id, data.event_id, DEDUP_WINDOW_SECONDS))) {
-    await deps.executions.record(ref, { ...execution, status: 'duplicate', attempts: 0 });
+    await deps.executions.record(ref, { ...execution, status: 'duplicate', attempts: 0 }, stored);
     return { status: 200, body: { status: 'duplicate' } };
   }
   // A claimed event whose flow never started must stay claimable, or the sender's retry is lost.
   const releaseClaim = () => (record.deduplicate ? deps.executions.releaseEvent(record.id, data.event_id) : Promise.resolve());
 
   if (record.response_mode === 'acknowledge') {
-    await deps.executions.record(ref, { ...execution, status: 'queued', attempts: 0 });
+    await deps.executions.record(ref, { ...execution, status: 'queued', attempts: 0 }, stored);
     try {
-      await deps.queue.send(await flowMessage(deps, record.id, record.flow, ref, inputJson));
+      await deps.queue.send(await buildFlowMessage(deps, { triggerId: record.id, flow: record.flow, ref }, inputJson));
     } catch (error) {
       await Promise.allSettled([deps.executions.discard(ref), releaseClaim()]);
       throw error instanceof AppError ? error : new AppError('unavailable', (error as Error).name);
@@ -123,7 +155,8 @@ export async function receiveWebhook(deps: ReceiverDeps, request: IncomingWebhoo
     await releaseClaim();
     throw new AppError('flow_timeout', 'no time left to run the flow');
   }
-  await deps.executions.record(ref, { ...execution, status: 'running', attempts: 1 });
+  const started_at = new Date(deps.now()).toISOString();
+  await deps.executions.record(ref, { ...execution, status: 'running', attempts: 1, timeline: [{ attempt: 1, started_at, status: 'running' }] }, stored);
   let result;
   try {
     result = await deps.flows.run(record.flow, inputJson, { timeoutMs: waitMs });
@@ -131,22 +164,39 @@ export async function receiveWebhook(deps: ReceiverDeps, request: IncomingWebhoo
     await Promise.allSettled([deps.executions.discard(ref), releaseClaim()]);
     throw error;
   }
+  const finished_at = new Date(deps.now()).toISOString();
   if (result.status === 'succeeded') {
-    await deps.executions.update(ref, { status: 'succeeded', attempts: 1, output: result.output });
+    await deps.executions.update(ref, { status: 'succeeded', attempts: 1, output: result.output, attempt: { attempt: 1, started_at, finished_at, status: 'succeeded' } });
     return { status: 200, body: result.output };
   }
   const error = result.status === 'timed_out' ? 'flow_timeout' : 'flow_failed';
-  await deps.executions.update(ref, { status: 'failed', attempts: 1, error: result.status === 'failed' ? result.error : error });
+  const reason = result.status === 'failed' ? result.error : error;
+  await deps.executions.update(ref, { status: 'failed', attempts: 1, error: reason, attempt: { attempt: 1, started_at, finished_at, status: result.status, error: reason } });
   throw new AppError(error);
 }
 
-/** The queue message for the worker; the input goes in as the text already serialised. */
-async function flowMessage(deps: ReceiverDeps, triggerId: string, flow: string, ref: ExecutionRef, inputJson: string): Promise<string> {
-  const head = JSON.stringify({ v: 1, trigger_id: triggerId, flow, ref } satisfies Omit<FlowMessage, 'input' | 'payload'>).slice(0, -1);
-  const inline = `${head},"input":${inputJson}}`;
-  if (Buffer.byteLength(inline) <= MAX_INLINE_MESSAGE_BYTES) return inline;
-  const payload = await deps.executions.storePayload(deps.newId(), inputJson);
-  return JSON.stringify({ v: 1, trigger_id: triggerId, flow, ref, payload } satisfies FlowMessage);
+/**
+ * Records a refused delivery, when the trigger's refusal budget allows, with what can be read from
+ * it (the body's event id and type, when it parses). The refusal is answered whatever happens here.
+ */
+async function recordRefusal(deps: ReceiverDeps, request: IncomingWebhook, delivery: Delivery, code: string): Promise<void> {
+  try {
+    if (!(await deps.refusals.take(delivery.trigger.id, delivery.receivedAt.getTime()))) return;
+    const withBody = request.rawBody.length <= deps.maxBodyBytes;
+    const body = withBody ? await parseWebhookBody(request.rawBody, request.headers['content-type']).catch(() => undefined) : undefined;
+    const service = delivery.trigger.signature?.service;
+    const type = body && eventType(service, request.headers, body);
+    await deps.executions.record(delivery.ref, {
+      event_id: (body && senderEventId(service, request.headers, body)) ?? deps.newId(),
+      received_at: delivery.receivedAt.toISOString(),
+      ...(type !== undefined && { type }),
+      status: 'refused',
+      error: code,
+      attempts: 0,
+    }, storedRequest(request, withBody));
+  } catch (error) {
+    logFault('refused delivery not recorded', error);
+  }
 }
 
 /** True when `presented` is the trigger's API key, or the key it replaced while that one's overlap lasts. */

@@ -1,0 +1,116 @@
+import { dynamoClient } from '../functions/adapters/aws/clients/dynamo.js';
+import { EXECUTION_SHARDS } from '../functions/adapters/aws/dynamo-execution-store.js';
+import { startLocalStack } from '../local/stack.js';
+import { signStripe } from '../test/support/signers.js';
+import type { ChartRow } from './support/chart-row.js';
+import { jsonEvent, KB } from './support/payloads.js';
+import { fixed, int } from './support/timing.js';
+
+/**
+ * `npm run bench write-units`: the DynamoDB write units one acknowledged event costs, end to end
+ * (the receiver's records and the flow worker's updates), for a 1 KB and a 10 KB Stripe-signed
+ * body, and the per-trigger ceiling that follows on AWS.
+ *
+ * Every DynamoDB write the local stack's handlers send is made with `ReturnConsumedCapacity:
+ * TOTAL` (a middleware on their own client), and the units the engine reports are summed by the
+ * kind of item written: the status record (in one of the trigger's shards), the request (keyed by
+ * event id: spread over the whole table), the flow's output when over 400 bytes (keyed by execution
+ * id; the bench's `echo` flow returns the event, so it is about the body's size), and others.
+ *
+ * DynamoDB gives one partition 1,000 write units a second. A trigger's status records go to
+ * EXECUTION_SHARDS partitions, so its ceiling is shards × 1,000 ÷ (status units per event); the
+ * request items land on as many partitions as there are event ids and set no per-trigger ceiling.
+ */
+const EVENTS = 40;
+const PARTITION_WRITE_UNITS_PER_SECOND = 1000;
+const SECRET = 'whsec_write_units_bench';
+
+type Kind = 'status' | 'request' | 'output' | 'payload' | 'other';
+const kindOf = (pk: unknown): Kind => {
+  const key = String(pk ?? '');
+  if (key.startsWith('TRIGGER#')) return 'status';
+  if (key.startsWith('REQUEST#')) return 'request';
+  if (key.startsWith('OUTPUT#')) return 'output';
+  if (key.startsWith('PAYLOAD#')) return 'payload';
+  return 'other';
+};
+
+export default async function writeUnitsBench() {
+  const stack = await startLocalStack({ port: 0 });
+  const units: Record<Kind, number> = { status: 0, request: 0, output: 0, payload: 0, other: 0 };
+  const writes: Record<Kind, number> = { status: 0, request: 0, output: 0, payload: 0, other: 0 };
+  dynamoClient(stack.aws).middlewareStack.add((next, context) => async (args) => {
+    const command = context.commandName ?? '';
+    const isWrite = /^(Put|Update|Delete)(Item)?Command$/.test(command) || /^(Put|Update|Delete)Command$/.test(command);
+    if (!isWrite) return next(args);
+    const input = args.input as { Item?: { pk?: unknown }; Key?: { pk?: unknown }; ReturnConsumedCapacity?: string };
+    input.ReturnConsumedCapacity = 'TOTAL';
+    const result = await next(args);
+    const consumed = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } }).ConsumedCapacity;
+    const kind = kindOf((input.Item ?? input.Key)?.pk);
+    units[kind] += consumed?.CapacityUnits ?? 0;
+    writes[kind]++;
+    return result;
+  }, { step: 'initialize', name: 'countWriteUnits' });
+
+  try {
+    const token = await stack.token('write-units');
+    const created = await fetch(`${stack.baseUrl}/triggers`, {
+      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ flow: 'echo', signature: { service: 'stripe', secret: SECRET } }),
+    });
+    const trigger = ((await created.json()) as { data: { id: string; url: string } }).data;
+    const rows = [];
+    for (const size of [1 * KB, 10 * KB]) {
+      for (const kind of Object.keys(units) as Kind[]) units[kind] = writes[kind] = 0;
+      for (let i = 0; i < EVENTS; i++) {
+        const body = jsonEvent(size, `evt_wu_${size}_${i}`);
+        const res = await fetch(trigger.url, { method: 'POST', headers: { 'content-type': 'application/json', ...signStripe({ secret: SECRET, body, timestamp: Math.floor(Date.now() / 1000) }) }, body });
+        if (res.status !== 200) throw new Error(`delivery answered ${res.status}`);
+      }
+      // The worker's updates belong to the event too: wait until every flow has run.
+      for (let waited = 0; ; waited += 200) {
+        const list = await fetch(`${stack.baseUrl}/triggers/${trigger.id}/executions?limit=500&status=succeeded&since=1970-01-01`, { headers: { authorization: `Bearer ${token}` } });
+        const done = ((await list.json()) as { data: { executions: { event_id: string }[] } }).data.executions.filter((e) => e.event_id.startsWith(`evt_wu_${size}_`)).length;
+        if (done === EVENTS) break;
+        if (waited > 60_000) throw new Error(`only ${done} of ${EVENTS} flows ran`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      const perEvent = (kind: Kind) => units[kind] / EVENTS;
+      const total = (Object.keys(units) as Kind[]).reduce((sum, kind) => sum + perEvent(kind), 0);
+      const ceiling = (EXECUTION_SHARDS * PARTITION_WRITE_UNITS_PER_SECOND) / perEvent('status');
+      // The layout this replaced: the body in the status record, whose three writes each bill the whole item, on one partition.
+      const bodyInRecord = 3 * Math.ceil((size + 600) / KB);
+      rows.push({
+        body_bytes: size,
+        write_units_per_event: total,
+        status_record_units_per_event: perEvent('status'),
+        request_units_per_event: perEvent('request'),
+        output_units_per_event: perEvent('output'),
+        other_units_per_event: perEvent('other') + perEvent('payload'),
+        status_writes_per_event: writes.status / EVENTS,
+        request_writes_per_event: writes.request / EVENTS,
+        per_trigger_ceiling_events_per_second: ceiling,
+        body_in_record_ceiling_events_per_second: PARTITION_WRITE_UNITS_PER_SECOND / bodyInRecord,
+      });
+    }
+    console.log(`write units per acknowledged event (${EVENTS} events each, receiver + flow worker), ${EXECUTION_SHARDS} shards per trigger`);
+    console.log(`${'body'.padEnd(8)}${'total'.padStart(8)}${'status'.padStart(8)}${'request'.padStart(9)}${'output'.padStart(8)}${'other'.padStart(7)}${'per-trigger ceiling'.padStart(22)}${'body in record'.padStart(17)}`);
+    for (const r of rows) {
+      console.log(`${`${r.body_bytes / KB} KB`.padEnd(8)}${fixed(r.write_units_per_event).padStart(8)}${fixed(r.status_record_units_per_event).padStart(8)}${fixed(r.request_units_per_event).padStart(9)}${fixed(r.output_units_per_event).padStart(8)}${fixed(r.other_units_per_event).padStart(7)}${`${int(r.per_trigger_ceiling_events_per_second)} events/s`.padStart(22)}${`${int(r.body_in_record_ceiling_events_per_second)} events/s`.padStart(17)}`);
+    }
+    console.log('ceiling = shards × 1,000 WCU/s per partition ÷ status-record units per event; the request (keyed by event id) and the echo flow\'s output (by execution id) are written once each and spread over the table');
+    const tenKb = rows[1]!;
+    const chart: ChartRow[] = rows.map((r) => ({
+      label: `${r.body_bytes / KB} KB body`,
+      group: 'one trigger\'s ceiling, events/s (by DynamoDB partition write units)',
+      value: r.per_trigger_ceiling_events_per_second,
+      ...(r.body_bytes === 10 * KB && { target: 1000 }),
+      better: 'higher' as const,
+      text: `${int(r.per_trigger_ceiling_events_per_second)}/s (${fixed(r.write_units_per_event)} WCU per event, ${fixed(r.status_record_units_per_event)} on the trigger's shards)`,
+    }));
+    return { events: EVENTS, shards: EXECUTION_SHARDS, rows, target_met: tenKb.per_trigger_ceiling_events_per_second >= 1000, chart };
+  } finally {
+    await stack.stop();
+  }
+}

@@ -1,0 +1,95 @@
+import { AppError } from '../../shared/errors.js';
+import type { Clock } from '../clock.js';
+import type { TriggerRecord } from '../triggers/trigger.js';
+import { parseWebhookBody, type WebhookBody } from '../webhooks/body.js';
+import { replayHeaders, storedBodyBytes } from '../webhooks/stored-request.js';
+import { buildTriggerData } from '../webhooks/trigger-input.js';
+import { newExecutionId } from './execution-id.js';
+import type { BulkReplayRequest } from './execution-filter.js';
+import { MAX_FLOW_INPUT_BYTES } from './limits.js';
+import { buildFlowMessage } from './message.js';
+import type { EventQueue, ExecutionDetail, ExecutionStore } from './ports.js';
+
+export interface ReplayDeps {
+  executions: ExecutionStore;
+  queue: EventQueue;
+  now: Clock;
+  newId: () => string;
+}
+
+/** Replays of one bulk call run this many at a time: 500 of them fit the API's 30 s many times over. */
+const REPLAY_CONCURRENCY = 16;
+
+/**
+ * Runs a stored delivery again through the trigger's current flow: a new execution with the same
+ * `event_id` and `replay_of`, always queued, whatever the trigger's response mode. An operator's
+ * action: the signature, API key, source address and event filter are not checked again, and
+ * deduplication does not hold it back. The flow sees the stored request's headers less the
+ * redacted ones, and the original `received_at`.
+ */
+export async function replayExecution(deps: ReplayDeps, trigger: TriggerRecord, executionId: string): Promise<{ execution_id: string; replay_of: string }> {
+  const original = await deps.executions.get({ triggerId: trigger.id, executionId });
+  if (!original) throw new AppError('not_found', 'no such execution');
+  return replay(deps, trigger, original);
+}
+
+async function replay(deps: ReplayDeps, trigger: TriggerRecord, original: ExecutionDetail): Promise<{ execution_id: string; replay_of: string }> {
+  const rawBody = original.request && storedBodyBytes(original.request);
+  if (!original.request || !rawBody) throw new AppError('not_replayable', 'the request body was not stored');
+  const headers = replayHeaders(original.request);
+  let body: WebhookBody;
+  try {
+    body = await parseWebhookBody(rawBody, headers['content-type']);
+  } catch {
+    throw new AppError('not_replayable', 'the stored body is not one the receiver accepts');
+  }
+  const data = buildTriggerData({
+    service: trigger.signature?.service, headers, body, webhookId: trigger.webhook_id, receivedAt: new Date(original.received_at), newEventId: () => original.event_id,
+  });
+  data.event_id = original.event_id;
+  const inputJson = JSON.stringify({ trigger: data });
+  if (Buffer.byteLength(inputJson) > MAX_FLOW_INPUT_BYTES) throw new AppError('not_replayable', 'flow input over the Step Functions limit');
+
+  const nowMs = deps.now();
+  const ref = { triggerId: trigger.id, executionId: newExecutionId(nowMs, deps.newId()) };
+  await deps.executions.record(ref, {
+    event_id: original.event_id,
+    received_at: new Date(nowMs).toISOString(),
+    ...(data.type !== undefined && { type: data.type }),
+    status: 'queued',
+    attempts: 0,
+    replay_of: original.execution_id,
+  }, original.request);
+  try {
+    await deps.queue.send(await buildFlowMessage(deps, { triggerId: trigger.id, flow: trigger.flow, ref }, inputJson));
+  } catch (error) {
+    await deps.executions.discard(ref).catch(() => undefined);
+    throw error instanceof AppError ? error : new AppError('unavailable', (error as Error).name);
+  }
+  return { execution_id: ref.executionId, replay_of: original.execution_id };
+}
+
+/**
+ * Replays one page (up to 500) of the trigger's executions that match the filter; the cursor goes
+ * on to the next page. Executions whose request cannot run again (no stored body, or one the
+ * receiver would refuse) are counted in `not_replayable` and left as they are.
+ */
+export async function replayMatching(deps: ReplayDeps, trigger: TriggerRecord, request: BulkReplayRequest) {
+  const page = await deps.executions.list(trigger.id, request.filter, { limit: request.limit, cursor: request.cursor });
+  let replayed = 0;
+  let notReplayable = 0;
+  const queue = [...page.items];
+  const worker = async () => {
+    for (let item = queue.shift(); item; item = queue.shift()) {
+      try {
+        await replayExecution(deps, trigger, item.execution_id);
+        replayed++;
+      } catch (error) {
+        if (!(error instanceof AppError && (error.code === 'not_replayable' || error.code === 'not_found'))) throw error;
+        notReplayable++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: REPLAY_CONCURRENCY }, worker));
+  return { replayed, not_replayable: notReplayable, next_cursor: page.nextCursor };
+}

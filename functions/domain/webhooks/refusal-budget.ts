@@ -1,0 +1,38 @@
+import type { ExecutionStore } from '../flows/ports.js';
+
+/** At most this many refused deliveries of one trigger are recorded per minute; later ones are only counted. */
+export const MAX_REFUSED_RECORDS_PER_MINUTE = 60;
+
+/**
+ * Decides whether a refused delivery is recorded. A flood of bad requests must neither fill the
+ * table nor slow the receiver, so two budgets stand in front of the write:
+ *
+ *   this container's own count ── at most 60 per trigger per minute ──▶ no DynamoDB call past it
+ *   the shared counter (one item per trigger and minute, conditional ADD) ──▶ at most 60 records in all
+ *
+ * The local count keeps a flood from turning into one write per request on a single counter item
+ * (a hot key); the shared one holds the limit across containers. A refusal past either budget is
+ * reported to `overflow` (a metric), not stored.
+ */
+export class RefusalBudget {
+  private minute = -1;
+  private readonly taken = new Map<string, number>();
+
+  constructor(
+    private readonly store: Pick<ExecutionStore, 'countRefusal'>,
+    private readonly overflow: () => void = () => undefined,
+    private readonly perMinute = MAX_REFUSED_RECORDS_PER_MINUTE,
+  ) {}
+
+  async take(triggerId: string, nowMs: number): Promise<boolean> {
+    const minute = Math.floor(nowMs / 60_000);
+    if (minute !== this.minute) {
+      this.minute = minute;
+      this.taken.clear();
+    }
+    const taken = this.taken.get(triggerId) ?? 0;
+    const granted = taken < this.perMinute && (this.taken.set(triggerId, taken + 1), await this.store.countRefusal(triggerId, minute, this.perMinute));
+    if (!granted) this.overflow();
+    return granted;
+  }
+}
