@@ -118,21 +118,31 @@ async function measure(): Promise<ReceiverMeasurement> {
   await run(webhook, WARMUP_EVENTS);
   await run(bare, BASELINE_EVENTS);
 
-  // The SDK floor replays what the handler sends: one of its own messages, byte for byte, and an execution record like its own.
+  // The SDK floor replays what the handler sends: one of its own messages, byte for byte, and an
+  // execution record and a request item like its own (the two puts in parallel, as the handler makes them).
   const sqs = new SQSClient({ region: LOCAL_AWS_ENV.AWS_REGION, endpoint: engines.info.env.AWS_ENDPOINT_URL_SQS });
   const queueUrl = engines.info.queueUrls.flowEvents;
   const [sample] = (await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1 }))).Messages ?? [];
   if (!sample?.Body) throw new Error('the handler sent nothing to the flow queue');
   await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: sample.ReceiptHandle! }));
-  const message = JSON.parse(sample.Body) as { ref: { triggerId: string; key: string }; input: { trigger: { event_id: string; received_at: string; type?: string } } };
+  const message = JSON.parse(sample.Body) as { ref: { triggerId: string; executionId: string }; input: { trigger: { event_id: string; received_at: string; type?: string } } };
   const executionsTable = engines.info.env.EXECUTIONS_TABLE!;
   let floorCalls = 0;
+  const requestJson = JSON.stringify({ method: 'POST', headers: signedEvent().headers, query: {}, source_ip: '127.0.0.1', body_encoding: 'utf8', body_bytes: body.length });
   const sdkFloor: Handler = async () => {
     const { trigger } = message.input;
-    await dynamoDocumentClient.send(new PutCommand({
-      TableName: executionsTable,
-      Item: { pk: `TRIGGER#${message.ref.triggerId}`, sk: `EXEC#${trigger.received_at}#floor${floorCalls++}`, event_id: trigger.event_id, received_at: trigger.received_at, type: trigger.type, status: 'queued', attempts: 0, expires_at: Math.floor(Date.now() / 1000) + 604_800 },
-    }));
+    const executionId = `floor${floorCalls++}`;
+    const expiresAt = Math.floor(Date.now() / 1000) + 604_800;
+    await Promise.all([
+      dynamoDocumentClient.send(new PutCommand({
+        TableName: executionsTable,
+        Item: { pk: `TRIGGER#${message.ref.triggerId}#0`, sk: `EXEC#${trigger.received_at}#${executionId}`, execution_id: executionId, event_id: trigger.event_id, received_at: trigger.received_at, type: trigger.type, status: 'queued', attempts: 0, timeline: {}, expires_at: expiresAt },
+      })),
+      dynamoDocumentClient.send(new PutCommand({
+        TableName: executionsTable,
+        Item: { pk: `REQUEST#${message.ref.triggerId}#floor`, sk: `${trigger.received_at}#${executionId}`, execution_id: executionId, request_json: requestJson, body, expires_at: expiresAt },
+      })),
+    ]);
     await sqsClient.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: sample.Body! }));
     return { statusCode: 200 };
   };

@@ -201,7 +201,13 @@ export class Alarms extends Construct {
           own(METRIC.webhooksDuplicate, 'duplicate'),
         ],
       }),
-      new GraphWidget({ title: 'Webhooks refused, by reason', width: 12, left: [byDimension(METRIC.webhooksRefused, METRIC_DIMENSION.reason)] }),
+      new GraphWidget({
+        title: 'Webhooks refused, by reason',
+        width: 12,
+        left: [byDimension(METRIC.webhooksRefused, METRIC_DIMENSION.reason)],
+        // Past 60 a trigger a minute, refusals are counted here and not recorded as executions.
+        right: [own(METRIC.webhookRefusalsNotRecorded, 'not recorded (over 60/min per trigger)')],
+      }),
     );
     this.dashboard.addWidgets(
       new GraphWidget({

@@ -264,7 +264,7 @@ describe('7. event filter', () => {
     const trigger = await createTrigger(stack, token, { flow: 'echo', event_filter: ['customer.*'] });
     await deliver(trigger.url, JSON.stringify({ id: 'evt_skip', type: 'invoice.paid' }));
     expect(await executionsOf(trigger.id, token)).toEqual([
-      { event_id: 'evt_skip', received_at: expect.any(String), type: 'invoice.paid', status: 'ignored', attempts: 0 },
+      { execution_id: expect.any(String), event_id: 'evt_skip', received_at: expect.any(String), type: 'invoice.paid', status: 'ignored', attempts: 0, timeline: [] },
     ]);
   });
 });
@@ -320,13 +320,16 @@ describe('the checks run in the documented order', () => {
     expect((await deliver(trigger.url, JSON.stringify({ type: 'url_verification', challenge: 'c' }))).status).toBe(401);
   });
 
-  it('rejected requests (4xx) are not recorded as executions', async () => {
+  it('rejected requests (4xx) are recorded as refused, with the code answered, and run no flow', async () => {
     const token = await stack.token('order-owner');
     const trigger = await createTrigger(stack, token, { flow: 'echo', api_key_enabled: true, event_filter: ['x'] });
     await deliver(trigger.url, EVENT);
     await deliver(trigger.url, jsonOfSize(MAX_BODY_BYTES + 1), { 'x-api-key': trigger.api_key! });
     await deliver(trigger.url, 'hello', { 'content-type': 'text/plain', 'x-api-key': trigger.api_key! });
     await deliver(trigger.url, '{', { 'x-api-key': trigger.api_key! });
-    expect(await executionsOf(trigger.id, token)).toEqual([]);
+    const executions = (await executionsOf(trigger.id, token)) as { status: string; error?: string }[];
+    expect(executions.map((e) => [e.status, e.error])).toEqual([
+      ['refused', 'validation_error'], ['refused', 'unsupported_media_type'], ['refused', 'payload_too_large'], ['refused', 'unauthorized'],
+    ]);
   });
 });

@@ -415,7 +415,7 @@ describe('GET /triggers/{id}/executions', () => {
     const first = await call(stack, 'GET', `/triggers/${trigger.id}/executions?limit=2`, { token });
     expect(first.status).toBe(200);
     expect(first.json.data.executions.map((e: { event_id: string }) => e.event_id)).toEqual(['evt_c', 'evt_b']);
-    expect(first.json.data.executions[0]).toEqual({ event_id: 'evt_c', received_at: expect.any(String), type: 'unwanted', status: 'ignored', attempts: 0 });
+    expect(first.json.data.executions[0]).toEqual({ execution_id: expect.any(String), event_id: 'evt_c', received_at: expect.any(String), type: 'unwanted', status: 'ignored', attempts: 0, timeline: [] });
     const rest = await call(stack, 'GET', `/triggers/${trigger.id}/executions?limit=2&cursor=${first.json.data.next_cursor}`, { token });
     expect(rest.json.data.executions.map((e: { event_id: string }) => e.event_id)).toEqual(['evt_a']);
   });
