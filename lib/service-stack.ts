@@ -78,7 +78,7 @@ export class ServiceStack extends Stack {
     const functions = {} as Record<FunctionName, ServiceFunction>;
     for (const [name, spec] of entries<FunctionName, FunctionSpec>(FUNCTIONS)) {
       const fn = new ServiceFunction(this, name, { name, spec, projectRoot, logLevel: props.logLevel });
-      this.data.connect(fn, spec.tables);
+      this.data.connect(fn, spec.tables, 'queriesIndexes' in spec ? spec.queriesIndexes : undefined);
       this.queues.connectSender(fn, spec.sendsTo);
       if (spec.secretsKey) this.secretsKey.connect(fn, spec.secretsKey);
       if (spec.runsFlows) this.flows.connectRunner(fn);

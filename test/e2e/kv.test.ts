@@ -246,6 +246,30 @@ describe('listing', () => {
   });
 });
 
+describe('GET /storage/kv', () => {
+  it('lists the caller\'s buckets in name order with their configuration, paged with limit and cursor', async () => {
+    const token = await stack.token('kv-bucket-lister');
+    for (const name of ['c-bucket', 'a-bucket', 'b-bucket']) {
+      expect((await call(stack, 'PUT', `/storage/kv/${name}`, { token, body: name === 'b-bucket' ? { description: 'second', ttl_seconds: 60 } : {} })).status).toBe(201);
+    }
+    await call(stack, 'PUT', '/storage/kv/other-account', { token: await stack.token('kv-bucket-other') });
+    const first = await call(stack, 'GET', '/storage/kv?limit=2', { token });
+    expect(first.status).toBe(200);
+    expect(first.json.data.buckets.map((b: { name: string }) => b.name)).toEqual(['a-bucket', 'b-bucket']);
+    expect(first.json.data.buckets[1]).toEqual({ name: 'b-bucket', description: 'second', ttl_seconds: 60, max_value_bytes: MAX_VALUE_BYTES, created_at: expect.any(String) });
+    const second = await call(stack, 'GET', `/storage/kv?limit=2&cursor=${first.json.data.next_cursor}`, { token });
+    expect(second.json.data).toEqual({ buckets: [expect.objectContaining({ name: 'c-bucket' })], next_cursor: null });
+  });
+
+  it('is empty for an account without buckets, 400 for a bad limit or cursor, 401 without credentials', async () => {
+    const token = await stack.token('kv-no-buckets');
+    expect((await call(stack, 'GET', '/storage/kv', { token })).json).toEqual({ data: { buckets: [], next_cursor: null } });
+    expect((await call(stack, 'GET', '/storage/kv?limit=0', { token })).json).toEqual({ error: 'validation_error' });
+    expect((await call(stack, 'GET', '/storage/kv?cursor=garbage', { token })).json).toEqual({ error: 'validation_error' });
+    expect((await call(stack, 'GET', '/storage/kv')).json).toEqual({ error: 'unauthorized' });
+  });
+});
+
 const ROUTES: [string, string][] = [
   ['PUT', ''], ['GET', ''], ['DELETE', ''], ['DELETE', '/purge'],
   ['GET', '/keys'], ['PUT', '/keys/some/key'], ['GET', '/keys/some/key'], ['DELETE', '/keys/some/key'],

@@ -137,6 +137,26 @@ describe('the service stack, from functions/manifest.ts', () => {
       expect(table.DeletionPolicy).toBe('Retain');
       expect(table.UpdateReplacePolicy).toBe('Retain');
     });
+
+    it('the kv table has the byOwner index the bucket listing queries, and the kv function may Query it and nothing more', () => {
+      const kvId = idOf(s.stack, s.stack.data.tables.kv);
+      const table = resourcesOfType(s.template, 'AWS::DynamoDB::Table')[kvId]!;
+      const { partitionKey, sortKey } = TABLES.kv.indexes.byOwner;
+      expect(table.Properties.GlobalSecondaryIndexes).toEqual([{
+        IndexName: 'byOwner',
+        KeySchema: [{ AttributeName: partitionKey, KeyType: 'HASH' }, { AttributeName: sortKey, KeyType: 'RANGE' }],
+        Projection: { ProjectionType: 'ALL' },
+      }]);
+      for (const [name, spec] of tableEntries.filter(([n]) => n !== 'kv')) expect((resourcesOfType(s.template, 'AWS::DynamoDB::Table')[idOf(s.stack, s.stack.data.tables[name])]!).Properties.GlobalSecondaryIndexes, `${name} ${spec.env}`).toBeUndefined();
+      const onIndexes = (name: FunctionName) => roleStatements(s, idOf(s.stack, s.stack.functions[name].role))
+        .filter((st) => JSON.stringify(st.Resource).includes('/index/'));
+      expect(onIndexes('kv')).toEqual([{
+        Effect: 'Allow',
+        Action: 'dynamodb:Query',
+        Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [kvId, 'Arn'] }, '/index/byOwner']] },
+      }]);
+      for (const [name] of functionEntries.filter(([n]) => n !== 'kv')) expect(onIndexes(name), name).toEqual([]);
+    });
   });
 
   describe('queues', () => {

@@ -1,7 +1,7 @@
 import { AppError } from '../../shared/errors.js';
 import { GENERATION_BYTES } from './limits.js';
 import { FIRST_SWEEP_DELAY_SECONDS, type SweepQueue } from './sweep-task.js';
-import type { Bucket, BucketConfig, BucketRef, GenerationRef, KeyPage, KvStore, StoredValue } from './types.js';
+import type { Bucket, BucketConfig, BucketPage, BucketRef, GenerationRef, KeyPage, KvStore, StoredValue } from './types.js';
 
 export interface KvServiceOptions {
   store: KvStore;
@@ -46,6 +46,10 @@ export class KvService {
     const bucket = await this.options.store.getBucket(ref);
     if (!bucket) throw notFound('no such bucket');
     return bucket;
+  }
+
+  listBuckets(accountId: string, page: { limit: number; cursor?: string }): Promise<BucketPage> {
+    return this.options.store.listBuckets(accountId, page);
   }
 
   /**
