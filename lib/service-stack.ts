@@ -73,7 +73,6 @@ export class ServiceStack extends Stack {
     // Flows' own functions are not the manifest's: no routes, no grants, invoked only by the flows that name them.
     this.flowFunctions = new FlowFunctions(this, 'FlowFunctions', { flowsDir, projectRoot, logLevel: props.logLevel, context: (key) => props.flowFunctionContext?.(key) });
     this.flows = new Flows(this, 'Flows', { flowsDir, functions: this.flowFunctions.functions });
-    this.identity = new Identity(this, 'Identity', { auth: props.auth, removal: props.dataRemovalPolicy });
 
     const functions = {} as Record<FunctionName, ServiceFunction>;
     for (const [name, spec] of entries<FunctionName, FunctionSpec>(FUNCTIONS)) {
@@ -94,6 +93,10 @@ export class ServiceStack extends Stack {
       corsAllowedOrigins: props.corsAllowedOrigins,
       throttle: props.apiThrottle,
     });
+
+    // After the API: the hosted UI returns to the console's URL. Functions get the pool's settings
+    // in their environment below, so nothing of the API's depends on the pool (no cycle).
+    this.identity = new Identity(this, 'Identity', { auth: props.auth, removal: props.dataRemovalPolicy, consoleUrl: `${this.http.baseUrl}/console` });
 
     this.alarms = new Alarms(this, 'Operations', {
       functions,

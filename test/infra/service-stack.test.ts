@@ -348,7 +348,34 @@ describe('the service stack, from functions/manifest.ts', () => {
       expect(secrets.DeletionPolicy).toBe('Retain');
     });
 
-    it('creates a Cognito user pool by default: strong passwords, TOTP MFA required, a public client without OAuth', () => {
+    it('gives the console a hosted UI: the code grant only, returning to <api>/console and nowhere else', () => {
+      const apiId = idOf(s.stack, s.stack.http.api);
+      const consoleUrl = { 'Fn::Join': ['', [{ 'Fn::GetAtt': [apiId, 'ApiEndpoint'] }, '/console']] };
+      const client = resourcesOfType(s.template, 'AWS::Cognito::UserPoolClient')[idOf(s.stack, s.stack.identity.userPoolClient!)]!;
+      expect(client.Properties).toMatchObject({
+        GenerateSecret: false,
+        AllowedOAuthFlowsUserPoolClient: true,
+        AllowedOAuthFlows: ['code'],
+        AllowedOAuthScopes: ['openid', 'email'],
+        CallbackURLs: [consoleUrl],
+        LogoutURLs: [consoleUrl],
+        SupportedIdentityProviders: ['COGNITO'],
+      });
+      const domainId = idOf(s.stack, s.stack.identity.hostedUi!);
+      expect(resourcesOfType(s.template, 'AWS::Cognito::UserPoolDomain')[domainId]!.Properties).toMatchObject({
+        Domain: { 'Fn::Join': ['-', ['flowgate', { Ref: 'AWS::AccountId' }]] },
+        UserPoolId: { Ref: idOf(s.stack, s.stack.identity.userPool!) },
+      });
+      // Only the system function, which serves the console, learns where the hosted UI is.
+      const system = environmentOf(s, 'system');
+      expect(system.CONSOLE_COGNITO_CLIENT_ID).toEqual({ Ref: idOf(s.stack, s.stack.identity.userPoolClient!) });
+      expect(JSON.stringify(system.CONSOLE_COGNITO_DOMAIN)).toContain(domainId);
+      for (const [name] of functionEntries.filter(([n]) => n !== 'system')) {
+        expect(Object.keys(environmentOf(s, name)).filter((v) => v.startsWith('CONSOLE_')), name).toEqual([]);
+      }
+    });
+
+    it('creates a Cognito user pool by default: strong passwords, TOTP MFA required, a public client', () => {
       s.template.hasResourceProperties('AWS::Cognito::UserPool', {
         MfaConfiguration: 'ON',
         EnabledMfas: ['SOFTWARE_TOKEN_MFA'],
@@ -488,6 +515,16 @@ describe('the service stack, as configured by CDK context', () => {
     ['logLevel', 'LOUD'],
   ])('refuses %s=%s when it synthesises, not at run time', (key, value) => {
     expect(() => synth({ [key]: value })).toThrow(new RegExp(`context ${key} must be`));
+  });
+
+  it('with an external issuer the console has no hosted UI: the system function gets no CONSOLE_ settings', () => {
+    s.template.resourceCountIs('AWS::Cognito::UserPoolDomain', 0);
+    expect(Object.keys(environmentOf(s, 'system')).filter((v) => v.startsWith('CONSOLE_'))).toEqual([]);
+  });
+
+  it('cognitoDomainPrefix names the hosted UI\'s domain; a prefix Cognito would refuse fails the synth', () => {
+    synth({ cognitoDomainPrefix: 'acme-flowgate' }).template.hasResourceProperties('AWS::Cognito::UserPoolDomain', { Domain: 'acme-flowgate' });
+    for (const bad of ['Acme', 'my-aws-gate', '-x', 'a'.repeat(64)]) expect(() => synth({ cognitoDomainPrefix: bad }), bad).toThrow(/cognitoDomainPrefix/);
   });
 
   it('refuses half an external issuer', () => {
