@@ -49,7 +49,7 @@ export function bucketPage(name: string): HTMLElement {
   // Keys: a prefix search and pages of keys; choosing one shows its value below.
   const prefix = textInput('', { type: 'search' });
   const search = el('button', { type: 'submit' }, 'Search');
-  const keys = el('ul', { class: 'keys' });
+  const keys = el('ul', { class: 'keys', 'aria-labelledby': 'keys-title' });
   const keysStatus = el('p', { 'aria-live': 'polite', class: 'hint' });
   const more = el('button', { type: 'button', class: 'secondary', hidden: true }, 'More keys');
   let cursor: string | null = null;
