@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { seriousA11yViolations, useBrowser } from '../support/browser.js';
 import { call, useLocalStack } from '../support/local-stack.js';
+import { signStripe } from '../support/signers.js';
 
 const SCREENSHOT = resolve(import.meta.dirname, '../../docs/console-triggers.png');
 
@@ -95,6 +96,70 @@ describe('the console in a browser', () => {
     await dialog.getByRole('button', { name: 'Delete' }).click();
     await page.getByText('No triggers yet.').waitFor();
     expect((await call(stack, 'GET', '/triggers', { token })).json.data.triggers).toEqual([]);
+  });
+
+  it('edits a trigger: changes its flow and allowed addresses and keeps its signing secret', async () => {
+    const token = await stack.token('edit-user');
+    await call(stack, 'POST', '/triggers', { token, body: { flow: 'echo', signature: { service: 'stripe', secret: 'whsec_edit' }, deduplicate: true } });
+    const page = await signInByLink('edit-user');
+    await page.getByRole('row').filter({ hasText: 'echo' }).getByRole('button', { name: 'Edit' }).click();
+    const form = page.getByRole('form', { name: 'Edit the echo trigger' });
+    // The form starts from the trigger as it is.
+    await expect(form.getByLabel('Enable signature verification').isChecked()).resolves.toBe(true);
+    await expect(form.getByLabel('Service').inputValue()).resolves.toBe('stripe');
+    await expect(form.getByLabel('Deduplicate').isChecked()).resolves.toBe(true);
+    await form.getByRole('option', { name: 'route-by-type' }).waitFor({ state: 'attached' });
+    await form.getByLabel('Flow').selectOption('route-by-type');
+    await form.getByLabel('Allowed source IPs').fill('203.0.113.0/24, 127.0.0.1');
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await form.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('row').filter({ hasText: 'route-by-type' }).waitFor();
+    const [trigger] = (await call(stack, 'GET', '/triggers', { token })).json.data.triggers;
+    expect(trigger).toMatchObject({ flow: 'route-by-type', allowed_source_ips: ['203.0.113.0/24', '127.0.0.1'], signature: { service: 'stripe' }, deduplicate: true });
+    // The secret the trigger was created with still verifies: saving without a new one kept it.
+    const body = JSON.stringify({ id: 'evt_edit', type: 'payment_intent.succeeded' });
+    const delivered = await call(stack, 'POST', trigger.url.slice(stack.baseUrl.length), {
+      rawBody: body, headers: { 'content-type': 'application/json', ...signStripe({ secret: 'whsec_edit', body, timestamp: Math.floor(Date.now() / 1000) }) },
+    });
+    expect(delivered.status).toBe(200);
+  });
+
+  it('regenerates a trigger\'s URL and API key and rotates its signing secret, each after a confirmation', async () => {
+    const token = await stack.token('rotate-user');
+    const created = (await call(stack, 'POST', '/triggers', { token, body: { flow: 'echo', api_key_enabled: true, signature: { service: 'github', secret: 'first-secret' } } })).json.data;
+    const page = await signInByLink('rotate-user');
+    const row = page.getByRole('row').filter({ hasText: 'echo' });
+    await expect(row.getByText('/webhooks/').textContent()).resolves.toBe(created.url);
+
+    await row.getByRole('button', { name: 'Regenerate URL' }).click();
+    const urlDialog = page.getByRole('dialog', { name: 'Regenerate this URL?' });
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await urlDialog.getByRole('button', { name: 'Regenerate' }).click();
+    await urlDialog.waitFor({ state: 'detached' });
+    const { url } = (await call(stack, 'GET', `/triggers/${created.id}`, { token })).json.data;
+    expect(url).not.toBe(created.url);
+    await expect(row.getByText('/webhooks/').textContent()).resolves.toBe(url);
+    expect((await call(stack, 'POST', created.url.slice(stack.baseUrl.length), { body: {} })).status).toBe(404);
+
+    await row.getByRole('button', { name: 'Regenerate API key' }).click();
+    await page.getByRole('dialog', { name: 'Regenerate the API key?' }).getByRole('button', { name: 'Regenerate' }).click();
+    await page.getByText('shown this once only').waitFor();
+    const key = (await page.locator('.notice code').first().textContent())!;
+    expect(key).not.toBe(created.api_key);
+    expect(key.length).toBeGreaterThan(20);
+
+    await row.getByRole('button', { name: 'Rotate signing secret' }).click();
+    const rotate = page.getByRole('dialog', { name: 'Rotate the signing secret?' });
+    expect(await rotate.getByRole('button', { name: 'Rotate' }).isDisabled()).toBe(true);
+    await rotate.getByLabel('New signing secret').fill('second-secret');
+    await rotate.getByRole('button', { name: 'Rotate' }).click();
+    await page.getByText('Signing secret of the echo trigger rotated').waitFor();
+    const rotated = (await call(stack, 'GET', `/triggers/${created.id}`, { token })).json.data;
+    expect(rotated.signature.previous_secret_expires_at).not.toBeNull();
+    // After a reload the new key is not shown again.
+    await page.reload();
+    await page.getByRole('row').filter({ hasText: 'echo' }).waitFor();
+    expect(await page.getByText('shown this once only').count()).toBe(0);
   });
 
   it('creates a trigger with the keyboard alone', async () => {
