@@ -39,7 +39,24 @@ export function bucketsPage(): HTMLElement {
   });
   more.addEventListener('click', () => void loadPage(more));
   void loadPage(listing);
-  return el('main', {}, pageHeading('Buckets'), alert, listing);
+
+  // A new bucket with the default configuration; the API takes the rest (description, ttl_seconds, max_value_bytes).
+  const newName = textInput('', { required: true, pattern: '[A-Za-z0-9_-]{1,64}', maxlength: '64' });
+  const create = el('button', { type: 'submit' }, 'Create');
+  const createForm = el('form', { 'aria-labelledby': 'new-bucket-title' },
+    field('new-bucket-name', 'Bucket name', newName, 'Letters, digits, _ and -, up to 64 characters.'),
+    el('div', { class: 'actions' }, create));
+  createForm.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void withProgress(create, alert, async () => {
+      const name = newName.value.trim();
+      await api('PUT', `/storage/kv/${encodeURIComponent(name)}`, {});
+      location.hash = bucketHref(name);
+    });
+  });
+  return el('main', {}, pageHeading('Buckets'), alert,
+    el('section', { 'aria-labelledby': 'new-bucket-title' }, el('h2', { id: 'new-bucket-title' }, 'New bucket'), createForm),
+    el('h2', {}, 'Your buckets'), listing);
 }
 
 export function bucketPage(name: string): HTMLElement {

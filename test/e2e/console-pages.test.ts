@@ -109,6 +109,22 @@ describe('the console\'s Buckets and Account pages', () => {
     expect(await page.getByRole('list', { name: 'Keys' }).getByRole('listitem').allTextContents()).toEqual(keys);
   });
 
+  it('creates a bucket from the Buckets page and opens it; a taken name is refused in words', async () => {
+    const { page } = await signInByLink('new-bucket-user', '#/buckets');
+    await page.getByText('No buckets yet.').waitFor();
+    await page.getByLabel('Bucket name').fill('fresh');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('heading', { name: 'Bucket fresh', level: 1 }).waitFor();
+    await page.getByText('This bucket holds no values.').waitFor();
+    const token = await stack.token('new-bucket-user');
+    expect((await call(stack, 'GET', '/storage/kv', { token })).json.data.buckets.map((b: { name: string }) => b.name)).toEqual(['fresh']);
+    await page.getByRole('link', { name: 'All buckets' }).click();
+    await page.getByRole('link', { name: 'fresh' }).waitFor();
+    await page.getByLabel('Bucket name').fill('fresh');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await expect(page.getByRole('alert').filter({ hasText: /\S/ }).textContent()).resolves.toContain('It already exists.');
+  });
+
   it('says in words when a bucket does not exist', async () => {
     const { page } = await signInByLink('no-bucket-user', '#/buckets/missing');
     await expect(page.getByRole('alert').filter({ hasText: /\S/ }).first().textContent()).resolves.toContain('no longer exists');
