@@ -1,8 +1,13 @@
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import type { QRCode } from 'jsqr';
 import { describe, expect, it } from 'vitest';
 import { seriousA11yViolations, useBrowser } from '../support/browser.js';
 import { call, useLocalStack } from '../support/local-stack.js';
 import { totpCodeAt } from '../support/totp.js';
+
+/** A QR decoder (CommonJS, whose types say `export default`): what a phone's camera app would read. */
+const jsQR = createRequire(import.meta.url)('jsqr') as (data: Uint8ClampedArray, width: number, height: number) => QRCode | null;
 
 /** The Buckets and Account pages, driven in Chromium against one local stack. */
 describe('the console\'s Buckets and Account pages', () => {
@@ -137,6 +142,23 @@ describe('the console\'s Buckets and Account pages', () => {
     await page.getByRole('img', { name: 'QR code to add Flowgate to your authenticator app' }).waitFor();
     const secret = (await page.locator('#totp-secret').textContent())!;
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+    // The QR code scans: drawn to a canvas as a browser would show it, it decodes to the otpauth URI of that secret.
+    const qr = await page.evaluate(async () => {
+      const d = (globalThis as any).document;
+      const svg = d.querySelector('svg[role="img"]');
+      const image = new (globalThis as any).Image();
+      image.src = `data:image/svg+xml;base64,${btoa(new (globalThis as any).XMLSerializer().serializeToString(svg))}`;
+      await image.decode();
+      const canvas = d.createElement('canvas');
+      canvas.width = image.width;
+      canvas.height = image.height;
+      const context = canvas.getContext('2d');
+      context.drawImage(image, 0, 0);
+      return { width: canvas.width, height: canvas.height, pixels: Array.from(context.getImageData(0, 0, canvas.width, canvas.height).data as number[]) };
+    });
+    const decoded = jsQR(Uint8ClampedArray.from(qr.pixels), qr.width, qr.height);
+    expect(decoded?.data).toMatch(/^otpauth:\/\/totp\//);
+    expect(new URL(decoded!.data).searchParams.get('secret')).toBe(secret);
     expect(await seriousA11yViolations(page)).toEqual([]);
 
     const right = totpCodeAt(secret, Date.now());
