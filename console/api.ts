@@ -3,7 +3,8 @@
  * the origin the console was served from, and the API's error codes in words.
  */
 
-export type Credentials = { kind: 'token' | 'apiKey'; value: string };
+/** `hostedUi`: a token from the Cognito hosted UI, whose own session "Sign out" ends too. */
+export type Credentials = { kind: 'token' | 'apiKey'; value: string; via?: 'hostedUi' };
 
 const STORAGE_KEY = 'flowgate.credentials';
 

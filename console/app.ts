@@ -9,7 +9,7 @@ import { alertRegion, el, pageHeading, withProgress } from './dom.js';
 import { accountPage } from './pages/account.js';
 import { bucketPage, bucketsPage } from './pages/buckets.js';
 import { triggersPage } from './pages/triggers.js';
-import { authorizeUrl, codeChallenge, completeSignIn, createState, createVerifier, SignInError, type HostedUiConfig, type PendingSignIn } from './pkce.js';
+import { authorizeUrl, codeChallenge, completeSignIn, createState, createVerifier, logoutUrl, SignInError, type HostedUiConfig, type PendingSignIn } from './pkce.js';
 
 const PENDING_KEY = 'flowgate.sign-in';
 /** The hosted UI sends the browser back here; the stack registers exactly this URL (lib/constructs/identity.ts). */
@@ -46,9 +46,13 @@ function render(): void {
 function shell(current: string, page: HTMLElement): HTMLElement {
   const link = (id: string, text: string) => el('li', {}, el('a', { href: `#/${id}`, ...(current === id && { 'aria-current': 'page' }) }, text));
   const signOut = el('button', { type: 'button', class: 'secondary', click: () => {
+    const was = credentials.get();
     credentials.clear();
     history.replaceState(null, '', location.pathname);
     render();
+    if (was?.via === 'hostedUi') {
+      void consoleConfig().then(({ cognito }) => cognito && location.assign(logoutUrl(cognito, redirectUri())), () => undefined);
+    }
   } }, 'Sign out');
   return el('div', {},
     el('header', {}, el('strong', {}, 'Flowgate'),
@@ -124,7 +128,7 @@ async function finishHostedSignIn(query: URLSearchParams): Promise<string | unde
     const { cognito } = await consoleConfig();
     if (!cognito) throw new SignInError('sign_in_refused', 'no hosted UI is configured');
     const idToken = await completeSignIn(cognito, query, pending ? (JSON.parse(pending) as PendingSignIn) : undefined, redirectUri());
-    credentials.set({ kind: 'token', value: idToken });
+    credentials.set({ kind: 'token', value: idToken, via: 'hostedUi' });
     return undefined;
   } catch (error) {
     return new ApiError(error instanceof SignInError ? error.code : 'network', 0).message;

@@ -46,6 +46,14 @@ export function authorizeUrl(config: HostedUiConfig, request: { redirectUri: str
   return `${config.domain}/oauth2/authorize?${query}`;
 }
 
+/**
+ * Where "Sign out" sends the browser after a hosted-UI sign-in: Cognito's `/logout` ends the hosted
+ * UI's own session (else the next sign-in would pass without a password) and returns to the console.
+ */
+export function logoutUrl(config: HostedUiConfig, logoutUri: string): string {
+  return `${config.domain}/logout?${new URLSearchParams({ client_id: config.clientId, logout_uri: logoutUri })}`;
+}
+
 /** Thrown when a sign-in cannot complete; `code` is one of the console's error words. */
 export class SignInError extends Error {
   constructor(readonly code: 'sign_in_state' | 'sign_in_refused', detail: string) {

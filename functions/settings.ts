@@ -149,9 +149,12 @@ export const SETTINGS = {
     description: 'Origin of the Cognito hosted UI the console signs in with (https://<prefix>.auth.<region>.amazoncognito.com); unset with an external issuer',
     source: wiring, readers: ['system'],
     // It goes into the console's Content-Security-Policy as is: an origin, nothing that could widen it.
+    // Plain http only on this machine, where the browser tests run a stand-in authorization server.
     parse: (raw) => {
       if (isUnset(raw)) return undefined;
-      if (!/^https:\/\/[A-Za-z0-9.-]+$/.test(raw)) throw new Error(`must be an https origin without a path, not "${raw}"`);
+      if (!/^(?:https:\/\/[A-Za-z0-9.-]+|http:\/\/(?:127\.0\.0\.1|localhost))(?::\d{1,5})?$/.test(raw)) {
+        throw new Error(`must be an https origin without a path (http only for 127.0.0.1 or localhost), not "${raw}"`);
+      }
       return raw;
     },
   }),

@@ -67,7 +67,8 @@ describe('the system function with a Cognito hosted UI', () => {
   it('CONSOLE_COGNITO_DOMAIN must be a bare https origin: it goes into the CSP as is', () => {
     expect(parseSetting('consoleCognitoDomain', hostedUi.domain)).toBe(hostedUi.domain);
     expect(parseSetting('consoleCognitoDomain', undefined)).toBeUndefined();
-    for (const bad of ['http://x.example.com', 'https://x.example.com/path', "https://x.example.com; script-src *", 'https://*']) {
+    expect(parseSetting('consoleCognitoDomain', 'http://127.0.0.1:4321')).toBe('http://127.0.0.1:4321');
+    for (const bad of ['http://x.example.com', 'http://127.0.0.1.example.com', 'https://x.example.com/path', "https://x.example.com; script-src *", 'https://*', 'https://x.example.com/']) {
       expect(() => parseSetting('consoleCognitoDomain', bad), bad).toThrow(/CONSOLE_COGNITO_DOMAIN/);
     }
   });
