@@ -218,7 +218,9 @@ function triggerForm(options: { alert: HTMLElement; trigger?: Trigger; onDone: (
 
   const submit = el('button', { type: 'submit' }, trigger ? 'Save' : 'Create');
   const cancel = el('button', { type: 'button', class: 'secondary', click: options.onCancel }, 'Cancel');
-  const form = el('form', { 'aria-label': trigger ? `Edit the ${trigger.flow} trigger` : 'New trigger' },
+  const title = trigger ? `Edit the ${trigger.flow} trigger` : 'New trigger';
+  const form = el('form', { 'aria-labelledby': 'trigger-form-title' },
+    el('h2', { id: 'trigger-form-title' }, title),
     field('flow', 'Flow', flow, 'The deployed flow each delivery runs.'),
     field('response-mode', 'Response mode', mode),
     field('event-filter', 'Event filter', filter, 'Event types to accept, separated by commas; a trailing * matches a prefix. Empty accepts every event.'),

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
 import type { QRCode } from 'jsqr';
 import { describe, expect, it } from 'vitest';
 import { seriousA11yViolations, useBrowser } from '../support/browser.js';
@@ -64,6 +65,8 @@ describe('the console\'s Buckets and Account pages', () => {
     await page.getByRole('button', { name: 'drafts/odd?key%41' }).click();
     await expect(page.getByLabel('Content of drafts/odd?key%41').textContent()).resolves.toBe('an awkward key');
     expect(await seriousA11yViolations(page)).toEqual([]);
+    // The README's picture: retaken with UPDATE_SCREENSHOTS=1 npm test, so a plain run leaves the tree clean.
+    if (process.env.UPDATE_SCREENSHOTS) await page.screenshot({ path: resolve(import.meta.dirname, '../../docs/console-bucket.png'), fullPage: true });
 
     // Writing a value.
     await page.getByLabel('Bucket', { exact: true }).fill('reports');
