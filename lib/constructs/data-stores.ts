@@ -27,9 +27,11 @@ export interface DataStoresProps {
  */
 export class DataStores extends Construct {
   readonly tables: Record<TableName, Table>;
+  private readonly specs: Record<TableName, TableSpec>;
 
   constructor(scope: Construct, id: string, props: DataStoresProps) {
     super(scope, id);
+    this.specs = props.tables;
     const retain = props.removal === 'retain';
     const tables = {} as Record<TableName, Table>;
     for (const [name, spec] of Object.entries(props.tables) as [TableName, TableSpec][]) {
@@ -71,6 +73,9 @@ export class DataStores extends Construct {
     }
     // An index is only ever queried, and only by the functions that name it.
     for (const [name, indexNames] of Object.entries(indexes) as [TableName, readonly string[]][]) {
+      const unknown = indexNames.filter((index) => !Object.hasOwn(this.specs[name].indexes ?? {}, index));
+      // A grant on an index the table does not have would deploy and then fail every query (AccessDenied, not a 4xx).
+      if (unknown.length) throw new Error(`${fn.node.id} queries index ${unknown.join(', ')} that table ${name} does not have (TABLES in functions/manifest.ts)`);
       const arn = this.tables[name].tableArn;
       Grant.addToPrincipal({ grantee: fn, actions: ['dynamodb:Query'], resourceArns: indexNames.map((index) => `${arn}/index/${index}`) });
     }

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { App, Validations, type CfnElement, type Stack } from 'aws-cdk-lib';
+import { App, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -22,6 +23,8 @@ import {
   type TableName,
 } from '../../functions/manifest.js';
 import { buildServiceApp } from '../../lib/app.js';
+import { DataStores } from '../../lib/constructs/data-stores.js';
+import type { ServiceFunction } from '../../lib/constructs/service-function.js';
 import { listFlowNames } from '../../lib/constructs/flows.js';
 import { CDK_CONTEXT, synth, type Synthesized } from '../support/synth.js';
 import { listFlowFunctions } from '../../lib/flow-functions.js';
@@ -156,6 +159,14 @@ describe('the service stack, from functions/manifest.ts', () => {
         Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [kvId, 'Arn'] }, '/index/byOwner']] },
       }]);
       for (const [name] of functionEntries.filter(([n]) => n !== 'kv')) expect(onIndexes(name), name).toEqual([]);
+    });
+
+    it('a function that names an index its table does not have fails the synth', () => {
+      const stack = new Stack(new App(), 'IndexCheck');
+      const data = new DataStores(stack, 'Data', { tables: TABLES, removal: 'destroy' });
+      const role = new Role(stack, 'reader', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+      expect(() => data.connect(role as unknown as ServiceFunction, { kv: ['Query'] }, { kv: ['byNothing'] })).toThrow(/index byNothing that table kv does not have/);
+      expect(() => data.connect(role as unknown as ServiceFunction, { auth: ['Query'] }, { auth: ['byOwner'] })).toThrow(/table auth does not have/);
     });
   });
 
