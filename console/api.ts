@@ -81,11 +81,11 @@ export async function api<T>(method: string, path: string, body?: unknown, as: C
 }
 
 /** A value's raw body, for the KV routes that store bytes rather than JSON. */
-export async function apiText(method: 'GET' | 'PUT', path: string, body?: string): Promise<{ text: string; contentType: string }> {
+export async function apiBytes(method: 'GET' | 'PUT', path: string, body?: string): Promise<{ bytes: Uint8Array; contentType: string }> {
   const headers = authHeaders(credentials.get());
   if (body !== undefined) headers['content-type'] = 'text/plain; charset=utf-8';
   const response = await send(path, { method, headers, body });
-  return { text: await response.text(), contentType: response.headers.get('content-type') ?? '' };
+  return { bytes: new Uint8Array(await response.arrayBuffer()), contentType: response.headers.get('content-type') ?? '' };
 }
 
 /**

@@ -1,5 +1,5 @@
 /** The Buckets page: the account's buckets, and one bucket's keys, values, writes, deletes and purge. */
-import { api, apiText, keyPath } from '../api.js';
+import { api, apiBytes, keyPath } from '../api.js';
 import { alertRegion, el, field, openDialog, pageHeading, textInput, withProgress } from '../dom.js';
 
 interface Bucket {
@@ -98,7 +98,13 @@ export function bucketPage(name: string): HTMLElement {
   });
 
   const showValue = (key: string, control: HTMLElement) => withProgress(control, alert, async () => {
-    const value = await apiText('GET', keyPath(name, key));
+    const value = await apiBytes('GET', keyPath(name, key));
+    let text: string | undefined;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(value.bytes);
+    } catch {
+      text = undefined; // not UTF-8: said so below rather than shown garbled
+    }
     const remove = el('button', { type: 'button', class: 'secondary' }, 'Delete');
     remove.addEventListener('click', () => openDialog({
       title: 'Delete this value?',
@@ -115,7 +121,9 @@ export function bucketPage(name: string): HTMLElement {
     valueSection.replaceChildren(
       el('h2', { id: 'value-title' }, `Value of "${key}"`),
       el('p', { class: 'hint' }, `Content type: ${value.contentType || 'unknown'}`),
-      el('pre', { class: 'value', tabindex: '0', 'aria-label': `Content of ${key}` }, value.text),
+      text === undefined
+        ? el('p', {}, `${value.bytes.length} bytes that are not UTF-8 text; read them through the API.`)
+        : el('pre', { class: 'value', tabindex: '0', 'aria-label': `Content of ${key}` }, text),
       el('div', { class: 'actions' }, remove));
     valueSection.hidden = false;
     valueSection.querySelector<HTMLElement>('h2')?.setAttribute('tabindex', '-1');
@@ -148,7 +156,7 @@ export function bucketPage(name: string): HTMLElement {
       const bucket = bucketField.value.trim();
       const key = keyField.value;
       if (!key) throw new Error('Enter a key.');
-      await apiText('PUT', keyPath(bucket, key), valueField.value);
+      await apiBytes('PUT', keyPath(bucket, key), valueField.value);
       notice.replaceChildren(el('p', { class: 'notice' }, `Saved "${key}" in ${bucket}.`));
       if (bucket === name) await reloadKeys();
     });

@@ -35,9 +35,12 @@ describe('the console\'s Buckets and Account pages', () => {
     const token = await stack.token('bucket-user');
     await call(stack, 'PUT', '/storage/kv/reports', { token, body: { description: 'Monthly reports' } });
     await call(stack, 'PUT', '/storage/kv/archive', { token });
-    const values: Record<string, string> = { '2026/jan': 'January figures', '2026/feb': 'February figures', 'drafts/odd?key%41': 'an awkward key', notes: 'free text' };
+    const values: Record<string, string | Uint8Array> = {
+      '2026/jan': 'January figures', '2026/feb': 'February figures', 'drafts/odd?key%41': 'an awkward key', notes: 'free text',
+      'images/logo': new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0xff, 0xfe, 0x00]),
+    };
     for (const [key, value] of Object.entries(values)) {
-      expect((await call(stack, 'PUT', keyPath('reports', key), { token, rawBody: value, headers: { 'content-type': 'text/plain' } })).status).toBe(200);
+      expect((await call(stack, 'PUT', keyPath('reports', key), { token, rawBody: value, headers: { 'content-type': typeof value === 'string' ? 'text/plain' : 'image/png' } })).status).toBe(200);
     }
 
     const { page, errors } = await signInByLink('bucket-user');
@@ -65,6 +68,15 @@ describe('the console\'s Buckets and Account pages', () => {
     await page.getByRole('button', { name: 'drafts/odd?key%41' }).click();
     await expect(page.getByLabel('Content of drafts/odd?key%41').textContent()).resolves.toBe('an awkward key');
     expect(await seriousA11yViolations(page)).toEqual([]);
+    // Bytes that are not text are described, not shown garbled.
+    await page.getByLabel('Key prefix').fill('images/');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('button', { name: 'images/logo' }).click();
+    await page.getByText('7 bytes that are not UTF-8 text').waitFor();
+    await page.getByText('Content type: image/png').waitFor();
+    await page.getByLabel('Key prefix').fill('drafts/');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('button', { name: 'drafts/odd?key%41' }).click();
     // The README's picture: retaken with UPDATE_SCREENSHOTS=1 npm test, so a plain run leaves the tree clean.
     if (process.env.UPDATE_SCREENSHOTS) await page.screenshot({ path: resolve(import.meta.dirname, '../../docs/console-bucket.png'), fullPage: true });
 
@@ -94,7 +106,7 @@ describe('the console\'s Buckets and Account pages', () => {
     await dialog.getByLabel('Type the bucket name to confirm').fill('report');
     expect(await confirm.isDisabled()).toBe(true);
     expect(await seriousA11yViolations(page)).toEqual([]);
-    expect((await call(stack, 'GET', '/storage/kv/reports/keys', { token })).json.data.keys).toHaveLength(4);
+    expect((await call(stack, 'GET', '/storage/kv/reports/keys', { token })).json.data.keys).toHaveLength(5);
     await dialog.getByLabel('Type the bucket name to confirm').fill('reports');
     await confirm.click();
     await page.getByText('This bucket holds no values.').waitFor();
