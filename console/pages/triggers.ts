@@ -30,6 +30,9 @@ const SERVICE_NAMES: Record<string, string> = {
   stripe: 'Stripe', github: 'GitHub', slack: 'Slack', shopify: 'Shopify', twilio: 'Twilio', standard_webhooks: 'Standard Webhooks', custom: 'Custom HMAC',
 };
 
+/** How long a replaced API key or signing secret keeps working (the API allows up to 7 days). */
+const OVERLAPS = [['0', 'No longer'], ['3600', '1 hour'], [String(24 * 3600), '24 hours'], [String(7 * 24 * 3600), '7 days']] as const;
+
 const triggerPath = (trigger: Trigger, action = '') => `/triggers/${encodeURIComponent(trigger.id)}${action}`;
 const list = (text: string) => text.split(/[\s,]+/).map((s) => s.trim()).filter(Boolean);
 
@@ -122,13 +125,17 @@ function triggerTable(triggers: Trigger[], context: TableContext): HTMLElement {
     }));
     const regenerateKey = t.api_key_enabled && el('button', { type: 'button', class: 'secondary' }, 'Regenerate API key');
     if (regenerateKey) {
+      const overlap = select(OVERLAPS, '0');
       regenerateKey.addEventListener('click', () => openDialog({
         title: 'Regenerate the API key?',
-        content: [el('p', {}, `The trigger for ${t.flow} gets a new API key, shown once; the current key stops working at once.`)],
+        content: [
+          el('p', {}, `The trigger for ${t.flow} gets a new API key, shown once.`),
+          field(`key-overlap-${t.id}`, 'The current key keeps working', overlap, 'Give senders time to switch to the new key.'),
+        ],
         confirm: 'Regenerate',
         opener: regenerateKey,
         action: async () => {
-          const changed = await api<Trigger>('POST', triggerPath(t, '/regenerate-api-key'));
+          const changed = await api<Trigger>('POST', triggerPath(t, '/regenerate-api-key'), { previous_key_expires_in_seconds: Number(overlap.value) });
           notice.replaceChildren(el('div', { class: 'notice' }, el('p', {}, `New API key for the ${t.flow} trigger.`), changed.api_key && apiKeyNotice(changed.api_key, alert)));
           await reload();
         },
@@ -137,10 +144,12 @@ function triggerTable(triggers: Trigger[], context: TableContext): HTMLElement {
     const rotate = t.signature && el('button', { type: 'button', class: 'secondary' }, 'Rotate signing secret');
     if (rotate) {
       const secret = el('input', { type: 'password', autocomplete: 'off' });
+      const overlap = select(OVERLAPS, String(24 * 3600));
       rotate.addEventListener('click', () => openDialog({
         title: 'Rotate the signing secret?',
         content: [
-          field(`rotate-secret-${t.id}`, 'New signing secret', secret, 'The secret the sender signs with from now on. The current one keeps working for 24 hours.'),
+          field(`rotate-secret-${t.id}`, 'New signing secret', secret, 'The secret the sender signs with from now on.'),
+          field(`secret-overlap-${t.id}`, 'The current secret keeps working', overlap, 'Deliveries signed with it are accepted meanwhile.'),
         ],
         confirm: 'Rotate',
         opener: rotate,
@@ -148,9 +157,10 @@ function triggerTable(triggers: Trigger[], context: TableContext): HTMLElement {
         watch: [secret],
         ready: () => secret.value.length > 0,
         action: async () => {
-          await api('POST', triggerPath(t, '/rotate-signing-secret'), { secret: secret.value });
+          await api('POST', triggerPath(t, '/rotate-signing-secret'), { secret: secret.value, previous_secret_expires_in_seconds: Number(overlap.value) });
           secret.value = '';
-          notice.replaceChildren(el('div', { class: 'notice' }, el('p', {}, `Signing secret of the ${t.flow} trigger rotated; the previous one works for 24 more hours.`)));
+          const until = overlap.selectedOptions[0]?.textContent ?? '';
+          notice.replaceChildren(el('div', { class: 'notice' }, el('p', {}, `Signing secret of the ${t.flow} trigger rotated; the previous one works ${until === 'No longer' ? 'no longer' : `for ${until.toLowerCase()}`}.`)));
           await reload();
         },
       }));
