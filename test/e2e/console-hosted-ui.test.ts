@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useBrowser } from '../support/browser.js';
+import { seriousA11yViolations, useBrowser } from '../support/browser.js';
 import { useLocalStack } from '../support/local-stack.js';
 
 const CLIENT_ID = 'console-test-client';
@@ -87,6 +87,8 @@ describe('signing in to the console through the hosted UI (authorization code wi
     page.on('pageerror', (error) => errors.push(error.message));
     page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
     await page.goto(`${stack.baseUrl}/console`);
+    await page.getByRole('button', { name: 'Sign in with Cognito' }).waitFor();
+    expect(await seriousA11yViolations(page)).toEqual([]);
     await page.getByRole('button', { name: 'Sign in with Cognito' }).click();
     await page.getByRole('heading', { name: 'Triggers', level: 1 }).waitFor();
     await page.getByText('No triggers yet.').waitFor();
