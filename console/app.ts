@@ -24,7 +24,16 @@ function route(): Route {
   if (hash === '#/account') return { page: 'account' };
   if (hash === '#/buckets') return { page: 'buckets' };
   const bucket = /^#\/buckets\/(.+)$/.exec(hash);
-  if (bucket) return { page: 'bucket', name: decodeURIComponent(bucket[1]!) };
+  if (bucket) {
+    // A hand-typed malformed escape is shown as typed; the API then says the bucket is not there.
+    let name = bucket[1]!;
+    try {
+      name = decodeURIComponent(name);
+    } catch {
+      /* keep it as typed */
+    }
+    return { page: 'bucket', name };
+  }
   return { page: 'triggers' };
 }
 
