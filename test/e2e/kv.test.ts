@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_VALUE_BYTES } from '../../functions/domain/kv/limits.js';
 import { call, useLocalStack } from '../support/local-stack.js';
+import { openApiDocument, schemaAccepts } from '../support/openapi.js';
 
 const stack = useLocalStack({ env: { KV_SWEEP_SETTLE_SECONDS: '1' } });
 
@@ -259,6 +260,11 @@ describe('GET /storage/kv', () => {
     expect(first.json.data.buckets[1]).toEqual({ name: 'b-bucket', description: 'second', ttl_seconds: 60, max_value_bytes: MAX_VALUE_BYTES, created_at: expect.any(String) });
     const second = await call(stack, 'GET', `/storage/kv?limit=2&cursor=${first.json.data.next_cursor}`, { token });
     expect(second.json.data).toEqual({ buckets: [expect.objectContaining({ name: 'c-bucket' })], next_cursor: null });
+    // Both pages are what /openapi.json says the route answers.
+    const documented = schemaAccepts(openApiDocument.paths['/storage/kv'].get.responses['200'].content['application/json'].schema);
+    expect(documented(first.json)).toBe(true);
+    expect(documented(second.json)).toBe(true);
+    expect(documented({ data: { buckets: [{ name: 'x' }], next_cursor: null } })).toBe(false);
   });
 
   it('is empty for an account without buckets, 400 for a bad limit or cursor, 401 without credentials', async () => {
