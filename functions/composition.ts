@@ -5,7 +5,7 @@ import { composeApiKeys } from './handlers/api-keys.js';
 import { composeFlowWorker } from './handlers/flow-worker.js';
 import { composeKvSweeper } from './handlers/kv-sweeper.js';
 import { composeKv } from './handlers/kv.js';
-import { createSystemHandler } from './handlers/system.js';
+import { createSystemHandler, hostedUiFrom } from './handlers/system.js';
 import { composeTriggers } from './handlers/triggers.js';
 import { composeWebhook } from './handlers/webhook.js';
 import type { FunctionName } from './manifest.js';
@@ -21,7 +21,7 @@ export type QueueFunction = (event: SQSEvent, context: Context) => Promise<SQSBa
  */
 export const COMPOSERS = {
   // Hosted in one process, the console is built from its source into memory on first request.
-  system: () => createSystemHandler({ consoleFiles: async () => (await import('../console/build.js')).buildConsole() }),
+  system: (settings) => createSystemHandler({ consoleFiles: async () => (await import('../console/build.js')).buildConsole(), hostedUi: hostedUiFrom(settings) }),
   apiKeys: composeApiKeys,
   kv: composeKv,
   kvSweeper: composeKvSweeper,

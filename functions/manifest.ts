@@ -7,11 +7,21 @@
 import { EXPRESS_MAX_DURATION_MS } from './domain/flows/limits.js';
 import { SECRET_PURPOSES, type SecretPurpose } from './domain/secret-purposes.js';
 
-/** DynamoDB tables. Every table has a string partition key `pk` and sort key `sk`. */
+/** A global secondary index: string keys, every attribute projected. */
+export interface IndexSpec {
+  partitionKey: string;
+  sortKey: string;
+}
+
+/**
+ * DynamoDB tables. Every table has a string partition key `pk` and sort key `sk`, and the global
+ * secondary indexes named in `indexes` (only items carrying both of an index's attributes are in it).
+ */
 export const TABLES = {
   auth: { env: 'AUTH_TABLE', ttlAttribute: undefined },
   // DynamoKvStore's VALUE_EXPIRY_ATTRIBUTE: values with `ttl_seconds` are deleted once expired, not only hidden.
-  kv: { env: 'KV_TABLE', ttlAttribute: 'expires_at' },
+  // DynamoKvStore's BUCKETS_BY_ACCOUNT: only buckets' configuration items carry `bucket_owner`, so listing an account's buckets is a Query.
+  kv: { env: 'KV_TABLE', ttlAttribute: 'expires_at', indexes: { byOwner: { partitionKey: 'bucket_owner', sortKey: 'name' } } },
   accounts: { env: 'ACCOUNTS_TABLE', ttlAttribute: 'expires_at' },
   triggers: { env: 'TRIGGERS_TABLE', ttlAttribute: 'expires_at' },
   executions: { env: 'EXECUTIONS_TABLE', ttlAttribute: 'expires_at' },
@@ -72,6 +82,8 @@ export interface FunctionSpec {
   readsFlowNames?: boolean;
   /** Serves the console: its bundle carries the console's built files (`console/build.ts`). */
   servesConsole?: boolean;
+  /** Indexes (of `TABLES`) it queries: granted `dynamodb:Query` on exactly those, nothing else on any index. */
+  queriesIndexes?: Partial<Record<TableName, readonly string[]>>;
 }
 
 
@@ -93,7 +105,7 @@ const FLOW_WORKER_TIMEOUT_SECONDS = EXPRESS_MAX_DURATION_MS / 1000 + 30;
 export const FUNCTIONS = {
   system: { entry: 'functions/entries/system.ts', timeoutSeconds: 5, memoryMb: 256, tables: {}, sendsTo: [], servesConsole: true },
   apiKeys: { entry: 'functions/entries/api-keys.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: ['GetItem', 'Query', 'PutItem', 'DeleteItem'] }, sendsTo: [] },
-  kv: { entry: 'functions/entries/kv.ts', timeoutSeconds: 29, memoryMb: 512, tables: { auth: API_KEY_LOOKUP, kv: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['kvSweep'] },
+  kv: { entry: 'functions/entries/kv.ts', timeoutSeconds: 29, memoryMb: 512, tables: { auth: API_KEY_LOOKUP, kv: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['kvSweep'], queriesIndexes: { kv: ['byOwner'] } },
   kvSweeper: { entry: 'functions/entries/kv-sweeper.ts', timeoutSeconds: 300, memoryMb: 512, tables: { kv: ['GetItem', 'Query', 'BatchWriteItem'] }, sendsTo: ['kvSweep'] },
   accounts: { entry: 'functions/entries/accounts.ts', timeoutSeconds: 10, memoryMb: 256, tables: { accounts: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: [], secretsKey: { operation: 'encrypt', purposes: [SECRET_PURPOSES.totp] } },
   triggers: { entry: 'functions/entries/triggers.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: API_KEY_LOOKUP, triggers: ['GetItem', 'Query', 'PutItem', 'DeleteItem'], executions: ['Query', 'GetItem', 'BatchGetItem', 'PutItem', 'DeleteItem'] }, sendsTo: ['flowEvents'], secretsKey: { operation: 'encrypt', purposes: [SECRET_PURPOSES.webhookSignature] }, readsFlowNames: true },
@@ -144,6 +156,7 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/api-keys', fn: 'apiKeys', auth: 'gateway', operationId: 'listApiKeys', tag: TAGS.apiKeys, summary: 'List API keys' },
   { method: 'DELETE', path: '/api-keys/{id}', fn: 'apiKeys', auth: 'gateway', operationId: 'revokeApiKey', tag: TAGS.apiKeys, summary: 'Revoke an API key' },
 
+  { method: 'GET', path: '/storage/kv', fn: 'kv', auth: 'gateway', operationId: 'listKVBuckets', tag: TAGS.kv, summary: 'List buckets' },
   kv('PUT', '{bucket}', 'createKVBucket', 'Create a bucket'),
   kv('GET', '{bucket}', 'getKVBucket', 'Read a bucket'),
   kv('DELETE', '{bucket}', 'deleteKVBucket', 'Delete a bucket and all its data'),

@@ -144,6 +144,21 @@ export const SETTINGS = {
     description: 'How long after a purge the sweeper makes its final pass (local only; deployed it follows the kv function\'s timeout)',
     source: local, readers: ['kv'], parse: (raw) => (isUnset(raw) ? undefined : wholeNumber(0, 0, 12 * 3600)(raw)),
   }),
+  consoleCognitoDomain: spec({
+    env: 'CONSOLE_COGNITO_DOMAIN',
+    description: 'Origin of the Cognito hosted UI the console signs in with (https://<prefix>.auth.<region>.amazoncognito.com); unset with an external issuer',
+    source: wiring, readers: ['system'],
+    // It goes into the console's Content-Security-Policy as is: an origin, nothing that could widen it.
+    // Plain http only on this machine, where the browser tests run a stand-in authorization server.
+    parse: (raw) => {
+      if (isUnset(raw)) return undefined;
+      if (!/^(?:https:\/\/[A-Za-z0-9.-]+|http:\/\/(?:127\.0\.0\.1|localhost))(?::\d{1,5})?$/.test(raw)) {
+        throw new Error(`must be an https origin without a path (http only for 127.0.0.1 or localhost), not "${raw}"`);
+      }
+      return raw;
+    },
+  }),
+  consoleCognitoClientId: spec({ env: 'CONSOLE_COGNITO_CLIENT_ID', description: 'App client the console signs in with through the hosted UI', source: wiring, readers: ['system'], parse: optional }),
   logLevel: spec({
     env: 'POWERTOOLS_LOG_LEVEL',
     description: `Level of the structured logger (default INFO; one of ${LOG_LEVELS.join(', ')})`,

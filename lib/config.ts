@@ -66,7 +66,7 @@ const API_THROTTLE_BOUNDS = { min: 1, max: 1_000_000, why: 'requests a second; t
 /**
  * Reads the deployment's choices from CDK context (`cdk.json` or `-c key=value`):
  * `stackName`, `dataRemovalPolicy`, `publicWebhookBaseUrl`, and either nothing (a Cognito user pool,
- * with `cognitoThreatProtection=true` for the Plus plan) or `authIssuer` + `authJwksUrl` + `authAudience`
+ * with `cognitoThreatProtection=true` for the Plus plan and `cognitoDomainPrefix` for its hosted UI) or `authIssuer` + `authJwksUrl` + `authAudience`
  * (+ `authJwtAlgorithms`) for an external issuer; the handler settings
  * `webhookMaxBodyBytes`, `waitTimeoutMs`, `triggerCacheTtlMs`, `totpIssuer`, and `logLevel`; and
  * `flowWorkerMaxConcurrency`; `corsAllowedOrigins`, `apiThrottleRateLimit`, `apiThrottleBurstLimit`
@@ -92,7 +92,12 @@ export function serviceConfigFromContext(node: Node): ServiceConfig {
   const jwksUrl = text('authJwksUrl');
   let auth: AuthSettings;
   if (issuer === undefined && jwksUrl === undefined) {
-    auth = { kind: 'cognito', threatProtection: text('cognitoThreatProtection') === 'true' };
+    const domainPrefix = text('cognitoDomainPrefix');
+    // Cognito's rule for prefix domains: lower-case letters, digits and hyphens, and none of its reserved words.
+    if (domainPrefix !== undefined && (!/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(domainPrefix) || /aws|amazon|cognito/.test(domainPrefix))) {
+      throw new Error(`context cognitoDomainPrefix must be lower-case letters, digits and hyphens (at most 63) without "aws", "amazon" or "cognito", not "${domainPrefix}"`);
+    }
+    auth = { kind: 'cognito', threatProtection: text('cognitoThreatProtection') === 'true', ...(domainPrefix && { domainPrefix }) };
   } else if (issuer !== undefined && jwksUrl !== undefined) {
     requireHttpsUrl('authJwksUrl', jwksUrl);
     // An issuer signs tokens for every app it serves; without an audience the gateway would take any of them.

@@ -41,6 +41,8 @@ const RESOLVED_MAX_BYTES: Record<string, number> = {
   // (Cognito API, UserPoolId), app client ids at most 128 (ClientId).
   'AWS::Cognito::UserPool ProviderURL': length('https://cognito-idp.', REGION, '.', URL_SUFFIX, '/', 55),
   'AWS::Cognito::UserPoolClient Ref': 128,
+  // A prefix domain's prefix: at most 63 characters (Cognito API, CreateUserPoolDomain Domain).
+  'AWS::Cognito::UserPoolDomain Ref': 63,
   // https://<api id>.execute-api.<region>.<suffix>; API ids are 10 characters, counted as 16.
   'AWS::ApiGatewayV2::Api ApiEndpoint': length('https://', 16, '.execute-api.', REGION, '.', URL_SUFFIX),
 };

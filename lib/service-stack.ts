@@ -73,12 +73,11 @@ export class ServiceStack extends Stack {
     // Flows' own functions are not the manifest's: no routes, no grants, invoked only by the flows that name them.
     this.flowFunctions = new FlowFunctions(this, 'FlowFunctions', { flowsDir, projectRoot, logLevel: props.logLevel, context: (key) => props.flowFunctionContext?.(key) });
     this.flows = new Flows(this, 'Flows', { flowsDir, functions: this.flowFunctions.functions });
-    this.identity = new Identity(this, 'Identity', { auth: props.auth, removal: props.dataRemovalPolicy });
 
     const functions = {} as Record<FunctionName, ServiceFunction>;
     for (const [name, spec] of entries<FunctionName, FunctionSpec>(FUNCTIONS)) {
       const fn = new ServiceFunction(this, name, { name, spec, projectRoot, logLevel: props.logLevel });
-      this.data.connect(fn, spec.tables);
+      this.data.connect(fn, spec.tables, 'queriesIndexes' in spec ? spec.queriesIndexes : undefined);
       this.queues.connectSender(fn, spec.sendsTo);
       if (spec.secretsKey) this.secretsKey.connect(fn, spec.secretsKey);
       if (spec.runsFlows) this.flows.connectRunner(fn);
@@ -94,6 +93,10 @@ export class ServiceStack extends Stack {
       corsAllowedOrigins: props.corsAllowedOrigins,
       throttle: props.apiThrottle,
     });
+
+    // After the API: the hosted UI returns to the console's URL. Functions get the pool's settings
+    // in their environment below, so nothing of the API's depends on the pool (no cycle).
+    this.identity = new Identity(this, 'Identity', { auth: props.auth, removal: props.dataRemovalPolicy, consoleUrl: `${this.http.baseUrl}/console` });
 
     this.alarms = new Alarms(this, 'Operations', {
       functions,

@@ -54,11 +54,19 @@ export async function startEngines(options: { flowsDirs: string[]; visibilityTim
   };
   for (const [name, table] of Object.entries(TABLES)) {
     const tableName = `local-${name}`;
+    // As lib/constructs/data-stores.ts creates them: string keys, every attribute projected.
+    const indexes = Object.entries('indexes' in table ? table.indexes : {});
+    const keyAttributes = new Set(['pk', 'sk', ...indexes.flatMap(([, index]) => [index.partitionKey, index.sortKey])]);
     await dynamo.send(new CreateTableCommand({
       TableName: tableName,
       BillingMode: 'PAY_PER_REQUEST',
       KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'sk', KeyType: 'RANGE' }],
-      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }, { AttributeName: 'sk', AttributeType: 'S' }],
+      AttributeDefinitions: [...keyAttributes].map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
+      GlobalSecondaryIndexes: indexes.length === 0 ? undefined : indexes.map(([IndexName, index]) => ({
+        IndexName,
+        KeySchema: [{ AttributeName: index.partitionKey, KeyType: 'HASH' }, { AttributeName: index.sortKey, KeyType: 'RANGE' }],
+        Projection: { ProjectionType: 'ALL' },
+      })),
     }));
     env[table.env] = tableName;
   }

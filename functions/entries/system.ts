@@ -1,2 +1,5 @@
-/** Lambda entry of the system function: it reads no settings and creates no client; the console it serves was built into its bundle. */
-export { systemHandler as handler } from '../handlers/system.js';
+import { composeSystem } from '../handlers/system.js';
+import { readSettings } from '../settings.js';
+
+/** Lambda entry of the system function: it creates no client; the console it serves was built into its bundle. */
+export const handler = composeSystem(readSettings('system', process.env));

@@ -28,6 +28,11 @@ const bucketResource = (bucket: Bucket) => ({
 
 /** The kv function's routes over one `KvService`; exported so tests can build it over other stores. */
 export const createKvHandler = (service: KvService, authenticator: Authenticator) => createHttpHandler('kv', {
+  async listKVBuckets({ event, principal }) {
+    const page = { limit: limitParam(event, DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT), cursor: queryParam(event, 'cursor') };
+    const { buckets, nextCursor } = await service.listBuckets(principal.accountId, page);
+    return ok({ buckets: buckets.map(bucketResource), next_cursor: nextCursor });
+  },
   createKVBucket: async (request) =>
     created(bucketResource(await service.createBucket(bucketOf(request), parseBucketConfig(jsonObjectBody(request.event, { optional: true }))))),
   getKVBucket: async (request) => ok(bucketResource(await service.getBucket(bucketOf(request)))),

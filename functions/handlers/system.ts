@@ -7,6 +7,7 @@ import { AppError, toHttpResponse } from '../shared/errors.js';
 import { createPublicHttpHandler } from '../shared/handler.js';
 import { greedyPathParam, json, type HttpEvent, type HttpResult } from '../shared/http.js';
 import { RouteMatcher } from '../shared/route-match.js';
+import type { Settings } from '../settings.js';
 
 // Built by the first request for it, not at import: /health and unknown routes never need it.
 let openApiJson: ReturnType<typeof openApiJsonRenderer> | undefined;
@@ -14,19 +15,35 @@ const matcher = new RouteMatcher(ROUTES);
 
 
 /**
- * Every console response: scripts and styles from this origin only, requests to this origin only,
- * no inline script, no framing. The token in the sign-in link's fragment is never sent anywhere.
+ * Every console response: scripts and styles from this origin only, requests to this origin only
+ * (and to the hosted UI's token endpoint when there is one), no inline script, no framing. The
+ * token in the sign-in link's fragment is never sent anywhere.
  */
-const CONSOLE_HEADERS = {
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-};
+function consoleHeaders(hostedUi: HostedUiSettings | undefined): Record<string, string> {
+  const connect = hostedUi ? `'self' ${hostedUi.domain}` : "'self'";
+  return {
+    'content-security-policy': `default-src 'none'; script-src 'self'; style-src 'self'; connect-src ${connect}; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+  };
+}
+
+/** The Cognito hosted UI the console signs in with (`console/pkce.ts`): its origin and the app client. */
+export interface HostedUiSettings {
+  /** An https origin, e.g. `https://<prefix>.auth.<region>.amazoncognito.com`. */
+  domain: string;
+  clientId: string;
+}
 
 export interface SystemDeps {
   /** The console's built files; called on the first console request only, never at init. */
   consoleFiles: () => Promise<ConsoleFiles>;
+  /** Absent with an external token issuer: the console then offers token paste and API keys only. */
+  hostedUi?: HostedUiSettings;
 }
+
+/** What the console reads at `/console/config.json`; not a build asset, since the stack's values are known only at deploy. */
+const CONFIG_ASSET = 'config.json';
 
 /** The console as the bundling wrote it beside the deployed function's code (lib/constructs/esm-bundle.ts). */
 export const readBundledConsoleFiles = async (): Promise<ConsoleFiles> =>
@@ -38,6 +55,8 @@ function createRouted(deps: SystemDeps) {
     files = undefined;
     throw error;
   }));
+  const headers = consoleHeaders(deps.hostedUi);
+  const config = JSON.stringify({ cognito: deps.hostedUi ? { domain: deps.hostedUi.domain, clientId: deps.hostedUi.clientId } : null });
   return createPublicHttpHandler('system', {
     getHealth: async () => json(200, { status: 'ok' }),
     // Advertises the URL it was served from, so clients generated from it call this deployment.
@@ -45,17 +64,20 @@ function createRouted(deps: SystemDeps) {
     // The shell names the hashed assets of this build, so it is never cached; they are, for a year.
     getConsole: async () => ({
       statusCode: 200,
-      headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', ...CONSOLE_HEADERS },
+      headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', ...headers },
       body: (await consoleFiles()).html,
     }),
     getConsoleAsset: async (event) => {
-      const { assets } = await consoleFiles();
       const name = greedyPathParam(event, 'asset');
+      if (name === CONFIG_ASSET) {
+        return { statusCode: 200, headers: { 'content-type': 'application/json', 'cache-control': 'no-cache', ...headers }, body: config };
+      }
+      const { assets } = await consoleFiles();
       const asset = Object.hasOwn(assets, name) ? assets[name] : undefined;
       if (!asset) throw new AppError('not_found');
       return {
         statusCode: 200,
-        headers: { 'content-type': asset.contentType, 'cache-control': 'public, max-age=31536000, immutable', ...CONSOLE_HEADERS },
+        headers: { 'content-type': asset.contentType, 'cache-control': 'public, max-age=31536000, immutable', ...headers },
         body: asset.body,
       };
     },
@@ -77,11 +99,15 @@ function noRoute(event: HttpEvent): HttpResult {
   return toHttpResponse(new AppError('not_found', lookup.kind === 'matched' ? routeKey(lookup.match.route) : undefined));
 }
 
-/** Health, the OpenAPI document, the console and `$default`; it reads no settings and touches no AWS service. */
+/** Health, the OpenAPI document, the console and `$default`; it touches no AWS service. */
 export function createSystemHandler(deps: SystemDeps): (event: HttpEvent) => Promise<HttpResult> {
   const routed = createRouted(deps);
   return async (event) => (event.routeKey === '$default' ? noRoute(event) : routed(event));
 }
 
+/** The hosted UI from the settings, when the stack configured one. */
+export const hostedUiFrom = (settings: Pick<Settings, 'consoleCognitoDomain' | 'consoleCognitoClientId'>): HostedUiSettings | undefined =>
+  settings.consoleCognitoDomain && settings.consoleCognitoClientId ? { domain: settings.consoleCognitoDomain, clientId: settings.consoleCognitoClientId } : undefined;
+
 /** The deployed system function, serving the console built into its bundle. */
-export const systemHandler = createSystemHandler({ consoleFiles: readBundledConsoleFiles });
+export const composeSystem = (settings: Settings) => createSystemHandler({ consoleFiles: readBundledConsoleFiles, hostedUi: hostedUiFrom(settings) });

@@ -55,6 +55,17 @@ const missingKey = errorBody('not_found: no such bucket in the caller\'s account
 const sweepRefused = errorBody('unavailable: the background sweep could not be queued, so nothing was changed; retry.');
 
 export const kvDocs: OperationDocs = {
+  listKVBuckets: {
+    description:
+      'The caller\'s buckets in name order, with their configuration. The listing reads an index that follows writes ' +
+      'within moments: a bucket created or deleted just before may not show yet.',
+    parameters: pageParameters('Buckets', { max: MAX_LIST_LIMIT, default: DEFAULT_LIST_LIMIT }),
+    responses: {
+      '200': pageBody('A page of buckets', 'buckets', bucketSchema),
+      '400': errorBody('validation_error: bad `limit` or cursor.'),
+    },
+  },
+
   createKVBucket: {
     description: `Creates a bucket. The body is optional; every configuration field is optional and other fields are refused. ${SCOPE}`,
     requestBody: { required: false, content: { 'application/json': configSchema } },

@@ -1,11 +1,14 @@
-import { CfnOutput, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, Fn, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import {
   AccountRecovery,
   FeaturePlan,
   Mfa,
+  OAuthScope,
   StandardThreatProtectionMode,
   UserPool,
+  UserPoolClientIdentityProvider,
   type UserPoolClient,
+  type UserPoolDomain,
 } from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
 import { SETTINGS } from '../../functions/settings.js';
@@ -16,6 +19,8 @@ export type AuthSettings =
     kind: 'cognito';
     /** Cognito's Plus plan with threat protection enforced (billed per monthly active user). */
     threatProtection: boolean;
+    /** Prefix of the hosted UI's domain, unique in the region. @default `flowgate-<account id>` */
+    domainPrefix?: string;
   }
   | {
     kind: 'external';
@@ -31,12 +36,15 @@ export interface IdentityProps {
   auth: AuthSettings;
   /** The user pool holds the users: it follows the data's removal policy. */
   removal: 'retain' | 'destroy';
+  /** The console's URL (`<api>/console`): the hosted UI sends users back there, and nowhere else. */
+  consoleUrl: string;
 }
 
 /**
  * The bearer-token settings of the gateway functions (`AUTH_JWKS_URL`, `AUTH_ISSUER`,
  * `AUTH_AUDIENCE`, `AUTH_JWT_ALGORITHMS` in `functions/settings.ts`). By default a Cognito
- * user pool and a public app client are created and the handlers accept that client's ID tokens;
+ * user pool, its hosted UI and a public app client are created and the handlers accept that client's
+ * ID tokens (the console gets them through the hosted UI, returning to `consoleUrl`);
  * CDK context can name an external issuer instead. The handlers verify tokens themselves (no API
  * Gateway authorizer), so this needs no IAM: the JWKS is public.
  */
@@ -44,6 +52,8 @@ export class Identity extends Construct {
   readonly environment: Readonly<Record<string, string>>;
   readonly userPool?: UserPool;
   readonly userPoolClient?: UserPoolClient;
+  /** The hosted UI the console signs in with (`CONSOLE_COGNITO_DOMAIN`). */
+  readonly hostedUi?: UserPoolDomain;
 
   constructor(scope: Construct, id: string, props: IdentityProps) {
     super(scope, id);
@@ -74,11 +84,22 @@ export class Identity extends Construct {
       deletionProtection: retain,
       removalPolicy: retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     });
+    this.hostedUi = this.userPool.addDomain('HostedUi', {
+      cognitoDomain: { domainPrefix: auth.domainPrefix ?? Fn.join('-', ['flowgate', Aws.ACCOUNT_ID]) },
+    });
     this.userPoolClient = this.userPool.addClient('AppClient', {
-      // A public client (browser, mobile): SRP sign-in, no secret, no hosted UI.
+      // A public client (browser, mobile): SRP sign-in, no secret. The console signs in through the
+      // hosted UI with the authorization code grant and PKCE (console/pkce.ts); the implicit grant,
+      // which hands tokens over in the URL, is not offered.
       generateSecret: false,
       authFlows: { userSrp: true },
-      disableOAuth: true,
+      oAuth: {
+        flows: { authorizationCodeGrant: true, implicitCodeGrant: false, clientCredentials: false },
+        scopes: [OAuthScope.OPENID, OAuthScope.EMAIL],
+        callbackUrls: [props.consoleUrl],
+        logoutUrls: [props.consoleUrl],
+      },
+      supportedIdentityProviders: [UserPoolClientIdentityProvider.COGNITO],
       preventUserExistenceErrors: true,
       enableTokenRevocation: true,
       idTokenValidity: Duration.hours(1),
@@ -99,8 +120,12 @@ export class Identity extends Construct {
       // ID tokens carry `aud` = the app client; access tokens have none and are refused.
       [SETTINGS.authAudience.env]: this.userPoolClient.userPoolClientId,
       [SETTINGS.authJwtAlgorithms.env]: 'RS256',
+      // The console (system function): where the hosted UI is, and the client it signs in as.
+      [SETTINGS.consoleCognitoDomain.env]: this.hostedUi.baseUrl(),
+      [SETTINGS.consoleCognitoClientId.env]: this.userPoolClient.userPoolClientId,
     };
     new CfnOutput(this, 'UserPoolId', { key: 'UserPoolId', value: this.userPool.userPoolId });
     new CfnOutput(this, 'UserPoolClientId', { key: 'UserPoolClientId', value: this.userPoolClient.userPoolClientId });
+    new CfnOutput(this, 'HostedUiUrl', { key: 'HostedUiUrl', value: this.hostedUi.baseUrl() });
   }
 }

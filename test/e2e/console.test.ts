@@ -1,8 +1,10 @@
+import { createHmac } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { seriousA11yViolations, useBrowser } from '../support/browser.js';
 import { call, useLocalStack } from '../support/local-stack.js';
+import { signStripe } from '../support/signers.js';
 
 const SCREENSHOT = resolve(import.meta.dirname, '../../docs/console-triggers.png');
 
@@ -95,6 +97,113 @@ describe('the console in a browser', () => {
     await dialog.getByRole('button', { name: 'Delete' }).click();
     await page.getByText('No triggers yet.').waitFor();
     expect((await call(stack, 'GET', '/triggers', { token })).json.data.triggers).toEqual([]);
+  });
+
+  it('edits a trigger: changes its flow and allowed addresses and keeps its signing secret', async () => {
+    const token = await stack.token('edit-user');
+    await call(stack, 'POST', '/triggers', { token, body: { flow: 'echo', signature: { service: 'stripe', secret: 'whsec_edit' }, deduplicate: true } });
+    const page = await signInByLink('edit-user');
+    await page.getByRole('row').filter({ hasText: 'echo' }).getByRole('button', { name: 'Edit' }).click();
+    const form = page.getByRole('form', { name: 'Edit the echo trigger' });
+    // The form starts from the trigger as it is.
+    await expect(form.getByLabel('Enable signature verification').isChecked()).resolves.toBe(true);
+    await expect(form.getByLabel('Service').inputValue()).resolves.toBe('stripe');
+    await expect(form.getByLabel('Deduplicate').isChecked()).resolves.toBe(true);
+    await form.getByRole('option', { name: 'route-by-type' }).waitFor({ state: 'attached' });
+    await form.getByLabel('Flow').selectOption('route-by-type');
+    await form.getByLabel('Allowed source IPs').fill('203.0.113.0/24, 127.0.0.1');
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await form.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('row').filter({ hasText: 'route-by-type' }).waitFor();
+    const [trigger] = (await call(stack, 'GET', '/triggers', { token })).json.data.triggers;
+    expect(trigger).toMatchObject({ flow: 'route-by-type', allowed_source_ips: ['203.0.113.0/24', '127.0.0.1'], signature: { service: 'stripe' }, deduplicate: true });
+    // The secret the trigger was created with still verifies: saving without a new one kept it.
+    const body = JSON.stringify({ id: 'evt_edit', type: 'payment_intent.succeeded' });
+    const delivered = await call(stack, 'POST', trigger.url.slice(stack.baseUrl.length), {
+      rawBody: body, headers: { 'content-type': 'application/json', ...signStripe({ secret: 'whsec_edit', body, timestamp: Math.floor(Date.now() / 1000) }) },
+    });
+    expect(delivered.status).toBe(200);
+  });
+
+  it('creates a custom HMAC trigger with its own fields, and a later edit that leaves them alone needs no secret', async () => {
+    const page = await signInByLink('custom-user');
+    await page.getByRole('button', { name: 'New trigger' }).click();
+    await page.getByLabel('Flow').selectOption('echo');
+    await page.getByLabel('Enable signature verification').check();
+    expect(await page.getByLabel('Signature header').isVisible()).toBe(false);
+    await page.getByLabel('Service').selectOption('custom');
+    await page.getByLabel('Signing secret').fill('custom-secret');
+    await page.getByLabel('Algorithm').selectOption('sha512');
+    await page.getByLabel('Signature header').fill('X-Acme-Signature');
+    await page.getByLabel('Encoding').selectOption('base64');
+    await page.getByLabel('Signature prefix').fill('v1=');
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Create' }).click();
+    const row = page.getByRole('row').filter({ hasText: 'echo' });
+    await row.waitFor();
+    const token = await stack.token('custom-user');
+    const custom = { algorithm: 'sha512', header: 'x-acme-signature', encoding: 'base64', prefix: 'v1=' };
+    expect((await call(stack, 'GET', '/triggers', { token })).json.data.triggers[0].signature).toMatchObject({ service: 'custom', custom });
+
+    await row.getByRole('button', { name: 'Edit' }).click();
+    await expect(page.getByLabel('Signature header').inputValue()).resolves.toBe('x-acme-signature');
+    await page.getByLabel('Response mode').selectOption('wait');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Trigger for echo changed.').waitFor();
+    const [saved] = (await call(stack, 'GET', '/triggers', { token })).json.data.triggers;
+    expect(saved).toMatchObject({ response_mode: 'wait', signature: { service: 'custom', custom } });
+    // The stored secret is the one given at creation: a body signed with it is accepted.
+    const body = '{"type":"ping"}';
+    const signature = `v1=${createHmac('sha512', 'custom-secret').update(body).digest('base64')}`;
+    const delivered = await call(stack, 'POST', saved.url.slice(stack.baseUrl.length), { rawBody: body, headers: { 'content-type': 'application/json', 'x-acme-signature': signature } });
+    expect(delivered.status).toBe(200);
+  });
+
+  it('regenerates a trigger\'s URL and API key and rotates its signing secret, each after a confirmation', async () => {
+    const token = await stack.token('rotate-user');
+    const created = (await call(stack, 'POST', '/triggers', { token, body: { flow: 'echo', api_key_enabled: true, signature: { service: 'github', secret: 'first-secret' } } })).json.data;
+    const page = await signInByLink('rotate-user');
+    const row = page.getByRole('row').filter({ hasText: 'echo' });
+    await expect(row.getByText('/webhooks/').textContent()).resolves.toBe(created.url);
+
+    await row.getByRole('button', { name: 'Regenerate URL' }).click();
+    const urlDialog = page.getByRole('dialog', { name: 'Regenerate this URL?' });
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await urlDialog.getByRole('button', { name: 'Regenerate' }).click();
+    await urlDialog.waitFor({ state: 'detached' });
+    const { url } = (await call(stack, 'GET', `/triggers/${created.id}`, { token })).json.data;
+    expect(url).not.toBe(created.url);
+    await expect(row.getByText('/webhooks/').textContent()).resolves.toBe(url);
+    expect((await call(stack, 'POST', created.url.slice(stack.baseUrl.length), { body: {} })).status).toBe(404);
+
+    await row.getByRole('button', { name: 'Regenerate API key' }).click();
+    const keyDialog = page.getByRole('dialog', { name: 'Regenerate the API key?' });
+    await keyDialog.getByLabel('The current key keeps working').selectOption({ label: '1 hour' });
+    await keyDialog.getByRole('button', { name: 'Regenerate' }).click();
+    await page.getByText('shown this once only').waitFor();
+    const key = (await page.locator('.notice code').first().textContent())!;
+    expect(key).not.toBe(created.api_key);
+    expect(key.length).toBeGreaterThan(20);
+
+    await row.getByRole('button', { name: 'Rotate signing secret' }).click();
+    const rotate = page.getByRole('dialog', { name: 'Rotate the signing secret?' });
+    expect(await rotate.getByRole('button', { name: 'Rotate' }).isDisabled()).toBe(true);
+    await rotate.getByLabel('New signing secret').fill('second-secret');
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await rotate.getByRole('button', { name: 'Rotate' }).click();
+    await page.getByText('Signing secret of the echo trigger rotated; the previous one works for 24 hours.').waitFor();
+    const rotated = (await call(stack, 'GET', `/triggers/${created.id}`, { token })).json.data;
+    const hoursLeft = (Date.parse(rotated.signature.previous_secret_expires_at) - Date.now()) / 3_600_000;
+    expect(hoursLeft).toBeGreaterThan(23.9);
+    expect(hoursLeft).toBeLessThanOrEqual(24);
+    // The old key was given an hour.
+    const keyHoursLeft = (Date.parse(rotated.previous_api_key_expires_at) - Date.now()) / 3_600_000;
+    expect(keyHoursLeft).toBeGreaterThan(0.9);
+    expect(keyHoursLeft).toBeLessThanOrEqual(1);
+    // After a reload the new key is not shown again.
+    await page.reload();
+    await page.getByRole('row').filter({ hasText: 'echo' }).waitFor();
+    expect(await page.getByText('shown this once only').count()).toBe(0);
   });
 
   it('creates a trigger with the keyboard alone', async () => {

@@ -510,11 +510,11 @@ const routeSpecificCases: HostileCase[] = [
     ['PUT', kv(`${SEEDED}/keys`)()], ['POST', kv(`${SEEDED}/keys/a`)()], ['PATCH', kv(`${SEEDED}/keys/a`)()], ['OPTIONS', kv(`${SEEDED}/keys/a`)()],
     ['GET', '/accounts/totp-registration'], ['PUT', '/accounts/confirm-totp-registration'], ['DELETE', '/accounts/recovery-codes/verify'],
     ['PUT', '/triggers'], ['DELETE', '/triggers'], ['PUT', '/triggers/0123'], ['GET', '/triggers/0123/regenerate-url'], ['POST', '/triggers/0123/executions'],
-    ['TRACE', '/health'],
+    ['TRACE', '/health'], ['POST', '/storage/kv'], ['DELETE', '/storage/kv'],
   ] as const).map(([method, path]): HostileCase => ({ name: `${method} ${path}`, status: 405, request: owned(method, () => path) })),
 
   // Paths no route has.
-  ...['/', '/nope', '/health/', '//health', '/HEALTH', '/health%00', '/storage', '/storage/kv', '/storage/kv/', '/api-keys/', '/api-keys/a/b',
+  ...['/', '/nope', '/health/', '//health', '/HEALTH', '/health%00', '/storage', '/storage/kv/', '/api-keys/', '/api-keys/a/b',
     '/triggers/a/b/c', '/webhooks', '/webhooks/', '/%ZZ', '/..', '/openapi.json/..%2F', `/${'x'.repeat(12_000)}`,
   ].map((path): HostileCase => ({ name: `unknown path ${path.slice(0, 40)}`, status: 404, request: owned('GET', () => path) })),
 

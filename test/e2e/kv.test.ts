@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_VALUE_BYTES } from '../../functions/domain/kv/limits.js';
 import { call, useLocalStack } from '../support/local-stack.js';
+import { openApiDocument, schemaAccepts } from '../support/openapi.js';
 
 const stack = useLocalStack({ env: { KV_SWEEP_SETTLE_SECONDS: '1' } });
 
@@ -243,6 +244,35 @@ describe('listing', () => {
   it('a cursor that is not one of ours is 400', async () => {
     const { list } = await tenant();
     expect((await list('?cursor=garbage')).json).toEqual({ error: 'validation_error' });
+  });
+});
+
+describe('GET /storage/kv', () => {
+  it('lists the caller\'s buckets in name order with their configuration, paged with limit and cursor', async () => {
+    const token = await stack.token('kv-bucket-lister');
+    for (const name of ['c-bucket', 'a-bucket', 'b-bucket']) {
+      expect((await call(stack, 'PUT', `/storage/kv/${name}`, { token, body: name === 'b-bucket' ? { description: 'second', ttl_seconds: 60 } : {} })).status).toBe(201);
+    }
+    await call(stack, 'PUT', '/storage/kv/other-account', { token: await stack.token('kv-bucket-other') });
+    const first = await call(stack, 'GET', '/storage/kv?limit=2', { token });
+    expect(first.status).toBe(200);
+    expect(first.json.data.buckets.map((b: { name: string }) => b.name)).toEqual(['a-bucket', 'b-bucket']);
+    expect(first.json.data.buckets[1]).toEqual({ name: 'b-bucket', description: 'second', ttl_seconds: 60, max_value_bytes: MAX_VALUE_BYTES, created_at: expect.any(String) });
+    const second = await call(stack, 'GET', `/storage/kv?limit=2&cursor=${first.json.data.next_cursor}`, { token });
+    expect(second.json.data).toEqual({ buckets: [expect.objectContaining({ name: 'c-bucket' })], next_cursor: null });
+    // Both pages are what /openapi.json says the route answers.
+    const documented = schemaAccepts(openApiDocument.paths['/storage/kv'].get.responses['200'].content['application/json'].schema);
+    expect(documented(first.json)).toBe(true);
+    expect(documented(second.json)).toBe(true);
+    expect(documented({ data: { buckets: [{ name: 'x' }], next_cursor: null } })).toBe(false);
+  });
+
+  it('is empty for an account without buckets, 400 for a bad limit or cursor, 401 without credentials', async () => {
+    const token = await stack.token('kv-no-buckets');
+    expect((await call(stack, 'GET', '/storage/kv', { token })).json).toEqual({ data: { buckets: [], next_cursor: null } });
+    expect((await call(stack, 'GET', '/storage/kv?limit=0', { token })).json).toEqual({ error: 'validation_error' });
+    expect((await call(stack, 'GET', '/storage/kv?cursor=garbage', { token })).json).toEqual({ error: 'validation_error' });
+    expect((await call(stack, 'GET', '/storage/kv')).json).toEqual({ error: 'unauthorized' });
   });
 });
 

@@ -1,10 +1,12 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { systemHandler as handler } from '../../functions/handlers/system.js';
+import { createSystemHandler, readBundledConsoleFiles } from '../../functions/handlers/system.js';
 import { buildOpenApiDocument } from '../../functions/openapi/document.js';
 import { call, useLocalStack } from '../support/local-stack.js';
 
 const stack = useLocalStack();
+/** The system function as deployed, without a hosted UI. */
+const handler = createSystemHandler({ consoleFiles: readBundledConsoleFiles });
 
 /** `GET /openapi.json` as API Gateway (HTTP API, payload 2.0) delivers it for a request to `host`. */
 function apiGatewayEvent(host: string, headers: Record<string, string> = {}): APIGatewayProxyEventV2 {

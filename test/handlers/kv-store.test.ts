@@ -1,6 +1,6 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DynamoKvStore, generationPk } from '../../functions/adapters/aws/dynamo-kv-store.js';
+import { bucketKey, DynamoKvStore, generationPk } from '../../functions/adapters/aws/dynamo-kv-store.js';
 import { MAX_ACCOUNT_ID_BYTES, MAX_CONTENT_TYPE_BYTES, MAX_KEY_BYTES, MAX_VALUE_BYTES } from '../../functions/domain/kv/limits.js';
 import type { Bucket, GenerationRef } from '../../functions/domain/kv/types.js';
 import { useEngines } from '../support/engines.js';
@@ -81,6 +81,63 @@ describe('DynamoKvStore buckets', () => {
     expect(await store.deleteBucket(bucket, bucket.generation)).toBe(true);
     expect(await store.getBucket(bucket)).toBeUndefined();
     expect(await store.deleteBucket(bucket, bucket.generation)).toBe(false);
+  });
+});
+
+describe('DynamoKvStore bucket listing', () => {
+  const listAll = async (accountId: string, limit: number) => {
+    const names: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await store.listBuckets(accountId, { limit, cursor });
+      names.push(...page.buckets.map((b) => b.name));
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    return names;
+  };
+
+  it('listBuckets answers an account\'s buckets in name order with their configuration, and no other account\'s', async () => {
+    const first = newBucket({ accountId: 'lister', name: 'b-second', config: { description: 'd', ttlSeconds: 60, maxValueBytes: 10 } });
+    const second = newBucket({ accountId: 'lister', name: 'a-first' });
+    await store.createBucket(first);
+    await store.createBucket(second);
+    await store.createBucket(newBucket({ accountId: 'lister-other', name: 'c-not-mine' }));
+    await store.createBucket(newBucket({ accountId: 'lister#x', name: 'd-not-mine' }));
+    // A value's item is not a bucket, whatever its key.
+    await store.putValue(at(first), 'name', value('v'));
+    expect(await store.listBuckets('lister', { limit: 10 })).toEqual({ buckets: [second, first], nextCursor: null });
+  });
+
+  it('listBuckets pages through every bucket exactly once with limit and cursor', async () => {
+    const names = Array.from({ length: 7 }, (_, i) => `paged-${i}`);
+    for (const name of names) await store.createBucket(newBucket({ accountId: 'pager', name }));
+    expect(await listAll('pager', 3)).toEqual(names);
+    expect(await listAll('pager', 7)).toEqual(names);
+  });
+
+  it('a deleted bucket leaves the listing; a purged one stays', async () => {
+    const kept = newBucket({ accountId: 'churn', name: 'kept' });
+    const gone = newBucket({ accountId: 'churn', name: 'gone' });
+    await store.createBucket(kept);
+    await store.createBucket(gone);
+    await store.swapGeneration(kept, kept.generation, gen(5));
+    await store.deleteBucket(gone, gone.generation);
+    expect((await store.listBuckets('churn', { limit: 10 })).buckets).toEqual([{ ...kept, generation: gen(5) }]);
+  });
+
+  it('a bucket written before the index existed joins the listing at its next purge', async () => {
+    const old = newBucket({ accountId: 'legacy', name: 'old' });
+    await store.createBucket(old);
+    await local.dynamo.send(new UpdateCommand({ TableName: local.engines.env.KV_TABLE!, Key: bucketKey(old), UpdateExpression: 'REMOVE bucket_owner' }));
+    expect((await store.listBuckets('legacy', { limit: 10 })).buckets).toEqual([]);
+    await store.swapGeneration(old, old.generation, gen(6));
+    expect((await store.listBuckets('legacy', { limit: 10 })).buckets.map((b) => b.name)).toEqual(['old']);
+  });
+
+  it('a cursor that is not a bucket name is 400 validation_error, never a DynamoDB error', async () => {
+    const forged = Buffer.from(JSON.stringify({ sk: 'x'.repeat(65) })).toString('base64url');
+    await expect(store.listBuckets('lister', { limit: 1, cursor: forged })).rejects.toMatchObject({ code: 'validation_error' });
+    await expect(store.listBuckets('lister', { limit: 1, cursor: 'garbage' })).rejects.toMatchObject({ code: 'validation_error' });
   });
 });
 

@@ -161,7 +161,7 @@ describe('the DynamoDB operations each function sends are the ones the manifest 
     const bucket = { bucket: 'grants' };
     const key = { ...bucket, key: 'a/b' };
     const kvCalls: [string, Record<string, string>, unknown?][] = [
-      ['createKVBucket', bucket], ['getKVBucket', bucket], ['putKVValue', key, { v: 1 }], ['getKVValue', key], ['listKVKeys', bucket],
+      ['createKVBucket', bucket], ['listKVBuckets', {}], ['getKVBucket', bucket], ['putKVValue', key, { v: 1 }], ['getKVValue', key], ['listKVKeys', bucket],
       ['deleteKVValue', key], ['putKVValue', key, { v: 2 }], ['purgeKVBucket', bucket], ['putKVValue', key, { v: 3 }], ['deleteKVBucket', bucket],
     ];
     for (const [operationId, params, body] of kvCalls) {

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { App, Validations, type CfnElement, type Stack } from 'aws-cdk-lib';
+import { App, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -22,6 +23,8 @@ import {
   type TableName,
 } from '../../functions/manifest.js';
 import { buildServiceApp } from '../../lib/app.js';
+import { DataStores } from '../../lib/constructs/data-stores.js';
+import type { ServiceFunction } from '../../lib/constructs/service-function.js';
 import { listFlowNames } from '../../lib/flow-files.js';
 import { CDK_CONTEXT, synth, type Synthesized } from '../support/synth.js';
 import { listFlowFunctions } from '../../lib/flow-functions.js';
@@ -136,6 +139,34 @@ describe('the service stack, from functions/manifest.ts', () => {
       else expect(table.Properties.TimeToLiveSpecification).toBeUndefined();
       expect(table.DeletionPolicy).toBe('Retain');
       expect(table.UpdateReplacePolicy).toBe('Retain');
+    });
+
+    it('the kv table has the byOwner index the bucket listing queries, and the kv function may Query it and nothing more', () => {
+      const kvId = idOf(s.stack, s.stack.data.tables.kv);
+      const table = resourcesOfType(s.template, 'AWS::DynamoDB::Table')[kvId]!;
+      const { partitionKey, sortKey } = TABLES.kv.indexes.byOwner;
+      expect(table.Properties.GlobalSecondaryIndexes).toEqual([{
+        IndexName: 'byOwner',
+        KeySchema: [{ AttributeName: partitionKey, KeyType: 'HASH' }, { AttributeName: sortKey, KeyType: 'RANGE' }],
+        Projection: { ProjectionType: 'ALL' },
+      }]);
+      for (const [name, spec] of tableEntries.filter(([n]) => n !== 'kv')) expect((resourcesOfType(s.template, 'AWS::DynamoDB::Table')[idOf(s.stack, s.stack.data.tables[name])]!).Properties.GlobalSecondaryIndexes, `${name} ${spec.env}`).toBeUndefined();
+      const onIndexes = (name: FunctionName) => roleStatements(s, idOf(s.stack, s.stack.functions[name].role))
+        .filter((st) => JSON.stringify(st.Resource).includes('/index/'));
+      expect(onIndexes('kv')).toEqual([{
+        Effect: 'Allow',
+        Action: 'dynamodb:Query',
+        Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [kvId, 'Arn'] }, '/index/byOwner']] },
+      }]);
+      for (const [name] of functionEntries.filter(([n]) => n !== 'kv')) expect(onIndexes(name), name).toEqual([]);
+    });
+
+    it('a function that names an index its table does not have fails the synth', () => {
+      const stack = new Stack(new App(), 'IndexCheck');
+      const data = new DataStores(stack, 'Data', { tables: TABLES, removal: 'destroy' });
+      const role = new Role(stack, 'reader', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+      expect(() => data.connect(role as unknown as ServiceFunction, { kv: ['Query'] }, { kv: ['byNothing'] })).toThrow(/index byNothing that table kv does not have/);
+      expect(() => data.connect(role as unknown as ServiceFunction, { auth: ['Query'] }, { auth: ['byOwner'] })).toThrow(/table auth does not have/);
     });
   });
 
@@ -328,7 +359,34 @@ describe('the service stack, from functions/manifest.ts', () => {
       expect(secrets.DeletionPolicy).toBe('Retain');
     });
 
-    it('creates a Cognito user pool by default: strong passwords, TOTP MFA required, a public client without OAuth', () => {
+    it('gives the console a hosted UI: the code grant only, returning to <api>/console and nowhere else', () => {
+      const apiId = idOf(s.stack, s.stack.http.api);
+      const consoleUrl = { 'Fn::Join': ['', [{ 'Fn::GetAtt': [apiId, 'ApiEndpoint'] }, '/console']] };
+      const client = resourcesOfType(s.template, 'AWS::Cognito::UserPoolClient')[idOf(s.stack, s.stack.identity.userPoolClient!)]!;
+      expect(client.Properties).toMatchObject({
+        GenerateSecret: false,
+        AllowedOAuthFlowsUserPoolClient: true,
+        AllowedOAuthFlows: ['code'],
+        AllowedOAuthScopes: ['openid', 'email'],
+        CallbackURLs: [consoleUrl],
+        LogoutURLs: [consoleUrl],
+        SupportedIdentityProviders: ['COGNITO'],
+      });
+      const domainId = idOf(s.stack, s.stack.identity.hostedUi!);
+      expect(resourcesOfType(s.template, 'AWS::Cognito::UserPoolDomain')[domainId]!.Properties).toMatchObject({
+        Domain: { 'Fn::Join': ['-', ['flowgate', { Ref: 'AWS::AccountId' }]] },
+        UserPoolId: { Ref: idOf(s.stack, s.stack.identity.userPool!) },
+      });
+      // Only the system function, which serves the console, learns where the hosted UI is.
+      const system = environmentOf(s, 'system');
+      expect(system.CONSOLE_COGNITO_CLIENT_ID).toEqual({ Ref: idOf(s.stack, s.stack.identity.userPoolClient!) });
+      expect(JSON.stringify(system.CONSOLE_COGNITO_DOMAIN)).toContain(domainId);
+      for (const [name] of functionEntries.filter(([n]) => n !== 'system')) {
+        expect(Object.keys(environmentOf(s, name)).filter((v) => v.startsWith('CONSOLE_')), name).toEqual([]);
+      }
+    });
+
+    it('creates a Cognito user pool by default: strong passwords, TOTP MFA required, a public client', () => {
       s.template.hasResourceProperties('AWS::Cognito::UserPool', {
         MfaConfiguration: 'ON',
         EnabledMfas: ['SOFTWARE_TOKEN_MFA'],
@@ -468,6 +526,16 @@ describe('the service stack, as configured by CDK context', () => {
     ['logLevel', 'LOUD'],
   ])('refuses %s=%s when it synthesises, not at run time', (key, value) => {
     expect(() => synth({ [key]: value })).toThrow(new RegExp(`context ${key} must be`));
+  });
+
+  it('with an external issuer the console has no hosted UI: the system function gets no CONSOLE_ settings', () => {
+    s.template.resourceCountIs('AWS::Cognito::UserPoolDomain', 0);
+    expect(Object.keys(environmentOf(s, 'system')).filter((v) => v.startsWith('CONSOLE_'))).toEqual([]);
+  });
+
+  it('cognitoDomainPrefix names the hosted UI\'s domain; a prefix Cognito would refuse fails the synth', () => {
+    synth({ cognitoDomainPrefix: 'acme-flowgate' }).template.hasResourceProperties('AWS::Cognito::UserPoolDomain', { Domain: 'acme-flowgate' });
+    for (const bad of ['Acme', 'my-aws-gate', '-x', 'a'.repeat(64)]) expect(() => synth({ cognitoDomainPrefix: bad }), bad).toThrow(/cognitoDomainPrefix/);
   });
 
   it('refuses half an external issuer', () => {

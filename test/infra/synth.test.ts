@@ -66,9 +66,10 @@ describe('cdk synth, offline', () => {
 
   it('every bundle loads in a fresh Node.js process and exports its handler', async () => {
     for (const fn of functions()) {
-      // Settings as the template gives them, with placeholders where CloudFormation fills them in.
+      // Settings as the template gives them, with placeholders where CloudFormation fills them in: an
+      // https origin, which every URL setting accepts (CONSOLE_COGNITO_DOMAIN takes nothing more).
       const settings = Object.fromEntries(Object.entries(fn.Properties.Environment.Variables as Record<string, unknown>)
-        .map(([name, value]) => [name, typeof value === 'string' ? value : `https://placeholder.invalid/${name.toLowerCase()}`]));
+        .map(([name, value]) => [name, typeof value === 'string' ? value : `https://${name.toLowerCase().replace(/_/g, '-')}.placeholder.invalid`]));
       const { stdout } = await run(process.execPath, [
         '--input-type=module',
         '-e',

@@ -7,7 +7,8 @@ import {
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import type { Bucket, BucketRef, GenerationRef, KeyPage, KvStore, NewValue, StoredValue } from '../../domain/kv/types.js';
+import { BUCKET_NAME_PATTERN } from '../../domain/kv/limits.js';
+import type { Bucket, BucketPage, BucketRef, GenerationRef, KeyPage, KvStore, NewValue, StoredValue } from '../../domain/kv/types.js';
 import { isValidKey } from '../../domain/kv/validation.js';
 import { AppError } from '../../shared/errors.js';
 import { ifConditionHolds } from './conditional.js';
@@ -18,12 +19,20 @@ import { decodeCursor, encodeCursor } from './cursor.js';
  * the right even when an account id contains one.
  *
  * - `BUCKET#{account}#{bucket}` / `#META`: name, description, ttl_seconds, max_value_bytes,
- *   created_at, generation.
+ *   created_at, generation, and `bucket_owner` (the account id), which puts the item in the
+ *   `byOwner` index (`bucket_owner` / `name`): an account's buckets are one Query of that index.
  * - `DATA#{account}#{bucket}#{generation}` / `{key}`: value (binary), content_type, revision,
  *   expires_at (epoch seconds: the kv table's TTL attribute, so DynamoDB deletes expired values).
  */
 export const bucketKey = (ref: BucketRef) => ({ pk: `BUCKET#${ref.accountId}#${ref.name}`, sk: '#META' });
 export const generationPk = (at: GenerationRef): string => `DATA#${at.accountId}#${at.name}#${at.generation}`;
+
+/**
+ * The kv table's index of buckets by account (`TABLES.kv.indexes` in the manifest). Only
+ * configuration items carry its partition key, so values never enter it. A bucket created before
+ * the index existed joins it at its next purge, which writes `bucket_owner` too.
+ */
+export const BUCKETS_BY_OWNER = { indexName: 'byOwner', partitionKey: 'bucket_owner', sortKey: 'name' } as const;
 
 /**
  * Where a value's expiry is written, in epoch seconds as DynamoDB TTL requires. The kv table's
@@ -41,6 +50,18 @@ const UNPROCESSED_MAX_ATTEMPTS = 10;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+const toBucket = (accountId: string, item: Record<string, unknown>): Bucket => ({
+  accountId,
+  name: item.name as string,
+  config: {
+    description: (item.description as string | undefined) ?? null,
+    ttlSeconds: (item.ttl_seconds as number | undefined) ?? null,
+    maxValueBytes: item.max_value_bytes as number,
+  },
+  createdAt: item.created_at as string,
+  generation: item.generation as string,
+});
+
 export class DynamoKvStore implements KvStore {
   constructor(private readonly client: DynamoDBDocumentClient, private readonly table: string) {}
 
@@ -55,6 +76,7 @@ export class DynamoKvStore implements KvStore {
         max_value_bytes: bucket.config.maxValueBytes,
         created_at: bucket.createdAt,
         generation: bucket.generation,
+        [BUCKETS_BY_OWNER.partitionKey]: bucket.accountId,
       },
       ConditionExpression: 'attribute_not_exists(pk)',
     })));
@@ -62,17 +84,32 @@ export class DynamoKvStore implements KvStore {
 
   async getBucket(ref: BucketRef): Promise<Bucket | undefined> {
     const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: bucketKey(ref), ConsistentRead: true }));
-    if (!Item) return undefined;
+    return Item && toBucket(ref.accountId, Item);
+  }
+
+  /**
+   * One page of the account's buckets in name order, from the `byOwner` index. Index reads are
+   * eventually consistent: a bucket created a moment ago may be missing from a listing for a moment.
+   */
+  async listBuckets(accountId: string, page: { limit: number; cursor?: string }): Promise<BucketPage> {
+    const after = decodeCursor(page.cursor, accountId)?.sk as string | undefined;
+    // A forged cursor must not reach DynamoDB as a key it would refuse, nor point into another account.
+    if (after !== undefined && !BUCKET_NAME_PATTERN.test(after)) throw new AppError('validation_error', 'cursor does not belong to this listing');
+    const result = await this.client.send(new QueryCommand({
+      TableName: this.table,
+      IndexName: BUCKETS_BY_OWNER.indexName,
+      KeyConditionExpression: '#owner = :owner',
+      ExpressionAttributeNames: { '#owner': BUCKETS_BY_OWNER.partitionKey },
+      ExpressionAttributeValues: { ':owner': accountId },
+      Limit: page.limit,
+      ExclusiveStartKey: after === undefined
+        ? undefined
+        : { ...bucketKey({ accountId, name: after }), [BUCKETS_BY_OWNER.partitionKey]: accountId, [BUCKETS_BY_OWNER.sortKey]: after },
+    }));
+    const last = result.LastEvaluatedKey;
     return {
-      accountId: ref.accountId,
-      name: ref.name,
-      config: {
-        description: (Item.description as string | undefined) ?? null,
-        ttlSeconds: (Item.ttl_seconds as number | undefined) ?? null,
-        maxValueBytes: Item.max_value_bytes as number,
-      },
-      createdAt: Item.created_at as string,
-      generation: Item.generation as string,
+      buckets: (result.Items ?? []).map((item) => toBucket(accountId, item)),
+      nextCursor: encodeCursor(last && { sk: last[BUCKETS_BY_OWNER.sortKey] }),
     };
   }
 
@@ -80,9 +117,11 @@ export class DynamoKvStore implements KvStore {
     return ifConditionHolds(() => this.client.send(new UpdateCommand({
       TableName: this.table,
       Key: bucketKey(ref),
-      UpdateExpression: 'SET generation = :next',
+      // Also indexes a bucket created before the byOwner index: the same small item, no extra write.
+      UpdateExpression: 'SET generation = :next, #owner = :owner',
       ConditionExpression: 'generation = :expected',
-      ExpressionAttributeValues: { ':next': next, ':expected': expected },
+      ExpressionAttributeNames: { '#owner': BUCKETS_BY_OWNER.partitionKey },
+      ExpressionAttributeValues: { ':next': next, ':expected': expected, ':owner': ref.accountId },
     })));
   }
 

@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import type { RandomBytes } from '../random-bytes.js';
 import { GENERATION_BYTES } from './limits.js';
 import { FIRST_SWEEP_DELAY_SECONDS, type SweepQueue } from './sweep-task.js';
-import type { Bucket, BucketConfig, BucketRef, GenerationRef, KeyPage, KvStore, StoredValue } from './types.js';
+import type { Bucket, BucketConfig, BucketPage, BucketRef, GenerationRef, KeyPage, KvStore, StoredValue } from './types.js';
 
 export interface KvServiceOptions {
   store: KvStore;
@@ -47,6 +47,10 @@ export class KvService {
     const bucket = await this.options.store.getBucket(ref);
     if (!bucket) throw notFound('no such bucket');
     return bucket;
+  }
+
+  listBuckets(accountId: string, page: { limit: number; cursor?: string }): Promise<BucketPage> {
+    return this.options.store.listBuckets(accountId, page);
   }
 
   /**

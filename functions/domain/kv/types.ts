@@ -44,11 +44,19 @@ export interface KeyPage {
   nextCursor: string | null;
 }
 
+export interface BucketPage {
+  buckets: Bucket[];
+  /** Opaque; `null` on the last page. */
+  nextCursor: string | null;
+}
+
 /** Storage of buckets and their values (`DynamoKvStore`). Reads are strongly consistent. */
 export interface KvStore {
   /** false when the account already has a bucket of that name. */
   createBucket(bucket: Bucket): Promise<boolean>;
   getBucket(ref: BucketRef): Promise<Bucket | undefined>;
+  /** The account's buckets in name order; may lag a bucket created or deleted a moment ago. */
+  listBuckets(accountId: string, page: { limit: number; cursor?: string }): Promise<BucketPage>;
   /** Moves the bucket to generation `next` if it is still at `expected`; false otherwise (moved, or gone). */
   swapGeneration(ref: BucketRef, expected: string, next: string): Promise<boolean>;
   /** Deletes the bucket if it is still at generation `expected`; false otherwise (moved, or gone). */

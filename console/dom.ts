@@ -1,0 +1,126 @@
+/** Small DOM helpers the pages share: elements, labelled fields, progress, copy, dialogs. */
+
+export type Child = Node | string | false | null | undefined;
+
+export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string | boolean | ((e: Event) => void)> = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (typeof value === 'function') node.addEventListener(name, value);
+    else if (value === true) node.setAttribute(name, '');
+    else if (value !== false) node.setAttribute(name, value);
+  }
+  for (const child of children) if (child) node.append(child);
+  return node;
+}
+
+/** The page's alert region: a failure in words goes here, and screen readers announce it. */
+export const alertRegion = () => el('div', { role: 'alert', class: 'alert' });
+
+/**
+ * Runs `action` with `control` marked busy (and disabled) meanwhile; a failure is put into
+ * `alert` in words, so nothing fails silently.
+ */
+export async function withProgress(control: HTMLElement, alert: HTMLElement, action: () => Promise<void>): Promise<void> {
+  alert.textContent = '';
+  control.setAttribute('aria-busy', 'true');
+  if (control instanceof HTMLButtonElement) control.disabled = true;
+  try {
+    await action();
+  } catch (error) {
+    alert.textContent = error instanceof Error ? error.message : String(error);
+  } finally {
+    control.removeAttribute('aria-busy');
+    if (control instanceof HTMLButtonElement) control.disabled = false;
+  }
+}
+
+/** A button that runs `action` with progress, reporting failures into `alert`. */
+export function actionButton(text: string, alert: HTMLElement, action: (button: HTMLButtonElement) => Promise<void>, attrs: Record<string, string> = {}): HTMLButtonElement {
+  const button = el('button', { type: 'button', ...attrs }, text);
+  button.addEventListener('click', () => void withProgress(button, alert, () => action(button)));
+  return button;
+}
+
+export function copyButton(text: string, alert: HTMLElement, label: string): HTMLButtonElement {
+  return actionButton('Copy', alert, async (button) => {
+    await navigator.clipboard.writeText(text).catch(() => {
+      throw new Error('The browser did not allow copying; select the text and copy it yourself.');
+    });
+    button.textContent = 'Copied';
+  }, { class: 'secondary', 'aria-label': label });
+}
+
+export function field(id: string, label: string, control: HTMLElement, hint?: string): HTMLElement {
+  if (hint) control.setAttribute('aria-describedby', `${id}-hint`);
+  control.id = id;
+  return el('div', {}, el('label', { for: id }, label), hint && el('p', { class: 'hint', id: `${id}-hint` }, hint), control);
+}
+
+export function checkbox(id: string, label: string, checked = false): [HTMLElement, HTMLInputElement] {
+  const input = el('input', { type: 'checkbox', id, checked });
+  return [el('label', { class: 'check', for: id }, input, label), input];
+}
+
+export function select(options: readonly (readonly [string, string])[], value?: string): HTMLSelectElement {
+  const node = el('select', {}, ...options.map(([v, text]) => el('option', { value: v }, text)));
+  if (value !== undefined) node.value = value;
+  return node;
+}
+
+export const textInput = (value = '', attrs: Record<string, string | boolean> = {}) => {
+  const input = el('input', { type: 'text', autocomplete: 'off', ...attrs });
+  input.value = value;
+  return input;
+};
+
+let dialogCount = 0;
+
+/**
+ * A modal dialog with a confirm button (running `action` with progress, failures shown inside the
+ * dialog) and Cancel; focus returns to `opener` when it closes. `content` may hold fields, and
+ * `ready` says when the confirm button may be used (e.g. once a name is typed).
+ */
+export function openDialog(options: {
+  title: string;
+  content: Child[];
+  confirm: string;
+  opener: HTMLElement;
+  action: () => Promise<void>;
+  ready?: () => boolean;
+  watch?: HTMLInputElement[];
+  focus?: HTMLElement;
+}): void {
+  const id = `dialog-${++dialogCount}`;
+  const alert = alertRegion();
+  const confirm = el('button', { type: 'submit' }, options.confirm);
+  const cancel = el('button', { type: 'button', class: 'secondary' }, 'Cancel');
+  const form = el('form', {}, ...options.content, alert, el('div', { class: 'actions' }, confirm, cancel));
+  const dialog = el('dialog', { 'aria-labelledby': `${id}-title` }, el('h2', { id: `${id}-title` }, options.title), form);
+  const close = () => {
+    dialog.close();
+    dialog.remove();
+    if (options.opener.isConnected) options.opener.focus();
+  };
+  const update = () => (confirm.disabled = options.ready ? !options.ready() : false);
+  for (const input of options.watch ?? []) input.addEventListener('input', update);
+  update();
+  cancel.addEventListener('click', close);
+  dialog.addEventListener('cancel', (event) => {
+    event.preventDefault();
+    close();
+  });
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    if (options.ready && !options.ready()) return;
+    void withProgress(confirm, alert, async () => {
+      await options.action();
+      close();
+    }).then(update);
+  });
+  document.body.append(dialog);
+  dialog.showModal();
+  (options.focus ?? cancel).focus();
+}
+
+/** A heading that pages focus when they open, so screen readers announce the new page. */
+export const pageHeading = (text: string) => el('h1', { tabindex: '-1' }, text);

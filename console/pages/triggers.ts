@@ -1,0 +1,277 @@
+/** The Triggers page: list, create, edit, enable or disable, regenerate URL and API key, rotate the signing secret, delete. */
+import { api } from '../api.js';
+import { actionButton, alertRegion, checkbox, copyButton, el, field, openDialog, pageHeading, select, textInput, withProgress } from '../dom.js';
+
+interface CustomSignature {
+  algorithm: string;
+  header: string;
+  encoding: string;
+  prefix?: string;
+  timestamp_header?: string;
+}
+
+export interface Trigger {
+  id: string;
+  url: string;
+  flow: string;
+  response_mode: 'acknowledge' | 'wait';
+  event_filter: string[];
+  api_key_enabled: boolean;
+  signature: { service: string; custom?: CustomSignature } | null;
+  allowed_source_ips: string[] | null;
+  enabled: boolean;
+  deduplicate: boolean;
+  api_key?: string;
+}
+
+const RESPONSE_MODES = { acknowledge: 'Acknowledge at once', wait: "Wait for the flow's result" } as const;
+
+const SERVICE_NAMES: Record<string, string> = {
+  stripe: 'Stripe', github: 'GitHub', slack: 'Slack', shopify: 'Shopify', twilio: 'Twilio', standard_webhooks: 'Standard Webhooks', custom: 'Custom HMAC',
+};
+
+/** How long a replaced API key or signing secret keeps working (the API allows up to 7 days). */
+const OVERLAPS = [['0', 'No longer'], ['3600', '1 hour'], [String(24 * 3600), '24 hours'], [String(7 * 24 * 3600), '7 days']] as const;
+
+const triggerPath = (trigger: Trigger, action = '') => `/triggers/${encodeURIComponent(trigger.id)}${action}`;
+const list = (text: string) => text.split(/[\s,]+/).map((s) => s.trim()).filter(Boolean);
+
+export function triggersPage(): HTMLElement {
+  const alert = alertRegion();
+  const notice = el('div', { 'aria-live': 'polite' });
+  const listing = el('div', { 'aria-busy': 'true' }, el('p', {}, 'Loading triggers…'));
+  const newButton = el('button', { type: 'button', 'aria-expanded': 'false', 'aria-controls': 'trigger-form' }, 'New trigger');
+  const formSlot = el('div', { id: 'trigger-form' });
+
+  const load = () => withProgress(listing, alert, async () => {
+    const { triggers } = await api<{ triggers: Trigger[] }>('GET', '/triggers?limit=500');
+    listing.replaceChildren(triggers.length === 0 ? el('p', {}, 'No triggers yet.') : triggerTable(triggers, { alert, notice, reload: load, edit }));
+  });
+
+  /** Opens the form for a new trigger (no `trigger`) or for changing one, in place of any open form. */
+  function openForm(trigger: Trigger | undefined, opener: HTMLElement): void {
+    newButton.setAttribute('aria-expanded', String(!trigger));
+    const close = () => {
+      newButton.setAttribute('aria-expanded', 'false');
+      formSlot.replaceChildren();
+    };
+    formSlot.replaceChildren(triggerForm({
+      alert,
+      trigger,
+      onDone: (saved) => {
+        close();
+        notice.replaceChildren(savedNotice(saved, trigger ? 'changed' : 'created', alert));
+        void load();
+      },
+      onCancel: () => {
+        close();
+        opener.focus();
+      },
+    }));
+    formSlot.querySelector<HTMLElement>('#flow')?.focus();
+  }
+  function edit(trigger: Trigger, opener: HTMLElement): void {
+    openForm(trigger, opener);
+  }
+
+  newButton.addEventListener('click', () => {
+    if (newButton.getAttribute('aria-expanded') === 'true') {
+      newButton.setAttribute('aria-expanded', 'false');
+      formSlot.replaceChildren();
+      return;
+    }
+    openForm(undefined, newButton);
+  });
+  void load();
+  return el('main', {}, pageHeading('Triggers'), alert, notice, newButton, formSlot, el('h2', {}, 'Your triggers'), listing);
+}
+
+function savedNotice(trigger: Trigger, what: string, alert: HTMLElement): HTMLElement {
+  return el('div', { class: 'notice' },
+    el('p', {}, `Trigger for ${trigger.flow} ${what}. Its URL: `, el('code', {}, trigger.url)),
+    trigger.api_key && apiKeyNotice(trigger.api_key, alert));
+}
+
+const apiKeyNotice = (key: string, alert: HTMLElement) =>
+  el('p', {}, 'Its API key, shown this once only: ', el('code', {}, key), ' ', copyButton(key, alert, 'Copy API key'));
+
+interface TableContext {
+  alert: HTMLElement;
+  notice: HTMLElement;
+  reload: () => Promise<void>;
+  edit: (trigger: Trigger, opener: HTMLElement) => void;
+}
+
+function triggerTable(triggers: Trigger[], context: TableContext): HTMLElement {
+  const { alert, notice, reload } = context;
+  const rows = triggers.map((t) => {
+    const editButton = el('button', { type: 'button', class: 'secondary' }, 'Edit');
+    editButton.addEventListener('click', () => context.edit(t, editButton));
+    const toggle = actionButton(t.enabled ? 'Disable' : 'Enable', alert, async () => {
+      await api('PATCH', triggerPath(t), { enabled: !t.enabled });
+      await reload();
+    }, { class: 'secondary' });
+    const regenerateUrl = el('button', { type: 'button', class: 'secondary' }, 'Regenerate URL');
+    regenerateUrl.addEventListener('click', () => openDialog({
+      title: 'Regenerate this URL?',
+      content: [el('p', {}, `The trigger for ${t.flow} gets a new URL; the current one answers 404 at once. Senders must be given the new one.`)],
+      confirm: 'Regenerate',
+      opener: regenerateUrl,
+      action: async () => {
+        const changed = await api<Trigger>('POST', triggerPath(t, '/regenerate-url'));
+        notice.replaceChildren(savedNotice(changed, 'has a new URL', alert));
+        await reload();
+      },
+    }));
+    const regenerateKey = t.api_key_enabled && el('button', { type: 'button', class: 'secondary' }, 'Regenerate API key');
+    if (regenerateKey) {
+      const overlap = select(OVERLAPS, '0');
+      regenerateKey.addEventListener('click', () => openDialog({
+        title: 'Regenerate the API key?',
+        content: [
+          el('p', {}, `The trigger for ${t.flow} gets a new API key, shown once.`),
+          field(`key-overlap-${t.id}`, 'The current key keeps working', overlap, 'Give senders time to switch to the new key.'),
+        ],
+        confirm: 'Regenerate',
+        opener: regenerateKey,
+        action: async () => {
+          const changed = await api<Trigger>('POST', triggerPath(t, '/regenerate-api-key'), { previous_key_expires_in_seconds: Number(overlap.value) });
+          notice.replaceChildren(el('div', { class: 'notice' }, el('p', {}, `New API key for the ${t.flow} trigger.`), changed.api_key && apiKeyNotice(changed.api_key, alert)));
+          await reload();
+        },
+      }));
+    }
+    const rotate = t.signature && el('button', { type: 'button', class: 'secondary' }, 'Rotate signing secret');
+    if (rotate) {
+      const secret = el('input', { type: 'password', autocomplete: 'off' });
+      const overlap = select(OVERLAPS, String(24 * 3600));
+      rotate.addEventListener('click', () => openDialog({
+        title: 'Rotate the signing secret?',
+        content: [
+          field(`rotate-secret-${t.id}`, 'New signing secret', secret, 'The secret the sender signs with from now on.'),
+          field(`secret-overlap-${t.id}`, 'The current secret keeps working', overlap, 'Deliveries signed with it are accepted meanwhile.'),
+        ],
+        confirm: 'Rotate',
+        opener: rotate,
+        focus: secret,
+        watch: [secret],
+        ready: () => secret.value.length > 0,
+        action: async () => {
+          await api('POST', triggerPath(t, '/rotate-signing-secret'), { secret: secret.value, previous_secret_expires_in_seconds: Number(overlap.value) });
+          secret.value = '';
+          const until = overlap.selectedOptions[0]?.textContent ?? '';
+          notice.replaceChildren(el('div', { class: 'notice' }, el('p', {}, `Signing secret of the ${t.flow} trigger rotated; the previous one works ${until === 'No longer' ? 'no longer' : `for ${until.toLowerCase()}`}.`)));
+          await reload();
+        },
+      }));
+    }
+    const remove = el('button', { type: 'button', class: 'secondary' }, 'Delete');
+    remove.addEventListener('click', () => openDialog({
+      title: 'Delete this trigger?',
+      content: [el('p', {}, `The trigger for ${t.flow} stops at once; its URL will answer 404.`)],
+      confirm: 'Delete',
+      opener: remove,
+      action: async () => {
+        await api('DELETE', triggerPath(t));
+        await reload();
+      },
+    }));
+    return el('tr', {},
+      el('td', {}, t.flow),
+      el('td', {}, RESPONSE_MODES[t.response_mode] ?? t.response_mode),
+      el('td', {}, t.enabled ? 'Enabled' : 'Disabled'),
+      el('td', {}, el('code', {}, t.url), ' ', copyButton(t.url, alert, `Copy URL of the ${t.flow} trigger`)),
+      el('td', {}, el('div', { class: 'actions' }, editButton, toggle, regenerateUrl, regenerateKey, rotate, remove)));
+  });
+  return el('table', {}, el('caption', { class: 'hint' }, 'Webhook triggers'),
+    el('thead', {}, el('tr', {}, ...['Flow', 'Response mode', 'Enabled', 'URL', 'Actions'].map((h) => el('th', { scope: 'col' }, h)))),
+    el('tbody', {}, ...rows));
+}
+
+/**
+ * The form for a new trigger, or for changing `trigger` (button "Save"). A change sends only the
+ * settings that differ; the signature is sent again only when it changed or a new secret is given,
+ * because the API never returns a secret to fill in.
+ */
+function triggerForm(options: { alert: HTMLElement; trigger?: Trigger; onDone: (trigger: Trigger) => void; onCancel: () => void }): HTMLElement {
+  const { alert, trigger } = options;
+  const flow = el('select', { required: true, 'aria-busy': 'true' }, el('option', { value: trigger?.flow ?? '' }, trigger?.flow ?? 'Loading flows…'));
+  void withProgress(flow, alert, async () => {
+    const { flows } = await api<{ flows: string[] }>('GET', '/flows');
+    flow.replaceChildren(...(flows.length ? flows.map((name) => el('option', { value: name }, name)) : [el('option', { value: '' }, 'No flow is deployed')]));
+    if (trigger) flow.value = trigger.flow;
+  });
+  const mode = select(Object.entries(RESPONSE_MODES), trigger?.response_mode);
+  const filter = textInput(trigger?.event_filter.join(', '));
+  const [apiKeyRow, apiKey] = checkbox('api-key-enabled', 'Secure with API key', trigger?.api_key_enabled);
+  const [verifyRow, verify] = checkbox('verify', 'Enable signature verification', Boolean(trigger?.signature));
+  const [dedupRow, dedup] = checkbox('deduplicate', 'Deduplicate', trigger?.deduplicate);
+  const current = trigger?.signature;
+  const service = select(SIGNATURE_SERVICES.map((s) => [s, SERVICE_NAMES[s] ?? s] as const), current?.service);
+  const secret = el('input', { type: 'password', autocomplete: 'off' });
+  const algorithm = select([['sha256', 'SHA-256'], ['sha1', 'SHA-1'], ['sha512', 'SHA-512']], current?.custom?.algorithm);
+  const header = textInput(current?.custom?.header);
+  const encoding = select([['hex', 'Hex'], ['base64', 'Base64']], current?.custom?.encoding);
+  const prefix = textInput(current?.custom?.prefix);
+  const timestampHeader = textInput(current?.custom?.timestamp_header);
+  const sourceIps = textInput(trigger?.allowed_source_ips?.join(', '));
+  const custom = el('fieldset', { hidden: service.value !== 'custom' }, el('legend', {}, 'Custom HMAC'),
+    field('algorithm', 'Algorithm', algorithm), field('signature-header', 'Signature header', header),
+    field('encoding', 'Encoding', encoding), field('prefix', 'Signature prefix', prefix, 'Optional, e.g. sha256='),
+    field('timestamp-header', 'Timestamp header', timestampHeader, 'Optional: signed with the body and checked for freshness.'));
+  const signature = el('fieldset', { hidden: !verify.checked }, el('legend', {}, 'Signature'),
+    field('service', 'Service', service),
+    field('secret', 'Signing secret', secret, trigger?.signature ? 'Leave empty to keep the current secret, unless you change the service.' : undefined),
+    custom);
+  verify.addEventListener('change', () => (signature.hidden = !verify.checked));
+  service.addEventListener('change', () => (custom.hidden = service.value !== 'custom'));
+
+  const submit = el('button', { type: 'submit' }, trigger ? 'Save' : 'Create');
+  const cancel = el('button', { type: 'button', class: 'secondary', click: options.onCancel }, 'Cancel');
+  const title = trigger ? `Edit the ${trigger.flow} trigger` : 'New trigger';
+  const form = el('form', { 'aria-labelledby': 'trigger-form-title' },
+    el('h2', { id: 'trigger-form-title' }, title),
+    field('flow', 'Flow', flow, 'The deployed flow each delivery runs.'),
+    field('response-mode', 'Response mode', mode),
+    field('event-filter', 'Event filter', filter, 'Event types to accept, separated by commas; a trailing * matches a prefix. Empty accepts every event.'),
+    apiKeyRow, verifyRow, signature, dedupRow,
+    field('source-ips', 'Allowed source IPs', sourceIps, 'Addresses or CIDR ranges deliveries may come from, separated by commas. Empty allows any address.'),
+    el('div', { class: 'actions' }, submit, cancel));
+
+  const customBody = (): CustomSignature => ({
+    algorithm: algorithm.value,
+    // The API stores header names lower-cased; so the comparison below sees no change where there is none.
+    header: header.value.trim().toLowerCase(),
+    encoding: encoding.value,
+    ...(prefix.value && { prefix: prefix.value }),
+    ...(timestampHeader.value.trim() && { timestamp_header: timestampHeader.value.trim().toLowerCase() }),
+  });
+  const signatureBody = () => (verify.checked ? { service: service.value, secret: secret.value, ...(service.value === 'custom' && { custom: customBody() }) } : null);
+  const sameCustom = (a: CustomSignature | undefined, b: CustomSignature) =>
+    a !== undefined && (['algorithm', 'header', 'encoding', 'prefix', 'timestamp_header'] as const).every((k) => (a[k] ?? '') === (b[k] ?? ''));
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void withProgress(submit, alert, async () => {
+      const ips = list(sourceIps.value);
+      const body: Record<string, unknown> = {
+        flow: flow.value.trim(),
+        response_mode: mode.value,
+        event_filter: filter.value.split(',').map((s) => s.trim()).filter(Boolean),
+        api_key_enabled: apiKey.checked,
+        deduplicate: dedup.checked,
+        allowed_source_ips: ips.length ? ips : null,
+      };
+      if (!trigger) {
+        options.onDone(await api<Trigger>('POST', '/triggers', { ...body, signature: signatureBody() }));
+        return;
+      }
+      // Unchanged verification settings without a new secret keep the stored signature as it is.
+      const unchanged = secret.value === '' && (current
+        ? verify.checked && current.service === service.value && (service.value !== 'custom' || sameCustom(current.custom, customBody()))
+        : !verify.checked);
+      if (!unchanged) body.signature = signatureBody();
+      options.onDone(await api<Trigger>('PATCH', triggerPath(trigger), body));
+    });
+  });
+  return form;
+}
