@@ -77,7 +77,7 @@ export const createKvHandler = (service: KvService, authenticator: Authenticator
 
 export function composeKv(settings: Settings, aws: AwsClients) {
   const service = new KvService({
-    store: new DynamoKvStore(dynamoClient(aws), settings.kvTable),
+    store: new DynamoKvStore(dynamoClient(aws), settings.kvTable, { indexOnRead: true }),
     // Only a purge sends to the sweep queue: the SQS client loads on the first.
     sweeps: sqsSweepQueueOnFirstUse(settings.kvSweepQueueUrl, aws),
     now: Date.now,

@@ -134,6 +134,19 @@ describe('DynamoKvStore bucket listing', () => {
     expect((await store.listBuckets('legacy', { limit: 10 })).buckets.map((b) => b.name)).toEqual(['old']);
   });
 
+  it('a bucket written before the index existed joins the listing the first time the kv function reads it (not the sweeper)', async () => {
+    const old = newBucket({ accountId: 'legacy-read', name: 'old' });
+    const sweeperStore = store;
+    const kvFunctionStore = new DynamoKvStore(local.dynamo, local.engines.env.KV_TABLE!, { indexOnRead: true });
+    await store.createBucket(old);
+    await local.dynamo.send(new UpdateCommand({ TableName: local.engines.env.KV_TABLE!, Key: bucketKey(old), UpdateExpression: 'REMOVE bucket_owner' }));
+    expect((await store.listBuckets('legacy-read', { limit: 10 })).buckets).toEqual([]);
+    expect(await sweeperStore.getBucket(old)).toEqual(old);
+    expect((await store.listBuckets('legacy-read', { limit: 10 })).buckets).toEqual([]);
+    expect(await kvFunctionStore.getBucket(old)).toEqual(old);
+    expect((await store.listBuckets('legacy-read', { limit: 10 })).buckets).toEqual([old]);
+  });
+
   it('a cursor that is not a bucket name is 400 validation_error, never a DynamoDB error', async () => {
     const forged = Buffer.from(JSON.stringify({ sk: 'x'.repeat(65) })).toString('base64url');
     await expect(store.listBuckets('lister', { limit: 1, cursor: forged })).rejects.toMatchObject({ code: 'validation_error' });

@@ -30,7 +30,7 @@ export const generationPk = (at: GenerationRef): string => `DATA#${at.accountId}
 /**
  * The kv table's index of buckets by account (`TABLES.kv.indexes` in the manifest). Only
  * configuration items carry its partition key, so values never enter it. A bucket created before
- * the index existed joins it at its next purge, which writes `bucket_owner` too.
+ * the index existed joins it the first time it is used (any read or write of it, or its purge).
  */
 export const BUCKETS_BY_OWNER = { indexName: 'byOwner', partitionKey: 'bucket_owner', sortKey: 'name' } as const;
 
@@ -63,7 +63,12 @@ const toBucket = (accountId: string, item: Record<string, unknown>): Bucket => (
 });
 
 export class DynamoKvStore implements KvStore {
-  constructor(private readonly client: DynamoDBDocumentClient, private readonly table: string) {}
+  /**
+   * @param options.indexOnRead put a bucket created before the `byOwner` index into it when it is
+   *   read (an UpdateItem): the kv function's store does; the sweeper's, which may not update
+   *   configuration items, does not.
+   */
+  constructor(private readonly client: DynamoDBDocumentClient, private readonly table: string, private readonly options: { indexOnRead?: boolean } = {}) {}
 
   createBucket(bucket: Bucket): Promise<boolean> {
     return ifConditionHolds(() => this.client.send(new PutCommand({
@@ -84,7 +89,20 @@ export class DynamoKvStore implements KvStore {
 
   async getBucket(ref: BucketRef): Promise<Bucket | undefined> {
     const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: bucketKey(ref), ConsistentRead: true }));
+    if (this.options.indexOnRead && Item && Item[BUCKETS_BY_OWNER.partitionKey] === undefined) await this.index(ref);
     return Item && toBucket(ref.accountId, Item);
+  }
+
+  /** Puts a bucket created before the `byOwner` index into it: one small write, once per such bucket. */
+  private async index(ref: BucketRef): Promise<void> {
+    await ifConditionHolds(() => this.client.send(new UpdateCommand({
+      TableName: this.table,
+      Key: bucketKey(ref),
+      UpdateExpression: 'SET #owner = :owner',
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#owner)',
+      ExpressionAttributeNames: { '#owner': BUCKETS_BY_OWNER.partitionKey },
+      ExpressionAttributeValues: { ':owner': ref.accountId },
+    })));
   }
 
   /**
