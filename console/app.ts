@@ -8,6 +8,7 @@ import { api, ApiError, credentials, type Credentials } from './api.js';
 import { alertRegion, el, pageHeading, withProgress } from './dom.js';
 import { accountPage } from './pages/account.js';
 import { bucketPage, bucketsPage } from './pages/buckets.js';
+import { deliveriesPage, deliveryPage } from './pages/deliveries.js';
 import { triggersPage } from './pages/triggers.js';
 import { authorizeUrl, codeChallenge, completeSignIn, createState, createVerifier, logoutUrl, SignInError, type HostedUiConfig, type PendingSignIn } from './pkce.js';
 
@@ -17,22 +18,26 @@ const redirectUri = () => `${location.origin}/console`;
 
 const root = document.getElementById('app')!;
 
-type Route = { page: 'triggers' } | { page: 'buckets' } | { page: 'bucket'; name: string } | { page: 'account' };
+type Route = { page: 'triggers' } | { page: 'deliveries'; trigger: string; execution?: string } | { page: 'buckets' } | { page: 'bucket'; name: string } | { page: 'account' };
+
+/** A hash segment as typed or linked; a malformed escape is kept as it is (the API then answers not found). */
+function segment(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
 
 function route(): Route {
   const hash = location.hash;
   if (hash === '#/account') return { page: 'account' };
   if (hash === '#/buckets') return { page: 'buckets' };
+  const deliveries = /^#\/triggers\/([^/]+)\/deliveries(?:\/([^/]+))?$/.exec(hash);
+  if (deliveries) return { page: 'deliveries', trigger: segment(deliveries[1]!), ...(deliveries[2] && { execution: segment(deliveries[2]) }) };
   const bucket = /^#\/buckets\/(.+)$/.exec(hash);
   if (bucket) {
-    // A hand-typed malformed escape is shown as typed; the API then says the bucket is not there.
-    let name = bucket[1]!;
-    try {
-      name = decodeURIComponent(name);
-    } catch {
-      /* keep it as typed */
-    }
-    return { page: 'bucket', name };
+    return { page: 'bucket', name: segment(bucket[1]!) };
   }
   return { page: 'triggers' };
 }
@@ -46,8 +51,10 @@ function render(): void {
     const page = current.page === 'account' ? accountPage(signedIn)
       : current.page === 'buckets' ? bucketsPage()
         : current.page === 'bucket' ? bucketPage(current.name)
-          : triggersPage();
-    root.replaceChildren(shell(current.page === 'bucket' ? 'buckets' : current.page, page));
+          : current.page === 'deliveries' ? (current.execution ? deliveryPage(current.trigger, current.execution) : deliveriesPage(current.trigger))
+            : triggersPage();
+    const section = current.page === 'bucket' ? 'buckets' : current.page === 'deliveries' ? 'triggers' : current.page;
+    root.replaceChildren(shell(section, page));
   }
   root.querySelector<HTMLElement>('h1')?.focus();
 }

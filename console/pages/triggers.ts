@@ -1,5 +1,6 @@
 /** The Triggers page: list, create, edit, enable or disable, regenerate URL and API key, rotate the signing secret, delete. */
 import { api } from '../api.js';
+import { deliveriesHash } from './deliveries.js';
 import { actionButton, alertRegion, checkbox, copyButton, el, field, openDialog, pageHeading, select, textInput, withProgress } from '../dom.js';
 
 interface CustomSignature {
@@ -181,7 +182,9 @@ function triggerTable(triggers: Trigger[], context: TableContext): HTMLElement {
       el('td', {}, RESPONSE_MODES[t.response_mode] ?? t.response_mode),
       el('td', {}, t.enabled ? 'Enabled' : 'Disabled'),
       el('td', {}, el('code', {}, t.url), ' ', copyButton(t.url, alert, `Copy URL of the ${t.flow} trigger`)),
-      el('td', {}, el('div', { class: 'actions' }, editButton, toggle, regenerateUrl, regenerateKey, rotate, remove)));
+      el('td', {}, el('div', { class: 'actions' },
+        el('a', { href: deliveriesHash(t.id), class: 'button-link', 'aria-label': `Deliveries of the ${t.flow} trigger` }, 'Deliveries'),
+        editButton, toggle, regenerateUrl, regenerateKey, rotate, remove)));
   });
   return el('table', {}, el('caption', { class: 'hint' }, 'Webhook triggers'),
     el('thead', {}, el('tr', {}, ...['Flow', 'Response mode', 'Enabled', 'URL', 'Actions'].map((h) => el('th', { scope: 'col' }, h)))),
