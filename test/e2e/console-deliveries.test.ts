@@ -92,8 +92,8 @@ describe('deliveries in the console', () => {
     // Replay from the keyboard: Tab to "Replay", Enter, and the replay opens.
     const replay = page.getByRole('button', { name: 'Replay' });
     await page.getByRole('link', { name: 'All deliveries of this trigger' }).focus();
-    for (let i = 0; i < 5 && !(await replay.evaluate((node) => node === document.activeElement)); i++) await page.keyboard.press('Tab');
-    await expect(replay.evaluate((node) => node === document.activeElement)).resolves.toBe(true);
+    for (let i = 0; i < 5 && !(await replay.evaluate((node) => node === (globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement)); i++) await page.keyboard.press('Tab');
+    await expect(replay.evaluate((node) => node === (globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement)).resolves.toBe(true);
     await page.keyboard.press('Enter');
     await page.getByRole('link', { name: 'open the replay' }).click();
     await page.getByText('the original delivery').waitFor();
