@@ -6,7 +6,7 @@ import { createAwsClients, destroyAwsClients, type AwsClients } from '../functio
 import { COMPOSERS, type HttpFunction, type QueueFunction } from '../functions/composition.js';
 import { DEFAULT_ROUTE, FUNCTIONS, QUEUES, ROUTES, routeKey, type FunctionName, type QueueName } from '../functions/manifest.js';
 import { parseSetting, readSettings, SETTINGS } from '../functions/settings.js';
-import { logger } from '../functions/shared/logger.js';
+import { setLogLevel } from '../functions/shared/logger.js';
 import { RouteMatcher } from '../functions/shared/route-match.js';
 import { parseCorsOrigins } from '../functions/cors.js';
 import { listFlowNames } from '../lib/flow-files.js';
@@ -128,7 +128,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     endpoints: { dynamodb: engines.env.AWS_ENDPOINT_URL_DYNAMODB, sqs: engines.env.AWS_ENDPOINT_URL_SQS, sfn: engines.env.AWS_ENDPOINT_URL_SFN },
   });
   // The logger is one per process; a level given to this stack applies to it.
-  if (config.POWERTOOLS_LOG_LEVEL) logger.setLogLevel(parseSetting('logLevel', config.POWERTOOLS_LOG_LEVEL));
+  if (config.POWERTOOLS_LOG_LEVEL) await setLogLevel(parseSetting('logLevel', config.POWERTOOLS_LOG_LEVEL));
   const handlers = Object.fromEntries(
     (Object.keys(FUNCTIONS) as FunctionName[]).map((name) => [name, COMPOSERS[name](readSettings(name, config), aws)]),
   ) as LocalStack['handlers'];

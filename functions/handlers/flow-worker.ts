@@ -11,7 +11,7 @@ import { EXPRESS_MAX_DURATION_MS } from '../domain/flows/limits.js';
 import { runQueuedFlow, type WorkerDeps } from '../domain/flows/run-queued-flow.js';
 import { QUEUES } from '../manifest.js';
 import type { Settings } from '../settings.js';
-import { logger } from '../shared/logger.js';
+import { logWarn } from '../shared/logger.js';
 import { metricsRecorder, publishMetrics } from '../shared/metrics.js';
 
 /** Leave the function time to record the outcome after the longest flow. */
@@ -26,7 +26,7 @@ export function createFlowWorkerHandler(deps: WorkerDeps) {
       try {
         await runQueuedFlow(deps, { body: record.body, receiptHandle: record.receiptHandle, receiveCount: Number(record.attributes.ApproximateReceiveCount), timeoutMs });
       } catch (error) {
-        logger.warn('flow attempt failed', { messageId: record.messageId, error: (error as Error).message });
+        await logWarn('flow attempt failed', { messageId: record.messageId, error: (error as Error).message });
         throw error;
       }
     }, processor, { context, processInParallel: true, throwOnFullBatchFailure: false });

@@ -8,7 +8,7 @@ import { SqsSweepQueue } from '../adapters/aws/sqs-sweep-queue.js';
 import { decodeSweepTask } from '../domain/kv/sweep-task.js';
 import { Sweeper } from '../domain/kv/sweeper.js';
 import type { Settings } from '../settings.js';
-import { logger } from '../shared/logger.js';
+import { logInfo } from '../shared/logger.js';
 import { METRIC } from '../shared/metric-names.js';
 import { metricsRecorder, publishMetrics } from '../shared/metrics.js';
 
@@ -25,7 +25,7 @@ export function createSweepHandler(sweeper: Sweeper): SqsBatchHandler {
     const response = await processPartialResponse(event, async (record: SQSRecord) => {
       const task = decodeSweepTask(record.body);
       const outcome = await sweeper.run(task, { remainingMs: () => context.getRemainingTimeInMillis() });
-      logger.info('kv sweep', { bucket: task.name, generation: task.generation, ...outcome });
+      await logInfo('kv sweep', { bucket: task.name, generation: task.generation, ...outcome });
       if (outcome.deleted > 0) metricsRecorder.count(METRIC.kvItemsReclaimed, outcome.deleted);
     }, processor, { context, throwOnFullBatchFailure: false });
     await publishMetrics();

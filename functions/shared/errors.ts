@@ -44,17 +44,15 @@ export class AppError extends Error {
 
 export const isAppError = (error: unknown): error is AppError => error instanceof AppError;
 
-/** Logs what is useful about a fault without echoing it to the client. */
-export type FaultLogger = (message: string, error: unknown) => void;
-
 /**
  * The single mapping from anything thrown to an HTTP response. Unknown errors become a plain
  * 500 `internal_error`: no message, no stack, nothing internal reaches the client.
  */
-export function toHttpResponse(error: unknown, logFault?: FaultLogger): APIGatewayProxyStructuredResultV2 {
+/** Errors that are faults to log (the caller logs them): not answers such as refusals or flow outcomes. */
+export const isFault = (error: AppError): boolean => error.code === 'internal_error' || error.code === 'unavailable';
+
+export function toHttpResponse(error: unknown): APIGatewayProxyStructuredResultV2 {
   const appError = isAppError(error) ? error : new AppError('internal_error');
-  // Flow outcomes (502/504) and refusals are answers, not faults; only unexpected errors are logged.
-  if (appError.code === 'internal_error' || appError.code === 'unavailable') logFault?.('request failed', error);
   return {
     statusCode: appError.status,
     headers: { 'content-type': 'application/json', ...appError.headers },

@@ -1,6 +1,6 @@
 import type { Context } from 'aws-lambda';
 import type { Authenticator, Principal } from '../domain/authenticator.js';
-import { AppError, toHttpResponse } from './errors.js';
+import { AppError, isFault, toHttpResponse } from './errors.js';
 import type { HttpEvent, HttpResult } from './http.js';
 import { logFault } from './logger.js';
 import { metricsRecorder, publishMetrics } from './metrics.js';
@@ -33,7 +33,8 @@ async function dispatch(routes: Map<string, RouteSpec>, event: HttpEvent, run: (
     result = await run(route);
   } catch (thrown) {
     error = thrown instanceof AppError ? thrown : new AppError('internal_error');
-    result = toHttpResponse(thrown, logFault);
+    result = toHttpResponse(thrown);
+    if (isFault(error!)) await logFault('request failed', thrown);
   }
   // Counted from the answer, written once per invocation (EMF lines on stdout).
   if (route) countRouteMetrics(route.operationId, { status: result.statusCode ?? 200, error: error?.code }, metricsRecorder);

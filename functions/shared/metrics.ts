@@ -52,6 +52,6 @@ export async function publishMetrics(): Promise<void> {
   try {
     (await emfWriter()).writeMetrics(batch);
   } catch (error) {
-    logFault('metrics not written', error);
+    await logFault('metrics not written', error);
   }
 }

@@ -187,9 +187,8 @@ describe('log output of a full scenario', () => {
   beforeAll(scenario, 90_000);
 
   it('runs the handlers with the logger at DEBUG', async () => {
-    // Imported only now: the handlers built the logger when the stack loaded them, after the stack set the level.
-    const { logger } = await import('../../functions/shared/logger.js');
-    expect(logger.getLevelName()).toBe('DEBUG');
+    const { logLevelName } = await import('../../functions/shared/logger.js');
+    expect(await logLevelName()).toBe('DEBUG');
   });
 
   it('captured the service\'s own log lines (failed flow attempts), so the capture works', () => {

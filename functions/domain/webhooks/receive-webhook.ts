@@ -195,7 +195,7 @@ async function recordRefusal(deps: ReceiverDeps, request: IncomingWebhook, deliv
       attempts: 0,
     }, storedRequest(request, withBody));
   } catch (error) {
-    logFault('refused delivery not recorded', error);
+    await logFault('refused delivery not recorded', error);
   }
 }
 
