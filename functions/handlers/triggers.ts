@@ -15,8 +15,8 @@ import type { Settings } from '../settings.js';
 import type { Authenticator } from '../domain/authenticator.js';
 import { EXECUTION_ID } from '../domain/flows/execution-id.js';
 import { parseBulkReplay, parseExecutionFilter } from '../domain/flows/execution-filter.js';
+import { onFirstUse } from '../adapters/lazy.js';
 import type { EventQueue, ExecutionStore } from '../domain/flows/ports.js';
-import { replayExecution, replayMatching } from '../domain/flows/replay.js';
 import { AppError } from '../shared/errors.js';
 import { createHttpHandler } from '../shared/handler.js';
 import { accepted, created, jsonObjectBody, limitParam, noContent, ok, pathParam, queryParam, type HttpEvent } from '../shared/http.js';
@@ -38,6 +38,12 @@ function executionIdParam(event: HttpEvent): string {
   if (!EXECUTION_ID.test(id)) throw new AppError('not_found', 'malformed execution id');
   return id;
 }
+
+/**
+ * Replaying parses stored bodies and builds flow inputs (the receiver's code): of the triggers
+ * routes only the replays need it, so it loads with the first.
+ */
+const replayModule = onFirstUse(() => import('../domain/flows/replay.js'));
 
 /** The trigger-management routes over their dependencies. */
 export function createTriggersHandler(deps: TriggersHandlerDeps, authenticator: Authenticator) {
@@ -89,11 +95,11 @@ export function createTriggersHandler(deps: TriggersHandlerDeps, authenticator: 
   },
   replayTriggerExecution: async ({ event, principal }) => {
     const trigger = await getTrigger(deps, principal.accountId, pathParam(event, 'id'));
-    return accepted(await replayExecution(replayDeps, trigger, executionIdParam(event)));
+    return accepted(await (await replayModule()).replayExecution(replayDeps, trigger, executionIdParam(event)));
   },
   replayTriggerExecutions: async ({ event, principal }) => {
     const trigger = await getTrigger(deps, principal.accountId, pathParam(event, 'id'));
-    return accepted(await replayMatching(replayDeps, trigger, parseBulkReplay(jsonObjectBody(event))));
+    return accepted(await (await replayModule()).replayMatching(replayDeps, trigger, parseBulkReplay(jsonObjectBody(event))));
   },
   listFlows: async () => ok({ flows: [...flows].sort() }),
 }, authenticator);
