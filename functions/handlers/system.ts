@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { CONSOLE_FILES_NAME, type ConsoleFiles } from '../console/assets.js';
-import { openApiJsonRenderer } from '../openapi/document.js';
+import { onFirstUse } from '../adapters/lazy.js';
 import { servedFromUrl } from '../openapi/server-url.js';
 import { ROUTES, routeKey } from '../manifest.js';
 import { AppError, toHttpResponse } from '../shared/errors.js';
@@ -9,8 +9,9 @@ import { greedyPathParam, json, type HttpEvent, type HttpResult } from '../share
 import { RouteMatcher } from '../shared/route-match.js';
 import type { Settings } from '../settings.js';
 
-// Built by the first request for it, not at import: /health and unknown routes never need it.
-let openApiJson: ReturnType<typeof openApiJsonRenderer> | undefined;
+// Loaded and built by the first request for it, not at import: /health, the console and unknown
+// routes never need it, and its schemas (zod, and every operation's docs) are most of this bundle.
+const openApiJson = onFirstUse(async () => (await import('../openapi/document.js')).openApiJsonRenderer());
 const matcher = new RouteMatcher(ROUTES);
 
 
@@ -60,7 +61,7 @@ function createRouted(deps: SystemDeps) {
   return createPublicHttpHandler('system', {
     getHealth: async () => json(200, { status: 'ok' }),
     // Advertises the URL it was served from, so clients generated from it call this deployment.
-    getOpenApi: async (event) => ({ statusCode: 200, headers: { 'content-type': 'application/json' }, body: (openApiJson ??= openApiJsonRenderer())(servedFromUrl(event)) }),
+    getOpenApi: async (event) => ({ statusCode: 200, headers: { 'content-type': 'application/json' }, body: (await openApiJson())(servedFromUrl(event)) }),
     // The shell names the hashed assets of this build, so it is never cached; they are, for a year.
     getConsole: async () => ({
       statusCode: 200,
