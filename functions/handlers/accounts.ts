@@ -10,7 +10,7 @@ import type { Settings } from '../settings.js';
 import { AppError } from '../shared/errors.js';
 import { createHttpHandler } from '../shared/handler.js';
 import { jsonObjectBody, ok } from '../shared/http.js';
-import { createBearerAuthenticator } from './gateway-auth.js';
+import { createBearerAuthenticator } from './bearer-auth.js';
 
 /** A required string field; anything else is a 400 `validation_error`, which costs no attempt. */
 function stringField(body: Record<string, unknown>, name: string): string {

@@ -8,9 +8,7 @@ import { secretBoxFrom } from '../adapters/secret-box.js';
 import {
   createTrigger, deleteTrigger, getTrigger, regenerateApiKey, regenerateUrl, rotateSigningSecret, updateTrigger, type TriggerChange, type TriggerDeps,
 } from '../domain/triggers/manage-triggers.js';
-import {
-  parseApiKeyRegeneration, parseSigningSecretRotation, parseTriggerPatch, parseTriggerSettings, toPublicTrigger,
-} from '../domain/triggers/trigger.js';
+import { toPublicTrigger } from '../domain/triggers/trigger.js';
 import type { Settings } from '../settings.js';
 import type { Authenticator } from '../domain/authenticator.js';
 import { EXECUTION_ID } from '../domain/flows/execution-id.js';
@@ -45,6 +43,9 @@ function executionIdParam(event: HttpEvent): string {
  */
 const replayModule = onFirstUse(() => import('../domain/flows/replay.js'));
 
+/** The request schemas and zod: only the routes with a body need them, so they load with the first. */
+const requests = onFirstUse(() => import('../domain/triggers/trigger-requests.js'));
+
 /** The trigger-management routes over their dependencies. */
 export function createTriggersHandler(deps: TriggersHandlerDeps, authenticator: Authenticator) {
   const { executions, flows, webhookBaseUrl } = deps;
@@ -54,7 +55,7 @@ export function createTriggersHandler(deps: TriggersHandlerDeps, authenticator: 
 
   return createHttpHandler('triggers', {
   createTrigger: async ({ event, principal }) =>
-    created(present(await createTrigger(deps, principal.accountId, parseTriggerSettings(jsonObjectBody(event), flows)))),
+    created(present(await createTrigger(deps, principal.accountId, (await requests()).parseTriggerSettings(jsonObjectBody(event), flows)))),
   listTriggers: async ({ event, principal }) => {
     const page = await deps.store.list(principal.accountId, { limit: limitParam(event, 50, 500), cursor: queryParam(event, 'cursor') });
     return ok({ triggers: page.items.map((record) => present({ record })), next_cursor: page.nextCursor });
@@ -63,7 +64,7 @@ export function createTriggersHandler(deps: TriggersHandlerDeps, authenticator: 
   updateTrigger: async ({ event, principal }) => {
     const id = pathParam(event, 'id');
     await getTrigger(deps, principal.accountId, id); // 404 before 400 for someone else's trigger
-    return ok(present(await updateTrigger(deps, principal.accountId, id, parseTriggerPatch(jsonObjectBody(event), flows))));
+    return ok(present(await updateTrigger(deps, principal.accountId, id, (await requests()).parseTriggerPatch(jsonObjectBody(event), flows))));
   },
   deleteTrigger: async ({ event, principal }) => {
     await deleteTrigger(deps, principal.accountId, pathParam(event, 'id'));
@@ -73,13 +74,13 @@ export function createTriggersHandler(deps: TriggersHandlerDeps, authenticator: 
   regenerateTriggerApiKey: async ({ event, principal }) => {
     const id = pathParam(event, 'id');
     await getTrigger(deps, principal.accountId, id); // 404 before 400 for someone else's trigger
-    const options = parseApiKeyRegeneration(jsonObjectBody(event, { optional: true }));
+    const options = (await requests()).parseApiKeyRegeneration(jsonObjectBody(event, { optional: true }));
     return ok(present(await regenerateApiKey(deps, principal.accountId, id, options)));
   },
   rotateTriggerSigningSecret: async ({ event, principal }) => {
     const id = pathParam(event, 'id');
     await getTrigger(deps, principal.accountId, id); // 404 before 400 for someone else's trigger
-    return ok(present(await rotateSigningSecret(deps, principal.accountId, id, parseSigningSecretRotation(jsonObjectBody(event)))));
+    return ok(present(await rotateSigningSecret(deps, principal.accountId, id, (await requests()).parseSigningSecretRotation(jsonObjectBody(event)))));
   },
   listTriggerExecutions: async ({ event, principal }) => {
     const trigger = await getTrigger(deps, principal.accountId, pathParam(event, 'id'));

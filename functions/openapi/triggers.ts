@@ -3,7 +3,7 @@ import { API_KEY_PATTERN, ID_PATTERN } from '../domain/api-keys.js';
 import { EXECUTION_ID } from '../domain/flows/execution-id.js';
 import { MAX_REPLAYS_PER_CALL } from '../domain/flows/execution-filter.js';
 import { EXECUTION_STATUSES } from '../domain/flows/ports.js';
-import { triggerSchemas } from '../domain/triggers/trigger.js';
+import { triggerSchemas } from '../domain/triggers/trigger-requests.js';
 import { WEBHOOK_ID } from '../domain/triggers/webhook-url.js';
 import { descriptions, jsonSchemaOf } from './from-zod.js';
 import { dataBody, errorBody, pageBody, pageParameters, type OperationDoc, type OperationDocs, type Schema } from './types.js';

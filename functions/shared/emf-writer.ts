@@ -1,20 +1,24 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { METRICS_NAMESPACE, METRICS_SERVICE } from './metric-names.js';
 import type { StoredMetric } from './metrics.js';
 
 /**
- * One Powertools `Metrics` per process, like the logger: it writes CloudWatch Embedded Metric
+ * Powertools `Metrics`, made once per process by `metrics.ts`, like the logger: it writes CloudWatch Embedded Metric
  * Format lines to stdout, which Lambda sends to the function's log group and CloudWatch turns
  * into metrics, so no `cloudwatch:PutMetricData` permission is needed. Locally the lines appear in
  * the process output. https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Embedded_Metric_Format.html
- * Loaded by the first invocation that counts something (`metrics.ts`), so it is not part of any init.
+ * Loaded by the first invocation that counts something, so it is not part of any init. The names
+ * come as arguments: a module this chunk imported from the function's own code would be split into
+ * a chunk of its own, one more file for every function to load at init.
  */
-const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE });
+export function createEmfWriter(namespace: string, serviceName: string) {
+  const metrics = new Metrics({ namespace, serviceName });
+  return { writeMetrics: (batch: readonly StoredMetric[]) => writeMetrics(metrics, batch) };
+}
 
 const UNIT = { count: MetricUnit.Count, milliseconds: MetricUnit.Milliseconds } as const;
 
 /** Writes one invocation's metrics: those without an extra dimension on one line, each other on its own. */
-export function writeMetrics(batch: readonly StoredMetric[]): void {
+function writeMetrics(metrics: Metrics, batch: readonly StoredMetric[]): void {
   for (const metric of batch) {
     if (metric.dimension) {
       // An extra dimension would apply to every metric of a shared line, so it gets a line of its own.

@@ -1,6 +1,6 @@
 import { onFirstUse } from '../adapters/lazy.js';
 import { logFault } from './logger.js';
-import type { MetricName } from './metric-names.js';
+import { METRICS_NAMESPACE, METRICS_SERVICE, type MetricName } from './metric-names.js';
 
 /** One extra dimension, from a bounded set of values (an error code, a deployed flow's name), never an id. */
 export interface MetricDimension {
@@ -26,7 +26,7 @@ export interface StoredMetric {
  * over the 300 KB cold-start budget, and most requests count nothing: it is loaded by the first
  * invocation that does, and metrics wait here until the invocation publishes them.
  */
-const emfWriter = onFirstUse(() => import('./emf-writer.js'));
+const emfWriter = onFirstUse(async () => (await import('./emf-writer.js')).createEmfWriter(METRICS_NAMESPACE, METRICS_SERVICE));
 let stored: StoredMetric[] = [];
 
 const store = (metric: StoredMetric) => {

@@ -5,7 +5,7 @@ import { parseBulkReplay } from '../../functions/domain/flows/execution-filter.j
 import { FLOW_NAME } from '../../functions/domain/flows/flow-name.js';
 import {
   parseApiKeyRegeneration, parseSigningSecretRotation, parseTriggerPatch, parseTriggerSettings,
-} from '../../functions/domain/triggers/trigger.js';
+} from '../../functions/domain/triggers/trigger-requests.js';
 import { SIGNATURE_SERVICES } from '../../functions/domain/webhooks/signatures/index.js';
 import { ROUTES } from '../../functions/manifest.js';
 import {

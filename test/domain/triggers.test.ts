@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   checkSecretFor, parseApiKeyRegeneration, parseSigningSecretRotation, parseTriggerPatch, parseTriggerSettings,
-} from '../../functions/domain/triggers/trigger.js';
+} from '../../functions/domain/triggers/trigger-requests.js';
 import { AppError } from '../../functions/shared/errors.js';
 import { DEFAULT_TRIGGER_SETTINGS } from '../support/webhooks.js';
 

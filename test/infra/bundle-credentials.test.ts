@@ -115,7 +115,7 @@ const createApiKey = async () =>
 beforeAll(async () => {
   outdir = mkdtempSync(join(tmpdir(), 'flowgate-bundle-credentials-'));
   home = mkdtempSync(join(tmpdir(), 'flowgate-empty-home-'));
-  const names: FunctionName[] = ['apiKeys', 'webhook'];
+  const names: FunctionName[] = ['apiKeys', 'webhook', 'system', 'triggers', 'accounts'];
   [bundles, relay, imds] = await Promise.all([
     bundleLikeCdk(outdir, names.map((name) => ({ name, spec: FUNCTIONS[name] }))),
     startRelay(engines.engines.env.AWS_ENDPOINT_URL_DYNAMODB!),
@@ -195,5 +195,41 @@ describe('what the webhook bundle loads at init', () => {
     for (const marker of ['fromInstanceMetadata', 'AWS_CONTAINER_CREDENTIALS_FULL_URI', 'AWS_WEB_IDENTITY_TOKEN_FILE', 'sso_start_url']) {
       expect(asset.includes(marker), `${marker} in the asset`).toBe(false);
     }
+  });
+});
+
+describe('what other bundles leave to first use', () => {
+  const filesOf = (fn: FunctionName) => readdirSync(dirname(bundles[fn]!)).map((file) => resolve(dirname(bundles[fn]!), file));
+  const codeOf = (files: string[]) => files.map((file) => readFileSync(file, 'utf8')).join('\n');
+  const loaded = async (fn: FunctionName) => ({ init: codeOf(await filesLoadedAtInit(bundles[fn]!)), asset: codeOf(filesOf(fn).filter((f) => f.endsWith('.mjs'))) });
+  // One of jose's error codes; zod's error class name; a string of the OpenAPI document.
+  const JOSE = 'ERR_JWT_CLAIM_VALIDATION_FAILED';
+  const ZOD = '$ZodError';
+  const OPENAPI = 'Flowgate gateway and flow webhook triggers';
+
+  it('system: zod and the OpenAPI document load with the first request for /openapi.json, which gets them', async () => {
+    const { init, asset } = await loaded('system');
+    for (const marker of [ZOD, OPENAPI]) {
+      expect(asset.includes(marker), `${marker} in the asset`).toBe(true);
+      expect(init.includes(marker), `${marker} loaded at init`).toBe(false);
+    }
+    const { result } = await invoke('system', apiGatewayEvent({ method: 'GET', routeKey: 'GET /openapi.json', rawPath: '/openapi.json', headers: {} }), functionEnv(ROLE));
+    expect(result.statusCode).toBe(200);
+    expect(JSON.parse(result.body).info.title).toBe(OPENAPI);
+  });
+
+  it('gateway routes load jose with the first bearer token, and triggers its request schemas with the first body', async () => {
+    for (const fn of ['apiKeys', 'triggers'] as const) {
+      const { init, asset } = await loaded(fn);
+      expect(asset.includes(JOSE), `jose in the ${fn} asset`).toBe(true);
+      expect(init.includes(JOSE), `jose loaded at ${fn}'s init`).toBe(false);
+    }
+    const triggers = await loaded('triggers');
+    expect(triggers.asset.includes(ZOD)).toBe(true);
+    expect(triggers.init.includes(ZOD)).toBe(false);
+  });
+
+  it('accounts, whose every route takes a bearer token, loads jose at init', async () => {
+    expect((await loaded('accounts')).init.includes(JOSE)).toBe(true);
   });
 });

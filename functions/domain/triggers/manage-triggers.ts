@@ -5,9 +5,7 @@ import type { SecretBox } from '../secret-box.js';
 import { AppError } from '../../shared/errors.js';
 import { signingSecretContext } from '../webhooks/trigger-lookup.js';
 import { isLive } from './overlap.js';
-import {
-  checkSecretFor, type ApiKeyRegeneration, type SigningSecretRotation, type TriggerPatch, type TriggerRecord, type TriggerSettings,
-} from './trigger.js';
+import type { ApiKeyRegeneration, SigningSecretRotation, TriggerPatch, TriggerRecord, TriggerSettings } from './trigger.js';
 import type { TriggerStore } from './trigger-store.js';
 import { newWebhookId } from './webhook-url.js';
 
@@ -148,7 +146,8 @@ export function regenerateApiKey(deps: TriggerDeps, accountId: string, id: strin
 export function rotateSigningSecret(deps: TriggerDeps, accountId: string, id: string, rotation: SigningSecretRotation): Promise<TriggerChange> {
   return changeTrigger(deps, accountId, id, async (current) => {
     if (!current.signature) throw new AppError('validation_error', 'the trigger has no signature to rotate; set one with PATCH');
-    checkSecretFor(current.signature, rotation.secret);
+    // The request schemas load with the first request that has a body; this one already did.
+    (await import('./trigger-requests.js')).checkSecretFor(current.signature, rotation.secret);
     const { previous_secret_sealed: _sealed, previous_secret_expires_at: _expires, ...signature } = current.signature;
     const overlap = rotation.previous_secret_expires_in_seconds;
     return {

@@ -1,0 +1,164 @@
+// zod/mini: the same validation, tree-shakeable, which keeps the Lambda bundle small.
+import * as z from 'zod/mini';
+import { AppError } from '../../shared/errors.js';
+import { FLOW_NAME } from '../flows/flow-name.js';
+import { SIGNATURE_SERVICES, type SignatureService } from '../webhooks/signatures/index.js';
+import { isSourceIpEntry, MAX_SOURCE_IP_ENTRIES, SOURCE_IP_ENTRY } from '../webhooks/source-ips.js';
+import type { StoredSignature } from './trigger.js';
+
+/*
+ * What a request to create or change a trigger may say: the zod schemas and the parsers over them.
+ * Of the triggers function's routes only those with a body need this module and zod (about 30 KB),
+ * so the function loads it with the first of them (`handlers/triggers.ts`), not at init.
+ */
+
+/** RFC 7230 token: what a header name may be. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
+const MAX_FILTER_ENTRIES = 100;
+const MAX_SECRET_LENGTH = 1024;
+/** The longest overlap of an old signing secret or API key with its replacement: 7 days. */
+export const MAX_OVERLAP_SECONDS = 7 * 24 * 3600;
+/** The default overlap of a rotated signing secret: 24 hours, as Stripe and Svix keep an old secret. */
+export const DEFAULT_SECRET_OVERLAP_SECONDS = 24 * 3600;
+
+/** Standard Webhooks secrets are base64 (after an optional `whsec_`) of at least 24 bytes. */
+function isStandardWebhooksSecret(secret: string): boolean {
+  const body = secret.startsWith('whsec_') ? secret.slice(6) : secret;
+  return /^[A-Za-z0-9+/]+={0,2}$/.test(body) && Buffer.from(body, 'base64').length >= 24;
+}
+
+/**
+ * The schemas that validate trigger requests, built on first use (the OpenAPI document builds
+ * them too; tests import them).
+ * The OpenAPI document is generated from these very schemas (`functions/openapi/triggers.ts`), so
+ * what it documents cannot drift from what is accepted.
+ */
+function buildTriggerSchemas() {
+  const headerName = () => z.pipe(z.string().check(z.regex(HEADER_NAME)), z.transform((h: string) => h.toLowerCase()));
+
+  const customSchema = z.strictObject({
+    algorithm: z.enum(['sha1', 'sha256', 'sha512']),
+    header: headerName(),
+    encoding: z.enum(['hex', 'base64']),
+    prefix: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+    timestamp_header: z.optional(headerName()),
+  });
+
+  const signatureSchema = z
+    .strictObject({
+      service: z.enum(SIGNATURE_SERVICES as [SignatureService, ...SignatureService[]]),
+      secret: z.string().check(z.minLength(1), z.maxLength(MAX_SECRET_LENGTH)),
+      custom: z.optional(customSchema),
+    })
+    .check(
+      z.refine((s) => (s.service === 'custom') === (s.custom !== undefined), { message: 'custom settings go with service "custom" only, and it needs them' }),
+      z.refine((s) => s.service !== 'standard_webhooks' || isStandardWebhooksSecret(s.secret), { message: 'a standard_webhooks secret is whsec_<base64>' }),
+    );
+
+  const eventFilterSchema = z
+    .array(z.string().check(z.minLength(1), z.maxLength(256), z.regex(/^[^*]*\*?$/, 'only a trailing * is allowed')))
+    .check(z.maxLength(MAX_FILTER_ENTRIES));
+
+  /** The pattern is the shape only; `isSourceIpEntry` (net.isIP and the prefix's bounds) decides. */
+  const sourceIpSchema = z.string().check(
+    z.regex(SOURCE_IP_ENTRY, 'not an IP address or CIDR range'),
+    z.refine(isSourceIpEntry, { message: 'not an IPv4/IPv6 address or CIDR range (prefix up to 32 or 128)' }),
+  );
+  /** At least one entry: an empty list reads as "nothing allowed", so "any address" is null, said outright. */
+  const allowedSourceIpsSchema = z.array(sourceIpSchema).check(z.minLength(1), z.maxLength(MAX_SOURCE_IP_ENTRIES));
+
+  const settings = {
+    flow: z.string().check(z.regex(FLOW_NAME)),
+    response_mode: z.enum(['acknowledge', 'wait']),
+    event_filter: eventFilterSchema,
+    api_key_enabled: z.boolean(),
+    signature: z.nullable(signatureSchema),
+    allowed_source_ips: z.nullable(allowedSourceIpsSchema),
+    enabled: z.boolean(),
+    deduplicate: z.boolean(),
+  };
+
+  const createSchema = z.strictObject({
+    flow: settings.flow,
+    response_mode: z._default(settings.response_mode, 'acknowledge'),
+    event_filter: z._default(settings.event_filter, []),
+    api_key_enabled: z._default(settings.api_key_enabled, false),
+    signature: z._default(settings.signature, null),
+    allowed_source_ips: z._default(settings.allowed_source_ips, null),
+    enabled: z._default(settings.enabled, true),
+    deduplicate: z._default(settings.deduplicate, false),
+  });
+  const patchSchema = z.partial(z.strictObject(settings));
+
+  const overlapSeconds = (fallback: number) => z._default(z.int().check(z.gte(0), z.lte(MAX_OVERLAP_SECONDS)), fallback);
+
+  /** `POST /triggers/{id}/rotate-signing-secret`. */
+  const rotateSigningSecretSchema = z.strictObject({
+    secret: signatureSchema.shape.secret,
+    previous_secret_expires_in_seconds: overlapSeconds(DEFAULT_SECRET_OVERLAP_SECONDS),
+  });
+  /** `POST /triggers/{id}/regenerate-api-key`: the body is optional, and by default the old key stops at once. */
+  const regenerateApiKeySchema = z.strictObject({
+    previous_key_expires_in_seconds: overlapSeconds(0),
+  });
+
+  return {
+    settings,
+    signature: signatureSchema,
+    custom: customSchema,
+    sourceIp: sourceIpSchema,
+    create: createSchema,
+    patch: patchSchema,
+    rotateSigningSecret: rotateSigningSecretSchema,
+    regenerateApiKey: regenerateApiKeySchema,
+  };
+}
+let schemas: ReturnType<typeof buildTriggerSchemas> | undefined;
+export const triggerSchemas = () => (schemas ??= buildTriggerSchemas());
+type Schemas = ReturnType<typeof buildTriggerSchemas>;
+
+export type TriggerSettings = z.output<Schemas['create']>;
+export type TriggerPatch = z.output<Schemas['patch']>;
+export type SigningSecretRotation = z.output<Schemas['rotateSigningSecret']>;
+export type ApiKeyRegeneration = z.output<Schemas['regenerateApiKey']>;
+
+function checkFlow(flow: string | undefined, knownFlows: ReadonlySet<string>): void {
+  if (flow !== undefined && !knownFlows.has(flow)) throw new AppError('validation_error', 'unknown flow');
+}
+
+/** Validates a create request; unknown fields, unknown flows and bad signature settings are `validation_error`. */
+export function parseTriggerSettings(body: unknown, knownFlows: ReadonlySet<string>): TriggerSettings {
+  const parsed = triggerSchemas().create.safeParse(body);
+  if (!parsed.success) throw new AppError('validation_error', parsed.error.issues[0]?.message);
+  checkFlow(parsed.data.flow, knownFlows);
+  return parsed.data;
+}
+
+/** Validates a PATCH request: the same fields, all optional, at least one. */
+export function parseTriggerPatch(body: unknown, knownFlows: ReadonlySet<string>): TriggerPatch {
+  const parsed = triggerSchemas().patch.safeParse(body);
+  if (!parsed.success) throw new AppError('validation_error', parsed.error.issues[0]?.message);
+  if (Object.keys(parsed.data).length === 0) throw new AppError('validation_error', 'nothing to change');
+  checkFlow(parsed.data.flow, knownFlows);
+  return parsed.data;
+}
+
+/** Validates a rotation request; whether the secret suits the trigger's scheme is checked against the trigger (`checkSecretFor`). */
+export function parseSigningSecretRotation(body: unknown): SigningSecretRotation {
+  const parsed = triggerSchemas().rotateSigningSecret.safeParse(body);
+  if (!parsed.success) throw new AppError('validation_error', parsed.error.issues[0]?.message);
+  return parsed.data;
+}
+
+/** Validates a regenerate-api-key request (`{}` for an empty body). */
+export function parseApiKeyRegeneration(body: unknown): ApiKeyRegeneration {
+  const parsed = triggerSchemas().regenerateApiKey.safeParse(body);
+  if (!parsed.success) throw new AppError('validation_error', parsed.error.issues[0]?.message);
+  return parsed.data;
+}
+
+/** A new secret for an existing signature must pass the same rules as one given with it (standard_webhooks: `whsec_`). */
+export function checkSecretFor(signature: Pick<StoredSignature, 'service' | 'custom'>, secret: string): void {
+  const parsed = triggerSchemas().signature.safeParse({ service: signature.service, secret, ...(signature.custom && { custom: signature.custom }) });
+  if (!parsed.success) throw new AppError('validation_error', parsed.error.issues[0]?.message);
+}
