@@ -21,12 +21,16 @@ import { fixed, int, median, verdict } from './support/timing.js';
  * process start-up is left out, together with the child's CPU time over the same import; the runs
  * rotate through the bundles so that a noisy moment hits them alike.
  */
-const RUNS = 15;
+const RUNS = 25;
 /** 300 KB, in decimal kilobytes as the bundle sizes are reported. */
 const MAX_BUNDLE_BYTES = 300 * 1000;
 const MAX_EXTRA_IMPORT_MS = 40;
 const EMPTY = 'empty';
 const EMPTY_SPEC: FunctionSpec = { entry: 'bench/support/empty-handler.ts', timeoutSeconds: 3, memoryMb: 128, tables: {}, sendsTo: [] };
+/** The SDK floor: the DynamoDB document client alone, made as the functions make it (support/dynamodb-floor-handler.ts). */
+const FLOOR = 'dynamodbOnly';
+const FLOOR_SPEC: FunctionSpec = { entry: 'bench/support/dynamodb-floor-handler.ts', timeoutSeconds: 3, memoryMb: 128, tables: {}, sendsTo: [] };
+const REFERENCES = new Set([EMPTY, FLOOR]);
 
 const IMPORT_AND_TIME =
   'const cpu = process.cpuUsage(); const started = performance.now(); await import(process.argv[1]); const wall = performance.now() - started; const used = process.cpuUsage(cpu); console.log(wall, (used.user + used.system) / 1000);';
@@ -63,7 +67,7 @@ async function importMs(file: string, env: Record<string, string>): Promise<{ wa
 
 export default async function coldStartBench() {
   const outdir = await mkdtemp(join(tmpdir(), 'flowgate-cold-start-'));
-  const functions = [{ name: EMPTY, spec: EMPTY_SPEC }, ...Object.entries(FUNCTIONS).map(([name, spec]) => ({ name, spec: spec as FunctionSpec }))];
+  const functions = [{ name: EMPTY, spec: EMPTY_SPEC }, { name: FLOOR, spec: FLOOR_SPEC }, ...Object.entries(FUNCTIONS).map(([name, spec]) => ({ name, spec: spec as FunctionSpec }))];
   const started = Date.now();
   const bundles = await bundleLikeCdk(outdir, functions);
   const bundleSeconds = (Date.now() - started) / 1000;
@@ -83,10 +87,13 @@ export default async function coldStartBench() {
   // Paired by run: each run imported every bundle once, close together in time.
   const extraOver = (values: number[], empty: number[]) => median(values.map((value, run) => value - empty[run]!));
   const emptySize = await bundleSize(bundles[EMPTY]!);
+  const floorSize = await bundleSize(bundles[FLOOR]!);
+  const floorExtraMs = extraOver(wallOf(FLOOR), wallOf(EMPTY));
   const rows = [];
-  for (const name of names.filter((n) => n !== EMPTY)) {
+  for (const name of names.filter((n) => !REFERENCES.has(n))) {
     const size = await bundleSize(bundles[name]!);
     const extraMs = extraOver(wallOf(name), wallOf(EMPTY));
+    const usesDynamo = Object.keys(FUNCTIONS[name as keyof typeof FUNCTIONS].tables).length > 0;
     rows.push({
       name,
       entry: FUNCTIONS[name as keyof typeof FUNCTIONS].entry,
@@ -100,6 +107,8 @@ export default async function coldStartBench() {
       extra_import_ms: extraMs,
       import_cpu_ms: median(cpuOf(name)),
       extra_import_cpu_ms: extraOver(cpuOf(name), cpuOf(EMPTY)),
+      // What the function's own code adds to the SDK floor; null for a function without DynamoDB.
+      extra_over_dynamodb_ms: usesDynamo ? extraOver(wallOf(name), wallOf(FLOOR)) : null,
       size_met: size.initBytes <= MAX_BUNDLE_BYTES,
       import_met: extraMs <= MAX_EXTRA_IMPORT_MS,
     });
@@ -107,15 +116,19 @@ export default async function coldStartBench() {
 
   console.log(`bundled with the CDK's ServiceFunction construct (esbuild, ESM split into chunks, node22, minified) in ${fixed(bundleSeconds)} s; import in a fresh node ${process.version}, median of ${RUNS} runs`);
   console.log(`bytes: index.mjs and the chunks it imports (loaded at init); asset: every file, chunks loaded on first use included`);
-  console.log(`${'function'.padEnd(12)}${'bytes'.padStart(10)}${'files'.padStart(7)}${'asset'.padStart(10)}${'import ms'.padStart(11)}${'+ vs empty'.padStart(12)}${'CPU ms'.padStart(9)}${'+ CPU'.padStart(9)}   targets: ≤ ${int(MAX_BUNDLE_BYTES)} bytes, ≤ +${MAX_EXTRA_IMPORT_MS} ms`);
-  console.log(`${EMPTY.padEnd(12)}${int(emptySize.initBytes).padStart(10)}${String(emptySize.initFiles).padStart(7)}${int(emptySize.assetBytes).padStart(10)}${fixed(median(wallOf(EMPTY))).padStart(11)}${''.padStart(12)}${fixed(median(cpuOf(EMPTY))).padStart(9)}`);
+  console.log(`${'function'.padEnd(13)}${'bytes'.padStart(10)}${'files'.padStart(7)}${'asset'.padStart(10)}${'import ms'.padStart(11)}${'+ vs empty'.padStart(12)}${'CPU ms'.padStart(9)}${'+ CPU'.padStart(9)}${'+ vs DynamoDB'.padStart(15)}   targets: ≤ ${int(MAX_BUNDLE_BYTES)} bytes, ≤ +${MAX_EXTRA_IMPORT_MS} ms`);
+  console.log(`${EMPTY.padEnd(13)}${int(emptySize.initBytes).padStart(10)}${String(emptySize.initFiles).padStart(7)}${int(emptySize.assetBytes).padStart(10)}${fixed(median(wallOf(EMPTY))).padStart(11)}${''.padStart(12)}${fixed(median(cpuOf(EMPTY))).padStart(9)}`);
+  console.log(`${FLOOR.padEnd(13)}${int(floorSize.initBytes).padStart(10)}${String(floorSize.initFiles).padStart(7)}${int(floorSize.assetBytes).padStart(10)}${fixed(median(wallOf(FLOOR))).padStart(11)}${`+${fixed(floorExtraMs)}`.padStart(12)}${fixed(median(cpuOf(FLOOR))).padStart(9)}${`+${fixed(extraOver(cpuOf(FLOOR), cpuOf(EMPTY)))}`.padStart(9)}   (the SDK floor: the DynamoDB document client alone)`);
   for (const row of rows) {
     const flags = [row.size_met ? '' : 'size', row.import_met ? '' : 'import'].filter(Boolean).join(', ');
-    console.log(`${row.name.padEnd(12)}${int(row.bytes).padStart(10)}${String(row.init_files).padStart(7)}${int(row.asset_bytes).padStart(10)}${fixed(row.import_ms).padStart(11)}${`+${fixed(row.extra_import_ms)}`.padStart(12)}${fixed(row.import_cpu_ms).padStart(9)}${`+${fixed(row.extra_import_cpu_ms)}`.padStart(9)}${flags ? `   MISSED: ${flags}` : ''}`);
+    const overFloor = row.extra_over_dynamodb_ms === null ? '—' : `${row.extra_over_dynamodb_ms >= 0 ? '+' : ''}${fixed(row.extra_over_dynamodb_ms)}`;
+    console.log(`${row.name.padEnd(13)}${int(row.bytes).padStart(10)}${String(row.init_files).padStart(7)}${int(row.asset_bytes).padStart(10)}${fixed(row.import_ms).padStart(11)}${`+${fixed(row.extra_import_ms)}`.padStart(12)}${fixed(row.import_cpu_ms).padStart(9)}${`+${fixed(row.extra_import_cpu_ms)}`.padStart(9)}${overFloor.padStart(15)}${flags ? `   MISSED: ${flags}` : ''}`);
   }
   const sizeMet = rows.every((r) => r.size_met);
   const importMet = rows.every((r) => r.import_met);
   console.log(`target: every bundle at most 300 KB (${int(MAX_BUNDLE_BYTES)} bytes) at init: ${verdict(sizeMet)}; every import within +${MAX_EXTRA_IMPORT_MS} ms of the empty one: ${verdict(importMet)}`);
+  const overFloor = rows.flatMap((r) => (r.extra_over_dynamodb_ms === null ? [] : [r.extra_over_dynamodb_ms]));
+  console.log(`of the +${MAX_EXTRA_IMPORT_MS} ms, the DynamoDB client alone takes +${fixed(floorExtraMs)} ms in this run; the functions that use it add ${fixed(Math.min(...overFloor))} to ${fixed(Math.max(...overFloor))} ms to it`);
 
   await rm(outdir, { recursive: true, force: true });
   const chart: ChartRow[] = rows.flatMap((row) => [
@@ -125,6 +138,7 @@ export default async function coldStartBench() {
   return {
     runs: RUNS,
     empty: { bytes: emptySize.initBytes, import_ms: median(wallOf(EMPTY)), import_ms_samples: wallOf(EMPTY), import_cpu_ms: median(cpuOf(EMPTY)) },
+    dynamodb_floor: { bytes: floorSize.initBytes, import_ms: median(wallOf(FLOOR)), import_ms_samples: wallOf(FLOOR), extra_import_ms: floorExtraMs, extra_import_cpu_ms: extraOver(cpuOf(FLOOR), cpuOf(EMPTY)) },
     rows,
     max_bundle_bytes: MAX_BUNDLE_BYTES,
     max_extra_import_ms: MAX_EXTRA_IMPORT_MS,
