@@ -32,6 +32,7 @@ export class MeteredExecutionStore implements ExecutionStore {
   discard(ref: ExecutionRef): Promise<void> { return this.inner.discard(ref); }
   update(ref: ExecutionRef, change: ExecutionChange): Promise<void> { return this.inner.update(ref, change); }
   get(ref: ExecutionRef) { return this.inner.get(ref); }
+  requestOf(ref: ExecutionRef, eventId: string) { return this.inner.requestOf(ref, eventId); }
   list(triggerId: string, filter: ExecutionFilter, page: { limit: number; cursor?: string }) { return this.inner.list(triggerId, filter, page); }
   countRefusal(triggerId: string, minute: number, max: number): Promise<boolean> { return this.inner.countRefusal(triggerId, minute, max); }
   claimEvent(triggerId: string, eventId: string, ttlSeconds: number): Promise<boolean> { return this.inner.claimEvent(triggerId, eventId, ttlSeconds); }

@@ -168,6 +168,21 @@ describe('DynamoExecutionStore: requests and attempts', () => {
   it('answers undefined for an execution that does not exist', async () => {
     expect(await store().get({ triggerId: 't-none', executionId: newExecutionId(Date.now(), 'ab') })).toBeUndefined();
   });
+
+  it('reads the request of a listed record by itself (bulk replay), chunked bodies too; nothing for a record without one', async () => {
+    const body = 'é'.repeat(200_000);
+    const withRequest = { triggerId: 't-request-of', executionId: newExecutionId(Date.now(), randomBytes(16).toString('hex')) };
+    const request: StoredRequest = { ...REQUEST, body, body_bytes: Buffer.byteLength(body) };
+    await store().record(withRequest, { event_id: 'evt_with', received_at: new Date().toISOString(), status: 'failed', attempts: 1 }, request);
+    const without = { triggerId: 't-request-of', executionId: newExecutionId(Date.now() + 1, randomBytes(16).toString('hex')) };
+    await store().record(without, { event_id: 'evt_without', received_at: new Date().toISOString(), status: 'refused', attempts: 0 });
+    const { items } = await store().list('t-request-of', {}, { limit: 10 });
+    const byId = new Map(items.map((item) => [item.execution_id, item]));
+    expect(await store().requestOf(withRequest, byId.get(withRequest.executionId)!.event_id)).toEqual(request);
+    expect(await store().requestOf(without, byId.get(without.executionId)!.event_id)).toBeUndefined();
+    // The same request as a full read returns.
+    expect((await store().get(withRequest))?.request).toEqual(request);
+  });
 });
 
 describe('DynamoExecutionStore.countRefusal', () => {

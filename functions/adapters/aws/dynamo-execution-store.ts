@@ -230,14 +230,16 @@ export class DynamoExecutionStore implements ExecutionStore {
   async get(ref: ExecutionRef): Promise<ExecutionDetail | undefined> {
     const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: statusKey(ref) }));
     if (!Item || !((Item.expires_at as number) > this.nowSeconds())) return undefined;
-    const [[execution], { Item: stored }] = await Promise.all([
-      this.withOutputs([Item]),
-      this.client.send(new GetCommand({ TableName: this.table, Key: requestKey(ref, Item.event_id as string) })),
-    ]);
-    if (!stored) return execution!;
+    const [[execution], request] = await Promise.all([this.withOutputs([Item]), this.requestOf(ref, Item.event_id as string)]);
+    return request ? { ...execution!, request } : execution!;
+  }
+
+  async requestOf(ref: ExecutionRef, eventId: string): Promise<StoredRequest | undefined> {
+    const { Item: stored } = await this.client.send(new GetCommand({ TableName: this.table, Key: requestKey(ref, eventId) }));
+    if (!stored || !((stored.expires_at as number) > this.nowSeconds())) return undefined;
     const request = JSON.parse(stored.request_json as string) as StoredRequest;
     const body = stored.body_chunks ? await this.loadPayload(stored.body_chunks as { id: string; chunks: number }) : (stored.body as string | undefined);
-    return { ...execution!, request: { ...request, ...(body !== undefined && { body }) } };
+    return { ...request, ...(body !== undefined && { body }) };
   }
 
   /** Records as executions, with the outputs kept aside read back (one BatchGetItem per 100). */

@@ -118,6 +118,11 @@ export interface ExecutionStore {
   update(ref: ExecutionRef, change: ExecutionChange): Promise<void>;
   /** One record with its request; undefined when there is none (or it expired). */
   get(ref: ExecutionRef): Promise<ExecutionDetail | undefined>;
+  /**
+   * The request a record already read (from `list`) was made from, without reading the record
+   * again; undefined when none was stored (or it expired).
+   */
+  requestOf(ref: ExecutionRef, eventId: string): Promise<StoredRequest | undefined>;
   /** A page of a trigger's records, newest first, that match `filter`. */
   list(triggerId: string, filter: ExecutionFilter, page: { limit: number; cursor?: string }): Promise<ExecutionPage>;
   /**

@@ -82,10 +82,12 @@ export async function replayMatching(deps: ReplayDeps, trigger: TriggerRecord, r
   const worker = async () => {
     for (let item = queue.shift(); item; item = queue.shift()) {
       try {
-        await replayExecution(deps, trigger, item.execution_id);
+        // The listed record is the one to replay: only its request is read, not the record again.
+        const request = await deps.executions.requestOf({ triggerId: trigger.id, executionId: item.execution_id }, item.event_id);
+        await replay(deps, trigger, request ? { ...item, request } : item);
         replayed++;
       } catch (error) {
-        if (!(error instanceof AppError && (error.code === 'not_replayable' || error.code === 'not_found'))) throw error;
+        if (!(error instanceof AppError && error.code === 'not_replayable')) throw error;
         notReplayable++;
       }
     }
