@@ -5,37 +5,13 @@
 import { api } from '../api.js';
 import { actionButton, alertRegion, el, field, pageHeading, select, textInput, withProgress, type Child } from '../dom.js';
 import type { Trigger } from './triggers.js';
+import type { ExecutionDetail } from '../../functions/domain/flows/ports.js';
 
-interface Attempt {
-  attempt: number;
-  started_at: string;
-  finished_at?: string;
-  status: string;
-  error?: string;
-}
-
-interface Delivery {
-  execution_id: string;
-  event_id: string;
-  type?: string;
-  status: string;
-  received_at: string;
-  attempts: number;
-  timeline: Attempt[];
-  output?: unknown;
-  error?: string;
-  next_attempt_at?: string;
-  replay_of?: string;
-  request?: {
-    method: string;
-    headers: Record<string, string>;
-    query: Record<string, string>;
-    source_ip?: string;
-    body?: string;
-    body_encoding?: 'utf8' | 'base64';
-    body_bytes: number;
-  };
-}
+/**
+ * A delivery as the API returns it: the functions' own type (`GET /triggers/{id}/executions[/{execution_id}]`
+ * send it as is), imported for its shape only, so the console cannot drift from it.
+ */
+type Delivery = ExecutionDetail;
 
 /** How often an open list or an unfinished delivery is read again. */
 const REFRESH_MS = 2_500;
