@@ -29,7 +29,7 @@ export class MeteredExecutionStore implements ExecutionStore {
     if (name) this.metrics.count(name);
   }
 
-  discard(ref: ExecutionRef): Promise<void> { return this.inner.discard(ref); }
+  discard(ref: ExecutionRef, eventId: string): Promise<void> { return this.inner.discard(ref, eventId); }
   update(ref: ExecutionRef, change: ExecutionChange): Promise<void> { return this.inner.update(ref, change); }
   get(ref: ExecutionRef) { return this.inner.get(ref); }
   requestOf(ref: ExecutionRef, eventId: string) { return this.inner.requestOf(ref, eventId); }

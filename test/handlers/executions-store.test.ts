@@ -169,6 +169,22 @@ describe('DynamoExecutionStore: requests and attempts', () => {
     expect(await store().get({ triggerId: 't-none', executionId: newExecutionId(Date.now(), 'ab') })).toBeUndefined();
   });
 
+  it('discards a record with its request and the chunks of its body, and nothing else', async () => {
+    const body = 'é'.repeat(200_000);
+    const ref = { triggerId: 't-discard', executionId: newExecutionId(Date.now(), randomBytes(16).toString('hex')) };
+    const kept = { triggerId: 't-discard', executionId: newExecutionId(Date.now() + 1, randomBytes(16).toString('hex')) };
+    for (const r of [ref, kept]) {
+      await store().record(r, { event_id: 'evt_discard', received_at: new Date().toISOString(), status: 'queued', attempts: 0 }, { ...REQUEST, body, body_bytes: Buffer.byteLength(body) });
+    }
+    await store().discard(ref, 'evt_discard');
+    expect(await store().get(ref)).toBeUndefined();
+    const chunk = await local.dynamo.send(new GetCommand({ TableName: table(), Key: { pk: `PAYLOAD#request-${ref.executionId}`, sk: '0000' } }));
+    expect(chunk.Item).toBeUndefined();
+    expect(await store().requestOf(ref, 'evt_discard')).toBeUndefined();
+    // The other execution of the same event keeps its record, request and body.
+    expect((await store().get(kept))?.request?.body).toBe(body);
+  });
+
   it('reads the request of a listed record by itself (bulk replay), chunked bodies too; nothing for a record without one', async () => {
     const body = 'é'.repeat(200_000);
     const withRequest = { triggerId: 't-request-of', executionId: newExecutionId(Date.now(), randomBytes(16).toString('hex')) };

@@ -182,8 +182,16 @@ export class DynamoExecutionStore implements ExecutionStore {
     }));
   }
 
-  async discard(ref: ExecutionRef): Promise<void> {
-    await this.client.send(new DeleteCommand({ TableName: this.table, Key: statusKey(ref) }));
+  async discard(ref: ExecutionRef, eventId: string): Promise<void> {
+    const [, { Attributes: request }] = await Promise.all([
+      this.client.send(new DeleteCommand({ TableName: this.table, Key: statusKey(ref) })),
+      this.client.send(new DeleteCommand({ TableName: this.table, Key: requestKey(ref, eventId), ReturnValues: 'ALL_OLD' })),
+    ]);
+    // A body stored in chunks goes with its request.
+    const chunks = request?.body_chunks as { id: string; chunks: number } | undefined;
+    if (chunks) {
+      await Promise.all(Array.from({ length: chunks.chunks }, (_, i) => this.client.send(new DeleteCommand({ TableName: this.table, Key: chunkKey(chunks.id, i) }))));
+    }
   }
 
   async update(ref: ExecutionRef, change: ExecutionChange): Promise<void> {

@@ -112,8 +112,11 @@ export interface ExecutionPage {
 export interface ExecutionStore {
   /** Writes a new record, and the request it was made from (once: no later change rewrites it). */
   record(ref: ExecutionRef, execution: NewExecution, request?: StoredRequest): Promise<void>;
-  /** Removes a record whose event was not accepted after all (the queue refused it). */
-  discard(ref: ExecutionRef): Promise<void>;
+  /**
+   * Removes a record whose event was not accepted after all (the queue refused it), with the
+   * request recorded for it, so that nothing of a delivery answered 503 is left behind.
+   */
+  discard(ref: ExecutionRef, eventId: string): Promise<void>;
   /** Moves a record on; ignored when a later attempt has already been recorded. */
   update(ref: ExecutionRef, change: ExecutionChange): Promise<void>;
   /** One record with its request; undefined when there is none (or it expired). */

@@ -63,7 +63,7 @@ async function replay(deps: ReplayDeps, trigger: TriggerRecord, original: Execut
   try {
     await deps.queue.send(await buildFlowMessage(deps, { triggerId: trigger.id, flow: trigger.flow, ref }, inputJson));
   } catch (error) {
-    await deps.executions.discard(ref).catch(() => undefined);
+    await deps.executions.discard(ref, original.event_id).catch(() => undefined);
     throw error instanceof AppError ? error : new AppError('unavailable', (error as Error).name);
   }
   return { execution_id: ref.executionId, replay_of: original.execution_id };

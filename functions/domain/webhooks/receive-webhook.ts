@@ -142,7 +142,7 @@ async function accept(deps: ReceiverDeps, request: IncomingWebhook, { trigger: r
     try {
       await deps.queue.send(await buildFlowMessage(deps, { triggerId: record.id, flow: record.flow, ref }, inputJson));
     } catch (error) {
-      await Promise.allSettled([deps.executions.discard(ref), releaseClaim()]);
+      await Promise.allSettled([deps.executions.discard(ref, data.event_id), releaseClaim()]);
       throw error instanceof AppError ? error : new AppError('unavailable', (error as Error).name);
     }
     return { status: 200, body: { status: 'accepted', event_id: data.event_id } };
@@ -161,7 +161,7 @@ async function accept(deps: ReceiverDeps, request: IncomingWebhook, { trigger: r
   try {
     result = await deps.flows.run(record.flow, inputJson, { timeoutMs: waitMs });
   } catch (error) {
-    await Promise.allSettled([deps.executions.discard(ref), releaseClaim()]);
+    await Promise.allSettled([deps.executions.discard(ref, data.event_id), releaseClaim()]);
     throw error;
   }
   const finished_at = new Date(deps.now()).toISOString();
