@@ -28,10 +28,9 @@ function isStandardWebhooksSecret(secret: string): boolean {
 }
 
 /**
- * The schemas that validate trigger requests, built on first use (the OpenAPI document builds
- * them too; tests import them).
- * The OpenAPI document is generated from these very schemas (`functions/openapi/triggers.ts`), so
- * what it documents cannot drift from what is accepted.
+ * The schemas that validate trigger requests, built by the first parse. The OpenAPI document is
+ * generated from these very schemas (`functions/openapi/triggers.ts`), so what it documents cannot
+ * drift from what is accepted.
  */
 function buildTriggerSchemas() {
   const headerName = () => z.pipe(z.string().check(z.regex(HEADER_NAME)), z.transform((h: string) => h.toLowerCase()));
