@@ -61,15 +61,15 @@ export const createWebhookHandler = (deps: ReceiverDeps, publicBaseUrl?: string)
 export function composeWebhook(settings: Settings, aws: AwsClients) {
   const executions = new MeteredExecutionStore(new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable, Date.now), metricsRecorder);
   return createWebhookHandler({
-  triggers: new CachedTriggerLookup(new DynamoTriggerStore(dynamoClient(aws), settings.triggersTable, Date.now), secretBoxFrom(settings, aws), settings.triggerCacheTtlMs, Date.now),
-  executions,
-  refusals: new RefusalBudget(executions, () => metricsRecorder.count(METRIC.webhookRefusalsNotRecorded)),
-  queue: new SqsEventQueue(sqsClient(aws), settings.flowQueueUrl),
-  // Only wait-mode triggers run flows here: the Step Functions client loads on the first of them.
-  flows: new MeteredFlowRunner(sfnFlowRunnerOnFirstUse(settings.flowArnPrefix, aws), metricsRecorder),
-  now: Date.now,
-  newId: () => randomBytes(16).toString('hex'),
-  maxBodyBytes: settings.webhookMaxBodyBytes,
-  waitTimeoutMs: settings.waitTimeoutMs,
-}, settings.publicWebhookBaseUrl);
+    triggers: new CachedTriggerLookup(new DynamoTriggerStore(dynamoClient(aws), settings.triggersTable, Date.now), secretBoxFrom(settings, aws), settings.triggerCacheTtlMs, Date.now),
+    executions,
+    refusals: new RefusalBudget(executions, () => metricsRecorder.count(METRIC.webhookRefusalsNotRecorded)),
+    queue: new SqsEventQueue(sqsClient(aws), settings.flowQueueUrl),
+    // Only wait-mode triggers run flows here: the Step Functions client loads on the first of them.
+    flows: new MeteredFlowRunner(sfnFlowRunnerOnFirstUse(settings.flowArnPrefix, aws), metricsRecorder),
+    now: Date.now,
+    newId: () => randomBytes(16).toString('hex'),
+    maxBodyBytes: settings.webhookMaxBodyBytes,
+    waitTimeoutMs: settings.waitTimeoutMs,
+  }, settings.publicWebhookBaseUrl);
 }

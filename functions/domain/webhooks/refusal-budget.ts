@@ -31,7 +31,11 @@ export class RefusalBudget {
       this.taken.clear();
     }
     const taken = this.taken.get(triggerId) ?? 0;
-    const granted = taken < this.perMinute && (this.taken.set(triggerId, taken + 1), await this.store.countRefusal(triggerId, minute, this.perMinute));
+    let granted = false;
+    if (taken < this.perMinute) {
+      this.taken.set(triggerId, taken + 1);
+      granted = await this.store.countRefusal(triggerId, minute, this.perMinute);
+    }
     if (!granted) this.overflow();
     return granted;
   }
