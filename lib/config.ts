@@ -20,8 +20,14 @@ export interface ServiceConfig {
   flowWorkerMaxConcurrency: number;
   /** Exact origins whose web apps may call the gateway (CORS); empty, none may. */
   corsAllowedOrigins: string[];
-  /** Default stage throttling of the HTTP API. */
-  apiThrottle: { rateLimit: number; burstLimit: number };
+  /** Default stage throttling of the HTTP API: the authenticated routes and the public ones without limits of their own. */
+  apiThrottle: ThrottleLimits;
+  /**
+   * Route-level throttling of the public routes anyone can flood: the webhook receiver and `$default`
+   * (unknown paths and CORS preflights), each with a bucket of its own so that a flood on them
+   * cannot take the authenticated routes' requests.
+   */
+  publicRouteThrottle: { webhooks: ThrottleLimits; defaultRoute: ThrottleLimits };
   /** Address subscribed to the alarm topic, if any. */
   alarmEmail?: string;
 }
@@ -53,6 +59,8 @@ const isLogLevel = (value: string): value is LogLevel => (LOG_LEVELS as readonly
 
 const DEFAULT_STACK_NAME = 'Flowgate';
 
+export interface ThrottleLimits { rateLimit: number; burstLimit: number }
+
 /**
  * The HTTP API's default stage throttling when context leaves it unset: 500 requests a second with
  * bursts of 1,000, well inside the account's default API Gateway quota of 10,000 requests a second
@@ -60,6 +68,16 @@ const DEFAULT_STACK_NAME = 'Flowgate';
  * https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-throttling.html
  */
 export const DEFAULT_API_THROTTLE = { rateLimit: 500, burstLimit: 1000 };
+/**
+ * The webhook receiver's own limits: 1,000 deliveries a second with bursts of 2,000, the ceiling a
+ * busy trigger is promised, beside (not out of) the stage's 500 for everything else.
+ */
+export const DEFAULT_WEBHOOK_THROTTLE = { rateLimit: 1000, burstLimit: 2000 };
+/**
+ * `$default`'s own limits: it answers unknown paths (404/405) and CORS preflights, which browsers
+ * cache for `CORS_MAX_AGE_SECONDS`; 100 a second is ample for that and small for a flood.
+ */
+export const DEFAULT_DEFAULT_ROUTE_THROTTLE = { rateLimit: 100, burstLimit: 200 };
 /** Bounds on context throttling: positive, and not beyond what a raised account quota could give. */
 const API_THROTTLE_BOUNDS = { min: 1, max: 1_000_000, why: 'requests a second; the account quota still applies' };
 
@@ -69,8 +87,9 @@ const API_THROTTLE_BOUNDS = { min: 1, max: 1_000_000, why: 'requests a second; t
  * with `cognitoThreatProtection=true` for the Plus plan and `cognitoDomainPrefix` for its hosted UI) or `authIssuer` + `authJwksUrl` + `authAudience`
  * (+ `authJwtAlgorithms`) for an external issuer; the handler settings
  * `webhookMaxBodyBytes`, `waitTimeoutMs`, `triggerCacheTtlMs`, `totpIssuer`, and `logLevel`; and
- * `flowWorkerMaxConcurrency`; `corsAllowedOrigins`, `apiThrottleRateLimit`, `apiThrottleBurstLimit`
- * and `alarmEmail`.
+ * `flowWorkerMaxConcurrency`; `corsAllowedOrigins`, `apiThrottleRateLimit`, `apiThrottleBurstLimit`,
+ * `webhookThrottleRateLimit`, `webhookThrottleBurstLimit`, `defaultRouteThrottleRateLimit`,
+ * `defaultRouteThrottleBurstLimit` and `alarmEmail`.
  */
 export function serviceConfigFromContext(node: Node): ServiceConfig {
   const text = (key: string): string | undefined => {
@@ -139,9 +158,14 @@ export function serviceConfigFromContext(node: Node): ServiceConfig {
     const raw: unknown = node.tryGetContext(key);
     return raw === undefined || raw === null || raw === '' ? fallback : wholeNumber(key, raw, API_THROTTLE_BOUNDS);
   };
-  const apiThrottle = {
-    rateLimit: optionalNumber('apiThrottleRateLimit', DEFAULT_API_THROTTLE.rateLimit),
-    burstLimit: optionalNumber('apiThrottleBurstLimit', DEFAULT_API_THROTTLE.burstLimit),
+  const throttle = (prefix: string, fallback: ThrottleLimits): ThrottleLimits => ({
+    rateLimit: optionalNumber(`${prefix}RateLimit`, fallback.rateLimit),
+    burstLimit: optionalNumber(`${prefix}BurstLimit`, fallback.burstLimit),
+  });
+  const apiThrottle = throttle('apiThrottle', DEFAULT_API_THROTTLE);
+  const publicRouteThrottle = {
+    webhooks: throttle('webhookThrottle', DEFAULT_WEBHOOK_THROTTLE),
+    defaultRoute: throttle('defaultRouteThrottle', DEFAULT_DEFAULT_ROUTE_THROTTLE),
   };
 
   const alarmEmail = text('alarmEmail');
@@ -153,7 +177,7 @@ export function serviceConfigFromContext(node: Node): ServiceConfig {
   return {
     stackName: text('stackName') ?? DEFAULT_STACK_NAME,
     dataRemovalPolicy, publicWebhookBaseUrl, auth, settings, logLevel, flowWorkerMaxConcurrency,
-    corsAllowedOrigins, apiThrottle, alarmEmail,
+    corsAllowedOrigins, apiThrottle, publicRouteThrottle, alarmEmail,
   };
 }
 

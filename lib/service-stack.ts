@@ -37,6 +37,17 @@ export interface ServiceStackProps extends StackProps, Omit<ServiceConfig, 'stac
 
 const entries = <K extends string, V>(record: Record<K, V>) => Object.entries(record) as [K, V][];
 
+/**
+ * The console's URL behind the custom domain: the console builds its sign-in `redirect_uri` from
+ * the origin it is served from, so the hosted UI must allow that one too. The domain maps the whole
+ * API, so the console sits beside the webhooks (`<base>/webhooks` → `<base>/console`); a public
+ * base not ending in `/webhooks` says nothing of where the console is, and adds no callback.
+ */
+export function publicConsoleUrls(publicWebhookBaseUrl: string): string[] {
+  const base = publicWebhookBaseUrl.replace(/\/+$/, '');
+  return base.endsWith('/webhooks') ? [`${base.slice(0, -'/webhooks'.length)}/console`] : [];
+}
+
 
 /**
  * The whole service, assembled from `functions/manifest.ts`: the tables, queues, functions and
@@ -92,14 +103,21 @@ export class ServiceStack extends Stack {
       functions,
       corsAllowedOrigins: props.corsAllowedOrigins,
       throttle: props.apiThrottle,
+      publicRouteThrottle: props.publicRouteThrottle,
     });
 
     // After the API: the hosted UI returns to the console's URL. Functions get the pool's settings
     // in their environment below, so nothing of the API's depends on the pool (no cycle).
-    this.identity = new Identity(this, 'Identity', { auth: props.auth, removal: props.dataRemovalPolicy, consoleUrl: `${this.http.baseUrl}/console` });
+    this.identity = new Identity(this, 'Identity', {
+      auth: props.auth,
+      removal: props.dataRemovalPolicy,
+      consoleUrls: [`${this.http.baseUrl}/console`, ...(props.publicWebhookBaseUrl ? publicConsoleUrls(props.publicWebhookBaseUrl) : [])],
+      stackName: this.stackName,
+    });
 
     this.alarms = new Alarms(this, 'Operations', {
-      functions,
+      // The flows' own functions crash and get throttled like the service's, so they are watched alike.
+      functions: { ...functions, ...Object.fromEntries(entries(this.flowFunctions.functions).map(([name, fn]) => [`flowFunction${name}`, fn])) },
       api: this.http.api,
       deadLetterQueues: this.queues.deadLetterQueues,
       flowQueue: this.queues.queues.flowEvents,

@@ -108,21 +108,33 @@ export class Alarms extends Construct {
       removalPolicy: RemovalPolicy.DESTROY,
       pendingWindow: Duration.days(7),
     });
+    const fromThisAccountsAlarms = {
+      StringEquals: { 'aws:SourceAccount': stack.account },
+      ArnLike: { 'aws:SourceArn': stack.formatArn({ service: 'cloudwatch', resource: 'alarm', resourceName: '*', arnFormat: ArnFormat.COLON_RESOURCE_NAME }) },
+    };
     this.key.addToResourcePolicy(new PolicyStatement({
       sid: 'CloudWatchAlarmsPublish',
       principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
       actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
       resources: ['*'],
-      conditions: {
-        StringEquals: { 'aws:SourceAccount': stack.account },
-        ArnLike: { 'aws:SourceArn': stack.formatArn({ service: 'cloudwatch', resource: 'alarm', resourceName: '*', arnFormat: ArnFormat.COLON_RESOURCE_NAME }) },
-      },
+      conditions: fromThisAccountsAlarms,
     }));
     this.topic = new Topic(this, 'Topic', {
       displayName: 'Flowgate alarms',
       masterKey: this.key,
       enforceSSL: true,
     });
+    // `enforceSSL` gives the topic a policy of its own, which replaces SNS's default one: without
+    // this statement it holds only the TLS deny, nothing lets CloudWatch publish, and every alarm
+    // action fails ("no resource-based policy allows the SNS:Publish action").
+    // https://repost.aws/knowledge-center/cloudwatch-receive-sns-for-alarm-trigger
+    this.topic.addToResourcePolicy(new PolicyStatement({
+      sid: 'CloudWatchAlarmsPublish',
+      principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+      actions: ['sns:Publish'],
+      resources: [this.topic.topicArn],
+      conditions: fromThisAccountsAlarms,
+    }));
     if (props.alarmEmail) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
 
     const alarm = (name: string, metric: IMetric, threshold: number, description: string) => {

@@ -1,6 +1,6 @@
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { type CfnResource, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { CorsHttpMethod, HttpApi, HttpMethod, HttpRoute, HttpRouteKey, HttpStage, LogGroupLogDestination, type CorsPreflightOptions, type ThrottleSettings } from 'aws-cdk-lib/aws-apigatewayv2';
+import { CfnStage, CorsHttpMethod, HttpApi, HttpMethod, HttpRoute, HttpRouteKey, HttpStage, LogGroupLogDestination, type CorsPreflightOptions, type ThrottleSettings } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -16,6 +16,11 @@ export interface HttpRoutesProps {
   functions: Record<FunctionName, ServiceFunction>;
   /** Stage-wide default for every route. @default 500 requests/s, bursts of 1,000 */
   throttle?: ThrottleSettings;
+  /**
+   * Limits of their own for the public routes anyone can flood: the webhook receiver (the routes of
+   * the `webhook` function) and `$default`. @default the stage's, shared
+   */
+  publicRouteThrottle?: { webhooks: ThrottleSettings; defaultRoute: ThrottleSettings };
   logRetention?: RetentionDays;
   /** Exact origins whose web apps may call the API (see `functions/cors.ts`). @default none: no CORS configuration */
   corsAllowedOrigins?: readonly string[];
@@ -133,6 +138,21 @@ export class HttpRoutes extends Construct {
       routeKey: HttpRouteKey.DEFAULT,
       integration: integrationFor(props.defaultRoute.fn),
     }));
+
+    if (props.publicRouteThrottle) {
+      const { webhooks, defaultRoute } = props.publicRouteThrottle;
+      const limited = routes.flatMap((route, index) => {
+        const spec = props.routes[index];
+        if (!spec) return [{ route, key: '$default', limits: defaultRoute }];
+        return spec.fn === 'webhook' ? [{ route, key: routeKey(spec), limits: webhooks }] : [];
+      });
+      const stage = this.stage.node.defaultChild as CfnStage;
+      // RouteSettings is free-form JSON in CDK: the keys are CloudFormation's own, as written.
+      stage.routeSettings = Object.fromEntries(limited.map(({ key, limits }) => [key, { ThrottlingRateLimit: limits.rateLimit, ThrottlingBurstLimit: limits.burstLimit }]));
+      // API Gateway refuses a stage whose route settings name a route that does not exist yet
+      // ("Unable to find Route by key"): the routes are created first.
+      for (const { route } of limited) stage.addResourceDependency(route.node.defaultChild as CfnResource);
+    }
 
     for (const route of routes) {
       Validations.of(route).acknowledge({

@@ -19,7 +19,7 @@ export type AuthSettings =
     kind: 'cognito';
     /** Cognito's Plus plan with threat protection enforced (billed per monthly active user). */
     threatProtection: boolean;
-    /** Prefix of the hosted UI's domain, unique in the region. @default `flowgate-<account id>` */
+    /** Prefix of the hosted UI's domain, unique in the region. @default `<stack name, made valid>-<account id>` */
     domainPrefix?: string;
   }
   | {
@@ -36,15 +36,42 @@ export interface IdentityProps {
   auth: AuthSettings;
   /** The user pool holds the users: it follows the data's removal policy. */
   removal: 'retain' | 'destroy';
-  /** The console's URL (`<api>/console`): the hosted UI sends users back there, and nowhere else. */
-  consoleUrl: string;
+  /**
+   * The console's URLs (`<api>/console`, and behind a custom domain its public one): the hosted UI
+   * sends users back there, and nowhere else. The first is the one the outputs name.
+   */
+  consoleUrls: readonly string[];
+  /** The stack's name: the hosted UI's default domain prefix is made from it. */
+  stackName: string;
+}
+
+/** Words Cognito refuses in a domain prefix. */
+const RESERVED_PREFIX_WORDS = /aws|amazon|cognito/g;
+/** A prefix's longest: 63 characters, of which the account id and its hyphen take 13. */
+const MAX_PREFIX_STACK_PART = 63 - 13;
+
+/**
+ * The stack-name part of the hosted UI's default domain prefix, `<this>-<account id>`: prefixes
+ * are unique in a region across every account, so the account keeps it ours, and the stack name
+ * lets a second stack in the same account and region have one too. Cognito takes lower-case
+ * letters, digits and hyphens, and none of its reserved words: each is spelt with hyphens between
+ * its letters (`aws` → `a-w-s`), which keeps names apart and cannot form another reserved word,
+ * since none starts with the last letter of one. The default stack keeps `flowgate-<account id>`.
+ * https://docs.aws.amazon.com/cognito/latest/developerguide/cognito-user-pools-assign-domain-prefix.html
+ */
+export function domainPrefixStackPart(stackName: string): string {
+  return stackName.toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(RESERVED_PREFIX_WORDS, (word) => word.split('').join('-'))
+    .slice(0, MAX_PREFIX_STACK_PART)
+    .replace(/^-+|-+$/g, '') || 'flowgate';
 }
 
 /**
  * The bearer-token settings of the gateway functions (`AUTH_JWKS_URL`, `AUTH_ISSUER`,
  * `AUTH_AUDIENCE`, `AUTH_JWT_ALGORITHMS` in `functions/settings.ts`). By default a Cognito
  * user pool, its hosted UI and a public app client are created and the handlers accept that client's
- * ID tokens (the console gets them through the hosted UI, returning to `consoleUrl`);
+ * ID tokens (the console gets them through the hosted UI, returning to `consoleUrls`);
  * CDK context can name an external issuer instead. The handlers verify tokens themselves (no API
  * Gateway authorizer), so this needs no IAM: the JWKS is public.
  */
@@ -85,7 +112,7 @@ export class Identity extends Construct {
       removalPolicy: retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     });
     this.hostedUi = this.userPool.addDomain('HostedUi', {
-      cognitoDomain: { domainPrefix: auth.domainPrefix ?? Fn.join('-', ['flowgate', Aws.ACCOUNT_ID]) },
+      cognitoDomain: { domainPrefix: auth.domainPrefix ?? Fn.join('-', [domainPrefixStackPart(props.stackName), Aws.ACCOUNT_ID]) },
     });
     this.userPoolClient = this.userPool.addClient('AppClient', {
       // A public client (browser, mobile): SRP sign-in, no secret. The console signs in through the
@@ -96,8 +123,8 @@ export class Identity extends Construct {
       oAuth: {
         flows: { authorizationCodeGrant: true, implicitCodeGrant: false, clientCredentials: false },
         scopes: [OAuthScope.OPENID, OAuthScope.EMAIL],
-        callbackUrls: [props.consoleUrl],
-        logoutUrls: [props.consoleUrl],
+        callbackUrls: [...props.consoleUrls],
+        logoutUrls: [...props.consoleUrls],
       },
       supportedIdentityProviders: [UserPoolClientIdentityProvider.COGNITO],
       preventUserExistenceErrors: true,

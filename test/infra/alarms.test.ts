@@ -85,8 +85,9 @@ describe('alarms, topic and dashboard', () => {
   it('every alarm notifies the topic, on alarm and on recovery', () => {
     const topicId = idOf(s.stack, s.stack.alarms.topic);
     const alarms = alarmsOf(s.template);
-    // One per DLQ, two per function, one per flow, the API 5xx rate and the flow queue age.
-    const expected = Object.keys(QUEUES).length + 2 * Object.keys(FUNCTIONS).length + FLOW_NAMES.length + 2;
+    // One per DLQ, two per function (the flows' own functions too), one per flow, the API 5xx rate and the flow queue age.
+    const functionCount = Object.keys(FUNCTIONS).length + Object.keys(s.stack.flowFunctions.functions).length;
+    const expected = Object.keys(QUEUES).length + 2 * functionCount + FLOW_NAMES.length + 2;
     expect(alarms).toHaveLength(expected);
     for (const alarm of alarms) {
       expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
@@ -110,6 +111,31 @@ describe('alarms, topic and dashboard', () => {
     // Publishing needs TLS.
     const [[, topicPolicy]] = resources(s.template, 'AWS::SNS::TopicPolicy') as [[string, Resource]];
     expect(JSON.stringify(topicPolicy.Properties.PolicyDocument)).toContain('aws:SecureTransport');
+  });
+
+  it('every topic an alarm notifies lets CloudWatch publish to it, for this account\'s alarms only', () => {
+    const targets = new Set(alarmsOf(s.template).flatMap((alarm) => [...alarm.AlarmActions, ...alarm.OKActions]).map((action) => JSON.stringify(action)));
+    expect(targets.size).toBeGreaterThan(0);
+    const policies = resources(s.template, 'AWS::SNS::TopicPolicy').map(([, policy]) => policy.Properties);
+    for (const target of targets) {
+      const statements = policies.filter((policy) => policy.Topics.some((topic: unknown) => JSON.stringify(topic) === target)).flatMap((policy) => policy.PolicyDocument.Statement);
+      const allows = statements.filter((st: any) => st.Effect === 'Allow' && st.Principal?.Service === 'cloudwatch.amazonaws.com' && [st.Action].flat().includes('sns:Publish'));
+      expect(allows, `a statement letting CloudWatch publish to ${target}`).toHaveLength(1);
+      expect(allows[0]).toMatchObject({
+        Resource: JSON.parse(target),
+        Condition: { StringEquals: { 'aws:SourceAccount': '123456789012' }, ArnLike: { 'aws:SourceArn': 'arn:aws:cloudwatch:eu-west-1:123456789012:alarm:*' } },
+      });
+      // The only deny is for requests without TLS, which CloudWatch never makes.
+      for (const deny of statements.filter((st: any) => st.Effect === 'Deny')) expect(deny.Condition).toEqual({ Bool: { 'aws:SecureTransport': 'false' } });
+    }
+  });
+
+  it('every function the stack deploys, flow functions included, has an errors alarm and a throttles alarm', () => {
+    const functionIds = resources(s.template, 'AWS::Lambda::Function').map(([id]) => id);
+    expect(functionIds.length).toBe(Object.keys(FUNCTIONS).length + Object.keys(s.stack.flowFunctions.functions).length);
+    for (const id of functionIds) {
+      expect(alarmsOn(s.template, id).map((alarm) => alarm.MetricName).sort(), id).toEqual(['Errors', 'Throttles']);
+    }
   });
 
   it('context alarmEmail subscribes the address', () => {

@@ -73,6 +73,31 @@ describe('HTTP API throttling from context', () => {
       .toMatchObject({ ThrottlingRateLimit: 50, ThrottlingBurstLimit: 120 });
   });
 
+  it('the public webhook and $default routes have limits of their own, so a flood on them leaves the stage\'s to the authenticated routes', () => {
+    const stage = stageOf(byDefault);
+    expect(stage.RouteSettings).toEqual({
+      'ANY /webhooks/{webhook_id}': { ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 2000 },
+      $default: { ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 },
+    });
+  });
+
+  it('the stage is created after the routes its route settings name, as API Gateway requires', () => {
+    const [[stageId, stage]] = Object.entries(byDefault.findResources('AWS::ApiGatewayV2::Stage')) as [[string, any]];
+    const routes = byDefault.findResources('AWS::ApiGatewayV2::Route');
+    const routeIdByKey = new Map(Object.entries(routes).map(([id, route]) => [route.Properties.RouteKey as string, id]));
+    for (const key of Object.keys(stage.Properties.RouteSettings)) {
+      expect(routeIdByKey.has(key), `${key} is a route of the API`).toBe(true);
+      expect(stage.DependsOn, `${stageId} waits for ${key}`).toContain(routeIdByKey.get(key));
+    }
+  });
+
+  it('webhookThrottle* and defaultRouteThrottle* set those routes\' limits', () => {
+    const stage = stageOf(synth({ webhookThrottleRateLimit: 3000, webhookThrottleBurstLimit: '5000', defaultRouteThrottleRateLimit: 10, defaultRouteThrottleBurstLimit: 20 }));
+    expect(stage.RouteSettings['ANY /webhooks/{webhook_id}']).toEqual({ ThrottlingRateLimit: 3000, ThrottlingBurstLimit: 5000 });
+    expect(stage.RouteSettings.$default).toEqual({ ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 });
+    expect(() => synth({ webhookThrottleRateLimit: 0 })).toThrow(/context webhookThrottleRateLimit must be a whole number/);
+  });
+
   it.each([['apiThrottleRateLimit', 0], ['apiThrottleBurstLimit', -1], ['apiThrottleRateLimit', 'fast'], ['apiThrottleBurstLimit', 1.5]])('refuses %s=%s', (key, value) => {
     expect(() => synth({ [key]: value })).toThrow(new RegExp(`context ${key} must be a whole number`));
   });

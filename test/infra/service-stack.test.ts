@@ -465,6 +465,14 @@ describe('the service stack, as configured by CDK context', () => {
     }
   });
 
+  it('behind a custom domain the hosted UI also returns to the console\'s public URL, where the console builds its redirect_uri', () => {
+    const withPool = synth({ publicWebhookBaseUrl: 'https://hooks.example.com/webhooks/' }, { env: { account: '123456789012', region: 'eu-west-1' } });
+    const client = Object.values(resourcesOfType(withPool.template, 'AWS::Cognito::UserPoolClient'))[0]!;
+    const apiConsole = { 'Fn::Join': ['', [{ 'Fn::GetAtt': [idOf(withPool.stack, withPool.stack.http.api), 'ApiEndpoint'] }, '/console']] };
+    expect(client.Properties.CallbackURLs).toEqual([apiConsole, 'https://hooks.example.com/console']);
+    expect(client.Properties.LogoutURLs).toEqual([apiConsole, 'https://hooks.example.com/console']);
+  });
+
   it('publicWebhookBaseUrl reaches the functions that build webhook URLs, and an output', () => {
     for (const name of triggerRouteFunctions) expect(environmentOf(s, name).PUBLIC_WEBHOOK_BASE_URL).toBe('https://hooks.example.com/webhooks');
     s.template.hasOutput('PublicWebhookUrl', { Value: 'https://hooks.example.com/webhooks' });
@@ -531,6 +539,25 @@ describe('the service stack, as configured by CDK context', () => {
   it('with an external issuer the console has no hosted UI: the system function gets no CONSOLE_ settings', () => {
     s.template.resourceCountIs('AWS::Cognito::UserPoolDomain', 0);
     expect(Object.keys(environmentOf(s, 'system')).filter((v) => v.startsWith('CONSOLE_'))).toEqual([]);
+  });
+
+  it('two stacks in one account and region get two hosted UI domain prefixes, each one Cognito accepts', () => {
+    const prefixOf = (stackName: string) => {
+      const { template } = synth({ stackName }, { env: { account: '123456789012', region: 'eu-west-1' } });
+      const domain = Object.values(resourcesOfType(template, 'AWS::Cognito::UserPoolDomain'))[0]!.Properties.Domain;
+      // The account id is a deploy-time value: joined after the stack's part.
+      expect(domain['Fn::Join'][1][1]).toEqual({ Ref: 'AWS::AccountId' });
+      return `${domain['Fn::Join'][1][0]}-123456789012`;
+    };
+    const names = ['Flowgate', 'Flowgate-Staging', 'Acme-AWS-Cognito-Amazon-Hooks', 'awawsscognito', `Long${'x'.repeat(56)}`];
+    const prefixes = names.map(prefixOf);
+    expect(new Set(prefixes).size).toBe(names.length);
+    // The default stack keeps the prefix it always had.
+    expect(prefixes[0]).toBe('flowgate-123456789012');
+    for (const prefix of prefixes) {
+      expect(prefix, prefix).toMatch(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/);
+      expect(prefix, prefix).not.toMatch(/aws|amazon|cognito/);
+    }
   });
 
   it('cognitoDomainPrefix names the hosted UI\'s domain; a prefix Cognito would refuse fails the synth', () => {
