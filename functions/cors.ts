@@ -1,13 +1,16 @@
 import { ROUTES } from './manifest.js';
 
 /**
- * Browser access (CORS) to the gateway, answered by API Gateway itself, deployed (the HTTP API's
- * `corsPreflight`) and locally (`local/stack.ts`) alike: both read this file.
+ * Browser access (CORS) to the gateway, configured on API Gateway, deployed (the HTTP API's
+ * `corsPreflight`) and locally (`local/cors.ts`) alike: both read this file.
  *
  * An HTTP API with a CORS configuration "automatically sends a response to preflight OPTIONS
  * requests, even if there isn't an OPTIONS route", "adds the configured CORS headers to the
  * response from an integration", and "ignores CORS headers returned from your backend integration";
- * it returns them only to a request whose `Origin` is allowed.
+ * it returns them only to a request whose `Origin` is allowed. But "the $default route catches
+ * requests for all methods and routes that you haven't explicitly defined, including OPTIONS
+ * requests", and so does the receiver's `ANY` route: every preflight reaches a function, which must
+ * answer it with a 2xx ({@link isCorsPreflight}), as browsers require; API Gateway adds the headers.
  * https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-cors.html
  * The configuration is API-wide: it cannot leave out the webhook receiver. Senders call it from
  * servers, without `Origin`, so they never see CORS headers; a listed origin's page could call it
@@ -55,3 +58,15 @@ export function parseCorsOrigins(raw: unknown, what: string): string[] {
   }
   return origins;
 }
+
+/**
+ * A browser's CORS preflight: OPTIONS with `Origin` and `Access-Control-Request-Method` (header
+ * names lower case, as API Gateway gives them). The functions API Gateway routes one to answer it
+ * 204 with no body; whether the browser may go on is in the headers API Gateway adds, not in it.
+ */
+export function isCorsPreflight(method: string, headers: Readonly<Record<string, string | undefined>> | undefined): boolean {
+  return method === 'OPTIONS' && headers?.origin !== undefined && headers['access-control-request-method'] !== undefined;
+}
+
+/** The functions' answer to a preflight: 204, nothing else (API Gateway adds the CORS headers). */
+export const PREFLIGHT_ANSWER = { statusCode: 204, body: '' } as const;

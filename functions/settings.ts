@@ -103,6 +103,9 @@ export const SETTINGS = {
   flowQueueUrl: spec({ env: QUEUES.flowEvents.env, description: 'URL of the flowEvents queue', source: wiring, readers: queueReaders('flowEvents'), parse: required }),
   flowNames: spec({ env: 'FLOW_NAMES', description: 'The deployed flows, comma-separated', source: wiring, readers: functionsWhere((name) => 'readsFlowNames' in FUNCTIONS[name]), parse: list }),
   flowArnPrefix: spec({ env: 'FLOW_STATE_MACHINE_ARN_PREFIX', description: 'ARN of a flow\'s state machine less the flow name', source: wiring, readers: flowRunners, parse: required }),
+  // The SDK reads this variable itself; the Step Functions client must know of it too, since it
+  // drops the `sync-` host prefix of StartSyncExecution for a local endpoint (clients/sfn.ts).
+  sfnEndpoint: spec({ env: 'AWS_ENDPOINT_URL_SFN', description: 'Step Functions endpoint of a bundle run against local engines (benchmarks, bundle tests); never set deployed', source: local, readers: flowRunners, parse: optional }),
   webhookBaseUrl: spec({ env: 'WEBHOOK_BASE_URL', description: 'Base of trigger URLs (`<base>/<webhook_id>`)', source: wiring, readers: webhookUrlBuilders, parse: required }),
   publicWebhookBaseUrl: spec({ env: 'PUBLIC_WEBHOOK_BASE_URL', description: 'Base of trigger URLs behind a custom domain; also what Twilio signatures are checked against', source: context('publicWebhookBaseUrl'), readers: webhookUrlUsers, parse: optional }),
   secretsKmsKeyId: spec({ env: 'SECRETS_KMS_KEY_ID', description: 'KMS key that seals secrets at rest (deployed)', source: wiring, readers: secretUsers, parse: optional }),

@@ -6,7 +6,7 @@ import { createAwsClients, destroyAwsClients, type AwsClients } from '../functio
 import { COMPOSERS, type HttpFunction, type QueueFunction } from '../functions/composition.js';
 import { DEFAULT_ROUTE, FUNCTIONS, QUEUES, ROUTES, routeKey, type FunctionName, type QueueName } from '../functions/manifest.js';
 import { parseSetting, readSettings, SETTINGS } from '../functions/settings.js';
-import { setLogLevel } from '../functions/shared/logger.js';
+import { configureLogging } from '../functions/shared/logger.js';
 import { RouteMatcher } from '../functions/shared/route-match.js';
 import { parseCorsOrigins } from '../functions/cors.js';
 import { listFlowNames } from '../lib/flow-files.js';
@@ -128,7 +128,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     endpoints: { dynamodb: engines.env.AWS_ENDPOINT_URL_DYNAMODB, sqs: engines.env.AWS_ENDPOINT_URL_SQS, sfn: engines.env.AWS_ENDPOINT_URL_SFN },
   });
   // The logger is one per process; a level given to this stack applies to it.
-  if (config.POWERTOOLS_LOG_LEVEL) await setLogLevel(parseSetting('logLevel', config.POWERTOOLS_LOG_LEVEL));
+  if (config.POWERTOOLS_LOG_LEVEL) configureLogging({ logLevel: parseSetting('logLevel', config.POWERTOOLS_LOG_LEVEL) });
   const handlers = Object.fromEntries(
     (Object.keys(FUNCTIONS) as FunctionName[]).map((name) => [name, COMPOSERS[name](readSettings(name, config), aws)]),
   ) as LocalStack['handlers'];
@@ -140,7 +140,6 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       const body = await readBody(req);
       if (!body) return jsonError(res, 413, 'payload_too_large');
       if (req.headers.host === undefined && req.httpVersion === '1.1') return jsonError(res, 400, 'validation_error');
-      if (cors.answerPreflight(req, res)) return;
       const path = apiGatewayPath(req.url ?? '/');
       // API Gateway itself answers 400 to a path it cannot decode twice; keep the service's error shape.
       if (!path) return jsonError(res, 400, 'validation_error');

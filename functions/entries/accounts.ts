@@ -1,6 +1,7 @@
-import { createAwsClients } from '../adapters/aws/clients.js';
 import { composeAccounts } from '../handlers/accounts.js';
-import { readSettings } from '../settings.js';
+import { fromLambdaEnvironment } from './lambda-environment.js';
+
+const { settings, aws } = fromLambdaEnvironment('accounts');
 
 /** Lambda entry of the accounts function: settings and clients once per execution environment. */
-export const handler = composeAccounts(readSettings('accounts', process.env), createAwsClients());
+export const handler = composeAccounts(settings, aws);

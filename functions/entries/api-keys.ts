@@ -1,6 +1,7 @@
-import { createAwsClients } from '../adapters/aws/clients.js';
 import { composeApiKeys } from '../handlers/api-keys.js';
-import { readSettings } from '../settings.js';
+import { fromLambdaEnvironment } from './lambda-environment.js';
+
+const { settings, aws } = fromLambdaEnvironment('apiKeys');
 
 /** Lambda entry of the apiKeys function: settings and clients once per execution environment. */
-export const handler = composeApiKeys(readSettings('apiKeys', process.env), createAwsClients());
+export const handler = composeApiKeys(settings, aws);

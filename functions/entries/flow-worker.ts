@@ -1,6 +1,7 @@
-import { createAwsClients } from '../adapters/aws/clients.js';
 import { composeFlowWorker } from '../handlers/flow-worker.js';
-import { readSettings } from '../settings.js';
+import { fromLambdaEnvironment } from './lambda-environment.js';
+
+const { settings, aws } = fromLambdaEnvironment('flowWorker');
 
 /** Lambda entry of the flowWorker function: settings and clients once per execution environment. */
-export const handler = composeFlowWorker(readSettings('flowWorker', process.env), createAwsClients());
+export const handler = composeFlowWorker(settings, aws);

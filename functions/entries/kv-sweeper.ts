@@ -1,6 +1,7 @@
-import { createAwsClients } from '../adapters/aws/clients.js';
 import { composeKvSweeper } from '../handlers/kv-sweeper.js';
-import { readSettings } from '../settings.js';
+import { fromLambdaEnvironment } from './lambda-environment.js';
+
+const { settings, aws } = fromLambdaEnvironment('kvSweeper');
 
 /** Lambda entry of the kvSweeper function: settings and clients once per execution environment. */
-export const handler = composeKvSweeper(readSettings('kvSweeper', process.env), createAwsClients());
+export const handler = composeKvSweeper(settings, aws);

@@ -1,6 +1,7 @@
-import { createAwsClients } from '../adapters/aws/clients.js';
 import { composeKv } from '../handlers/kv.js';
-import { readSettings } from '../settings.js';
+import { fromLambdaEnvironment } from './lambda-environment.js';
+
+const { settings, aws } = fromLambdaEnvironment('kv');
 
 /** Lambda entry of the kv function: settings and clients once per execution environment. */
-export const handler = composeKv(readSettings('kv', process.env), createAwsClients());
+export const handler = composeKv(settings, aws);

@@ -1,5 +1,5 @@
 import { composeSystem } from '../handlers/system.js';
-import { readSettings } from '../settings.js';
+import { fromLambdaEnvironment } from './lambda-environment.js';
 
 /** Lambda entry of the system function: it creates no client; the console it serves was built into its bundle. */
-export const handler = composeSystem(readSettings('system', process.env));
+export const handler = composeSystem(fromLambdaEnvironment('system').settings);

@@ -1,6 +1,7 @@
-import { createAwsClients } from '../adapters/aws/clients.js';
 import { composeTriggers } from '../handlers/triggers.js';
-import { readSettings } from '../settings.js';
+import { fromLambdaEnvironment } from './lambda-environment.js';
+
+const { settings, aws } = fromLambdaEnvironment('triggers');
 
 /** Lambda entry of the triggers function: settings and clients once per execution environment. */
-export const handler = composeTriggers(readSettings('triggers', process.env), createAwsClients());
+export const handler = composeTriggers(settings, aws);

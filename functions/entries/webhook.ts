@@ -1,6 +1,7 @@
-import { createAwsClients } from '../adapters/aws/clients.js';
 import { composeWebhook } from '../handlers/webhook.js';
-import { readSettings } from '../settings.js';
+import { fromLambdaEnvironment } from './lambda-environment.js';
+
+const { settings, aws } = fromLambdaEnvironment('webhook');
 
 /** Lambda entry of the webhook function: settings and clients once per execution environment. */
-export const handler = composeWebhook(readSettings('webhook', process.env), createAwsClients());
+export const handler = composeWebhook(settings, aws);

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { CONSOLE_FILES_NAME, type ConsoleFiles } from '../console/assets.js';
 import { onFirstUse } from '../adapters/lazy.js';
+import { isCorsPreflight, PREFLIGHT_ANSWER } from '../cors.js';
 import { servedFromUrl } from '../openapi/server-url.js';
 import { ROUTES, routeKey } from '../manifest.js';
 import { AppError, toHttpResponse } from '../shared/errors.js';
@@ -86,10 +87,12 @@ function createRouted(deps: SystemDeps) {
 }
 
 /**
- * API Gateway sends every request that matches no route to `$default`: answer 405 when the path
- * exists with other methods, 404 otherwise, in the service's error shape.
+ * API Gateway sends every request that matches no route to `$default`: answer a browser's CORS
+ * preflight 204 (API Gateway adds the allow headers for a listed origin, `functions/cors.ts`), and
+ * anything else 405 when the path exists with other methods, 404 otherwise, in the service's error shape.
  */
 function noRoute(event: HttpEvent): HttpResult {
+  if (isCorsPreflight(event.requestContext.http.method, event.headers)) return { ...PREFLIGHT_ANSWER };
   // `rawPath` is decoded once more than the path API Gateway routed on (local/api-gateway.ts), which
   // it does not pass on; the two differ only for paths with %25 in them, enough to tell 404 from 405.
   const lookup = matcher.lookup(event.requestContext.http.method, event.rawPath);

@@ -4,6 +4,7 @@ import { dynamoClient } from '../adapters/aws/clients/dynamo.js';
 import { DynamoExecutionStore } from '../adapters/aws/dynamo-execution-store.js';
 import { DynamoTriggerStore } from '../adapters/aws/dynamo-trigger-store.js';
 import { sqsEventQueueOnFirstUse } from '../adapters/aws/sqs-on-first-use.js';
+import { MeteredReplayQueue } from '../adapters/metered-replay-queue.js';
 import { secretBoxFrom } from '../adapters/secret-box.js';
 import {
   createTrigger, deleteTrigger, getTrigger, regenerateApiKey, regenerateUrl, rotateSigningSecret, updateTrigger, type TriggerChange, type TriggerDeps,
@@ -17,6 +18,7 @@ import { onFirstUse } from '../adapters/lazy.js';
 import type { EventQueue, ExecutionStore } from '../domain/flows/ports.js';
 import { AppError } from '../shared/errors.js';
 import { createHttpHandler } from '../shared/handler.js';
+import { metricsRecorder } from '../shared/metrics.js';
 import { accepted, created, jsonObjectBody, limitParam, noContent, ok, pathParam, queryParam, type HttpEvent } from '../shared/http.js';
 import { createGatewayAuthenticator } from './gateway-auth.js';
 
@@ -113,7 +115,7 @@ export const composeTriggers = (settings: Settings, aws: AwsClients) => createTr
   now: Date.now,
   executions: new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable, Date.now),
   // Only a replay sends to the flow queue: the SQS client loads on the first.
-  queue: sqsEventQueueOnFirstUse(settings.flowQueueUrl, aws),
+  queue: new MeteredReplayQueue(sqsEventQueueOnFirstUse(settings.flowQueueUrl, aws), metricsRecorder),
   flows: new Set(settings.flowNames),
   webhookBaseUrl: settings.publicWebhookBaseUrl ?? settings.webhookBaseUrl,
 }, createGatewayAuthenticator(settings, aws));

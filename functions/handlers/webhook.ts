@@ -16,6 +16,7 @@ import { publicRequestUrl } from '../domain/webhooks/public-url.js';
 import { receiveWebhook, type ReceiverDeps } from '../domain/webhooks/receive-webhook.js';
 import { CachedTriggerLookup } from '../domain/webhooks/trigger-lookup.js';
 import { API_GATEWAY_INTEGRATION_TIMEOUT_MS } from '../domain/webhooks/wait-budget.js';
+import { isCorsPreflight, PREFLIGHT_ANSWER } from '../cors.js';
 import type { Settings } from '../settings.js';
 import { createPublicHttpHandler } from '../shared/handler.js';
 import { METRIC } from '../shared/metric-names.js';
@@ -40,6 +41,8 @@ function answerBy(now: Clock, receivedAtMs: number | undefined, context: Context
  */
 export const createWebhookHandler = (deps: ReceiverDeps, publicBaseUrl?: string) => createPublicHttpHandler('webhook', {
   async receiveWebhook(event, context) {
+    // The `ANY` route takes browsers' preflights too; answered alike for every id, known or not.
+    if (isCorsPreflight(event.requestContext.http.method, event.headers)) return { ...PREFLIGHT_ANSWER };
     const webhookId = pathParam(event, 'webhook_id');
     // API Gateway already lower-cases header names; verifiers and flows rely on it, so make sure.
     const headers = Object.fromEntries(Object.entries(event.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value ?? '']));

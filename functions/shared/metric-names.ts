@@ -5,7 +5,7 @@
  * never an id (each distinct dimension value is a metric of its own, billed as such).
  */
 export const METRICS_NAMESPACE = 'Flowgate';
-/** The `service` dimension of every metric: the service's name, as `POWERTOOLS_SERVICE_NAME` gives it to the logger. */
+/** The `service` dimension of every metric, and the `service` of every log line: the service's name. */
 export const METRICS_SERVICE = 'flowgate';
 
 export const METRIC = {
@@ -21,6 +21,8 @@ export const METRIC = {
   webhooksRefused: 'WebhooksRefused',
   /** Refused deliveries past a trigger's budget of 60 recorded per minute: counted here, not stored. */
   webhookRefusalsNotRecorded: 'WebhookRefusalsNotRecorded',
+  /** Deliveries replayed (`POST …/replay`): each runs its flow again as a new, queued execution. */
+  deliveriesReplayed: 'DeliveriesReplayed',
   /** Flow runs by outcome (dimension `flow`: a deployed flow's name), from the receiver and the worker. */
   flowRunsSucceeded: 'FlowRunsSucceeded',
   flowRunsFailed: 'FlowRunsFailed',

@@ -211,6 +211,7 @@ export class Alarms extends Construct {
           own(METRIC.webhooksAccepted, 'accepted'),
           own(METRIC.webhooksIgnored, 'ignored'),
           own(METRIC.webhooksDuplicate, 'duplicate'),
+          own(METRIC.deliveriesReplayed, 'replayed'),
         ],
       }),
       new GraphWidget({

@@ -10,21 +10,22 @@ import { environmentBytesByVariable, environmentBytesUpperBound, LAMBDA_ENVIRONM
 import { esmBundle } from './esm-bundle.js';
 
 /**
- * Lambda's application log level for each Powertools level. Lambda sets `AWS_LAMBDA_LOG_LEVEL`
- * from it, which outranks `POWERTOOLS_LOG_LEVEL` in the Powertools logger, and drops JSON log lines
- * below it: this, not the environment variable, decides what a deployed function logs.
- * Lambda's highest level is FATAL, which Powertools reads as its CRITICAL. SILENT has no Lambda
- * counterpart; FATAL comes nearest, and as Flowgate never logs at CRITICAL, nothing passes.
+ * Lambda's application log level for each of the service's levels: never above INFO. Lambda drops
+ * JSON log lines below its level, and it reads a line without a `level` field as INFO: the EMF lines
+ * Powertools Metrics writes have none, so at WARN or above every metric and the dashboard's custom
+ * widgets would go blank. The service's logger filters its own lines at the chosen level instead
+ * (`functions/shared/logger.ts`, from `POWERTOOLS_LOG_LEVEL`); only TRACE and DEBUG, more verbose
+ * than INFO, are Lambda's level too.
  * https://docs.aws.amazon.com/lambda/latest/dg/monitoring-cloudwatchlogs-log-level.html
  */
 export const APPLICATION_LOG_LEVELS: Record<LogLevel, ApplicationLogLevel> = {
   TRACE: ApplicationLogLevel.TRACE,
   DEBUG: ApplicationLogLevel.DEBUG,
   INFO: ApplicationLogLevel.INFO,
-  WARN: ApplicationLogLevel.WARN,
-  ERROR: ApplicationLogLevel.ERROR,
-  CRITICAL: ApplicationLogLevel.FATAL,
-  SILENT: ApplicationLogLevel.FATAL,
+  WARN: ApplicationLogLevel.INFO,
+  ERROR: ApplicationLogLevel.INFO,
+  CRITICAL: ApplicationLogLevel.INFO,
+  SILENT: ApplicationLogLevel.INFO,
 };
 
 /**
@@ -94,11 +95,8 @@ export class ServiceFunction extends Construct implements IGrantable {
       loggingFormat: LoggingFormat.JSON,
       applicationLogLevelV2: APPLICATION_LOG_LEVELS[props.logLevel ?? 'INFO'],
       systemLogLevelV2: SYSTEM_LOG_LEVEL,
-      // One service name for every function (as locally); each function logs to its own group.
-      // POWERTOOLS_LOG_LEVEL matches Lambda's level, so the logger does not warn about a mismatch
-      // and reads as what the function does.
+      // The level the service's logger filters its lines at (the `logLevel` setting).
       environment: {
-        POWERTOOLS_SERVICE_NAME: 'flowgate',
         ...(props.logLevel && { POWERTOOLS_LOG_LEVEL: props.logLevel }),
         ...props.environment,
       },

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MAX_WAIT_TIMEOUT_MS } from '../../functions/domain/webhooks/wait-budget.js';
 import { FUNCTIONS, QUEUES, TABLES, type FunctionName } from '../../functions/manifest.js';
@@ -58,5 +60,15 @@ describe('the settings table follows the manifest', () => {
   it('no two settings share a variable', () => {
     const variables = Object.values(SETTINGS).map((s) => s.env);
     expect(new Set(variables).size).toBe(variables.length);
+  });
+});
+
+describe('one reader of the environment', () => {
+  it('no module of functions/ reads process.env but the Lambda entries\' one reader, so every setting comes through the table', () => {
+    const root = resolve(import.meta.dirname, '../../functions');
+    const readers = readdirSync(root, { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.ts'))
+      .filter((file) => /process\.env\b/.test(readFileSync(join(root, file), 'utf8').replace(/^\s*(\/\/|\*).*$/gm, '')));
+    expect(readers).toEqual([join('entries', 'lambda-environment.ts')]);
   });
 });

@@ -10,8 +10,20 @@ const preflight = (origin: string, path = '/api-keys', method = 'POST') =>
   call(stack, 'OPTIONS', path, { headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': 'authorization,content-type' } });
 
 describe('CORS on the local stack (CORS_ALLOWED_ORIGINS)', () => {
-  it('a preflight from a listed origin is 204 with the allow headers, answered without a function', async () => {
-    const res = await preflight(LISTED);
+  it('a preflight from a listed origin is 204 with the allow headers: $default\'s function answers it and API Gateway adds them, as deployed', async () => {
+    const answered: string[] = [];
+    const system = stack.handlers.system as (event: { routeKey: string }) => Promise<unknown>;
+    (stack.handlers as Record<string, unknown>).system = async (event: { routeKey: string }) => {
+      answered.push(event.routeKey);
+      return system(event);
+    };
+    let res;
+    try {
+      res = await preflight(LISTED);
+    } finally {
+      (stack.handlers as Record<string, unknown>).system = system;
+    }
+    expect(answered).toEqual(['$default']);
     expect(res.status).toBe(204);
     expect(res.text).toBe('');
     expect(res.headers.get('access-control-allow-origin')).toBe(LISTED);
@@ -19,6 +31,13 @@ describe('CORS on the local stack (CORS_ALLOWED_ORIGINS)', () => {
     expect(res.headers.get('access-control-allow-methods')!.split(',')).toEqual(['DELETE', 'GET', 'PATCH', 'POST', 'PUT']);
     expect(res.headers.get('access-control-max-age')).toBe('600');
     expect(res.headers.get('access-control-allow-credentials')).toBeNull();
+  });
+
+  it('a preflight to a webhook URL, which the receiver\'s ANY route takes, is 204 too, for a known id or not', async () => {
+    const res = await preflight(LISTED, '/webhooks/unknown-id');
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-origin')).toBe(LISTED);
+    expect(res.headers.get('access-control-allow-methods')).not.toBeNull();
   });
 
   it('a preflight from an unlisted origin is 204 without any allow header, so the browser refuses', async () => {
@@ -61,12 +80,12 @@ describe('CORS on the local stack (CORS_ALLOWED_ORIGINS)', () => {
 });
 
 describe('CORS by default (no origin listed)', () => {
-  it('nothing answers a preflight: it reaches the routes like any OPTIONS', async () => {
+  it('a preflight gets no allow header, so the browser refuses', async () => {
     const plain = await startLocalStack({ port: 0 });
     try {
       const res = await fetch(`${plain.baseUrl}/api-keys`, { method: 'OPTIONS', headers: { origin: LISTED, 'access-control-request-method': 'POST' } });
-      expect(res.status).toBe(405);
-      expect(res.headers.get('access-control-allow-origin')).toBeNull();
+      expect(res.status).toBe(204);
+      for (const name of res.headers.keys()) expect(name).not.toMatch(/^access-control-/);
     } finally {
       await plain.stop();
     }

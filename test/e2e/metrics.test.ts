@@ -121,6 +121,22 @@ describe('EMF metrics on the local stack', () => {
     expect(durations[0]!._aws.CloudWatchMetrics[0]!.Metrics).toEqual([{ Name: 'FlowRunDuration', Unit: 'Milliseconds' }]);
   });
 
+  it('replays, one and many, as DeliveriesReplayed; a replay is not a received webhook', async () => {
+    const token = await stack.token('metrics-replays');
+    const trigger = await createTrigger(stack, token, { flow: 'echo' });
+    for (const id of ['evt_r1', 'evt_r2']) expect((await deliver(trigger.url, JSON.stringify({ id, type: 'order.created' }))).status).toBe(200);
+    const executions = await waitForExecutions(stack, token, trigger.id, (list) => list.length === 2 && list.every((e) => e.status === 'succeeded'));
+    const before = { replayed: total('DeliveriesReplayed'), received: total('WebhooksReceived') };
+
+    expect((await call(stack, 'POST', `/triggers/${trigger.id}/executions/${executions[0]!.execution_id}/replay`, { token })).status).toBe(202);
+    const bulk = await call(stack, 'POST', `/triggers/${trigger.id}/replay`, { token, body: { status: ['succeeded'] } });
+    expect(bulk.status).toBe(202);
+    expect(bulk.json.data.replayed).toBe(2);
+
+    await eventually(() => expect(total('DeliveriesReplayed') - before.replayed).toBe(3));
+    expect(total('WebhooksReceived')).toBe(before.received);
+  });
+
   it('purges, and the items the sweeper reclaims', async () => {
     const token = await stack.token('metrics-kv');
     const base = '/storage/kv/metrics-bucket';

@@ -1,11 +1,8 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiGatewayEvent } from '../../bench/support/api-gateway-events.js';
 import { bundleLikeCdk } from '../../bench/support/bundle.js';
@@ -15,6 +12,7 @@ import { LocalSecretBox } from '../../functions/adapters/local-secret-box.js';
 import { createTrigger } from '../../functions/domain/triggers/manage-triggers.js';
 import { FUNCTIONS, type FunctionName } from '../../functions/manifest.js';
 import { mintLocalToken } from '../../local/token.js';
+import { invokeBundled } from '../support/bundled-function.js';
 import { useEngines } from '../support/engines.js';
 
 /**
@@ -27,7 +25,6 @@ import { useEngines } from '../support/engines.js';
 const ROLE = { AWS_ACCESS_KEY_ID: 'ASIAROLECREDENTIALS1', AWS_SECRET_ACCESS_KEY: randomBytes(30).toString('base64'), AWS_SESSION_TOKEN: `role-session-${randomBytes(8).toString('hex')}` };
 const JWT_SECRET = randomBytes(32).toString('base64url');
 const KMS_KEY = 'arn:aws:kms:us-east-1:000000000000:key/00000000-0000-0000-0000-000000000000';
-const RESULT = 'RESULT ';
 
 const engines = useEngines();
 let outdir: string;
@@ -65,22 +62,8 @@ async function startImds() {
   return { url: await listen(server), hits, server };
 }
 
-/**
- * Imports the bundle in a new `node` with only `env` (plus PATH), calls its handler with `event`
- * and returns the result; whatever the function logs (stdout and stderr) comes back as `logs`.
- */
-async function invoke(fn: FunctionName, event: unknown, env: Record<string, string>) {
-  const script = `const { handler } = await import(${JSON.stringify(pathToFileURL(bundles[fn]!).href)});
-const result = await handler(JSON.parse(process.env.TEST_EVENT));
-console.log(${JSON.stringify(RESULT)} + JSON.stringify(result));`;
-  const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
-    env: { PATH: process.env.PATH ?? '', TEST_EVENT: JSON.stringify(event), ...env },
-    timeout: 20_000,
-  });
-  const lines = stdout.trim().split('\n');
-  const result = JSON.parse(lines.find((line) => line.startsWith(RESULT))!.slice(RESULT.length));
-  return { result, logs: [...lines.filter((line) => !line.startsWith(RESULT)), stderr].join('\n') };
-}
+/** Runs a bundle in a new `node` with only `env` (plus PATH); whatever it logs comes back as `logs`. */
+const invoke = async (fn: FunctionName, event: unknown, env: Record<string, string>) => invokeBundled(bundles[fn]!, event, env);
 
 /**
  * Region, tables and endpoints as the stack and the engines give them, and nothing from the

@@ -104,7 +104,7 @@ describe('the shipped flows and their functions', () => {
     const withUrl = synth(undefined, { notifyUrl: 'https://hooks.slack.com/services/T0/B0/x' });
     const withIds = flowFunctionIds(withUrl);
     expect(withUrl[withIds.notify![0]!]!.Properties.Environment.Variables.NOTIFY_URL).toBe('https://hooks.slack.com/services/T0/B0/x');
-    expect(withUrl[withIds.summarize![0]!]!.Properties.Environment.Variables.NOTIFY_URL).toBeUndefined();
+    expect(withUrl[withIds.summarize![0]!]!.Properties.Environment?.Variables.NOTIFY_URL).toBeUndefined();
   });
 });
 

@@ -157,7 +157,7 @@ describe('log levels', () => {
     }
   });
 
-  it('-c logLevel=DEBUG sets the level that wins: Lambda\'s application log level (AWS_LAMBDA_LOG_LEVEL), and Powertools\' to match', () => {
+  it('-c logLevel=DEBUG sets the level that wins: Lambda\'s application log level (AWS_LAMBDA_LOG_LEVEL), and the service logger\'s to match', () => {
     const debug = synth({ logLevel: 'DEBUG' });
     for (const name of functionNames) {
       const { LoggingConfig, Environment } = functionOf(debug, name).Properties;
@@ -167,13 +167,17 @@ describe('log levels', () => {
   });
 
   it.each([
-    ['trace', 'TRACE'],
-    ['warn', 'WARN'],
-    ['ERROR', 'ERROR'],
-    ['CRITICAL', 'FATAL'],
-    ['SILENT', 'FATAL'],
-  ])('-c logLevel=%s gives Lambda application log level %s', (level, lambdaLevel) => {
+    ['trace', 'TRACE', 'TRACE'],
+    ['warn', 'INFO', 'WARN'],
+    ['ERROR', 'INFO', 'ERROR'],
+    ['CRITICAL', 'INFO', 'CRITICAL'],
+    ['SILENT', 'INFO', 'SILENT'],
+  ])('-c logLevel=%s gives Lambda application log level %s (never above INFO, where Lambda would drop the EMF metric lines) and the service logger %s', (level, lambdaLevel, serviceLevel) => {
     const tuned = synth({ logLevel: level });
-    for (const name of functionNames) expect(functionOf(tuned, name).Properties.LoggingConfig.ApplicationLogLevel, name).toBe(lambdaLevel);
+    for (const name of functionNames) {
+      const { LoggingConfig, Environment } = functionOf(tuned, name).Properties;
+      expect(LoggingConfig.ApplicationLogLevel, name).toBe(lambdaLevel);
+      expect(Environment.Variables.POWERTOOLS_LOG_LEVEL, name).toBe(serviceLevel);
+    }
   });
 });

@@ -64,7 +64,7 @@ function functionResource(s: Synthesized, name: FunctionName): Resource {
 }
 
 const environmentOf = (s: Synthesized, name: FunctionName): Record<string, unknown> =>
-  functionResource(s, name).Properties.Environment.Variables;
+  functionResource(s, name).Properties.Environment?.Variables ?? {};
 
 /** Every statement of the inline policies attached to a role. */
 function roleStatements(s: Synthesized, roleId: string): Statement[] {

@@ -68,7 +68,7 @@ describe('cdk synth, offline', () => {
     for (const fn of functions()) {
       // Settings as the template gives them, with placeholders where CloudFormation fills them in: an
       // https origin, which every URL setting accepts (CONSOLE_COGNITO_DOMAIN takes nothing more).
-      const settings = Object.fromEntries(Object.entries(fn.Properties.Environment.Variables as Record<string, unknown>)
+      const settings = Object.fromEntries(Object.entries((fn.Properties.Environment?.Variables ?? {}) as Record<string, unknown>)
         .map(([name, value]) => [name, typeof value === 'string' ? value : `https://${name.toLowerCase().replace(/_/g, '-')}.placeholder.invalid`]));
       const { stdout } = await run(process.execPath, [
         '--input-type=module',

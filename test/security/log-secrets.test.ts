@@ -188,7 +188,7 @@ describe('log output of a full scenario', () => {
 
   it('runs the handlers with the logger at DEBUG', async () => {
     const { logLevelName } = await import('../../functions/shared/logger.js');
-    expect(await logLevelName()).toBe('DEBUG');
+    expect(logLevelName()).toBe('DEBUG');
   });
 
   it('captured the service\'s own log lines (failed flow attempts), so the capture works', () => {
