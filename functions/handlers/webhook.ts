@@ -57,6 +57,7 @@ export const createWebhookHandler = (deps: ReceiverDeps, publicBaseUrl?: string)
       sourceIp: event.requestContext.http.sourceIp,
       answerByMs: answerBy(deps.now, event.requestContext.timeEpoch, context),
     });
+    if (reply.raw) return { statusCode: reply.status, headers: reply.headers ?? {}, body: reply.raw.body, isBase64Encoded: reply.raw.isBase64Encoded };
     return json(reply.status, reply.body, reply.headers);
   },
 });

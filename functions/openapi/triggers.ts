@@ -9,7 +9,7 @@ import { descriptions, jsonSchemaOf } from './from-zod.js';
 import { dataBody, errorBody, pageBody, pageParameters, type OperationDoc, type OperationDocs, type Schema } from './types.js';
 
 const schemas = triggerSchemas();
-const { settings, signature, custom, sourceIp, rotateSigningSecret, regenerateApiKey } = schemas;
+const { settings, signature, custom, sourceIp, rotateSigningSecret, regenerateApiKey, acknowledgeResponse } = schemas;
 const described = descriptions();
 const describeEach = <S extends Record<string, z.core.$ZodType>>(schemas: S, texts: Record<keyof S, { description: string }>) => {
   for (const name of Object.keys(schemas) as (keyof S)[]) described.add(schemas[name]!, texts[name]);
@@ -62,6 +62,18 @@ describeEach(settings, {
   deduplicate: {
     description: 'Run the flow at most once per `event_id` within 24 hours; later deliveries of the event answer 200 duplicate.',
   },
+  acknowledge_response: {
+    description:
+      'The fixed answer to the deliveries the receiver answers itself with a 2xx: accepted (acknowledge mode), ignored (event filter) and duplicate. ' +
+      '`null` or absent (default): the receiver\'s JSON answers (`{"status": "accepted", "event_id": …}` and the like). Some senders need their own: ' +
+      'Adyen `{"status_code": 200, "content_type": "text/plain", "body": "[accepted]"}`, Discord webhook events 204 with no body, a Slack slash command an empty 200. ' +
+      'A wait-mode flow\'s own answer is the flow\'s, never this.',
+  },
+});
+describeEach(acknowledgeResponse.shape, {
+  status_code: { description: 'From 200 to 299; 204 and 205 need an empty `body`.' },
+  content_type: { description: 'The `Content-Type` of the answer, a media type with optional parameters (`text/plain; charset=utf-8`).' },
+  body: { description: 'At most 1,000 characters, sent as UTF-8.' },
 });
 
 described.add(sourceIp, {
@@ -184,6 +196,16 @@ const execution: Schema = {
     },
     timeline: { type: 'array', items: attempt, description: 'Every run of the flow for this delivery, oldest first.' },
     replay_of: { type: 'string', pattern: EXECUTION_ID.source, description: 'The execution this one replays.' },
+    reply: {
+      type: 'object',
+      required: ['status', 'bytes'],
+      description: 'Wait mode: what the sender was answered when the flow shaped its reply (an output of the form `{"statusCode", "headers", "body", "isBase64Encoded"}`); the body is the `output`.',
+      properties: {
+        status: { type: 'integer', minimum: 200, maximum: 599 },
+        content_type: { type: 'string' },
+        bytes: { type: 'integer', minimum: 0, description: 'The body\'s size as sent (decoded when base64).' },
+      },
+    },
   },
 };
 
@@ -352,8 +374,14 @@ const receiveWebhook: OperationDoc = {
   },
   responses: {
     '200': {
-      description: 'accepted (acknowledge mode), ignored (event filter), duplicate (deduplicate), a Slack challenge, or the flow\'s output (wait mode).',
-      content: { 'application/json': webhookOk },
+      description:
+        'accepted (acknowledge mode), ignored (event filter), duplicate (deduplicate), a Slack challenge, or the flow\'s output (wait mode) as JSON. ' +
+        'A trigger\'s `acknowledge_response` replaces the first three with its fixed answer (any 2xx, its own content type). ' +
+        'A wait-mode flow shapes its own answer when its output has the form of an API Gateway Lambda proxy response, `{"statusCode": 200-599, "headers": {…}, "body": "…", "isBase64Encoded": false}` ' +
+        '(nothing else in the object): that status, those headers and that body are sent as they are (base64-decoded when `isBase64Encoded`), e.g. TwiML with `content-type: text/xml` for Twilio. ' +
+        'Rules: at most 50 headers, names HTTP tokens, values text without control characters (at most 4096 characters); no `Content-Length`, `Transfer-Encoding`, `Connection` or other hop-by-hop header; ' +
+        'no `Set-Cookie` (a sender keeps no cookies, and the gateway\'s domain is the console\'s); `body` a string (base64 when `isBase64Encoded`), none with 204 or 304. A reply that breaks a rule is answered 502 `flow_failed` and its reason is on the execution\'s timeline.',
+      content: { 'application/json': webhookOk, 'text/plain': { type: 'string' }, 'text/xml': { type: 'string' }, 'application/octet-stream': { type: 'string', format: 'binary' } },
     },
     '400': errorBody('validation_error: the body does not parse as its content type, is not UTF-8, or is JSON nested deeper than 256 levels.'),
     '401': errorBody('`unauthorized`: API key missing or wrong. `invalid_signature`: signature missing, malformed, wrong, made with a secret whose overlap has ended, or its timestamp outside the tolerance.'),
@@ -362,7 +390,7 @@ const receiveWebhook: OperationDoc = {
     '405': { ...errorBody('method_not_allowed: a known webhook id with a method other than POST.'), headers: { allow: { type: 'string', const: 'POST' } } },
     '413': errorBody('payload_too_large: the body is over `WEBHOOK_MAX_BODY_BYTES` (default 1,000,000 bytes), checked before credentials; or, after the event filter, the flow input (`{"trigger": …}`, which holds a JSON body about twice) is over Step Functions\' 256 KiB, in both response modes.'),
     '415': errorBody('unsupported_media_type: not JSON, urlencoded form or multipart form data. Checked after credentials.'),
-    '502': errorBody('flow_failed: wait mode, the flow failed.'),
+    '502': errorBody('flow_failed: wait mode, the flow failed, or shaped a reply that breaks the rules above (the reason is on the execution\'s timeline).'),
     '503': errorBody('unavailable: acknowledge mode, the queue did not take the event (nothing was stored; retry), or the flow could not be started.'),
     '504': errorBody('flow_timeout: wait mode, the flow was still running after `WAIT_TIMEOUT_MS` (default 25 s), or 28 s after API Gateway received the request (a cold start counts), whichever came first, so this answer always arrives before API Gateway\'s own 30 s limit.'),
   },

@@ -81,7 +81,7 @@ describe('the shipped flows and their functions', () => {
 
   it('each project function (flows/functions/*.ts) is deployed once, Node.js 22 on arm64', () => {
     const names = listFlowFunctions(FLOWS).map((f) => f.name);
-    expect(names).toEqual(['notify', 'summarize']);
+    expect(names).toEqual(['notify', 'summarize', 'twilio-reply']);
     for (const name of names) {
       expect(ids[name], name).toHaveLength(1);
       const fn = resources[ids[name]![0]!]!;

@@ -26,6 +26,7 @@ import { buildServiceApp } from '../../lib/app.js';
 import { DataStores } from '../../lib/constructs/data-stores.js';
 import type { ServiceFunction } from '../../lib/constructs/service-function.js';
 import { listFlowNames } from '../../lib/flow-files.js';
+import { domainPrefixStackPart } from '../../lib/constructs/identity.js';
 import { CDK_CONTEXT, synth, type Synthesized } from '../support/synth.js';
 import { listFlowFunctions } from '../../lib/flow-functions.js';
 
@@ -549,11 +550,13 @@ describe('the service stack, as configured by CDK context', () => {
       expect(domain['Fn::Join'][1][1]).toEqual({ Ref: 'AWS::AccountId' });
       return `${domain['Fn::Join'][1][0]}-123456789012`;
     };
-    const names = ['Flowgate', 'Flowgate-Staging', 'Acme-AWS-Cognito-Amazon-Hooks', 'awawsscognito', `Long${'x'.repeat(56)}`];
-    const prefixes = names.map(prefixOf);
-    expect(new Set(prefixes).size).toBe(names.length);
+    // Two stacks synthesized; the same rule over more names, without a synth each.
+    const synthesized = [prefixOf('Flowgate'), prefixOf('Flowgate-Staging')];
+    const names = ['Acme-AWS-Cognito-Amazon-Hooks', 'awawsscognito', `Long${'x'.repeat(56)}`, 'A--b-'];
+    const prefixes = [...synthesized, ...names.map((name) => `${domainPrefixStackPart(name)}-123456789012`)];
+    expect(new Set(prefixes).size).toBe(prefixes.length);
     // The default stack keeps the prefix it always had.
-    expect(prefixes[0]).toBe('flowgate-123456789012');
+    expect(synthesized[0]).toBe('flowgate-123456789012');
     for (const prefix of prefixes) {
       expect(prefix, prefix).toMatch(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/);
       expect(prefix, prefix).not.toMatch(/aws|amazon|cognito/);

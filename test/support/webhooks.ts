@@ -16,6 +16,7 @@ export const DEFAULT_TRIGGER_SETTINGS = {
   allowed_source_ips: null,
   enabled: true,
   deduplicate: false,
+  acknowledge_response: null,
 } satisfies TriggerSettings;
 
 /** Creates a trigger over the gateway and returns its public form (with `api_key` when generated). */

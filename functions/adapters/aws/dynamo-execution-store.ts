@@ -71,6 +71,7 @@ function toExecution(item: Record<string, unknown>): Execution {
     ...(item.next_attempt_at !== undefined && { next_attempt_at: item.next_attempt_at as string }),
     timeline,
     ...(item.replay_of !== undefined && { replay_of: item.replay_of as string }),
+    ...(item.reply !== undefined && { reply: item.reply as Execution['reply'] }),
   };
 }
 
@@ -219,6 +220,7 @@ export class DynamoExecutionStore implements ExecutionStore {
     setOrRemove('output_attempt', asideAttempt);
     setOrRemove('#error', change.error);
     setOrRemove('next_attempt_at', change.nextAttemptAt);
+    setOrRemove('reply', change.reply);
     if (change.attempt) {
       names['#attempt'] = String(change.attempt.attempt);
       sets.push('timeline.#attempt = :attempt_entry');

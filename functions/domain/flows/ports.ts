@@ -1,3 +1,5 @@
+import type { ReplySummary } from '../webhooks/flow-reply.js';
+
 export type FlowResult =
   | { status: 'succeeded'; output: unknown }
   | { status: 'failed'; error: string; cause?: string }
@@ -75,6 +77,8 @@ export interface Execution {
   timeline: AttemptRecord[];
   /** The execution this one replays. */
   replay_of?: string;
+  /** Wait mode: what the sender was answered, when the flow shaped its reply. */
+  reply?: ReplySummary;
 }
 
 /** An execution with its request, as one is read by id. */
@@ -89,7 +93,7 @@ export type NewExecution = Omit<Execution, 'execution_id' | 'timeline' | 'output
  * A move of an execution record to a new state; fields not given are cleared. `attempt` is the
  * timeline entry of run `attempt.attempt`, written whole (a start, then the same run finished).
  */
-export type ExecutionChange = Pick<Execution, 'status' | 'attempts'> & { output?: unknown; error?: string; nextAttemptAt?: string; attempt?: AttemptRecord };
+export type ExecutionChange = Pick<Execution, 'status' | 'attempts'> & { output?: unknown; error?: string; nextAttemptAt?: string; attempt?: AttemptRecord; reply?: ReplySummary };
 
 /** Filters of a trigger's execution list; they combine (all must hold). */
 export interface ExecutionFilter {

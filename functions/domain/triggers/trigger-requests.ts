@@ -15,6 +15,10 @@ import type { StoredSignature } from './trigger.js';
 /** RFC 7230 token: what a header name may be. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
 const MAX_FILTER_ENTRIES = 100;
+/** An acknowledgement's body: enough for `[accepted]`, a short text or a JSON object. */
+export const MAX_ACKNOWLEDGE_BODY_CHARACTERS = 1000;
+/** A media type with optional parameters (`text/plain; charset=utf-8`): tokens, no line breaks. */
+const MEDIA_TYPE = /^[A-Za-z0-9!#$&^_.+-]{1,127}\/[A-Za-z0-9!#$&^_.+-]{1,127}(?:\s*;\s*[!#$%&'*+.^_`|~0-9A-Za-z-]+=(?:[!#$%&'*+.^_`|~0-9A-Za-z-]+|"[^"\r\n]*"))*$/;
 const MAX_SECRET_LENGTH = 1024;
 /** The longest overlap of an old signing secret or API key with its replacement: 7 days. */
 export const MAX_OVERLAP_SECONDS = 7 * 24 * 3600;
@@ -54,6 +58,18 @@ function buildTriggerSchemas() {
       z.refine((s) => s.service !== 'standard_webhooks' || isStandardWebhooksSecret(s.secret), { message: 'a standard_webhooks secret is whsec_<base64>' }),
     );
 
+  /**
+   * The fixed answer of the receiver's own 2xx (accepted, ignored, duplicate): what some senders
+   * require (Adyen `[accepted]`, Discord 204, Slack an empty 200). 204 and 205 carry no body.
+   */
+  const acknowledgeResponseSchema = z
+    .strictObject({
+      status_code: z.int().check(z.gte(200), z.lte(299)),
+      content_type: z.string().check(z.maxLength(256), z.regex(MEDIA_TYPE, 'content_type must be a media type such as text/plain; charset=utf-8')),
+      body: z.string().check(z.maxLength(MAX_ACKNOWLEDGE_BODY_CHARACTERS)),
+    })
+    .check(z.refine((a) => !(a.status_code === 204 || a.status_code === 205) || a.body === '', { message: 'acknowledge_response: a 204 or 205 answer has no body' }));
+
   const eventFilterSchema = z
     .array(z.string().check(z.minLength(1), z.maxLength(256), z.regex(/^[^*]*\*?$/, 'only a trailing * is allowed')))
     .check(z.maxLength(MAX_FILTER_ENTRIES));
@@ -75,6 +91,7 @@ function buildTriggerSchemas() {
     allowed_source_ips: z.nullable(allowedSourceIpsSchema),
     enabled: z.boolean(),
     deduplicate: z.boolean(),
+    acknowledge_response: z.nullable(acknowledgeResponseSchema),
   };
 
   const createSchema = z.strictObject({
@@ -86,6 +103,8 @@ function buildTriggerSchemas() {
     allowed_source_ips: z._default(settings.allowed_source_ips, null),
     enabled: z._default(settings.enabled, true),
     deduplicate: z._default(settings.deduplicate, false),
+    // Absent and null alike: the default answer, `{"status": "accepted", …}` as JSON.
+    acknowledge_response: z.optional(settings.acknowledge_response),
   });
   const patchSchema = z.partial(z.strictObject(settings));
 
@@ -105,6 +124,7 @@ function buildTriggerSchemas() {
     settings,
     signature: signatureSchema,
     custom: customSchema,
+    acknowledgeResponse: acknowledgeResponseSchema,
     sourceIp: sourceIpSchema,
     create: createSchema,
     patch: patchSchema,

@@ -10,6 +10,13 @@ export type { ApiKeyRegeneration, SigningSecretRotation, TriggerPatch, TriggerSe
 
 export type ResponseMode = 'acknowledge' | 'wait';
 
+/** A trigger's fixed answer to the deliveries the receiver answers itself with a 2xx (see `trigger-requests.ts`). */
+export interface AcknowledgeResponse {
+  status_code: number;
+  content_type: string;
+  body: string;
+}
+
 /** A trigger as stored: secrets only sealed, the API key only as a hash. */
 export interface TriggerRecord {
   id: string;
@@ -28,6 +35,8 @@ export interface TriggerRecord {
   allowed_source_ips?: string[] | null;
   enabled: boolean;
   deduplicate: boolean;
+  /** Absent or null: the default JSON answer. */
+  acknowledge_response?: AcknowledgeResponse | null;
   created_at: string;
   updated_at: string;
   /** Bumped on every change so the receiver's copy never goes back to an older one. */
@@ -61,6 +70,7 @@ export interface PublicTrigger {
   allowed_source_ips: string[] | null;
   enabled: boolean;
   deduplicate: boolean;
+  acknowledge_response: AcknowledgeResponse | null;
   created_at: string;
   updated_at: string;
 }
@@ -85,6 +95,7 @@ export const toPublicTrigger = (record: TriggerRecord, webhookBaseUrl: string, n
   allowed_source_ips: record.allowed_source_ips ?? null,
   enabled: record.enabled,
   deduplicate: record.deduplicate,
+  acknowledge_response: record.acknowledge_response ?? null,
   created_at: record.created_at,
   updated_at: record.updated_at,
 });

@@ -10,6 +10,7 @@ import { isLive } from '../triggers/overlap.js';
 import type { TriggerRecord } from '../triggers/trigger.js';
 import { WEBHOOK_ID } from '../triggers/webhook-url.js';
 import { parseWebhookBody } from './body.js';
+import { replyFromFlowOutput, summarizeReply } from './flow-reply.js';
 import { constantTimeEqual } from './signatures/hmac.js';
 import { verifySignature } from './signatures/index.js';
 import { isSourceIpAllowed } from './source-ips.js';
@@ -40,10 +41,22 @@ export interface IncomingWebhook {
   answerByMs?: number;
 }
 
+/** The receiver's answer: JSON (`body`), or text or bytes as they are (`raw`), with its own headers. */
 export interface WebhookReply {
   status: number;
-  body: unknown;
+  body?: unknown;
+  raw?: { body: string; isBase64Encoded: boolean };
   headers?: Record<string, string>;
+}
+
+/**
+ * An answer of the receiver's own (accepted, ignored, duplicate): the trigger's fixed
+ * `acknowledge_response` when it has one, else the JSON it always was.
+ */
+function ownAnswer(record: TriggerRecord, body: Record<string, unknown>): WebhookReply {
+  const fixed = record.acknowledge_response;
+  if (!fixed) return { status: 200, body };
+  return { status: fixed.status_code, raw: { body: fixed.body, isBase64Encoded: false }, headers: { 'content-type': fixed.content_type } };
 }
 
 export interface ReceiverDeps {
@@ -124,7 +137,7 @@ async function accept(deps: ReceiverDeps, request: IncomingWebhook, { trigger: r
 
   if (!matchesEventFilter(record.event_filter, data.type)) {
     await deps.executions.record(ref, { ...execution, status: 'ignored', attempts: 0 }, stored);
-    return { status: 200, body: { status: 'ignored' } };
+    return ownAnswer(record, { status: 'ignored' });
   }
   // Serialised once: its size decides whether the flow can start at all, and the same text goes
   // into the queue message or the synchronous start.
@@ -132,7 +145,7 @@ async function accept(deps: ReceiverDeps, request: IncomingWebhook, { trigger: r
   if (Buffer.byteLength(inputJson) > MAX_FLOW_INPUT_BYTES) throw new AppError('payload_too_large', 'flow input over the Step Functions limit');
   if (record.deduplicate && !(await deps.executions.claimEvent(record.id, data.event_id, DEDUP_WINDOW_SECONDS))) {
     await deps.executions.record(ref, { ...execution, status: 'duplicate', attempts: 0 }, stored);
-    return { status: 200, body: { status: 'duplicate' } };
+    return ownAnswer(record, { status: 'duplicate' });
   }
   // A claimed event whose flow never started must stay claimable, or the sender's retry is lost.
   const releaseClaim = () => (record.deduplicate ? deps.executions.releaseEvent(record.id, data.event_id) : Promise.resolve());
@@ -145,7 +158,7 @@ async function accept(deps: ReceiverDeps, request: IncomingWebhook, { trigger: r
       await Promise.allSettled([deps.executions.discard(ref, data.event_id), releaseClaim()]);
       throw error instanceof AppError ? error : new AppError('unavailable', (error as Error).name);
     }
-    return { status: 200, body: { status: 'accepted', event_id: data.event_id } };
+    return ownAnswer(record, { status: 'accepted', event_id: data.event_id });
   }
 
   const waitMs = flowWaitMs({ waitTimeoutMs: deps.waitTimeoutMs, nowMs: deps.now(), answerByMs: request.answerByMs });
@@ -166,8 +179,17 @@ async function accept(deps: ReceiverDeps, request: IncomingWebhook, { trigger: r
   }
   const finished_at = new Date(deps.now()).toISOString();
   if (result.status === 'succeeded') {
-    await deps.executions.update(ref, { status: 'succeeded', attempts: 1, output: result.output, attempt: { attempt: 1, started_at, finished_at, status: 'succeeded' } });
-    return { status: 200, body: result.output };
+    const shaped = replyFromFlowOutput(result.output);
+    if (shaped.kind === 'malformed') {
+      // The flow ran, but what it asked to answer cannot be sent: the sender gets our 502.
+      await deps.executions.update(ref, { status: 'failed', attempts: 1, output: result.output, error: shaped.reason, attempt: { attempt: 1, started_at, finished_at, status: 'failed', error: shaped.reason } });
+      throw new AppError('flow_failed', shaped.reason);
+    }
+    const reply = shaped.kind === 'shaped' ? summarizeReply(shaped.reply) : undefined;
+    await deps.executions.update(ref, { status: 'succeeded', attempts: 1, output: result.output, ...(reply && { reply }), attempt: { attempt: 1, started_at, finished_at, status: 'succeeded' } });
+    if (shaped.kind === 'json') return { status: 200, body: result.output };
+    const { status, headers, body, isBase64Encoded } = shaped.reply;
+    return { status, headers, raw: { body, isBase64Encoded } };
   }
   const error = result.status === 'timed_out' ? 'flow_timeout' : 'flow_failed';
   const reason = result.status === 'failed' ? result.error : error;
