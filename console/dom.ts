@@ -122,5 +122,13 @@ export function openDialog(options: {
   (options.focus ?? cancel).focus();
 }
 
+/**
+ * Text shown as is that scrolls when long (`pre.value`, at most 24rem high). It is in the tab order
+ * and a named region, so a keyboard user can reach it, hear what it holds, and scroll it with the
+ * arrow keys; the page-wide `:focus-visible` outline shows where the focus is.
+ */
+export const scrollableText = (label: string, text: string) =>
+  el('pre', { class: 'value', role: 'region', tabindex: '0', 'aria-label': label }, text);
+
 /** A heading that pages focus when they open, so screen readers announce the new page. */
 export const pageHeading = (text: string) => el('h1', { tabindex: '-1' }, text);

@@ -1,6 +1,6 @@
 /** The Buckets page: the account's buckets, and one bucket's keys, values, writes, deletes and purge. */
 import { api, apiBytes, keyPath } from '../api.js';
-import { alertRegion, el, field, openDialog, pageHeading, textInput, withProgress } from '../dom.js';
+import { alertRegion, el, field, openDialog, pageHeading, scrollableText, textInput, withProgress } from '../dom.js';
 
 interface Bucket {
   name: string;
@@ -123,7 +123,7 @@ export function bucketPage(name: string): HTMLElement {
       el('p', { class: 'hint' }, `Content type: ${value.contentType || 'unknown'}`),
       text === undefined
         ? el('p', {}, `${value.bytes.length} bytes that are not UTF-8 text; read them through the API.`)
-        : el('pre', { class: 'value', tabindex: '0', 'aria-label': `Content of ${key}` }, text),
+        : scrollableText(`Content of ${key}`, text),
       el('div', { class: 'actions' }, remove));
     valueSection.hidden = false;
     valueSection.querySelector<HTMLElement>('h2')?.setAttribute('tabindex', '-1');

@@ -3,7 +3,7 @@
  * failed") and one delivery's detail: its request, the flow's output or error, the attempts, "Replay".
  */
 import { api } from '../api.js';
-import { actionButton, alertRegion, el, field, pageHeading, select, textInput, withProgress, type Child } from '../dom.js';
+import { actionButton, alertRegion, el, field, pageHeading, scrollableText, select, textInput, withProgress, type Child } from '../dom.js';
 import type { Trigger } from './triggers.js';
 import type { ExecutionDetail } from '../../functions/domain/flows/ports.js';
 
@@ -189,7 +189,7 @@ function deliveryDetail(triggerId: string, d: Delivery, alert: HTMLElement, noti
     el('div', { class: 'actions' }, replay),
     el('section', { 'aria-labelledby': 'request-heading' }, el('h2', { id: 'request-heading' }, 'Request'), ...requestView(d.request)),
     el('section', { 'aria-labelledby': 'outcome-heading' }, el('h2', { id: 'outcome-heading' }, 'Outcome'),
-      d.output !== undefined ? el('pre', { class: 'value', 'aria-label': 'Flow output' }, JSON.stringify(d.output, null, 2))
+      d.output !== undefined ? scrollableText('Flow output', JSON.stringify(d.output, null, 2))
         : el('p', {}, d.status === 'refused' ? 'No flow ran.' : d.error ? `The flow failed: ${d.error}` : UNFINISHED.has(d.status) ? 'Not finished yet.' : 'No output.')),
     el('section', { 'aria-labelledby': 'attempts-heading' }, el('h2', { id: 'attempts-heading' }, 'Attempts'),
       d.timeline.length === 0 ? el('p', {}, 'No runs.') : el('table', {},
@@ -220,11 +220,11 @@ function bodyView(request: NonNullable<Delivery['request']>, contentType: string
   if (request.body === undefined) return el('p', {}, 'The body was over the size limit and was not kept.');
   if (request.body_encoding === 'base64') {
     return el('div', {}, el('p', {}, `Binary content (${contentType || 'no content type'}), shown as base64.`),
-      el('details', {}, el('summary', {}, 'Raw body, base64'), el('pre', { class: 'value' }, request.body)));
+      el('details', {}, el('summary', {}, 'Raw body, base64'), scrollableText('Raw body, base64', request.body)));
   }
   if (contentType === 'application/json') {
     try {
-      return el('pre', { class: 'value', 'aria-label': 'Request body' }, JSON.stringify(JSON.parse(request.body), null, 2));
+      return scrollableText('Request body', JSON.stringify(JSON.parse(request.body), null, 2));
     } catch {
       // Not valid JSON after all: shown as sent.
     }
@@ -232,5 +232,5 @@ function bodyView(request: NonNullable<Delivery['request']>, contentType: string
   if (contentType === 'application/x-www-form-urlencoded') {
     return pairsTable('Form fields', [...new URLSearchParams(request.body)]);
   }
-  return el('pre', { class: 'value', 'aria-label': 'Request body' }, request.body);
+  return scrollableText('Request body', request.body);
 }

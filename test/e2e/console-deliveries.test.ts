@@ -5,16 +5,26 @@
  */
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { seriousA11yViolations, useBrowser } from '../support/browser.js';
 import { call, useLocalStack } from '../support/local-stack.js';
 import { signStripe } from '../support/signers.js';
-import { createTrigger, deliver, TEST_FLOWS_DIR } from '../support/webhooks.js';
+import { createTrigger, deliver, TEST_FLOWS_DIR, waitForExecutions } from '../support/webhooks.js';
 
 const SCREENSHOT = resolve(import.meta.dirname, '../../docs/console-delivery.png');
 const SECRET = 'whsec_console_deliveries';
 const nowSeconds = () => Math.floor(Date.now() / 1000);
+const isFocused = (locator: Locator) => locator.evaluate((node) => node === (globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement);
+
+/** Presses Tab until `target` has the focus, at most `presses` times; true when it got there. */
+async function tabTo(page: Page, target: Locator, presses: number): Promise<boolean> {
+  for (let i = 0; i < presses; i++) {
+    if (await isFocused(target)) return true;
+    await page.keyboard.press('Tab');
+  }
+  return isFocused(target);
+}
 
 describe('deliveries in the console', () => {
   const stack = useLocalStack({ flowsDir: TEST_FLOWS_DIR, env: { TRIGGER_CACHE_TTL_MS: '0' } });
@@ -92,12 +102,51 @@ describe('deliveries in the console', () => {
     // Replay from the keyboard: Tab to "Replay", Enter, and the replay opens.
     const replay = page.getByRole('button', { name: 'Replay' });
     await page.getByRole('link', { name: 'All deliveries of this trigger' }).focus();
-    for (let i = 0; i < 5 && !(await replay.evaluate((node) => node === (globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement)); i++) await page.keyboard.press('Tab');
-    await expect(replay.evaluate((node) => node === (globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement)).resolves.toBe(true);
+    await expect(tabTo(page, replay, 5)).resolves.toBe(true);
     await page.keyboard.press('Enter');
     await page.getByRole('link', { name: 'open the replay' }).click();
     await page.getByText('the original delivery').waitFor();
     await page.getByRole('region', { name: 'Attempts' }).getByText('succeeded', { exact: true }).waitFor({ timeout: 20_000 });
+  });
+
+  it('a body and a flow output long enough to scroll are each a named region that Tab reaches, shows focus and scrolls from the keyboard', async () => {
+    const token = await stack.token('long-user');
+    const trigger = await createTrigger(stack, token, { flow: 'echo' });
+    // 120 order lines: far more than the 24rem a body or output is shown in, pretty-printed or echoed.
+    const lines = Array.from({ length: 120 }, (_, i) => ({ sku: `sku-${i}`, quantity: i + 1, note: 'scroll me' }));
+    const body = JSON.stringify({ id: 'evt_console_long', type: 'order.placed', data: { lines } });
+    expect((await deliver(trigger.url, body)).status).toBe(200);
+    await waitForExecutions(stack, token, trigger.id, (executions) => executions.some((e) => e.event_id === 'evt_console_long' && e.status === 'succeeded'));
+
+    const page = await signIn('long-user');
+    await openDeliveries(page, 'echo');
+    await page.getByRole('link', { name: /Delivery evt_console_long/ }).click();
+    await page.getByRole('heading', { name: 'Delivery evt_console_long', level: 1 }).waitFor();
+    const requestBody = page.getByLabel('Request body');
+    const output = page.getByLabel('Flow output');
+    await expect(output.textContent()).resolves.toContain('sku-119');
+    for (const region of [requestBody, output]) {
+      // The premise: each really scrolls, so axe's rule applies to it.
+      await expect(region.evaluate((node) => node.scrollHeight > node.clientHeight + 50)).resolves.toBe(true);
+    }
+    expect(await seriousA11yViolations(page, ['scrollable-region-focusable'])).toEqual([]);
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    // Each is announced as a region with its name, so a screen reader says what the focus landed on.
+    for (const name of ['Request body', 'Flow output']) await expect(page.getByRole('region', { name }).count()).resolves.toBe(1);
+
+    // From "Replay", Tab reaches the body, then the output; each shows where the focus is and scrolls with the keys.
+    await page.getByRole('button', { name: 'Replay' }).focus();
+    for (const region of [requestBody, output]) {
+      await expect(tabTo(page, region, 3)).resolves.toBe(true);
+      const outline = await region.evaluate((node) => {
+        const style = (globalThis as unknown as { getComputedStyle(n: unknown): { outlineStyle: string; outlineWidth: string } }).getComputedStyle(node);
+        return { style: style.outlineStyle, width: parseFloat(style.outlineWidth) };
+      });
+      expect(outline.style).not.toBe('none');
+      expect(outline.width).toBeGreaterThanOrEqual(2);
+      await page.keyboard.press('End');
+      await expect.poll(() => region.evaluate((node) => node.scrollTop)).toBeGreaterThan(0);
+    }
   });
 
   it('a failing trigger switched to a working flow has its failures replayed with "Replay failed"', async () => {

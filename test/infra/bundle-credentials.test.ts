@@ -14,6 +14,7 @@ import { FUNCTIONS, type FunctionName } from '../../functions/manifest.js';
 import { mintLocalToken } from '../../local/token.js';
 import { invokeBundled } from '../support/bundled-function.js';
 import { useEngines } from '../support/engines.js';
+import { totpCodeAt } from '../support/totp.js';
 
 /**
  * The deployed bundles resolve AWS credentials from the environment only, as Lambda provides them
@@ -214,5 +215,30 @@ describe('what other bundles leave to first use', () => {
 
   it('accounts, whose every route takes a bearer token, loads jose at init', async () => {
     expect((await loaded('accounts')).init.includes(JOSE)).toBe(true);
+  });
+
+  // One of otplib's errors; one of @noble/hashes' (the HMAC-SHA-1 otplib computes codes with).
+  const OTPLIB = 'Crypto plugin is required.';
+  const NOBLE_HASHES = 'expected hash wrapped by utils.createHasher';
+
+  it('accounts: otplib and its hashes load with the first TOTP code checked; a registration started and confirmed in two fresh processes succeeds', async () => {
+    const { init, asset } = await loaded('accounts');
+    for (const marker of [OTPLIB, NOBLE_HASHES]) {
+      expect(asset.includes(marker), `${marker} in the asset`).toBe(true);
+      expect(init.includes(marker), `${marker} loaded at init`).toBe(false);
+    }
+    // No KMS engine here: the secret is sealed with a process-held key, as on the local stack.
+    const { SECRETS_KMS_KEY_ID: _kms, ...env } = functionEnv({ ...ROLE, ACCOUNTS_TABLE: engines.engines.env.ACCOUNTS_TABLE!, LOCAL_SECRETS_KEY: randomBytes(32).toString('base64') });
+    const authorization = `Bearer ${await mintLocalToken({ secret: JWT_SECRET, sub: `bundle-totp-${randomBytes(4).toString('hex')}` })}`;
+    const post = (path: string, body: unknown) =>
+      apiGatewayEvent({ method: 'POST', routeKey: `POST /accounts/${path}`, rawPath: `/accounts/${path}`, headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+    const started = await invoke('accounts', post('totp-registration', {}), env);
+    expect(started.result.statusCode, JSON.stringify(started.result)).toBe(200);
+    const { secret } = JSON.parse(started.result.body).data as { secret: string };
+    // A process whose first request checks a code, so it loads otplib's chunk then.
+    const confirmed = await invoke('accounts', post('confirm-totp-registration', { secret, code: totpCodeAt(secret, Date.now()) }), env);
+    expect(confirmed.result.statusCode, JSON.stringify(confirmed.result)).toBe(200);
+    expect(JSON.parse(confirmed.result.body).data.recovery_codes).toHaveLength(10);
   });
 });

@@ -46,13 +46,17 @@ export interface AxeViolation {
   targets: string[];
 }
 
-/** Runs axe-core on the page as it is now and returns its serious and critical violations. */
-export async function seriousA11yViolations(page: Page): Promise<AxeViolation[]> {
+/**
+ * Runs axe-core on the page as it is now and returns its serious and critical violations: of every
+ * rule, or of only the `rules` named (axe rule ids, e.g. `scrollable-region-focusable`).
+ */
+export async function seriousA11yViolations(page: Page, rules?: readonly string[]): Promise<AxeViolation[]> {
   // Evaluated over the DevTools protocol, which the page's Content-Security-Policy does not govern.
   await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate(async () => {
-    const results = await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] });
+  const violations = await page.evaluate(async (only) => {
+    const options = { resultTypes: ['violations'], ...(only && { runOnly: { type: 'rule', values: only } }) };
+    const results = await (globalThis as any).axe.run((globalThis as any).document, options);
     return results.violations.map((v: any) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n: any) => String(n.target)) }));
-  });
+  }, rules ? [...rules] : undefined);
   return (violations as AxeViolation[]).filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }

@@ -1,28 +1,5 @@
-import { timingSafeEqual } from 'node:crypto';
-import { NobleCryptoPlugin, ScureBase32Plugin, TOTP } from 'otplib';
 import { TOTP_ALLOWED_DRIFT_STEPS, TOTP_CODE_PATTERN, TOTP_DIGITS, TOTP_PERIOD_SECONDS } from './constants.js';
 import { decodeTotpSecret } from './secret.js';
-
-/**
- * otplib compares the expected code with the given one through its crypto plugin, by default an
- * XOR loop of its own; here it is Node's `timingSafeEqual`, the one comparison every other secret
- * in this codebase goes through. The length check may return early: a code's length is not secret.
- */
-class TimingSafeNobleCrypto extends NobleCryptoPlugin {
-  override constantTimeEqual(a: string | Uint8Array, b: string | Uint8Array): boolean {
-    const expected = Buffer.from(a);
-    const given = Buffer.from(b);
-    return expected.length === given.length && timingSafeEqual(expected, given);
-  }
-}
-
-const totp = new TOTP({
-  algorithm: 'sha1',
-  digits: TOTP_DIGITS,
-  period: TOTP_PERIOD_SECONDS,
-  crypto: new TimingSafeNobleCrypto(),
-  base32: new ScureBase32Plugin(),
-});
 
 // otplib checks the steps of epoch - tolerance … epoch + tolerance, so a tolerance of whole
 // periods accepts exactly that many steps either side, wherever `now` falls inside its step.
@@ -53,8 +30,14 @@ export async function verifyTotpCode(input: {
   if (!Number.isFinite(nowMs) || nowMs < 0) throw new TypeError(`nowMs must be a non-negative time, got ${nowMs}`);
   const key = decodeTotpSecret(secret);
   if (!isTotpCodeFormat(code)) return { valid: false };
-  const result = await totp.verify(code, {
+  // otplib, and the hashes it computes codes with, load with the first code checked: of the
+  // accounts routes only a confirmation checks one. The module system keeps them once loaded.
+  const { otplibTotp } = await import('./otplib-totp.js');
+  const result = await otplibTotp.verify(code, {
     secret: key,
+    algorithm: 'sha1',
+    digits: TOTP_DIGITS,
+    period: TOTP_PERIOD_SECONDS,
     epoch: Math.floor(nowMs / 1000),
     epochTolerance: EPOCH_TOLERANCE_SECONDS,
   });
