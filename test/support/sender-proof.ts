@@ -40,7 +40,7 @@ export interface HmacProof {
   sign(secret: string, now: number): SentRequest | Promise<SentRequest>;
   /** The request with its signed content changed; by default the body with a space appended. */
   tamper?(genuine: SentRequest): SentRequest;
-  /** The request without its signature; by default without the header the row reads it from. */
+  /** The request without its signature; by default without the header(s) the row reads it from. */
   withoutSignature?(genuine: SentRequest): SentRequest;
   /** The sender's own check, where its library has one: it must accept the genuine request. */
   official?(genuine: SentRequest, secret: string, now: number): boolean | Promise<boolean>;
@@ -68,23 +68,20 @@ export function contextOf(sent: SentRequest, secrets: readonly string[], nowSeco
   };
 }
 
-/** The request without one header (matched case-insensitively). */
-export function withoutHeader(sent: SentRequest, name: string): SentRequest {
-  return { ...sent, headers: Object.fromEntries(Object.entries(sent.headers).filter(([header]) => header.toLowerCase() !== name)) };
-}
-
 /** Defines the proof of the HMAC row `id`. */
 export function proveHmacSender(id: string, proof: HmacProof): void {
   const row = rowOf(id);
   const { verification } = row;
   if (verification.primitive !== 'hmac') throw new Error(`${id} is not an HMAC row`);
-  const signatureHeader = verification.signature.from === 'header' ? verification.signature.name : undefined;
+  const { signature } = verification;
+  const isSignatureHeader = (name: string) =>
+    signature.from === 'header' ? name.toLowerCase() === signature.name : signature.from === 'numbered_headers' && name.toLowerCase().startsWith(signature.name_prefix);
   const tamper = proof.tamper ?? ((sent: SentRequest) => ({ ...sent, body: `${sent.body.toString()} ` }));
   const withoutSignature =
     proof.withoutSignature ??
     ((sent: SentRequest) => {
-      if (!signatureHeader) throw new Error(`${id}: say how to remove a signature that is not in a header`);
-      return withoutHeader(sent, signatureHeader);
+      if (signature.from !== 'header' && signature.from !== 'numbered_headers') throw new Error(`${id}: say how to remove a signature that is not in a header`);
+      return { ...sent, headers: Object.fromEntries(Object.entries(sent.headers).filter(([name]) => !isSignatureHeader(name))) };
     });
 
   describe(`${id} (${row.name})`, () => {
