@@ -33,6 +33,8 @@ export interface SentRequest {
 }
 
 export interface HmacProof {
+  /** The row proven, when not the catalog's own: `custom` with a configuration. */
+  row?: SenderRow;
   secret: string;
   /** Another key of the same form, for "signed with a wrong key". */
   otherSecret: string;
@@ -70,7 +72,7 @@ export function contextOf(sent: SentRequest, secrets: readonly string[], nowSeco
 
 /** Defines the proof of the HMAC row `id`. */
 export function proveHmacSender(id: string, proof: HmacProof): void {
-  const row = rowOf(id);
+  const row = proof.row ?? rowOf(id);
   const { verification } = row;
   if (verification.primitive !== 'hmac') throw new Error(`${id} is not an HMAC row`);
   const { signature } = verification;
@@ -84,7 +86,7 @@ export function proveHmacSender(id: string, proof: HmacProof): void {
       return { ...sent, headers: Object.fromEntries(Object.entries(sent.headers).filter(([name]) => !isSignatureHeader(name))) };
     });
 
-  describe(`${id} (${row.name})`, () => {
+  describe(`${id} (${row.name})${proof.row ? ' configured' : ''}`, () => {
     it(`verifySender(${id}) returns true for a genuine request`, async () => {
       const genuine = await proof.sign(proof.secret, NOW);
       expect(await verifySent(row, genuine, [proof.secret])).toBe(true);
