@@ -37,13 +37,19 @@ const PRIMITIVES: { readonly [P in Primitive]: PrimitiveVerifier<P> } = {
  * `TypeError` only for a misconfiguration (no secret, an empty secret), a fault of ours rather
  * than of the sender, as `verifySignature` does.
  */
-export async function verifySender(row: SenderRow, ctx: VerifyContext): Promise<boolean> {
+export function verifySender(row: SenderRow, ctx: VerifyContext): Promise<boolean> {
   // An empty key or token is guessable by anyone, so it must never reach a primitive.
   if (ctx.secrets.length === 0 || !ctx.secrets.every(Boolean)) {
-    throw new TypeError(`verifySender(${row.id}): at least one non-empty secret is required`);
+    return Promise.reject(new TypeError(`verifySender(${row.id}): at least one non-empty secret is required`));
   }
   const verify = PRIMITIVES[row.verification.primitive] as PrimitiveVerifier<Primitive>;
-  return verify(row.verification as never, ctx);
+  // Not an async function: most primitives answer synchronously, and this runs on every delivery.
+  try {
+    const verified = verify(row.verification as never, ctx);
+    return typeof verified === 'boolean' ? Promise.resolve(verified) : verified;
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 const PENDING_PRIMITIVE = Symbol.for('flowgate.senders.pending-primitive');

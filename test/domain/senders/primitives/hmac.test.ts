@@ -99,12 +99,12 @@ describe('verifyHmac content parts', () => {
     expect(verifyHmac(float, input({ 'x-sig': hexMac('secret', '1.5') }, { body: '{"n":1.5}' }))).toBe(false);
   });
 
-  it('verifyHmac returns false for a body that is not JSON, not UTF-8, or too deep, when a part needs JSON', () => {
+  it('verifyHmac returns false for a body that is not JSON, not UTF-8, or deeply nested without the field, when a part needs JSON', () => {
     const params: HmacParams = { ...BODY_HEX, content: [{ part: 'json', path: ['a'] }] };
     const signature = hexMac('secret', 'x');
     expect(verifyHmac(params, input({ 'x-sig': signature }, { body: 'a=x' }))).toBe(false);
     expect(verifyHmac(params, input({ 'x-sig': signature }, { body: Buffer.from([0x7b, 0xff, 0x7d]) }))).toBe(false);
-    expect(verifyHmac(params, input({ 'x-sig': signature }, { body: `${'['.repeat(300)}${']'.repeat(300)}` }))).toBe(false);
+    expect(verifyHmac(params, input({ 'x-sig': signature }, { body: `${'['.repeat(100_000)}${']'.repeat(100_000)}` }))).toBe(false);
   });
 });
 

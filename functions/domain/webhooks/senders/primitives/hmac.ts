@@ -1,6 +1,7 @@
 // HMAC over content assembled from the request: the primitive behind every HMAC sender of the
 // catalog and behind `custom`. A sender is a row of parameters (`HmacParams`); nothing here names
 // a sender, except the Twilio content builder (why: catalog-types.ts, `ContentBuilder`).
+import { isUtf8 } from 'node:buffer';
 import { createHash, createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import { headerValue } from '../../headers.js';
 import { constantTimeEqual, decodeSignature } from '../../signatures/hmac.js';
@@ -298,8 +299,6 @@ export function keyBytes(rule: HmacKey, secret: string): Buffer | undefined {
 /* Reading the request ------------------------------------------------------------------------ */
 
 const NOT_PARSED = Symbol('not parsed');
-/** Deepest JSON accepted in a body a signature field is read from, as for any other request body. */
-const MAX_JSON_DEPTH = 256;
 
 /** The request's JSON and form bodies, each parsed at most once and only when a part needs it. */
 class RequestFields {
@@ -321,19 +320,24 @@ class RequestFields {
   }
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
+/**
+ * The body as text when it is valid UTF-8 (a body with invalid bytes is refused, not "repaired").
+ * `isUtf8` then a plain decode: cheaper than a fatal TextDecoder, which throws to refuse.
+ */
 function decodeText(bytes: Uint8Array): string | undefined {
-  try {
-    return utf8.decode(bytes);
-  } catch {
-    return undefined;
-  }
+  if (!isUtf8(bytes)) return undefined;
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }
 
+/**
+ * The body as JSON, or `undefined`. Only a path is read from it, so unlike request bodies the
+ * gateway keeps (shared/json.ts), its depth is not scanned first: that scan cost more than the
+ * parse, and V8's JSON.parse is not recursive, so a deep body cannot exhaust the stack. The
+ * receiver's body limit bounds its size.
+ */
 function parseJsonBody(bytes: Uint8Array): unknown {
   const text = decodeText(bytes);
-  if (text === undefined || nestingDepth(text) > MAX_JSON_DEPTH) return undefined;
+  if (text === undefined) return undefined;
   try {
     return JSON.parse(text);
   } catch {
@@ -348,24 +352,6 @@ function parseFormBody(bytes: Uint8Array): Map<string, string | null> | undefine
   // URLSearchParams never throws: a stray `%` stays as it is, as browsers and frameworks read it.
   for (const [name, value] of new URLSearchParams(text)) form.set(name, form.has(name) ? null : value);
   return form;
-}
-
-/** Depth of the deepest array or object, scanning once and skipping strings (before JSON.parse builds it). */
-function nestingDepth(text: string): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) {
-      if (++depth > deepest) deepest = depth;
-    } else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return deepest;
 }
 
 const ARRAY_INDEX = /^(?:0|[1-9]\d{0,8})$/;
