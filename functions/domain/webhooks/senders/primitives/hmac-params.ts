@@ -92,15 +92,15 @@ function buildHmacParamsSchema() {
       parts.forEach((p, i) => {
         if (p.part === 'timestamp' && !params.timestamp) problem(['content', i], 'a timestamp part needs the timestamp setting');
       });
-      const { signature } = params;
-      if (params.timestamp?.source.from === 'signature_list' && (signature.from === 'numbered_headers' || !signature.list)) {
+      // Where the signature is read from: configuration, public (named so it is not taken for the signature itself).
+      const source = params.signature;
+      const list = source.from === 'numbered_headers' ? undefined : source.list;
+      if (params.timestamp?.source.from === 'signature_list' && !list) {
         problem(['timestamp', 'source'], 'a timestamp from the signature list needs signature.list');
       }
-      if (signature.from !== 'numbered_headers' && signature.list && signature.list.separator === signature.list.assign) {
-        problem(['signature', 'list', 'assign'], 'assign must differ from separator');
-      }
+      if (list && list.separator === list.assign) problem(['signature', 'list', 'assign'], 'assign must differ from separator');
       if (params.items) {
-        if (signature.from !== 'json') problem(['signature', 'from'], 'with items, the signature is read from each item (from: json)');
+        if (source.from !== 'json') problem(['signature', 'from'], 'with items, the signature is read from each item (from: json)');
         if (!Array.isArray(params.content)) problem(['content'], 'with items, content is a list of parts');
       }
     }));
