@@ -1,15 +1,17 @@
 // The sender catalog: one row per sender, naming a verification primitive and its parameters.
 // Adding a sender adds a row here and a proof in test/domain/senders/, never a branch in a
 // verifier. Ids are those of shared/senders.md (a trigger's `signature.service`).
-import type { CustomSignatureConfig } from '../signatures/custom.js';
-import { CUSTOM_TOLERANCE_SECONDS } from '../signatures/custom.js';
-import { SLACK_TOLERANCE_SECONDS } from '../signatures/slack.js';
-import { STANDARD_WEBHOOKS_TOLERANCE_SECONDS } from '../signatures/standard-webhooks.js';
-import { STRIPE_TOLERANCE_SECONDS } from '../signatures/stripe.js';
+import { CUSTOM_TOLERANCE_SECONDS, type CustomSignatureConfig } from '../signatures/custom.js';
 import type { ContentPart, HmacKey, HmacParams, SenderRow, TimestampRule } from './catalog-types.js';
 
 /* Tolerances, each the sender's own where it names one ---------------------------------------- */
 
+/** Stripe's own default tolerance between the signed timestamp and now. */
+export const STRIPE_TOLERANCE_SECONDS = 300;
+/** Slack recommends refusing requests more than five minutes from local time. */
+export const SLACK_TOLERANCE_SECONDS = 300;
+/** The Standard Webhooks specification's (and reference library's) `WEBHOOK_TOLERANCE_IN_SECONDS`. */
+export const STANDARD_WEBHOOKS_TOLERANCE_SECONDS = 300;
 /** Svix signs as Standard Webhooks do, and its library refuses timestamps five minutes off. */
 export const SVIX_TOLERANCE_SECONDS = STANDARD_WEBHOOKS_TOLERANCE_SECONDS;
 /** Paddle's SDK (`WebhooksValidator.MAX_VALID_TIME_DIFFERENCE`): five seconds. */
