@@ -92,6 +92,14 @@ describe('verifyHmac content parts', () => {
     expect(verifyHmac(optional, input({ 'x-sig': hexMac('secret', BODY) }))).toBe(true);
   });
 
+  it('verifyHmac reads a field holding a genuine U+FFFD, and refuses the invalid bytes a decoder would replace by one', () => {
+    const params: HmacParams = { ...BODY_HEX, content: [{ part: 'json', path: ['a'] }] };
+    const signature = hexMac('secret', 'x\uFFFDy');
+    expect(verifyHmac(params, input({ 'x-sig': signature }, { body: '{"a":"x\uFFFDy"}' }))).toBe(true);
+    const invalid = Buffer.concat([Buffer.from('{"a":"x'), Buffer.from([0xff]), Buffer.from('y"}')]);
+    expect(verifyHmac(params, input({ 'x-sig': signature }, { body: invalid }))).toBe(false);
+  });
+
   it('verifyHmac does not read inherited properties or non-integer values from JSON', () => {
     const proto: HmacParams = { ...BODY_HEX, content: [{ part: 'json', path: ['constructor', 'name'] }] };
     expect(verifyHmac(proto, input({ 'x-sig': hexMac('secret', 'Object') }))).toBe(false);
