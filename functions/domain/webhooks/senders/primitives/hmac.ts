@@ -62,15 +62,11 @@ function verifyScope(params: HmacParams, input: HmacInput, fields: RequestFields
 /** True when some secret's HMAC of some content alternative equals some signature. */
 function matches(params: HmacParams, input: HmacInput, signatures: readonly Buffer[], contents: Iterable<readonly Bytes[]> | undefined): boolean {
   if (signatures.length === 0 || contents === undefined) return false;
-  const keys: KeyObject[] = [];
-  for (const secret of input.secrets) {
-    const key = preparedKey(params.key, secret);
-    if (key) keys.push(key);
-  }
-  if (keys.length === 0) return false;
-  // Plain loops: usually one secret, one content and one signature.
+  // Plain loops: usually one content, one secret and one signature.
   for (const content of contents) {
-    for (const key of keys) {
+    for (const secret of input.secrets) {
+      const key = preparedKey(params.key, secret);
+      if (!key) continue;
       const mac = createHmac(params.algorithm, key);
       for (const part of content) mac.update(part);
       const expected = mac.digest();
