@@ -633,8 +633,13 @@ export const SENDERS: readonly SenderRow[] = [
     secret_label: "The webhook subscription's secret",
     handshake: false,
     verification: {
-      ...bodyHmac('x-pagerduty-signature', 'hex'),
+      primitive: 'hmac',
+      algorithm: 'sha256',
+      key: TEXT_KEY,
+      content: BODY,
+      // `v1=…,v1=…`: one signature per active secret while PagerDuty rotates.
       signature: { from: 'header', name: 'x-pagerduty-signature', list: { separator: ',', assign: '=', key: 'v1' } },
+      encoding: 'hex',
     },
   },
   {
@@ -661,7 +666,15 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://developers.docusign.com/platform/webhooks/connect/validate/',
     secret_label: 'The Connect HMAC key',
     handshake: false,
-    verification: { ...bodyHmac('x-docusign-signature-1', 'base64'), signature: { from: 'numbered_headers', name_prefix: 'x-docusign-signature-' } },
+    verification: {
+      primitive: 'hmac',
+      algorithm: 'sha256',
+      key: TEXT_KEY,
+      content: BODY,
+      // X-DocuSign-Signature-1, -2, …: one per active key, so any may be the one this secret made.
+      signature: { from: 'numbered_headers', name_prefix: 'x-docusign-signature-' },
+      encoding: 'base64',
+    },
   },
   {
     id: 'okta',
