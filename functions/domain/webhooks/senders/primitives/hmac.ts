@@ -20,7 +20,7 @@ import type { VerifyContext } from '../context.js';
 /** What the HMAC primitive reads: no key fetcher, it never goes to the network. */
 export type HmacInput = Pick<VerifyContext, 'request' | 'secrets' | 'method'>;
 
-/** Numbered signature headers beyond this many are not read: DocuSign Connect allows a few keys, not thousands. */
+/** Numbered signature headers beyond this many are not read: a bound on the work one request can ask for (DocuSign sends one per active key). */
 export const MAX_NUMBERED_SIGNATURES = 100;
 
 type Bytes = string | Uint8Array;
