@@ -64,6 +64,20 @@ const ALLOWED: { why: string; excuses: (sensitive: ts.Expression, other: ts.Expr
       (comparison.how === 'startsWith' || comparison.how === 'endsWith') && (isLiteral(comparison.right) || isNamedConstant(comparison.right)),
   },
   {
+    why: "startsWith with a row's public key format prefix (`rule.strip_prefix`, such as 'whsec_') detects that format, not a secret",
+    excuses: (_sensitive, other, comparison) => {
+      const node = unwrap(other);
+      return comparison.how === 'startsWith' && ts.isPropertyAccessExpression(node) && node.name.text === 'strip_prefix';
+    },
+  },
+  {
+    why: "a zod issue's `code` compared with a literal ('invalid_union') is a branch on the kind of validation problem",
+    excuses: (sensitive, other) => {
+      const node = unwrap(sensitive);
+      return ts.isPropertyAccessExpression(node) && node.name.text === 'code' && node.expression.getText() === 'issue' && ts.isStringLiteralLike(unwrap(other));
+    },
+  },
+  {
     why: 'a typeof test looks at the kind of value, not at its content',
     excuses: (sensitive) => ts.isTypeOfExpression(unwrap(sensitive)),
   },

@@ -15,12 +15,22 @@ export function verifyTwilio(authTokens: readonly string[], request: SignedReque
   const header = headerValue(request.headers, 'x-twilio-signature');
   const signature = header === undefined ? undefined : decodeSignature(header, 'base64');
   if (!signature) return false;
-  const params = signedParams(request);
-  if (params === undefined) return false;
-  for (const url of candidateUrls(request.url)) {
-    if (anySignatureMatches(authTokens, [signature], (token) => hmac('sha1', token, url, params))) return true;
+  const signed = twilioSignedContent(request);
+  if (signed === undefined) return false;
+  for (const url of signed.urls) {
+    if (anySignatureMatches(authTokens, [signature], (token) => hmac('sha1', token, url, signed.params))) return true;
   }
   return false;
+}
+
+/**
+ * What Twilio signs for `request`: one of `urls` (tried lazily, most likely first) followed by
+ * `params`; `undefined` when the body is not what a signature could bind. Shared with the sender
+ * catalog's HMAC primitive, whose `twilio` content builder this is.
+ */
+export function twilioSignedContent(request: SignedRequest): { urls: Iterable<string>; params: string } | undefined {
+  const params = signedParams(request);
+  return params === undefined ? undefined : { urls: candidateUrls(request.url), params };
 }
 
 /**

@@ -1,0 +1,251 @@
+/*
+ * The shapes of the sender catalog: a row names one verification primitive and gives its
+ * parameters as plain, JSON-serialisable data, so a user's `custom` configuration can say the same
+ * things a built-in row says. Header names are lower case throughout (the receiver lower-cases
+ * what it receives).
+ */
+import type { HmacAlgorithm, SignatureEncoding } from '../signatures/hmac.js';
+
+export type { HmacAlgorithm, SignatureEncoding };
+
+/** The groups the console's picker shows senders in. */
+export type SenderCategory =
+  | 'payments'
+  | 'code hosting'
+  | 'messaging'
+  | 'e-commerce'
+  | 'telecom'
+  | 'email'
+  | 'identity'
+  | 'productivity'
+  | 'monitoring'
+  | 'cloud'
+  | 'custom';
+
+/** One sender: what the console shows and how its requests are verified. */
+export interface SenderRow {
+  /** The value of a trigger's `signature.service`. */
+  id: string;
+  name: string;
+  category: SenderCategory;
+  /** The sender's own page on verifying its webhooks. */
+  docs_url: string;
+  /** What the user pastes as `signature.secret`, in the sender's own words. */
+  secret_label: string;
+  /**
+   * The sender expects more than a plain 2xx somewhere: a handshake (a challenge to echo, a
+   * token to answer) or a particular reply. The next issue answers them.
+   */
+  handshake: boolean;
+  verification: Verification;
+}
+
+/** How a row's requests are verified: one primitive and its parameters. */
+export type Verification =
+  | ({ primitive: 'hmac' } & HmacParams)
+  | ({ primitive: 'ed25519' } & Ed25519Params)
+  | ({ primitive: 'ecdsa_p256' } & EcdsaP256Params)
+  | ({ primitive: 'x509_rsa' } & X509RsaParams)
+  | ({ primitive: 'jwt' } & JwtParams)
+  | ({ primitive: 'static_token' } & StaticTokenParams)
+  | { primitive: 'basic' }
+  // The `custom` row: the trigger's own settings (HMAC parameters) say how; see `customRow`.
+  | { primitive: 'configured' }
+  | { primitive: 'unsupported'; reason: string };
+
+export type Primitive = Verification['primitive'];
+
+/* ------------------------------------------------------------------------------------------ */
+/* HMAC over assembled content                                                                  */
+/* ------------------------------------------------------------------------------------------ */
+
+/** HMAC over content assembled from the request, the signature read from where the sender puts it. */
+export interface HmacParams {
+  algorithm: HmacAlgorithm;
+  key: HmacKey;
+  /** The signed bytes, in order; or the one named builder for content that parts cannot describe. */
+  content: ContentPart[] | ContentBuilder;
+  signature: SignatureSource;
+  /** How each signature is written: hex or base64 (base64url letters are accepted too). */
+  encoding: SignatureEncoding;
+  /** When set, the request carries a signed timestamp that must be this fresh. */
+  timestamp?: TimestampRule;
+  /**
+   * When set, the JSON body holds an array of independently signed items (Adyen's notification
+   * items): each element is verified on its own, `json` content parts and a `json` signature are
+   * read relative to the element, and every element must verify.
+   */
+  items?: { path: JsonPath };
+}
+
+/** How the pasted secret becomes the HMAC key. */
+export interface HmacKey {
+  /**
+   * `text`: its UTF-8 bytes, as is (Stripe's `whsec_…` is used whole); `hex` / `base64`: decoded
+   * (Adyen, Airtable, Svix); `sha1_of_text`: the SHA-1 digest of its text (Braintree).
+   */
+  format: 'text' | 'hex' | 'base64' | 'sha1_of_text';
+  /** Removed from the start of the secret, when present, before decoding (Svix's `whsec_`). */
+  strip_prefix?: string;
+}
+
+/** A path into the JSON body: property names, and array indexes written as decimal strings. */
+export type JsonPath = string[];
+
+/** One piece of the signed content. */
+export type ContentPart =
+  /** The body exactly as received. */
+  | { part: 'body' }
+  /** The URL as the sender called it, query included. */
+  | { part: 'url' }
+  /** The request method, upper case. */
+  | { part: 'method' }
+  /** The timestamp the `timestamp` rule read, as sent. */
+  | { part: 'timestamp' }
+  /** Fixed text, such as a separator or a version (`v0:`). */
+  | { part: 'literal'; text: string }
+  /** A header's value. */
+  | { part: 'header'; name: string }
+  /**
+   * A field of the JSON body: a string as is, an integer or a boolean as written. With
+   * `optional`, an absent or null field is empty text (Adyen's `originalReference`).
+   */
+  | { part: 'json'; path: JsonPath; optional?: boolean }
+  /** A field of an `application/x-www-form-urlencoded` body, decoded. */
+  | { part: 'form'; name: string };
+
+/**
+ * Named content for the one sender whose signed content is not a sequence of parts: Twilio signs
+ * the URL as it called it, in any of several normalisations twilio-node accepts, followed by the
+ * form parameters sorted by name, or for other bodies the URL alone with the body bound by a
+ * `bodySHA256` query parameter.
+ */
+export interface ContentBuilder {
+  builder: 'twilio';
+}
+
+/** Where the signature is and how its text is read. */
+export type SignatureSource =
+  | ({ from: 'header'; name: string } & SignatureText)
+  | ({ from: 'json'; path: JsonPath } & SignatureText)
+  | ({ from: 'form'; name: string } & SignatureText)
+  /** One signature per header named `<name_prefix><n>`, n = 1, 2, … (DocuSign, one per active key). */
+  | { from: 'numbered_headers'; name_prefix: string };
+
+export interface SignatureText {
+  /** Text before the signature, e.g. `sha256=`; required when set. */
+  prefix?: string;
+  /** The text is a list of `key<assign>value` items, several of which may be signatures. */
+  list?: SignatureList;
+}
+
+/**
+ * A list such as Stripe's `t=…,v1=…,v1=…`, Paddle's `ts=…;h1=…`, Svix's `v1,… v1,…` or
+ * Braintree's `publicKey|sig&publicKey|sig`. Items are trimmed; items without `assign` are ignored.
+ */
+export interface SignatureList {
+  separator: ',' | ';' | ' ' | '&';
+  assign: '=' | ',' | '|';
+  /** Items with this key are signatures (`v1`); without it, every item's value is a candidate. */
+  key?: string;
+}
+
+/** A signed timestamp: where it is, how it is written, and how far from now it may be. */
+export interface TimestampRule {
+  source: TimestampSource;
+  format: TimestampFormat;
+  /** Accepted either way from the receiver's clock. */
+  tolerance_seconds: number;
+}
+
+export type TimestampSource =
+  | { from: 'header'; name: string }
+  | { from: 'json'; path: JsonPath }
+  | { from: 'form'; name: string }
+  /** An item of the signature list, such as Stripe's `t`; given twice, it is ambiguous and refused. */
+  | { from: 'signature_list'; key: string };
+
+/** Unix seconds or milliseconds (decimal digits, or a JSON integer), or an RFC 3339 date-time. */
+export type TimestampFormat = 'unix_seconds' | 'unix_milliseconds' | 'rfc3339';
+
+/* ------------------------------------------------------------------------------------------ */
+/* The other primitives (their verifiers live in ./primitives/, written separately)             */
+/* ------------------------------------------------------------------------------------------ */
+
+/** A header carrying a signature or a token. */
+export interface HeaderRef {
+  from: 'header';
+  name: string;
+}
+
+/** Ed25519 with the sender's public key (the pasted secret), over `timestamp + body` or the body alone. */
+export interface Ed25519Params {
+  signature_header: string;
+  /** When set, its value is signed before the body (Discord's `x-signature-timestamp`). */
+  timestamp_header?: string;
+  /** How the pasted public key is written: Discord shows 32 raw bytes in hex. */
+  key_encoding: 'hex' | 'base64';
+  signature_encoding?: SignatureEncoding;
+}
+
+/** ECDSA P-256 with SHA-256 and the sender's public key (the pasted secret). */
+export interface EcdsaP256Params {
+  signature_header: string;
+  /** When set, its value is signed before the body (SendGrid's timestamp header). */
+  timestamp_header?: string;
+  /** SendGrid shows a base64 DER (SubjectPublicKeyInfo) key; `pem` accepts a PEM block. */
+  key_encoding: 'base64_der' | 'pem';
+  /** SendGrid's signature is base64 of a DER-encoded (r, s) pair. */
+  signature_encoding: 'base64_der' | 'base64_p1363';
+}
+
+/** RSA by a certificate the sender publishes and names in the request (Amazon SNS, PayPal). */
+export interface X509RsaParams {
+  /**
+   * How the signed message is built: SNS's canonical `Key\nValue\n` fields of the JSON body (by
+   * `SignatureVersion`: 1 = SHA1, 2 = SHA256); PayPal's `id|time|webhookId|crc32(body)` with the
+   * algorithm of `paypal-auth-algo`.
+   */
+  message: 'aws_sns' | 'paypal';
+  certificate_url: HeaderRef | { from: 'json'; path: JsonPath };
+  /**
+   * The only hosts the certificate may come from, over https: a regular expression matched against
+   * the whole host name (SNS: `sns.<region>.amazonaws.com`, or `.amazonaws.com.cn` in China).
+   */
+  certificate_host_pattern: string;
+  signature: HeaderRef | { from: 'json'; path: JsonPath };
+  /** What the pasted secret is checked against: SNS's `TopicArn`, PayPal's webhook id (signed). */
+  secret_is: 'topic_arn' | 'webhook_id';
+}
+
+/** A JWT the sender puts in a header, checked by signature, issuer, audience and age. */
+export interface JwtParams {
+  token: HeaderRef & {
+    /** The auth scheme before the token (`Bearer`), when the header is `authorization`. */
+    scheme?: string;
+  };
+  algorithms: ('HS256' | 'RS256' | 'ES256')[];
+  /** `secret`: HS256 keyed by the pasted secret; `jwks`: the sender's published keys. */
+  key: { from: 'secret' } | { from: 'jwks'; url: string };
+  /** Accepted `iss` values. */
+  issuers?: string[];
+  /** What `aud` must be: the URL as the sender called it (Pub/Sub's default audience). */
+  audience?: 'request_url';
+  /** A claim that must equal the pasted secret (Pub/Sub: `email`, the push subscription's service account). */
+  secret_claim?: string;
+  /** A claim holding a hash of the raw body (Netlify: `sha256`, hex). */
+  body_hash_claim?: { claim: string; algorithm: 'sha256'; encoding: SignatureEncoding };
+  /** Oldest accepted `iat`, in seconds before now. */
+  max_age_seconds?: number;
+}
+
+/** A token the sender sends as is, compared in constant time with the pasted secret. */
+export interface StaticTokenParams {
+  token:
+    | (HeaderRef & { scheme?: string })
+    /**
+     * A field of every item of a JSON array in the body (Microsoft Graph's `clientState` on each
+     * notification of `value`); every item must carry it.
+     */
+    | { from: 'json_items'; items_path: JsonPath; field: JsonPath };
+}

@@ -1,0 +1,783 @@
+// The sender catalog: one row per sender, naming a verification primitive and its parameters.
+// Adding a sender adds a row here and a proof in test/domain/senders/, never a branch in a
+// verifier. Ids are those of shared/senders.md (a trigger's `signature.service`).
+import { CUSTOM_TOLERANCE_SECONDS, type CustomSignatureConfig } from '../signatures/custom.js';
+import type { ContentPart, HmacKey, HmacParams, SenderRow, TimestampRule } from './catalog-types.js';
+
+/* Tolerances, each the sender's own where it names one ---------------------------------------- */
+
+/** Stripe's own default tolerance between the signed timestamp and now. */
+export const STRIPE_TOLERANCE_SECONDS = 300;
+/** Slack recommends refusing requests more than five minutes from local time. */
+export const SLACK_TOLERANCE_SECONDS = 300;
+/** The Standard Webhooks specification's (and reference library's) `WEBHOOK_TOLERANCE_IN_SECONDS`. */
+export const STANDARD_WEBHOOKS_TOLERANCE_SECONDS = 300;
+/** Svix signs as Standard Webhooks do, and its library refuses timestamps five minutes off. */
+export const SVIX_TOLERANCE_SECONDS = STANDARD_WEBHOOKS_TOLERANCE_SECONDS;
+/** Paddle's SDK (`WebhooksValidator.MAX_VALID_TIME_DIFFERENCE`): five seconds. */
+export const PADDLE_TOLERANCE_SECONDS = 5;
+/** Zoom's sample verifier refuses requests older than five minutes. */
+export const ZOOM_TOLERANCE_SECONDS = 300;
+/** Twitch: "make sure the message isn't older than 10 minutes". */
+export const TWITCH_TOLERANCE_SECONDS = 600;
+/** Calendly's sample code allows three minutes. */
+export const CALENDLY_TOLERANCE_SECONDS = 180;
+/** HubSpot v3: "reject the request if the timestamp is older than 5 minutes". */
+export const HUBSPOT_TOLERANCE_SECONDS = 300;
+/** Linear's SDK: `webhookTimestamp` within a minute. */
+export const LINEAR_TOLERANCE_SECONDS = 60;
+/**
+ * Mailgun and Zendesk ask for the timestamp to be checked against the clock without naming a
+ * window: five minutes, as Stripe, Slack and Standard Webhooks.
+ */
+export const MAILGUN_TOLERANCE_SECONDS = 300;
+export const ZENDESK_TOLERANCE_SECONDS = 300;
+
+/* Shared pieces of rows ------------------------------------------------------------------------ */
+
+const TEXT_KEY: HmacKey = { format: 'text' };
+const WHSEC_BASE64_KEY: HmacKey = { format: 'base64', strip_prefix: 'whsec_' };
+const BODY: ContentPart[] = [{ part: 'body' }];
+
+/** HMAC-SHA256 of the raw body, keyed by the secret as text: the most common scheme. */
+function bodyHmac(header: string, encoding: 'hex' | 'base64', prefix?: string, algorithm: 'sha1' | 'sha256' = 'sha256'): { primitive: 'hmac' } & HmacParams {
+  return { primitive: 'hmac', algorithm, key: TEXT_KEY, content: BODY, signature: { from: 'header', name: header, ...(prefix && { prefix }) }, encoding };
+}
+
+/** Svix and Standard Webhooks: `<id>.<timestamp>.<body>`, `v1,<b64>` items, key after `whsec_`. */
+function svixStyle(prefix: 'svix' | 'webhook'): { primitive: 'hmac' } & HmacParams {
+  const timestamp: TimestampRule = {
+    source: { from: 'header', name: `${prefix}-timestamp` },
+    format: 'unix_seconds',
+    tolerance_seconds: SVIX_TOLERANCE_SECONDS,
+  };
+  return {
+    primitive: 'hmac',
+    algorithm: 'sha256',
+    key: WHSEC_BASE64_KEY,
+    content: [{ part: 'header', name: `${prefix}-id` }, { part: 'literal', text: '.' }, { part: 'timestamp' }, { part: 'literal', text: '.' }, { part: 'body' }],
+    signature: { from: 'header', name: `${prefix}-signature`, list: { separator: ' ', assign: ',', key: 'v1' } },
+    encoding: 'base64',
+    timestamp,
+  };
+}
+
+const SVIX_DOCS = 'https://docs.svix.com/receiving/verifying-payloads/how-manual';
+
+/** Every sender Flowgate knows, in the order of shared/senders.md, then `standard_webhooks` and `custom`. */
+export const SENDERS: readonly SenderRow[] = [
+  {
+    id: 'stripe',
+    name: 'Stripe',
+    category: 'payments',
+    docs_url: 'https://docs.stripe.com/webhooks#verify-manually',
+    secret_label: "The endpoint's signing secret (whsec_…)",
+    handshake: false,
+    verification: {
+      primitive: 'hmac',
+      algorithm: 'sha256',
+      key: TEXT_KEY, // Stripe keys the HMAC with the whole `whsec_…` text, unlike Svix
+      content: [{ part: 'timestamp' }, { part: 'literal', text: '.' }, { part: 'body' }],
+      signature: { from: 'header', name: 'stripe-signature', list: { separator: ',', assign: '=', key: 'v1' } },
+      encoding: 'hex',
+      timestamp: { source: { from: 'signature_list', key: 't' }, format: 'unix_seconds', tolerance_seconds: STRIPE_TOLERANCE_SECONDS },
+    },
+  },
+  {
+    id: 'github',
+    name: 'GitHub',
+    category: 'code hosting',
+    docs_url: 'https://docs.github.com/en/webhooks/using-webhooks/validating-webhook-deliveries',
+    secret_label: "The webhook's secret",
+    handshake: false,
+    verification: bodyHmac('x-hub-signature-256', 'hex', 'sha256='),
+  },
+  {
+    id: 'gitlab',
+    name: 'GitLab',
+    category: 'code hosting',
+    docs_url: 'https://docs.gitlab.com/user/project/integrations/webhooks/#create-a-webhook',
+    secret_label: "The webhook's secret token",
+    handshake: false,
+    verification: { primitive: 'static_token', token: { from: 'header', name: 'x-gitlab-token' } },
+  },
+  {
+    id: 'bitbucket',
+    name: 'Bitbucket',
+    category: 'code hosting',
+    docs_url: 'https://support.atlassian.com/bitbucket-cloud/docs/manage-webhooks/#Secure-webhooks',
+    secret_label: "The webhook's secret",
+    handshake: false,
+    verification: bodyHmac('x-hub-signature', 'hex', 'sha256='),
+  },
+  {
+    id: 'slack',
+    name: 'Slack',
+    category: 'messaging',
+    docs_url: 'https://api.slack.com/authentication/verifying-requests-from-slack',
+    secret_label: "The app's Signing Secret (Basic Information, App Credentials)",
+    handshake: true,
+    verification: {
+      primitive: 'hmac',
+      algorithm: 'sha256',
+      key: TEXT_KEY,
+      content: [{ part: 'literal', text: 'v0:' }, { part: 'timestamp' }, { part: 'literal', text: ':' }, { part: 'body' }],
+      signature: { from: 'header', name: 'x-slack-signature', prefix: 'v0=' },
+      encoding: 'hex',
+      timestamp: { source: { from: 'header', name: 'x-slack-request-timestamp' }, format: 'unix_seconds', tolerance_seconds: SLACK_TOLERANCE_SECONDS },
+    },
+  },
+  {
+    id: 'discord',
+    name: 'Discord',
+    category: 'messaging',
+    docs_url: 'https://discord.com/developers/docs/interactions/overview#setting-up-an-endpoint-validating-security-request-headers',
+    secret_label: "The application's Public Key (General Information)",
+    handshake: true,
+    verification: {
+      primitive: 'ed25519',
+      signature_header: 'x-signature-ed25519',
+      timestamp_header: 'x-signature-timestamp',
+      key_encoding: 'hex',
+      signature_encoding: 'hex',
+    },
+  },
+  {
+    id: 'shopify',
+    name: 'Shopify',
+    category: 'e-commerce',
+    docs_url: 'https://shopify.dev/docs/apps/build/webhooks/verify-deliveries',
+    secret_label: "The app's client secret (or the store's webhook signing key, Settings > Notifications > Webhooks)",
+    handshake: false,
+    verification: bodyHmac('x-shopify-hmac-sha256', 'base64'),
+  },
+  {
+    id: 'woocommerce',
+    name: 'WooCommerce',
+    category: 'e-commerce',
+    docs_url: 'https://woocommerce.github.io/woocommerce-rest-api-docs/#webhooks',
+    secret_label: "The webhook's Secret",
+    handshake: true,
+    verification: bodyHmac('x-wc-webhook-signature', 'base64'),
+  },
+  {
+    id: 'bigcommerce',
+    name: 'BigCommerce',
+    category: 'e-commerce',
+    docs_url: 'https://developer.bigcommerce.com/docs/integrations/webhooks#webhook-security',
+    secret_label: 'A token of your choice, set as the Authorization value in the hook\'s "headers" when you create it',
+    handshake: false,
+    // BigCommerce signs nothing: a hook carries the static headers given when it was created.
+    verification: { primitive: 'static_token', token: { from: 'header', name: 'authorization' } },
+  },
+  {
+    id: 'twilio',
+    name: 'Twilio',
+    category: 'telecom',
+    docs_url: 'https://www.twilio.com/docs/usage/webhooks/webhooks-security',
+    secret_label: "The account's Auth Token (Console, Account Info)",
+    handshake: true,
+    verification: {
+      primitive: 'hmac',
+      algorithm: 'sha1',
+      key: TEXT_KEY,
+      content: { builder: 'twilio' },
+      signature: { from: 'header', name: 'x-twilio-signature' },
+      encoding: 'base64',
+    },
+  },
+  {
+    id: 'sendgrid',
+    name: 'SendGrid Event Webhook',
+    category: 'email',
+    docs_url: 'https://www.twilio.com/docs/sendgrid/for-developers/tracking-events/getting-started-event-webhook-security-features',
+    secret_label: 'The Event Webhook Verification Key (Signature Verification)',
+    handshake: false,
+    verification: {
+      primitive: 'ecdsa_p256',
+      signature_header: 'x-twilio-email-event-webhook-signature',
+      timestamp_header: 'x-twilio-email-event-webhook-timestamp',
+      key_encoding: 'base64_der',
+      signature_encoding: 'base64_der',
+    },
+  },
+  {
+    id: 'mailgun',
+    name: 'Mailgun',
+    category: 'email',
+    docs_url: 'https://documentation.mailgun.com/docs/mailgun/user-manual/tracking-messages/#securing-webhooks',
+    secret_label: 'The HTTP webhook signing key',
+    handshake: false,
+    verification: {
+      primitive: 'hmac',
+      algorithm: 'sha256',
+      key: TEXT_KEY,
+      content: [
+        { part: 'json', path: ['signature', 'timestamp'] },
+        { part: 'json', path: ['signature', 'token'] },
+      ],
+      signature: { from: 'json', path: ['signature', 'signature'] },
+      encoding: 'hex',
+      timestamp: { source: { from: 'json', path: ['signature', 'timestamp'] }, format: 'unix_seconds', tolerance_seconds: MAILGUN_TOLERANCE_SECONDS },
+    },
+  },
+  {
+    id: 'postmark',
+    name: 'Postmark',
+    category: 'email',
+    docs_url: 'https://postmarkapp.com/developer/webhooks/webhooks-overview#protecting-your-webhook',
+    secret_label: 'The username:password you put in the webhook URL (Basic auth)',
+    handshake: false,
+    verification: { primitive: 'basic' },
+  },
+  {
+    id: 'resend',
+    name: 'Resend',
+    category: 'email',
+    docs_url: 'https://resend.com/docs/dashboard/webhooks/verify-webhooks-requests',
+    secret_label: "The webhook's Signing Secret (whsec_…)",
+    handshake: false,
+    verification: svixStyle('svix'),
+  },
+  {
+    id: 'clerk',
+    name: 'Clerk',
+    category: 'identity',
+    docs_url: 'https://clerk.com/docs/webhooks/sync-data#verify-webhook-signatures',
+    secret_label: "The endpoint's Signing Secret (whsec_…)",
+    handshake: false,
+    verification: svixStyle('svix'),
+  },
+  {
+    id: 'svix',
+    name: 'Svix',
+    category: 'cloud',
+    docs_url: SVIX_DOCS,
+    secret_label: "The endpoint's Signing Secret (whsec_…)",
+    handshake: false,
+    // A white-labelled Svix sender uses `webhook-*` headers: that is the standard_webhooks row.
+    verification: svixStyle('svix'),
+  },
+  {
+    id: 'paddle',
+    name: 'Paddle Billing',
+    category: 'payments',
+    docs_url: 'https://developer.paddle.com/webhooks/signature-verification',
+    secret_label: "The notification destination's secret key (pdl_ntfset_…)",
+    handshake: false,
+    verification: {
+      primitive: 'hmac',
+      algorithm: 'sha256',
+      key: TEXT_KEY,
+      content: [{ part: 'timestamp' }, { part: 'literal', text: ':' }, { part: 'body' }],
+      signature: { from: 'header', name: 'paddle-signature', list: { separator: ';', assign: '=', key: 'h1' } },
+      encoding: 'hex',
+      timestamp: { source: { from: 'signature_list', key: 'ts' }, format: 'unix_seconds', tolerance_seconds: PADDLE_TOLERANCE_SECONDS },
+    },
+  },
+  {
+    id: 'lemon_squeezy',
+    name: 'Lemon Squeezy',
+    category: 'payments',
+    docs_url: 'https://docs.lemonsqueezy.com/help/webhooks/signing-requests',
+    secret_label: "The webhook's signing secret",
+    handshake: false,
+    verification: bodyHmac('x-signature', 'hex'),
+  },
+  {
+    id: 'paypal',
+    name: 'PayPal',
+    category: 'payments',
+    docs_url: 'https://developer.paypal.com/api/rest/webhooks/rest/#link-selfverificationmethod',
+    secret_label: 'The Webhook ID (My Apps & Credentials, your app, Webhooks)',
+    handshake: false,
+    verification: {
+      primitive: 'x509_rsa',
+      message: 'paypal',
+      certificate_url: { from: 'header', name: 'paypal-cert-url' },
+      certificate_host_pattern: '^api(?:-m)?\\.(?:sandbox\\.)?paypal\\.com$',
+      signature: { from: 'header', name: 'paypal-transmission-sig' },
+      secret_is: 'webhook_id',
+    },
+  },
+  {
+    id: 'square',
+    name: 'Square',
+    category: 'payments',
+    docs_url: 'https://developer.squareup.com/docs/webhooks/step3validate',
+    secret_label: "The subscription's Signature key",
+    handshake: false,
+    verification: {
+      primitive: 'hmac',
+      algorithm: 'sha256',
+      key: TEXT_KEY,
+      // The notification URL as configured in Square, which is the URL Square called.
+      content: [{ part: 'url' }, { part: 'body' }],
+      signature: { from: 'header', name: 'x-square-hmacsha256-signature' },
+      encoding: 'base64',
+    },
+  },
+  {
+    id: 'braintree',
+    name: 'Braintree',
+    category: 'payments',
+    docs_url: 'https://developer.paypal.com/braintree/docs/guides/webhooks/parse',
+    secret_label: 'The Private Key (API Keys)',
+    handshake: false,
+    verification: {
+      primitive: 'hmac',
+      algorithm: 'sha1',
+      key: { format: 'sha1_of_text' }, // the braintree SDK's Digest.hmacSha1 keys with SHA1(privateKey)
+      content: [{ part: 'form', name: 'bt_payload' }],
+      // `publicKey|hexsig` pairs joined by `&`: any pair signed with this private key proves it.
+      signature: { from: 'form', name: 'bt_signature', list: { separator: '&', assign: '|' } },
+      encoding: 'hex',
+    },
+  },
+  {
+    id: 'adyen',
+    name: 'Adyen',
+    category: 'payments',
+    docs_url: 'https://docs.adyen.com/development-resources/webhooks/secure-webhooks/verify-hmac-signatures',
+    secret_label: "The webhook's HMAC key (hex)",
+    handshake: true,
+    verification: {
+      primitive: 'hmac',
+      algorithm: 'sha256',
+      key: { format: 'hex' },
+      items: { path: ['notificationItems'] },
+      // `pspReference:originalReference:merchantAccountCode:merchantReference:value:currency:eventCode:success`,
+      // absent references empty, as @adyen/api-library's HmacValidator joins them.
+      content: [
+        { part: 'json', path: ['NotificationRequestItem', 'pspReference'] },
+        { part: 'literal', text: ':' },
+        { part: 'json', path: ['NotificationRequestItem', 'originalReference'], optional: true },
+        { part: 'literal', text: ':' },
+        { part: 'json', path: ['NotificationRequestItem', 'merchantAccountCode'] },
+        { part: 'literal', text: ':' },
+        { part: 'json', path: ['NotificationRequestItem', 'merchantReference'], optional: true },
+        { part: 'literal', text: ':' },
+        { part: 'json', path: ['NotificationRequestItem', 'amount', 'value'] },
+        { part: 'literal', text: ':' },
+        { part: 'json', path: ['NotificationRequestItem', 'amount', 'currency'] },
+        { part: 'literal', text: ':' },
+        { part: 'json', path: ['NotificationRequestItem', 'eventCode'] },
+        { part: 'literal', text: ':' },
+        { part: 'json', path: ['NotificationRequestItem', 'success'] },
+      ],
+      signature: { from: 'json', path: ['NotificationRequestItem', 'additionalData', 'hmacSignature'] },
+      encoding: 'base64',
+    },
+  },
+  {
+    id: 'mollie',
+    name: 'Mollie (next-gen webhooks)',
+    category: 'payments',
+    docs_url: 'https://docs.mollie.com/reference/webhooks-best-practices',
+    secret_label: "The next-gen webhook's shared secret (classic webhooks are unsigned and not supported)",
+    handshake: false,
+    // Classic Mollie webhooks carry only `id=tr_…`, unsigned: the receiver would have to fetch the
+    // payment with the account's API key. Only the signed next-gen webhooks are verified.
+    verification: bodyHmac('x-mollie-signature', 'hex'),
+  },
+  {
+    id: 'razorpay',
+    name: 'Razorpay',
+    category: 'payments',
+    docs_url: 'https://razorpay.com/docs/webhooks/validate-test/',
+    secret_label: 'The Webhook Secret',
+    handshake: false,
+    verification: bodyHmac('x-razorpay-signature', 'hex'),
+  },
+  {
+    id: 'coinbase_commerce',
+    name: 'Coinbase Commerce',
+    category: 'payments',
+    docs_url: 'https://docs.cdp.coinbase.com/commerce/docs/webhooks-security',
+    secret_label: 'The Shared Secret (Settings, Webhook subscriptions)',
+    handshake: false,
+    verification: bodyHmac('x-cc-webhook-signature', 'hex'),
+  },
+  {
+    id: 'plaid',
+    name: 'Plaid',
+    category: 'payments',
+    docs_url: 'https://plaid.com/docs/api/webhooks/webhook-verification/',
+    secret_label: '— (not supported)',
+    handshake: false,
+    verification: {
+      primitive: 'unsupported',
+      reason:
+        "Plaid's verification key is fetched by key id from /webhook_verification_key/get, an API call that needs the account's client_id and secret; a trigger holds one signing secret and no API credentials.",
+    },
+  },
+  {
+    id: 'zoom',
+    name: 'Zoom',
+    category: 'productivity',
+    docs_url: 'https://developers.zoom.us/docs/api/webhooks/#verify-webhook-events',
+    secret_label: "The app's Secret Token (Features, Access)",
+    handshake: true,
+    verification: {
+      primitive: 'hmac',
+      algorithm: 'sha256',
+      key: TEXT_KEY,
+      content: [{ part: 'literal', text: 'v0:' }, { part: 'timestamp' }, { part: 'literal', text: ':' }, { part: 'body' }],
+      signature: { from: 'header', name: 'x-zm-signature', prefix: 'v0=' },
+      encoding: 'hex',
+      timestamp: { source: { from: 'header', name: 'x-zm-request-timestamp' }, format: 'unix_seconds', tolerance_seconds: ZOOM_TOLERANCE_SECONDS },
+    },
+  },
+  {
+    id: 'twitch',
+    name: 'Twitch EventSub',
+    category: 'messaging',
+    docs_url: 'https://dev.twitch.tv/docs/eventsub/handling-webhook-events/#verifying-the-event-message',
+    secret_label: 'The secret you gave when creating the EventSub subscription',
+    handshake: true,
+    verification: {
+      primitive: 'hmac',
+      algorithm: 'sha256',
+      key: TEXT_KEY,
+      content: [{ part: 'header', name: 'twitch-eventsub-message-id' }, { part: 'timestamp' }, { part: 'body' }],
+      signature: { from: 'header', name: 'twitch-eventsub-message-signature', prefix: 'sha256=' },
+      encoding: 'hex',
+      timestamp: { source: { from: 'header', name: 'twitch-eventsub-message-timestamp' }, format: 'rfc3339', tolerance_seconds: TWITCH_TOLERANCE_SECONDS },
+    },
+  },
+  {
+    id: 'microsoft_graph',
+    name: 'Microsoft Graph',
+    category: 'productivity',
+    docs_url: 'https://learn.microsoft.com/en-us/graph/change-notifications-delivery-webhooks#processing-the-change-notification',
+    secret_label: 'The clientState you set on the subscription',
+    handshake: true,
+    // No signature: each notification of `value` carries the subscription's clientState.
+    verification: { primitive: 'static_token', token: { from: 'json_items', items_path: ['value'], field: ['clientState'] } },
+  },
+  {
+    id: 'google_pubsub',
+    name: 'Google Pub/Sub push',
+    category: 'cloud',
+    docs_url: 'https://cloud.google.com/pubsub/docs/authenticate-push-subscriptions',
+    secret_label: "The push subscription's service account email",
+    handshake: false,
+    verification: {
+      primitive: 'jwt',
+      token: { from: 'header', name: 'authorization', scheme: 'Bearer' },
+      algorithms: ['RS256'],
+      key: { from: 'jwks', url: 'https://www.googleapis.com/oauth2/v3/certs' },
+      issuers: ['accounts.google.com', 'https://accounts.google.com'],
+      audience: 'request_url',
+      secret_claim: 'email',
+    },
+  },
+  {
+    id: 'aws_sns',
+    name: 'Amazon SNS',
+    category: 'cloud',
+    docs_url: 'https://docs.aws.amazon.com/sns/latest/dg/sns-verify-signature-of-message.html',
+    secret_label: "The topic's ARN",
+    handshake: true,
+    verification: {
+      primitive: 'x509_rsa',
+      message: 'aws_sns',
+      certificate_url: { from: 'json', path: ['SigningCertURL'] },
+      certificate_host_pattern: '^sns\\.[a-z0-9-]+\\.amazonaws\\.com(?:\\.cn)?$',
+      signature: { from: 'json', path: ['Signature'] },
+      secret_is: 'topic_arn',
+    },
+  },
+  {
+    id: 'calendly',
+    name: 'Calendly',
+    category: 'productivity',
+    docs_url: 'https://developer.calendly.com/api-docs/4c305798a61d3-webhook-signatures',
+    secret_label: "The webhook subscription's signing key",
+    handshake: false,
+    verification: {
+      primitive: 'hmac',
+      algorithm: 'sha256',
+      key: TEXT_KEY,
+      content: [{ part: 'timestamp' }, { part: 'literal', text: '.' }, { part: 'body' }],
+      signature: { from: 'header', name: 'calendly-webhook-signature', list: { separator: ',', assign: '=', key: 'v1' } },
+      encoding: 'hex',
+      timestamp: { source: { from: 'signature_list', key: 't' }, format: 'unix_seconds', tolerance_seconds: CALENDLY_TOLERANCE_SECONDS },
+    },
+  },
+  {
+    id: 'typeform',
+    name: 'Typeform',
+    category: 'productivity',
+    docs_url: 'https://www.typeform.com/developers/webhooks/secure-your-webhooks/',
+    secret_label: "The webhook's secret",
+    handshake: false,
+    verification: bodyHmac('typeform-signature', 'base64', 'sha256='),
+  },
+  {
+    id: 'hubspot',
+    name: 'HubSpot',
+    category: 'productivity',
+    docs_url: 'https://developers.hubspot.com/docs/api/webhooks/validating-requests#validate-the-v3-request-signature',
+    secret_label: "The app's Client secret",
+    handshake: false,
+    verification: {
+      primitive: 'hmac',
+      algorithm: 'sha256',
+      key: TEXT_KEY,
+      content: [{ part: 'method' }, { part: 'url' }, { part: 'body' }, { part: 'timestamp' }],
+      signature: { from: 'header', name: 'x-hubspot-signature-v3' },
+      encoding: 'base64',
+      timestamp: { source: { from: 'header', name: 'x-hubspot-request-timestamp' }, format: 'unix_milliseconds', tolerance_seconds: HUBSPOT_TOLERANCE_SECONDS },
+    },
+  },
+  {
+    id: 'intercom',
+    name: 'Intercom',
+    category: 'messaging',
+    docs_url: 'https://developers.intercom.com/docs/references/webhooks/webhook-models#signed-notifications',
+    secret_label: "The app's client_secret (Basic Information)",
+    handshake: true,
+    verification: bodyHmac('x-hub-signature', 'hex', 'sha1=', 'sha1'),
+  },
+  {
+    id: 'linear',
+    name: 'Linear',
+    category: 'productivity',
+    docs_url: 'https://linear.app/developers/webhooks#securing-webhooks',
+    secret_label: "The webhook's signing secret",
+    handshake: false,
+    verification: {
+      ...bodyHmac('linear-signature', 'hex'),
+      // Only the timestamp inside the signed body counts (the linear-timestamp header is not signed).
+      timestamp: { source: { from: 'json', path: ['webhookTimestamp'] }, format: 'unix_milliseconds', tolerance_seconds: LINEAR_TOLERANCE_SECONDS },
+    },
+  },
+  {
+    id: 'jira',
+    name: 'Jira (admin webhooks)',
+    category: 'productivity',
+    docs_url: 'https://developer.atlassian.com/cloud/jira/platform/webhooks/#secure-admin-webhooks',
+    secret_label: "The admin webhook's secret",
+    handshake: false,
+    // App (Connect/Forge) webhooks carry a JWT instead: configure those as an app, not here.
+    verification: bodyHmac('x-hub-signature', 'hex', 'sha256='),
+  },
+  {
+    id: 'asana',
+    name: 'Asana',
+    category: 'productivity',
+    docs_url: 'https://developers.asana.com/docs/webhooks-guide#security',
+    secret_label: 'The X-Hook-Secret Asana sent in the handshake',
+    handshake: true,
+    verification: bodyHmac('x-hook-signature', 'hex'),
+  },
+  {
+    id: 'notion',
+    name: 'Notion',
+    category: 'productivity',
+    docs_url: 'https://developers.notion.com/reference/webhooks#step-3-validating-event-payloads-recommended',
+    secret_label: 'The verification_token Notion sent when the subscription was created',
+    handshake: true,
+    verification: bodyHmac('x-notion-signature', 'hex', 'sha256='),
+  },
+  {
+    id: 'airtable',
+    name: 'Airtable',
+    category: 'productivity',
+    docs_url: 'https://airtable.com/developers/web/api/webhooks-overview#webhook-notification-delivery',
+    secret_label: 'The macSecretBase64 returned when the webhook was created',
+    handshake: false,
+    verification: { ...bodyHmac('x-airtable-content-mac', 'hex', 'hmac-sha256='), key: { format: 'base64' } },
+  },
+  {
+    id: 'vercel',
+    name: 'Vercel',
+    category: 'cloud',
+    docs_url: 'https://vercel.com/docs/webhooks/webhooks-api#securing-webhooks',
+    secret_label: "The webhook's secret (shown once, when it is created)",
+    handshake: false,
+    verification: bodyHmac('x-vercel-signature', 'hex', undefined, 'sha1'),
+  },
+  {
+    id: 'netlify',
+    name: 'Netlify',
+    category: 'cloud',
+    docs_url: 'https://docs.netlify.com/site-deploys/deploy-notifications/#payload-signature',
+    secret_label: "The notification's JWS secret token",
+    handshake: false,
+    verification: {
+      primitive: 'jwt',
+      token: { from: 'header', name: 'x-webhook-signature' },
+      algorithms: ['HS256'],
+      key: { from: 'secret' },
+      issuers: ['netlify'],
+      body_hash_claim: { claim: 'sha256', algorithm: 'sha256', encoding: 'hex' },
+    },
+  },
+  {
+    id: 'sentry',
+    name: 'Sentry',
+    category: 'monitoring',
+    docs_url: 'https://docs.sentry.io/organization/integrations/integration-platform/webhooks/#sentry-hook-signature',
+    secret_label: "The integration's Client Secret",
+    handshake: false,
+    // Sentry-Hook-Timestamp is sent but not signed, so it proves nothing and is not checked.
+    verification: bodyHmac('sentry-hook-signature', 'hex'),
+  },
+  {
+    id: 'pagerduty',
+    name: 'PagerDuty',
+    category: 'monitoring',
+    docs_url: 'https://developer.pagerduty.com/docs/webhooks-overview#verifying-signatures',
+    secret_label: "The webhook subscription's secret",
+    handshake: false,
+    verification: {
+      primitive: 'hmac',
+      algorithm: 'sha256',
+      key: TEXT_KEY,
+      content: BODY,
+      // `v1=…,v1=…`: one signature per active secret while PagerDuty rotates.
+      signature: { from: 'header', name: 'x-pagerduty-signature', list: { separator: ',', assign: '=', key: 'v1' } },
+      encoding: 'hex',
+    },
+  },
+  {
+    id: 'zendesk',
+    name: 'Zendesk',
+    category: 'productivity',
+    docs_url: 'https://developer.zendesk.com/documentation/webhooks/verifying/',
+    secret_label: "The webhook's signing secret",
+    handshake: false,
+    verification: {
+      primitive: 'hmac',
+      algorithm: 'sha256',
+      key: TEXT_KEY,
+      content: [{ part: 'timestamp' }, { part: 'body' }],
+      signature: { from: 'header', name: 'x-zendesk-webhook-signature' },
+      encoding: 'base64',
+      timestamp: { source: { from: 'header', name: 'x-zendesk-webhook-signature-timestamp' }, format: 'rfc3339', tolerance_seconds: ZENDESK_TOLERANCE_SECONDS },
+    },
+  },
+  {
+    id: 'docusign',
+    name: 'DocuSign Connect',
+    category: 'productivity',
+    docs_url: 'https://developers.docusign.com/platform/webhooks/connect/validate/',
+    secret_label: 'The Connect HMAC key',
+    handshake: false,
+    verification: {
+      primitive: 'hmac',
+      algorithm: 'sha256',
+      key: TEXT_KEY,
+      content: BODY,
+      // X-DocuSign-Signature-1, -2, …: one per active key, so any may be the one this secret made.
+      signature: { from: 'numbered_headers', name_prefix: 'x-docusign-signature-' },
+      encoding: 'base64',
+    },
+  },
+  {
+    id: 'okta',
+    name: 'Okta event hooks',
+    category: 'identity',
+    docs_url: 'https://developer.okta.com/docs/concepts/event-hooks/#one-time-verification-request',
+    secret_label: "The event hook's Authorization header value",
+    handshake: true,
+    verification: { primitive: 'static_token', token: { from: 'header', name: 'authorization' } },
+  },
+  {
+    id: 'auth0',
+    name: 'Auth0 log streams',
+    category: 'identity',
+    docs_url: 'https://auth0.com/docs/customize/log-streams/custom-log-streams',
+    secret_label: "The log stream's Authorization Token",
+    handshake: false,
+    verification: { primitive: 'static_token', token: { from: 'header', name: 'authorization' } },
+  },
+  {
+    id: 'meta',
+    name: 'Meta (WhatsApp, Messenger, Instagram)',
+    category: 'messaging',
+    docs_url: 'https://developers.facebook.com/docs/graph-api/webhooks/getting-started#validate-payloads',
+    secret_label: "The app's App Secret (App settings, Basic)",
+    handshake: true,
+    verification: bodyHmac('x-hub-signature-256', 'hex', 'sha256='),
+  },
+  {
+    id: 'telegram',
+    name: 'Telegram bots',
+    category: 'messaging',
+    docs_url: 'https://core.telegram.org/bots/api#setwebhook',
+    secret_label: 'The secret_token you gave setWebhook',
+    handshake: false,
+    verification: { primitive: 'static_token', token: { from: 'header', name: 'x-telegram-bot-api-secret-token' } },
+  },
+  {
+    id: 'dropbox',
+    name: 'Dropbox',
+    category: 'productivity',
+    docs_url: 'https://www.dropbox.com/developers/reference/webhooks#notifications',
+    secret_label: "The app's App secret",
+    handshake: true,
+    verification: bodyHmac('x-dropbox-signature', 'hex'),
+  },
+  {
+    id: 'x',
+    name: 'X (Twitter)',
+    category: 'messaging',
+    docs_url: 'https://docs.x.com/x-api/webhooks/introduction#validating-the-signature-header',
+    secret_label: "The app's API Key Secret (consumer secret)",
+    handshake: true,
+    verification: bodyHmac('x-twitter-webhooks-signature', 'base64', 'sha256='),
+  },
+  {
+    id: 'standard_webhooks',
+    name: 'Standard Webhooks',
+    category: 'custom',
+    docs_url: 'https://github.com/standard-webhooks/standard-webhooks/blob/main/spec/standard-webhooks.md#verifying-webhook-authenticity',
+    secret_label: 'The signing secret (whsec_…)',
+    handshake: false,
+    verification: svixStyle('webhook'),
+  },
+  {
+    id: 'custom',
+    name: 'Custom HMAC',
+    category: 'custom',
+    docs_url: 'https://en.wikipedia.org/wiki/HMAC',
+    secret_label: 'The secret your sender signs with',
+    handshake: false,
+    verification: { primitive: 'configured' },
+  },
+];
+
+const BY_ID = new Map(SENDERS.map((row) => [row.id, row]));
+
+/** The row for `id`, or `undefined` for an id the catalog does not know. */
+export function senderRow(id: string): SenderRow | undefined {
+  return BY_ID.get(id);
+}
+
+/** The `custom` row with the trigger's own HMAC settings. */
+export function customRow(params: HmacParams): SenderRow {
+  return { ...BY_ID.get('custom')!, verification: { primitive: 'hmac', ...params } };
+}
+
+/**
+ * The HMAC parameters equivalent to a `custom` configuration of the first kind (header, prefix,
+ * and an optional timestamp header whose value is signed as `<timestamp>.<body>`), so triggers
+ * configured before the assembled-content HMAC verify the same through the primitive.
+ */
+export function hmacParamsFromCustomConfig(config: CustomSignatureConfig): HmacParams {
+  const signature = { from: 'header' as const, name: config.header.toLowerCase(), ...(config.prefix !== undefined && { prefix: config.prefix }) };
+  if (config.timestamp_header === undefined) {
+    return { algorithm: config.algorithm, key: TEXT_KEY, content: BODY, signature, encoding: config.encoding };
+  }
+  return {
+    algorithm: config.algorithm,
+    key: TEXT_KEY,
+    content: [{ part: 'timestamp' }, { part: 'literal', text: '.' }, { part: 'body' }],
+    signature,
+    encoding: config.encoding,
+    timestamp: { source: { from: 'header', name: config.timestamp_header.toLowerCase() }, format: 'unix_seconds', tolerance_seconds: CUSTOM_TOLERANCE_SECONDS },
+  };
+}

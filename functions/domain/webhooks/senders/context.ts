@@ -1,0 +1,19 @@
+import type { SignedRequest } from '../signatures/request.js';
+
+/** Fetches a sender's published key material (a PEM certificate, a JWKS document) as text. Injected: tests serve keys from a local server. */
+export interface KeyFetcher {
+  fetchText(url: string): Promise<string>;
+}
+
+/** Everything a verification primitive may look at: the request, the trigger's secrets, and the injected key fetcher. */
+export interface VerifyContext {
+  request: SignedRequest;
+  /** The trigger's current secret and, during a rotation overlap, the previous one: a signature by any passes. */
+  secrets: readonly string[];
+  keys: KeyFetcher;
+  /**
+   * Request method, upper case (some senders sign it, HubSpot v3 for one). The query, where a
+   * sender puts a token or signs it, is part of `request.url`, the URL as the sender called it.
+   */
+  method: string;
+}
