@@ -10,7 +10,8 @@ import { selfSignedCertificate } from './certificates.js';
 
 export interface Route {
   status?: number;
-  body?: string;
+  /** The body, or a function of the request's number for this path (1 for the first), for a document that changes. */
+  body?: string | ((hit: number) => string);
   headers?: Record<string, string>;
   /** Wait this long before answering (a slow sender). */
   delayMs?: number;
@@ -33,11 +34,12 @@ export async function startKeyServer(): Promise<KeyServer> {
   const hits = new Map<string, number>();
   const server: Server = createServer({ key: tls.privateKey.export({ format: 'pem', type: 'pkcs8' }), cert: tls.pem }, (request, response) => {
     const path = request.url ?? '/';
-    hits.set(path, (hits.get(path) ?? 0) + 1);
+    const hit = (hits.get(path) ?? 0) + 1;
+    hits.set(path, hit);
     const route = routes.get(path) ?? { status: 404, body: 'not found' };
     const answer = () => {
       response.writeHead(route.status ?? 200, route.headers ?? { 'content-type': 'text/plain' });
-      response.end(route.body ?? '');
+      response.end(typeof route.body === 'function' ? route.body(hit) : (route.body ?? ''));
     };
     if (route.delayMs) setTimeout(answer, route.delayMs);
     else answer();

@@ -121,7 +121,7 @@ function parseHeaderLine(secret: string): { name: string; value: string } | unde
 function jsonArrayField(rawBody: Uint8Array, field: string): unknown[] | undefined {
   let body: unknown;
   try {
-    body = JSON.parse(Buffer.from(rawBody).toString('utf8'));
+    body = JSON.parse(Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength).toString('utf8'));
   } catch {
     return undefined;
   }
