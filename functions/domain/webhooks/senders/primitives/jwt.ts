@@ -7,6 +7,7 @@ import { headerValue } from '../../headers.js';
 import type { VerifyContext } from '../context.js';
 import { equalsAny, equalText } from './equal-text.js';
 
+/** The JWS algorithms a row may allow: HMAC with the pasted secret, or RSA / P-256 with the sender's keys. */
 export type JwtAlgorithm = 'HS256' | 'RS256' | 'ES256';
 
 interface JwtCommonParams {

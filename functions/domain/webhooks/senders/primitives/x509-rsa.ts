@@ -82,7 +82,7 @@ export async function verifyX509Rsa(params: X509RsaParams, ctx: VerifyContext): 
   return messages.some((message) => verifies(claim.hash, message, key, claim.signature));
 }
 
-/** True when `url` is an https URL that `rule` allows. Exported for the catalog's own tests. */
+/** True when `url` is an https URL that `rule` allows; exported so the receiver can record a refused certificate URL. */
 export function certificateUrlAllowed(url: string, rule: CertificateUrlRule): boolean {
   let parsed: URL;
   try {
