@@ -20,6 +20,7 @@ import type { KeyFetcher } from '../functions/domain/webhooks/senders/context.js
 import { verifySender } from '../functions/domain/webhooks/senders/verify.js';
 import { verifySignature, type SignatureService } from '../functions/domain/webhooks/signatures/index.js';
 import { signGithub, signShopify, signSlack, signStandardWebhooks, signStripe, signTwilio } from '../test/support/signers.js';
+import { asymmetricBench } from './support/asymmetric.js';
 import type { ChartRow } from './support/chart-row.js';
 import { formEvent, jsonEvent, KB } from './support/payloads.js';
 import { compareThroughput, int, median, times, verdict } from './support/timing.js';
@@ -27,7 +28,8 @@ import { compareThroughput, int, median, times, verdict } from './support/timing
 /**
  * `npm run bench signatures`: verifications per second of `verifySignature`, and of the sender
  * catalog's `verifySender` (the rows named `… row`), against each sender's own SDK verifying the
- * same signed request, for 1 KB and 100 KB bodies.
+ * same signed request, for 1 KB and 100 KB bodies; then the asymmetric sender primitives and their
+ * key caches (`support/asymmetric.ts`).
  * Each comparison alternates batches of ours and theirs; the ratio is the median of the per-round
  * ratios (ours / theirs), so a noisy neighbour slows both sides of a round alike.
  */
@@ -464,5 +466,15 @@ export default async function signaturesBench() {
     scale: 'log',
     text: `${times(row.ratio)} (${int(row.ours_ops_per_s)} vs ${int(row.baseline_ops_per_s)}/s)`,
   }));
-  return { rounds: ROUNDS, batch_ms: BATCH_MS, target_ratio: TARGET_RATIO, target_met: missed.length === 0, rows, chart };
+  // The asymmetric senders and the key caches have no target: their figures are reported beside the HMAC ones.
+  const asymmetric = await asymmetricBench();
+  return {
+    rounds: ROUNDS,
+    batch_ms: BATCH_MS,
+    target_ratio: TARGET_RATIO,
+    target_met: missed.length === 0,
+    rows,
+    asymmetric_rows: asymmetric.rows,
+    chart: [...chart, ...asymmetric.chart],
+  };
 }

@@ -1,0 +1,129 @@
+import { Agent, get } from 'node:https';
+import type { KeyFetcher } from '../domain/webhooks/senders/context.js';
+
+/** A sender's key endpoints answer in well under a second; a slow one must not hold a delivery. */
+export const KEY_FETCH_TIMEOUT_MS = 3_000;
+/** Certificates and JWKS documents are a few KB; anything far larger is not key material. */
+export const KEY_FETCH_MAX_BYTES = 64 * 1024;
+/**
+ * How long fetched key material is reused. Senders publish a new key well before signing with it
+ * (Google keeps two in its JWKS; SNS and PayPal name a new certificate URL), so an hour costs no
+ * deliveries and keeps a busy receiver to one fetch per URL per hour.
+ */
+export const KEY_CACHE_TTL_MS = 60 * 60 * 1000;
+/** URLs kept: a few per sender; the bound stops a stream of distinct allowed URLs from growing memory. */
+export const KEY_CACHE_MAX_ENTRIES = 100;
+
+export interface HttpsKeyFetcherOptions {
+  timeoutMs?: number;
+  maxBytes?: number;
+  ttlMs?: number;
+  maxEntries?: number;
+  /** The clock for cache expiry, in ms; injected so tests need not wait an hour. */
+  nowMs?: () => number;
+  /**
+   * Extra trusted CA certificates (PEM), for tests that serve keys from a local HTTPS server. Set
+   * only where the fetcher is built, never from a request or a trigger.
+   */
+  ca?: string;
+}
+
+/**
+ * Fetches key material over https only, with a deadline, no redirects (a 3xx is a failure: the
+ * primitives check the host before asking, and a redirect would take the fetch elsewhere) and a
+ * size cap, caching the text by URL for a while in a bounded map. Concurrent requests for one URL
+ * share one fetch. Failures are not cached: the next delivery tries again.
+ */
+export class HttpsKeyFetcher implements KeyFetcher {
+  readonly #timeoutMs: number;
+  readonly #maxBytes: number;
+  readonly #ttlMs: number;
+  readonly #maxEntries: number;
+  readonly #nowMs: () => number;
+  readonly #agent: Agent;
+  /** Insertion order is recency order: a hit is moved to the end, the oldest is evicted first. */
+  readonly #cache = new Map<string, { text: string; expiresAtMs: number }>();
+  readonly #inFlight = new Map<string, Promise<string>>();
+
+  constructor(options: HttpsKeyFetcherOptions = {}) {
+    this.#timeoutMs = options.timeoutMs ?? KEY_FETCH_TIMEOUT_MS;
+    this.#maxBytes = options.maxBytes ?? KEY_FETCH_MAX_BYTES;
+    this.#ttlMs = options.ttlMs ?? KEY_CACHE_TTL_MS;
+    this.#maxEntries = options.maxEntries ?? KEY_CACHE_MAX_ENTRIES;
+    this.#nowMs = options.nowMs ?? Date.now;
+    // Keep-alive: the next miss to the same host (a new SNS certificate, a JWKS refresh) skips the TLS handshake.
+    this.#agent = new Agent({ keepAlive: true, maxSockets: 4, ...(options.ca ? { ca: options.ca } : {}) });
+  }
+
+  /** The text at `url`; rejects on anything but a 200 over https within the time and size limits. */
+  async fetchText(url: string): Promise<string> {
+    const cached = this.#cache.get(url);
+    if (cached && cached.expiresAtMs > this.#nowMs()) {
+      this.#cache.delete(url);
+      this.#cache.set(url, cached);
+      return cached.text;
+    }
+    let pending = this.#inFlight.get(url);
+    if (!pending) {
+      pending = this.#download(url)
+        .then((text) => {
+          this.#remember(url, text);
+          return text;
+        })
+        .finally(() => this.#inFlight.delete(url));
+      this.#inFlight.set(url, pending);
+    }
+    return pending;
+  }
+
+  #remember(url: string, text: string): void {
+    this.#cache.delete(url);
+    this.#cache.set(url, { text, expiresAtMs: this.#nowMs() + this.#ttlMs });
+    while (this.#cache.size > this.#maxEntries) this.#cache.delete(this.#cache.keys().next().value!);
+  }
+
+  #download(url: string): Promise<string> {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return Promise.reject(new Error('key fetch: not a URL'));
+    }
+    if (parsed.protocol !== 'https:') return Promise.reject(new Error(`key fetch: only https is fetched, not ${parsed.protocol}`));
+    return new Promise<string>((resolve, reject) => {
+      const request = get(parsed, { agent: this.#agent, headers: { accept: '*/*' } }, (response) => {
+        const status = response.statusCode ?? 0;
+        if (status !== 200) {
+          response.resume();
+          fail(new Error(status >= 300 && status < 400 ? `key fetch: redirects are not followed (${status})` : `key fetch: status ${status}`));
+          return;
+        }
+        const declared = Number(response.headers['content-length']);
+        if (declared > this.#maxBytes) {
+          fail(new Error(`key fetch: ${declared} bytes is over the ${this.#maxBytes}-byte cap`));
+          return;
+        }
+        const chunks: Buffer[] = [];
+        let received = 0;
+        response.on('data', (chunk: Buffer) => {
+          received += chunk.length;
+          if (received > this.#maxBytes) fail(new Error(`key fetch: over the ${this.#maxBytes}-byte cap`));
+          else chunks.push(chunk);
+        });
+        response.on('end', () => {
+          clearTimeout(deadline);
+          resolve(Buffer.concat(chunks).toString('utf8'));
+        });
+        response.on('error', fail);
+      });
+      // One deadline for the whole exchange (DNS, TLS, headers and body), not just socket idleness.
+      const deadline = setTimeout(() => fail(new Error(`key fetch: no answer within ${this.#timeoutMs} ms`)), this.#timeoutMs);
+      request.on('error', fail);
+      function fail(error: Error) {
+        clearTimeout(deadline);
+        request.destroy();
+        reject(error);
+      }
+    });
+  }
+}
