@@ -185,6 +185,7 @@ export const ROUTES: readonly RouteSpec[] = [
   trigger('POST', '/triggers/{id}/replay', 'replayTriggerExecutions', 'Run the deliveries that match a filter again (up to 500 per call)'),
   // What a client creating a trigger chooses its flow from (the console's Flow field).
   trigger('GET', '/flows', 'listFlows', 'The deployed flows a trigger may run'),
+  trigger('GET', '/signature-services', 'listSignatureServices', 'The webhook senders a trigger can verify'),
 
   // ANY so that the receiver itself answers 404 for unknown ids before 405 for known ones.
   { method: 'ANY', path: '/webhooks/{webhook_id}', fn: 'webhook', auth: 'none', operationId: 'receiveWebhook', tag: TAGS.triggers, summary: 'Webhook receiver' },

@@ -45,6 +45,9 @@ function executionIdParam(event: HttpEvent): string {
  */
 const replayModule = onFirstUse(() => import('../domain/flows/replay.js'));
 
+/** The sender catalog as the API lists it, for `GET /signature-services` only. */
+const senderListing = onFirstUse(() => import('../domain/webhooks/senders/listing.js'));
+
 /** The request schemas and zod: only the routes with a body need them, so they load with the first. */
 const requests = onFirstUse(() => import('../domain/triggers/trigger-requests.js'));
 
@@ -105,6 +108,8 @@ export function createTriggersHandler(deps: TriggersHandlerDeps, authenticator: 
     return accepted(await (await replayModule()).replayMatching(replayDeps, trigger, parseBulkReplay(jsonObjectBody(event))));
   },
   listFlows: async () => ok({ flows: [...flows].sort() }),
+  // The catalog is about 30 KB of rows: loaded by the first request for it, not at init.
+  listSignatureServices: async () => ok((await senderListing()).SIGNATURE_SERVICE_LISTING),
 }, authenticator);
 }
 

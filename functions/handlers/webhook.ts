@@ -9,6 +9,7 @@ import { sfnFlowRunnerOnFirstUse } from '../adapters/aws/sfn-on-first-use.js';
 import { SqsEventQueue } from '../adapters/aws/sqs-event-queue.js';
 import { MeteredExecutionStore } from '../adapters/metered-execution-store.js';
 import { MeteredFlowRunner } from '../adapters/metered-flow-runner.js';
+import { HttpsKeyFetcher } from '../adapters/https-key-fetcher.js';
 import { secretBoxFrom } from '../adapters/secret-box.js';
 import type { Clock } from '../domain/clock.js';
 import { RefusalBudget } from '../domain/webhooks/refusal-budget.js';
@@ -17,6 +18,7 @@ import { receiveWebhook, type ReceiverDeps } from '../domain/webhooks/receive-we
 import { CachedTriggerLookup } from '../domain/webhooks/trigger-lookup.js';
 import { API_GATEWAY_INTEGRATION_TIMEOUT_MS } from '../domain/webhooks/wait-budget.js';
 import { isCorsPreflight, PREFLIGHT_ANSWER } from '../cors.js';
+import type { KeyFetcher } from '../domain/webhooks/senders/context.js';
 import type { Settings } from '../settings.js';
 import { createPublicHttpHandler } from '../shared/handler.js';
 import { METRIC } from '../shared/metric-names.js';
@@ -62,7 +64,12 @@ export const createWebhookHandler = (deps: ReceiverDeps, publicBaseUrl?: string)
   },
 });
 
-export function composeWebhook(settings: Settings, aws: AwsClients) {
+/**
+ * The receiver over its settings and clients. `senderKeys` fetches senders' certificates and key
+ * sets (Amazon SNS, PayPal, Google): over https from the hosts their catalog rows allow, cached;
+ * a test may hand in one that serves them locally.
+ */
+export function composeWebhook(settings: Settings, aws: AwsClients, senderKeys: KeyFetcher = new HttpsKeyFetcher()) {
   const executions = new MeteredExecutionStore(new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable, Date.now), metricsRecorder);
   return createWebhookHandler({
     triggers: new CachedTriggerLookup(new DynamoTriggerStore(dynamoClient(aws), settings.triggersTable, Date.now), secretBoxFrom(settings, aws), settings.triggerCacheTtlMs, Date.now),
@@ -75,5 +82,6 @@ export function composeWebhook(settings: Settings, aws: AwsClients) {
     newId: () => randomBytes(16).toString('hex'),
     maxBodyBytes: settings.webhookMaxBodyBytes,
     waitTimeoutMs: settings.waitTimeoutMs,
+    keys: senderKeys,
   }, settings.publicWebhookBaseUrl);
 }

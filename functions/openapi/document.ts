@@ -64,7 +64,16 @@ export function buildOpenApiDocument(serverUrl = '/') {
         bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
         apiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
       },
-      schemas: { Error: { type: 'object', required: ['error'], properties: { error: { type: 'string' } } } },
+      schemas: {
+        Error: {
+          type: 'object',
+          required: ['error'],
+          properties: {
+            error: { type: 'string' },
+            message: { type: 'string', description: 'With some `validation_error`s (a trigger\'s `signature`): which field is wrong, and why.' },
+          },
+        },
+      },
     },
   }));
 }

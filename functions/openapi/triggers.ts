@@ -4,6 +4,8 @@ import { EXECUTION_ID } from '../domain/flows/execution-id.js';
 import { MAX_REPLAYS_PER_CALL } from '../domain/flows/execution-filter.js';
 import { EXECUTION_STATUSES } from '../domain/flows/ports.js';
 import { triggerSchemas } from '../domain/triggers/trigger-requests.js';
+import { SENDERS } from '../domain/webhooks/senders/catalog.js';
+import { SENDER_CATEGORIES } from '../domain/webhooks/senders/catalog-types.js';
 import { WEBHOOK_ID } from '../domain/triggers/webhook-url.js';
 import { descriptions, jsonSchemaOf } from './from-zod.js';
 import { dataBody, errorBody, pageBody, pageParameters, type OperationDoc, type OperationDocs, type Schema } from './types.js';
@@ -47,10 +49,10 @@ describeEach(settings, {
   signature: {
     description:
       'How deliveries are signed; `null` (default) for no signature check. The secret is stored encrypted and is never returned or logged. ' +
-      'Schemes: stripe `Stripe-Signature: t=<unix>,v1=<hex>` (any v1 may match, 300 s tolerance); github `X-Hub-Signature-256: sha256=<hex>`; ' +
-      'slack `X-Slack-Signature: v0=<hex>` over `v0:<X-Slack-Request-Timestamp>:<body>` (300 s); shopify `X-Shopify-Hmac-Sha256: <base64>`; ' +
-      'twilio `X-Twilio-Signature` over the public URL plus sorted form parameters (JSON bodies: the URL carries `bodySHA256`); ' +
-      'standard_webhooks `webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64> ...` (300 s); custom as configured.',
+      '`service` names the sender, and each is verified the way it signs (HMAC over the content it signs, Ed25519, ECDSA, an X.509 certificate, a JWT, a static token or Basic credentials); ' +
+      '`secret` is what the sender\'s dashboard shows. `GET /signature-services` lists each with its docs and what to paste. Senders: ' +
+      SENDERS.map((row) => `${row.id} (${row.name})`).join(', ') + '. ' +
+      '`custom` takes `custom`: a header, prefix and timestamp header, or the assembled-content HMAC (`algorithm`, `key`, `content`, `signature`, `encoding`, `timestamp`) that describes any HMAC sender.',
   },
   allowed_source_ips: {
     description:
@@ -413,6 +415,44 @@ export const triggersDocs: OperationDocs = {
     description: 'The names of the deployed flows, in name order: what `flow` may be when creating or changing a trigger. The same for every account.',
     responses: {
       '200': dataBody('The flows', { type: 'object', required: ['flows'], properties: { flows: { type: 'array', items: { type: 'string' } } } }),
+    },
+  },
+
+  listSignatureServices: {
+    description:
+      'The webhook senders a trigger can verify (`signature.service`), from the sender catalog, in its order: each with its name, group (`category`), ' +
+      'its page on verifying webhooks, what to paste as `signature.secret` (`secret_label`, in the sender\'s own words), and whether it has a handshake. ' +
+      '`left_out` names the senders the catalog knows but cannot verify, each with the reason. The same for every account.',
+    responses: {
+      '200': dataBody('The senders', {
+        type: 'object',
+        required: ['services', 'left_out'],
+        properties: {
+          services: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['id', 'name', 'category', 'docs_url', 'secret_label', 'handshake'],
+              properties: {
+                id: { type: 'string', enum: SENDERS.filter((row) => row.verification.primitive !== 'unsupported').map((row) => row.id) },
+                name: { type: 'string' },
+                category: { type: 'string', enum: [...SENDER_CATEGORIES] },
+                docs_url: { type: 'string', format: 'uri' },
+                secret_label: { type: 'string' },
+                handshake: { type: 'boolean', description: 'The sender expects a handshake or a reply of its own.' },
+              },
+            },
+          },
+          left_out: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['id', 'name', 'docs_url', 'reason'],
+              properties: { id: { type: 'string' }, name: { type: 'string' }, docs_url: { type: 'string', format: 'uri' }, reason: { type: 'string' } },
+            },
+          },
+        },
+      }),
     },
   },
 

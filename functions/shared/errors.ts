@@ -27,7 +27,9 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 
 /**
  * The one error type of the service. Domain code and adapters throw it; `toHttpResponse`
- * turns it into `{"error": code}` with its status. `detail` is for logs only, never sent.
+ * turns it into `{"error": code}` with its status. `detail` is for logs only, never sent;
+ * `message`, when given, is sent as `{"error": code, "message": …}`: words for the caller that
+ * say which of its own fields is wrong (never anything of ours).
  */
 export class AppError extends Error {
   readonly status: number;
@@ -35,6 +37,7 @@ export class AppError extends Error {
     readonly code: ErrorCode,
     readonly detail?: string,
     readonly headers?: Record<string, string>,
+    readonly publicMessage?: string,
   ) {
     super(detail ? `${code}: ${detail}` : code);
     this.name = 'AppError';
@@ -56,6 +59,6 @@ export function toHttpResponse(error: unknown): APIGatewayProxyStructuredResultV
   return {
     statusCode: appError.status,
     headers: { 'content-type': 'application/json', ...appError.headers },
-    body: JSON.stringify({ error: appError.code }),
+    body: JSON.stringify(appError.publicMessage === undefined ? { error: appError.code } : { error: appError.code, message: appError.publicMessage }),
   };
 }

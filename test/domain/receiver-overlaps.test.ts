@@ -36,6 +36,7 @@ function receiver(trigger: ActiveTrigger, now: Date) {
     refusals: new RefusalBudget(executions),
     maxBodyBytes: 1000,
     waitTimeoutMs: 1000,
+    keys: { fetchText: async (url) => { throw new Error(`no network in this test: ${url}`); } },
   };
   return async (request: Partial<IncomingWebhook>): Promise<number | string> => {
     try {

@@ -12,7 +12,7 @@ import { AppError } from '../../functions/shared/errors.js';
 const ACCOUNT = 'acct-1';
 const NOW = new Date('2024-05-01T12:00:00.000Z');
 const DEFAULTS: TriggerSettings = {
-  flow: 'echo', response_mode: 'acknowledge', event_filter: [], api_key_enabled: false, signature: null, allowed_source_ips: null, enabled: true, deduplicate: false,
+  flow: 'echo', response_mode: 'acknowledge', event_filter: [], api_key_enabled: false, signature: null, allowed_source_ips: null, enabled: true, deduplicate: false, acknowledge_response: null,
 };
 
 /** A store in memory; `refuseWrites` makes the next replaces/deletes lose a race. */

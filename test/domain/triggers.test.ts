@@ -39,6 +39,7 @@ describe('parseTriggerSettings: defaults', () => {
       allowed_source_ips: ['192.0.2.0/24', '2001:db8::/32', '198.51.100.7'],
       enabled: false,
       deduplicate: true,
+      acknowledge_response: { status_code: 200, content_type: 'text/plain', body: '[accepted]' },
     };
     expect(create(settings)).toEqual(settings);
   });
@@ -115,7 +116,7 @@ describe('parseTriggerSettings: signature', () => {
   });
 
   it('refuses an unknown service', () => {
-    expect(refusal(() => create({ flow: 'echo', signature: { service: 'paypal', secret: 'abc' } })).code).toBe('validation_error');
+    expect(refusal(() => create({ flow: 'echo', signature: { service: 'acme_pay', secret: 'abc' } })).code).toBe('validation_error');
   });
 
   it('refuses an unknown field inside signature', () => {

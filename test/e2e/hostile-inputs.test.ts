@@ -197,7 +197,8 @@ function expectRefusal(res: Res, status?: number): void {
   if (status !== undefined) expect(res.status, summary).toBe(status);
   expect(res.contentType, summary).toMatch(/^application\/json\b/);
   const body: unknown = JSON.parse(res.body);
-  expect(body, summary).toEqual({ error: expect.any(String) });
+  // A signature's validation_error also says, in `message`, which field is wrong.
+  expect(body, summary).toEqual({ error: expect.any(String), ...(typeof body === 'object' && body !== null && 'message' in body && { message: expect.any(String) }) });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -383,7 +384,7 @@ const routeSpecificCases: HostileCase[] = [
   { name: 'an unknown response mode', status: 400, request: owned('POST', () => '/triggers', { headers: JSON_TYPE, body: '{"flow":"echo","response_mode":"sync"}' }) },
   { name: 'a * inside an event filter', status: 400, request: owned('POST', () => '/triggers', { headers: JSON_TYPE, body: '{"flow":"echo","event_filter":["a*b"]}' }) },
   { name: '101 event filter entries', status: 400, request: owned('POST', () => '/triggers', { headers: JSON_TYPE, body: JSON.stringify({ flow: 'echo', event_filter: Array.from({ length: 101 }, (_, i) => `e${i}`) }) }) },
-  { name: 'an unknown signature service', status: 400, request: owned('POST', () => '/triggers', { headers: JSON_TYPE, body: '{"flow":"echo","signature":{"service":"paypal","secret":"s"}}' }) },
+  { name: 'an unknown signature service', status: 400, request: owned('POST', () => '/triggers', { headers: JSON_TYPE, body: '{"flow":"echo","signature":{"service":"acme_pay","secret":"s"}}' }) },
   { name: 'an empty signing secret', status: 400, request: owned('POST', () => '/triggers', { headers: JSON_TYPE, body: '{"flow":"echo","signature":{"service":"github","secret":""}}' }) },
   { name: 'a signing secret over 1,024 characters', status: 400, request: owned('POST', () => '/triggers', { headers: JSON_TYPE, body: JSON.stringify({ flow: 'echo', signature: { service: 'github', secret: 's'.repeat(1025) } }) }) },
   { name: 'a custom scheme without its settings', status: 400, request: owned('POST', () => '/triggers', { headers: JSON_TYPE, body: '{"flow":"echo","signature":{"service":"custom","secret":"s"}}' }) },

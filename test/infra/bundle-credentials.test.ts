@@ -142,7 +142,7 @@ describe('a bundled function, with only the credentials Lambda puts in its envir
   it('runs a wait-mode flow through the Step Functions client it loads on first use', async () => {
     const store = new DynamoTriggerStore(engines.dynamo, engines.engines.env.TRIGGERS_TABLE!, Date.now);
     const deps = { store, secretBox: new LocalSecretBox(randomBytes(32).toString('base64')), randomBytes, now: Date.now };
-    const { record } = await createTrigger(deps, 'bundle-account', { flow: 'echo', response_mode: 'wait', event_filter: [], api_key_enabled: false, signature: null, allowed_source_ips: null, enabled: true, deduplicate: false });
+    const { record } = await createTrigger(deps, 'bundle-account', { flow: 'echo', response_mode: 'wait', event_filter: [], api_key_enabled: false, signature: null, allowed_source_ips: null, enabled: true, deduplicate: false, acknowledge_response: null });
     const body = JSON.stringify({ type: 'order.paid', id: 'evt_bundle' });
     const event = apiGatewayEvent({
       method: 'POST',

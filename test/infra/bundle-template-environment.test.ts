@@ -118,7 +118,7 @@ describe('metrics at -c logLevel=WARN', () => {
   it('the EMF lines of an accepted delivery survive Lambda\'s level filter, so the Flowgate metrics are not blank', async () => {
     const store = new DynamoTriggerStore(engines.dynamo, engines.engines.env.TRIGGERS_TABLE!, Date.now);
     const deps = { store, secretBox: new LocalSecretBox(randomBytes(32).toString('base64')), randomBytes, now: Date.now };
-    const { record } = await createTrigger(deps, 'template-env-account', { flow: 'echo', response_mode: 'acknowledge', event_filter: [], api_key_enabled: false, signature: null, allowed_source_ips: null, enabled: true, deduplicate: false });
+    const { record } = await createTrigger(deps, 'template-env-account', { flow: 'echo', response_mode: 'acknowledge', event_filter: [], api_key_enabled: false, signature: null, allowed_source_ips: null, enabled: true, deduplicate: false, acknowledge_response: null });
     const event = apiGatewayEvent({
       method: 'POST',
       routeKey: 'ANY /webhooks/{webhook_id}',

@@ -1,5 +1,3 @@
-import type { ReplySummary } from '../webhooks/flow-reply.js';
-
 export type FlowResult =
   | { status: 'succeeded'; output: unknown }
   | { status: 'failed'; error: string; cause?: string }
@@ -79,6 +77,14 @@ export interface Execution {
   replay_of?: string;
   /** Wait mode: what the sender was answered, when the flow shaped its reply. */
   reply?: ReplySummary;
+}
+
+/** What an execution keeps of a reply its flow shaped (never its body: the flow's output has it). */
+export interface ReplySummary {
+  status: number;
+  content_type?: string;
+  /** The body's size in bytes as sent. */
+  bytes: number;
 }
 
 /** An execution with its request, as one is read by id. */

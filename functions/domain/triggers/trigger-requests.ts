@@ -2,7 +2,8 @@
 import * as z from 'zod/mini';
 import { AppError } from '../../shared/errors.js';
 import { FLOW_NAME } from '../flows/flow-name.js';
-import { SIGNATURE_SERVICES, type SignatureService } from '../webhooks/signatures/index.js';
+import { SENDER_IDS } from '../webhooks/senders/catalog.js';
+import { describeIssue, hmacParamsSchema, validateHmacParams } from '../webhooks/senders/primitives/hmac-params.js';
 import { isSourceIpEntry, MAX_SOURCE_IP_ENTRIES, SOURCE_IP_ENTRY } from '../webhooks/source-ips.js';
 import type { StoredSignature } from './trigger.js';
 
@@ -49,9 +50,11 @@ function buildTriggerSchemas() {
 
   const signatureSchema = z
     .strictObject({
-      service: z.enum(SIGNATURE_SERVICES as [SignatureService, ...SignatureService[]]),
+      service: z.enum(SENDER_IDS as [string, ...string[]]),
       secret: z.string().check(z.minLength(1), z.maxLength(MAX_SECRET_LENGTH)),
-      custom: z.optional(customSchema),
+      // The first kind (a header, a prefix, a timestamp header), or the assembled-content HMAC
+      // that can describe any HMAC sender, the catalog's own rows included.
+      custom: z.optional(z.union([customSchema, hmacParamsSchema()])),
     })
     .check(
       z.refine((s) => (s.service === 'custom') === (s.custom !== undefined), { message: 'custom settings go with service "custom" only, and it needs them' }),
@@ -104,7 +107,7 @@ function buildTriggerSchemas() {
     enabled: z._default(settings.enabled, true),
     deduplicate: z._default(settings.deduplicate, false),
     // Absent and null alike: the default answer, `{"status": "accepted", …}` as JSON.
-    acknowledge_response: z.optional(settings.acknowledge_response),
+    acknowledge_response: z._default(settings.acknowledge_response, null),
   });
   const patchSchema = z.partial(z.strictObject(settings));
 
@@ -141,6 +144,40 @@ export type TriggerPatch = z.output<Schemas['patch']>;
 export type SigningSecretRotation = z.output<Schemas['rotateSigningSecret']>;
 export type ApiKeyRegeneration = z.output<Schemas['regenerateApiKey']>;
 
+/**
+ * The words of a request's first problem. A `custom` signature is one of two shapes (a union, whose
+ * own issue says only that neither fits): its problem is named by the shape it was meant as, the
+ * assembled-content HMAC when it has `content`, field and all (`signature.custom.key.encoding: …`).
+ */
+function invalid(error: z.core.$ZodError, input: unknown): AppError {
+  const problem = problemOf(error, input);
+  // A signature's problem is told to the caller, naming the field: its settings are rich enough
+  // (a custom HMAC, a sender's secret format) that "validation_error" alone would leave them guessing.
+  const aboutSignature = error.issues[0]?.path[0] === 'signature';
+  return new AppError('validation_error', problem, undefined, aboutSignature ? problem : undefined);
+}
+
+function problemOf(error: z.core.$ZodError, input: unknown): string | undefined {
+  const issue = error.issues[0];
+  if (!issue) return undefined;
+  const path = issue.path.map(String);
+  const signature = (input as { signature?: { custom?: unknown } } | undefined)?.signature;
+  if (path[0] === 'signature' && path[1] === 'custom' && signature && typeof signature.custom === 'object' && signature.custom !== null) {
+    if ('content' in signature.custom) {
+      const checked = validateHmacParams(signature.custom);
+      if (!checked.ok) return `signature.custom.${checked.message}`;
+    } else {
+      const old = triggerSchemas().custom.safeParse(signature.custom);
+      if (!old.success) return `signature.custom: ${old.error.issues[0]?.message ?? 'not a custom signature'}`;
+    }
+  }
+  if (path[0] === 'signature') {
+    const field = [...path, ...(issue.code === 'unrecognized_keys' ? [issue.keys[0]!] : [])].join('.');
+    return `${field}: ${describeIssue(issue)}`;
+  }
+  return issue.message;
+}
+
 function checkFlow(flow: string | undefined, knownFlows: ReadonlySet<string>): void {
   if (flow !== undefined && !knownFlows.has(flow)) throw new AppError('validation_error', 'unknown flow');
 }
@@ -148,7 +185,7 @@ function checkFlow(flow: string | undefined, knownFlows: ReadonlySet<string>): v
 /** Validates a create request; unknown fields, unknown flows and bad signature settings are `validation_error`. */
 export function parseTriggerSettings(body: unknown, knownFlows: ReadonlySet<string>): TriggerSettings {
   const parsed = triggerSchemas().create.safeParse(body);
-  if (!parsed.success) throw new AppError('validation_error', parsed.error.issues[0]?.message);
+  if (!parsed.success) throw invalid(parsed.error, body);
   checkFlow(parsed.data.flow, knownFlows);
   return parsed.data;
 }
@@ -156,7 +193,7 @@ export function parseTriggerSettings(body: unknown, knownFlows: ReadonlySet<stri
 /** Validates a PATCH request: the same fields, all optional, at least one. */
 export function parseTriggerPatch(body: unknown, knownFlows: ReadonlySet<string>): TriggerPatch {
   const parsed = triggerSchemas().patch.safeParse(body);
-  if (!parsed.success) throw new AppError('validation_error', parsed.error.issues[0]?.message);
+  if (!parsed.success) throw invalid(parsed.error, body);
   if (Object.keys(parsed.data).length === 0) throw new AppError('validation_error', 'nothing to change');
   checkFlow(parsed.data.flow, knownFlows);
   return parsed.data;

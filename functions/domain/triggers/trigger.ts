@@ -1,6 +1,10 @@
 import { isLive } from './overlap.js';
 import { webhookUrl } from './webhook-url.js';
-import type { CustomSignatureConfig, SignatureService } from '../webhooks/signatures/index.js';
+import type { HmacParams } from '../webhooks/senders/catalog-types.js';
+import type { CustomSignatureConfig } from '../webhooks/signatures/index.js';
+
+/** A `custom` trigger's signing: the first kind (header, prefix, timestamp header) or the assembled-content HMAC. */
+export type CustomSignature = CustomSignatureConfig | HmacParams;
 
 /*
  * What a trigger is. What a request to change one may say (the zod schemas, the parsers) is in
@@ -44,9 +48,10 @@ export interface TriggerRecord {
 }
 
 export interface StoredSignature {
-  service: SignatureService;
+  /** A sender catalog id (`senders/catalog.ts`). */
+  service: string;
   secret_sealed: string;
-  custom?: CustomSignatureConfig;
+  custom?: CustomSignature;
   /**
    * After `rotate-signing-secret` with an overlap: the replaced secret, sealed under the same
    * context as `secret_sealed` (moved, never opened), accepted until the time given (ISO 8601).
@@ -66,7 +71,7 @@ export interface PublicTrigger {
   api_key_enabled: boolean;
   /** When the key replaced with an overlap stops working; null when no old key works. */
   previous_api_key_expires_at: string | null;
-  signature: { service: SignatureService; custom?: CustomSignatureConfig; previous_secret_expires_at: string | null } | null;
+  signature: { service: string; custom?: CustomSignature; previous_secret_expires_at: string | null } | null;
   allowed_source_ips: string[] | null;
   enabled: boolean;
   deduplicate: boolean;

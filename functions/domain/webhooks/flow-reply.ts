@@ -1,4 +1,5 @@
 import { isPlainObject } from '../../shared/json.js';
+import type { ReplySummary } from '../flows/ports.js';
 
 /**
  * A wait-mode flow may shape the answer its sender gets: an output in the form of an API Gateway
@@ -17,13 +18,6 @@ export interface ShapedReply {
   isBase64Encoded: boolean;
 }
 
-/** What the execution keeps of a shaped answer (never its body: the flow's output has it). */
-export interface ReplySummary {
-  status: number;
-  content_type?: string;
-  /** The body's size in bytes as sent. */
-  bytes: number;
-}
 
 export type FlowReply =
   | { kind: 'json' }

@@ -7,12 +7,15 @@ import { newExecutionId } from '../flows/execution-id.js';
 import { buildFlowMessage } from '../flows/message.js';
 import type { EventQueue, ExecutionRef, ExecutionStore, FlowRunner } from '../flows/ports.js';
 import { isLive } from '../triggers/overlap.js';
-import type { TriggerRecord } from '../triggers/trigger.js';
+import type { StoredSignature, TriggerRecord } from '../triggers/trigger.js';
 import { WEBHOOK_ID } from '../triggers/webhook-url.js';
 import { parseWebhookBody } from './body.js';
 import { replyFromFlowOutput, summarizeReply } from './flow-reply.js';
 import { constantTimeEqual } from './signatures/hmac.js';
-import { verifySignature } from './signatures/index.js';
+import { customRow, hmacParamsFromCustomConfig, senderRow } from './senders/catalog.js';
+import type { SenderRow } from './senders/catalog-types.js';
+import type { KeyFetcher } from './senders/context.js';
+import { verifySender } from './senders/verify.js';
 import { isSourceIpAllowed } from './source-ips.js';
 import type { RefusalBudget } from './refusal-budget.js';
 import { storedRequest } from './stored-request.js';
@@ -70,6 +73,8 @@ export interface ReceiverDeps {
   refusals: RefusalBudget;
   maxBodyBytes: number;
   waitTimeoutMs: number;
+  /** Senders' published keys (certificates, JWKS), fetched only from the hosts their catalog rows allow. */
+  keys: KeyFetcher;
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest();
@@ -99,13 +104,13 @@ export async function receiveWebhook(deps: ReceiverDeps, request: IncomingWebhoo
   const nowMs = deps.now();
   const now = new Date(nowMs);
   let trigger = WEBHOOK_ID.test(request.webhookId) ? await deps.triggers.find(request.webhookId) : undefined;
-  let refusal = firstRefusal(deps, trigger, request, now);
+  let refusal = await firstRefusal(deps, trigger, request, now);
   if (refusal && trigger?.cached && SETTINGS_REFUSALS.has(refusal.code)) {
     // A cached copy may predate the change that lets this request in, so a refusal is only final
     // against the stored trigger; it costs a refused request one read, as an unknown id does.
     // Acceptance may rest on the cached copy: revocations reach the receiver within its TTL.
     trigger = await deps.triggers.findFresh(request.webhookId);
-    refusal = firstRefusal(deps, trigger, request, now);
+    refusal = await firstRefusal(deps, trigger, request, now);
   }
   if (!trigger || refusal?.code === 'not_found') throw refusal ?? new AppError('not_found');
   const delivery: Delivery = { trigger: trigger.record, receivedAt: now, ref: { triggerId: trigger.record.id, executionId: newExecutionId(nowMs, deps.newId()) } };
@@ -236,8 +241,15 @@ function signingSecrets(trigger: ActiveTrigger, now: Date): string[] {
   return previousLive ? [trigger.signingSecret!, trigger.previousSigningSecret!] : [trigger.signingSecret!];
 }
 
+/** The catalog row a trigger's signature is verified by: the sender's, or `custom` with the trigger's own settings. */
+function senderRowOf(signature: StoredSignature): SenderRow | undefined {
+  if (signature.service !== 'custom') return senderRow(signature.service);
+  if (!signature.custom) return undefined;
+  return customRow('content' in signature.custom ? signature.custom : hmacParamsFromCustomConfig(signature.custom));
+}
+
 /** Checks 1 to 5 against one copy of the trigger, in order: the first refusal, if any. */
-function firstRefusal(deps: ReceiverDeps, trigger: ActiveTrigger | undefined, request: IncomingWebhook, now: Date): AppError | undefined {
+async function firstRefusal(deps: ReceiverDeps, trigger: ActiveTrigger | undefined, request: IncomingWebhook, now: Date): Promise<AppError | undefined> {
   if (!trigger || !trigger.record.enabled) return new AppError('not_found');
   if (request.method !== 'POST') return new AppError('method_not_allowed', undefined, { allow: 'POST' });
   if (request.rawBody.length > deps.maxBodyBytes) return new AppError('payload_too_large');
@@ -249,10 +261,13 @@ function firstRefusal(deps: ReceiverDeps, trigger: ActiveTrigger | undefined, re
     return new AppError('unauthorized');
   }
   if (record.signature) {
-    const verified = verifySignature(
-      { service: record.signature.service, secrets: signingSecrets(trigger, now), custom: record.signature.custom },
-      { rawBody: request.rawBody, headers: request.headers, url: request.publicUrl, nowSeconds: epochSeconds(now.getTime()) },
-    );
+    const row = senderRowOf(record.signature);
+    const verified = row !== undefined && await verifySender(row, {
+      request: { rawBody: request.rawBody, headers: request.headers, url: request.publicUrl, nowSeconds: epochSeconds(now.getTime()) },
+      secrets: signingSecrets(trigger, now),
+      keys: deps.keys,
+      method: request.method,
+    });
     if (!verified) return new AppError('invalid_signature');
   }
   return undefined;

@@ -1,7 +1,6 @@
 import { isPlainObject } from '../../shared/json.js';
 import type { WebhookBody } from './body.js';
 import { headerValue } from './headers.js';
-import type { SignatureService } from './signatures/index.js';
 
 /**
  * The input a flow receives for one webhook delivery. The body's top-level JSON keys are also
@@ -27,7 +26,7 @@ const RESERVED_NAMES: ReadonlySet<string> = new Set([
 const MAX_EVENT_ID_LENGTH = 256;
 
 /** Where each sender puts its delivery id; also the order tried when no sender is configured. */
-const EVENT_ID_SOURCES: readonly { service: SignatureService; from: 'header' | 'body'; name: string }[] = [
+const EVENT_ID_SOURCES: readonly { service: string; from: 'header' | 'body'; name: string }[] = [
   { service: 'stripe', from: 'body', name: 'id' },
   { service: 'github', from: 'header', name: 'x-github-delivery' },
   { service: 'slack', from: 'body', name: 'event_id' },
@@ -50,7 +49,7 @@ const asString = (value: unknown): string | undefined => (typeof value === 'stri
  * sender a string `type` member of the body; `undefined` when none applies.
  */
 export function eventType(
-  service: SignatureService | undefined,
+  service: string | undefined,
   headers: Record<string, string>,
   body: WebhookBody,
 ): string | undefined {
@@ -70,7 +69,7 @@ export function eventType(
  * `idempotency-key` header. Only strings of 1–256 characters count.
  */
 export function senderEventId(
-  service: SignatureService | undefined,
+  service: string | undefined,
   headers: Record<string, string>,
   body: WebhookBody,
 ): string | undefined {
@@ -90,7 +89,7 @@ const isEventId = (value: unknown): value is string =>
  * except reserved names and keys that could reach a prototype.
  */
 export function buildTriggerData(input: {
-  service?: SignatureService;
+  service?: string;
   headers: Record<string, string>;
   body: WebhookBody;
   webhookId: string;

@@ -8,19 +8,11 @@ import type { HmacAlgorithm, SignatureEncoding } from '../signatures/hmac.js';
 
 export type { HmacAlgorithm, SignatureEncoding };
 
-/** The groups the console's picker shows senders in. */
-export type SenderCategory =
-  | 'payments'
-  | 'code hosting'
-  | 'messaging'
-  | 'e-commerce'
-  | 'telecom'
-  | 'email'
-  | 'identity'
-  | 'productivity'
-  | 'monitoring'
-  | 'cloud'
-  | 'custom';
+/** The groups the console's picker shows senders in, in the order it shows them. */
+export const SENDER_CATEGORIES = [
+  'payments', 'code hosting', 'messaging', 'e-commerce', 'telecom', 'email', 'identity', 'productivity', 'monitoring', 'cloud', 'custom',
+] as const;
+export type SenderCategory = (typeof SENDER_CATEGORIES)[number];
 
 /** One sender: what the console shows and how its requests are verified. */
 export interface SenderRow {

@@ -781,3 +781,6 @@ export function hmacParamsFromCustomConfig(config: CustomSignatureConfig): HmacP
     timestamp: { source: { from: 'header', name: config.timestamp_header.toLowerCase() }, format: 'unix_seconds', tolerance_seconds: CUSTOM_TOLERANCE_SECONDS },
   };
 }
+
+/** Every id a trigger's `signature.service` may take, in the catalog's order. */
+export const SENDER_IDS: readonly string[] = SENDERS.map((row) => row.id);

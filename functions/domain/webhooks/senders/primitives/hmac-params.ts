@@ -133,14 +133,14 @@ export function validateHmacParams(value: unknown): HmacParamsCheck {
   // An unknown field is named itself, not by the object that holds it.
   const path = [...prefix, ...issue.path, ...(issue.code === 'unrecognized_keys' ? [issue.keys[0]!] : [])];
   const field = path.map(String).join('.') || '(settings)';
-  return { ok: false, field, message: `${field}: ${describe(issue)}` };
+  return { ok: false, field, message: `${field}: ${describeIssue(issue)}` };
 }
 
 /**
  * zod/mini ships no messages (its locales are left out to keep bundles small, and none is loaded
  * here), so each kind of issue is put in words here; our own refinements carry theirs.
  */
-function describe(issue: z.core.$ZodIssue): string {
+export function describeIssue(issue: z.core.$ZodIssue): string {
   switch (issue.code) {
     case 'invalid_value':
       if (issue.input === undefined) return 'is required';

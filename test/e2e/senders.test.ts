@@ -1,0 +1,88 @@
+import { createHmac } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { call, useLocalStack } from '../support/local-stack.js';
+import { createTrigger, deliver, waitForExecutions } from '../support/webhooks.js';
+
+const stack = useLocalStack();
+
+/** The ids of shared/senders.md (the catalog test checks this list against the file). */
+const SENDERS_MD_IDS = [
+  'stripe', 'github', 'gitlab', 'bitbucket', 'slack', 'discord', 'shopify', 'woocommerce', 'bigcommerce', 'twilio',
+  'sendgrid', 'mailgun', 'postmark', 'resend', 'clerk', 'svix', 'paddle', 'lemon_squeezy', 'paypal', 'square',
+  'braintree', 'adyen', 'mollie', 'razorpay', 'coinbase_commerce', 'plaid', 'zoom', 'twitch', 'microsoft_graph', 'google_pubsub',
+  'aws_sns', 'calendly', 'typeform', 'hubspot', 'intercom', 'linear', 'jira', 'asana', 'notion', 'airtable',
+  'vercel', 'netlify', 'sentry', 'pagerduty', 'zendesk', 'docusign', 'okta', 'auth0', 'meta', 'telegram',
+  'dropbox', 'x',
+];
+
+describe('GET /signature-services', () => {
+  it('needs gateway credentials', async () => {
+    const res = await call(stack, 'GET', '/signature-services');
+    expect(res.status).toBe(401);
+    expect(res.json).toEqual({ error: 'unauthorized' });
+  });
+
+  it('lists at least 48 of the 50 senders, each with its name, group, docs, what to paste and whether it has a handshake; the rest with the reason', async () => {
+    const res = await call(stack, 'GET', '/signature-services', { token: await stack.token('senders-reader') });
+    expect(res.status).toBe(200);
+    const { services, left_out } = res.json.data as { services: Record<string, unknown>[]; left_out: { id: string; reason: string }[] };
+    const listed = new Set(services.map((service) => service.id));
+    expect(SENDERS_MD_IDS.filter((id) => listed.has(id)).length).toBeGreaterThanOrEqual(SENDERS_MD_IDS.length - 2);
+    expect(listed.has('standard_webhooks') && listed.has('custom')).toBe(true);
+    for (const id of SENDERS_MD_IDS.filter((id) => !listed.has(id))) {
+      expect(left_out.find((sender) => sender.id === id)?.reason, id).toMatch(/\w{10,}/);
+    }
+    for (const service of services) {
+      expect(Object.keys(service).sort()).toEqual(['category', 'docs_url', 'handshake', 'id', 'name', 'secret_label']);
+      expect(new URL(service.docs_url as string).protocol).toBe('https:');
+    }
+    expect(services.find((service) => service.id === 'zoom')).toMatchObject({ name: 'Zoom', handshake: true });
+  });
+});
+
+describe('a catalog sender over HTTP', () => {
+  it('zoom: a delivery signed as Zoom signs is accepted; a forged one is 401 invalid_signature and recorded as refused', async () => {
+    const token = await stack.token('senders-zoom');
+    const secret = 'zoom-secret-token-0123456789';
+    const trigger = await createTrigger(stack, token, { flow: 'echo', signature: { service: 'zoom', secret } });
+    const body = JSON.stringify({ event: 'meeting.started', event_ts: 1_700_000_000_000, payload: { object: { id: '123' } } });
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    // https://developers.zoom.us/docs/api/webhooks/#verify-webhook-events
+    const signature = `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
+    expect((await deliver(trigger.url, body, { 'x-zm-request-timestamp': timestamp, 'x-zm-signature': signature })).status).toBe(200);
+    const forged = await deliver(trigger.url, body, { 'x-zm-request-timestamp': timestamp, 'x-zm-signature': `v0=${'0'.repeat(64)}` });
+    expect(forged.status).toBe(401);
+    expect(forged.json).toEqual({ error: 'invalid_signature' });
+    const executions = await waitForExecutions(stack, token, trigger.id, (list) => list.length === 2 && list.some((e) => e.status === 'succeeded'));
+    expect(executions.map((e) => e.status).sort()).toEqual(['refused', 'succeeded']);
+  });
+
+  it('custom: the assembled-content HMAC verifies a sender configured by the user alone (HubSpot v3, say)', async () => {
+    const token = await stack.token('senders-custom');
+    const secret = 'client-secret-of-the-app';
+    const custom = {
+      algorithm: 'sha256',
+      key: { format: 'text' },
+      content: [{ part: 'method' }, { part: 'url' }, { part: 'body' }, { part: 'timestamp' }],
+      signature: { from: 'header', name: 'x-hubspot-signature-v3' },
+      encoding: 'base64',
+      timestamp: { source: { from: 'header', name: 'x-hubspot-request-timestamp' }, format: 'unix_milliseconds', tolerance_seconds: 300 },
+    };
+    const created = await call(stack, 'POST', '/triggers', { token, body: { flow: 'echo', signature: { service: 'custom', secret, custom } } });
+    expect(created.status, created.text).toBe(201);
+    const trigger = created.json.data as { url: string };
+    const body = JSON.stringify([{ eventId: 1, subscriptionType: 'contact.creation' }]);
+    const timestamp = String(Date.now());
+    const signature = createHmac('sha256', secret).update(`POST${trigger.url}${body}${timestamp}`).digest('base64');
+    expect((await deliver(trigger.url, body, { 'x-hubspot-request-timestamp': timestamp, 'x-hubspot-signature-v3': signature })).status).toBe(200);
+    expect((await deliver(trigger.url, `${body} `, { 'x-hubspot-request-timestamp': timestamp, 'x-hubspot-signature-v3': signature })).status).toBe(401);
+  });
+
+  it('custom settings with a mistake are 400 validation_error naming the field', async () => {
+    const token = await stack.token('senders-custom');
+    const custom = { algorithm: 'sha256', key: { format: 'rot13' }, content: [{ part: 'body' }], signature: { from: 'header', name: 'x-sig' }, encoding: 'hex' };
+    const res = await call(stack, 'POST', '/triggers', { token, body: { flow: 'echo', signature: { service: 'custom', secret: 's', custom } } });
+    expect(res.status).toBe(400);
+    expect(res.json).toEqual({ error: 'validation_error', message: expect.stringContaining('signature.custom.key.format') });
+  });
+});
