@@ -7,6 +7,8 @@ import { verifyJwt } from './primitives/jwt.js';
 import { verifyBasic, verifyStaticToken } from './primitives/token.js';
 import { verifyX509Rsa } from './primitives/x509-rsa.js';
 
+export { checkSenderSecret } from './secrets.js';
+
 type PrimitiveVerifier<P extends Primitive> = (params: Extract<Verification, { primitive: P }>, ctx: VerifyContext) => boolean | Promise<boolean>;
 
 /** One verifier per primitive: a sender is a row of parameters, never a branch here. */
