@@ -5,11 +5,13 @@ import { EventWebhook } from '@sendgrid/eventwebhook';
 import { verifyKey } from 'discord-interactions';
 import { OAuth2Client } from 'google-auth-library';
 import { HttpsKeyFetcher } from '../../functions/adapters/https-key-fetcher.js';
+import type { Primitive, Verification } from '../../functions/domain/webhooks/senders/catalog-types.js';
+import { senderRow } from '../../functions/domain/webhooks/senders/catalog.js';
 import type { KeyFetcher, VerifyContext } from '../../functions/domain/webhooks/senders/context.js';
-import { verifyEcdsaP256, type EcdsaP256Params } from '../../functions/domain/webhooks/senders/primitives/ecdsa.js';
-import { verifyEd25519, type Ed25519Params } from '../../functions/domain/webhooks/senders/primitives/ed25519.js';
-import { verifyJwt, type JwtParams } from '../../functions/domain/webhooks/senders/primitives/jwt.js';
-import { verifyX509Rsa, type X509RsaParams } from '../../functions/domain/webhooks/senders/primitives/x509-rsa.js';
+import { verifyEcdsaP256 } from '../../functions/domain/webhooks/senders/primitives/ecdsa.js';
+import { verifyEd25519 } from '../../functions/domain/webhooks/senders/primitives/ed25519.js';
+import { verifyJwt } from '../../functions/domain/webhooks/senders/primitives/jwt.js';
+import { verifyX509Rsa } from '../../functions/domain/webhooks/senders/primitives/x509-rsa.js';
 import { signSns, snsNotification } from '../../test/support/asymmetric-signers.js';
 import { selfSignedCertificate } from '../../test/support/certificates.js';
 import { googleJwks, googleKey, signGooglePush } from '../../test/support/jwt-signers.js';
@@ -30,19 +32,17 @@ const BATCH_MS = 50;
 const WARMUP_MS = 150;
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-const DISCORD: Ed25519Params = { signatureHeader: 'x-signature-ed25519', signatureEncoding: 'hex', timestampHeader: 'x-signature-timestamp', toleranceSeconds: 300 };
-const SENDGRID: EcdsaP256Params = { signatureHeader: 'x-twilio-email-event-webhook-signature', signatureEncoding: 'base64', timestampHeader: 'x-twilio-email-event-webhook-timestamp' };
-const AWS_SNS: X509RsaParams = { message: 'aws_sns', certificateUrl: { hosts: ['sns.*.amazonaws.com', 'sns.*.amazonaws.com.cn'], pathSuffix: '.pem' } };
-const GOOGLE: JwtParams = {
-  key: 'jwks',
-  jwksUrl: 'https://www.googleapis.com/oauth2/v3/certs',
-  header: 'authorization',
-  scheme: 'Bearer',
-  algorithms: ['RS256'],
-  issuers: ['accounts.google.com', 'https://accounts.google.com'],
-  requiredClaims: ['exp', 'iat'],
-  clockToleranceSeconds: 300,
-};
+/** A catalog row's parameters, so the bench measures what ships (the primitive is called directly, as verifySender would). */
+function rowParams<P extends Primitive>(id: string, primitive: P): Extract<Verification, { primitive: P }> {
+  const verification = senderRow(id)?.verification;
+  if (verification?.primitive !== primitive) throw new Error(`sender catalog: ${id} is not a ${primitive} row`);
+  return verification as Extract<Verification, { primitive: P }>;
+}
+
+const DISCORD = rowParams('discord', 'ed25519');
+const SENDGRID = rowParams('sendgrid', 'ecdsa_p256');
+const AWS_SNS = rowParams('aws_sns', 'x509_rsa');
+const GOOGLE = rowParams('google_pubsub', 'jwt');
 const TOPIC = 'arn:aws:sns:us-west-2:123456789012:MyTopic';
 const AUDIENCE = 'https://hooks.example.com/webhooks/bench';
 const EMAIL = 'push@bench.iam.gserviceaccount.com';
@@ -180,6 +180,7 @@ async function cachePairs(server: KeyServer): Promise<Pair[]> {
   const snsBody = Buffer.from(signSns(snsNotification({ SigningCertURL: url }), certificate.privateKey));
   const key = googleKey('cache-key');
   // Its own path, so the warm pair above keeps Google's.
+  if (GOOGLE.key !== 'jwks') throw new Error('sender catalog: google_pubsub is not a JWKS row');
   const google = { ...GOOGLE, jwksUrl: 'https://www.googleapis.com/oauth2/v3/certs-cache-bench' };
   server.routes.set('/www.googleapis.com/oauth2/v3/certs-cache-bench', { body: (hit) => googleJwks(key) + ' '.repeat(hit % 997) });
   const googleHeaders = Object.fromEntries(Object.entries(await signGooglePush(key, { aud: AUDIENCE, email: EMAIL, iat: nowSeconds() })).map(([k, v]) => [k.toLowerCase(), v]));

@@ -14,7 +14,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { SenderRow } from '../../functions/domain/webhooks/senders/catalog-types.js';
 import { senderRow } from '../../functions/domain/webhooks/senders/catalog.js';
 import type { KeyFetcher, VerifyContext } from '../../functions/domain/webhooks/senders/context.js';
-import { verifySender } from '../../functions/domain/webhooks/senders/verify.js';
+import { checkSenderSecret, verifySender } from '../../functions/domain/webhooks/senders/verify.js';
 
 /** The receiver's clock in every proof, in unix seconds. */
 export const NOW = 1_700_000_000;
@@ -109,6 +109,11 @@ export function proveHmacSender(id: string, proof: HmacProof): void {
 
     it(`verifySender(${id}) returns true when the previous key of a rotation signed`, async () => {
       expect(await verifySent(row, await proof.sign(proof.otherSecret, NOW), [proof.secret, proof.otherSecret])).toBe(true);
+    });
+
+    it(`checkSenderSecret(${id}) accepts both keys the proof signs with`, () => {
+      expect(checkSenderSecret(row, proof.secret)).toBeUndefined();
+      expect(checkSenderSecret(row, proof.otherSecret)).toBeUndefined();
     });
 
     const timestamp = verification.timestamp;

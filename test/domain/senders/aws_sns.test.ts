@@ -10,10 +10,11 @@ import { createRequire } from 'node:module';
 import https from 'node:https';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { HttpsKeyFetcher } from '../../../functions/adapters/https-key-fetcher.js';
-import { verifyX509Rsa, type X509RsaParams } from '../../../functions/domain/webhooks/senders/primitives/x509-rsa.js';
+import { checkSenderSecret, verifySender } from '../../../functions/domain/webhooks/senders/verify.js';
 import { signSns, snsNotification, snsSubscriptionConfirmation, snsStringToSign, type SnsMessage } from '../../support/asymmetric-signers.js';
 import { selfSignedCertificate } from '../../support/certificates.js';
 import { localFetcher, startKeyServer, type KeyServer } from '../../support/key-server.js';
+import { rowOf } from '../../support/sender-proof.js';
 import { contextFor } from '../../support/verify-context.js';
 
 /** AWS's validator ships no types: the one call used here. */
@@ -21,9 +22,10 @@ const MessageValidator = createRequire(import.meta.url)('sns-validator') as new 
   validate(message: string, callback: (error: Error | null) => void): void;
 };
 
-/** The parameters of the `aws_sns` catalog row: AWS's hosts (China's too), a `.pem` path. */
-const AWS_SNS: X509RsaParams = { message: 'aws_sns', certificateUrl: { hosts: ['sns.*.amazonaws.com', 'sns.*.amazonaws.com.cn'], pathSuffix: '.pem' } };
+/** The catalog's `aws_sns` row: certificates from AWS's hosts only (China's too), a `.pem` path. */
+const AWS_SNS = rowOf('aws_sns');
 const TOPIC = 'arn:aws:sns:us-west-2:123456789012:MyTopic';
+const OTHER_TOPIC = 'arn:aws:sns:eu-west-1:123456789012:MyOldTopic';
 
 const signer = selfSignedCertificate({ commonName: 'sns.amazonaws.com' });
 const impostor = selfSignedCertificate({ commonName: 'sns.amazonaws.com' });
@@ -57,7 +59,7 @@ function awsVerdict(body: string): Promise<boolean> {
 }
 
 async function verdicts(body: string, keys = localFetcher(server, new HttpsKeyFetcher({ ca: server.ca }))) {
-  const ours = await verifyX509Rsa(AWS_SNS, contextFor({ body, secrets: [TOPIC], keys, nowSeconds: Math.floor(Date.now() / 1000) }));
+  const ours = await verifySender(AWS_SNS, contextFor({ body, secrets: [TOPIC], keys, nowSeconds: Math.floor(Date.now() / 1000) }));
   return { ours, aws: await awsVerdict(body) };
 }
 
@@ -109,6 +111,19 @@ describe("aws_sns: RSA over SNS's canonical string, as AWS's sns-validator verif
     expect(await verdicts(body)).toEqual({ ours: false, aws: true });
   });
 
+  it('topic rotation (moving the trigger to a new topic): a message from either pasted ARN passes ours, as AWS\'s does', async () => {
+    const body = signed(snsNotification({ TopicArn: OTHER_TOPIC }));
+    const keys = localFetcher(server, new HttpsKeyFetcher({ ca: server.ca }));
+    const nowSeconds = Math.floor(Date.now() / 1000);
+    expect(await verifySender(AWS_SNS, contextFor({ body, secrets: [TOPIC, OTHER_TOPIC], keys, nowSeconds }))).toBe(true);
+    expect(await awsVerdict(body)).toBe(true);
+  });
+
+  it('checkSenderSecret accepts both topic ARNs', () => {
+    expect(checkSenderSecret(AWS_SNS, TOPIC)).toBeUndefined();
+    expect(checkSenderSecret(AWS_SNS, OTHER_TOPIC)).toBeUndefined();
+  });
+
   it('an old Timestamp passes both: AWS documents no freshness window, and a retry resends the message as first signed', async () => {
     expect(await verdicts(signed(snsNotification({ Timestamp: '2012-04-25T21:49:25.719Z' })))).toEqual({ ours: true, aws: true });
   });
@@ -118,8 +133,8 @@ describe("aws_sns: RSA over SNS's canonical string, as AWS's sns-validator verif
     publish(url, signer.pem);
     const keys = localFetcher(server, new HttpsKeyFetcher({ ca: server.ca }));
     const ctx = (body: string) => contextFor({ body, secrets: [TOPIC], keys, nowSeconds: Math.floor(Date.now() / 1000) });
-    expect(await verifyX509Rsa(AWS_SNS, ctx(signSns(snsNotification({ SigningCertURL: url }), signer.privateKey)))).toBe(true);
-    expect(await verifyX509Rsa(AWS_SNS, ctx(signSns(snsNotification({ SigningCertURL: url, MessageId: 'second' }), signer.privateKey)))).toBe(true);
+    expect(await verifySender(AWS_SNS, ctx(signSns(snsNotification({ SigningCertURL: url }), signer.privateKey)))).toBe(true);
+    expect(await verifySender(AWS_SNS, ctx(signSns(snsNotification({ SigningCertURL: url, MessageId: 'second' }), signer.privateKey)))).toBe(true);
     const { host, pathname } = new URL(url);
     expect(server.hits.get(`/${host}${pathname}`)).toBe(1);
   });

@@ -5,21 +5,25 @@
  * https://developer.bigcommerce.com/docs/integrations/webhooks ("headers" on create a webhook)
  */
 import { describe, expect, it } from 'vitest';
-import { verifyStaticToken, type StaticTokenParams } from '../../../functions/domain/webhooks/senders/primitives/token.js';
+import { checkSenderSecret, verifySender } from '../../../functions/domain/webhooks/senders/verify.js';
+import { rowOf } from '../../support/sender-proof.js';
 import { contextFor } from '../../support/verify-context.js';
 
-/** The parameters of the `bigcommerce` catalog row. */
-const BIGCOMMERCE: StaticTokenParams = { location: 'named_header' };
+/** The catalog's `bigcommerce` row. */
+const BIGCOMMERCE = rowOf('bigcommerce');
 const PASTED = 'X-Custom-Auth-Header: 7d4f7a2b-my-bigcommerce-value';
 const BODY = JSON.stringify({ scope: 'store/order/created', store_id: '1025646', data: { type: 'order', id: 250 }, hash: 'dd70c0976e06b67aaf671e73f49dcb79230ebf9d', created_at: 1561479335, producer: 'stores/{store_hash}' });
 const HEADERS = { 'X-Custom-Auth-Header': '7d4f7a2b-my-bigcommerce-value', 'Content-Type': 'application/json' };
 
-const verify = (headers: Record<string, string>, secrets = [PASTED], body = BODY) => verifyStaticToken(BIGCOMMERCE, contextFor({ body, headers, secrets }));
+const verify = (headers: Record<string, string>, secrets = [PASTED], body = BODY) => verifySender(BIGCOMMERCE, contextFor({ body, headers, secrets }));
 
 describe('bigcommerce: the custom header set on the hook', () => {
-  it('a genuine callback passes', () => expect(verify(HEADERS)).toBe(true));
-  it('another value fails', () => expect(verify({ ...HEADERS, 'X-Custom-Auth-Header': 'guess' })).toBe(false));
-  it('a missing header fails', () => expect(verify({ 'Content-Type': 'application/json' })).toBe(false));
-  it('a changed body still passes: the header authenticates BigCommerce, it does not sign the body', () => expect(verify(HEADERS, [PASTED], '{}')).toBe(true));
-  it('rotation: either of two header lines passes', () => expect(verify(HEADERS, ['X-Custom-Auth-Header: old', PASTED])).toBe(true));
+  it('a genuine callback passes', async () => expect(await verify(HEADERS)).toBe(true));
+  it('another value fails', async () => expect(await verify({ ...HEADERS, 'X-Custom-Auth-Header': 'guess' })).toBe(false));
+  it('a missing header fails', async () => expect(await verify({ 'Content-Type': 'application/json' })).toBe(false));
+  it('a changed body still passes: the header authenticates BigCommerce, it does not sign the body', async () =>
+    expect(await verify(HEADERS, [PASTED], '{}')).toBe(true));
+  it('rotation: either of two header lines passes', async () =>
+    expect(await verify(HEADERS, ['X-Custom-Auth-Header: old', PASTED])).toBe(true));
+  it('checkSenderSecret accepts the header line', () => expect(checkSenderSecret(BIGCOMMERCE, PASTED)).toBeUndefined());
 });

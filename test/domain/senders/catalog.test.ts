@@ -1,10 +1,13 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { SenderCategory } from '../../../functions/domain/webhooks/senders/catalog-types.js';
 import { SENDERS } from '../../../functions/domain/webhooks/senders/catalog.js';
+import type { KeyFetcher } from '../../../functions/domain/webhooks/senders/context.js';
 import { validateHmacParams } from '../../../functions/domain/webhooks/senders/primitives/hmac-params.js';
-import { isPendingPrimitive } from '../../../functions/domain/webhooks/senders/verify.js';
+import { verifySender } from '../../../functions/domain/webhooks/senders/verify.js';
+import { contextFor } from '../../support/verify-context.js';
 
 /** The ids of shared/senders.md, in its order (checked against the file itself where it is beside the repository). */
 const SENDERS_MD_IDS = [
@@ -17,25 +20,39 @@ const SENDERS_MD_IDS = [
 ];
 const SENDERS_MD = resolve(import.meta.dirname, '../../../../shared/senders.md');
 const CATEGORIES: readonly SenderCategory[] = ['payments', 'code hosting', 'messaging', 'e-commerce', 'telecom', 'email', 'identity', 'productivity', 'monitoring', 'cloud', 'custom'];
-/** The primitives written on the asymmetric branch; only rows on these may still await their proof. */
-const ELSEWHERE = new Set(['ed25519', 'ecdsa_p256', 'x509_rsa', 'jwt', 'static_token', 'basic']);
+
+interface ProofFile {
+  name: string;
+  source: string;
+}
+
+/** The files of test/domain/senders/ (this folder's top level) that prove rows: those using test/support/sender-proof.ts. */
+const PROOF_FILES: readonly ProofFile[] = readdirSync(import.meta.dirname)
+  .filter((name) => name.endsWith('.test.ts') && name !== 'catalog.test.ts')
+  .map((name) => ({ name, source: readFileSync(join(import.meta.dirname, name), 'utf8') }))
+  .filter((file) => file.source.includes('support/sender-proof.js'));
+
+/** Where a proof names the row it proves: `rowOf('discord')`, `proveHmacSender('stripe', …)`, `senderRow('x')`, a table's `id: 'vercel'`, or `for (const id of ['resend', …])`. */
+const NAMED_ROW = [/\b(?:rowOf|senderRow|proveHmacSender)\(\s*'([a-z0-9_]+)'/g, /\bid: '([a-z0-9_]+)'/g];
+const ID_LOOP = /for \(const id of \[([^\]]*)\]\)/g;
 
 /**
- * The rows proven by a proof file: a file of test/domain/senders/ (this folder's top level) that
- * exercises the senders code and names the row's id as a string literal, as
- * `proveHmacSender('stripe', …)` or `senderRow('discord')` do. A file written on another branch
- * counts the same way when it lands, without a change here.
+ * The rows proven by `files`: each proof file goes through the catalog's own row (rowOf /
+ * proveHmacSender, then verifySender), so what it proves is the row that ships. A file written
+ * on another branch counts the same way when it lands, without a change here.
  */
-function provenIds(): Set<string> {
+function provenIn(files: readonly ProofFile[]): Set<string> {
   const proven = new Set<string>();
-  for (const file of readdirSync(import.meta.dirname)) {
-    if (!file.endsWith('.test.ts') || file === 'catalog.test.ts') continue;
-    const source = readFileSync(join(import.meta.dirname, file), 'utf8');
-    if (!source.includes('sender-proof') && !source.includes('webhooks/senders/')) continue;
-    for (const row of SENDERS) if (new RegExp(`['"\`]${row.id}['"\`]`).test(source)) proven.add(row.id);
+  for (const { source } of files) {
+    for (const pattern of NAMED_ROW) for (const match of source.matchAll(pattern)) proven.add(match[1]!);
+    for (const loop of source.matchAll(ID_LOOP)) for (const id of loop[1]!.matchAll(/'([a-z0-9_]+)'/g)) proven.add(id[1]!);
   }
   return proven;
 }
+
+/** Every row that verifies requests needs a proof: all but `unsupported` rows and the bare `custom` row (`configured`, proven with settings through customRow). */
+const NEED_PROOF = SENDERS.filter((row) => row.verification.primitive !== 'unsupported' && row.verification.primitive !== 'configured');
+const unproven = (proven: Set<string>) => NEED_PROOF.filter((row) => !proven.has(row.id)).map((row) => row.id);
 
 describe('sender catalog', () => {
   it('has a row for every id of shared/senders.md, then standard_webhooks and custom, each once', () => {
@@ -80,17 +97,58 @@ describe('sender catalog', () => {
     expect(unsupported.map((row) => row.id)).toEqual(['plaid']);
   });
 
-  it('has a proof for every row that is not unsupported (rows on a primitive still to merge are listed)', () => {
-    const proven = provenIds();
-    const supported = SENDERS.filter((row) => row.verification.primitive !== 'unsupported');
-    const awaiting = supported.filter((row) => isPendingPrimitive(row.verification.primitive) && !proven.has(row.id));
-    // Only the other branch's primitives may be stand-ins; every other row must be proven now.
-    for (const row of awaiting) expect(ELSEWHERE.has(row.verification.primitive), row.id).toBe(true);
-    const expected = supported.filter((row) => !awaiting.includes(row));
-    expect(expected.filter((row) => !proven.has(row.id)).map((row) => row.id)).toEqual([]);
-    expect(expected.filter((row) => proven.has(row.id)).length).toBe(expected.length);
-    if (awaiting.length > 0) {
-      console.info(`sender proofs: ${expected.length} rows proven; awaiting their primitive's branch: ${awaiting.map((row) => row.id).join(', ')}`);
-    }
+  it('has a proof for every row that is not unsupported or configured', () => {
+    const proven = provenIn(PROOF_FILES);
+    expect(unproven(proven)).toEqual([]);
+    const rest = SENDERS.filter((row) => !NEED_PROOF.includes(row)).map((row) => `${row.id} (${row.verification.primitive})`);
+    console.info(`sender proofs: ${NEED_PROOF.length} of ${SENDERS.length} rows proven; without a row proof: ${rest.join(', ')}`);
   });
+
+  it('would fail for a row whose proof is gone', () => {
+    expect(unproven(provenIn(PROOF_FILES.filter((file) => file.name !== 'discord.test.ts')))).toEqual(['discord']);
+  });
+
+  it("no proof calls a primitive's verifier itself: each goes through its row and verifySender", () => {
+    const files = readdirSync(import.meta.dirname).filter((name) => name.endsWith('.test.ts'));
+    const direct = files.filter((name) =>
+      /import \{[^}]*\bverify(?:Hmac|Ed25519|EcdsaP256|X509Rsa|Jwt|StaticToken|Basic)\b[^}]*\} from '[^']*\/primitives\//.test(readFileSync(join(import.meta.dirname, name), 'utf8')),
+    );
+    expect(direct).toEqual([]);
+  });
+
+  it('never throws or rejects for any row on malformed requests, secrets and fetched keys: each answers true or false', async () => {
+    // Every lower-case header name any row reads, so arbitrary values land where a primitive looks.
+    const names = new Set(['authorization', 'content-type', 'paypal-transmission-id', 'paypal-transmission-time', 'paypal-transmission-sig', 'paypal-cert-url', 'paypal-auth-algo']);
+    const collect = (value: unknown): void => {
+      if (typeof value === 'string' && /^[a-z0-9-]{3,64}$/.test(value)) names.add(value);
+      else if (value && typeof value === 'object') Object.values(value).forEach(collect);
+    };
+    SENDERS.forEach((row) => collect(row.verification));
+    const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.base64String(), fc.stringMatching(/^[0-9a-f]{0,140}$/), fc.constantFrom('Bearer x.y.z', 'Basic Og==', 'v1,AAAA', 't=1,v1=00'));
+    const fetched = fc.constantFrom('', 'not a key', '{"keys":"none"}', '{"keys":[{"kty":"RSA"}]}', '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----', 'reject');
+    const body = fc.oneof(
+      fc.uint8Array({ maxLength: 256 }),
+      fc.json().map((json) => Buffer.from(json)),
+      fc.record({ Type: fc.constantFrom('Notification', 'SubscriptionConfirmation'), SignatureVersion: fc.constantFrom('1', '2'), Signature: text, SigningCertURL: fc.constantFrom('https://sns.us-east-1.amazonaws.com/a.pem', 'http://x'), TopicArn: text, Message: text, MessageId: text, Timestamp: text }).map((m) => Buffer.from(JSON.stringify(m))),
+      fc.record({ value: fc.array(fc.record({ clientState: text })) }).map((m) => Buffer.from(JSON.stringify(m))),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...SENDERS),
+        fc.record({
+          headers: fc.dictionary(fc.constantFrom(...names, '__proto__', 'constructor'), text),
+          body,
+          secrets: fc.array(text.filter(Boolean), { minLength: 1, maxLength: 3 }),
+          nowSeconds: fc.integer({ min: 0, max: 4_102_444_800 }),
+          fetched,
+        }),
+        async (row, input) => {
+          const keys: KeyFetcher = { fetchText: async () => (input.fetched === 'reject' ? Promise.reject(new Error('unreachable')) : input.fetched) };
+          const verdict = await verifySender(row, contextFor({ ...input, keys }));
+          return typeof verdict === 'boolean';
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  }, 60_000);
 });

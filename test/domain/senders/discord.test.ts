@@ -7,20 +7,13 @@
 import { webcrypto } from 'node:crypto';
 import { verifyKey } from 'discord-interactions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { verifyEd25519, type Ed25519Params } from '../../../functions/domain/webhooks/senders/primitives/ed25519.js';
+import { DISCORD_TOLERANCE_SECONDS } from '../../../functions/domain/webhooks/senders/catalog.js';
+import { checkSenderSecret, verifySender } from '../../../functions/domain/webhooks/senders/verify.js';
+import { rowOf } from '../../support/sender-proof.js';
 import { contextFor, NOW } from '../../support/verify-context.js';
 
-/**
- * The parameters of the `discord` catalog row. Discord documents no tolerance; interactions are
- * delivered at once and never retried (the endpoint has 3 s to answer), so five minutes refuses
- * replays without refusing Discord.
- */
-const DISCORD: Ed25519Params = {
-  signatureHeader: 'x-signature-ed25519',
-  signatureEncoding: 'hex',
-  timestampHeader: 'x-signature-timestamp',
-  toleranceSeconds: 300,
-};
+/** The catalog's `discord` row, as the receiver verifies with it. */
+const DISCORD = rowOf('discord');
 const PING = '{"type":1,"id":"1234","application_id":"5678","version":1,"token":"abc"}';
 
 interface Signer {
@@ -40,9 +33,9 @@ async function discordSigner(): Promise<Signer> {
   };
 }
 
-/** Both verdicts on one request: ours through the catalog row's parameters, Discord's through `verifyKey`. */
+/** Both verdicts on one request: ours through the catalog row, Discord's through `verifyKey`. */
 async function verdicts(body: string, headers: Record<string, string>, publicKeyHex: string, nowSeconds = NOW) {
-  const ours = verifyEd25519(DISCORD, contextFor({ body, headers, secrets: [publicKeyHex], nowSeconds }));
+  const ours = await verifySender(DISCORD, contextFor({ body, headers, secrets: [publicKeyHex], nowSeconds }));
   const theirs = await verifyKey(Buffer.from(body), headers['X-Signature-Ed25519'] ?? '', headers['X-Signature-Timestamp'] ?? '', publicKeyHex);
   return { ours, theirs };
 }
@@ -73,12 +66,17 @@ describe('discord: Ed25519 as discord-interactions verifies it', () => {
   });
 
   it('a stale timestamp fails ours (Discord\'s library checks no time; the row adds five minutes)', async () => {
-    const stale = String(NOW - 301);
+    const stale = String(NOW - DISCORD_TOLERANCE_SECONDS - 1);
     expect(await verdicts(PING, await signer.sign(PING, stale), signer.publicKeyHex)).toEqual({ ours: false, theirs: true });
+  });
+
+  it("checkSenderSecret accepts the application's public key as Discord shows it (64 hex characters)", () => {
+    expect(checkSenderSecret(DISCORD, signer.publicKeyHex)).toBeUndefined();
+    expect(checkSenderSecret(DISCORD, signer.publicKeyHex.slice(1))).toMatch(/64 hex characters/);
   });
 
   it('a key rotation: a signature by either application key passes', async () => {
     const headers = await signer.sign(PING, String(NOW));
-    expect(verifyEd25519(DISCORD, contextFor({ body: PING, headers, secrets: [other.publicKeyHex, signer.publicKeyHex] }))).toBe(true);
+    expect(await verifySender(DISCORD, contextFor({ body: PING, headers, secrets: [other.publicKeyHex, signer.publicKeyHex] }))).toBe(true);
   });
 });

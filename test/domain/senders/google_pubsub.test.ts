@@ -12,28 +12,23 @@
 import { OAuth2Client } from 'google-auth-library';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpsKeyFetcher } from '../../../functions/adapters/https-key-fetcher.js';
-import { verifyJwt, type JwtParams } from '../../../functions/domain/webhooks/senders/primitives/jwt.js';
+import { checkSenderSecret, verifySender } from '../../../functions/domain/webhooks/senders/verify.js';
 import { googleJwks, googleKey, signGooglePush } from '../../support/jwt-signers.js';
 import { localFetcher, startKeyServer, type KeyServer } from '../../support/key-server.js';
+import { rowOf } from '../../support/sender-proof.js';
 import { contextFor } from '../../support/verify-context.js';
 
 /**
- * The parameters of the `google_pubsub` catalog row: RS256 only, Google's two issuer spellings, a
- * token that must carry `exp` and `iat`, and Google's own clock skew of five minutes
+ * The catalog's `google_pubsub` row: RS256 only, Google's two issuer spellings, a token that must
+ * carry `exp` and `iat`, and Google's own clock skew of five minutes
  * (`OAuth2Client.CLOCK_SKEW_SECS_`). The pasted secret is `<audience> <service account email>`.
  */
-const GOOGLE_PUBSUB: JwtParams = {
-  key: 'jwks',
-  jwksUrl: 'https://www.googleapis.com/oauth2/v3/certs',
-  header: 'authorization',
-  scheme: 'Bearer',
-  algorithms: ['RS256'],
-  issuers: ['accounts.google.com', 'https://accounts.google.com'],
-  requiredClaims: ['exp', 'iat'],
-  clockToleranceSeconds: 300,
-};
+const GOOGLE_PUBSUB = rowOf('google_pubsub');
 const AUDIENCE = 'https://hooks.example.com/webhooks/wh_pubsub';
 const EMAIL = 'pubsub-push@my-project.iam.gserviceaccount.com';
+/** The subscription the trigger used before, kept during a rotation overlap. */
+const OLD_AUDIENCE = 'https://hooks.example.com/webhooks/wh_pubsub_old';
+const OLD_EMAIL = 'old-push@my-project.iam.gserviceaccount.com';
 const BODY = JSON.stringify({ message: { data: 'SGVsbG8gQ2xvdWQgUHViL1N1YiEgSGVyZSBpcyBteSBtZXNzYWdlIQ==', messageId: '2070443601311540', publishTime: '2023-11-14T22:13:20Z' }, subscription: 'projects/my-project/subscriptions/my-push' });
 
 const key = googleKey('f5f4bf46e52b31d9b6249f7309ad0338400680cd');
@@ -63,7 +58,7 @@ async function googleVerdict(authorization: string | undefined): Promise<boolean
 }
 
 async function verdicts(headers: Record<string, string>, body = BODY) {
-  const ours = await verifyJwt(GOOGLE_PUBSUB, contextFor({ body, headers, secrets: [`${AUDIENCE} ${EMAIL}`], keys, nowSeconds: nowSeconds() }));
+  const ours = await verifySender(GOOGLE_PUBSUB, contextFor({ body, headers, secrets: [`${AUDIENCE} ${EMAIL}`], keys, nowSeconds: nowSeconds() }));
   return { ours, google: await googleVerdict(headers.Authorization) };
 }
 
@@ -101,6 +96,20 @@ describe('google_pubsub: the push OIDC token, as google-auth-library verifies it
 
   it("a changed body passes both: Google's token authenticates the sender, not the body (the docs offer no body binding)", async () => {
     expect(await verdicts(await push(), BODY.replace('my-push', 'other'))).toEqual({ ours: true, google: true });
+  });
+
+  it('rotation (a new push subscription): a token for either pasted pair passes, never one pairing the audience of one with the email of the other', async () => {
+    const secrets = [`${OLD_AUDIENCE} ${OLD_EMAIL}`, `${AUDIENCE} ${EMAIL}`];
+    const verify = async (headers: Record<string, string>) => verifySender(GOOGLE_PUBSUB, contextFor({ body: BODY, headers, secrets, keys, nowSeconds: nowSeconds() }));
+    expect(await verify(await push({ aud: OLD_AUDIENCE, email: OLD_EMAIL }))).toBe(true);
+    expect(await verify(await push())).toBe(true);
+    expect(await verify(await push({ aud: OLD_AUDIENCE, email: EMAIL }))).toBe(false);
+  });
+
+  it('checkSenderSecret accepts both pasted pairs, and refuses the email alone (as the label asked for before)', () => {
+    expect(checkSenderSecret(GOOGLE_PUBSUB, `${AUDIENCE} ${EMAIL}`)).toBeUndefined();
+    expect(checkSenderSecret(GOOGLE_PUBSUB, `${OLD_AUDIENCE} ${OLD_EMAIL}`)).toBeUndefined();
+    expect(checkSenderSecret(GOOGLE_PUBSUB, EMAIL)).toMatch(/audience, a space, and its service account email/);
   });
 
   it('the JWKS was fetched once for all of these (a cache hit does not refetch)', () => {

@@ -6,11 +6,12 @@
  * The payload below is the documentation's example, `secretClientValue` included.
  */
 import { describe, expect, it } from 'vitest';
-import { verifyStaticToken, type StaticTokenParams } from '../../../functions/domain/webhooks/senders/primitives/token.js';
+import { checkSenderSecret, verifySender } from '../../../functions/domain/webhooks/senders/verify.js';
+import { rowOf } from '../../support/sender-proof.js';
 import { contextFor } from '../../support/verify-context.js';
 
-/** The parameters of the `microsoft_graph` catalog row. */
-const GRAPH: StaticTokenParams = { location: 'body_items', array: 'value', field: 'clientState' };
+/** The catalog's `microsoft_graph` row. */
+const GRAPH = rowOf('microsoft_graph');
 const CLIENT_STATE = 'secretClientValue';
 const notification = (clientState: string | undefined, id = 'lsgTZMr9KwAAA') => ({
   id,
@@ -23,16 +24,17 @@ const notification = (clientState: string | undefined, id = 'lsgTZMr9KwAAA') => 
   resourceData: { '@odata.type': '#Microsoft.Graph.Message', '@odata.id': 'Users/{user_guid}@{tenant_guid}/Messages/{long_id_string}', '@odata.etag': 'W/"CQAAABYAAADkrWGo7bouTKlsgTZMr9KwAAAUWRHf"', id: '{long_id_string}' },
 });
 
-const verify = (body: unknown, secrets = [CLIENT_STATE]) => verifyStaticToken(GRAPH, contextFor({ body: JSON.stringify(body), secrets }));
+const verify = (body: unknown, secrets = [CLIENT_STATE]) => verifySender(GRAPH, contextFor({ body: JSON.stringify(body), secrets }));
 
 describe('microsoft_graph: clientState in every notification', () => {
-  it("the documentation's notification passes", () => expect(verify({ value: [notification(CLIENT_STATE)] })).toBe(true));
-  it('another clientState fails', () => expect(verify({ value: [notification('guess')] })).toBe(false));
-  it('a notification without clientState fails', () => expect(verify({ value: [notification(undefined)] })).toBe(false));
-  it('a batch with one forged notification beside a genuine one fails', () =>
-    expect(verify({ value: [notification(CLIENT_STATE), notification('forged', 'other')] })).toBe(false));
-  it('a changed body with the same clientState passes: clientState authenticates the subscription, it does not sign the body', () =>
-    expect(verify({ value: [{ ...notification(CLIENT_STATE), changeType: 'deleted' }] })).toBe(true));
-  it('clientState rotation (a subscription renewed with a new value): either passes', () =>
-    expect(verify({ value: [notification('old-state'), notification(CLIENT_STATE, 'other')] }, ['old-state', CLIENT_STATE])).toBe(true));
+  it("the documentation's notification passes", async () => expect(await verify({ value: [notification(CLIENT_STATE)] })).toBe(true));
+  it('another clientState fails', async () => expect(await verify({ value: [notification('guess')] })).toBe(false));
+  it('a notification without clientState fails', async () => expect(await verify({ value: [notification(undefined)] })).toBe(false));
+  it('a batch with one forged notification beside a genuine one fails', async () =>
+    expect(await verify({ value: [notification(CLIENT_STATE), notification('forged', 'other')] })).toBe(false));
+  it('a changed body with the same clientState passes: clientState authenticates the subscription, it does not sign the body', async () =>
+    expect(await verify({ value: [{ ...notification(CLIENT_STATE), changeType: 'deleted' }] })).toBe(true));
+  it('checkSenderSecret accepts the clientState', () => expect(checkSenderSecret(GRAPH, CLIENT_STATE)).toBeUndefined());
+  it('clientState rotation (a subscription renewed with a new value): either passes', async () =>
+    expect(await verify({ value: [notification('old-state'), notification(CLIENT_STATE, 'other')] }, ['old-state', CLIENT_STATE])).toBe(true));
 });

@@ -6,16 +6,17 @@
  * The token is built here with node:crypto alone, not with the jose the verifier uses.
  */
 import { describe, expect, it } from 'vitest';
-import { verifyJwt, type JwtParams } from '../../../functions/domain/webhooks/senders/primitives/jwt.js';
+import { checkSenderSecret, verifySender } from '../../../functions/domain/webhooks/senders/verify.js';
 import { signNetlify } from '../../support/jwt-signers.js';
+import { rowOf } from '../../support/sender-proof.js';
 import { contextFor } from '../../support/verify-context.js';
 
-/** The parameters of the `netlify` catalog row. Netlify's token carries no time, so there is none to check. */
-const NETLIFY: JwtParams = { key: 'secret', header: 'x-webhook-signature', algorithms: ['HS256'], issuers: ['netlify'], bodySha256Claim: 'sha256' };
+/** The catalog's `netlify` row. Netlify's token carries no time, so there is none to check. */
+const NETLIFY = rowOf('netlify');
 const SECRET = 'my-netlify-jws-secret';
 const BODY = JSON.stringify({ id: '5ebc34bf4fea0b01f02efa3a', site_id: 'fa4dd95a-994e-4f89-8a7a-2d9e9fc36a32', state: 'ready', name: 'www-example', branch: 'main', context: 'production' });
 
-const verify = (body: string, headers: Record<string, string>, secrets = [SECRET]) => verifyJwt(NETLIFY, contextFor({ body, headers, secrets }));
+const verify = (body: string, headers: Record<string, string>, secrets = [SECRET]) => verifySender(NETLIFY, contextFor({ body, headers, secrets }));
 
 describe("netlify: the HS256 JWS of X-Webhook-Signature, as Netlify's docs describe it", () => {
   it('a genuine deploy notification passes', async () => {
@@ -36,6 +37,10 @@ describe("netlify: the HS256 JWS of X-Webhook-Signature, as Netlify's docs descr
 
   it('a token whose issuer is not netlify fails', async () => {
     expect(await verify(BODY, signNetlify(BODY, SECRET, { iss: 'not-netlify' }))).toBe(false);
+  });
+
+  it('checkSenderSecret accepts the JWS secret', () => {
+    expect(checkSenderSecret(NETLIFY, SECRET)).toBeUndefined();
   });
 
   it('secret rotation: either of two secrets passes', async () => {

@@ -9,24 +9,20 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpsKeyFetcher } from '../../../functions/adapters/https-key-fetcher.js';
-import { verifyX509Rsa, type X509RsaParams } from '../../../functions/domain/webhooks/senders/primitives/x509-rsa.js';
+import { PAYPAL_TOLERANCE_SECONDS } from '../../../functions/domain/webhooks/senders/catalog.js';
+import { checkSenderSecret, verifySender } from '../../../functions/domain/webhooks/senders/verify.js';
 import { PAYPAL_CERT_URL, signPayPal } from '../../support/asymmetric-signers.js';
 import { selfSignedCertificate } from '../../support/certificates.js';
 import { localFetcher, startKeyServer, type KeyServer } from '../../support/key-server.js';
+import { rowOf } from '../../support/sender-proof.js';
 import { contextFor } from '../../support/verify-context.js';
 
 /**
- * The parameters of the `paypal` catalog row: certificates only from PayPal's API hosts (live and
- * sandbox, old and `api-m` names) under `/v1/notifications/certs/`. PayPal documents no freshness
- * window for PAYPAL-TRANSMISSION-TIME. Five minutes assumes that a retry, being a new transmission
- * with its own id, is signed anew (unconfirmed: if PayPal's retries reuse the first signature, the
- * row must drop `toleranceSeconds`).
+ * The catalog's `paypal` row: certificates only from PayPal's API hosts (live and sandbox, old and
+ * `api-m` names) under `/v1/notifications/certs/`, and a transmission time within
+ * PAYPAL_TOLERANCE_SECONDS (PayPal documents no window; the constant says what that assumes).
  */
-const PAYPAL: X509RsaParams = {
-  message: 'paypal',
-  certificateUrl: { hosts: ['api.paypal.com', 'api-m.paypal.com', 'api.sandbox.paypal.com', 'api-m.sandbox.paypal.com'], pathPrefix: '/v1/notifications/certs/' },
-  toleranceSeconds: 300,
-};
+const PAYPAL = rowOf('paypal');
 const WEBHOOK_ID = '1JE4291016473214C';
 const BODY = JSON.stringify({
   id: 'WH-2WR32451HC0233532-67976317FL4543714',
@@ -54,7 +50,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const verify = (body: string, headers: Record<string, string>, secrets = [WEBHOOK_ID]) =>
-  verifyX509Rsa(PAYPAL, contextFor({ body, headers, secrets, keys, nowSeconds: nowSeconds() }));
+  verifySender(PAYPAL, contextFor({ body, headers, secrets, keys, nowSeconds: nowSeconds() }));
 
 describe('paypal: SHA256withRSA by the certificate at PAYPAL-CERT-URL, as PayPal documents it', () => {
   it('a genuine delivery passes', async () => {
@@ -80,7 +76,7 @@ describe('paypal: SHA256withRSA by the certificate at PAYPAL-CERT-URL, as PayPal
   });
 
   it('a stale transmission time fails', async () => {
-    expect(await verify(BODY, signPayPal({ body: BODY, webhookId: WEBHOOK_ID, transmissionTime: transmissionTime(nowSeconds() - 301) }, signer.privateKey))).toBe(false);
+    expect(await verify(BODY, signPayPal({ body: BODY, webhookId: WEBHOOK_ID, transmissionTime: transmissionTime(nowSeconds() - PAYPAL_TOLERANCE_SECONDS - 1) }, signer.privateKey))).toBe(false);
   });
 
   it('a certificate URL off PayPal\'s hosts fails without being fetched', async () => {
@@ -89,6 +85,11 @@ describe('paypal: SHA256withRSA by the certificate at PAYPAL-CERT-URL, as PayPal
     const headers = signPayPal({ body: BODY, webhookId: WEBHOOK_ID, transmissionTime: transmissionTime(), certUrl }, impostor.privateKey);
     expect(await verify(BODY, headers)).toBe(false);
     expect(server.hits.get('/paypal.evil.example/v1/notifications/certs/CERT-1')).toBeUndefined();
+  });
+
+  it('checkSenderSecret accepts both webhook IDs', () => {
+    expect(checkSenderSecret(PAYPAL, WEBHOOK_ID)).toBeUndefined();
+    expect(checkSenderSecret(PAYPAL, '5GP028458E2496506')).toBeUndefined();
   });
 
   it('webhook ID rotation: a delivery for either ID passes, and the certificate was fetched once for all of these', async () => {

@@ -8,11 +8,12 @@
 import { createServer, request, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { verifyBasic, type BasicParams } from '../../../functions/domain/webhooks/senders/primitives/token.js';
+import { checkSenderSecret, verifySender } from '../../../functions/domain/webhooks/senders/verify.js';
+import { rowOf } from '../../support/sender-proof.js';
 import { contextFor } from '../../support/verify-context.js';
 
-/** The parameters of the `postmark` catalog row. */
-const POSTMARK: BasicParams = {};
+/** The catalog's `postmark` row. */
+const POSTMARK = rowOf('postmark');
 const PASTED = 'postmark-hooks:p@ss:w0rd';
 const BODY = JSON.stringify({ RecordType: 'Delivery', ServerID: 23, MessageID: '00000000-0000-0000-0000-000000000000', Recipient: 'john@example.com' });
 
@@ -30,27 +31,31 @@ async function headersSentTo(userInfo: string): Promise<IncomingHttpHeaders> {
   return seen;
 }
 
-const verify = (headers: IncomingHttpHeaders | Record<string, string>, secrets = [PASTED]) =>
-  verifyBasic(POSTMARK, contextFor({ body: BODY, headers: headers as Record<string, string>, secrets }));
+const verify = (headers: IncomingHttpHeaders | Record<string, string>, secrets = [PASTED], body = BODY) =>
+  verifySender(POSTMARK, contextFor({ body, headers: headers as Record<string, string>, secrets }));
 
 describe('postmark: HTTP Basic from credentials in the webhook URL', () => {
   it('a genuine request passes (user info percent-encoded in the URL, as it must be)', async () => {
-    expect(verify(await headersSentTo('postmark-hooks:p%40ss%3Aw0rd'))).toBe(true);
+    expect(await verify(await headersSentTo('postmark-hooks:p%40ss%3Aw0rd'))).toBe(true);
   });
 
   it('another password fails', async () => {
-    expect(verify(await headersSentTo('postmark-hooks:guess'))).toBe(false);
+    expect(await verify(await headersSentTo('postmark-hooks:guess'))).toBe(false);
   });
 
-  it('a request without credentials fails', () => {
-    expect(verify({ 'content-type': 'application/json' })).toBe(false);
+  it('a request without credentials fails', async () => {
+    expect(await verify({ 'content-type': 'application/json' })).toBe(false);
   });
 
   it('a changed body still passes: Basic auth authenticates Postmark, it does not sign the body', async () => {
-    expect(verifyBasic(POSTMARK, contextFor({ body: '{}', headers: (await headersSentTo('postmark-hooks:p%40ss%3Aw0rd')) as Record<string, string>, secrets: [PASTED] }))).toBe(true);
+    expect(await verify(await headersSentTo('postmark-hooks:p%40ss%3Aw0rd'), [PASTED], '{}')).toBe(true);
   });
 
   it('credential rotation: either of two passes', async () => {
-    expect(verify(await headersSentTo('postmark-hooks:p%40ss%3Aw0rd'), ['postmark-hooks:old', PASTED])).toBe(true);
+    expect(await verify(await headersSentTo('postmark-hooks:p%40ss%3Aw0rd'), ['postmark-hooks:old', PASTED])).toBe(true);
+  });
+
+  it('checkSenderSecret accepts username:password, a colon in the password included', () => {
+    expect(checkSenderSecret(POSTMARK, PASTED)).toBeUndefined();
   });
 });

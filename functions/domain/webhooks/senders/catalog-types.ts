@@ -5,6 +5,11 @@
  * what it receives).
  */
 import type { HmacAlgorithm, SignatureEncoding } from '../signatures/hmac.js';
+import type { EcdsaP256Params } from './primitives/ecdsa.js';
+import type { Ed25519Params } from './primitives/ed25519.js';
+import type { JwtAlgorithm, JwtParams } from './primitives/jwt.js';
+import type { BasicParams, StaticTokenParams } from './primitives/token.js';
+import type { CertificateUrlRule, X509RsaParams } from './primitives/x509-rsa.js';
 
 export type { HmacAlgorithm, SignatureEncoding };
 
@@ -40,7 +45,7 @@ export type Verification =
   | ({ primitive: 'x509_rsa' } & X509RsaParams)
   | ({ primitive: 'jwt' } & JwtParams)
   | ({ primitive: 'static_token' } & StaticTokenParams)
-  | { primitive: 'basic' }
+  | ({ primitive: 'basic' } & BasicParams)
   // The `custom` row: the trigger's own settings (HMAC parameters) say how; see `customRow`.
   | { primitive: 'configured' }
   | { primitive: 'unsupported'; reason: string };
@@ -161,83 +166,9 @@ export type TimestampSource =
 export type TimestampFormat = 'unix_seconds' | 'unix_milliseconds' | 'rfc3339';
 
 /* ------------------------------------------------------------------------------------------ */
-/* The other primitives (their verifiers live in ./primitives/, written separately)             */
+/* The other primitives: each row's parameters are the primitive's own type, so a row can say     */
+/* nothing its verifier does not read. Their fields are camelCase, as the primitives wrote them;  */
+/* only the HMAC parameters are snake_case JSON, because a `custom` trigger's settings give them. */
 /* ------------------------------------------------------------------------------------------ */
 
-/** A header carrying a signature or a token. */
-export interface HeaderRef {
-  from: 'header';
-  name: string;
-}
-
-/** Ed25519 with the sender's public key (the pasted secret), over `timestamp + body` or the body alone. */
-export interface Ed25519Params {
-  signature_header: string;
-  /** When set, its value is signed before the body (Discord's `x-signature-timestamp`). */
-  timestamp_header?: string;
-  /** How the pasted public key is written: Discord shows 32 raw bytes in hex. */
-  key_encoding: 'hex' | 'base64';
-  signature_encoding?: SignatureEncoding;
-}
-
-/** ECDSA P-256 with SHA-256 and the sender's public key (the pasted secret). */
-export interface EcdsaP256Params {
-  signature_header: string;
-  /** When set, its value is signed before the body (SendGrid's timestamp header). */
-  timestamp_header?: string;
-  /** SendGrid shows a base64 DER (SubjectPublicKeyInfo) key; `pem` accepts a PEM block. */
-  key_encoding: 'base64_der' | 'pem';
-  /** SendGrid's signature is base64 of a DER-encoded (r, s) pair. */
-  signature_encoding: 'base64_der' | 'base64_p1363';
-}
-
-/** RSA by a certificate the sender publishes and names in the request (Amazon SNS, PayPal). */
-export interface X509RsaParams {
-  /**
-   * How the signed message is built: SNS's canonical `Key\nValue\n` fields of the JSON body (by
-   * `SignatureVersion`: 1 = SHA1, 2 = SHA256); PayPal's `id|time|webhookId|crc32(body)` with the
-   * algorithm of `paypal-auth-algo`.
-   */
-  message: 'aws_sns' | 'paypal';
-  certificate_url: HeaderRef | { from: 'json'; path: JsonPath };
-  /**
-   * The only hosts the certificate may come from, over https: a regular expression matched against
-   * the whole host name (SNS: `sns.<region>.amazonaws.com`, or `.amazonaws.com.cn` in China).
-   */
-  certificate_host_pattern: string;
-  signature: HeaderRef | { from: 'json'; path: JsonPath };
-  /** What the pasted secret is checked against: SNS's `TopicArn`, PayPal's webhook id (signed). */
-  secret_is: 'topic_arn' | 'webhook_id';
-}
-
-/** A JWT the sender puts in a header, checked by signature, issuer, audience and age. */
-export interface JwtParams {
-  token: HeaderRef & {
-    /** The auth scheme before the token (`Bearer`), when the header is `authorization`. */
-    scheme?: string;
-  };
-  algorithms: ('HS256' | 'RS256' | 'ES256')[];
-  /** `secret`: HS256 keyed by the pasted secret; `jwks`: the sender's published keys. */
-  key: { from: 'secret' } | { from: 'jwks'; url: string };
-  /** Accepted `iss` values. */
-  issuers?: string[];
-  /** What `aud` must be: the URL as the sender called it (Pub/Sub's default audience). */
-  audience?: 'request_url';
-  /** A claim that must equal the pasted secret (Pub/Sub: `email`, the push subscription's service account). */
-  secret_claim?: string;
-  /** A claim holding a hash of the raw body (Netlify: `sha256`, hex). */
-  body_hash_claim?: { claim: string; algorithm: 'sha256'; encoding: SignatureEncoding };
-  /** Oldest accepted `iat`, in seconds before now. */
-  max_age_seconds?: number;
-}
-
-/** A token the sender sends as is, compared in constant time with the pasted secret. */
-export interface StaticTokenParams {
-  token:
-    | (HeaderRef & { scheme?: string })
-    /**
-     * A field of every item of a JSON array in the body (Microsoft Graph's `clientState` on each
-     * notification of `value`); every item must carry it.
-     */
-    | { from: 'json_items'; items_path: JsonPath; field: JsonPath };
-}
+export type { Ed25519Params, EcdsaP256Params, X509RsaParams, CertificateUrlRule, JwtParams, JwtAlgorithm, StaticTokenParams, BasicParams };

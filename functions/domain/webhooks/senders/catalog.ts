@@ -32,6 +32,19 @@ export const LINEAR_TOLERANCE_SECONDS = 60;
  */
 export const MAILGUN_TOLERANCE_SECONDS = 300;
 export const ZENDESK_TOLERANCE_SECONDS = 300;
+/**
+ * Discord documents no window; interactions are delivered at once and never retried (the endpoint
+ * has 3 s to answer), so five minutes refuses replays without refusing Discord.
+ */
+export const DISCORD_TOLERANCE_SECONDS = 300;
+/**
+ * PayPal documents no window for PAYPAL-TRANSMISSION-TIME. Five minutes assumes a retry, being a
+ * new transmission with its own id, is signed anew (unconfirmed: if PayPal's retries reuse the
+ * first signature, the row must drop its tolerance).
+ */
+export const PAYPAL_TOLERANCE_SECONDS = 300;
+/** google-auth-library's own clock skew for ID tokens (`OAuth2Client.CLOCK_SKEW_SECS_`): five minutes. */
+export const GOOGLE_CLOCK_SKEW_SECONDS = 300;
 
 /* Shared pieces of rows ------------------------------------------------------------------------ */
 
@@ -99,7 +112,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://docs.gitlab.com/user/project/integrations/webhooks/#create-a-webhook',
     secret_label: "The webhook's secret token",
     handshake: false,
-    verification: { primitive: 'static_token', token: { from: 'header', name: 'x-gitlab-token' } },
+    verification: { primitive: 'static_token', location: 'header', header: 'x-gitlab-token' },
   },
   {
     id: 'bitbucket',
@@ -132,14 +145,14 @@ export const SENDERS: readonly SenderRow[] = [
     name: 'Discord',
     category: 'messaging',
     docs_url: 'https://discord.com/developers/docs/interactions/overview#setting-up-an-endpoint-validating-security-request-headers',
-    secret_label: "The application's Public Key (General Information)",
+    secret_label: "The application's Public Key (General Information): 64 hex characters",
     handshake: true,
     verification: {
       primitive: 'ed25519',
-      signature_header: 'x-signature-ed25519',
-      timestamp_header: 'x-signature-timestamp',
-      key_encoding: 'hex',
-      signature_encoding: 'hex',
+      signatureHeader: 'x-signature-ed25519',
+      signatureEncoding: 'hex',
+      timestampHeader: 'x-signature-timestamp',
+      toleranceSeconds: DISCORD_TOLERANCE_SECONDS,
     },
   },
   {
@@ -165,10 +178,11 @@ export const SENDERS: readonly SenderRow[] = [
     name: 'BigCommerce',
     category: 'e-commerce',
     docs_url: 'https://developer.bigcommerce.com/docs/integrations/webhooks#webhook-security',
-    secret_label: 'A token of your choice, set as the Authorization value in the hook\'s "headers" when you create it',
+    secret_label: 'A header you set in the hook\'s "headers" when you created it, as a header line Name: value (e.g. X-Hook-Token: a value of your choice)',
     handshake: false,
-    // BigCommerce signs nothing: a hook carries the static headers given when it was created.
-    verification: { primitive: 'static_token', token: { from: 'header', name: 'authorization' } },
+    // BigCommerce signs nothing: a hook carries the static headers given when it was created,
+    // whichever the user chose, so the pasted line names the header as well as its value.
+    verification: { primitive: 'static_token', location: 'named_header' },
   },
   {
     id: 'twilio',
@@ -191,14 +205,15 @@ export const SENDERS: readonly SenderRow[] = [
     name: 'SendGrid Event Webhook',
     category: 'email',
     docs_url: 'https://www.twilio.com/docs/sendgrid/for-developers/tracking-events/getting-started-event-webhook-security-features',
-    secret_label: 'The Event Webhook Verification Key (Signature Verification)',
+    secret_label: 'The Event Webhook Verification Key (Signature Verification): a base64 public key starting MFkw',
     handshake: false,
     verification: {
       primitive: 'ecdsa_p256',
-      signature_header: 'x-twilio-email-event-webhook-signature',
-      timestamp_header: 'x-twilio-email-event-webhook-timestamp',
-      key_encoding: 'base64_der',
-      signature_encoding: 'base64_der',
+      signatureHeader: 'x-twilio-email-event-webhook-signature',
+      signatureEncoding: 'base64',
+      timestampHeader: 'x-twilio-email-event-webhook-timestamp',
+      // No tolerance: SendGrid documents none, nor whether a retry (it retries for up to 24 hours)
+      // is signed anew, so refusing old timestamps could refuse SendGrid itself.
     },
   },
   {
@@ -228,6 +243,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://postmarkapp.com/developer/webhooks/webhooks-overview#protecting-your-webhook',
     secret_label: 'The username:password you put in the webhook URL (Basic auth)',
     handshake: false,
+    // HTTP Basic in Authorization, which the client derives from https://user:password@… in the webhook URL.
     verification: { primitive: 'basic' },
   },
   {
@@ -289,15 +305,14 @@ export const SENDERS: readonly SenderRow[] = [
     name: 'PayPal',
     category: 'payments',
     docs_url: 'https://developer.paypal.com/api/rest/webhooks/rest/#link-selfverificationmethod',
-    secret_label: 'The Webhook ID (My Apps & Credentials, your app, Webhooks)',
+    secret_label: 'The Webhook ID (My Apps & Credentials, your app, Webhooks), letters and digits such as 1JE4291016473214C',
     handshake: false,
     verification: {
       primitive: 'x509_rsa',
       message: 'paypal',
-      certificate_url: { from: 'header', name: 'paypal-cert-url' },
-      certificate_host_pattern: '^api(?:-m)?\\.(?:sandbox\\.)?paypal\\.com$',
-      signature: { from: 'header', name: 'paypal-transmission-sig' },
-      secret_is: 'webhook_id',
+      // Certificates only from PayPal's API hosts (live and sandbox, old and `api-m` names).
+      certificateUrl: { hosts: ['api.paypal.com', 'api-m.paypal.com', 'api.sandbox.paypal.com', 'api-m.sandbox.paypal.com'], pathPrefix: '/v1/notifications/certs/' },
+      toleranceSeconds: PAYPAL_TOLERANCE_SECONDS,
     },
   },
   {
@@ -453,23 +468,26 @@ export const SENDERS: readonly SenderRow[] = [
     secret_label: 'The clientState you set on the subscription',
     handshake: true,
     // No signature: each notification of `value` carries the subscription's clientState.
-    verification: { primitive: 'static_token', token: { from: 'json_items', items_path: ['value'], field: ['clientState'] } },
+    verification: { primitive: 'static_token', location: 'body_items', array: 'value', field: 'clientState' },
   },
   {
     id: 'google_pubsub',
     name: 'Google Pub/Sub push',
     category: 'cloud',
     docs_url: 'https://cloud.google.com/pubsub/docs/authenticate-push-subscriptions',
-    secret_label: "The push subscription's service account email",
+    secret_label: "The push subscription's audience, a space, and its service account email (https://… push@my-project.iam.gserviceaccount.com)",
     handshake: false,
     verification: {
       primitive: 'jwt',
-      token: { from: 'header', name: 'authorization', scheme: 'Bearer' },
+      // Any Google Cloud project can push to any URL: the pasted audience and email say which is ours.
+      key: 'jwks',
+      jwksUrl: 'https://www.googleapis.com/oauth2/v3/certs',
+      header: 'authorization',
+      scheme: 'Bearer',
       algorithms: ['RS256'],
-      key: { from: 'jwks', url: 'https://www.googleapis.com/oauth2/v3/certs' },
       issuers: ['accounts.google.com', 'https://accounts.google.com'],
-      audience: 'request_url',
-      secret_claim: 'email',
+      requiredClaims: ['exp', 'iat'],
+      clockToleranceSeconds: GOOGLE_CLOCK_SKEW_SECONDS,
     },
   },
   {
@@ -477,15 +495,14 @@ export const SENDERS: readonly SenderRow[] = [
     name: 'Amazon SNS',
     category: 'cloud',
     docs_url: 'https://docs.aws.amazon.com/sns/latest/dg/sns-verify-signature-of-message.html',
-    secret_label: "The topic's ARN",
+    secret_label: "The topic's ARN (arn:aws:sns:<region>:<account>:<topic>)",
     handshake: true,
     verification: {
       primitive: 'x509_rsa',
       message: 'aws_sns',
-      certificate_url: { from: 'json', path: ['SigningCertURL'] },
-      certificate_host_pattern: '^sns\\.[a-z0-9-]+\\.amazonaws\\.com(?:\\.cn)?$',
-      signature: { from: 'json', path: ['Signature'] },
-      secret_is: 'topic_arn',
+      // AWS's hosts, China's too, and a `.pem` path. SNS documents no freshness window, and a
+      // retry resends the message as first signed, so its Timestamp is not checked.
+      certificateUrl: { hosts: ['sns.*.amazonaws.com', 'sns.*.amazonaws.com.cn'], pathSuffix: '.pem' },
     },
   },
   {
@@ -606,14 +623,8 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://docs.netlify.com/site-deploys/deploy-notifications/#payload-signature',
     secret_label: "The notification's JWS secret token",
     handshake: false,
-    verification: {
-      primitive: 'jwt',
-      token: { from: 'header', name: 'x-webhook-signature' },
-      algorithms: ['HS256'],
-      key: { from: 'secret' },
-      issuers: ['netlify'],
-      body_hash_claim: { claim: 'sha256', algorithm: 'sha256', encoding: 'hex' },
-    },
+    // Netlify's token carries no time, so there is none to check; its `sha256` claim binds the body.
+    verification: { primitive: 'jwt', key: 'secret', header: 'x-webhook-signature', algorithms: ['HS256'], issuers: ['netlify'], bodySha256Claim: 'sha256' },
   },
   {
     id: 'sentry',
@@ -681,18 +692,20 @@ export const SENDERS: readonly SenderRow[] = [
     name: 'Okta event hooks',
     category: 'identity',
     docs_url: 'https://developer.okta.com/docs/concepts/event-hooks/#one-time-verification-request',
-    secret_label: "The event hook's Authorization header value",
+    secret_label: "The event hook's authentication field and secret as a header line, Name: value (e.g. Authorization: my-okta-secret)",
     handshake: true,
-    verification: { primitive: 'static_token', token: { from: 'header', name: 'authorization' } },
+    // The admin chooses the header (usually Authorization), so the pasted line names it.
+    verification: { primitive: 'static_token', location: 'named_header' },
   },
   {
     id: 'auth0',
     name: 'Auth0 log streams',
     category: 'identity',
     docs_url: 'https://auth0.com/docs/customize/log-streams/custom-log-streams',
-    secret_label: "The log stream's Authorization Token",
+    secret_label: "The log stream's Authorization Token, exactly as entered (with Bearer if you typed it)",
     handshake: false,
-    verification: { primitive: 'static_token', token: { from: 'header', name: 'authorization' } },
+    // Sent as the whole Authorization value, exactly as entered, so no scheme is taken off.
+    verification: { primitive: 'static_token', location: 'header', header: 'authorization' },
   },
   {
     id: 'meta',
@@ -710,7 +723,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://core.telegram.org/bots/api#setwebhook',
     secret_label: 'The secret_token you gave setWebhook',
     handshake: false,
-    verification: { primitive: 'static_token', token: { from: 'header', name: 'x-telegram-bot-api-secret-token' } },
+    verification: { primitive: 'static_token', location: 'header', header: 'x-telegram-bot-api-secret-token' },
   },
   {
     id: 'dropbox',

@@ -1,18 +1,13 @@
 import type { Primitive, SenderRow, Verification } from './catalog-types.js';
 import type { VerifyContext } from './context.js';
+import { verifyEcdsaP256 } from './primitives/ecdsa.js';
+import { verifyEd25519 } from './primitives/ed25519.js';
 import { verifyHmac } from './primitives/hmac.js';
-// Written on another branch; until it merges, these stand-ins refuse every request. At merge:
-// verifyEd25519 from ./primitives/ed25519.js, verifyEcdsaP256 from ./primitives/ecdsa.js,
-// verifyX509Rsa from ./primitives/x509-rsa.js, verifyJwt from ./primitives/jwt.js,
-// verifyStaticToken and verifyBasic from ./primitives/token.js; then delete pending.ts.
-import {
-  verifyBasic,
-  verifyEcdsaP256,
-  verifyEd25519,
-  verifyJwt,
-  verifyStaticToken,
-  verifyX509Rsa,
-} from './primitives/pending.js';
+import { verifyJwt } from './primitives/jwt.js';
+import { verifyBasic, verifyStaticToken } from './primitives/token.js';
+import { verifyX509Rsa } from './primitives/x509-rsa.js';
+
+export { checkSenderSecret } from './secrets.js';
 
 type PrimitiveVerifier<P extends Primitive> = (params: Extract<Verification, { primitive: P }>, ctx: VerifyContext) => boolean | Promise<boolean>;
 
@@ -50,14 +45,4 @@ export function verifySender(row: SenderRow, ctx: VerifyContext): Promise<boolea
   } catch (error) {
     return Promise.reject(error);
   }
-}
-
-const PENDING_PRIMITIVE = Symbol.for('flowgate.senders.pending-primitive');
-
-/**
- * True while `primitive`'s verifier is a stand-in awaiting its branch (primitives/pending.ts):
- * the proof count lists such rows as still to come instead of failing on them.
- */
-export function isPendingPrimitive(primitive: Primitive): boolean {
-  return PENDING_PRIMITIVE in PRIMITIVES[primitive];
 }

@@ -135,7 +135,7 @@ export function checkStaticTokenSecret(secret: string, params: StaticTokenParams
   if (params.location === 'named_header') {
     return parseHeaderLine(secret) && !CONTROL_CHARACTERS.test(secret)
       ? undefined
-      : 'paste the header the sender sends, as a header line: Name: value (e.g. Authorization: my-okta-secret)';
+      : 'paste the header the sender sends, as a header line: Name: value (e.g. Authorization: the-value-you-set)';
   }
   if (secret.length === 0) return 'the token is empty';
   if (secret.length > MAX_TOKEN_CHARS) return `the token is longer than ${MAX_TOKEN_CHARS} characters`;
