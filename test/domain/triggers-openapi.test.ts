@@ -7,7 +7,8 @@ import {
   parseApiKeyRegeneration, parseSigningSecretRotation, parseTriggerPatch, parseTriggerSettings,
 } from '../../functions/domain/triggers/trigger-requests.js';
 import { SIGNATURE_SERVICES } from '../../functions/domain/webhooks/signatures/index.js';
-import { SENDER_IDS } from '../../functions/domain/webhooks/senders/catalog.js';
+import { SENDER_IDS, senderRow } from '../../functions/domain/webhooks/senders/catalog.js';
+import { checkSenderSecret } from '../../functions/domain/webhooks/senders/secrets.js';
 import { ROUTES } from '../../functions/manifest.js';
 import {
   anyJsonValue, aroundLength, bmpText, documentAccepts, documentedBodySchema, nearValid, openApiDocument as document, overTheWire, validatorAccepts, type JsonSchema,
@@ -157,8 +158,10 @@ function triggerBodies(): fc.Arbitrary<unknown> {
     },
   );
 
-  const secret = bmpText({ minLength: 1, maxLength: 40 });
-  const secretEdge = fc.oneof(aroundLength(1024), fc.constant(''), anyJsonValue);
+  // A fourth rule of prose: a secret must be one its sender's key could be (checkSenderSecret;
+  // for these text keys, no control character and no space at either end).
+  const secret = bmpText({ minLength: 1, maxLength: 40 }).filter((text) => checkSenderSecret(senderRow('github')!, text) === undefined);
+  const secretEdge = fc.oneof(aroundLength(1024).filter((text) => checkSenderSecret(senderRow('github')!, text) === undefined), fc.constant(''), anyJsonValue);
   const unknownService = fc.oneof(bmpText({ maxLength: 8 }), nonString);
   // The first seven schemes take any secret (but standard_webhooks); the others' secret rules are prose (checkSenderSecret).
   const plainServices = SIGNATURE_SERVICES.filter((service) => service !== 'custom' && service !== 'standard_webhooks');

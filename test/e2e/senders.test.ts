@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, generateKeyPairSync, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { call, useLocalStack } from '../support/local-stack.js';
 import { createTrigger, deliver, waitForExecutions } from '../support/webhooks.js';
@@ -76,6 +76,26 @@ describe('a catalog sender over HTTP', () => {
     const signature = createHmac('sha256', secret).update(`POST${trigger.url}${body}${timestamp}`).digest('base64');
     expect((await deliver(trigger.url, body, { 'x-hubspot-request-timestamp': timestamp, 'x-hubspot-signature-v3': signature })).status).toBe(200);
     expect((await deliver(trigger.url, `${body} `, { 'x-hubspot-request-timestamp': timestamp, 'x-hubspot-signature-v3': signature })).status).toBe(401);
+  });
+
+  it('discord: an Ed25519-signed interaction is accepted with the application\'s public key as the secret; one signed by another key is 401', async () => {
+    const token = await stack.token('senders-discord');
+    const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+    const hexKey = (publicKey.export({ format: 'der', type: 'spki' }) as Buffer).subarray(-32).toString('hex');
+    const trigger = await createTrigger(stack, token, { flow: 'echo', signature: { service: 'discord', secret: hexKey } });
+    const body = JSON.stringify({ type: 2, id: 'interaction_1', data: { name: 'hello' } });
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const signed = (key: typeof privateKey) => sign(null, Buffer.from(timestamp + body), key).toString('hex');
+    expect((await deliver(trigger.url, body, { 'x-signature-ed25519': signed(privateKey), 'x-signature-timestamp': timestamp })).status).toBe(200);
+    const other = generateKeyPairSync('ed25519').privateKey;
+    expect((await deliver(trigger.url, body, { 'x-signature-ed25519': signed(other), 'x-signature-timestamp': timestamp })).status).toBe(401);
+  });
+
+  it('a secret that could never verify its sender is 400, saying the form expected', async () => {
+    const token = await stack.token('senders-secrets');
+    const res = await call(stack, 'POST', '/triggers', { token, body: { flow: 'echo', signature: { service: 'discord', secret: 'not-a-hex-key' } } });
+    expect(res.status).toBe(400);
+    expect(res.json).toEqual({ error: 'validation_error', message: expect.stringMatching(/^signature\.secret: .*hex/) });
   });
 
   it('custom settings with a mistake are 400 validation_error naming the field', async () => {

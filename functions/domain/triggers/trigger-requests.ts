@@ -2,7 +2,10 @@
 import * as z from 'zod/mini';
 import { AppError } from '../../shared/errors.js';
 import { FLOW_NAME } from '../flows/flow-name.js';
-import { SENDER_IDS } from '../webhooks/senders/catalog.js';
+import { customRow, hmacParamsFromCustomConfig, SENDER_IDS, senderRow } from '../webhooks/senders/catalog.js';
+import type { HmacParams } from '../webhooks/senders/catalog-types.js';
+import { checkSenderSecret } from '../webhooks/senders/secrets.js';
+import type { CustomSignatureConfig } from '../webhooks/signatures/index.js';
 import { describeIssue, hmacParamsSchema, validateHmacParams } from '../webhooks/senders/primitives/hmac-params.js';
 import { isSourceIpEntry, MAX_SOURCE_IP_ENTRIES, SOURCE_IP_ENTRY } from '../webhooks/source-ips.js';
 import type { StoredSignature } from './trigger.js';
@@ -178,6 +181,21 @@ function problemOf(error: z.core.$ZodError, input: unknown): string | undefined 
   return issue.message;
 }
 
+/**
+ * A secret that could never verify its sender's requests (a Discord key that is not 64 hex
+ * characters, an SNS secret that is not a topic ARN, a `whsec_` that does not decode) is refused
+ * when the trigger is saved, saying the form expected, rather than answered 401 at every delivery.
+ */
+function checkSignatureSecret(signature: { service: string; secret: string; custom?: CustomSignatureConfig | HmacParams } | null | undefined): void {
+  if (!signature) return;
+  const custom = signature.custom;
+  const row = signature.service === 'custom' && custom
+    ? customRow('content' in custom ? custom : hmacParamsFromCustomConfig(custom))
+    : senderRow(signature.service);
+  const problem = row && checkSenderSecret(row, signature.secret);
+  if (problem) throw new AppError('validation_error', problem, undefined, `signature.secret: ${problem}`);
+}
+
 function checkFlow(flow: string | undefined, knownFlows: ReadonlySet<string>): void {
   if (flow !== undefined && !knownFlows.has(flow)) throw new AppError('validation_error', 'unknown flow');
 }
@@ -187,6 +205,7 @@ export function parseTriggerSettings(body: unknown, knownFlows: ReadonlySet<stri
   const parsed = triggerSchemas().create.safeParse(body);
   if (!parsed.success) throw invalid(parsed.error, body);
   checkFlow(parsed.data.flow, knownFlows);
+  checkSignatureSecret(parsed.data.signature);
   return parsed.data;
 }
 
@@ -196,6 +215,7 @@ export function parseTriggerPatch(body: unknown, knownFlows: ReadonlySet<string>
   if (!parsed.success) throw invalid(parsed.error, body);
   if (Object.keys(parsed.data).length === 0) throw new AppError('validation_error', 'nothing to change');
   checkFlow(parsed.data.flow, knownFlows);
+  checkSignatureSecret(parsed.data.signature);
   return parsed.data;
 }
 
@@ -217,4 +237,5 @@ export function parseApiKeyRegeneration(body: unknown): ApiKeyRegeneration {
 export function checkSecretFor(signature: Pick<StoredSignature, 'service' | 'custom'>, secret: string): void {
   const parsed = triggerSchemas().signature.safeParse({ service: signature.service, secret, ...(signature.custom && { custom: signature.custom }) });
   if (!parsed.success) throw new AppError('validation_error', parsed.error.issues[0]?.message);
+  checkSignatureSecret(parsed.data);
 }
