@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SENDERS } from '../functions/domain/webhooks/senders/catalog.js';
 import type { Verification } from '../functions/domain/webhooks/senders/catalog-types.js';
+import { HANDSHAKE_WORDS } from '../functions/domain/webhooks/handshakes.js';
 
 /**
  * `npm run docs:senders`: writes the README's "Senders" table from the sender catalog, between
@@ -11,6 +12,8 @@ import type { Verification } from '../functions/domain/webhooks/senders/catalog-
 export const README = resolve(import.meta.dirname, '../README.md');
 export const TABLE_START = '<!-- senders table: written by `npm run docs:senders` from functions/domain/webhooks/senders/catalog.ts -->';
 export const TABLE_END = '<!-- end of senders table -->';
+export const HANDSHAKES_START = '<!-- handshakes: written by `npm run docs:senders` from the catalog and functions/domain/webhooks/handshakes.ts -->';
+export const HANDSHAKES_END = '<!-- end of handshakes -->';
 
 /** How a row is verified, in a few words. */
 function verifiedBy(verification: Verification): string {
@@ -36,12 +39,39 @@ export function sendersTable(): string {
   return ['| Sender | `signature.service` | Group | Verified by | `signature.secret` | Handshake |', '|---|---|---|---|---|---|', ...rows].join('\n');
 }
 
-/** The README with its table replaced by the catalog's. */
+/** One line per sender with a handshake: what the receiver answers, or that it does not yet. */
+export function handshakesList(): string {
+  return SENDERS.filter((row) => row.handshake).map((row) => {
+    const what = row.handshake_answer ? HANDSHAKE_WORDS[row.handshake_answer]
+      : BY_SETTINGS[row.id] ?? `not answered by the receiver yet: ${NOT_YET[row.id] ?? 'the sender expects a reply of its own (see its docs)'}`;
+    return `- [${row.name}](${row.docs_url}) (\`${row.id}\`): ${what}.`;
+  }).join('\n');
+}
+
+/** Senders whose expected reply a trigger's own settings give (see "Answering the sender"). */
+const BY_SETTINGS: Record<string, string> = {
+  twilio: 'expects TwiML back, which a wait-mode flow answers with (`flows/twilio-sms-reply.asl.json`)',
+  adyen: 'expects `[accepted]`, a trigger\'s `acknowledge_response`',
+  intercom: 'its `ping` topic is a delivery like any other, answered 200',
+};
+
+/** Why a sender's handshake is not answered yet, where the catalog marks one. */
+const NOT_YET: Record<string, string> = {
+  asana: 'its first POST carries `X-Hook-Secret`, which must be echoed and kept as the signing secret',
+  notion: 'its verification POST carries the `verification_token` to paste back into Notion',
+  aws_sns: 'a `SubscriptionConfirmation` must be confirmed by visiting its `SubscribeURL`',
+};
+
+const between = (readme: string, start: string, end: string, content: string) => {
+  const at = readme.indexOf(start);
+  const until = readme.indexOf(end);
+  if (at < 0 || until < at) throw new Error(`README.md has no markers ${start} … ${end}`);
+  return `${readme.slice(0, at + start.length)}\n${content}\n${readme.slice(until)}`;
+};
+
+/** The README with its senders table and handshakes list replaced by the catalog's. */
 export function readmeWithSendersTable(readme: string): string {
-  const start = readme.indexOf(TABLE_START);
-  const end = readme.indexOf(TABLE_END);
-  if (start < 0 || end < start) throw new Error(`README.md has no senders table markers (${TABLE_START} … ${TABLE_END})`);
-  return `${readme.slice(0, start + TABLE_START.length)}\n${sendersTable()}\n${readme.slice(end)}`;
+  return between(between(readme, TABLE_START, TABLE_END, sendersTable()), HANDSHAKES_START, HANDSHAKES_END, handshakesList());
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

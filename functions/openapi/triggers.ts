@@ -4,6 +4,7 @@ import { EXECUTION_ID } from '../domain/flows/execution-id.js';
 import { MAX_REPLAYS_PER_CALL } from '../domain/flows/execution-filter.js';
 import { EXECUTION_STATUSES } from '../domain/flows/ports.js';
 import { triggerSchemas } from '../domain/triggers/trigger-requests.js';
+import { HANDSHAKE_WORDS } from '../domain/webhooks/handshakes.js';
 import { SENDERS } from '../domain/webhooks/senders/catalog.js';
 import { SENDER_CATEGORIES } from '../domain/webhooks/senders/catalog-types.js';
 import { WEBHOOK_ID } from '../domain/triggers/webhook-url.js';
@@ -292,16 +293,22 @@ const CACHE =
   'secret, protection off, an address allowed) take effect at once: a refusal is always checked against the stored trigger. The end of ' +
   'an old secret\'s or key\'s overlap does not wait for the cache: the receiver compares its time with its own clock on every delivery.';
 
+/** One line per handshake the receiver answers, from the catalog rows that name one. */
+const HANDSHAKE_LINES = SENDERS.filter((row) => row.handshake_answer !== undefined)
+  .map((row) => `${row.id}: ${HANDSHAKE_WORDS[row.handshake_answer!]}`).join('; ') + '.';
+
 const RECEIVER_ORDER =
   'No gateway authentication: the receiver makes its own checks, in this order, and answers the first that fails. ' +
-  '(1) Unknown or disabled `webhook_id`: 404; then any method but POST: 405 with `Allow: POST`. ' +
+  '(1) Unknown or disabled `webhook_id`: 404; then any method but POST: 405 with `Allow: POST`, but for the GET handshakes of the trigger\'s sender (below). ' +
   '(2) Body over `WEBHOOK_MAX_BODY_BYTES` (default 1,000,000 bytes; at most 1,037,653, what always fits Lambda\'s 6 MB invocation): 413. ' +
   '(3) Source address, when `allowed_source_ips` is set: the address API Gateway saw (`requestContext.http.sourceIp`; `X-Forwarded-For` is ignored) must be in one of its ranges, else 403 `ip_not_allowed`. ' +
   '(4) API key, when enabled: the `api_key` query parameter or the `X-Api-Key` header (the query parameter wins when both are sent), compared in constant time; the key replaced by `regenerate-api-key` also works until `previous_api_key_expires_at`; missing or wrong: 401 `unauthorized`. ' +
   '(5) Signature, when configured: verified over the exact bytes received, in constant time, with the trigger\'s secret or, until `signature.previous_secret_expires_at`, the secret it replaced; missing, malformed, wrong, by an expired secret, or outside the timestamp tolerance: 401 `invalid_signature`. ' +
   'Twilio\'s signed URL is rebuilt from the request (scheme, host, port, path, query), or from `PUBLIC_WEBHOOK_BASE_URL` when set. ' +
   '(6) Content type `application/json`, `application/x-www-form-urlencoded` or `multipart/form-data` (parameters such as charset allowed), else 415; a body that does not parse as its type, is not UTF-8, or is JSON nested deeper than 256 levels: 400. ' +
-  '(7) Slack\'s `{"type":"url_verification","challenge"}` (JSON) is answered at once with `{"challenge"}` and runs no flow. ' +
+  '(7) Handshakes, answered by the receiver for a trigger of that sender only, never running the flow, recorded as `handshake` deliveries (its `type` the kind): ' +
+  HANDSHAKE_LINES +
+  ' A trigger without a signature answers Slack\'s challenge, as it always did. Unsigned handshakes (the GETs, Graph\'s validation, WooCommerce\'s ping) come before the signature check (5); Okta\'s GET and the signed POSTs after it. ' +
   '(8) Event filter: an unlisted type, or none while a filter is set, is 200 ignored and runs no flow. ' +
   '(9) Flow input size: the flow input described below must fit Step Functions\' 256 KiB (262,144 bytes of JSON), else 413 `payload_too_large` in both response modes, because such a flow could never start. ' +
   'Top-level keys of a JSON object body are copied into the input beside `event`, so a JSON body counts about twice: keep JSON bodies under about 128 KiB. ' +

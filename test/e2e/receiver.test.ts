@@ -203,13 +203,13 @@ describe('5. content type and body', () => {
 describe('6. Slack URL verification', () => {
   const CHALLENGE = JSON.stringify({ token: 'legacy', challenge: '3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P', type: 'url_verification' });
 
-  it('is answered at once with 200 {"challenge"} and records no execution', async () => {
+  it('is answered at once with 200 {"challenge"}, runs no flow and is recorded as a handshake (#23)', async () => {
     const token = await stack.token('slack-owner');
     const trigger = await createTrigger(stack, token, { flow: 'echo' });
     const res = await deliver(trigger.url, CHALLENGE);
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ challenge: '3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P' });
-    expect(await executionsOf(trigger.id, token)).toEqual([]);
+    expect((await executionsOf(trigger.id, token)).map((e: { status: string }) => e.status)).toEqual(['handshake']);
   });
 
   it('on a Slack-signed trigger, an unsigned challenge is 401 invalid_signature', async () => {

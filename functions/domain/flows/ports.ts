@@ -22,9 +22,10 @@ export interface Redelivery {
 
 /**
  * Every state an execution record can be in; the OpenAPI document lists these. `refused` is a
- * delivery the receiver answered with a 4xx before any flow could start (its `error` is the code).
+ * delivery the receiver answered with a 4xx before any flow could start (its `error` is the code);
+ * `handshake` one it answered itself as its sender's handshake (its `type` names the kind), no flow run.
  */
-export const EXECUTION_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'ignored', 'duplicate', 'refused'] as const;
+export const EXECUTION_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'ignored', 'duplicate', 'refused', 'handshake'] as const;
 export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
 
 /** Where an execution record lives; carried in the queue message so the worker can update it. */

@@ -9,7 +9,7 @@ import type { EventQueue, ExecutionRef, ExecutionStore, FlowRunner } from '../fl
 import { isLive } from '../triggers/overlap.js';
 import type { StoredSignature, TriggerRecord } from '../triggers/trigger.js';
 import { WEBHOOK_ID } from '../triggers/webhook-url.js';
-import { parseWebhookBody } from './body.js';
+import { parseWebhookBody, type WebhookBody } from './body.js';
 import { replyFromFlowOutput, summarizeReply } from './flow-reply.js';
 import { constantTimeEqual } from './signatures/hmac.js';
 import { customRow, hmacParamsFromCustomConfig, senderRow } from './senders/catalog.js';
@@ -19,7 +19,8 @@ import { verifySender } from './senders/verify.js';
 import { isSourceIpAllowed } from './source-ips.js';
 import type { RefusalBudget } from './refusal-budget.js';
 import { storedRequest } from './stored-request.js';
-import { buildTriggerData, eventType, isSlackUrlVerification, matchesEventFilter, senderEventId } from './trigger-input.js';
+import { answerHandshake, handshakeStage, type HandshakeKindName, type HandshakeOutcome, type HandshakeRequest } from './handshakes.js';
+import { buildTriggerData, eventType, matchesEventFilter, senderEventId } from './trigger-input.js';
 import type { ActiveTrigger, TriggerLookup } from './trigger-lookup.js';
 import { flowWaitMs } from './wait-budget.js';
 
@@ -116,7 +117,16 @@ export async function receiveWebhook(deps: ReceiverDeps, request: IncomingWebhoo
   const delivery: Delivery = { trigger: trigger.record, receivedAt: now, ref: { triggerId: trigger.record.id, executionId: newExecutionId(nowMs, deps.newId()) } };
   try {
     if (refusal) throw refusal;
-    return await accept(deps, request, delivery);
+    // The handshakes that come before the body is trusted (GETs, unsigned POSTs); the signed ones are in `accept`.
+    const kind = handshakeKindOf(trigger.record);
+    const stage = handshakeStage(kind);
+    if (stage === 'get' || stage === 'get_signed' || stage === 'unsigned') {
+      const outcome = answerHandshake(kind, stage, await handshakeRequestOf(request), signingSecretsOrNone(trigger, now));
+      if (outcome) return await handshakeAnswer(deps, request, delivery, kind!, outcome);
+      // A GET that is not its sender's handshake is a method a trigger does not take.
+      if (request.method === 'GET') throw new AppError('method_not_allowed', undefined, { allow: 'POST' });
+    }
+    return await accept(deps, request, delivery, trigger);
   } catch (error) {
     if (error instanceof AppError && RECORDED_REFUSALS.has(error.code)) await recordRefusal(deps, request, delivery, error.code);
     throw error;
@@ -129,11 +139,57 @@ interface Delivery {
   ref: ExecutionRef;
 }
 
+/**
+ * The handshake a trigger's sender makes, which the receiver answers itself: its catalog row's,
+ * or, for a trigger without a signature, Slack's URL challenge (answered so from the start).
+ */
+function handshakeKindOf(record: TriggerRecord): HandshakeKindName | undefined {
+  if (!record.signature) return 'slack_url_verification';
+  return senderRowOf(record.signature)?.handshake_answer;
+}
+
+/** What a handshake looks at: the body parsed as JSON or a form when it is one. */
+async function handshakeRequestOf(request: IncomingWebhook, parsed?: WebhookBody): Promise<HandshakeRequest> {
+  const body = parsed ?? (request.rawBody.length > 0 ? await parseWebhookBody(request.rawBody, request.headers['content-type']).catch(() => undefined) : undefined);
+  return {
+    method: request.method,
+    headers: request.headers,
+    query: request.query,
+    rawBody: request.rawBody,
+    json: body?.kind === 'json' ? body.value : undefined,
+    ...(body?.kind === 'form' && { form: body.value }),
+  };
+}
+
+/**
+ * A handshake's answer, recorded as a `handshake` execution (its type the kind) within the trigger's
+ * refusal budget, since an unsigned one could be sent by anyone; a wrong verify token is 401.
+ */
+async function handshakeAnswer(deps: ReceiverDeps, request: IncomingWebhook, delivery: Delivery, kind: HandshakeKindName, outcome: HandshakeOutcome): Promise<WebhookReply> {
+  if ('refused' in outcome) throw new AppError('invalid_signature', `${kind}: the token does not match`);
+  try {
+    if (await deps.refusals.take(delivery.trigger.id, delivery.receivedAt.getTime())) {
+      await deps.executions.record(delivery.ref, {
+        event_id: deps.newId(), received_at: delivery.receivedAt.toISOString(), type: kind, status: 'handshake', attempts: 0,
+      }, storedRequest(request, request.rawBody.length <= deps.maxBodyBytes));
+    }
+  } catch (error) {
+    await logFault('handshake not recorded', error);
+  }
+  const { reply } = outcome;
+  if ('json' in reply) return { status: reply.status, body: reply.json };
+  return { status: reply.status, raw: { body: reply.text, isBase64Encoded: false }, headers: { 'content-type': reply.contentType, 'x-content-type-options': 'nosniff' } };
+}
+
 /** Everything after the checks of `firstRefusal` passed. */
-async function accept(deps: ReceiverDeps, request: IncomingWebhook, { trigger: record, receivedAt, ref }: Delivery): Promise<WebhookReply> {
+async function accept(deps: ReceiverDeps, request: IncomingWebhook, delivery: Delivery, trigger: ActiveTrigger): Promise<WebhookReply> {
+  const { trigger: record, receivedAt, ref } = delivery;
   const body = await parseWebhookBody(request.rawBody, request.headers['content-type']);
-  const challenge = isSlackUrlVerification(body);
-  if (challenge !== undefined) return { status: 200, body: { challenge } };
+  const kind = handshakeKindOf(record);
+  if (handshakeStage(kind) === 'signed') {
+    const outcome = answerHandshake(kind, 'signed', await handshakeRequestOf(request, body), signingSecretsOrNone(trigger, receivedAt));
+    if (outcome) return await handshakeAnswer(deps, request, delivery, kind!, outcome);
+  }
 
   const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !WITHHELD_HEADERS.has(name)));
   const data = buildTriggerData({ service: record.signature?.service, headers, body, webhookId: request.webhookId, receivedAt, newEventId: deps.newId });
@@ -235,6 +291,9 @@ function isTriggerApiKey(record: TriggerRecord, presented: string | undefined, n
   return matches(record.api_key_hash) || (isLive(record.previous_api_key_expires_at, now) && matches(record.previous_api_key_hash));
 }
 
+/** The signing secrets, or none for a trigger without a signature. */
+const signingSecretsOrNone = (trigger: ActiveTrigger, now: Date): string[] => (trigger.signingSecret === undefined ? [] : signingSecrets(trigger, now));
+
 /** The secrets a signature may be made with now: the current one, and the replaced one while its overlap lasts. */
 function signingSecrets(trigger: ActiveTrigger, now: Date): string[] {
   const previousLive = trigger.previousSigningSecret !== undefined && isLive(trigger.record.signature?.previous_secret_expires_at, now);
@@ -251,7 +310,9 @@ function senderRowOf(signature: StoredSignature): SenderRow | undefined {
 /** Checks 1 to 5 against one copy of the trigger, in order: the first refusal, if any. */
 async function firstRefusal(deps: ReceiverDeps, trigger: ActiveTrigger | undefined, request: IncomingWebhook, now: Date): Promise<AppError | undefined> {
   if (!trigger || !trigger.record.enabled) return new AppError('not_found');
-  if (request.method !== 'POST') return new AppError('method_not_allowed', undefined, { allow: 'POST' });
+  const stage = handshakeStage(handshakeKindOf(trigger.record));
+  const getHandshake = request.method === 'GET' && (stage === 'get' || stage === 'get_signed');
+  if (request.method !== 'POST' && !getHandshake) return new AppError('method_not_allowed', undefined, { allow: 'POST' });
   if (request.rawBody.length > deps.maxBodyBytes) return new AppError('payload_too_large');
   const { record } = trigger;
   if (record.allowed_source_ips && !isSourceIpAllowed(record.allowed_source_ips, request.sourceIp)) {
@@ -260,7 +321,9 @@ async function firstRefusal(deps: ReceiverDeps, trigger: ActiveTrigger | undefin
   if (record.api_key_enabled && !isTriggerApiKey(record, request.query.api_key ?? request.headers['x-api-key'], now)) {
     return new AppError('unauthorized');
   }
-  if (record.signature) {
+  // Unsigned handshakes (a GET challenge, Graph's validation, WooCommerce's ping) carry no signature to check.
+  const unsignedHandshake = getHandshake ? stage === 'get' : stage === 'unsigned' && answerHandshake(handshakeKindOf(record), 'unsigned', await handshakeRequestOf(request), []) !== undefined;
+  if (record.signature && !unsignedHandshake) {
     const row = senderRowOf(record.signature);
     const verified = row !== undefined && await verifySender(row, {
       request: { rawBody: request.rawBody, headers: request.headers, url: request.publicUrl, nowSeconds: epochSeconds(now.getTime()) },

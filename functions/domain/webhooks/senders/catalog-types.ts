@@ -4,6 +4,7 @@
  * things a built-in row says. Header names are lower case throughout (the receiver lower-cases
  * what it receives).
  */
+import type { HandshakeKindName } from '../handshakes.js';
 import type { HmacAlgorithm, SignatureEncoding } from '../signatures/hmac.js';
 import type { EcdsaP256Params } from './primitives/ecdsa.js';
 import type { Ed25519Params } from './primitives/ed25519.js';
@@ -34,6 +35,8 @@ export interface SenderRow {
    * token to answer) or a particular reply. The next issue answers them.
    */
   handshake: boolean;
+  /** The handshake the receiver answers for this sender itself (`handshakes.ts`), when it does. */
+  handshake_answer?: HandshakeKindName;
   verification: Verification;
 }
 

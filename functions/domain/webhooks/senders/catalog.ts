@@ -130,6 +130,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://api.slack.com/authentication/verifying-requests-from-slack',
     secret_label: "The app's Signing Secret (Basic Information, App Credentials)",
     handshake: true,
+    handshake_answer: 'slack_url_verification',
     verification: {
       primitive: 'hmac',
       algorithm: 'sha256',
@@ -147,6 +148,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://discord.com/developers/docs/interactions/overview#setting-up-an-endpoint-validating-security-request-headers',
     secret_label: "The application's Public Key (General Information): 64 hex characters",
     handshake: true,
+    handshake_answer: 'discord_ping',
     verification: {
       primitive: 'ed25519',
       signatureHeader: 'x-signature-ed25519',
@@ -171,6 +173,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://woocommerce.github.io/woocommerce-rest-api-docs/#webhooks',
     secret_label: "The webhook's Secret",
     handshake: true,
+    handshake_answer: 'woocommerce_ping',
     verification: bodyHmac('x-wc-webhook-signature', 'base64'),
   },
   {
@@ -433,6 +436,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://developers.zoom.us/docs/api/webhooks/#verify-webhook-events',
     secret_label: "The app's Secret Token (Features, Access)",
     handshake: true,
+    handshake_answer: 'zoom_url_validation',
     verification: {
       primitive: 'hmac',
       algorithm: 'sha256',
@@ -450,6 +454,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://dev.twitch.tv/docs/eventsub/handling-webhook-events/#verifying-the-event-message',
     secret_label: 'The secret you gave when creating the EventSub subscription',
     handshake: true,
+    handshake_answer: 'twitch_callback_verification',
     verification: {
       primitive: 'hmac',
       algorithm: 'sha256',
@@ -467,6 +472,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://learn.microsoft.com/en-us/graph/change-notifications-delivery-webhooks#processing-the-change-notification',
     secret_label: 'The clientState you set on the subscription',
     handshake: true,
+    handshake_answer: 'microsoft_graph_validation',
     // No signature: each notification of `value` carries the subscription's clientState.
     verification: { primitive: 'static_token', location: 'body_items', array: 'value', field: 'clientState' },
   },
@@ -694,6 +700,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://developer.okta.com/docs/concepts/event-hooks/#one-time-verification-request',
     secret_label: "The event hook's authentication field and secret as a header line, Name: value (e.g. Authorization: my-okta-secret)",
     handshake: true,
+    handshake_answer: 'okta_verification',
     // The admin chooses the header (usually Authorization), so the pasted line names it.
     verification: { primitive: 'static_token', location: 'named_header' },
   },
@@ -714,6 +721,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://developers.facebook.com/docs/graph-api/webhooks/getting-started#validate-payloads',
     secret_label: "The app's App Secret (App settings, Basic)",
     handshake: true,
+    handshake_answer: 'meta_subscribe',
     verification: bodyHmac('x-hub-signature-256', 'hex', 'sha256='),
   },
   {
@@ -732,6 +740,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://www.dropbox.com/developers/reference/webhooks#notifications',
     secret_label: "The app's App secret",
     handshake: true,
+    handshake_answer: 'dropbox_challenge',
     verification: bodyHmac('x-dropbox-signature', 'hex'),
   },
   {
@@ -741,6 +750,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://docs.x.com/x-api/webhooks/introduction#validating-the-signature-header',
     secret_label: "The app's API Key Secret (consumer secret)",
     handshake: true,
+    handshake_answer: 'x_crc',
     verification: bodyHmac('x-twitter-webhooks-signature', 'base64', 'sha256='),
   },
   {

@@ -1,0 +1,157 @@
+import { createHmac, generateKeyPairSync, sign } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { call, useLocalStack } from '../support/local-stack.js';
+import { createTrigger, deliver, waitForExecutions } from '../support/webhooks.js';
+
+/**
+ * Each sender's handshake, answered by the receiver itself over HTTP: only for a trigger of that
+ * sender, only once the request verified where the sender signs it, never running the flow, and
+ * recorded as a `handshake` delivery.
+ */
+const stack = useLocalStack();
+const nowSeconds = () => String(Math.floor(Date.now() / 1000));
+
+async function triggerOf(service: string, secret: string) {
+  const token = await stack.token(`handshakes-${service}`);
+  return { token, trigger: await createTrigger(stack, token, { flow: 'echo', signature: { service, secret } }) };
+}
+
+/** The trigger's deliveries once `count` are recorded. */
+const deliveries = (token: string, triggerId: string, count: number) => waitForExecutions(stack, token, triggerId, (list) => list.length === count);
+
+describe('POST handshakes', () => {
+  it('zoom: endpoint.url_validation, signed, is answered with the plain token and its HMAC, and recorded', async () => {
+    const secret = 'zoom-secret-token-handshake';
+    const { token, trigger } = await triggerOf('zoom', secret);
+    const body = JSON.stringify({ event: 'endpoint.url_validation', payload: { plainToken: 'qgg8vlvZRS6UYooatFL8Aw' }, event_ts: 1654503849680 });
+    const ts = nowSeconds();
+    const signature = `v0=${createHmac('sha256', secret).update(`v0:${ts}:${body}`).digest('hex')}`;
+    const res = await deliver(trigger.url, body, { 'x-zm-request-timestamp': ts, 'x-zm-signature': signature });
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ plainToken: 'qgg8vlvZRS6UYooatFL8Aw', encryptedToken: createHmac('sha256', secret).update('qgg8vlvZRS6UYooatFL8Aw').digest('hex') });
+    const [recorded] = await deliveries(token, trigger.id, 1);
+    expect(recorded).toMatchObject({ status: 'handshake', type: 'zoom_url_validation', attempts: 0 });
+    // Unsigned, it is refused like any delivery.
+    expect((await deliver(trigger.url, body, { 'x-zm-request-timestamp': ts })).status).toBe(401);
+  });
+
+  it('twitch: webhook_callback_verification is answered with the raw challenge as text/plain', async () => {
+    const secret = 'twitch-eventsub-secret-0123';
+    const { trigger } = await triggerOf('twitch', secret);
+    const body = JSON.stringify({ challenge: 'pogchamp-kappa-360noscope-vohiyo', subscription: { id: 'f1c2a387', type: 'channel.follow' } });
+    const id = 'e76c6bd4-55c9-4987-8304-da1588d8988b';
+    const ts = new Date().toISOString();
+    const headers = {
+      'twitch-eventsub-message-id': id, 'twitch-eventsub-message-timestamp': ts, 'twitch-eventsub-message-type': 'webhook_callback_verification',
+      'twitch-eventsub-message-signature': `sha256=${createHmac('sha256', secret).update(id + ts + body).digest('hex')}`,
+    };
+    const res = await deliver(trigger.url, body, headers);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(res.text).toBe('pogchamp-kappa-360noscope-vohiyo');
+  });
+
+  it('discord: an interactions PING gets PONG, a webhook-events PING 204, both signed', async () => {
+    const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+    const hexKey = (publicKey.export({ format: 'der', type: 'spki' }) as Buffer).subarray(-32).toString('hex');
+    const { token, trigger } = await triggerOf('discord', hexKey);
+    const signed = (body: string) => {
+      const ts = nowSeconds();
+      return { 'x-signature-timestamp': ts, 'x-signature-ed25519': sign(null, Buffer.from(ts + body), privateKey).toString('hex') };
+    };
+    const ping = JSON.stringify({ type: 1, id: 'ping_1', application_id: 'app_1' });
+    const pong = await deliver(trigger.url, ping, signed(ping));
+    expect(pong.status).toBe(200);
+    expect(pong.json).toEqual({ type: 1 });
+    const eventsPing = JSON.stringify({ version: 1, application_id: 'app_1', type: 0 });
+    const answered = await deliver(trigger.url, eventsPing, signed(eventsPing));
+    expect(answered.status).toBe(204);
+    // A bad signature must be 401, or Discord removes the URL.
+    expect((await deliver(trigger.url, ping, { ...signed(ping), 'x-signature-ed25519': '00'.repeat(64) })).status).toBe(401);
+    const recorded = await deliveries(token, trigger.id, 3);
+    expect(recorded.map((e) => e.status).sort()).toEqual(['handshake', 'handshake', 'refused']);
+  });
+
+  it('microsoft_graph: a POST with ?validationToken is answered with the token as text/plain, with no signature', async () => {
+    const { trigger } = await triggerOf('microsoft_graph', 'client-state-secret');
+    const res = await fetch(`${trigger.url}?validationToken=${encodeURIComponent('Validation: Testing client application reachability for subscription Request-Id: 25fa4c7b')}`, { method: 'POST' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(await res.text()).toBe('Validation: Testing client application reachability for subscription Request-Id: 25fa4c7b');
+  });
+
+  it('woocommerce: the unsigned creation ping gets exactly 200 and runs no flow; any other unsigned delivery is 401', async () => {
+    const { token, trigger } = await triggerOf('woocommerce', 'wc-secret');
+    const res = await deliver(trigger.url, 'webhook_id=42', { 'content-type': 'application/x-www-form-urlencoded' });
+    expect(res.status).toBe(200);
+    expect(res.text).toBe('');
+    expect((await deliver(trigger.url, JSON.stringify({ id: 42 }))).status).toBe(401);
+    const recorded = await deliveries(token, trigger.id, 2);
+    expect(recorded.map((e) => e.status).sort()).toEqual(['handshake', 'refused']);
+  });
+
+  it('slack: the URL challenge is still answered, and recorded as a handshake', async () => {
+    const token = await stack.token('handshakes-slack');
+    const trigger = await createTrigger(stack, token, { flow: 'echo' });
+    const res = await deliver(trigger.url, JSON.stringify({ token: 't', challenge: 'abc123', type: 'url_verification' }));
+    expect(res.json).toEqual({ challenge: 'abc123' });
+    expect((await deliveries(token, trigger.id, 1))[0]).toMatchObject({ status: 'handshake', type: 'slack_url_verification' });
+  });
+});
+
+describe('GET handshakes', () => {
+  it('meta: hub.mode=subscribe with the right verify token echoes the challenge; a wrong token is 401', async () => {
+    const { trigger } = await triggerOf('meta', 'meta-app-secret');
+    const ok = await fetch(`${trigger.url}?hub.mode=subscribe&hub.verify_token=meta-app-secret&hub.challenge=1158201444`);
+    expect(ok.status).toBe(200);
+    expect(await ok.text()).toBe('1158201444');
+    expect((await fetch(`${trigger.url}?hub.mode=subscribe&hub.verify_token=wrong&hub.challenge=1158201444`)).status).toBe(401);
+  });
+
+  it('dropbox: ?challenge is echoed as text/plain with nosniff', async () => {
+    const { trigger } = await triggerOf('dropbox', 'dropbox-app-secret');
+    const res = await fetch(`${trigger.url}?challenge=abcDEF123`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(await res.text()).toBe('abcDEF123');
+  });
+
+  it('x: ?crc_token is answered with its HMAC under the consumer secret', async () => {
+    const { trigger } = await triggerOf('x', 'x-consumer-secret');
+    const res = await fetch(`${trigger.url}?crc_token=crc-123`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ response_token: `sha256=${createHmac('sha256', 'x-consumer-secret').update('crc-123').digest('base64')}` });
+  });
+
+  it('okta: the verification challenge is answered once its authorization header verifies', async () => {
+    const { trigger } = await triggerOf('okta', 'Authorization: okta-shared-secret');
+    const res = await fetch(trigger.url, { headers: { authorization: 'okta-shared-secret', 'x-okta-verification-challenge': 'ch4ll3ng3' } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ verification: 'ch4ll3ng3' });
+    expect((await fetch(trigger.url, { headers: { 'x-okta-verification-challenge': 'ch4ll3ng3' } })).status).toBe(401);
+  });
+
+  it('a GET to a trigger whose sender has no GET handshake, or that is not the handshake, is still 405', async () => {
+    const { trigger } = await triggerOf('stripe', 'whsec_stripe_handshake');
+    const res = await fetch(`${trigger.url}?challenge=x`);
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST');
+    const { trigger: dropbox } = await triggerOf('dropbox', 'dropbox-app-secret');
+    expect((await fetch(dropbox.url)).status).toBe(405);
+    const plain = await createTrigger(stack, await stack.token('handshakes-plain'), { flow: 'echo' });
+    expect((await fetch(`${plain.url}?hub.mode=subscribe&hub.challenge=1`)).status).toBe(405);
+  });
+});
+
+describe('handshakes are listed as deliveries', () => {
+  it('GET /triggers/{id}/executions?status=handshake finds them', async () => {
+    const { token, trigger } = await triggerOf('dropbox', 'dropbox-app-secret');
+    await fetch(`${trigger.url}?challenge=listed`);
+    await deliveries(token, trigger.id, 1);
+    const res = await call(stack, 'GET', `/triggers/${trigger.id}/executions?status=handshake`, { token });
+    expect(res.json.data.executions).toHaveLength(1);
+    expect(res.json.data.executions[0].type).toBe('dropbox_challenge');
+  });
+});
