@@ -173,6 +173,16 @@ describe('what the webhook bundle loads at init', () => {
     }
   });
 
+  it('leaves jose and the X.509 verifier to the first delivery of a sender that signs with a JWT or a certificate', async () => {
+    const init = await initCode();
+    const asset = assetCode();
+    // One of jose's error codes; the X.509 primitive's SNS message type.
+    for (const marker of ['ERR_JWT_CLAIM_VALIDATION_FAILED', 'SubscriptionConfirmation']) {
+      expect(asset.includes(marker), `${marker} in the asset`).toBe(true);
+      expect(init.includes(marker), `${marker} loaded at init`).toBe(false);
+    }
+  });
+
   it('holds none of the default credential chain', () => {
     // Names from @aws-sdk/credential-provider-node and the providers it chains.
     const asset = assetCode();

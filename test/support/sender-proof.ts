@@ -14,7 +14,8 @@ import { describe, expect, it, vi } from 'vitest';
 import type { SenderRow } from '../../functions/domain/webhooks/senders/catalog-types.js';
 import { senderRow } from '../../functions/domain/webhooks/senders/catalog.js';
 import type { KeyFetcher, VerifyContext } from '../../functions/domain/webhooks/senders/context.js';
-import { checkSenderSecret, verifySender } from '../../functions/domain/webhooks/senders/verify.js';
+import { checkSenderSecret } from '../../functions/domain/webhooks/senders/secrets.js';
+import { verifySender } from '../../functions/domain/webhooks/senders/verify.js';
 
 /** The receiver's clock in every proof, in unix seconds. */
 export const NOW = 1_700_000_000;

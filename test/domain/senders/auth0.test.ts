@@ -5,7 +5,8 @@
  * https://auth0.com/docs/customize/log-streams/custom-log-streams
  */
 import { describe, expect, it } from 'vitest';
-import { checkSenderSecret, verifySender } from '../../../functions/domain/webhooks/senders/verify.js';
+import { checkSenderSecret } from '../../../functions/domain/webhooks/senders/secrets.js';
+import { verifySender } from '../../../functions/domain/webhooks/senders/verify.js';
 import { rowOf } from '../../support/sender-proof.js';
 import { contextFor } from '../../support/verify-context.js';
 

@@ -5,7 +5,8 @@
  * https://developer.bigcommerce.com/docs/integrations/webhooks ("headers" on create a webhook)
  */
 import { describe, expect, it } from 'vitest';
-import { checkSenderSecret, verifySender } from '../../../functions/domain/webhooks/senders/verify.js';
+import { checkSenderSecret } from '../../../functions/domain/webhooks/senders/secrets.js';
+import { verifySender } from '../../../functions/domain/webhooks/senders/verify.js';
 import { rowOf } from '../../support/sender-proof.js';
 import { contextFor } from '../../support/verify-context.js';
 

@@ -8,7 +8,8 @@ import { webcrypto } from 'node:crypto';
 import { verifyKey } from 'discord-interactions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DISCORD_TOLERANCE_SECONDS } from '../../../functions/domain/webhooks/senders/catalog.js';
-import { checkSenderSecret, verifySender } from '../../../functions/domain/webhooks/senders/verify.js';
+import { checkSenderSecret } from '../../../functions/domain/webhooks/senders/secrets.js';
+import { verifySender } from '../../../functions/domain/webhooks/senders/verify.js';
 import { rowOf } from '../../support/sender-proof.js';
 import { contextFor, NOW } from '../../support/verify-context.js';
 

@@ -12,7 +12,8 @@
 import { OAuth2Client } from 'google-auth-library';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpsKeyFetcher } from '../../../functions/adapters/https-key-fetcher.js';
-import { checkSenderSecret, verifySender } from '../../../functions/domain/webhooks/senders/verify.js';
+import { checkSenderSecret } from '../../../functions/domain/webhooks/senders/secrets.js';
+import { verifySender } from '../../../functions/domain/webhooks/senders/verify.js';
 import { googleJwks, googleKey, signGooglePush } from '../../support/jwt-signers.js';
 import { localFetcher, startKeyServer, type KeyServer } from '../../support/key-server.js';
 import { rowOf } from '../../support/sender-proof.js';

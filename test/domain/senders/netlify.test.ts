@@ -6,7 +6,8 @@
  * The token is built here with node:crypto alone, not with the jose the verifier uses.
  */
 import { describe, expect, it } from 'vitest';
-import { checkSenderSecret, verifySender } from '../../../functions/domain/webhooks/senders/verify.js';
+import { checkSenderSecret } from '../../../functions/domain/webhooks/senders/secrets.js';
+import { verifySender } from '../../../functions/domain/webhooks/senders/verify.js';
 import { signNetlify } from '../../support/jwt-signers.js';
 import { rowOf } from '../../support/sender-proof.js';
 import { contextFor } from '../../support/verify-context.js';

@@ -6,7 +6,8 @@
  * https://developer.okta.com/docs/guides/event-hook-implementation/nodejs/main/
  */
 import { describe, expect, it } from 'vitest';
-import { checkSenderSecret, verifySender } from '../../../functions/domain/webhooks/senders/verify.js';
+import { checkSenderSecret } from '../../../functions/domain/webhooks/senders/secrets.js';
+import { verifySender } from '../../../functions/domain/webhooks/senders/verify.js';
 import { rowOf } from '../../support/sender-proof.js';
 import { contextFor } from '../../support/verify-context.js';
 

@@ -10,7 +10,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpsKeyFetcher } from '../../../functions/adapters/https-key-fetcher.js';
 import { PAYPAL_TOLERANCE_SECONDS } from '../../../functions/domain/webhooks/senders/catalog.js';
-import { checkSenderSecret, verifySender } from '../../../functions/domain/webhooks/senders/verify.js';
+import { checkSenderSecret } from '../../../functions/domain/webhooks/senders/secrets.js';
+import { verifySender } from '../../../functions/domain/webhooks/senders/verify.js';
 import { PAYPAL_CERT_URL, signPayPal } from '../../support/asymmetric-signers.js';
 import { selfSignedCertificate } from '../../support/certificates.js';
 import { localFetcher, startKeyServer, type KeyServer } from '../../support/key-server.js';

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { SenderRow } from '../../../functions/domain/webhooks/senders/catalog-types.js';
 import { customRow, SENDERS, senderRow } from '../../../functions/domain/webhooks/senders/catalog.js';
-import { checkSenderSecret } from '../../../functions/domain/webhooks/senders/verify.js';
+import { checkSenderSecret } from '../../../functions/domain/webhooks/senders/secrets.js';
 
 /*
  * checkSenderSecret(row, secret), family by family: a secret of the form the sender shows passes,

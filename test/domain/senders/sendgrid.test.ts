@@ -7,7 +7,8 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { EventWebhook } from '@sendgrid/eventwebhook';
 import { describe, expect, it } from 'vitest';
-import { checkSenderSecret, verifySender } from '../../../functions/domain/webhooks/senders/verify.js';
+import { checkSenderSecret } from '../../../functions/domain/webhooks/senders/secrets.js';
+import { verifySender } from '../../../functions/domain/webhooks/senders/verify.js';
 import { rowOf } from '../../support/sender-proof.js';
 import { contextFor } from '../../support/verify-context.js';
 

@@ -3,11 +3,17 @@ import type { VerifyContext } from './context.js';
 import { verifyEcdsaP256 } from './primitives/ecdsa.js';
 import { verifyEd25519 } from './primitives/ed25519.js';
 import { verifyHmac } from './primitives/hmac.js';
-import { verifyJwt } from './primitives/jwt.js';
 import { verifyBasic, verifyStaticToken } from './primitives/token.js';
-import { verifyX509Rsa } from './primitives/x509-rsa.js';
 
-export { checkSenderSecret } from './secrets.js';
+/**
+ * The JWT (jose) and X.509 primitives are most of the verifiers' code and serve three senders
+ * (Google, Netlify; SNS, PayPal): they load with the first delivery that needs one, not with the
+ * receiver's init.
+ */
+let jwtModule: Promise<typeof import('./primitives/jwt.js')> | undefined;
+let x509Module: Promise<typeof import('./primitives/x509-rsa.js')> | undefined;
+const verifyJwt: PrimitiveVerifier<'jwt'> = async (params, ctx) => (await (jwtModule ??= import('./primitives/jwt.js'))).verifyJwt(params, ctx);
+const verifyX509Rsa: PrimitiveVerifier<'x509_rsa'> = async (params, ctx) => (await (x509Module ??= import('./primitives/x509-rsa.js'))).verifyX509Rsa(params, ctx);
 
 type PrimitiveVerifier<P extends Primitive> = (params: Extract<Verification, { primitive: P }>, ctx: VerifyContext) => boolean | Promise<boolean>;
 
