@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SENDERS } from '../functions/domain/webhooks/senders/catalog.js';
 import type { Verification } from '../functions/domain/webhooks/senders/catalog-types.js';
-import { HANDSHAKE_WORDS } from '../functions/domain/webhooks/handshakes.js';
+import { HANDSHAKE_WORDS } from '../functions/domain/webhooks/handshake-words.js';
 
 /**
  * `npm run docs:senders`: writes the README's "Senders" table from the sender catalog, between

@@ -9,7 +9,6 @@ import { sfnFlowRunnerOnFirstUse } from '../adapters/aws/sfn-on-first-use.js';
 import { SqsEventQueue } from '../adapters/aws/sqs-event-queue.js';
 import { MeteredExecutionStore } from '../adapters/metered-execution-store.js';
 import { MeteredFlowRunner } from '../adapters/metered-flow-runner.js';
-import { HttpsKeyFetcher } from '../adapters/https-key-fetcher.js';
 import { secretBoxFrom } from '../adapters/secret-box.js';
 import type { Clock } from '../domain/clock.js';
 import { RefusalBudget } from '../domain/webhooks/refusal-budget.js';
@@ -64,12 +63,18 @@ export const createWebhookHandler = (deps: ReceiverDeps, publicBaseUrl?: string)
   },
 });
 
+/** The HTTPS key fetcher, loaded and made by the first delivery of a sender whose keys are fetched (SNS, PayPal, Google). */
+function httpsKeyFetcherOnFirstUse(): KeyFetcher {
+  let fetcher: Promise<KeyFetcher> | undefined;
+  return { fetchText: async (url) => (await (fetcher ??= import('../adapters/https-key-fetcher.js').then((m) => new m.HttpsKeyFetcher()))).fetchText(url) };
+}
+
 /**
  * The receiver over its settings and clients. `senderKeys` fetches senders' certificates and key
  * sets (Amazon SNS, PayPal, Google): over https from the hosts their catalog rows allow, cached;
  * a test may hand in one that serves them locally.
  */
-export function composeWebhook(settings: Settings, aws: AwsClients, senderKeys: KeyFetcher = new HttpsKeyFetcher()) {
+export function composeWebhook(settings: Settings, aws: AwsClients, senderKeys: KeyFetcher = httpsKeyFetcherOnFirstUse()) {
   const executions = new MeteredExecutionStore(new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable, Date.now), metricsRecorder);
   return createWebhookHandler({
     triggers: new CachedTriggerLookup(new DynamoTriggerStore(dynamoClient(aws), settings.triggersTable, Date.now), secretBoxFrom(settings, aws), settings.triggerCacheTtlMs, Date.now),

@@ -4,7 +4,7 @@ import { EXECUTION_ID } from '../domain/flows/execution-id.js';
 import { MAX_REPLAYS_PER_CALL } from '../domain/flows/execution-filter.js';
 import { EXECUTION_STATUSES } from '../domain/flows/ports.js';
 import { triggerSchemas } from '../domain/triggers/trigger-requests.js';
-import { HANDSHAKE_WORDS } from '../domain/webhooks/handshakes.js';
+import { HANDSHAKE_WORDS } from '../domain/webhooks/handshake-words.js';
 import { SENDERS } from '../domain/webhooks/senders/catalog.js';
 import { SENDER_CATEGORIES } from '../domain/webhooks/senders/catalog-types.js';
 import { WEBHOOK_ID } from '../domain/triggers/webhook-url.js';

@@ -3,7 +3,6 @@ import type { WebhookBody } from '../../functions/domain/webhooks/body.js';
 import {
   buildTriggerData,
   eventType,
-  isSlackUrlVerification,
   matchesEventFilter,
   senderEventId,
 } from '../../functions/domain/webhooks/trigger-input.js';
@@ -186,20 +185,3 @@ describe('matchesEventFilter', () => {
   });
 });
 
-describe('isSlackUrlVerification', () => {
-  it('isSlackUrlVerification returns the challenge', () => {
-    expect(isSlackUrlVerification(json({ type: 'url_verification', challenge: 'abc', token: 't' }))).toBe('abc');
-  });
-
-  it('isSlackUrlVerification returns undefined for a non-string challenge', () => {
-    expect(isSlackUrlVerification(json({ type: 'url_verification', challenge: 1 }))).toBeUndefined();
-  });
-
-  it('isSlackUrlVerification returns undefined for an event_callback', () => {
-    expect(isSlackUrlVerification(json({ type: 'event_callback', challenge: 'abc' }))).toBeUndefined();
-  });
-
-  it('isSlackUrlVerification returns undefined for a form body', () => {
-    expect(isSlackUrlVerification(form({ type: 'url_verification', challenge: 'abc' }))).toBeUndefined();
-  });
-});

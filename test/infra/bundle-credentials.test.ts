@@ -173,11 +173,11 @@ describe('what the webhook bundle loads at init', () => {
     }
   });
 
-  it('leaves jose and the X.509 verifier to the first delivery of a sender that signs with a JWT or a certificate', async () => {
+  it('leaves the sender catalog, the handshakes and the primitives but HMAC to the first delivery that needs them (300 KB at init)', async () => {
     const init = await initCode();
     const asset = assetCode();
-    // One of jose's error codes; the X.509 primitive's SNS message type.
-    for (const marker of ['ERR_JWT_CLAIM_VALIDATION_FAILED', 'SubscriptionConfirmation']) {
+    // One of jose's error codes; the X.509 primitive's SNS message type; a catalog id; Zoom's handshake event.
+    for (const marker of ['ERR_JWT_CLAIM_VALIDATION_FAILED', 'SubscriptionConfirmation', 'coinbase_commerce', 'endpoint.url_validation']) {
       expect(asset.includes(marker), `${marker} in the asset`).toBe(true);
       expect(init.includes(marker), `${marker} loaded at init`).toBe(false);
     }

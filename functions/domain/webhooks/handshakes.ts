@@ -37,9 +37,12 @@ export type HandshakeOutcome = { reply: HandshakeReply } | { refused: true };
  * `unsigned` POSTs come before signature verification (the sender does not sign them); `signed`
  * POSTs only after the request verified as its sender's.
  */
-export type HandshakeStage = 'get' | 'get_signed' | 'unsigned' | 'signed';
+export type { HandshakeStage } from './handshake-stages.js';
+import type { HandshakeStage } from './handshake-stages.js';
+import { HANDSHAKE_STAGES } from './handshake-stages.js';
 
 interface HandshakeKind {
+  /** As `handshake-stages.ts` says, which the receiver reads without loading this module. */
   stage: HandshakeStage;
   /** The sender's documentation of the handshake. */
   docs: string;
@@ -161,9 +164,6 @@ export const HANDSHAKES = {
 
 export type HandshakeKindName = keyof typeof HANDSHAKES;
 
-/** The stage `kind` is answered at. */
-export const handshakeStage = (kind: HandshakeKindName | undefined): HandshakeStage | undefined => (kind === undefined ? undefined : HANDSHAKES[kind].stage);
-
 /** The handshake of `kind`, when the request is one at `stage`. */
 export function answerHandshake(kind: HandshakeKindName | undefined, stage: HandshakeStage, request: HandshakeRequest, secrets: readonly string[]): HandshakeOutcome | undefined {
   if (kind === undefined) return undefined;
@@ -171,16 +171,8 @@ export function answerHandshake(kind: HandshakeKindName | undefined, stage: Hand
   return handshake.stage === stage ? handshake.answer(request, secrets) : undefined;
 }
 
-/** Each handshake in words, for the OpenAPI document and the README (`bin/senders-table.ts`). */
-export const HANDSHAKE_WORDS: { readonly [K in HandshakeKindName]: string } = {
-  slack_url_verification: 'a signed `url_verification` POST gets `{"challenge"}`',
-  zoom_url_validation: 'a signed `endpoint.url_validation` POST gets `{"plainToken", "encryptedToken"}` (hex HMAC-SHA256 of the token under the secret)',
-  twitch_callback_verification: 'a signed `webhook_callback_verification` POST gets its `challenge` as `text/plain`',
-  discord_ping: 'a signed interactions PING (`{"type":1}`) gets `{"type":1}`, a webhook-events PING (`{"type":0}`) 204',
-  microsoft_graph_validation: 'a POST with `?validationToken=` gets the token as `text/plain`',
-  woocommerce_ping: 'the unsigned creation ping (form `webhook_id=<n>`) gets an empty 200',
-  meta_subscribe: 'a GET with `hub.mode=subscribe` and `hub.verify_token` equal to the secret gets `hub.challenge` (a wrong token is 401)',
-  dropbox_challenge: 'a GET with `?challenge=` gets it back as `text/plain`',
-  x_crc: 'a GET with `?crc_token=` gets `{"response_token": "sha256=<base64 HMAC-SHA256 under the secret>"}`',
-  okta_verification: 'a GET with `X-Okta-Verification-Challenge`, once its auth header verifies, gets `{"verification"}`',
-};
+
+// The stages the receiver reads at init are the ones the answers are written for.
+for (const [kind, handshake] of Object.entries(HANDSHAKES)) {
+  if (HANDSHAKE_STAGES[kind as HandshakeKindName] !== handshake.stage) throw new Error(`handshake-stages.ts: ${kind} is answered at ${handshake.stage}`);
+}

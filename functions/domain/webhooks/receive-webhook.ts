@@ -10,16 +10,29 @@ import { isLive } from '../triggers/overlap.js';
 import type { StoredSignature, TriggerRecord } from '../triggers/trigger.js';
 import { WEBHOOK_ID } from '../triggers/webhook-url.js';
 import { parseWebhookBody, type WebhookBody } from './body.js';
-import { replyFromFlowOutput, summarizeReply } from './flow-reply.js';
 import { constantTimeEqual } from './signatures/hmac.js';
-import { customRow, hmacParamsFromCustomConfig, senderRow } from './senders/catalog.js';
 import type { SenderRow } from './senders/catalog-types.js';
 import type { KeyFetcher } from './senders/context.js';
 import { verifySender } from './senders/verify.js';
 import { isSourceIpAllowed } from './source-ips.js';
 import type { RefusalBudget } from './refusal-budget.js';
 import { storedRequest } from './stored-request.js';
-import { answerHandshake, handshakeStage, type HandshakeKindName, type HandshakeOutcome, type HandshakeRequest } from './handshakes.js';
+import { handshakeStage } from './handshake-stages.js';
+import type { HandshakeKindName, HandshakeOutcome, HandshakeRequest, HandshakeStage } from './handshakes.js';
+
+/**
+ * Handshake answers and flow-shaped replies load with the first request that needs one: most
+ * deliveries need neither, and the receiver's bundle has a 300 KB budget at init.
+ */
+let handshakes: Promise<typeof import('./handshakes.js')> | undefined;
+const answerHandshake = async (kind: HandshakeKindName | undefined, stage: HandshakeStage, request: HandshakeRequest, secrets: readonly string[]): Promise<HandshakeOutcome | undefined> =>
+  (await (handshakes ??= import('./handshakes.js'))).answerHandshake(kind, stage, request, secrets);
+let flowReplies: Promise<typeof import('./flow-reply.js')> | undefined;
+/**
+ * The sender catalog (about 21 KB) loads with the first delivery to a trigger with a signature,
+ * as the KMS client that opens its secret does: 404s, 405s and unsigned triggers never need it.
+ */
+let catalog: Promise<typeof import('./senders/catalog.js')> | undefined;
 import { buildTriggerData, eventType, matchesEventFilter, senderEventId } from './trigger-input.js';
 import type { ActiveTrigger, TriggerLookup } from './trigger-lookup.js';
 import { flowWaitMs } from './wait-budget.js';
@@ -118,10 +131,10 @@ export async function receiveWebhook(deps: ReceiverDeps, request: IncomingWebhoo
   try {
     if (refusal) throw refusal;
     // The handshakes that come before the body is trusted (GETs, unsigned POSTs); the signed ones are in `accept`.
-    const kind = handshakeKindOf(trigger.record);
+    const kind = await handshakeKindOf(trigger.record);
     const stage = handshakeStage(kind);
     if (stage === 'get' || stage === 'get_signed' || stage === 'unsigned') {
-      const outcome = answerHandshake(kind, stage, await handshakeRequestOf(request), signingSecretsOrNone(trigger, now));
+      const outcome = await answerHandshake(kind, stage, await handshakeRequestOf(request), signingSecretsOrNone(trigger, now));
       if (outcome) return await handshakeAnswer(deps, request, delivery, kind!, outcome);
       // A GET that is not its sender's handshake is a method a trigger does not take.
       if (request.method === 'GET') throw new AppError('method_not_allowed', undefined, { allow: 'POST' });
@@ -143,9 +156,9 @@ interface Delivery {
  * The handshake a trigger's sender makes, which the receiver answers itself: its catalog row's,
  * or, for a trigger without a signature, Slack's URL challenge (answered so from the start).
  */
-function handshakeKindOf(record: TriggerRecord): HandshakeKindName | undefined {
+async function handshakeKindOf(record: TriggerRecord): Promise<HandshakeKindName | undefined> {
   if (!record.signature) return 'slack_url_verification';
-  return senderRowOf(record.signature)?.handshake_answer;
+  return (await senderRowOf(record.signature))?.handshake_answer;
 }
 
 /** What a handshake looks at: the body parsed as JSON or a form when it is one. */
@@ -185,9 +198,9 @@ async function handshakeAnswer(deps: ReceiverDeps, request: IncomingWebhook, del
 async function accept(deps: ReceiverDeps, request: IncomingWebhook, delivery: Delivery, trigger: ActiveTrigger): Promise<WebhookReply> {
   const { trigger: record, receivedAt, ref } = delivery;
   const body = await parseWebhookBody(request.rawBody, request.headers['content-type']);
-  const kind = handshakeKindOf(record);
+  const kind = await handshakeKindOf(record);
   if (handshakeStage(kind) === 'signed') {
-    const outcome = answerHandshake(kind, 'signed', await handshakeRequestOf(request, body), signingSecretsOrNone(trigger, receivedAt));
+    const outcome = await answerHandshake(kind, 'signed', await handshakeRequestOf(request, body), signingSecretsOrNone(trigger, receivedAt));
     if (outcome) return await handshakeAnswer(deps, request, delivery, kind!, outcome);
   }
 
@@ -240,6 +253,7 @@ async function accept(deps: ReceiverDeps, request: IncomingWebhook, delivery: De
   }
   const finished_at = new Date(deps.now()).toISOString();
   if (result.status === 'succeeded') {
+    const { replyFromFlowOutput, summarizeReply } = await (flowReplies ??= import('./flow-reply.js'));
     const shaped = replyFromFlowOutput(result.output);
     if (shaped.kind === 'malformed') {
       // The flow ran, but what it asked to answer cannot be sent: the sender gets our 502.
@@ -301,7 +315,8 @@ function signingSecrets(trigger: ActiveTrigger, now: Date): string[] {
 }
 
 /** The catalog row a trigger's signature is verified by: the sender's, or `custom` with the trigger's own settings. */
-function senderRowOf(signature: StoredSignature): SenderRow | undefined {
+async function senderRowOf(signature: StoredSignature): Promise<SenderRow | undefined> {
+  const { customRow, hmacParamsFromCustomConfig, senderRow } = await (catalog ??= import('./senders/catalog.js'));
   if (signature.service !== 'custom') return senderRow(signature.service);
   if (!signature.custom) return undefined;
   return customRow('content' in signature.custom ? signature.custom : hmacParamsFromCustomConfig(signature.custom));
@@ -310,7 +325,8 @@ function senderRowOf(signature: StoredSignature): SenderRow | undefined {
 /** Checks 1 to 5 against one copy of the trigger, in order: the first refusal, if any. */
 async function firstRefusal(deps: ReceiverDeps, trigger: ActiveTrigger | undefined, request: IncomingWebhook, now: Date): Promise<AppError | undefined> {
   if (!trigger || !trigger.record.enabled) return new AppError('not_found');
-  const stage = handshakeStage(handshakeKindOf(trigger.record));
+  const kind = await handshakeKindOf(trigger.record);
+  const stage = handshakeStage(kind);
   const getHandshake = request.method === 'GET' && (stage === 'get' || stage === 'get_signed');
   if (request.method !== 'POST' && !getHandshake) return new AppError('method_not_allowed', undefined, { allow: 'POST' });
   if (request.rawBody.length > deps.maxBodyBytes) return new AppError('payload_too_large');
@@ -322,9 +338,9 @@ async function firstRefusal(deps: ReceiverDeps, trigger: ActiveTrigger | undefin
     return new AppError('unauthorized');
   }
   // Unsigned handshakes (a GET challenge, Graph's validation, WooCommerce's ping) carry no signature to check.
-  const unsignedHandshake = getHandshake ? stage === 'get' : stage === 'unsigned' && answerHandshake(handshakeKindOf(record), 'unsigned', await handshakeRequestOf(request), []) !== undefined;
+  const unsignedHandshake = getHandshake ? stage === 'get' : stage === 'unsigned' && await answerHandshake(kind, 'unsigned', await handshakeRequestOf(request), []) !== undefined;
   if (record.signature && !unsignedHandshake) {
-    const row = senderRowOf(record.signature);
+    const row = await senderRowOf(record.signature);
     const verified = row !== undefined && await verifySender(row, {
       request: { rawBody: request.rawBody, headers: request.headers, url: request.publicUrl, nowSeconds: epochSeconds(now.getTime()) },
       secrets: signingSecrets(trigger, now),

@@ -129,11 +129,3 @@ export function matchesEventFilter(filter: readonly string[], type: string | und
   return filter.some((entry) => (entry.endsWith('*') ? type.startsWith(entry.slice(0, -1)) : entry === type));
 }
 
-/**
- * The `challenge` of a Slack `url_verification` request, which must be echoed back when the
- * Events API URL is registered; `undefined` for any other body. Call only after verification.
- */
-export function isSlackUrlVerification(body: WebhookBody): string | undefined {
-  if (body.kind !== 'json' || bodyMember(body, 'type') !== 'url_verification') return undefined;
-  return asString(bodyMember(body, 'challenge'));
-}

@@ -1,0 +1,29 @@
+import type { HandshakeKindName } from './handshakes.js';
+
+/**
+ * When a kind is checked: `get` and `get_signed` handshakes are the only GETs a trigger answers,
+ * the second only once the request verified as its sender's (Okta sends its auth header);
+ * `unsigned` POSTs come before signature verification (the sender does not sign them); `signed`
+ * POSTs only after the request verified as its sender's.
+ */
+export type HandshakeStage = 'get' | 'get_signed' | 'unsigned' | 'signed';
+
+/**
+ * Each handshake's stage, apart from its answer (`handshakes.ts`): the receiver reads this on every
+ * delivery, and loads the answers only when a request is at a stage its trigger's sender answers.
+ */
+export const HANDSHAKE_STAGES: { readonly [K in HandshakeKindName]: HandshakeStage } = {
+  slack_url_verification: 'signed',
+  zoom_url_validation: 'signed',
+  twitch_callback_verification: 'signed',
+  discord_ping: 'signed',
+  microsoft_graph_validation: 'unsigned',
+  woocommerce_ping: 'unsigned',
+  meta_subscribe: 'get',
+  dropbox_challenge: 'get',
+  x_crc: 'get',
+  okta_verification: 'get_signed',
+};
+
+/** The stage `kind` is answered at. */
+export const handshakeStage = (kind: HandshakeKindName | undefined): HandshakeStage | undefined => (kind === undefined ? undefined : HANDSHAKE_STAGES[kind]);

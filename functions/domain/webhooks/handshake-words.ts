@@ -1,0 +1,15 @@
+import type { HandshakeKindName } from './handshakes.js';
+
+/** Each handshake in words, for the OpenAPI document and the README (`bin/senders-table.ts`). */
+export const HANDSHAKE_WORDS: { readonly [K in HandshakeKindName]: string } = {
+  slack_url_verification: 'a signed `url_verification` POST gets `{"challenge"}`',
+  zoom_url_validation: 'a signed `endpoint.url_validation` POST gets `{"plainToken", "encryptedToken"}` (hex HMAC-SHA256 of the token under the secret)',
+  twitch_callback_verification: 'a signed `webhook_callback_verification` POST gets its `challenge` as `text/plain`',
+  discord_ping: 'a signed interactions PING (`{"type":1}`) gets `{"type":1}`, a webhook-events PING (`{"type":0}`) 204',
+  microsoft_graph_validation: 'a POST with `?validationToken=` gets the token as `text/plain`',
+  woocommerce_ping: 'the unsigned creation ping (form `webhook_id=<n>`) gets an empty 200',
+  meta_subscribe: 'a GET with `hub.mode=subscribe` and `hub.verify_token` equal to the secret gets `hub.challenge` (a wrong token is 401)',
+  dropbox_challenge: 'a GET with `?challenge=` gets it back as `text/plain`',
+  x_crc: 'a GET with `?crc_token=` gets `{"response_token": "sha256=<base64 HMAC-SHA256 under the secret>"}`',
+  okta_verification: 'a GET with `X-Okta-Verification-Challenge`, once its auth header verifies, gets `{"verification"}`',
+};
