@@ -12,6 +12,7 @@ import { parseCorsOrigins } from '../functions/cors.js';
 import { listFlowNames } from '../lib/flow-files.js';
 import { apiGatewayPath, toApiGatewayEvent, writeApiGatewayResult } from './api-gateway.js';
 import { LocalCors } from './cors.js';
+import { openDataDir, type DataDir } from './data-dir.js';
 import { LOCAL_AWS_ENV, startEngines, type Engines } from './engines.js';
 import { LocalFlowTasks } from './flow-tasks.js';
 import { lambdaContext } from './lambda-context.js';
@@ -26,8 +27,13 @@ const LOCAL_CREDENTIALS = { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secret
 export interface LocalStackOptions {
   /** 0 picks a free port. */
   port?: number;
-  /** HS256 secret of bearer tokens; generated when unset. */
+  /** HS256 secret of bearer tokens; the data directory's (or one generated) when unset. */
   jwtSecret?: string;
+  /**
+   * A data directory (`data-dir.ts`) to keep the tables and the secrets a restart needs in. Unset,
+   * everything is in memory and lives as long as the stack, as tests want. `npm start` sets it.
+   */
+  dataDir?: string;
   /** Folders of `<name>.asl.json` flows, separated like PATH (default `flows/`). */
   flowsDir?: string;
   /** Seconds a received message stays hidden; short in tests so redelivery is quick. */
@@ -54,6 +60,8 @@ export interface LocalStack {
   aws: AwsClients;
   /** This stack's own handlers, built from its settings, e.g. to call one with a crafted event. */
   handlers: { [F in FunctionName]: F extends (typeof QUEUES)[QueueName]['consumer'] ? QueueFunction : HttpFunction };
+  /** The data directory, when the stack has one: its path, and whether this start made it. */
+  data?: { path: string; created: boolean };
   /** A bearer token for `sub` (its account unless `accountId` is given). */
   token(sub: string, options?: { accountId?: string; expiresInSeconds?: number }): Promise<string>;
   stop(): Promise<void>;
@@ -84,12 +92,19 @@ async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const cors = new LocalCors(parseCorsOrigins(options.corsAllowedOrigins, 'corsAllowedOrigins'));
   const flowsDirs = (options.flowsDir ?? resolve(REPO_ROOT, 'flows')).split(delimiter).map((dir) => resolve(dir));
-  const jwtSecret = options.jwtSecret ?? randomBytes(32).toString('base64url');
   const flowNames = listFlowNames(flowsDirs);
   const visibilityTimeoutSeconds = options.visibilityTimeoutSeconds ?? 30;
   // Flow functions run in this process with this stack's settings (e.g. NOTIFY_URL), not process.env's.
   const tasks = await LocalFlowTasks.load(flowsDirs, options.env ?? {});
-  const engines = await startEngines({ flowsDirs, visibilityTimeoutSeconds, tasks });
+  const data: DataDir | undefined = options.dataDir === undefined ? undefined : await openDataDir(options.dataDir);
+  const jwtSecret = options.jwtSecret ?? data?.secrets.jwtSecret ?? randomBytes(32).toString('base64url');
+  let engines: Engines;
+  try {
+    engines = await startEngines({ flowsDirs, visibilityTimeoutSeconds, tasks, dynamodbPath: data?.dynamodbPath, dataDir: data?.path });
+  } catch (error) {
+    await data?.release();
+    throw error;
+  }
 
   // Node's own refusal of an HTTP/1.1 request without Host is an empty 400 (not the service's
   // shape); it also happens when a request has over ~1,000 headers, past which Node drops the rest.
@@ -108,6 +123,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     await new Promise<void>((done, fail) => server.once('error', fail).listen(options.port ?? 3000, '127.0.0.1', done));
   } catch (error) {
     await engines.stop();
+    await data?.release();
     throw error;
   }
   const baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
@@ -118,7 +134,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     [SETTINGS.authJwtSecret.env]: jwtSecret,
     [SETTINGS.flowNames.env]: flowNames.join(','),
     [SETTINGS.webhookBaseUrl.env]: webhookBaseUrl,
-    [SETTINGS.localSecretsKey.env]: randomBytes(32).toString('base64'),
+    // Kept in the data directory: secrets sealed before a restart must open after it.
+    [SETTINGS.localSecretsKey.env]: data?.secrets.localSecretsKey ?? randomBytes(32).toString('base64'),
     // An unset option leaves the stack's own value (or the handler's default) in place.
     ...Object.fromEntries(Object.entries(options.env ?? {}).filter(([, value]) => value !== undefined && value !== '')),
   };
@@ -195,6 +212,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     queueUrls: engines.queueUrls,
     handlers,
     aws,
+    ...(data && { data: { path: data.path, created: data.created } }),
     token: (sub, tokenOptions) => mintLocalToken({ secret: jwtSecret, sub, ...tokenOptions }),
     async stop() {
       await Promise.all(pollers.map((p) => p.stop()));
@@ -203,6 +221,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       sqs.destroy();
       destroyAwsClients(aws);
       await engines.stop();
+      await data?.release();
     },
   };
 }
