@@ -39,9 +39,14 @@ const stack = await startLocalStack({ port, flowsDir: process.env.FLOWS_DIR, jwt
 });
 const token = await stack.token('local-user');
 
+const recovered = stack.data?.recovered;
 const dataLine = !stack.data
   ? 'in memory (FLOWGATE_DATA_DIR=:memory:): everything is gone when this process stops'
-  : `${stack.data.path} (${stack.data.created ? 'created' : 'reopened'})`;
+  : stack.data.created
+    ? `${stack.data.path} (created)`
+    : `${stack.data.path} (reopened${recovered && recovered.requeued + recovered.failed + recovered.sweeps > 0
+      ? `: ${recovered.requeued} unfinished deliveries queued again${recovered.failed ? `, ${recovered.failed} that could not run recorded failed` : ''}${recovered.sweeps ? `, ${recovered.sweeps} purged generations to sweep` : ''}`
+      : ''})`;
 const secretNote = stack.data ? `kept in ${stack.data.path}/secrets.json` : 'generated for this run';
 
 console.log(`Local stack ready (embedded DynamoDB, SQS and Step Functions).

@@ -31,12 +31,26 @@ const listen = (server: Server) =>
   new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
 const close = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
 
+/**
+ * Indexes only a local stack with a data directory has: its recovery after a restart finds what
+ * was queued or running (`byStatus`), and the trigger of each (`byId`), by Query rather than by
+ * reading every record (`recovery.ts`). Deployed, SQS keeps every queued event and nothing needs
+ * finding, so no deployed table pays for them.
+ */
+export const RECOVERY_INDEXES = {
+  executions: { byStatus: { partitionKey: 'status', sortKey: 'sk' } },
+  triggers: { byId: { partitionKey: 'id', sortKey: 'sk' } },
+} as const satisfies Partial<Record<TableName, Record<string, IndexSpec>>>;
+
 export const localTableName = (name: TableName) => `local-${name}`;
 
-/** The indexes of a local table: the manifest's. */
-function indexesOf(name: TableName): [string, IndexSpec][] {
+/** The indexes a local table has: the manifest's, and with a data directory the recovery ones. */
+function indexesOf(name: TableName, persistent: boolean): [string, IndexSpec][] {
   const table = TABLES[name];
-  return Object.entries('indexes' in table ? table.indexes : {});
+  return [
+    ...Object.entries('indexes' in table ? table.indexes : {}),
+    ...(persistent ? Object.entries((RECOVERY_INDEXES as Partial<Record<TableName, Record<string, IndexSpec>>>)[name] ?? {}) : []),
+  ];
 }
 
 /** A stored table as the indexes it was made with, to compare with what this code would make. */
@@ -59,7 +73,7 @@ async function ensureTables(dynamo: DynamoDBClient, dataDir: string | undefined)
   } while (start);
   for (const name of Object.keys(TABLES) as TableName[]) {
     const tableName = localTableName(name);
-    const indexes = indexesOf(name);
+    const indexes = indexesOf(name, dataDir !== undefined);
     const keySchema = [{ AttributeName: 'pk', KeyType: 'HASH' as const }, { AttributeName: 'sk', KeyType: 'RANGE' as const }];
     const globalIndexes = indexes.map(([IndexName, index]) => ({
       IndexName,
@@ -109,7 +123,7 @@ export interface EngineOptions {
   /**
    * A data directory's LevelDB folder for dynalite (`data-dir.ts`); in memory when unset. Every
    * write is then fsync'd before it is answered, so what a handler acknowledged survives a crash of
-   * the machine as well as of the process. The queues stay in memory.
+   * the machine as well as of the process. The queues stay in memory (`recovery.ts` says why).
    */
   dynamodbPath?: string;
   /** The data directory, for messages. */

@@ -4,7 +4,9 @@ import { delimiter, resolve } from 'node:path';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { createAwsClients, destroyAwsClients, type AwsClients } from '../functions/adapters/aws/clients.js';
 import { COMPOSERS, type HttpFunction, type QueueFunction } from '../functions/composition.js';
-import { DEFAULT_ROUTE, FUNCTIONS, QUEUES, ROUTES, routeKey, type FunctionName, type QueueName } from '../functions/manifest.js';
+import { dynamoClient } from '../functions/adapters/aws/clients/dynamo.js';
+import { sqsClient } from '../functions/adapters/aws/clients/sqs.js';
+import { DEFAULT_ROUTE, FUNCTIONS, QUEUES, ROUTES, TABLES, routeKey, type FunctionName, type QueueName } from '../functions/manifest.js';
 import { parseSetting, readSettings, SETTINGS } from '../functions/settings.js';
 import { configureLogging } from '../functions/shared/logger.js';
 import { RouteMatcher } from '../functions/shared/route-match.js';
@@ -16,6 +18,7 @@ import { openDataDir, type DataDir } from './data-dir.js';
 import { LOCAL_AWS_ENV, startEngines, type Engines } from './engines.js';
 import { LocalFlowTasks } from './flow-tasks.js';
 import { lambdaContext } from './lambda-context.js';
+import { recover, type RecoveryReport } from './recovery.js';
 import { SqsPoller } from './sqs-poller.js';
 import { mintLocalToken } from './token.js';
 
@@ -30,8 +33,9 @@ export interface LocalStackOptions {
   /** HS256 secret of bearer tokens; the data directory's (or one generated) when unset. */
   jwtSecret?: string;
   /**
-   * A data directory (`data-dir.ts`) to keep the tables and the secrets a restart needs in. Unset,
-   * everything is in memory and lives as long as the stack, as tests want. `npm start` sets it.
+   * A data directory (`data-dir.ts`) to keep the tables and the secrets a restart needs in, and to
+   * recover from when the last run stopped with work unfinished (`recovery.ts`). Unset, everything
+   * is in memory and lives as long as the stack, as tests want. `npm start` sets it.
    */
   dataDir?: string;
   /** Folders of `<name>.asl.json` flows, separated like PATH (default `flows/`). */
@@ -60,8 +64,8 @@ export interface LocalStack {
   aws: AwsClients;
   /** This stack's own handlers, built from its settings, e.g. to call one with a crafted event. */
   handlers: { [F in FunctionName]: F extends (typeof QUEUES)[QueueName]['consumer'] ? QueueFunction : HttpFunction };
-  /** The data directory, when the stack has one: its path, and whether this start made it. */
-  data?: { path: string; created: boolean };
+  /** The data directory, when the stack has one: its path, whether this start made it, and what was recovered from it. */
+  data?: { path: string; created: boolean; recovered: RecoveryReport };
   /** A bearer token for `sub` (its account unless `accountId` is given). */
   token(sub: string, options?: { accountId?: string; expiresInSeconds?: number }): Promise<string>;
   stop(): Promise<void>;
@@ -151,6 +155,21 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   ) as LocalStack['handlers'];
   const httpHandlers = handlers as unknown as Record<FunctionName, HttpFunction>;
 
+  // Before anything is served or polled, so that what it finds unfinished is the last run's alone.
+  const recovered = data && await recover({
+    dynamo: dynamoClient(aws),
+    sqs: sqsClient(aws),
+    tables: { executions: config[TABLES.executions.env]!, triggers: config[TABLES.triggers.env]!, kv: config[TABLES.kv.env]! },
+    queues: { flowEvents: engines.queueUrls.flowEvents, kvSweep: engines.queueUrls.kvSweep },
+    now: Date.now,
+  }).catch(async (error: unknown) => {
+    server.close();
+    destroyAwsClients(aws);
+    await engines.stop();
+    await data.release();
+    throw error;
+  });
+
   const matcher = new RouteMatcher(ROUTES);
   serve = async (req: IncomingMessage, res: ServerResponse) => {
     try {
@@ -212,7 +231,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     queueUrls: engines.queueUrls,
     handlers,
     aws,
-    ...(data && { data: { path: data.path, created: data.created } }),
+    ...(data && { data: { path: data.path, created: data.created, recovered: recovered! } }),
     token: (sub, tokenOptions) => mintLocalToken({ secret: jwtSecret, sub, ...tokenOptions }),
     async stop() {
       await Promise.all(pollers.map((p) => p.stop()));
