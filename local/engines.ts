@@ -35,7 +35,8 @@ const close = (server: Server) => new Promise<void>((resolve) => server.close(()
  * Indexes only a local stack with a data directory has: its recovery after a restart finds what
  * was queued or running (`byStatus`), and the trigger of each (`byId`), by Query rather than by
  * reading every record (`recovery.ts`). Deployed, SQS keeps every queued event and nothing needs
- * finding, so no deployed table pays for them.
+ * finding, so no deployed table pays for them. They hold keys only (recovery reads the record by
+ * key anyway), so a status write costs one small index entry more, in the same batch.
  */
 export const RECOVERY_INDEXES = {
   executions: { byStatus: { partitionKey: 'status', sortKey: 'sk' } },
@@ -44,22 +45,26 @@ export const RECOVERY_INDEXES = {
 
 export const localTableName = (name: TableName) => `local-${name}`;
 
-/** The indexes a local table has: the manifest's, and with a data directory the recovery ones. */
-function indexesOf(name: TableName, persistent: boolean): [string, IndexSpec][] {
+type LocalIndex = [name: string, index: IndexSpec, projection: 'ALL' | 'KEYS_ONLY'];
+
+/** The indexes a local table has: the manifest's (every attribute, as deployed), and with a data directory the recovery ones. */
+function indexesOf(name: TableName, persistent: boolean): LocalIndex[] {
   const table = TABLES[name];
+  const recovery: Record<string, IndexSpec> = persistent ? (RECOVERY_INDEXES as Partial<Record<TableName, Record<string, IndexSpec>>>)[name] ?? {} : {};
   return [
-    ...Object.entries('indexes' in table ? table.indexes : {}),
-    ...(persistent ? Object.entries((RECOVERY_INDEXES as Partial<Record<TableName, Record<string, IndexSpec>>>)[name] ?? {}) : []),
+    ...Object.entries('indexes' in table ? table.indexes : {}).map(([indexName, index]): LocalIndex => [indexName, index, 'ALL']),
+    ...Object.entries(recovery).map(([indexName, index]): LocalIndex => [indexName, index, 'KEYS_ONLY']),
   ];
 }
 
-/** A stored table as the indexes it was made with, to compare with what this code would make. */
-const shapeOf = (keys: { AttributeName?: string }[] | undefined, indexes: { IndexName?: string; KeySchema?: { AttributeName?: string }[] }[] | undefined) =>
-  JSON.stringify([keys?.map((k) => k.AttributeName), (indexes ?? []).map((i) => [i.IndexName, i.KeySchema?.map((k) => k.AttributeName)]).sort()]);
+type IndexDescription = { IndexName?: string; KeySchema?: { AttributeName?: string }[]; Projection?: { ProjectionType?: string } };
+/** A table as its keys and indexes, to compare a stored one with what this code would make. */
+const shapeOf = (keys: { AttributeName?: string }[] | undefined, indexes: IndexDescription[] | undefined) =>
+  JSON.stringify([keys?.map((k) => k.AttributeName), (indexes ?? []).map((i) => [i.IndexName, i.KeySchema?.map((k) => k.AttributeName), i.Projection?.ProjectionType]).sort()]);
 
 /**
- * The tables as `lib/constructs/data-stores.ts` makes them (string keys, every attribute projected),
- * made where missing. On a reopened data directory a table that exists is kept as it is, after
+ * The tables as `lib/constructs/data-stores.ts` makes them (string keys, every attribute projected
+ * into the manifest's indexes), made where missing. On a reopened data directory a table that exists is kept as it is, after
  * checking it has the keys and indexes this code expects: dynalite cannot add an index to a table,
  * so a difference is a layout this code cannot use, and is said so rather than half used.
  */
@@ -75,10 +80,10 @@ async function ensureTables(dynamo: DynamoDBClient, dataDir: string | undefined)
     const tableName = localTableName(name);
     const indexes = indexesOf(name, dataDir !== undefined);
     const keySchema = [{ AttributeName: 'pk', KeyType: 'HASH' as const }, { AttributeName: 'sk', KeyType: 'RANGE' as const }];
-    const globalIndexes = indexes.map(([IndexName, index]) => ({
+    const globalIndexes = indexes.map(([IndexName, index, ProjectionType]) => ({
       IndexName,
       KeySchema: [{ AttributeName: index.partitionKey, KeyType: 'HASH' as const }, { AttributeName: index.sortKey, KeyType: 'RANGE' as const }],
-      Projection: { ProjectionType: 'ALL' as const },
+      Projection: { ProjectionType },
     }));
     if (existing.has(tableName)) {
       const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: tableName })) as { Table: TableDescription };

@@ -58,8 +58,8 @@ const CONCURRENCY = 8;
  */
 const END_OF_PARTITION = String.fromCodePoint(0x10ffff).repeat(256);
 
-/** The shard partition key of a status record, `TRIGGER#<trigger id>#<shard>` (`dynamo-execution-store.ts`). */
-const triggerIdOf = (pk: string) => pk.slice('TRIGGER#'.length, pk.lastIndexOf('#'));
+/** A status record's keys, `TRIGGER#<trigger id>#<shard>` / `EXEC#<received_at>#<execution id>` (`dynamo-execution-store.ts`), as its ref. */
+const refOf = (pk: string, sk: string) => ({ triggerId: pk.slice('TRIGGER#'.length, pk.lastIndexOf('#')), executionId: sk.slice(sk.lastIndexOf('#') + 1) });
 
 /**
  * Every unfinished execution, from the `byStatus` index: one Query per status, reading only the
@@ -82,7 +82,9 @@ async function recoverExecutions(deps: RecoveryDeps, report: RecoveryReport): Pr
           ExpressionAttributeNames: { '#id': RECOVERY_INDEXES.triggers.byId.partitionKey },
           ExpressionAttributeValues: { ':id': id, ':sk': `TRIGGER#${id}` },
         }));
-        const accountId = Items[0]?.account_id as string | undefined;
+        // The index holds keys only: the owner's item is `ACCOUNT#<account>` (`dynamo-trigger-store.ts`).
+        const pk = Items[0]?.pk as string | undefined;
+        const accountId = pk?.startsWith('ACCOUNT#') ? pk.slice('ACCOUNT#'.length) : undefined;
         return accountId === undefined ? undefined : triggerStore.get(accountId, id);
       })());
     }
@@ -99,10 +101,9 @@ async function recoverExecutions(deps: RecoveryDeps, report: RecoveryReport): Pr
         KeyConditionExpression: '#status = :status',
         ExpressionAttributeNames: { '#status': RECOVERY_INDEXES.executions.byStatus.partitionKey },
         ExpressionAttributeValues: { ':status': status },
-        ProjectionExpression: 'pk, execution_id',
         ExclusiveStartKey: start,
       }));
-      for (const item of page.Items ?? []) refs.push({ triggerId: triggerIdOf(item.pk as string), executionId: item.execution_id as string });
+      for (const item of page.Items ?? []) refs.push(refOf(item.pk as string, item.sk as string));
       start = page.LastEvaluatedKey;
     } while (start);
   }
