@@ -76,6 +76,7 @@ async function ensureTables(dynamo: DynamoDBClient, dataDir: string | undefined)
     for (const name of page.TableNames ?? []) existing.add(name);
     start = page.LastEvaluatedTableName;
   } while (start);
+  const created: string[] = [];
   for (const name of Object.keys(TABLES) as TableName[]) {
     const tableName = localTableName(name);
     const indexes = indexesOf(name, dataDir !== undefined);
@@ -100,6 +101,12 @@ async function ensureTables(dynamo: DynamoDBClient, dataDir: string | undefined)
       AttributeDefinitions: [...keyAttributes].map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
       GlobalSecondaryIndexes: globalIndexes.length === 0 ? undefined : globalIndexes,
     }));
+    created.push(tableName);
+  }
+  // dynalite answers CreateTable with a table still CREATING, and turns it ACTIVE a write later;
+  // on disk that write takes an fsync, and a request to a table not yet ACTIVE is refused.
+  for (const tableName of created) {
+    while ((await dynamo.send(new DescribeTableCommand({ TableName: tableName }))).Table?.TableStatus !== 'ACTIVE') await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
 
