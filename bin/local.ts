@@ -2,14 +2,19 @@ import { delimiter, resolve } from 'node:path';
 import { parseCorsOrigins } from '../functions/cors.js';
 import { SETTINGS } from '../functions/settings.js';
 import { readFlowFunctionSettings } from '../lib/flow-functions.js';
+import { DataDirError, dataDirFrom } from '../local/data-dir.js';
 import { startLocalStack } from '../local/stack.js';
 
 /**
- * `npm start`: the local stack on http://127.0.0.1:$PORT with embedded engines. Prints the URLs,
- * a bearer token to try it with, and how to mint more.
+ * `npm start`: the local stack on http://127.0.0.1:$PORT with embedded engines, its data kept in
+ * a data directory (`.flowgate/`, `FLOWGATE_DATA_DIR` for another, `:memory:` for none). Prints
+ * the URLs, where the data is, a bearer token to try it with, and how to mint more.
  */
 const port = Number(process.env.PORT ?? 3000);
 const generatedSecret = !process.env.AUTH_JWT_SECRET;
+const dataDir = dataDirFrom(process.env.FLOWGATE_DATA_DIR, process.cwd());
+/** How long a stop waits for flows under way; what it does not wait for is queued again at the next start. */
+const STOP_GRACE_MS = 5_000;
 // The handlers' settings a user may give `npm start` (e.g. WAIT_TIMEOUT_MS=8000); the wiring is the stack's own.
 const settings = Object.fromEntries(
   Object.values(SETTINGS).filter((s) => s.source.kind !== 'wiring' && process.env[s.env]).map((s) => [s.env, process.env[s.env]]),
@@ -27,13 +32,26 @@ try {
   console.error((error as Error).message);
   process.exit(1);
 }
-const stack = await startLocalStack({ port, flowsDir: process.env.FLOWS_DIR, jwtSecret: process.env.AUTH_JWT_SECRET, env: settings, corsAllowedOrigins }).catch((error: NodeJS.ErrnoException) => {
-  console.error(error.code === 'EADDRINUSE' ? `Port ${port} is in use on 127.0.0.1; start with another, e.g. PORT=3001 npm start` : error);
+const stack = await startLocalStack({ port, flowsDir: process.env.FLOWS_DIR, jwtSecret: process.env.AUTH_JWT_SECRET, env: settings, corsAllowedOrigins, dataDir }).catch((error: NodeJS.ErrnoException) => {
+  if (error instanceof DataDirError) console.error(error.message);
+  else console.error(error.code === 'EADDRINUSE' ? `Port ${port} is in use on 127.0.0.1; start with another, e.g. PORT=3001 npm start` : error);
   process.exit(1);
 });
 const token = await stack.token('local-user');
 
-console.log(`Local stack ready (embedded DynamoDB, SQS and Step Functions; data lives as long as this process).
+const recovered = stack.data?.recovered;
+const dataLine = !stack.data
+  ? 'in memory (FLOWGATE_DATA_DIR=:memory:): everything is gone when this process stops'
+  : stack.data.created
+    ? `${stack.data.path} (created)`
+    : `${stack.data.path} (reopened${recovered && recovered.requeued + recovered.failed + recovered.sweeps > 0
+      ? `: ${recovered.requeued} unfinished deliveries queued again${recovered.failed ? `, ${recovered.failed} that could not run recorded failed` : ''}${recovered.sweeps ? `, ${recovered.sweeps} purged generations to sweep` : ''}`
+      : ''})`;
+const secretNote = stack.data ? `kept in ${stack.data.path}/secrets.json` : 'generated for this run';
+
+console.log(`Local stack ready (embedded DynamoDB, SQS and Step Functions).
+
+  Data directory:    ${dataLine}
 
   Console:           ${stack.baseUrl}/console#token=${token}
                      (signs you in as "local-user"; the token stays in the link's fragment, never sent to the server)
@@ -42,7 +60,7 @@ console.log(`Local stack ready (embedded DynamoDB, SQS and Step Functions; data 
   Webhook base URL:  ${stack.webhookBaseUrl}
   Health:            ${stack.baseUrl}/health
   OpenAPI:           ${stack.baseUrl}/openapi.json
-${generatedSecret ? `  AUTH_JWT_SECRET:   ${stack.jwtSecret}   (generated for this run; set AUTH_JWT_SECRET to keep one)\n` : ''}
+${generatedSecret ? `  AUTH_JWT_SECRET:   ${stack.jwtSecret}   (${secretNote}; set AUTH_JWT_SECRET to use your own)\n` : ''}
   Bearer token (sub "local-user", valid 1 hour):
     ${token}
 
@@ -50,8 +68,12 @@ ${generatedSecret ? `  AUTH_JWT_SECRET:   ${stack.jwtSecret}   (generated for th
   Mint:  AUTH_JWT_SECRET=${generatedSecret ? stack.jwtSecret : '<your secret>'} npm run token -- <sub> [account_id]
 `);
 
+let stopping = false;
 const shutdown = async () => {
-  await stack.stop();
+  // A second signal does not wait.
+  if (stopping) process.exit(0);
+  stopping = true;
+  await Promise.race([stack.stop(), new Promise((done) => setTimeout(done, STOP_GRACE_MS).unref())]);
   process.exit(0);
 };
 process.on('SIGINT', shutdown);

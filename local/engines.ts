@@ -1,10 +1,12 @@
 import type { Server } from 'node:http';
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, type TableDescription } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { ClassicLevel } from 'classic-level';
 import dynalite from 'dynalite';
 import { createSqsServer } from 'local-aws-sqs';
-import { MESSAGE_RETENTION_DAYS, QUEUES, TABLES, type QueueName } from '../functions/manifest.js';
+import { MESSAGE_RETENTION_DAYS, QUEUES, TABLES, type IndexSpec, type QueueName, type TableName } from '../functions/manifest.js';
 import { SETTINGS } from '../functions/settings.js';
+import { DataDirError } from './data-dir.js';
 import type { LocalFlowTasks } from './flow-tasks.js';
 import { startLocalStepFunctions } from './sfn-server.js';
 
@@ -30,12 +32,134 @@ const listen = (server: Server) =>
 const close = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
 
 /**
+ * Indexes only a local stack with a data directory has: its recovery after a restart finds what
+ * was queued or running (`byStatus`), and the trigger of each (`byId`), by Query rather than by
+ * reading every record (`recovery.ts`). Deployed, SQS keeps every queued event and nothing needs
+ * finding, so no deployed table pays for them. They hold keys only (recovery reads the record by
+ * key anyway), so a status write costs one small index entry more, in the same batch.
+ */
+export const RECOVERY_INDEXES = {
+  executions: { byStatus: { partitionKey: 'status', sortKey: 'sk' } },
+  triggers: { byId: { partitionKey: 'id', sortKey: 'sk' } },
+} as const satisfies Partial<Record<TableName, Record<string, IndexSpec>>>;
+
+export const localTableName = (name: TableName) => `local-${name}`;
+
+type LocalIndex = [name: string, index: IndexSpec, projection: 'ALL' | 'KEYS_ONLY'];
+
+/** The indexes a local table has: the manifest's (every attribute, as deployed), and with a data directory the recovery ones. */
+function indexesOf(name: TableName, persistent: boolean): LocalIndex[] {
+  const table = TABLES[name];
+  const recovery: Record<string, IndexSpec> = persistent ? (RECOVERY_INDEXES as Partial<Record<TableName, Record<string, IndexSpec>>>)[name] ?? {} : {};
+  return [
+    ...Object.entries('indexes' in table ? table.indexes : {}).map(([indexName, index]): LocalIndex => [indexName, index, 'ALL']),
+    ...Object.entries(recovery).map(([indexName, index]): LocalIndex => [indexName, index, 'KEYS_ONLY']),
+  ];
+}
+
+type IndexDescription = { IndexName?: string; KeySchema?: { AttributeName?: string }[]; Projection?: { ProjectionType?: string } };
+/** A table as its keys and indexes, to compare a stored one with what this code would make. */
+const shapeOf = (keys: { AttributeName?: string }[] | undefined, indexes: IndexDescription[] | undefined) =>
+  JSON.stringify([keys?.map((k) => k.AttributeName), (indexes ?? []).map((i) => [i.IndexName, i.KeySchema?.map((k) => k.AttributeName), i.Projection?.ProjectionType]).sort()]);
+
+/**
+ * The tables as `lib/constructs/data-stores.ts` makes them (string keys, every attribute projected
+ * into the manifest's indexes), made where missing. On a reopened data directory a table that exists is kept as it is, after
+ * checking it has the keys and indexes this code expects: dynalite cannot add an index to a table,
+ * so a difference is a layout this code cannot use, and is said so rather than half used.
+ */
+async function ensureTables(dynamo: DynamoDBClient, dataDir: string | undefined): Promise<void> {
+  const existing = new Set<string>();
+  let start: string | undefined;
+  do {
+    const page = await dynamo.send(new ListTablesCommand({ ExclusiveStartTableName: start }));
+    for (const name of page.TableNames ?? []) existing.add(name);
+    start = page.LastEvaluatedTableName;
+  } while (start);
+  const created: string[] = [];
+  for (const name of Object.keys(TABLES) as TableName[]) {
+    const tableName = localTableName(name);
+    const indexes = indexesOf(name, dataDir !== undefined);
+    const keySchema = [{ AttributeName: 'pk', KeyType: 'HASH' as const }, { AttributeName: 'sk', KeyType: 'RANGE' as const }];
+    const globalIndexes = indexes.map(([IndexName, index, ProjectionType]) => ({
+      IndexName,
+      KeySchema: [{ AttributeName: index.partitionKey, KeyType: 'HASH' as const }, { AttributeName: index.sortKey, KeyType: 'RANGE' as const }],
+      Projection: { ProjectionType },
+    }));
+    if (existing.has(tableName)) {
+      const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: tableName })) as { Table: TableDescription };
+      if (shapeOf(Table.KeySchema, Table.GlobalSecondaryIndexes) !== shapeOf(keySchema, globalIndexes)) {
+        throw new DataDirError(`The data directory ${dataDir} holds table ${tableName} with other keys or indexes than this Flowgate uses; it was written by another version: update Flowgate, or choose another directory with FLOWGATE_DATA_DIR`);
+      }
+      continue;
+    }
+    const keyAttributes = new Set(['pk', 'sk', ...indexes.flatMap(([, index]) => [index.partitionKey, index.sortKey])]);
+    await dynamo.send(new CreateTableCommand({
+      TableName: tableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: keySchema,
+      AttributeDefinitions: [...keyAttributes].map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
+      GlobalSecondaryIndexes: globalIndexes.length === 0 ? undefined : globalIndexes,
+    }));
+    created.push(tableName);
+  }
+  // dynalite answers CreateTable with a table still CREATING, and turns it ACTIVE a write later;
+  // on disk that write takes an fsync, and a request to a table not yet ACTIVE is refused.
+  for (const tableName of created) {
+    while ((await dynamo.send(new DescribeTableCommand({ TableName: tableName }))).Table?.TableStatus !== 'ACTIVE') await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/**
+ * Opens and closes the LevelDB folder before dynalite does: dynalite opens it on its first request
+ * and, when that fails, dies of an unhandled stream error. Here a folder another process holds
+ * (LevelDB's LOCK, which the operating system releases with its process) or cannot read is one line.
+ */
+async function probeLevelDb(path: string, dataDir: string): Promise<void> {
+  const db = new ClassicLevel(path);
+  try {
+    await db.open();
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    throw new DataDirError(cause?.code === 'LEVEL_LOCKED'
+      ? `The data directory ${dataDir} is in use by another process (its tables are locked); stop it, or choose another directory with FLOWGATE_DATA_DIR`
+      : `The tables in the data directory ${dataDir} cannot be opened (${(cause?.message ?? (error as Error).message).split('\n')[0]}); move it away, or choose another directory with FLOWGATE_DATA_DIR`);
+  }
+  await db.close();
+}
+
+export interface EngineOptions {
+  flowsDirs: string[];
+  visibilityTimeoutSeconds: number;
+  tasks?: LocalFlowTasks;
+  /**
+   * A data directory's LevelDB folder for dynalite (`data-dir.ts`); in memory when unset. Every
+   * write is then fsync'd before it is answered, so what a handler acknowledged survives a crash of
+   * the machine as well as of the process. The queues stay in memory (`recovery.ts` says why).
+   */
+  dynamodbPath?: string;
+  /** The data directory, for messages. */
+  dataDir?: string;
+}
+
+/**
  * Starts dynalite (DynamoDB), local-aws-sqs (SQS) and the local Step Functions endpoint in this
  * process on free loopback ports, and creates the tables and queues the manifest describes.
  */
-export async function startEngines(options: { flowsDirs: string[]; visibilityTimeoutSeconds: number; tasks?: LocalFlowTasks }): Promise<Engines> {
-  const dynamoServer: Server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+export async function startEngines(options: EngineOptions): Promise<Engines> {
+  if (options.dynamodbPath !== undefined) await probeLevelDb(options.dynamodbPath, options.dataDir ?? options.dynamodbPath);
+  const dynamoServer: Server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, ...(options.dynamodbPath !== undefined && { path: options.dynamodbPath, sync: true }) });
   const dynamoEndpoint = `http://127.0.0.1:${await listen(dynamoServer)}`;
+  const clientConfig = { region: LOCAL_AWS_ENV.AWS_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+  const dynamo = new DynamoDBClient({ ...clientConfig, endpoint: dynamoEndpoint });
+  try {
+    await ensureTables(dynamo, options.dataDir);
+  } catch (error) {
+    await close(dynamoServer);
+    throw error;
+  } finally {
+    dynamo.destroy();
+  }
   // local-aws-sqs 2.0.2 counted a ChangeMessageVisibility as one more receive, so a retried
   // message reached its dead-letter queue in half the receives; AWS counts receives only.
   // `patches/local-aws-sqs+2.0.2.patch` (applied by `npm ci` through patch-package) fixes that.
@@ -43,8 +167,6 @@ export async function startEngines(options: { flowsDirs: string[]; visibilityTim
   const sqsEndpoint = `http://127.0.0.1:${(sqsServer.address() as { port: number }).port}`;
   const sfn = await startLocalStepFunctions({ flowsDirs: options.flowsDirs, arnPrefix: LOCAL_FLOW_ARN_PREFIX, tasks: options.tasks, engines: { dynamodb: dynamoEndpoint, sqs: sqsEndpoint } });
 
-  const clientConfig = { region: LOCAL_AWS_ENV.AWS_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
-  const dynamo = new DynamoDBClient({ ...clientConfig, endpoint: dynamoEndpoint });
   const env: Record<string, string> = {
     ...LOCAL_AWS_ENV,
     AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
@@ -52,25 +174,7 @@ export async function startEngines(options: { flowsDirs: string[]; visibilityTim
     AWS_ENDPOINT_URL_SFN: sfn.endpoint,
     [SETTINGS.flowArnPrefix.env]: LOCAL_FLOW_ARN_PREFIX,
   };
-  for (const [name, table] of Object.entries(TABLES)) {
-    const tableName = `local-${name}`;
-    // As lib/constructs/data-stores.ts creates them: string keys, every attribute projected.
-    const indexes = Object.entries('indexes' in table ? table.indexes : {});
-    const keyAttributes = new Set(['pk', 'sk', ...indexes.flatMap(([, index]) => [index.partitionKey, index.sortKey])]);
-    await dynamo.send(new CreateTableCommand({
-      TableName: tableName,
-      BillingMode: 'PAY_PER_REQUEST',
-      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'sk', KeyType: 'RANGE' }],
-      AttributeDefinitions: [...keyAttributes].map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
-      GlobalSecondaryIndexes: indexes.length === 0 ? undefined : indexes.map(([IndexName, index]) => ({
-        IndexName,
-        KeySchema: [{ AttributeName: index.partitionKey, KeyType: 'HASH' }, { AttributeName: index.sortKey, KeyType: 'RANGE' }],
-        Projection: { ProjectionType: 'ALL' },
-      })),
-    }));
-    env[table.env] = tableName;
-  }
-  dynamo.destroy();
+  for (const [name, table] of Object.entries(TABLES) as [TableName, (typeof TABLES)[TableName]][]) env[table.env] = localTableName(name);
 
   const sqs = new SQSClient({ ...clientConfig, endpoint: sqsEndpoint });
   const queueUrls = {} as Record<QueueName, string>;

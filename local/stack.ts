@@ -4,7 +4,9 @@ import { delimiter, resolve } from 'node:path';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { createAwsClients, destroyAwsClients, type AwsClients } from '../functions/adapters/aws/clients.js';
 import { COMPOSERS, type HttpFunction, type QueueFunction } from '../functions/composition.js';
-import { DEFAULT_ROUTE, FUNCTIONS, QUEUES, ROUTES, routeKey, type FunctionName, type QueueName } from '../functions/manifest.js';
+import { dynamoClient } from '../functions/adapters/aws/clients/dynamo.js';
+import { sqsClient } from '../functions/adapters/aws/clients/sqs.js';
+import { DEFAULT_ROUTE, FUNCTIONS, QUEUES, ROUTES, TABLES, routeKey, type FunctionName, type QueueName } from '../functions/manifest.js';
 import { parseSetting, readSettings, SETTINGS } from '../functions/settings.js';
 import { configureLogging } from '../functions/shared/logger.js';
 import { RouteMatcher } from '../functions/shared/route-match.js';
@@ -12,9 +14,11 @@ import { parseCorsOrigins } from '../functions/cors.js';
 import { listFlowNames } from '../lib/flow-files.js';
 import { apiGatewayPath, toApiGatewayEvent, writeApiGatewayResult } from './api-gateway.js';
 import { LocalCors } from './cors.js';
+import { openDataDir, type DataDir } from './data-dir.js';
 import { LOCAL_AWS_ENV, startEngines, type Engines } from './engines.js';
 import { LocalFlowTasks } from './flow-tasks.js';
 import { lambdaContext } from './lambda-context.js';
+import { recover, type RecoveryReport } from './recovery.js';
 import { SqsPoller } from './sqs-poller.js';
 import { mintLocalToken } from './token.js';
 
@@ -26,8 +30,14 @@ const LOCAL_CREDENTIALS = { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secret
 export interface LocalStackOptions {
   /** 0 picks a free port. */
   port?: number;
-  /** HS256 secret of bearer tokens; generated when unset. */
+  /** HS256 secret of bearer tokens; the data directory's (or one generated) when unset. */
   jwtSecret?: string;
+  /**
+   * A data directory (`data-dir.ts`) to keep the tables and the secrets a restart needs in, and to
+   * recover from when the last run stopped with work unfinished (`recovery.ts`). Unset, everything
+   * is in memory and lives as long as the stack, as tests want. `npm start` sets it.
+   */
+  dataDir?: string;
   /** Folders of `<name>.asl.json` flows, separated like PATH (default `flows/`). */
   flowsDir?: string;
   /** Seconds a received message stays hidden; short in tests so redelivery is quick. */
@@ -54,6 +64,8 @@ export interface LocalStack {
   aws: AwsClients;
   /** This stack's own handlers, built from its settings, e.g. to call one with a crafted event. */
   handlers: { [F in FunctionName]: F extends (typeof QUEUES)[QueueName]['consumer'] ? QueueFunction : HttpFunction };
+  /** The data directory, when the stack has one: its path, whether this start made it, and what was recovered from it. */
+  data?: { path: string; created: boolean; recovered: RecoveryReport };
   /** A bearer token for `sub` (its account unless `accountId` is given). */
   token(sub: string, options?: { accountId?: string; expiresInSeconds?: number }): Promise<string>;
   stop(): Promise<void>;
@@ -84,12 +96,19 @@ async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const cors = new LocalCors(parseCorsOrigins(options.corsAllowedOrigins, 'corsAllowedOrigins'));
   const flowsDirs = (options.flowsDir ?? resolve(REPO_ROOT, 'flows')).split(delimiter).map((dir) => resolve(dir));
-  const jwtSecret = options.jwtSecret ?? randomBytes(32).toString('base64url');
   const flowNames = listFlowNames(flowsDirs);
   const visibilityTimeoutSeconds = options.visibilityTimeoutSeconds ?? 30;
   // Flow functions run in this process with this stack's settings (e.g. NOTIFY_URL), not process.env's.
   const tasks = await LocalFlowTasks.load(flowsDirs, options.env ?? {});
-  const engines = await startEngines({ flowsDirs, visibilityTimeoutSeconds, tasks });
+  const data: DataDir | undefined = options.dataDir === undefined ? undefined : await openDataDir(options.dataDir);
+  const jwtSecret = options.jwtSecret ?? data?.secrets.jwtSecret ?? randomBytes(32).toString('base64url');
+  let engines: Engines;
+  try {
+    engines = await startEngines({ flowsDirs, visibilityTimeoutSeconds, tasks, dynamodbPath: data?.dynamodbPath, dataDir: data?.path });
+  } catch (error) {
+    await data?.release();
+    throw error;
+  }
 
   // Node's own refusal of an HTTP/1.1 request without Host is an empty 400 (not the service's
   // shape); it also happens when a request has over ~1,000 headers, past which Node drops the rest.
@@ -108,6 +127,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     await new Promise<void>((done, fail) => server.once('error', fail).listen(options.port ?? 3000, '127.0.0.1', done));
   } catch (error) {
     await engines.stop();
+    await data?.release();
     throw error;
   }
   const baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
@@ -118,7 +138,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     [SETTINGS.authJwtSecret.env]: jwtSecret,
     [SETTINGS.flowNames.env]: flowNames.join(','),
     [SETTINGS.webhookBaseUrl.env]: webhookBaseUrl,
-    [SETTINGS.localSecretsKey.env]: randomBytes(32).toString('base64'),
+    // Kept in the data directory: secrets sealed before a restart must open after it.
+    [SETTINGS.localSecretsKey.env]: data?.secrets.localSecretsKey ?? randomBytes(32).toString('base64'),
     // An unset option leaves the stack's own value (or the handler's default) in place.
     ...Object.fromEntries(Object.entries(options.env ?? {}).filter(([, value]) => value !== undefined && value !== '')),
   };
@@ -133,6 +154,21 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     (Object.keys(FUNCTIONS) as FunctionName[]).map((name) => [name, COMPOSERS[name](readSettings(name, config), aws)]),
   ) as LocalStack['handlers'];
   const httpHandlers = handlers as unknown as Record<FunctionName, HttpFunction>;
+
+  // Before anything is served or polled, so that what it finds unfinished is the last run's alone.
+  const recovered = data && await recover({
+    dynamo: dynamoClient(aws),
+    sqs: sqsClient(aws),
+    tables: { executions: config[TABLES.executions.env]!, triggers: config[TABLES.triggers.env]!, kv: config[TABLES.kv.env]! },
+    queues: { flowEvents: engines.queueUrls.flowEvents, kvSweep: engines.queueUrls.kvSweep },
+    now: Date.now,
+  }).catch(async (error: unknown) => {
+    server.close();
+    destroyAwsClients(aws);
+    await engines.stop();
+    await data.release();
+    throw error;
+  });
 
   const matcher = new RouteMatcher(ROUTES);
   serve = async (req: IncomingMessage, res: ServerResponse) => {
@@ -195,6 +231,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     queueUrls: engines.queueUrls,
     handlers,
     aws,
+    ...(data && { data: { path: data.path, created: data.created, recovered: recovered! } }),
     token: (sub, tokenOptions) => mintLocalToken({ secret: jwtSecret, sub, ...tokenOptions }),
     async stop() {
       await Promise.all(pollers.map((p) => p.stop()));
@@ -203,6 +240,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       sqs.destroy();
       destroyAwsClients(aws);
       await engines.stop();
+      await data?.release();
     },
   };
 }

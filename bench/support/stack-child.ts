@@ -1,8 +1,11 @@
-/** The local stack as `npm start` runs it (engines, handlers, HTTP server, SQS pollers), for the throughput bench. */
+/**
+ * The local stack for the throughput bench (engines, handlers, HTTP server, SQS pollers): on the
+ * data directory `BENCH_DATA_DIR` as `npm start` runs it, or in memory without one.
+ */
 import { startLocalStack } from '../../local/stack.js';
 import { serveParent } from './child.js';
 
-const stack = await startLocalStack({ port: 0 });
+const stack = await startLocalStack({ port: 0, ...(process.env.BENCH_DATA_DIR && { dataDir: process.env.BENCH_DATA_DIR }) });
 serveParent(
   { baseUrl: stack.baseUrl, webhookBaseUrl: stack.webhookBaseUrl, token: await stack.token('bench'), env: stack.engines.env, queueUrls: stack.queueUrls },
   () => stack.stop(),

@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -13,16 +15,22 @@ const freePort = () => new Promise<number>((done) => {
 });
 
 let child: ChildProcess | undefined;
-afterAll(() => {
+let dataRoot: string | undefined;
+afterAll(async () => {
   child?.kill('SIGTERM');
+  if (child && child.exitCode === null) await new Promise((done) => child!.once('exit', done));
+  if (dataRoot) await rm(dataRoot, { recursive: true, force: true });
 });
 
 /** The README's quick start: `npm start` serves, and prints a token that works. */
 describe('npm start', () => {
   it('starts the local stack from a bare environment, prints a working token, and honours a handler setting', async () => {
     const port = await freePort();
+    // A data directory of its own rather than the default `.flowgate/` of the checkout.
+    dataRoot = await mkdtemp(join(tmpdir(), 'flowgate-npm-start-'));
+    const dataDir = join(dataRoot, 'data');
     // Only what a user's shell would have: no LOCAL_SECRETS_KEY, no AUTH_JWT_SECRET.
-    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), WEBHOOK_MAX_BODY_BYTES: '64' };
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), WEBHOOK_MAX_BODY_BYTES: '64', FLOWGATE_DATA_DIR: dataDir };
     child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout!.on('data', (chunk) => (output += chunk));
@@ -33,6 +41,7 @@ describe('npm start', () => {
       await new Promise((r) => setTimeout(r, 100));
     }
     const token = /Bearer token[^\n]*\n\s*(\S+)/.exec(output)![1]!;
+    expect(output).toContain(`Data directory:    ${dataDir} (created)`);
     const base = `http://127.0.0.1:${port}`;
     expect(await (await fetch(`${base}/health`)).json()).toEqual({ status: 'ok' });
     const created = await fetch(`${base}/triggers`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ flow: 'echo', signature: { service: 'github', secret: 'a-signing-secret' } }) });

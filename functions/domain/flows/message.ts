@@ -10,6 +10,12 @@ export interface FlowMessage {
   /** The flow input inline, or a reference to it stored aside when too large for a message. */
   input?: { trigger: TriggerData };
   payload?: { id: string; chunks: number };
+  /**
+   * Attempts the execution had already made when this message was sent: absent (0) for a new
+   * event or a replay; set when the local stack queues an unfinished execution again after a
+   * restart, so its next run is recorded as the attempt after them rather than as attempt 1.
+   */
+  attempts_before?: number;
 }
 
 /**
@@ -20,7 +26,9 @@ export const MAX_INLINE_MESSAGE_BYTES = 200 * 1024;
 
 export function parseFlowMessage(body: string): FlowMessage {
   const message = JSON.parse(body) as FlowMessage;
-  if (message?.v !== 1 || typeof message.flow !== 'string' || typeof message.ref?.executionId !== 'string' || (!message.input && !message.payload)) {
+  const attemptsBefore = message?.attempts_before;
+  if (message?.v !== 1 || typeof message.flow !== 'string' || typeof message.ref?.executionId !== 'string' || (!message.input && !message.payload)
+    || (attemptsBefore !== undefined && !(Number.isSafeInteger(attemptsBefore) && attemptsBefore >= 0))) {
     throw new Error('not a flow message');
   }
   return message;
@@ -32,13 +40,13 @@ export function parseFlowMessage(body: string): FlowMessage {
  */
 export async function buildFlowMessage(
   deps: { executions: Pick<ExecutionStore, 'storePayload'>; newId: () => string },
-  target: { triggerId: string; flow: string; ref: ExecutionRef },
+  target: { triggerId: string; flow: string; ref: ExecutionRef; attemptsBefore?: number },
   inputJson: string,
 ): Promise<string> {
-  const { triggerId, flow, ref } = target;
-  const head = JSON.stringify({ v: 1, trigger_id: triggerId, flow, ref } satisfies Omit<FlowMessage, 'input' | 'payload'>).slice(0, -1);
+  const { triggerId, flow, ref, attemptsBefore } = target;
+  const head = JSON.stringify({ v: 1, trigger_id: triggerId, flow, ref, ...(attemptsBefore ? { attempts_before: attemptsBefore } : {}) } satisfies Omit<FlowMessage, 'input' | 'payload'>).slice(0, -1);
   const inline = `${head},"input":${inputJson}}`;
   if (Buffer.byteLength(inline) <= MAX_INLINE_MESSAGE_BYTES) return inline;
   const payload = await deps.executions.storePayload(deps.newId(), inputJson);
-  return JSON.stringify({ v: 1, trigger_id: triggerId, flow, ref, payload } satisfies FlowMessage);
+  return `${head},"payload":${JSON.stringify(payload)}}`;
 }

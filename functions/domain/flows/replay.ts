@@ -33,7 +33,12 @@ export async function replayExecution(deps: ReplayDeps, trigger: TriggerRecord, 
   return replay(deps, trigger, original);
 }
 
-async function replay(deps: ReplayDeps, trigger: TriggerRecord, original: ExecutionDetail): Promise<{ execution_id: string; replay_of: string }> {
+/**
+ * The flow input a stored delivery runs with again: its request parsed as the receiver parses it,
+ * with the stored headers less the redacted ones, its own `event_id` and `received_at`, and the
+ * trigger's current settings. Throws `not_replayable` when the request cannot run again.
+ */
+async function storedFlowInput(trigger: TriggerRecord, original: ExecutionDetail): Promise<{ inputJson: string; type?: string }> {
   const rawBody = original.request && storedBodyBytes(original.request);
   if (!original.request || !rawBody) throw new AppError('not_replayable', 'the request body was not stored');
   const headers = replayHeaders(original.request);
@@ -49,13 +54,17 @@ async function replay(deps: ReplayDeps, trigger: TriggerRecord, original: Execut
   data.event_id = original.event_id;
   const inputJson = JSON.stringify({ trigger: data });
   if (Buffer.byteLength(inputJson) > MAX_FLOW_INPUT_BYTES) throw new AppError('not_replayable', 'flow input over the Step Functions limit');
+  return { inputJson, type: data.type };
+}
 
+async function replay(deps: ReplayDeps, trigger: TriggerRecord, original: ExecutionDetail): Promise<{ execution_id: string; replay_of: string }> {
+  const { inputJson, type } = await storedFlowInput(trigger, original);
   const nowMs = deps.now();
   const ref = { triggerId: trigger.id, executionId: newExecutionId(nowMs, deps.newId()) };
   await deps.executions.record(ref, {
     event_id: original.event_id,
     received_at: new Date(nowMs).toISOString(),
-    ...(data.type !== undefined && { type: data.type }),
+    ...(type !== undefined && { type }),
     status: 'queued',
     attempts: 0,
     replay_of: original.execution_id,
@@ -94,4 +103,41 @@ export async function replayMatching(deps: ReplayDeps, trigger: TriggerRecord, r
   };
   await Promise.all(Array.from({ length: REPLAY_CONCURRENCY }, worker));
   return { replayed, not_replayable: notReplayable, next_cursor: page.nextCursor };
+}
+
+/** Why an unfinished execution was not queued again: it stays as it is, marked `failed` with this error. */
+export const INTERRUPTED = 'interrupted';
+
+/**
+ * Queues an execution that was still `queued` or `running` when the local stack stopped (its queue
+ * is in memory) again, under its own id, with the message a replay of it would carry: the run is
+ * at least once, the flow sees the same `event_id`. A run that had started is recorded as an
+ * attempt that failed with `interrupted`, and the next run as the attempt after it:
+ *
+ *   attempt 1 running ── stack stops ── restart: attempt 1 failed (interrupted) ── attempt 2 runs
+ *
+ * A delivery whose request can no longer run (or whose trigger is gone) is recorded `failed` with
+ * the reason rather than left `queued` for ever. Returns what was done.
+ */
+export async function requeueExecution(
+  deps: ReplayDeps,
+  trigger: TriggerRecord | undefined,
+  execution: ExecutionDetail & { triggerId: string },
+): Promise<'requeued' | 'failed'> {
+  const ref = { triggerId: execution.triggerId, executionId: execution.execution_id };
+  const now = new Date(deps.now()).toISOString();
+  const started = execution.status === 'running' ? execution.timeline.find((entry) => entry.attempt === execution.attempts) : undefined;
+  const interrupted = started && { ...started, finished_at: now, status: 'failed' as const, error: INTERRUPTED };
+  let inputJson: string;
+  try {
+    if (!trigger) throw new AppError('not_replayable', 'its trigger was deleted');
+    ({ inputJson } = await storedFlowInput(trigger, execution));
+  } catch (error) {
+    if (!(error instanceof AppError && error.code === 'not_replayable')) throw error;
+    await deps.executions.update(ref, { status: 'failed', attempts: execution.attempts, error: `${INTERRUPTED}: ${error.detail ?? error.code}`, ...(interrupted && { attempt: interrupted }) });
+    return 'failed';
+  }
+  if (interrupted) await deps.executions.update(ref, { status: 'queued', attempts: execution.attempts, error: INTERRUPTED, attempt: interrupted });
+  await deps.queue.send(await buildFlowMessage(deps, { triggerId: ref.triggerId, flow: trigger.flow, ref, attemptsBefore: execution.attempts }, inputJson));
+  return 'requeued';
 }

@@ -50,8 +50,9 @@ export const retryDelaySeconds = (attempt: number, baseSeconds: number): number 
  * at once, so SQS moves it to the dead-letter queue on its next receive.
  */
 export async function runQueuedFlow(deps: WorkerDeps, delivery: QueuedDelivery): Promise<void> {
-  const { receiveCount: attempt } = delivery;
   const message = parseFlowMessage(delivery.body);
+  // A message the local stack queued again after a restart goes on from the attempts already made.
+  const attempt = (message.attempts_before ?? 0) + delivery.receiveCount;
   const inputJson = message.input ? JSON.stringify(message.input) : await deps.executions.loadPayload(message.payload!);
   const started_at = new Date(deps.now()).toISOString();
   await deps.executions.update(message.ref, { status: 'running', attempts: attempt, attempt: { attempt, started_at, status: 'running' } });
@@ -62,8 +63,9 @@ export async function runQueuedFlow(deps: WorkerDeps, delivery: QueuedDelivery):
     return;
   }
   const reason = result.status === 'failed' ? result.error : 'flow_timeout';
-  const last = attempt >= deps.maxReceiveCount;
-  const delaySeconds = last ? 0 : retryDelaySeconds(attempt, deps.retryBaseSeconds);
+  // The queue, which counts its own receives, moves the message to the dead-letter queue.
+  const last = delivery.receiveCount >= deps.maxReceiveCount;
+  const delaySeconds = last ? 0 : retryDelaySeconds(delivery.receiveCount, deps.retryBaseSeconds);
   let nextAttemptAt: string | undefined;
   try {
     await deps.redelivery.delay(delivery.receiptHandle, delaySeconds);

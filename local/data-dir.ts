@@ -1,0 +1,206 @@
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, open, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+
+/** `FLOWGATE_DATA_DIR` value that keeps everything in memory, as the local stack did before it had a data directory. */
+export const IN_MEMORY = ':memory:';
+/** Where `npm start` keeps its data unless told otherwise, relative to the working directory. */
+export const DEFAULT_DATA_DIR = '.flowgate';
+/**
+ * The layout of a data directory this code reads and writes: the files below and the tables'
+ * keys and indexes. A change an older Flowgate could not read (a table or index added, a key
+ * changed) bumps it; a directory of a higher layout is refused rather than half understood.
+ */
+export const LAYOUT_VERSION = 1;
+
+const LAYOUT_FILE = 'layout.json';
+const SECRETS_FILE = 'secrets.json';
+const LOCK_FILE = 'flowgate.pid';
+/** dynalite's LevelDB. */
+const DYNAMODB_DIR = 'dynamodb';
+/** Only the owner may read the secrets, or list and open the tables they protect. */
+const DIR_MODE = 0o700;
+const FILE_MODE = 0o600;
+
+/** A data directory that cannot be used; its message is one line that says what to do. */
+export class DataDirError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DataDirError';
+  }
+}
+
+/** What a restart needs to open what the last run stored. */
+export interface LocalSecrets {
+  /** `LOCAL_SECRETS_KEY`: seals signing secrets and TOTP secrets at rest. */
+  localSecretsKey: string;
+  /** `AUTH_JWT_SECRET` when none is given: tokens minted before a restart stay valid. */
+  jwtSecret: string;
+}
+
+export interface DataDir {
+  path: string;
+  /** True when this start made the directory (or found it empty); false when it reopened stored data. */
+  created: boolean;
+  dynamodbPath: string;
+  secrets: LocalSecrets;
+  /** Removes this process's lock; the data stays. */
+  release(): Promise<void>;
+}
+
+/** `FLOWGATE_DATA_DIR` as `npm start` reads it: `undefined` for in memory, else an absolute path. */
+export function dataDirFrom(value: string | undefined, cwd: string): string | undefined {
+  if (value === IN_MEMORY) return undefined;
+  return resolve(cwd, value === undefined || value === '' ? DEFAULT_DATA_DIR : value);
+}
+
+const code = (error: unknown) => (error as NodeJS.ErrnoException).code;
+const DENIED = new Set(['EACCES', 'EPERM', 'EROFS']);
+
+/** Any file system failure, as one line naming the directory. */
+function fsError(path: string, error: unknown): DataDirError {
+  if (error instanceof DataDirError) return error;
+  if (DENIED.has(code(error) ?? '')) return new DataDirError(`The data directory ${path} is not writable by this user; fix its permissions or choose another with FLOWGATE_DATA_DIR`);
+  if (code(error) === 'ENOTDIR') return new DataDirError(`The data directory ${path} cannot be made: part of its path is a file; choose another with FLOWGATE_DATA_DIR`);
+  if (code(error) === 'ENOSPC') return new DataDirError(`The disk holding the data directory ${path} is full`);
+  return new DataDirError(`The data directory ${path} cannot be used: ${(error as Error).message.split('\n')[0]}`);
+}
+
+/** Writes a file whole or not at all: a crash mid-write leaves the old file (or none), never half of one. */
+async function writeAtomically(path: string, text: string): Promise<void> {
+  const temporary = `${path}.${process.pid}.tmp`;
+  await writeFile(temporary, text, { mode: FILE_MODE, flag: 'w' });
+  await rename(temporary, path);
+}
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, under another user.
+    return code(error) === 'EPERM';
+  }
+};
+
+/**
+ * Takes the directory for this process: a file holding its pid, created only if absent. A lock
+ * whose process is gone (a crash, SIGKILL) is taken over. LevelDB's own LOCK, which the operating
+ * system releases with the process, backs it up should a pid have been reused.
+ */
+async function lock(dir: string): Promise<() => Promise<void>> {
+  const path = join(dir, LOCK_FILE);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const file = await open(path, 'wx', FILE_MODE);
+      await file.writeFile(`${process.pid}\n`);
+      await file.close();
+      return async () => {
+        // Only our own lock: never one a later process took over.
+        if ((await readFile(path, 'utf8').catch(() => '')).trim() === String(process.pid)) await unlink(path).catch(() => undefined);
+      };
+    } catch (error) {
+      if (code(error) !== 'EEXIST') throw error;
+      const pid = Number((await readFile(path, 'utf8').catch(() => '')).trim());
+      if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) {
+        throw new DataDirError(`The data directory ${dir} is in use by another local stack (pid ${pid}); stop it, or choose another directory with FLOWGATE_DATA_DIR (if pid ${pid} is not a Flowgate, delete ${path})`);
+      }
+      await unlink(path).catch(() => undefined);
+    }
+  }
+  throw new DataDirError(`The data directory ${dir} is being opened by another local stack at this moment; try again`);
+}
+
+function parseSecrets(text: string, path: string): LocalSecrets {
+  let stored: { local_secrets_key?: unknown; auth_jwt_secret?: unknown };
+  try {
+    stored = JSON.parse(text) as typeof stored;
+  } catch {
+    stored = {};
+  }
+  const key = typeof stored.local_secrets_key === 'string' ? Buffer.from(stored.local_secrets_key, 'base64') : Buffer.alloc(0);
+  if (key.length !== 32 || typeof stored.auth_jwt_secret !== 'string' || stored.auth_jwt_secret.length < 32) {
+    throw new DataDirError(`${path} is damaged (it must hold a 32-byte local_secrets_key and an auth_jwt_secret); without it the stored secrets cannot be opened`);
+  }
+  return { localSecretsKey: stored.local_secrets_key as string, jwtSecret: stored.auth_jwt_secret };
+}
+
+/** The layout a directory declares; `undefined` when it has no layout file. */
+async function readLayout(dir: string): Promise<number | undefined> {
+  const path = join(dir, LAYOUT_FILE);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if (code(error) === 'ENOENT') return undefined;
+    throw error;
+  }
+  const layout = (() => {
+    try {
+      return (JSON.parse(text) as { layout?: unknown }).layout;
+    } catch {
+      return undefined;
+    }
+  })();
+  if (!Number.isSafeInteger(layout) || (layout as number) < 1) throw new DataDirError(`${path} is damaged: it must say {"layout": <version>}`);
+  return layout as number;
+}
+
+/**
+ * Opens (or makes) a data directory for the local stack: checks its layout, locks it for this
+ * process, and reads the secrets a restart needs (made and stored on first use). Everything that
+ * can go wrong is a `DataDirError`, before anything in the directory is changed.
+ */
+export async function openDataDir(path: string): Promise<DataDir> {
+  const dir = resolve(path);
+  try {
+    let created = false;
+    const found = await stat(dir).catch((error: unknown) => {
+      if (code(error) === 'ENOENT') return undefined;
+      throw error;
+    });
+    if (found && !found.isDirectory()) throw new DataDirError(`The data directory ${dir} is a file, not a directory; choose another with FLOWGATE_DATA_DIR`);
+    if (!found) {
+      await mkdir(dir, { recursive: true, mode: DIR_MODE });
+      // mkdir's mode passes through the umask; the directory is the owner's alone whatever it is.
+      await chmod(dir, DIR_MODE);
+      created = true;
+    }
+
+    const layout = await readLayout(dir);
+    if (layout === undefined) {
+      // Only an empty directory becomes a data directory, never a folder that holds something else;
+      // what a first start that stopped before writing the layout file left is made again.
+      const entries = (await readdir(dir)).filter((name) => name !== LOCK_FILE && name !== SECRETS_FILE && !name.endsWith('.tmp'));
+      if (entries.length > 0) throw new DataDirError(`${dir} is not a Flowgate data directory (it has no ${LAYOUT_FILE} and is not empty); choose another with FLOWGATE_DATA_DIR`);
+      created = true;
+    } else if (layout > LAYOUT_VERSION) {
+      throw new DataDirError(`The data directory ${dir} was written by a newer Flowgate (layout ${layout}; this one reads layout ${LAYOUT_VERSION}); update Flowgate, or choose another directory with FLOWGATE_DATA_DIR`);
+    }
+
+    const release = await lock(dir);
+    try {
+      const secretsPath = join(dir, SECRETS_FILE);
+      let secrets: LocalSecrets;
+      if (created) {
+        secrets = { localSecretsKey: randomBytes(32).toString('base64'), jwtSecret: randomBytes(32).toString('base64url') };
+        await writeAtomically(secretsPath, `${JSON.stringify({ local_secrets_key: secrets.localSecretsKey, auth_jwt_secret: secrets.jwtSecret }, null, 2)}\n`);
+        // The layout file last: a directory without it is one whose first start did not finish, made again from nothing.
+        await writeAtomically(join(dir, LAYOUT_FILE), `${JSON.stringify({ layout: LAYOUT_VERSION }, null, 2)}\n`);
+      } else {
+        secrets = parseSecrets(await readFile(secretsPath, 'utf8').catch((error: unknown) => {
+          if (code(error) === 'ENOENT') throw new DataDirError(`${secretsPath} is missing; without it the stored secrets cannot be opened (restore it, or choose another directory with FLOWGATE_DATA_DIR)`);
+          throw error;
+        }), secretsPath);
+      }
+      const dynamodbPath = join(dir, DYNAMODB_DIR);
+      await mkdir(dynamodbPath, { recursive: true, mode: DIR_MODE });
+      return { path: dir, created, dynamodbPath, secrets, release };
+    } catch (error) {
+      await release();
+      throw error;
+    }
+  } catch (error) {
+    throw fsError(dir, error);
+  }
+}

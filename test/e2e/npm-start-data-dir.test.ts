@@ -1,0 +1,72 @@
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, launch, start, stop, type NpmStart } from '../support/npm-start.js';
+
+let root: string;
+const running: NpmStart[] = [];
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'flowgate-data-dir-'));
+  // A user without write access must be able to reach the directories below.
+  await chmod(root, 0o755);
+});
+afterAll(async () => {
+  await Promise.all(running.map((stack) => stop(stack, 'SIGKILL')));
+  await rm(root, { recursive: true, force: true });
+});
+
+/** Runs `npm start` on `dataDir` until it exits; it must not start. */
+async function refused(dataDir: string, options: { uid?: number; gid?: number } = {}) {
+  const run = launch({ PORT: String(await freePort()), FLOWGATE_DATA_DIR: dataDir }, options);
+  const code = await run.exited;
+  return { code, output: run.output() };
+}
+
+/** Exit code 1 and one line that says what is wrong: no stack trace. */
+function expectOneLine(result: { code: number | string; output: string }, pattern: RegExp) {
+  expect(result.code).toBe(1);
+  expect(result.output.trimEnd().split('\n'), result.output).toHaveLength(1);
+  expect(result.output).toMatch(pattern);
+}
+
+const snapshot = async (dir: string) =>
+  Object.fromEntries(await Promise.all((await readdir(dir, { recursive: true })).sort().map(async (name) => [name, await readFile(join(dir, name)).catch(() => 'dir')])));
+
+describe('npm start refuses a data directory it cannot use, in one line, and leaves it as it was', () => {
+  it('one this user cannot write', async () => {
+    const dir = join(root, 'read-only');
+    await mkdir(dir);
+    await chmod(dir, 0o555);
+    // root writes anywhere: run as nobody then, as a user without access would.
+    const asOther = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+    expectOneLine(await refused(dir, asOther), new RegExp(`^The data directory ${dir} is not writable by this user`));
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('one written by a newer Flowgate', async () => {
+    const dir = join(root, 'newer');
+    await mkdir(dir, { mode: 0o700 });
+    await writeFile(join(dir, 'layout.json'), '{"layout": 99}\n');
+    await writeFile(join(dir, 'secrets.json'), '{}\n');
+    const before = await snapshot(dir);
+    expectOneLine(await refused(dir), /was written by a newer Flowgate \(layout 99; this one reads layout 1\)/);
+    expect(await snapshot(dir)).toEqual(before);
+  });
+
+  it('a folder that holds something else', async () => {
+    const dir = join(root, 'not-ours');
+    await mkdir(dir);
+    await writeFile(join(dir, 'notes.txt'), 'mine');
+    expectOneLine(await refused(dir), /is not a Flowgate data directory/);
+    expect(await readdir(dir)).toEqual(['notes.txt']);
+  });
+
+  it('one another npm start is using: the first goes on serving', async () => {
+    const dir = join(root, 'shared');
+    const first = await start({ PORT: String(await freePort()), FLOWGATE_DATA_DIR: dir });
+    running.push(first);
+    expectOneLine(await refused(dir), new RegExp(`^The data directory ${dir} is in use by another local stack \\(pid ${first.child.pid}\\)`));
+    expect((await fetch(`${first.baseUrl}/health`)).status).toBe(200);
+  });
+});

@@ -1,0 +1,76 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DataDirError, dataDirFrom, openDataDir } from '../../local/data-dir.js';
+
+let root: string;
+let counter = 0;
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'flowgate-data-dir-unit-'));
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+const fresh = () => join(root, `dir-${++counter}`);
+const mode = async (path: string) => (await stat(path)).mode & 0o777;
+
+describe('dataDirFrom(FLOWGATE_DATA_DIR, cwd)', () => {
+  it('is .flowgate in the working directory by default, a path resolved against it when given, and nothing for :memory:', () => {
+    expect(dataDirFrom(undefined, '/home/me/app')).toBe('/home/me/app/.flowgate');
+    expect(dataDirFrom('', '/home/me/app')).toBe('/home/me/app/.flowgate');
+    expect(dataDirFrom('data', '/home/me/app')).toBe('/home/me/app/data');
+    expect(dataDirFrom('/var/lib/flowgate', '/home/me/app')).toBe('/var/lib/flowgate');
+    expect(dataDirFrom(':memory:', '/home/me/app')).toBeUndefined();
+  });
+});
+
+describe('openDataDir', () => {
+  it('makes the directory for its owner alone, with the secrets a restart needs, and reads the same secrets when reopened', async () => {
+    const path = fresh();
+    const first = await openDataDir(path);
+    expect(first).toMatchObject({ path, created: true, dynamodbPath: join(path, 'dynamodb') });
+    expect(Buffer.from(first.secrets.localSecretsKey, 'base64')).toHaveLength(32);
+    expect(await mode(path)).toBe(0o700);
+    expect(await mode(join(path, 'secrets.json'))).toBe(0o600);
+    expect(JSON.parse(await readFile(join(path, 'layout.json'), 'utf8'))).toEqual({ layout: 1 });
+    await first.release();
+
+    const second = await openDataDir(path);
+    expect(second.created).toBe(false);
+    expect(second.secrets).toEqual(first.secrets);
+    await second.release();
+  });
+
+  it('takes over the lock of a process that is gone, and refuses one whose process runs', async () => {
+    const path = fresh();
+    await (await openDataDir(path)).release();
+    const gone = spawnSync(process.execPath, ['-e', '']).pid;
+    await writeFile(join(path, 'flowgate.pid'), `${gone}\n`);
+    const opened = await openDataDir(path);
+    expect((await readFile(join(path, 'flowgate.pid'), 'utf8')).trim()).toBe(String(process.pid));
+    await opened.release();
+
+    await writeFile(join(path, 'flowgate.pid'), `${process.ppid}\n`);
+    await expect(openDataDir(path)).rejects.toThrow(new DataDirError(`The data directory ${path} is in use by another local stack (pid ${process.ppid}); stop it, or choose another directory with FLOWGATE_DATA_DIR (if pid ${process.ppid} is not a Flowgate, delete ${join(path, 'flowgate.pid')})`));
+  });
+
+  it('refuses a directory whose secrets are damaged or missing, rather than making new ones the stored data cannot be opened with', async () => {
+    const path = fresh();
+    await (await openDataDir(path)).release();
+    await writeFile(join(path, 'secrets.json'), '{"local_secrets_key": "c2hvcnQ="}');
+    await expect(openDataDir(path)).rejects.toThrow(/secrets\.json is damaged/);
+    await rm(join(path, 'secrets.json'));
+    await expect(openDataDir(path)).rejects.toThrow(/secrets\.json is missing/);
+    // Refusing takes no lock.
+    await expect(stat(join(path, 'flowgate.pid'))).rejects.toThrow();
+  });
+
+  it('refuses a file, and a path through one', async () => {
+    const file = join(root, 'a-file');
+    await writeFile(file, '');
+    await expect(openDataDir(file)).rejects.toThrow(`The data directory ${file} is a file, not a directory`);
+    await expect(openDataDir(join(file, 'data'))).rejects.toThrow(/part of its path is a file/);
+  });
+});
