@@ -4,6 +4,7 @@
  */
 import { api } from '../api.js';
 import { actionButton, alertRegion, el, field, pageHeading, scrollableText, select, textInput, withProgress, type Child } from '../dom.js';
+import { fixedAnswerSummary } from './fixed-answer.js';
 import type { Trigger } from './triggers.js';
 import type { ExecutionDetail } from '../../functions/domain/flows/ports.js';
 
@@ -115,7 +116,9 @@ export function deliveriesPage(triggerId: string): HTMLElement {
 
   void withProgress(about, alert, async () => {
     const trigger = await api<Trigger>('GET', deliveriesPath(triggerId));
-    about.replaceChildren(`Trigger for ${trigger.flow} at `, el('code', {}, trigger.url), '. Deliveries are kept 7 days; this list refreshes on its own.');
+    about.replaceChildren(`Trigger for ${trigger.flow} at `, el('code', {}, trigger.url), '. ',
+      ...(trigger.acknowledge_response ? ['Fixed answer: ', ...fixedAnswerSummary(trigger.acknowledge_response), '. '] : []),
+      'Deliveries are kept 7 days; this list refreshes on its own.');
   });
   const main = el('main', {},
     pageHeading('Deliveries'),

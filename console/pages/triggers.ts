@@ -1,6 +1,7 @@
 /** The Triggers page: list, create, edit, enable or disable, regenerate URL and API key, rotate the signing secret, delete. */
 import { api } from '../api.js';
 import { deliveriesHash } from './deliveries.js';
+import { fixedAnswerFields, fixedAnswerSummary, type AcknowledgeResponse } from './fixed-answer.js';
 import { signatureFields, type Signature } from './signature-fields.js';
 import { actionButton, alertRegion, checkbox, copyButton, el, field, openDialog, pageHeading, select, textInput, withProgress } from '../dom.js';
 
@@ -15,6 +16,8 @@ export interface Trigger {
   allowed_source_ips: string[] | null;
   enabled: boolean;
   deduplicate: boolean;
+  /** Null (or absent, from an older API) for the default JSON answers. */
+  acknowledge_response?: AcknowledgeResponse | null;
   api_key?: string;
 }
 
@@ -167,7 +170,8 @@ function triggerTable(triggers: Trigger[], context: TableContext): HTMLElement {
     }));
     return el('tr', {},
       el('td', {}, t.flow),
-      el('td', {}, RESPONSE_MODES[t.response_mode] ?? t.response_mode),
+      el('td', {}, RESPONSE_MODES[t.response_mode] ?? t.response_mode,
+        t.acknowledge_response && el('p', { class: 'hint' }, 'Fixed answer: ', ...fixedAnswerSummary(t.acknowledge_response))),
       el('td', {}, t.enabled ? 'Enabled' : 'Disabled'),
       el('td', {}, el('code', {}, t.url), ' ', copyButton(t.url, alert, `Copy URL of the ${t.flow} trigger`)),
       el('td', {}, el('div', { class: 'actions' },
@@ -198,6 +202,7 @@ function triggerForm(options: { trigger?: Trigger; onDone: (trigger: Trigger) =>
   const filter = textInput(trigger?.event_filter.join(', '));
   const [apiKeyRow, apiKey] = checkbox('api-key-enabled', 'Secure with API key', trigger?.api_key_enabled);
   const signature = signatureFields({ current: trigger?.signature, alert });
+  const fixedAnswer = fixedAnswerFields(trigger?.acknowledge_response);
   const [dedupRow, dedup] = checkbox('deduplicate', 'Deduplicate', trigger?.deduplicate);
   const sourceIps = textInput(trigger?.allowed_source_ips?.join(', '));
 
@@ -209,7 +214,7 @@ function triggerForm(options: { trigger?: Trigger; onDone: (trigger: Trigger) =>
     field('flow', 'Flow', flow, 'The deployed flow each delivery runs.'),
     field('response-mode', 'Response mode', mode),
     field('event-filter', 'Event filter', filter, 'Event types to accept, separated by commas; a trailing * matches a prefix. Empty accepts every event.'),
-    apiKeyRow, ...signature.elements, dedupRow,
+    apiKeyRow, ...signature.elements, ...fixedAnswer.elements, dedupRow,
     field('source-ips', 'Allowed source IPs', sourceIps, 'Addresses or CIDR ranges deliveries may come from, separated by commas. Empty allows any address.'),
     alert,
     el('div', { class: 'actions' }, submit, cancel));
@@ -225,6 +230,7 @@ function triggerForm(options: { trigger?: Trigger; onDone: (trigger: Trigger) =>
         api_key_enabled: apiKey.checked,
         deduplicate: dedup.checked,
         allowed_source_ips: ips.length ? ips : null,
+        acknowledge_response: fixedAnswer.body(),
       };
       if (!trigger) {
         options.onDone(await api<Trigger>('POST', '/triggers', { ...body, signature: signature.body() }));

@@ -1,8 +1,8 @@
 /**
  * The console's trigger form over the sender catalog, in a real browser on the local stack: the
  * picker is `GET /signature-services` grouped by category, with each sender's docs link and what
- * to paste; the API's own words about a bad secret; and `custom`'s assembled-content HMAC pasted
- * as JSON.
+ * to paste; the API's own words about a bad secret; `custom`'s assembled-content HMAC pasted as
+ * JSON; and a fixed answer (`acknowledge_response`).
  */
 import { createHmac } from 'node:crypto';
 import type { Page } from 'playwright-core';
@@ -135,5 +135,47 @@ describe('the trigger form over the sender catalog', () => {
     const saved = (await call(stack, 'GET', `/triggers/${trigger.id}`, { token })).json.data;
     expect(saved).toMatchObject({ response_mode: 'wait', signature: { service: 'custom', custom } });
     expect((await deliver(trigger.url, body, signed('json-secret'))).status).toBe(200);
+  });
+
+  it('a fixed answer [accepted] is shown with the trigger and is what a delivery gets; turned off, deliveries get the JSON answer again', async () => {
+    const token = await stack.token('fixed-user');
+    const page = await signIn('fixed-user');
+    await page.getByRole('button', { name: 'New trigger' }).click();
+    await page.getByRole('option', { name: 'echo', exact: true }).waitFor({ state: 'attached' });
+    await page.getByLabel('Flow').selectOption('echo');
+    // Off by default: its fields are hidden and nothing but null is sent.
+    expect(await page.getByLabel('Status code').isVisible()).toBe(false);
+    await page.getByLabel('Send a fixed answer').check();
+    await page.getByLabel('Status code').fill('200');
+    await page.getByLabel('Content type').fill('text/plain');
+    await page.getByLabel('Body', { exact: true }).fill('[accepted]');
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Create' }).click();
+
+    const row = page.getByRole('row').filter({ hasText: 'echo' });
+    await row.getByText('Fixed answer: 200, text/plain, [accepted]').waitFor();
+    const [trigger] = (await call(stack, 'GET', '/triggers', { token })).json.data.triggers;
+    expect(trigger.acknowledge_response).toEqual({ status_code: 200, content_type: 'text/plain', body: '[accepted]' });
+    const delivered = await deliver(trigger.url, JSON.stringify({ id: 'evt_fixed', type: 'payment.authorised' }));
+    expect(delivered.status).toBe(200);
+    expect(delivered.headers.get('content-type')).toBe('text/plain');
+    expect(delivered.text).toBe('[accepted]');
+    expect(await seriousA11yViolations(page)).toEqual([]);
+
+    // The trigger's deliveries page says so too.
+    await row.getByRole('link', { name: 'Deliveries' }).click();
+    await page.getByText('Fixed answer: 200, text/plain, [accepted].').waitFor();
+    await page.getByRole('link', { name: 'All triggers' }).click();
+
+    await page.getByRole('row').filter({ hasText: 'echo' }).getByRole('button', { name: 'Edit' }).click();
+    const form = page.getByRole('form', { name: 'Edit the echo trigger' });
+    await expect(form.getByLabel('Send a fixed answer').isChecked()).resolves.toBe(true);
+    await expect(form.getByLabel('Body', { exact: true }).inputValue()).resolves.toBe('[accepted]');
+    await form.getByLabel('Send a fixed answer').uncheck();
+    await form.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Trigger for echo changed.').waitFor();
+    expect((await call(stack, 'GET', `/triggers/${trigger.id}`, { token })).json.data.acknowledge_response).toBeNull();
+    const plain = await deliver(trigger.url, JSON.stringify({ id: 'evt_plain', type: 'payment.authorised' }));
+    expect(plain.json).toMatchObject({ status: 'accepted', event_id: 'evt_plain' });
   });
 });
