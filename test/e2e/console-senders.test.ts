@@ -2,7 +2,7 @@
  * The console's trigger form over the sender catalog, in a real browser on the local stack: the
  * picker is `GET /signature-services` grouped by category, with each sender's docs link and what
  * to paste; the API's own words about a bad secret; `custom`'s assembled-content HMAC pasted as
- * JSON; and a fixed answer (`acknowledge_response`).
+ * JSON; a fixed answer (`acknowledge_response`); and a delivery's shaped reply.
  */
 import { createHmac } from 'node:crypto';
 import type { Page } from 'playwright-core';
@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { SignatureServiceCatalog } from '../../functions/domain/webhooks/senders/listing-types.js';
 import { seriousA11yViolations, useBrowser } from '../support/browser.js';
 import { call, useLocalStack } from '../support/local-stack.js';
-import { deliver, TEST_FLOWS_DIR } from '../support/webhooks.js';
+import { createTrigger, deliver, TEST_FLOWS_DIR, waitForExecutions } from '../support/webhooks.js';
 
 describe('the trigger form over the sender catalog', () => {
   // The receiver reads each trigger afresh, so a delivery right after an edit sees it.
@@ -177,5 +177,22 @@ describe('the trigger form over the sender catalog', () => {
     expect((await call(stack, 'GET', `/triggers/${trigger.id}`, { token })).json.data.acknowledge_response).toBeNull();
     const plain = await deliver(trigger.url, JSON.stringify({ id: 'evt_plain', type: 'payment.authorised' }));
     expect(plain.json).toMatchObject({ status: 'accepted', event_id: 'evt_plain' });
+  });
+
+  it('a delivery whose flow shaped its reply shows what the sender was answered', async () => {
+    const token = await stack.token('reply-user');
+    const trigger = await createTrigger(stack, token, { flow: 'answers-as-told', response_mode: 'wait' });
+    const reply = { statusCode: 200, headers: { 'content-type': 'text/xml' }, body: '<Response/>' };
+    const answered = await deliver(trigger.url, JSON.stringify({ id: 'evt_reply', type: 'sms.received', reply }));
+    expect(answered.status).toBe(200);
+    expect(answered.text).toBe('<Response/>');
+    await waitForExecutions(stack, token, trigger.id, (executions) => executions[0]?.reply !== undefined);
+
+    const page = await signIn('reply-user');
+    await page.getByRole('row').filter({ hasText: 'answers-as-told' }).getByRole('link', { name: 'Deliveries' }).click();
+    await page.getByRole('link', { name: /Delivery evt_reply/ }).click();
+    await page.getByRole('heading', { name: 'Delivery evt_reply', level: 1 }).waitFor();
+    await page.getByRole('region', { name: 'Outcome' }).getByText('Answered 200, text/xml, 11 bytes').waitFor();
+    expect(await seriousA11yViolations(page)).toEqual([]);
   });
 });
