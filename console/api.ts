@@ -31,9 +31,14 @@ export const ERROR_WORDS: Record<string, string> = {
   sign_in_refused: 'The identity provider did not sign you in. Start the sign-in again.',
 };
 
+/**
+ * An API error in words. `detail` is the API's own `message` when it sends one (a 400 about a
+ * signature names the field and what it expected: `signature.secret: …`), told after the words.
+ */
 export class ApiError extends Error {
-  constructor(readonly code: string, readonly status: number) {
-    super(ERROR_WORDS[code] ?? `The service answered "${code}" (HTTP ${status}).`);
+  constructor(readonly code: string, readonly status: number, readonly detail?: string) {
+    const words = ERROR_WORDS[code] ?? `The service answered "${code}" (HTTP ${status}).`;
+    super(detail ? `${words} It said: ${detail}` : words);
   }
 }
 
@@ -64,8 +69,8 @@ async function send(path: string, init: RequestInit): Promise<Response> {
     throw new ApiError('network', 0);
   }
   if (!response.ok) {
-    const payload = (await response.json().catch(() => ({}))) as { error?: string };
-    throw new ApiError(payload.error ?? 'internal_error', response.status);
+    const payload = (await response.json().catch(() => ({}))) as { error?: string; message?: unknown };
+    throw new ApiError(payload.error ?? 'internal_error', response.status, typeof payload.message === 'string' ? payload.message : undefined);
   }
   return response;
 }

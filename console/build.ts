@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
 import { buildSync } from 'esbuild';
-import { SIGNATURE_SERVICES } from '../functions/domain/webhooks/signatures/index.js';
 import type { ConsoleAsset, ConsoleFiles } from '../functions/console/assets.js';
 
 const CONSOLE_DIR = import.meta.dirname;
@@ -12,8 +11,8 @@ const CONTENT_TYPES: Record<string, string> = {
 
 /**
  * Builds the console (`console/app.ts` and the CSS it imports) with esbuild into memory: hashed
- * file names, minified, for the browsers of the last few years. The list of signature services is
- * the domain's own, fixed at build time, so the form offers exactly what the API accepts.
+ * file names, minified, for the browsers of the last few years. (The senders the form offers are
+ * not built in: it reads them from `GET /signature-services`, the catalog the API verifies with.)
  */
 export function buildConsole(): ConsoleFiles {
   const result = buildSync({
@@ -26,7 +25,6 @@ export function buildConsole(): ConsoleFiles {
     platform: 'browser',
     target: 'es2022',
     minify: true,
-    define: { SIGNATURE_SERVICES: JSON.stringify(SIGNATURE_SERVICES) },
     logLevel: 'warning',
   });
   const assets: Record<string, ConsoleAsset> = {};

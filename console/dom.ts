@@ -50,7 +50,8 @@ export function copyButton(text: string, alert: HTMLElement, label: string): HTM
   }, { class: 'secondary', 'aria-label': label });
 }
 
-export function field(id: string, label: string, control: HTMLElement, hint?: string): HTMLElement {
+/** A labelled control; `hint` (text, or a node a page updates) describes it to screen readers too. */
+export function field(id: string, label: string, control: HTMLElement, hint?: string | Node): HTMLElement {
   if (hint) control.setAttribute('aria-describedby', `${id}-hint`);
   control.id = id;
   return el('div', {}, el('label', { for: id }, label), hint && el('p', { class: 'hint', id: `${id}-hint` }, hint), control);

@@ -4,8 +4,9 @@
  */
 import { api } from '../api.js';
 import { actionButton, alertRegion, el, field, pageHeading, scrollableText, select, textInput, withProgress, type Child } from '../dom.js';
+import { fixedAnswerSummary } from './fixed-answer.js';
 import type { Trigger } from './triggers.js';
-import type { ExecutionDetail } from '../../functions/domain/flows/ports.js';
+import type { ExecutionDetail, ReplySummary } from '../../functions/domain/flows/ports.js';
 
 /**
  * A delivery as the API returns it: the functions' own type (`GET /triggers/{id}/executions[/{execution_id}]`
@@ -35,6 +36,9 @@ export const deliveriesHash = (triggerId: string) => `#/triggers/${encodeURIComp
 const deliveryHash = (triggerId: string, executionId: string) => `${deliveriesHash(triggerId)}/${encodeURIComponent(executionId)}`;
 const when = (iso: string | undefined) => (iso ? new Date(iso).toLocaleString() : '');
 const statusWord = (status: string) => el('span', { class: `status status-${status}` }, status);
+/** What a wait-mode flow's shaped reply answered the sender: "Answered 200, text/xml, 123 bytes". */
+const replyWords = (reply: ReplySummary) =>
+  `Answered ${reply.status}${reply.content_type ? `, ${reply.content_type}` : ''}, ${reply.bytes.toLocaleString()} ${reply.bytes === 1 ? 'byte' : 'bytes'}`;
 
 /**
  * Reads `read` every REFRESH_MS while `node` is on the page and `keepGoing` holds; stops
@@ -115,7 +119,9 @@ export function deliveriesPage(triggerId: string): HTMLElement {
 
   void withProgress(about, alert, async () => {
     const trigger = await api<Trigger>('GET', deliveriesPath(triggerId));
-    about.replaceChildren(`Trigger for ${trigger.flow} at `, el('code', {}, trigger.url), '. Deliveries are kept 7 days; this list refreshes on its own.');
+    about.replaceChildren(`Trigger for ${trigger.flow} at `, el('code', {}, trigger.url), '. ',
+      ...(trigger.acknowledge_response ? ['Fixed answer: ', ...fixedAnswerSummary(trigger.acknowledge_response), '. '] : []),
+      'Deliveries are kept 7 days; this list refreshes on its own.');
   });
   const main = el('main', {},
     pageHeading('Deliveries'),
@@ -189,6 +195,7 @@ function deliveryDetail(triggerId: string, d: Delivery, alert: HTMLElement, noti
     el('div', { class: 'actions' }, replay),
     el('section', { 'aria-labelledby': 'request-heading' }, el('h2', { id: 'request-heading' }, 'Request'), ...requestView(d.request)),
     el('section', { 'aria-labelledby': 'outcome-heading' }, el('h2', { id: 'outcome-heading' }, 'Outcome'),
+      d.reply && el('p', { class: 'reply' }, `${replyWords(d.reply)} (the reply the flow shaped; its body is in the output below).`),
       d.output !== undefined ? scrollableText('Flow output', JSON.stringify(d.output, null, 2))
         : el('p', {}, d.status === 'refused' ? 'No flow ran.' : d.error ? `The flow failed: ${d.error}` : UNFINISHED.has(d.status) ? 'Not finished yet.' : 'No output.')),
     el('section', { 'aria-labelledby': 'attempts-heading' }, el('h2', { id: 'attempts-heading' }, 'Attempts'),

@@ -1,15 +1,9 @@
 /** The Triggers page: list, create, edit, enable or disable, regenerate URL and API key, rotate the signing secret, delete. */
 import { api } from '../api.js';
 import { deliveriesHash } from './deliveries.js';
+import { fixedAnswerFields, fixedAnswerSummary, type AcknowledgeResponse } from './fixed-answer.js';
+import { signatureFields, type Signature } from './signature-fields.js';
 import { actionButton, alertRegion, checkbox, copyButton, el, field, openDialog, pageHeading, select, textInput, withProgress } from '../dom.js';
-
-interface CustomSignature {
-  algorithm: string;
-  header: string;
-  encoding: string;
-  prefix?: string;
-  timestamp_header?: string;
-}
 
 export interface Trigger {
   id: string;
@@ -18,18 +12,16 @@ export interface Trigger {
   response_mode: 'acknowledge' | 'wait';
   event_filter: string[];
   api_key_enabled: boolean;
-  signature: { service: string; custom?: CustomSignature } | null;
+  signature: Signature | null;
   allowed_source_ips: string[] | null;
   enabled: boolean;
   deduplicate: boolean;
+  /** Null (or absent, from an older API) for the default JSON answers. */
+  acknowledge_response?: AcknowledgeResponse | null;
   api_key?: string;
 }
 
 const RESPONSE_MODES = { acknowledge: 'Acknowledge at once', wait: "Wait for the flow's result" } as const;
-
-const SERVICE_NAMES: Record<string, string> = {
-  stripe: 'Stripe', github: 'GitHub', slack: 'Slack', shopify: 'Shopify', twilio: 'Twilio', standard_webhooks: 'Standard Webhooks', custom: 'Custom HMAC',
-};
 
 /** How long a replaced API key or signing secret keeps working (the API allows up to 7 days). */
 const OVERLAPS = [['0', 'No longer'], ['3600', '1 hour'], [String(24 * 3600), '24 hours'], [String(7 * 24 * 3600), '7 days']] as const;
@@ -57,7 +49,6 @@ export function triggersPage(): HTMLElement {
       formSlot.replaceChildren();
     };
     formSlot.replaceChildren(triggerForm({
-      alert,
       trigger,
       onDone: (saved) => {
         close();
@@ -179,7 +170,8 @@ function triggerTable(triggers: Trigger[], context: TableContext): HTMLElement {
     }));
     return el('tr', {},
       el('td', {}, t.flow),
-      el('td', {}, RESPONSE_MODES[t.response_mode] ?? t.response_mode),
+      el('td', {}, RESPONSE_MODES[t.response_mode] ?? t.response_mode,
+        t.acknowledge_response && el('p', { class: 'hint' }, 'Fixed answer: ', ...fixedAnswerSummary(t.acknowledge_response))),
       el('td', {}, t.enabled ? 'Enabled' : 'Disabled'),
       el('td', {}, el('code', {}, t.url), ' ', copyButton(t.url, alert, `Copy URL of the ${t.flow} trigger`)),
       el('td', {}, el('div', { class: 'actions' },
@@ -194,10 +186,12 @@ function triggerTable(triggers: Trigger[], context: TableContext): HTMLElement {
 /**
  * The form for a new trigger, or for changing `trigger` (button "Save"). A change sends only the
  * settings that differ; the signature is sent again only when it changed or a new secret is given,
- * because the API never returns a secret to fill in.
+ * because the API never returns a secret to fill in. Its failures, the API's own words about a
+ * signature among them, are shown in the form, beside its buttons.
  */
-function triggerForm(options: { alert: HTMLElement; trigger?: Trigger; onDone: (trigger: Trigger) => void; onCancel: () => void }): HTMLElement {
-  const { alert, trigger } = options;
+function triggerForm(options: { trigger?: Trigger; onDone: (trigger: Trigger) => void; onCancel: () => void }): HTMLElement {
+  const { trigger } = options;
+  const alert = alertRegion();
   const flow = el('select', { required: true, 'aria-busy': 'true' }, el('option', { value: trigger?.flow ?? '' }, trigger?.flow ?? 'Loading flows…'));
   void withProgress(flow, alert, async () => {
     const { flows } = await api<{ flows: string[] }>('GET', '/flows');
@@ -207,27 +201,10 @@ function triggerForm(options: { alert: HTMLElement; trigger?: Trigger; onDone: (
   const mode = select(Object.entries(RESPONSE_MODES), trigger?.response_mode);
   const filter = textInput(trigger?.event_filter.join(', '));
   const [apiKeyRow, apiKey] = checkbox('api-key-enabled', 'Secure with API key', trigger?.api_key_enabled);
-  const [verifyRow, verify] = checkbox('verify', 'Enable signature verification', Boolean(trigger?.signature));
+  const signature = signatureFields({ current: trigger?.signature, alert });
+  const fixedAnswer = fixedAnswerFields(trigger?.acknowledge_response);
   const [dedupRow, dedup] = checkbox('deduplicate', 'Deduplicate', trigger?.deduplicate);
-  const current = trigger?.signature;
-  const service = select(SIGNATURE_SERVICES.map((s) => [s, SERVICE_NAMES[s] ?? s] as const), current?.service);
-  const secret = el('input', { type: 'password', autocomplete: 'off' });
-  const algorithm = select([['sha256', 'SHA-256'], ['sha1', 'SHA-1'], ['sha512', 'SHA-512']], current?.custom?.algorithm);
-  const header = textInput(current?.custom?.header);
-  const encoding = select([['hex', 'Hex'], ['base64', 'Base64']], current?.custom?.encoding);
-  const prefix = textInput(current?.custom?.prefix);
-  const timestampHeader = textInput(current?.custom?.timestamp_header);
   const sourceIps = textInput(trigger?.allowed_source_ips?.join(', '));
-  const custom = el('fieldset', { hidden: service.value !== 'custom' }, el('legend', {}, 'Custom HMAC'),
-    field('algorithm', 'Algorithm', algorithm), field('signature-header', 'Signature header', header),
-    field('encoding', 'Encoding', encoding), field('prefix', 'Signature prefix', prefix, 'Optional, e.g. sha256='),
-    field('timestamp-header', 'Timestamp header', timestampHeader, 'Optional: signed with the body and checked for freshness.'));
-  const signature = el('fieldset', { hidden: !verify.checked }, el('legend', {}, 'Signature'),
-    field('service', 'Service', service),
-    field('secret', 'Signing secret', secret, trigger?.signature ? 'Leave empty to keep the current secret, unless you change the service.' : undefined),
-    custom);
-  verify.addEventListener('change', () => (signature.hidden = !verify.checked));
-  service.addEventListener('change', () => (custom.hidden = service.value !== 'custom'));
 
   const submit = el('button', { type: 'submit' }, trigger ? 'Save' : 'Create');
   const cancel = el('button', { type: 'button', class: 'secondary', click: options.onCancel }, 'Cancel');
@@ -237,21 +214,11 @@ function triggerForm(options: { alert: HTMLElement; trigger?: Trigger; onDone: (
     field('flow', 'Flow', flow, 'The deployed flow each delivery runs.'),
     field('response-mode', 'Response mode', mode),
     field('event-filter', 'Event filter', filter, 'Event types to accept, separated by commas; a trailing * matches a prefix. Empty accepts every event.'),
-    apiKeyRow, verifyRow, signature, dedupRow,
+    apiKeyRow, ...signature.elements, ...fixedAnswer.elements, dedupRow,
     field('source-ips', 'Allowed source IPs', sourceIps, 'Addresses or CIDR ranges deliveries may come from, separated by commas. Empty allows any address.'),
+    alert,
     el('div', { class: 'actions' }, submit, cancel));
 
-  const customBody = (): CustomSignature => ({
-    algorithm: algorithm.value,
-    // The API stores header names lower-cased; so the comparison below sees no change where there is none.
-    header: header.value.trim().toLowerCase(),
-    encoding: encoding.value,
-    ...(prefix.value && { prefix: prefix.value }),
-    ...(timestampHeader.value.trim() && { timestamp_header: timestampHeader.value.trim().toLowerCase() }),
-  });
-  const signatureBody = () => (verify.checked ? { service: service.value, secret: secret.value, ...(service.value === 'custom' && { custom: customBody() }) } : null);
-  const sameCustom = (a: CustomSignature | undefined, b: CustomSignature) =>
-    a !== undefined && (['algorithm', 'header', 'encoding', 'prefix', 'timestamp_header'] as const).every((k) => (a[k] ?? '') === (b[k] ?? ''));
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     void withProgress(submit, alert, async () => {
@@ -263,16 +230,14 @@ function triggerForm(options: { alert: HTMLElement; trigger?: Trigger; onDone: (
         api_key_enabled: apiKey.checked,
         deduplicate: dedup.checked,
         allowed_source_ips: ips.length ? ips : null,
+        acknowledge_response: fixedAnswer.body(),
       };
       if (!trigger) {
-        options.onDone(await api<Trigger>('POST', '/triggers', { ...body, signature: signatureBody() }));
+        options.onDone(await api<Trigger>('POST', '/triggers', { ...body, signature: signature.body() }));
         return;
       }
       // Unchanged verification settings without a new secret keep the stored signature as it is.
-      const unchanged = secret.value === '' && (current
-        ? verify.checked && current.service === service.value && (service.value !== 'custom' || sameCustom(current.custom, customBody()))
-        : !verify.checked);
-      if (!unchanged) body.signature = signatureBody();
+      if (!signature.unchanged()) body.signature = signature.body();
       options.onDone(await api<Trigger>('PATCH', triggerPath(trigger), body));
     });
   });

@@ -227,7 +227,9 @@ describe('the console in a browser', () => {
     await tabTo(/^verify /);
     await page.keyboard.press('Space');
     await tabTo(/^service /);
-    await page.keyboard.press('ArrowDown'); // GitHub, after Stripe
+    // The picker is grouped by category; typing a sender's name picks it, as in any select.
+    await page.getByRole('option', { name: 'GitHub' }).waitFor({ state: 'attached' });
+    await page.keyboard.type('GitHub');
     await tabTo(/^secret /);
     await page.keyboard.type('a-signing-secret');
     await page.keyboard.press('Enter');

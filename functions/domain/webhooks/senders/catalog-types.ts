@@ -11,14 +11,11 @@ import type { Ed25519Params } from './primitives/ed25519.js';
 import type { JwtAlgorithm, JwtParams } from './primitives/jwt.js';
 import type { BasicParams, StaticTokenParams } from './primitives/token.js';
 import type { CertificateUrlRule, X509RsaParams } from './primitives/x509-rsa.js';
+import type { SenderCategory } from './listing-types.js';
 
 export type { HmacAlgorithm, SignatureEncoding };
-
-/** The groups the console's picker shows senders in, in the order it shows them. */
-export const SENDER_CATEGORIES = [
-  'payments', 'code hosting', 'messaging', 'e-commerce', 'telecom', 'email', 'identity', 'productivity', 'monitoring', 'cloud', 'custom',
-] as const;
-export type SenderCategory = (typeof SENDER_CATEGORIES)[number];
+// The categories live with the listing's shapes, which the console imports (they import nothing).
+export { SENDER_CATEGORIES, type SenderCategory } from './listing-types.js';
 
 /** One sender: what the console shows and how its requests are verified. */
 export interface SenderRow {

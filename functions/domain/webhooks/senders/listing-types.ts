@@ -1,0 +1,37 @@
+/*
+ * The sender catalog as `GET /signature-services` lists it: shapes only. This module imports
+ * nothing, so the console can take these types with a type-only import (as it does the
+ * executions' in `flows/ports.ts`) without compiling the catalog's Node.js primitives.
+ */
+
+/** The categories a sender is listed under (the OpenAPI document's enum). */
+export const SENDER_CATEGORIES = [
+  'payments', 'code hosting', 'messaging', 'e-commerce', 'telecom', 'email', 'identity', 'productivity', 'monitoring', 'cloud', 'custom',
+] as const;
+export type SenderCategory = (typeof SENDER_CATEGORIES)[number];
+
+/** A sender as `GET /signature-services` lists it: what a user needs to pick it and fill it in. */
+export interface SignatureServiceListing {
+  id: string;
+  name: string;
+  category: SenderCategory;
+  docs_url: string;
+  /** What to paste as `signature.secret`, in the sender's own words. */
+  secret_label: string;
+  /** The sender expects a handshake or a reply of its own (challenges, tokens to echo). */
+  handshake: boolean;
+}
+
+/** A sender the catalog names but cannot verify, and why. */
+export interface LeftOutSender {
+  id: string;
+  name: string;
+  docs_url: string;
+  reason: string;
+}
+
+/** The body's `data` of `GET /signature-services`: the senders a trigger can verify, in catalog order, and those left out. */
+export interface SignatureServiceCatalog {
+  services: SignatureServiceListing[];
+  left_out: LeftOutSender[];
+}
