@@ -59,7 +59,6 @@ const BY_SETTINGS: Record<string, string> = {
 const NOT_YET: Record<string, string> = {
   asana: 'its first POST carries `X-Hook-Secret`, which must be echoed and kept as the signing secret',
   notion: 'its verification POST carries the `verification_token` to paste back into Notion',
-  aws_sns: 'a `SubscriptionConfirmation` must be confirmed by visiting its `SubscribeURL`',
 };
 
 const between = (readme: string, start: string, end: string, content: string) => {

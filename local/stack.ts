@@ -9,6 +9,8 @@ import { sqsClient } from '../functions/adapters/aws/clients/sqs.js';
 import { DEFAULT_ROUTE, FUNCTIONS, QUEUES, ROUTES, TABLES, routeKey, type FunctionName, type QueueName } from '../functions/manifest.js';
 import { parseSetting, readSettings, SETTINGS } from '../functions/settings.js';
 import { configureLogging } from '../functions/shared/logger.js';
+import { composeWebhook } from '../functions/handlers/webhook.js';
+import type { KeyFetcher } from '../functions/domain/webhooks/senders/context.js';
 import { RouteMatcher } from '../functions/shared/route-match.js';
 import { parseCorsOrigins } from '../functions/cors.js';
 import { listFlowNames } from '../lib/flow-files.js';
@@ -30,6 +32,12 @@ const LOCAL_CREDENTIALS = { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secret
 export interface LocalStackOptions {
   /** 0 picks a free port. */
   port?: number;
+  /**
+   * Where the receiver fetches senders' certificates and key sets (and SNS's SubscribeURL) from:
+   * by default over https from the senders' own hosts, as deployed; tests hand in one that serves
+   * them locally.
+   */
+  senderKeys?: KeyFetcher;
   /** HS256 secret of bearer tokens; the data directory's (or one generated) when unset. */
   jwtSecret?: string;
   /**
@@ -151,7 +159,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   // The logger is one per process; a level given to this stack applies to it.
   if (config.POWERTOOLS_LOG_LEVEL) configureLogging({ logLevel: parseSetting('logLevel', config.POWERTOOLS_LOG_LEVEL) });
   const handlers = Object.fromEntries(
-    (Object.keys(FUNCTIONS) as FunctionName[]).map((name) => [name, COMPOSERS[name](readSettings(name, config), aws)]),
+    (Object.keys(FUNCTIONS) as FunctionName[]).map((name) => [name, name === 'webhook'
+      ? composeWebhook(readSettings(name, config), aws, options.senderKeys)
+      : COMPOSERS[name](readSettings(name, config), aws)]),
   ) as LocalStack['handlers'];
   const httpHandlers = handlers as unknown as Record<FunctionName, HttpFunction>;
 

@@ -17,6 +17,7 @@ export const HANDSHAKE_STAGES: { readonly [K in HandshakeKindName]: HandshakeSta
   zoom_url_validation: 'signed',
   twitch_callback_verification: 'signed',
   discord_ping: 'signed',
+  aws_sns_subscription: 'signed',
   microsoft_graph_validation: 'unsigned',
   woocommerce_ping: 'unsigned',
   meta_subscribe: 'get',

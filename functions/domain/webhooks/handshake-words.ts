@@ -8,6 +8,7 @@ export const HANDSHAKE_WORDS: { readonly [K in HandshakeKindName]: string } = {
   discord_ping: 'a signed interactions PING (`{"type":1}`) gets `{"type":1}`, a webhook-events PING (`{"type":0}`) 204',
   microsoft_graph_validation: 'a POST with `?validationToken=` gets the token as `text/plain`',
   woocommerce_ping: 'the unsigned creation ping (form `webhook_id=<n>`) gets an empty 200',
+  aws_sns_subscription: 'a signed `SubscriptionConfirmation` is confirmed by a GET of its `SubscribeURL` (only on an SNS host, as certificates are); an `UnsubscribeConfirmation` is recorded, not followed',
   meta_subscribe: 'a GET with `hub.mode=subscribe` and `hub.verify_token` equal to the secret gets `hub.challenge` (a wrong token is 401)',
   dropbox_challenge: 'a GET with `?challenge=` gets it back as `text/plain`',
   x_crc: 'a GET with `?crc_token=` gets `{"response_token": "sha256=<base64 HMAC-SHA256 under the secret>"}`',

@@ -28,8 +28,12 @@ export type HandshakeReply =
   | { status: number; json: unknown }
   | { status: number; text: string; contentType: string };
 
-/** A handshake that matched, and what it answered; `refused` when it matched but its token was wrong. */
-export type HandshakeOutcome = { reply: HandshakeReply } | { refused: true };
+/**
+ * A handshake that matched, and what it answered; `refused` when it matched but its token was
+ * wrong. `visit`: a URL of the sender's to GET before answering (Amazon SNS confirms a
+ * subscription so), which the receiver fetches only from the sender's own hosts.
+ */
+export type HandshakeOutcome = { reply: HandshakeReply; visit?: string } | { refused: true };
 
 /**
  * When a kind is checked: `get` and `get_signed` handshakes are the only GETs a trigger answers,
@@ -121,6 +125,18 @@ export const HANDSHAKES = {
       return form !== undefined && Object.keys(form).length === 1 && typeof form.webhook_id === 'string' && /^\d{1,20}$/.test(form.webhook_id)
         ? { reply: { status: 200, text: '', contentType: 'text/plain' } }
         : undefined;
+    },
+  },
+  aws_sns_subscription: {
+    stage: 'signed',
+    docs: 'https://docs.aws.amazon.com/sns/latest/dg/SendMessageToHttp.confirm.html',
+    answer: (request) => {
+      const type = member(request.json, 'Type');
+      const empty: HandshakeReply = { status: 200, text: '', contentType: 'text/plain' };
+      if (type === 'UnsubscribeConfirmation') return { reply: empty };
+      const subscribeUrl = member(request.json, 'SubscribeURL');
+      if (type !== 'SubscriptionConfirmation' || typeof subscribeUrl !== 'string') return undefined;
+      return { reply: empty, visit: subscribeUrl };
     },
   },
   meta_subscribe: {

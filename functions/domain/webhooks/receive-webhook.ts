@@ -180,6 +180,7 @@ async function handshakeRequestOf(request: IncomingWebhook, parsed?: WebhookBody
  */
 async function handshakeAnswer(deps: ReceiverDeps, request: IncomingWebhook, delivery: Delivery, kind: HandshakeKindName, outcome: HandshakeOutcome): Promise<WebhookReply> {
   if ('refused' in outcome) throw new AppError('invalid_signature', `${kind}: the token does not match`);
+  if (outcome.visit !== undefined) await visitSenderUrl(deps, delivery.trigger, outcome.visit);
   try {
     if (await deps.refusals.take(delivery.trigger.id, delivery.receivedAt.getTime())) {
       await deps.executions.record(delivery.ref, {
@@ -194,10 +195,29 @@ async function handshakeAnswer(deps: ReceiverDeps, request: IncomingWebhook, del
   return { status: reply.status, raw: { body: reply.text, isBase64Encoded: false }, headers: { 'content-type': reply.contentType, 'x-content-type-options': 'nosniff' } };
 }
 
+/**
+ * GETs a URL of the sender's that a handshake names (SNS's `SubscribeURL`), only on the hosts the
+ * sender's row allows for its certificates: a signed message from elsewhere still cannot send the
+ * receiver anywhere else. A visit that fails is 503, so the sender tries again.
+ */
+async function visitSenderUrl(deps: ReceiverDeps, record: TriggerRecord, url: string): Promise<void> {
+  const verification = record.signature && (await senderRowOf(record.signature))?.verification;
+  const { urlOnSenderHosts } = await import('./senders/primitives/x509-rsa.js');
+  if (verification?.primitive !== 'x509_rsa' || !urlOnSenderHosts(url, verification.certificateUrl.hosts)) {
+    throw new AppError('invalid_signature', 'the handshake names a URL off the sender\'s hosts');
+  }
+  try {
+    await deps.keys.fetchText(url);
+  } catch (error) {
+    throw new AppError('unavailable', `the sender's URL did not answer: ${(error as Error).message}`);
+  }
+}
+
 /** Everything after the checks of `firstRefusal` passed. */
 async function accept(deps: ReceiverDeps, request: IncomingWebhook, delivery: Delivery, trigger: ActiveTrigger): Promise<WebhookReply> {
   const { trigger: record, receivedAt, ref } = delivery;
-  const body = await parseWebhookBody(request.rawBody, request.headers['content-type']);
+  const row = record.signature ? await senderRowOf(record.signature) : undefined;
+  const body = await parseWebhookBody(request.rawBody, row?.body_as === 'json' ? 'application/json' : request.headers['content-type']);
   const kind = await handshakeKindOf(record);
   if (handshakeStage(kind) === 'signed') {
     const outcome = await answerHandshake(kind, 'signed', await handshakeRequestOf(request, body), signingSecretsOrNone(trigger, receivedAt));

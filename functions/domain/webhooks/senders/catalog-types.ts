@@ -34,6 +34,8 @@ export interface SenderRow {
   handshake: boolean;
   /** The handshake the receiver answers for this sender itself (`handshakes.ts`), when it does. */
   handshake_answer?: HandshakeKindName;
+  /** The body is read as JSON whatever its Content-Type says (Amazon SNS sends `text/plain`). */
+  body_as?: 'json';
   verification: Verification;
 }
 

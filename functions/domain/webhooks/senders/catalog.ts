@@ -503,6 +503,9 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://docs.aws.amazon.com/sns/latest/dg/sns-verify-signature-of-message.html',
     secret_label: "The topic's ARN (arn:aws:sns:<region>:<account>:<topic>)",
     handshake: true,
+    handshake_answer: 'aws_sns_subscription',
+    // SNS posts its JSON as text/plain; charset=UTF-8.
+    body_as: 'json',
     verification: {
       primitive: 'x509_rsa',
       message: 'aws_sns',

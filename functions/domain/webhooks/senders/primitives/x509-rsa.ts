@@ -97,6 +97,21 @@ export function certificateUrlAllowed(url: string, rule: CertificateUrlRule): bo
   return rule.hosts.some((pattern) => hostMatches(parsed.hostname, pattern));
 }
 
+/**
+ * True when `url` is an https URL on one of the sender's `hosts`, query allowed: what a
+ * handshake may send the receiver to (SNS's SubscribeURL), where a certificate URL is stricter.
+ */
+export function urlOnSenderHosts(url: string, hosts: readonly string[]): boolean {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return false;
+  }
+  if (parsed.protocol !== 'https:' || parsed.port !== '' || parsed.username !== '' || parsed.password !== '' || parsed.hash !== '') return false;
+  return hosts.some((pattern) => hostMatches(parsed.hostname, pattern));
+}
+
 const DNS_LABEL = /^[a-z0-9-]{1,63}$/;
 
 /** Label by label, so `sns.x.amazonaws.com.evil.example` and `evil-amazonaws.com` never match. */

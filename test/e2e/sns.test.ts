@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HttpsKeyFetcher } from '../../functions/adapters/https-key-fetcher.js';
+import type { KeyFetcher } from '../../functions/domain/webhooks/senders/context.js';
+import { signSns, snsNotification, snsSubscriptionConfirmation } from '../support/asymmetric-signers.js';
+import { selfSignedCertificate } from '../support/certificates.js';
+import { localFetcher, startKeyServer, type KeyServer } from '../support/key-server.js';
+import { useLocalStack } from '../support/local-stack.js';
+import { createTrigger, deliver, waitForExecutions } from '../support/webhooks.js';
+
+/**
+ * Amazon SNS over HTTP on the local stack: SNS posts its JSON as text/plain, signs it with the
+ * certificate at SigningCertURL, and asks for a subscription to be confirmed by a GET of its
+ * SubscribeURL. AWS's hosts are stood in for by a local HTTPS server (nothing reaches the internet).
+ */
+const TOPIC = 'arn:aws:sns:us-west-2:123456789012:MyTopic';
+const CERT_URL = 'https://sns.us-west-2.amazonaws.com/SimpleNotificationService-e2e.pem';
+const SNS_TEXT = { 'content-type': 'text/plain; charset=UTF-8', 'x-amz-sns-message-type': 'SubscriptionConfirmation' };
+const signer = selfSignedCertificate({ commonName: 'sns.amazonaws.com' });
+
+let server: KeyServer;
+let fetcher: (KeyFetcher & { asked: string[] }) | undefined;
+const senderKeys: KeyFetcher = { fetchText: (url) => fetcher!.fetchText(url) };
+beforeAll(async () => {
+  server = await startKeyServer();
+  fetcher = localFetcher(server, new HttpsKeyFetcher({ ca: server.ca }));
+  server.routes.set('/sns.us-west-2.amazonaws.com/SimpleNotificationService-e2e.pem', { body: signer.pem });
+});
+afterAll(async () => server?.close());
+
+const stack = useLocalStack({ senderKeys });
+
+describe('aws_sns', () => {
+  it('a signed SubscriptionConfirmation is confirmed by a GET of its SubscribeURL, recorded as a handshake, and runs no flow', async () => {
+    const token = await stack.token('sns-owner');
+    const trigger = await createTrigger(stack, token, { flow: 'echo', signature: { service: 'aws_sns', secret: TOPIC } });
+    const subscribeUrl = `https://sns.us-west-2.amazonaws.com/?Action=ConfirmSubscription&TopicArn=${TOPIC}&Token=e2e-token`;
+    // AWS answers the confirmation with an XML document; the stand-in serves one at that very URL.
+    server.routes.set(`/sns.us-west-2.amazonaws.com/${new URL(subscribeUrl).search}`, { body: '<ConfirmSubscriptionResponse/>' });
+    const body = signSns(snsSubscriptionConfirmation({ SigningCertURL: CERT_URL, SubscribeURL: subscribeUrl }), signer.privateKey);
+    const res = await deliver(trigger.url, body, SNS_TEXT);
+    expect(res.status, res.text).toBe(200);
+    expect(fetcher!.asked).toContain(subscribeUrl);
+    const [recorded] = await waitForExecutions(stack, token, trigger.id, (list) => list.length === 1);
+    expect(recorded).toMatchObject({ status: 'handshake', type: 'aws_sns_subscription' });
+  });
+
+  it('a signed Notification, posted as text/plain, runs the flow', async () => {
+    const token = await stack.token('sns-owner');
+    const trigger = await createTrigger(stack, token, { flow: 'echo', signature: { service: 'aws_sns', secret: TOPIC } });
+    const body = signSns(snsNotification({ SigningCertURL: CERT_URL }), signer.privateKey);
+    expect((await deliver(trigger.url, body, { ...SNS_TEXT, 'x-amz-sns-message-type': 'Notification' })).status).toBe(200);
+    const [execution] = await waitForExecutions(stack, token, trigger.id, (list) => list[0]?.status === 'succeeded');
+    expect(execution.status).toBe('succeeded');
+  });
+
+  it('a SubscribeURL off SNS\'s hosts is never visited: 401, whatever the message says', async () => {
+    const token = await stack.token('sns-owner');
+    const trigger = await createTrigger(stack, token, { flow: 'echo', signature: { service: 'aws_sns', secret: TOPIC } });
+    const evil = 'https://attacker.example.com/?Action=ConfirmSubscription';
+    const body = signSns(snsSubscriptionConfirmation({ SigningCertURL: CERT_URL, SubscribeURL: evil }), signer.privateKey);
+    const res = await deliver(trigger.url, body, SNS_TEXT);
+    expect(res.status).toBe(401);
+    expect(fetcher!.asked).not.toContain(evil);
+  });
+
+  it('a confirmation signed by another key is 401 and visits nothing', async () => {
+    const token = await stack.token('sns-owner');
+    const trigger = await createTrigger(stack, token, { flow: 'echo', signature: { service: 'aws_sns', secret: TOPIC } });
+    const subscribeUrl = `https://sns.us-west-2.amazonaws.com/?Action=ConfirmSubscription&TopicArn=${TOPIC}&Token=forged`;
+    const body = signSns(snsSubscriptionConfirmation({ SigningCertURL: CERT_URL, SubscribeURL: subscribeUrl }), selfSignedCertificate({ commonName: 'x' }).privateKey);
+    expect((await deliver(trigger.url, body, SNS_TEXT)).status).toBe(401);
+    expect(fetcher!.asked).not.toContain(subscribeUrl);
+  });
+});
