@@ -2,18 +2,10 @@ import { createHmac, generateKeyPairSync, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { call, useLocalStack } from '../support/local-stack.js';
 import { createTrigger, deliver, waitForExecutions } from '../support/webhooks.js';
+import { SENDERS_MD_IDS } from '../support/senders-md.js';
 
 const stack = useLocalStack();
 
-/** The ids of shared/senders.md (the catalog test checks this list against the file). */
-const SENDERS_MD_IDS = [
-  'stripe', 'github', 'gitlab', 'bitbucket', 'slack', 'discord', 'shopify', 'woocommerce', 'bigcommerce', 'twilio',
-  'sendgrid', 'mailgun', 'postmark', 'resend', 'clerk', 'svix', 'paddle', 'lemon_squeezy', 'paypal', 'square',
-  'braintree', 'adyen', 'mollie', 'razorpay', 'coinbase_commerce', 'plaid', 'zoom', 'twitch', 'microsoft_graph', 'google_pubsub',
-  'aws_sns', 'calendly', 'typeform', 'hubspot', 'intercom', 'linear', 'jira', 'asana', 'notion', 'airtable',
-  'vercel', 'netlify', 'sentry', 'pagerduty', 'zendesk', 'docusign', 'okta', 'auth0', 'meta', 'telegram',
-  'dropbox', 'x',
-];
 
 describe('GET /signature-services', () => {
   it('needs gateway credentials', async () => {

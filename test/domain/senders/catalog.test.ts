@@ -8,16 +8,8 @@ import type { KeyFetcher } from '../../../functions/domain/webhooks/senders/cont
 import { validateHmacParams } from '../../../functions/domain/webhooks/senders/primitives/hmac-params.js';
 import { verifySender } from '../../../functions/domain/webhooks/senders/verify.js';
 import { contextFor } from '../../support/verify-context.js';
+import { SENDERS_MD_IDS } from '../../support/senders-md.js';
 
-/** The ids of shared/senders.md, in its order (checked against the file itself where it is beside the repository). */
-const SENDERS_MD_IDS = [
-  'stripe', 'github', 'gitlab', 'bitbucket', 'slack', 'discord', 'shopify', 'woocommerce', 'bigcommerce', 'twilio',
-  'sendgrid', 'mailgun', 'postmark', 'resend', 'clerk', 'svix', 'paddle', 'lemon_squeezy', 'paypal', 'square',
-  'braintree', 'adyen', 'mollie', 'razorpay', 'coinbase_commerce', 'plaid', 'zoom', 'twitch', 'microsoft_graph', 'google_pubsub',
-  'aws_sns', 'calendly', 'typeform', 'hubspot', 'intercom', 'linear', 'jira', 'asana', 'notion', 'airtable',
-  'vercel', 'netlify', 'sentry', 'pagerduty', 'zendesk', 'docusign', 'okta', 'auth0', 'meta', 'telegram',
-  'dropbox', 'x',
-];
 const SENDERS_MD = resolve(import.meta.dirname, '../../../../shared/senders.md');
 const CATEGORIES: readonly SenderCategory[] = ['payments', 'code hosting', 'messaging', 'e-commerce', 'telecom', 'email', 'identity', 'productivity', 'monitoring', 'cloud', 'custom'];
 

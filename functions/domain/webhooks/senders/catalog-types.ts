@@ -11,27 +11,18 @@ import type { Ed25519Params } from './primitives/ed25519.js';
 import type { JwtAlgorithm, JwtParams } from './primitives/jwt.js';
 import type { BasicParams, StaticTokenParams } from './primitives/token.js';
 import type { CertificateUrlRule, X509RsaParams } from './primitives/x509-rsa.js';
-import type { SenderCategory } from './listing-types.js';
+import type { SignatureServiceListing } from './listing-types.js';
 
 export type { HmacAlgorithm, SignatureEncoding };
 // The categories live with the listing's shapes, which the console imports (they import nothing).
 export { SENDER_CATEGORIES, type SenderCategory } from './listing-types.js';
 
-/** One sender: what the console shows and how its requests are verified. */
-export interface SenderRow {
-  /** The value of a trigger's `signature.service`. */
-  id: string;
-  name: string;
-  category: SenderCategory;
-  /** The sender's own page on verifying its webhooks. */
-  docs_url: string;
-  /** What the user pastes as `signature.secret`, in the sender's own words. */
-  secret_label: string;
-  /**
-   * The sender expects more than a plain 2xx somewhere: a handshake (a challenge to echo, a
-   * token to answer) or a particular reply. The next issue answers them.
-   */
-  handshake: boolean;
+/**
+ * One sender: what the API and the console list of it (`SignatureServiceListing`: id, name,
+ * category, docs, what to paste, whether it expects a handshake or a reply of its own) and how its
+ * requests are verified and answered.
+ */
+export interface SenderRow extends SignatureServiceListing {
   /** The handshake the receiver answers for this sender itself (`handshakes.ts`), when it does. */
   handshake_answer?: HandshakeKindName;
   /** The body is read as JSON whatever its Content-Type says (Amazon SNS sends `text/plain`). */
