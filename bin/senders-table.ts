@@ -43,7 +43,7 @@ export function sendersTable(): string {
 export function handshakesList(): string {
   return SENDERS.filter((row) => row.handshake).map((row) => {
     const what = row.handshake_answer ? HANDSHAKE_WORDS[row.handshake_answer]
-      : BY_SETTINGS[row.id] ?? `not answered by the receiver yet: ${NOT_YET[row.id] ?? 'the sender expects a reply of its own (see its docs)'}`;
+      : BY_SETTINGS[row.id] ?? 'not answered by the receiver yet: the sender expects a reply of its own (see its docs)';
     return `- [${row.name}](${row.docs_url}) (\`${row.id}\`): ${what}.`;
   }).join('\n');
 }
@@ -55,11 +55,6 @@ const BY_SETTINGS: Record<string, string> = {
   intercom: 'its `ping` topic is a delivery like any other, answered 200',
 };
 
-/** Why a sender's handshake is not answered yet, where the catalog marks one. */
-const NOT_YET: Record<string, string> = {
-  asana: 'its first POST carries `X-Hook-Secret`, which must be echoed and kept as the signing secret',
-  notion: 'its verification POST carries the `verification_token` to paste back into Notion',
-};
 
 const between = (readme: string, start: string, end: string, content: string) => {
   const at = readme.indexOf(start);

@@ -61,8 +61,8 @@ export type TableAccess = readonly TableOperation[];
 
 /** What a function does with the secrets key, and for which kinds of secret. */
 export interface SecretsKeyUse {
-  /** `encrypt` seals (kms:Encrypt only), `decrypt` opens (kms:Decrypt only). */
-  operation: 'encrypt' | 'decrypt';
+  /** `encrypt` seals (kms:Encrypt), `decrypt` opens (kms:Decrypt); a function that does both lists both. */
+  operations: readonly ('encrypt' | 'decrypt')[];
   /** The `purpose` of the SecretBox contexts it uses; the grant holds for no other. */
   purposes: readonly SecretPurpose[];
 }
@@ -107,10 +107,11 @@ export const FUNCTIONS = {
   apiKeys: { entry: 'functions/entries/api-keys.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: ['GetItem', 'Query', 'PutItem', 'DeleteItem'] }, sendsTo: [] },
   kv: { entry: 'functions/entries/kv.ts', timeoutSeconds: 29, memoryMb: 512, tables: { auth: API_KEY_LOOKUP, kv: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['kvSweep'], queriesIndexes: { kv: ['byOwner'] } },
   kvSweeper: { entry: 'functions/entries/kv-sweeper.ts', timeoutSeconds: 300, memoryMb: 512, tables: { kv: ['GetItem', 'Query', 'BatchWriteItem'] }, sendsTo: ['kvSweep'] },
-  accounts: { entry: 'functions/entries/accounts.ts', timeoutSeconds: 10, memoryMb: 256, tables: { accounts: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: [], secretsKey: { operation: 'encrypt', purposes: [SECRET_PURPOSES.totp] } },
+  accounts: { entry: 'functions/entries/accounts.ts', timeoutSeconds: 10, memoryMb: 256, tables: { accounts: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: [], secretsKey: { operations: ['encrypt'], purposes: [SECRET_PURPOSES.totp] } },
   // 29 s, as the receiver: a bulk replay of 500 deliveries took about 3 s on the local stack (single-threaded engines).
-  triggers: { entry: 'functions/entries/triggers.ts', timeoutSeconds: 29, memoryMb: 256, tables: { auth: API_KEY_LOOKUP, triggers: ['GetItem', 'Query', 'PutItem', 'DeleteItem'], executions: ['Query', 'GetItem', 'BatchGetItem', 'PutItem', 'DeleteItem'] }, sendsTo: ['flowEvents'], secretsKey: { operation: 'encrypt', purposes: [SECRET_PURPOSES.webhookSignature] }, readsFlowNames: true },
-  webhook: { entry: 'functions/entries/webhook.ts', timeoutSeconds: 29, memoryMb: 1024, tables: { triggers: ['GetItem'], executions: ['PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['flowEvents'], secretsKey: { operation: 'decrypt', purposes: [SECRET_PURPOSES.webhookSignature] }, runsFlows: true },
+  triggers: { entry: 'functions/entries/triggers.ts', timeoutSeconds: 29, memoryMb: 256, tables: { auth: API_KEY_LOOKUP, triggers: ['GetItem', 'Query', 'PutItem', 'DeleteItem'], executions: ['Query', 'GetItem', 'BatchGetItem', 'PutItem', 'DeleteItem'] }, sendsTo: ['flowEvents'], secretsKey: { operations: ['encrypt'], purposes: [SECRET_PURPOSES.webhookSignature] }, readsFlowNames: true },
+  // The receiver seals and stores the secret an Asana or Notion handshake hands over (PutItem, Encrypt).
+  webhook: { entry: 'functions/entries/webhook.ts', timeoutSeconds: 29, memoryMb: 1024, tables: { triggers: ['GetItem', 'PutItem'], executions: ['PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['flowEvents'], secretsKey: { operations: ['decrypt', 'encrypt'], purposes: [SECRET_PURPOSES.webhookSignature] }, runsFlows: true },
   flowWorker: { entry: 'functions/entries/flow-worker.ts', timeoutSeconds: FLOW_WORKER_TIMEOUT_SECONDS, memoryMb: 512, tables: { executions: ['GetItem', 'PutItem', 'UpdateItem'] }, sendsTo: [], runsFlows: true },
 } as const satisfies Record<string, FunctionSpec>;
 export type FunctionName = keyof typeof FUNCTIONS;

@@ -75,9 +75,11 @@ function httpsKeyFetcherOnFirstUse(): KeyFetcher {
  * a test may hand in one that serves them locally.
  */
 export function composeWebhook(settings: Settings, aws: AwsClients, senderKeys: KeyFetcher = httpsKeyFetcherOnFirstUse()) {
+  const triggerStore = new DynamoTriggerStore(dynamoClient(aws), settings.triggersTable, Date.now);
+  const secretBox = secretBoxFrom(settings, aws);
   const executions = new MeteredExecutionStore(new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable, Date.now), metricsRecorder);
   return createWebhookHandler({
-    triggers: new CachedTriggerLookup(new DynamoTriggerStore(dynamoClient(aws), settings.triggersTable, Date.now), secretBoxFrom(settings, aws), settings.triggerCacheTtlMs, Date.now),
+    triggers: new CachedTriggerLookup(triggerStore, secretBox, settings.triggerCacheTtlMs, Date.now),
     executions,
     refusals: new RefusalBudget(executions, () => metricsRecorder.count(METRIC.webhookRefusalsNotRecorded)),
     queue: new SqsEventQueue(sqsClient(aws), settings.flowQueueUrl),
@@ -88,5 +90,8 @@ export function composeWebhook(settings: Settings, aws: AwsClients, senderKeys: 
     maxBodyBytes: settings.webhookMaxBodyBytes,
     waitTimeoutMs: settings.waitTimeoutMs,
     keys: senderKeys,
+    // Only an Asana or Notion handshake needs it: the trigger-management code loads with the first.
+    adoptSecret: async (record, secret) =>
+      (await import('../domain/triggers/manage-triggers.js')).adoptHandshakeSecret({ store: triggerStore, secretBox, randomBytes, now: Date.now }, record, secret),
   }, settings.publicWebhookBaseUrl);
 }

@@ -31,7 +31,9 @@ describeEach(custom.shape, {
 described.add(custom, { description: 'Only with service `custom`, which requires it.' });
 
 described.add(signature.shape.secret, {
-  description: 'The signing secret (Twilio: the auth token). For standard_webhooks, `whsec_<base64>` of at least 24 bytes.',
+  description:
+    'What the sender\'s dashboard shows (`GET /signature-services` says what, per sender): a signing secret (Twilio: the auth token; standard_webhooks: `whsec_<base64>` of at least 24 bytes), a public key, a token, or `username:password`. ' +
+    'Required, except for asana and notion, which hand theirs over in their handshake: such a trigger refuses every delivery until then. A secret that could never verify its sender is 400 with a `message` saying the form expected.',
 });
 
 describeEach(settings, {

@@ -47,7 +47,7 @@ export class SecretsKey extends Construct {
   connect(fn: ServiceFunction, use: SecretsKeyUse): void {
     Grant.addToPrincipal({
       grantee: fn,
-      actions: [use.operation === 'encrypt' ? 'kms:Encrypt' : 'kms:Decrypt'],
+      actions: use.operations.map((operation) => (operation === 'encrypt' ? 'kms:Encrypt' : 'kms:Decrypt')),
       resourceArns: [this.key.keyArn],
       conditions: { StringEquals: { [`kms:EncryptionContext:${SECRET_PURPOSE_KEY}`]: [...use.purposes] } },
     });

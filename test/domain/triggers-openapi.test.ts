@@ -167,12 +167,13 @@ function triggerBodies(): fc.Arbitrary<unknown> {
   const plainServices = SIGNATURE_SERVICES.filter((service) => service !== 'custom' && service !== 'standard_webhooks');
   const signature = fc.oneof(
     fc.constant(null),
-    nearValid({ service: oneOf(plainServices), secret }, { edge: { service: unknownService, secret: secretEdge } }),
+    // A fifth rule of prose: `secret` may be left out only for asana and notion, which hand theirs over in their handshake.
+    nearValid({ service: oneOf(plainServices), secret }, { edge: { service: unknownService, secret: secretEdge }, droppable: ['service'] }),
     nearValid(
       { service: fc.constant('standard_webhooks'), secret: fc.uint8Array({ minLength: 24, maxLength: 64 }).map((bytes) => `whsec_${Buffer.from(bytes).toString('base64')}`) },
-      { edge: { service: unknownService, secret: fc.oneof(fc.constant(''), nonString) } },
+      { edge: { service: unknownService, secret: fc.oneof(fc.constant(''), nonString) }, droppable: ['service'] },
     ),
-    nearValid({ service: fc.constant('custom'), secret, custom }, { edge: { service: unknownService, secret: secretEdge, custom: anyJsonValue }, droppable: ['service', 'secret'] }),
+    nearValid({ service: fc.constant('custom'), secret, custom }, { edge: { service: unknownService, secret: secretEdge, custom: anyJsonValue }, droppable: ['service'] }),
   );
 
   const filterEntry = bmpText({ minLength: 1, maxLength: 12 }).filter((entry) => !entry.slice(0, -1).includes('*'));

@@ -100,6 +100,50 @@ describe('POST handshakes', () => {
   });
 });
 
+describe('senders that hand their secret over in the handshake', () => {
+  it('asana: created without a secret; refuses deliveries until the handshake; echoes X-Hook-Secret and signs with it from then on', async () => {
+    const token = await stack.token('handshakes-asana');
+    const trigger = await createTrigger(stack, token, { flow: 'echo', signature: { service: 'asana' } });
+    const event = JSON.stringify({ events: [{ action: 'changed', resource: { gid: '1', resource_type: 'task' } }] });
+    expect((await deliver(trigger.url, event)).status).toBe(401);
+
+    const hookSecret = 'b537207f20cbfa02357cf448134da559e8bd39d61597dcd5631b8012eae53e81';
+    const handshake = await fetch(trigger.url, { method: 'POST', headers: { 'x-hook-secret': hookSecret } });
+    expect(handshake.status).toBe(200);
+    expect(handshake.headers.get('x-hook-secret')).toBe(hookSecret);
+
+    const signature = createHmac('sha256', hookSecret).update(event).digest('hex');
+    // A refusal is rechecked against the stored trigger, so the new secret works at once.
+    expect((await deliver(trigger.url, event, { 'x-hook-signature': signature })).status).toBe(200);
+    expect((await deliver(trigger.url, event, { 'x-hook-signature': '0'.repeat(64) })).status).toBe(401);
+    // A second handshake cannot replace the secret: it is a delivery like any other, unsigned.
+    expect((await fetch(trigger.url, { method: 'POST', headers: { 'x-hook-secret': 'attacker-secret' } })).status).toBe(401);
+    const recorded = await waitForExecutions(stack, token, trigger.id, (list) => list.length === 5 && list.some((e) => e.status === 'succeeded'));
+    expect(recorded.filter((e) => e.status === 'handshake').map((e) => e.type)).toEqual(['asana_hook_secret']);
+  });
+
+  it('notion: the verification_token becomes the signing secret, shown to the owner in the handshake delivery', async () => {
+    const token = await stack.token('handshakes-notion');
+    const trigger = await createTrigger(stack, token, { flow: 'echo', signature: { service: 'notion' } });
+    const verificationToken = 'secret_tMrlL1qK5vuQAh1b6cZGhFChZTSYJlce98V0pYn7yBl';
+    expect((await deliver(trigger.url, JSON.stringify({ verification_token: verificationToken }))).status).toBe(200);
+    const [handshake] = await waitForExecutions(stack, token, trigger.id, (list) => list.length === 1);
+    expect(handshake).toMatchObject({ status: 'handshake', type: 'notion_verification' });
+    const detail = await call(stack, 'GET', `/triggers/${trigger.id}/executions/${handshake.execution_id}`, { token });
+    expect(JSON.parse(detail.json.data.request.body).verification_token).toBe(verificationToken);
+
+    const event = JSON.stringify({ id: 'evt_notion_1', type: 'page.created', entity: { id: 'p1', type: 'page' } });
+    const signature = `sha256=${createHmac('sha256', verificationToken).update(event).digest('hex')}`;
+    expect((await deliver(trigger.url, event, { 'x-notion-signature': signature })).status).toBe(200);
+  });
+
+  it('any other sender still needs its secret when the trigger is created', async () => {
+    const res = await call(stack, 'POST', '/triggers', { token: await stack.token('handshakes-asana'), body: { flow: 'echo', signature: { service: 'stripe' } } });
+    expect(res.status).toBe(400);
+    expect(res.json.message).toMatch(/secret is required/);
+  });
+});
+
 describe('GET handshakes', () => {
   it('meta: hub.mode=subscribe with the right verify token echoes the challenge; a wrong token is 401', async () => {
     const { trigger } = await triggerOf('meta', 'meta-app-secret');

@@ -204,6 +204,9 @@ describe('the DynamoDB operations each function sends are the ones the manifest 
     expect(JSON.parse((await deliver(webhook, filtered, { id: 'evt_other', type: 'other' })).body).status).toBe('ignored');
     expect((await deliver(webhook, missing, { id: 'evt_missing', type: 'ping' })).statusCode).toBe(502);
     expect((await deliver(webhookQueueDown, acknowledging, { id: 'evt_down', type: 'ping' })).statusCode).toBe(503);
+    // Notion's handshake hands its secret over: the receiver seals it and stores the trigger.
+    const notion = await create({ flow: 'echo', signature: { service: 'notion' } });
+    expect((await deliver(webhook, notion, { verification_token: 'secret_table_operations' })).statusCode).toBe(200);
 
     // The worker runs the queued events, the stored-aside one included.
     expect(await drain('flowEvents')).toBe(2);

@@ -79,7 +79,7 @@ describe('least privilege: each role may send only what the handlers send', () =
     expect(onKey).toHaveLength(1);
     expect(onKey[0]).toMatchObject({
       Effect: 'Allow',
-      Action: spec.secretsKey!.operation === 'encrypt' ? 'kms:Encrypt' : 'kms:Decrypt',
+      Action: ((actions: string[]) => (actions.length === 1 ? actions[0] : actions))(spec.secretsKey!.operations.map((operation) => (operation === 'encrypt' ? 'kms:Encrypt' : 'kms:Decrypt'))),
       Condition: { StringEquals: { 'kms:EncryptionContext:purpose': [...spec.secretsKey!.purposes] } },
     });
   });

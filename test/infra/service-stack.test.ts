@@ -300,7 +300,7 @@ describe('the service stack, from functions/manifest.ts', () => {
         });
       }
       if (spec.secretsKey) {
-        expected.set(id(s.stack.secretsKey.key), spec.secretsKey.operation === 'encrypt' ? exactly('kms:Encrypt') : exactly('kms:Decrypt'));
+        expected.set(id(s.stack.secretsKey.key), exactly(...spec.secretsKey.operations.map((operation) => (operation === 'encrypt' ? 'kms:Encrypt' : 'kms:Decrypt'))));
       }
       if (spec.runsFlows) {
         for (const machine of Object.values(s.stack.flows.stateMachines)) expected.set(id(machine), exactly('states:StartSyncExecution'));

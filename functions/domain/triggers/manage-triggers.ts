@@ -27,8 +27,9 @@ export interface TriggerChange {
 
 async function sealSignature(deps: TriggerDeps, record: Pick<TriggerRecord, 'account_id' | 'id'>, signature: TriggerSettings['signature']) {
   if (!signature) return null;
-  const secret_sealed = await deps.secretBox.seal(signature.secret, signingSecretContext(record));
-  return { service: signature.service, secret_sealed, ...(signature.custom && { custom: signature.custom }) };
+  // Asana and Notion hand the secret over in their handshake: until then the trigger has none.
+  const secret_sealed = signature.secret === undefined ? undefined : await deps.secretBox.seal(signature.secret, signingSecretContext(record));
+  return { service: signature.service, ...(secret_sealed !== undefined && { secret_sealed }), ...(signature.custom && { custom: signature.custom }) };
 }
 
 export async function createTrigger(deps: TriggerDeps, accountId: string, settings: TriggerSettings): Promise<TriggerChange> {
@@ -157,7 +158,7 @@ export function rotateSigningSecret(deps: TriggerDeps, accountId: string, id: st
         signature: {
           ...signature,
           secret_sealed: await deps.secretBox.seal(rotation.secret, signingSecretContext(current)),
-          ...(overlap > 0 && { previous_secret_sealed: signature.secret_sealed, previous_secret_expires_at: secondsFromNow(deps, overlap) }),
+          ...(overlap > 0 && signature.secret_sealed !== undefined && { previous_secret_sealed: signature.secret_sealed, previous_secret_expires_at: secondsFromNow(deps, overlap) }),
         },
       },
     };
@@ -170,4 +171,22 @@ export async function deleteTrigger(deps: Pick<TriggerDeps, 'store'>, accountId:
     if (await deps.store.delete(await getTrigger(deps, accountId, id))) return;
   }
   throw new AppError('conflict', 'trigger changed concurrently');
+}
+
+/**
+ * Keeps the secret a sender's handshake hands over (Asana's `X-Hook-Secret`, Notion's
+ * `verification_token`) as the trigger's signing secret, sealed; false when the trigger has one
+ * already, so a second handshake can never replace the first one's secret.
+ */
+export async function adoptHandshakeSecret(deps: TriggerDeps, record: Pick<TriggerRecord, 'account_id' | 'id'>, secret: string): Promise<boolean> {
+  let adopted = false;
+  await changeTrigger(deps, record.account_id, record.id, async (current) => {
+    if (!current.signature || current.signature.secret_sealed !== undefined) throw new AppError('conflict', 'the trigger has its signing secret');
+    adopted = true;
+    return { record: { ...current, signature: { ...current.signature, secret_sealed: await deps.secretBox.seal(secret, signingSecretContext(current)) } } };
+  }).catch((error: unknown) => {
+    if (!(error instanceof AppError && error.code === 'conflict')) throw error;
+    adopted = false;
+  });
+  return adopted;
 }

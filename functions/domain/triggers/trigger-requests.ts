@@ -51,17 +51,20 @@ function buildTriggerSchemas() {
     timestamp_header: z.optional(headerName()),
   });
 
+  const secretText = z.string().check(z.minLength(1), z.maxLength(MAX_SECRET_LENGTH));
   const signatureSchema = z
     .strictObject({
       service: z.enum(SENDER_IDS as [string, ...string[]]),
-      secret: z.string().check(z.minLength(1), z.maxLength(MAX_SECRET_LENGTH)),
+      // Optional only for a sender that hands its secret over in its handshake (checked below).
+      secret: z.optional(secretText),
       // The first kind (a header, a prefix, a timestamp header), or the assembled-content HMAC
       // that can describe any HMAC sender, the catalog's own rows included.
       custom: z.optional(z.union([customSchema, hmacParamsSchema()])),
     })
     .check(
+      z.refine((s) => s.secret !== undefined || senderRow(s.service)?.secret_from_handshake === true, { message: 'secret is required (only asana and notion hand theirs over in their handshake)' }),
       z.refine((s) => (s.service === 'custom') === (s.custom !== undefined), { message: 'custom settings go with service "custom" only, and it needs them' }),
-      z.refine((s) => s.service !== 'standard_webhooks' || isStandardWebhooksSecret(s.secret), { message: 'a standard_webhooks secret is whsec_<base64>' }),
+      z.refine((s) => s.service !== 'standard_webhooks' || (s.secret !== undefined && isStandardWebhooksSecret(s.secret)), { message: 'a standard_webhooks secret is whsec_<base64>' }),
     );
 
   /**
@@ -118,7 +121,7 @@ function buildTriggerSchemas() {
 
   /** `POST /triggers/{id}/rotate-signing-secret`. */
   const rotateSigningSecretSchema = z.strictObject({
-    secret: signatureSchema.shape.secret,
+    secret: secretText,
     previous_secret_expires_in_seconds: overlapSeconds(DEFAULT_SECRET_OVERLAP_SECONDS),
   });
   /** `POST /triggers/{id}/regenerate-api-key`: the body is optional, and by default the old key stops at once. */
@@ -186,8 +189,8 @@ function problemOf(error: z.core.$ZodError, input: unknown): string | undefined 
  * characters, an SNS secret that is not a topic ARN, a `whsec_` that does not decode) is refused
  * when the trigger is saved, saying the form expected, rather than answered 401 at every delivery.
  */
-function checkSignatureSecret(signature: { service: string; secret: string; custom?: CustomSignatureConfig | HmacParams } | null | undefined): void {
-  if (!signature) return;
+function checkSignatureSecret(signature: { service: string; secret?: string; custom?: CustomSignatureConfig | HmacParams } | null | undefined): void {
+  if (signature?.secret === undefined) return;
   const custom = signature.custom;
   const row = signature.service === 'custom' && custom
     ? customRow('content' in custom ? custom : hmacParamsFromCustomConfig(custom))

@@ -50,7 +50,8 @@ export interface TriggerRecord {
 export interface StoredSignature {
   /** A sender catalog id (`senders/catalog.ts`). */
   service: string;
-  secret_sealed: string;
+  /** Absent until the handshake of a sender that hands its secret over there (Asana, Notion). */
+  secret_sealed?: string;
   custom?: CustomSignature;
   /**
    * After `rotate-signing-secret` with an overlap: the replaced secret, sealed under the same

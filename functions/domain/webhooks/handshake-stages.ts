@@ -19,6 +19,8 @@ export const HANDSHAKE_STAGES: { readonly [K in HandshakeKindName]: HandshakeSta
   discord_ping: 'signed',
   aws_sns_subscription: 'signed',
   microsoft_graph_validation: 'unsigned',
+  asana_hook_secret: 'unsigned',
+  notion_verification: 'unsigned',
   woocommerce_ping: 'unsigned',
   meta_subscribe: 'get',
   dropbox_challenge: 'get',

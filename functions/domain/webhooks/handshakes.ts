@@ -26,14 +26,15 @@ export interface HandshakeRequest {
 /** The receiver's answer to a handshake: JSON (`json`) or text as it is (`text`). */
 export type HandshakeReply =
   | { status: number; json: unknown }
-  | { status: number; text: string; contentType: string };
+  | { status: number; text: string; contentType: string; headers?: Record<string, string> };
 
 /**
  * A handshake that matched, and what it answered; `refused` when it matched but its token was
  * wrong. `visit`: a URL of the sender's to GET before answering (Amazon SNS confirms a
- * subscription so), which the receiver fetches only from the sender's own hosts.
+ * subscription so), which the receiver fetches only from the sender's own hosts. `adopt`: the
+ * signing secret the handshake hands over (Asana, Notion), which the trigger keeps, sealed.
  */
-export type HandshakeOutcome = { reply: HandshakeReply; visit?: string } | { refused: true };
+export type HandshakeOutcome = { reply: HandshakeReply; visit?: string; adopt?: string } | { refused: true };
 
 /**
  * When a kind is checked: `get` and `get_signed` handshakes are the only GETs a trigger answers,
@@ -137,6 +138,23 @@ export const HANDSHAKES = {
       const subscribeUrl = member(request.json, 'SubscribeURL');
       if (type !== 'SubscriptionConfirmation' || typeof subscribeUrl !== 'string') return undefined;
       return { reply: empty, visit: subscribeUrl };
+    },
+  },
+  asana_hook_secret: {
+    stage: 'unsigned',
+    docs: 'https://developers.asana.com/docs/webhooks-guide#the-webhook-handshake',
+    answer: (request, secrets) => {
+      // Only while the trigger has no secret: later handshakes are deliveries that must be signed.
+      const secret = secrets.length === 0 ? token(headerValue(request.headers, 'x-hook-secret')) : undefined;
+      return secret === undefined ? undefined : { reply: { status: 200, text: '', contentType: 'text/plain', headers: { 'x-hook-secret': secret } }, adopt: secret };
+    },
+  },
+  notion_verification: {
+    stage: 'unsigned',
+    docs: 'https://developers.notion.com/reference/webhooks#step-2-verifying-the-subscription',
+    answer: (request, secrets) => {
+      const verificationToken = secrets.length === 0 ? token(member(request.json, 'verification_token')) : undefined;
+      return verificationToken === undefined ? undefined : { reply: { status: 200, text: '', contentType: 'text/plain' }, adopt: verificationToken };
     },
   },
   meta_subscribe: {

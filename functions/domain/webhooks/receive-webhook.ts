@@ -89,6 +89,11 @@ export interface ReceiverDeps {
   waitTimeoutMs: number;
   /** Senders' published keys (certificates, JWKS), fetched only from the hosts their catalog rows allow. */
   keys: KeyFetcher;
+  /**
+   * Seals and keeps `secret` as the trigger's signing secret, handed over by its sender's handshake
+   * (Asana, Notion); false when the trigger has one already (another handshake got there first).
+   */
+  adoptSecret(record: TriggerRecord, secret: string): Promise<boolean>;
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest();
@@ -181,6 +186,9 @@ async function handshakeRequestOf(request: IncomingWebhook, parsed?: WebhookBody
 async function handshakeAnswer(deps: ReceiverDeps, request: IncomingWebhook, delivery: Delivery, kind: HandshakeKindName, outcome: HandshakeOutcome): Promise<WebhookReply> {
   if ('refused' in outcome) throw new AppError('invalid_signature', `${kind}: the token does not match`);
   if (outcome.visit !== undefined) await visitSenderUrl(deps, delivery.trigger, outcome.visit);
+  if (outcome.adopt !== undefined && !(await deps.adoptSecret(delivery.trigger, outcome.adopt))) {
+    throw new AppError('invalid_signature', 'the trigger already has its signing secret');
+  }
   try {
     if (await deps.refusals.take(delivery.trigger.id, delivery.receivedAt.getTime())) {
       await deps.executions.record(delivery.ref, {
@@ -192,7 +200,7 @@ async function handshakeAnswer(deps: ReceiverDeps, request: IncomingWebhook, del
   }
   const { reply } = outcome;
   if ('json' in reply) return { status: reply.status, body: reply.json };
-  return { status: reply.status, raw: { body: reply.text, isBase64Encoded: false }, headers: { 'content-type': reply.contentType, 'x-content-type-options': 'nosniff' } };
+  return { status: reply.status, raw: { body: reply.text, isBase64Encoded: false }, headers: { ...reply.headers, 'content-type': reply.contentType, 'x-content-type-options': 'nosniff' } };
 }
 
 /**
@@ -358,10 +366,11 @@ async function firstRefusal(deps: ReceiverDeps, trigger: ActiveTrigger | undefin
     return new AppError('unauthorized');
   }
   // Unsigned handshakes (a GET challenge, Graph's validation, WooCommerce's ping) carry no signature to check.
-  const unsignedHandshake = getHandshake ? stage === 'get' : stage === 'unsigned' && await answerHandshake(kind, 'unsigned', await handshakeRequestOf(request), []) !== undefined;
+  const unsignedHandshake = getHandshake ? stage === 'get' : stage === 'unsigned' && await answerHandshake(kind, 'unsigned', await handshakeRequestOf(request), signingSecretsOrNone(trigger, now)) !== undefined;
   if (record.signature && !unsignedHandshake) {
     const row = await senderRowOf(record.signature);
-    const verified = row !== undefined && await verifySender(row, {
+    // Until its sender's handshake hands the secret over (Asana, Notion), nothing verifies.
+    const verified = row !== undefined && trigger.signingSecret !== undefined && await verifySender(row, {
       request: { rawBody: request.rawBody, headers: request.headers, url: request.publicUrl, nowSeconds: epochSeconds(now.getTime()) },
       secrets: signingSecrets(trigger, now),
       keys: deps.keys,

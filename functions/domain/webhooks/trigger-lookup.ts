@@ -77,7 +77,8 @@ export class CachedTriggerLookup implements TriggerLookup {
   /** The signing secret, and the one it replaced while that one's overlap lasts (an ended one is not worth a decryption). */
   private async openSecrets(record: TriggerRecord, nowMs: number): Promise<Pick<ActiveTrigger, 'signingSecret' | 'previousSigningSecret'>> {
     const { signature } = record;
-    if (!signature) return {};
+    // No signature, or one whose secret its sender's handshake has not handed over yet (Asana, Notion).
+    if (!signature?.secret_sealed) return {};
     const context = signingSecretContext(record);
     const previousLive = signature.previous_secret_sealed !== undefined && isLive(signature.previous_secret_expires_at, new Date(nowMs));
     const [signingSecret, previousSigningSecret] = await Promise.all([

@@ -25,6 +25,12 @@ export { SENDER_CATEGORIES, type SenderCategory } from './listing-types.js';
 export interface SenderRow extends SignatureServiceListing {
   /** The handshake the receiver answers for this sender itself (`handshakes.ts`), when it does. */
   handshake_answer?: HandshakeKindName;
+  /**
+   * The sender hands the secret over in its handshake (Asana's `X-Hook-Secret`, Notion's
+   * `verification_token`): a trigger may be created without one, and refuses every other delivery
+   * until the handshake has given it one.
+   */
+  secret_from_handshake?: true;
   /** The body is read as JSON whatever its Content-Type says (Amazon SNS sends `text/plain`). */
   body_as?: 'json';
   verification: Verification;

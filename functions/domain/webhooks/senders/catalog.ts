@@ -596,6 +596,9 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://developers.asana.com/docs/webhooks-guide#security',
     secret_label: 'The X-Hook-Secret Asana sent in the handshake',
     handshake: true,
+    handshake_answer: 'asana_hook_secret',
+    // The secret arrives in the handshake: a trigger may be created without one.
+    secret_from_handshake: true,
     verification: bodyHmac('x-hook-signature', 'hex'),
   },
   {
@@ -605,6 +608,9 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://developers.notion.com/reference/webhooks#step-3-validating-event-payloads-recommended',
     secret_label: 'The verification_token Notion sent when the subscription was created',
     handshake: true,
+    handshake_answer: 'notion_verification',
+    // The secret arrives in the handshake: a trigger may be created without one.
+    secret_from_handshake: true,
     verification: bodyHmac('x-notion-signature', 'hex', 'sha256='),
   },
   {
