@@ -30,6 +30,9 @@ describeEach(custom.shape, {
 });
 described.add(custom, { description: 'Only with service `custom`, which requires it.' });
 
+described.add(signature.shape.verify_token, {
+  description: 'meta only: the verify token you type into Meta\'s dashboard, which its subscription handshake (GET `hub.verify_token`) must carry. Kept only as a hash and never returned; unset, the handshake must carry the secret.',
+});
 described.add(signature.shape.secret, {
   description:
     'What the sender\'s dashboard shows (`GET /signature-services` says what, per sender): a signing secret (Twilio: the auth token; standard_webhooks: `whsec_<base64>` of at least 24 bytes), a public key, a token, or `username:password`. ' +

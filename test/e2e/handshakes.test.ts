@@ -153,6 +153,18 @@ describe('GET handshakes', () => {
     expect((await fetch(`${trigger.url}?hub.mode=subscribe&hub.verify_token=wrong&hub.challenge=1158201444`)).status).toBe(401);
   });
 
+  it('meta: with signature.verify_token set, the handshake must carry that token, not the secret', async () => {
+    const token = await stack.token('handshakes-meta');
+    const trigger = await createTrigger(stack, token, { flow: 'echo', signature: { service: 'meta', secret: 'meta-app-secret', verify_token: 'my-own-verify-token' } });
+    expect(JSON.stringify(trigger)).not.toContain('my-own-verify-token');
+    const ok = await fetch(`${trigger.url}?hub.mode=subscribe&hub.verify_token=my-own-verify-token&hub.challenge=77`);
+    expect(ok.status).toBe(200);
+    expect(await ok.text()).toBe('77');
+    expect((await fetch(`${trigger.url}?hub.mode=subscribe&hub.verify_token=meta-app-secret&hub.challenge=77`)).status).toBe(401);
+    const elsewhere = await call(stack, 'POST', '/triggers', { token, body: { flow: 'echo', signature: { service: 'github', secret: 's', verify_token: 't' } } });
+    expect(elsewhere.status).toBe(400);
+  });
+
   it('dropbox: ?challenge is echoed as text/plain with nosniff', async () => {
     const { trigger } = await triggerOf('dropbox', 'dropbox-app-secret');
     const res = await fetch(`${trigger.url}?challenge=abcDEF123`);

@@ -29,7 +29,13 @@ async function sealSignature(deps: TriggerDeps, record: Pick<TriggerRecord, 'acc
   if (!signature) return null;
   // Asana and Notion hand the secret over in their handshake: until then the trigger has none.
   const secret_sealed = signature.secret === undefined ? undefined : await deps.secretBox.seal(signature.secret, signingSecretContext(record));
-  return { service: signature.service, ...(secret_sealed !== undefined && { secret_sealed }), ...(signature.custom && { custom: signature.custom }) };
+  return {
+    service: signature.service,
+    ...(secret_sealed !== undefined && { secret_sealed }),
+    ...(signature.custom && { custom: signature.custom }),
+    // Kept as API keys are, by its SHA-256: the handshake compares hashes in constant time.
+    ...(signature.verify_token !== undefined && { verify_token_hash: hashApiKey(signature.verify_token) }),
+  };
 }
 
 export async function createTrigger(deps: TriggerDeps, accountId: string, settings: TriggerSettings): Promise<TriggerChange> {

@@ -60,9 +60,12 @@ function buildTriggerSchemas() {
       // The first kind (a header, a prefix, a timestamp header), or the assembled-content HMAC
       // that can describe any HMAC sender, the catalog's own rows included.
       custom: z.optional(z.union([customSchema, hmacParamsSchema()])),
+      // Meta's subscription handshake checks a token the user chose and typed into Meta's dashboard.
+      verify_token: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
     })
     .check(
       z.refine((s) => s.secret !== undefined || senderRow(s.service)?.secret_from_handshake === true, { message: 'secret is required (only asana and notion hand theirs over in their handshake)' }),
+      z.refine((s) => s.verify_token === undefined || s.service === 'meta', { message: 'verify_token goes with service "meta" only' }),
       z.refine((s) => (s.service === 'custom') === (s.custom !== undefined), { message: 'custom settings go with service "custom" only, and it needs them' }),
       z.refine((s) => s.service !== 'standard_webhooks' || (s.secret !== undefined && isStandardWebhooksSecret(s.secret)), { message: 'a standard_webhooks secret is whsec_<base64>' }),
     );

@@ -52,6 +52,8 @@ export interface StoredSignature {
   service: string;
   /** Absent until the handshake of a sender that hands its secret over there (Asana, Notion). */
   secret_sealed?: string;
+  /** Meta: SHA-256 (hex) of the verify token its subscription handshake must carry; only the hash is kept, as for API keys. */
+  verify_token_hash?: string;
   custom?: CustomSignature;
   /**
    * After `rotate-signing-secret` with an overlap: the replaced secret, sealed under the same

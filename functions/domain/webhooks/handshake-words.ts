@@ -11,7 +11,7 @@ export const HANDSHAKE_WORDS: { readonly [K in HandshakeKindName]: string } = {
   aws_sns_subscription: 'a signed `SubscriptionConfirmation` is confirmed by a GET of its `SubscribeURL` (only on an SNS host, as certificates are); an `UnsubscribeConfirmation` is recorded, not followed',
   asana_hook_secret: 'the first POST with `X-Hook-Secret` (while the trigger has no secret) gets 200 echoing that header, and the value becomes the trigger\'s signing secret, sealed',
   notion_verification: 'the POST with `verification_token` (while the trigger has no secret) gets 200, and the token becomes the trigger\'s signing secret, sealed; the handshake delivery\'s request shows it to the owner, who pastes it back into Notion',
-  meta_subscribe: 'a GET with `hub.mode=subscribe` and `hub.verify_token` equal to the secret gets `hub.challenge` (a wrong token is 401)',
+  meta_subscribe: 'a GET with `hub.mode=subscribe` and `hub.verify_token` equal to the trigger\'s `signature.verify_token` (or, when none is set, its secret) gets `hub.challenge` (a wrong token is 401)',
   dropbox_challenge: 'a GET with `?challenge=` gets it back as `text/plain`',
   x_crc: 'a GET with `?crc_token=` gets `{"response_token": "sha256=<base64 HMAC-SHA256 under the secret>"}`',
   okta_verification: 'a GET with `X-Okta-Verification-Challenge`, once its auth header verifies, gets `{"verification"}`',

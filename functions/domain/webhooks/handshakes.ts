@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { isPlainObject } from '../../shared/json.js';
 import { headerValue } from './headers.js';
 import { constantTimeEqual } from './signatures/hmac.js';
@@ -20,6 +20,8 @@ export interface HandshakeRequest {
   json: unknown;
   /** A urlencoded form body, parsed; undefined for any other body. */
   form?: Record<string, string | string[]>;
+  /** The trigger's own Meta verify token, as its SHA-256 (hex), when one is set. */
+  verifyTokenHash?: string;
   rawBody: Uint8Array;
 }
 
@@ -165,8 +167,12 @@ export const HANDSHAKES = {
       const challenge = token(request.query['hub.challenge']);
       const verifyToken = request.query['hub.verify_token'];
       if (challenge === undefined || verifyToken === undefined) return undefined;
-      // The verify token the user typed into Meta's dashboard: the trigger's secret (the app secret).
-      return secrets.some((secret) => sha256Equal(secret, verifyToken)) ? { reply: plain(challenge) } : { refused: true };
+      // The verify token the user typed into Meta's dashboard: the trigger's `verify_token` when it
+      // has one (kept as a hash, compared in constant time), else its secret (the app secret).
+      const matches = request.verifyTokenHash !== undefined
+        ? constantTimeEqual(createHash('sha256').update(verifyToken, 'utf8').digest(), Buffer.from(request.verifyTokenHash, 'hex'))
+        : secrets.some((secret) => sha256Equal(secret, verifyToken));
+      return matches ? { reply: plain(challenge) } : { refused: true };
     },
   },
   dropbox_challenge: {

@@ -139,7 +139,7 @@ export async function receiveWebhook(deps: ReceiverDeps, request: IncomingWebhoo
     const kind = await handshakeKindOf(trigger.record);
     const stage = handshakeStage(kind);
     if (stage === 'get' || stage === 'get_signed' || stage === 'unsigned') {
-      const outcome = await answerHandshake(kind, stage, await handshakeRequestOf(request), signingSecretsOrNone(trigger, now));
+      const outcome = await answerHandshake(kind, stage, await handshakeRequestOf(request, undefined, trigger.record.signature?.verify_token_hash), signingSecretsOrNone(trigger, now));
       if (outcome) return await handshakeAnswer(deps, request, delivery, kind!, outcome);
       // A GET that is not its sender's handshake is a method a trigger does not take.
       if (request.method === 'GET') throw new AppError('method_not_allowed', undefined, { allow: 'POST' });
@@ -167,7 +167,7 @@ async function handshakeKindOf(record: TriggerRecord): Promise<HandshakeKindName
 }
 
 /** What a handshake looks at: the body parsed as JSON or a form when it is one. */
-async function handshakeRequestOf(request: IncomingWebhook, parsed?: WebhookBody): Promise<HandshakeRequest> {
+async function handshakeRequestOf(request: IncomingWebhook, parsed?: WebhookBody, verifyTokenHash?: string): Promise<HandshakeRequest> {
   const body = parsed ?? (request.rawBody.length > 0 ? await parseWebhookBody(request.rawBody, request.headers['content-type']).catch(() => undefined) : undefined);
   return {
     method: request.method,
@@ -176,6 +176,7 @@ async function handshakeRequestOf(request: IncomingWebhook, parsed?: WebhookBody
     rawBody: request.rawBody,
     json: body?.kind === 'json' ? body.value : undefined,
     ...(body?.kind === 'form' && { form: body.value }),
+    ...(verifyTokenHash !== undefined && { verifyTokenHash }),
   };
 }
 
