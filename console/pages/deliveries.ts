@@ -121,7 +121,11 @@ export function deliveriesPage(triggerId: string): HTMLElement {
     const trigger = await api<Trigger>('GET', deliveriesPath(triggerId));
     about.replaceChildren(`Trigger for ${trigger.flow} at `, el('code', {}, trigger.url), '. ',
       ...(trigger.acknowledge_response ? ['Fixed answer: ', ...fixedAnswerSummary(trigger.acknowledge_response), '. '] : []),
-      'Deliveries are kept 7 days; this list refreshes on its own.');
+      'Deliveries are kept 7 days; this list refreshes on its own.',
+      // Shown by the API this once: Notion asks for it back, and it is the trigger's signing secret.
+      ...(trigger.signature?.verification_token
+        ? [el('span', { class: 'notice', role: 'status' }, ' Notion\'s verification token, shown this once: paste it into Notion to verify the subscription. ', el('code', {}, trigger.signature.verification_token))]
+        : []));
   });
   const main = el('main', {},
     pageHeading('Deliveries'),

@@ -26,6 +26,8 @@ export type CustomSignature = CustomFields | CustomParams;
 export interface Signature {
   service: string;
   custom?: CustomSignature;
+  /** Notion's verification token, in the one read of the trigger after its handshake. */
+  verification_token?: string;
 }
 
 /** What the form sends as `signature`. */

@@ -7,7 +7,7 @@ import { sqsEventQueueOnFirstUse } from '../adapters/aws/sqs-on-first-use.js';
 import { MeteredReplayQueue } from '../adapters/metered-replay-queue.js';
 import { secretBoxFrom } from '../adapters/secret-box.js';
 import {
-  createTrigger, deleteTrigger, getTrigger, regenerateApiKey, regenerateUrl, rotateSigningSecret, updateTrigger, type TriggerChange, type TriggerDeps,
+  createTrigger, deleteTrigger, getTrigger, readTrigger, regenerateApiKey, regenerateUrl, rotateSigningSecret, updateTrigger, type TriggerChange, type TriggerDeps,
 } from '../domain/triggers/manage-triggers.js';
 import { toPublicTrigger } from '../domain/triggers/trigger.js';
 import type { Settings } from '../settings.js';
@@ -65,7 +65,12 @@ export function createTriggersHandler(deps: TriggersHandlerDeps, authenticator: 
     const page = await deps.store.list(principal.accountId, { limit: limitParam(event, 50, 500), cursor: queryParam(event, 'cursor') });
     return ok({ triggers: page.items.map((record) => present({ record })), next_cursor: page.nextCursor });
   },
-  getTrigger: async ({ event, principal }) => ok(present({ record: await getTrigger(deps, principal.accountId, pathParam(event, 'id')) })),
+  getTrigger: async ({ event, principal }) => {
+    const { record, verificationToken } = await readTrigger(deps, principal.accountId, pathParam(event, 'id'));
+    const shown = present({ record });
+    // Notion's token, this once: its owner pastes it back into Notion.
+    return ok(verificationToken === undefined || !shown.signature ? shown : { ...shown, signature: { ...shown.signature, verification_token: verificationToken } });
+  },
   updateTrigger: async ({ event, principal }) => {
     const id = pathParam(event, 'id');
     await getTrigger(deps, principal.accountId, id); // 404 before 400 for someone else's trigger

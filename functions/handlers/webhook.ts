@@ -91,7 +91,7 @@ export function composeWebhook(settings: Settings, aws: AwsClients, senderKeys: 
     waitTimeoutMs: settings.waitTimeoutMs,
     keys: senderKeys,
     // Only an Asana or Notion handshake needs it: the trigger-management code loads with the first.
-    adoptSecret: async (record, secret) =>
-      (await import('../domain/triggers/manage-triggers.js')).adoptHandshakeSecret({ store: triggerStore, secretBox, randomBytes, now: Date.now }, record, secret),
+    adoptSecret: async (record, secret, options) =>
+      (await import('../domain/triggers/manage-triggers.js')).adoptHandshakeSecret({ store: triggerStore, secretBox, randomBytes, now: Date.now }, record, secret, options),
   }, settings.publicWebhookBaseUrl);
 }

@@ -98,6 +98,11 @@ const publicSignatureSchema = (): Schema => {
     required: [...(schema.required as string[]), 'previous_secret_expires_at'],
     properties: {
       ...(schema.properties as Record<string, Schema>),
+      verification_token: {
+        type: 'string',
+        readOnly: true,
+        description: 'notion only, in the first read of the trigger after Notion\'s verification handshake: the `verification_token` Notion sent, which is the signing secret and which Notion asks you to paste back. Shown once.',
+      },
       previous_secret_expires_at: {
         type: ['string', 'null'],
         format: 'date-time',

@@ -195,4 +195,20 @@ describe('the trigger form over the sender catalog', () => {
     await page.getByRole('region', { name: 'Outcome' }).getByText('Answered 200, text/xml, 11 bytes').waitFor();
     expect(await seriousA11yViolations(page)).toEqual([]);
   });
+
+  it('a Notion trigger\'s verification token is shown once, on its deliveries page, after the handshake', async () => {
+    const token = await stack.token('notion-user');
+    const trigger = await createTrigger(stack, token, { flow: 'echo', signature: { service: 'notion' } });
+    const verificationToken = 'secret_consoleNotionVerification0123456789';
+    expect((await deliver(trigger.url, JSON.stringify({ verification_token: verificationToken }))).status).toBe(200);
+
+    const page = await signIn('notion-user');
+    await page.getByRole('row').filter({ hasText: trigger.url as string }).getByRole('link', { name: 'Deliveries' }).click();
+    await page.getByRole('status').filter({ hasText: 'shown this once' }).getByText(verificationToken).waitFor();
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Deliveries', level: 1 }).waitFor();
+    await page.getByText('Deliveries are kept 7 days').waitFor();
+    expect(await page.getByText(verificationToken).count()).toBe(0);
+  });
 });

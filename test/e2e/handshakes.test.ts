@@ -122,7 +122,7 @@ describe('senders that hand their secret over in the handshake', () => {
     expect(recorded.filter((e) => e.status === 'handshake').map((e) => e.type)).toEqual(['asana_hook_secret']);
   });
 
-  it('notion: the verification_token becomes the signing secret, shown to the owner in the handshake delivery', async () => {
+  it('notion: the verification_token becomes the signing secret, shown to the owner once, and kept out of the delivery', async () => {
     const token = await stack.token('handshakes-notion');
     const trigger = await createTrigger(stack, token, { flow: 'echo', signature: { service: 'notion' } });
     const verificationToken = 'secret_tMrlL1qK5vuQAh1b6cZGhFChZTSYJlce98V0pYn7yBl';
@@ -130,7 +130,12 @@ describe('senders that hand their secret over in the handshake', () => {
     const [handshake] = await waitForExecutions(stack, token, trigger.id, (list) => list.length === 1);
     expect(handshake).toMatchObject({ status: 'handshake', type: 'notion_verification' });
     const detail = await call(stack, 'GET', `/triggers/${trigger.id}/executions/${handshake.execution_id}`, { token });
-    expect(JSON.parse(detail.json.data.request.body).verification_token).toBe(verificationToken);
+    expect(detail.text).not.toContain(verificationToken);
+
+    const first = await call(stack, 'GET', `/triggers/${trigger.id}`, { token });
+    expect(first.json.data.signature.verification_token).toBe(verificationToken);
+    const second = await call(stack, 'GET', `/triggers/${trigger.id}`, { token });
+    expect(second.json.data.signature).not.toHaveProperty('verification_token');
 
     const event = JSON.stringify({ id: 'evt_notion_1', type: 'page.created', entity: { id: 'p1', type: 'page' } });
     const signature = `sha256=${createHmac('sha256', verificationToken).update(event).digest('hex')}`;

@@ -184,15 +184,33 @@ export async function deleteTrigger(deps: Pick<TriggerDeps, 'store'>, accountId:
  * `verification_token`) as the trigger's signing secret, sealed; false when the trigger has one
  * already, so a second handshake can never replace the first one's secret.
  */
-export async function adoptHandshakeSecret(deps: TriggerDeps, record: Pick<TriggerRecord, 'account_id' | 'id'>, secret: string): Promise<boolean> {
+export async function adoptHandshakeSecret(deps: TriggerDeps, record: Pick<TriggerRecord, 'account_id' | 'id'>, secret: string, options: { revealOnce: boolean }): Promise<boolean> {
   let adopted = false;
   await changeTrigger(deps, record.account_id, record.id, async (current) => {
     if (!current.signature || current.signature.secret_sealed !== undefined) throw new AppError('conflict', 'the trigger has its signing secret');
     adopted = true;
-    return { record: { ...current, signature: { ...current.signature, secret_sealed: await deps.secretBox.seal(secret, signingSecretContext(current)) } } };
+    const secret_sealed = await deps.secretBox.seal(secret, signingSecretContext(current));
+    return { record: { ...current, signature: { ...current.signature, secret_sealed, ...(options.revealOnce && { verification_token_unseen: true as const }) } } };
   }).catch((error: unknown) => {
     if (!(error instanceof AppError && error.code === 'conflict')) throw error;
     adopted = false;
   });
   return adopted;
+}
+
+/**
+ * A trigger for its owner to read, with Notion's verification token the one time it has not been
+ * shown yet (Notion asks the user to paste it back): opened, returned, and marked as shown. Two
+ * reads at the same moment may both show it; none after.
+ */
+export async function readTrigger(deps: TriggerDeps, accountId: string, id: string): Promise<TriggerChange & { verificationToken?: string }> {
+  const record = await getTrigger(deps, accountId, id);
+  const signature = record.signature;
+  if (!signature?.verification_token_unseen || signature.secret_sealed === undefined) return { record };
+  const verificationToken = await deps.secretBox.open(signature.secret_sealed, signingSecretContext(record));
+  const shown = await changeTrigger(deps, accountId, id, async (current) => {
+    const { verification_token_unseen: _unseen, ...rest } = current.signature!;
+    return { record: { ...current, signature: rest } };
+  });
+  return { record: shown.record, verificationToken };
 }

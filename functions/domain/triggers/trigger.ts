@@ -52,6 +52,11 @@ export interface StoredSignature {
   service: string;
   /** Absent until the handshake of a sender that hands its secret over there (Asana, Notion). */
   secret_sealed?: string;
+  /**
+   * Notion: its handshake's `verification_token` (the secret) has not been shown to the owner yet;
+   * the next read of the trigger shows it, once, for the owner to paste back into Notion.
+   */
+  verification_token_unseen?: true;
   /** Meta: SHA-256 (hex) of the verify token its subscription handshake must carry; only the hash is kept, as for API keys. */
   verify_token_hash?: string;
   custom?: CustomSignature;
@@ -74,7 +79,7 @@ export interface PublicTrigger {
   api_key_enabled: boolean;
   /** When the key replaced with an overlap stops working; null when no old key works. */
   previous_api_key_expires_at: string | null;
-  signature: { service: string; custom?: CustomSignature; previous_secret_expires_at: string | null } | null;
+  signature: { service: string; custom?: CustomSignature; previous_secret_expires_at: string | null; verification_token?: string } | null;
   allowed_source_ips: string[] | null;
   enabled: boolean;
   deduplicate: boolean;

@@ -10,7 +10,7 @@ export const HANDSHAKE_WORDS: { readonly [K in HandshakeKindName]: string } = {
   woocommerce_ping: 'the unsigned creation ping (form `webhook_id=<n>`) gets an empty 200',
   aws_sns_subscription: 'a signed `SubscriptionConfirmation` is confirmed by a GET of its `SubscribeURL` (only on an SNS host, as certificates are); an `UnsubscribeConfirmation` is recorded, not followed',
   asana_hook_secret: 'the first POST with `X-Hook-Secret` (while the trigger has no secret) gets 200 echoing that header, and the value becomes the trigger\'s signing secret, sealed',
-  notion_verification: 'the POST with `verification_token` (while the trigger has no secret) gets 200, and the token becomes the trigger\'s signing secret, sealed; the handshake delivery\'s request shows it to the owner, who pastes it back into Notion',
+  notion_verification: 'the POST with `verification_token` (while the trigger has no secret) gets 200, and the token becomes the trigger\'s signing secret, sealed; the next read of the trigger (API or console) shows it to the owner once, to paste back into Notion, and the delivery keeps no body',
   meta_subscribe: 'a GET with `hub.mode=subscribe` and `hub.verify_token` equal to the trigger\'s `signature.verify_token` (or, when none is set, its secret) gets `hub.challenge` (a wrong token is 401)',
   dropbox_challenge: 'a GET with `?challenge=` gets it back as `text/plain`',
   x_crc: 'a GET with `?crc_token=` gets `{"response_token": "sha256=<base64 HMAC-SHA256 under the secret>"}`',

@@ -34,9 +34,11 @@ export type HandshakeReply =
  * A handshake that matched, and what it answered; `refused` when it matched but its token was
  * wrong. `visit`: a URL of the sender's to GET before answering (Amazon SNS confirms a
  * subscription so), which the receiver fetches only from the sender's own hosts. `adopt`: the
- * signing secret the handshake hands over (Asana, Notion), which the trigger keeps, sealed.
+ * signing secret the handshake hands over (Asana, Notion), which the trigger keeps, sealed;
+ * `revealOnce`: its owner must see it (Notion asks for it back), once, and it is kept out of the
+ * delivery's stored request.
  */
-export type HandshakeOutcome = { reply: HandshakeReply; visit?: string; adopt?: string } | { refused: true };
+export type HandshakeOutcome = { reply: HandshakeReply; visit?: string; adopt?: string; revealOnce?: true } | { refused: true };
 
 /**
  * When a kind is checked: `get` and `get_signed` handshakes are the only GETs a trigger answers,
@@ -156,7 +158,7 @@ export const HANDSHAKES = {
     docs: 'https://developers.notion.com/reference/webhooks#step-2-verifying-the-subscription',
     answer: (request, secrets) => {
       const verificationToken = secrets.length === 0 ? token(member(request.json, 'verification_token')) : undefined;
-      return verificationToken === undefined ? undefined : { reply: { status: 200, text: '', contentType: 'text/plain' }, adopt: verificationToken };
+      return verificationToken === undefined ? undefined : { reply: { status: 200, text: '', contentType: 'text/plain' }, adopt: verificationToken, revealOnce: true };
     },
   },
   meta_subscribe: {

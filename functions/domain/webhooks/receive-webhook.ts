@@ -93,7 +93,7 @@ export interface ReceiverDeps {
    * Seals and keeps `secret` as the trigger's signing secret, handed over by its sender's handshake
    * (Asana, Notion); false when the trigger has one already (another handshake got there first).
    */
-  adoptSecret(record: TriggerRecord, secret: string): Promise<boolean>;
+  adoptSecret(record: TriggerRecord, secret: string, options: { revealOnce: boolean }): Promise<boolean>;
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest();
@@ -187,14 +187,14 @@ async function handshakeRequestOf(request: IncomingWebhook, parsed?: WebhookBody
 async function handshakeAnswer(deps: ReceiverDeps, request: IncomingWebhook, delivery: Delivery, kind: HandshakeKindName, outcome: HandshakeOutcome): Promise<WebhookReply> {
   if ('refused' in outcome) throw new AppError('invalid_signature', `${kind}: the token does not match`);
   if (outcome.visit !== undefined) await visitSenderUrl(deps, delivery.trigger, outcome.visit);
-  if (outcome.adopt !== undefined && !(await deps.adoptSecret(delivery.trigger, outcome.adopt))) {
+  if (outcome.adopt !== undefined && !(await deps.adoptSecret(delivery.trigger, outcome.adopt, { revealOnce: outcome.revealOnce === true }))) {
     throw new AppError('invalid_signature', 'the trigger already has its signing secret');
   }
   try {
     if (await deps.refusals.take(delivery.trigger.id, delivery.receivedAt.getTime())) {
       await deps.executions.record(delivery.ref, {
         event_id: deps.newId(), received_at: delivery.receivedAt.toISOString(), type: kind, status: 'handshake', attempts: 0,
-      }, storedRequest(request, request.rawBody.length <= deps.maxBodyBytes));
+      }, storedRequest(request, !('revealOnce' in outcome && outcome.revealOnce) && request.rawBody.length <= deps.maxBodyBytes));
     }
   } catch (error) {
     await logFault('handshake not recorded', error);
