@@ -166,9 +166,23 @@ async function handshakeKindOf(record: TriggerRecord): Promise<HandshakeKindName
   return (await senderRowOf(record.signature))?.handshake_answer;
 }
 
+/**
+ * A request's body, parsed once however many steps read it: the unsigned-handshake check, the
+ * early handshakes and the flow input may each need it, and a multipart body is not cheap. Keyed
+ * by the content type it is read as (a row may read SNS's `text/plain` as JSON).
+ */
+const parsedBodies = new WeakMap<IncomingWebhook, Map<string | undefined, Promise<WebhookBody>>>();
+function bodyOf(request: IncomingWebhook, contentType: string | undefined = request.headers['content-type']): Promise<WebhookBody> {
+  let byType = parsedBodies.get(request);
+  if (!byType) parsedBodies.set(request, (byType = new Map()));
+  let parsed = byType.get(contentType);
+  if (!parsed) byType.set(contentType, (parsed = parseWebhookBody(request.rawBody, contentType)));
+  return parsed;
+}
+
 /** What a handshake looks at: the body parsed as JSON or a form when it is one. */
 async function handshakeRequestOf(request: IncomingWebhook, parsed?: WebhookBody, verifyTokenHash?: string): Promise<HandshakeRequest> {
-  const body = parsed ?? (request.rawBody.length > 0 ? await parseWebhookBody(request.rawBody, request.headers['content-type']).catch(() => undefined) : undefined);
+  const body = parsed ?? (request.rawBody.length > 0 ? await bodyOf(request).catch(() => undefined) : undefined);
   return {
     method: request.method,
     headers: request.headers,
@@ -226,7 +240,7 @@ async function visitSenderUrl(deps: ReceiverDeps, record: TriggerRecord, url: st
 async function accept(deps: ReceiverDeps, request: IncomingWebhook, delivery: Delivery, trigger: ActiveTrigger): Promise<WebhookReply> {
   const { trigger: record, receivedAt, ref } = delivery;
   const row = record.signature ? await senderRowOf(record.signature) : undefined;
-  const body = await parseWebhookBody(request.rawBody, row?.body_as === 'json' ? 'application/json' : request.headers['content-type']);
+  const body = await bodyOf(request, row?.body_as === 'json' ? 'application/json' : undefined);
   const kind = await handshakeKindOf(record);
   if (handshakeStage(kind) === 'signed') {
     const outcome = await answerHandshake(kind, 'signed', await handshakeRequestOf(request, body), signingSecretsOrNone(trigger, receivedAt));
