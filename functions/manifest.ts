@@ -185,6 +185,9 @@ export const ROUTES: readonly RouteSpec[] = [
   trigger('GET', '/triggers/{id}/executions/{execution_id}', 'getTriggerExecution', 'One delivery, with its request and attempts'),
   trigger('POST', '/triggers/{id}/executions/{execution_id}/replay', 'replayTriggerExecution', 'Run a stored delivery again'),
   trigger('POST', '/triggers/{id}/replay', 'replayTriggerExecutions', 'Run the deliveries that match a filter again (up to 500 per call)'),
+  // Delivery counts by outcome, from counters kept as deliveries are recorded (functions/domain/stats/).
+  trigger('GET', '/triggers/{id}/stats', 'getTriggerStats', "A trigger's deliveries counted by outcome, per minute or hour"),
+  trigger('GET', '/triggers/stats', 'listTriggerStats', "Each trigger's deliveries counted by outcome, a page of triggers at once"),
   // What a client creating a trigger chooses its flow from (the console's Flow field).
   trigger('GET', '/flows', 'listFlows', 'The deployed flows a trigger may run'),
   trigger('GET', '/signature-services', 'listSignatureServices', 'The webhook senders a trigger can verify'),

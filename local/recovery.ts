@@ -1,12 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { QueryCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDeliveryStats } from '../functions/adapters/aws/dynamo-delivery-stats.js';
 import { DynamoExecutionStore } from '../functions/adapters/aws/dynamo-execution-store.js';
+import { CountingExecutionStore } from '../functions/adapters/counting-execution-store.js';
 import { DynamoTriggerStore } from '../functions/adapters/aws/dynamo-trigger-store.js';
 import { SqsEventQueue } from '../functions/adapters/aws/sqs-event-queue.js';
 import { SqsSweepQueue } from '../functions/adapters/aws/sqs-sweep-queue.js';
 import type { Clock } from '../functions/domain/clock.js';
 import type { ExecutionStatus } from '../functions/domain/flows/ports.js';
+import { countAtOnce } from '../functions/domain/stats/tally.js';
 import { requeueExecution } from '../functions/domain/flows/replay.js';
 import type { GenerationRef } from '../functions/domain/kv/types.js';
 import type { TriggerRecord } from '../functions/domain/triggers/trigger.js';
@@ -67,7 +70,8 @@ const refOf = (pk: string, sk: string) => ({ triggerId: pk.slice('TRIGGER#'.leng
  * strongly consistent (an index is not) and brings its request.
  */
 async function recoverExecutions(deps: RecoveryDeps, report: RecoveryReport): Promise<void> {
-  const executions = new DynamoExecutionStore(deps.dynamo, deps.tables.executions, deps.now);
+  // Counted as the receiver and the worker count: an interrupted run's record moves to queued or failed.
+  const executions = new CountingExecutionStore(new DynamoExecutionStore(deps.dynamo, deps.tables.executions, deps.now), countAtOnce(new DynamoDeliveryStats(deps.dynamo, deps.tables.executions, deps.now), deps.now));
   const triggerStore = new DynamoTriggerStore(deps.dynamo, deps.tables.triggers, deps.now);
   const replayDeps = { executions, queue: new SqsEventQueue(deps.sqs, deps.queues.flowEvents), now: deps.now, newId: () => randomBytes(16).toString('hex') };
   const triggers = new Map<string, Promise<TriggerRecord | undefined>>();

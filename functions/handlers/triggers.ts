@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AwsClients } from '../adapters/aws/clients.js';
 import { dynamoClient } from '../adapters/aws/clients/dynamo.js';
+import { DynamoDeliveryStats } from '../adapters/aws/dynamo-delivery-stats.js';
 import { DynamoExecutionStore } from '../adapters/aws/dynamo-execution-store.js';
 import { DynamoTriggerStore } from '../adapters/aws/dynamo-trigger-store.js';
 import { sqsEventQueueOnFirstUse } from '../adapters/aws/sqs-on-first-use.js';
@@ -16,6 +17,7 @@ import { EXECUTION_ID } from '../domain/flows/execution-id.js';
 import { parseBulkReplay, parseExecutionFilter } from '../domain/flows/execution-filter.js';
 import { onFirstUse } from '../adapters/lazy.js';
 import type { EventQueue, ExecutionStore } from '../domain/flows/ports.js';
+import type { DeliveryStatsStore } from '../domain/stats/ports.js';
 import { AppError } from '../shared/errors.js';
 import { createHttpHandler } from '../shared/handler.js';
 import { metricsRecorder } from '../shared/metrics.js';
@@ -30,6 +32,8 @@ export interface TriggersHandlerDeps extends TriggerDeps {
   flows: ReadonlySet<string>;
   /** Base of the URLs shown (`<base>/<webhook_id>`). */
   webhookBaseUrl: string;
+  /** Delivery counts by outcome (`GET /triggers/{id}/stats`). */
+  stats: DeliveryStatsStore;
 }
 
 /** The `{execution_id}` path parameter; a malformed one cannot name a record (404, as for another trigger's). */
@@ -44,6 +48,9 @@ function executionIdParam(event: HttpEvent): string {
  * routes only the replays need it, so it loads with the first.
  */
 const replayModule = onFirstUse(() => import('../domain/flows/replay.js'));
+
+/** Reading delivery counts: only the stats routes need it, so it loads with the first. */
+const statsModule = onFirstUse(() => import('../domain/stats/read-stats.js'));
 
 /** The sender catalog as the API lists it, for `GET /signature-services` only. */
 const senderListing = onFirstUse(() => import('../domain/webhooks/senders/listing.js'));
@@ -112,6 +119,17 @@ export function createTriggersHandler(deps: TriggersHandlerDeps, authenticator: 
     const trigger = await getTrigger(deps, principal.accountId, pathParam(event, 'id'));
     return accepted(await (await replayModule()).replayMatching(replayDeps, trigger, parseBulkReplay(jsonObjectBody(event))));
   },
+  getTriggerStats: async ({ event, principal }) => {
+    const trigger = await getTrigger(deps, principal.accountId, pathParam(event, 'id'));
+    const { parseStatsQuery, readDeliveryStats } = await statsModule();
+    return ok({ trigger_id: trigger.id, ...await readDeliveryStats(deps, trigger, parseStatsQuery(event.queryStringParameters ?? {}, deps.now())) });
+  },
+  listTriggerStats: async ({ event, principal }) => {
+    const { parseStatsQuery, readManyDeliveryStats } = await statsModule();
+    const query = parseStatsQuery(event.queryStringParameters ?? {}, deps.now());
+    const page = await deps.store.list(principal.accountId, { limit: limitParam(event, 20, 100), cursor: queryParam(event, 'cursor') });
+    return ok({ ...await readManyDeliveryStats(deps, page.items, query), next_cursor: page.nextCursor });
+  },
   listFlows: async () => ok({ flows: [...flows].sort() }),
   // The catalog is about 30 KB of rows: loaded by the first request for it, not at init.
   listSignatureServices: async () => ok((await senderListing()).SIGNATURE_SERVICE_LISTING),
@@ -128,4 +146,5 @@ export const composeTriggers = (settings: Settings, aws: AwsClients) => createTr
   queue: new MeteredReplayQueue(sqsEventQueueOnFirstUse(settings.flowQueueUrl, aws), metricsRecorder),
   flows: new Set(settings.flowNames),
   webhookBaseUrl: settings.publicWebhookBaseUrl ?? settings.webhookBaseUrl,
+  stats: new DynamoDeliveryStats(dynamoClient(aws), settings.executionsTable, Date.now),
 }, createGatewayAuthenticator(settings, aws));

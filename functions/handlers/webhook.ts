@@ -8,6 +8,9 @@ import { sqsClient } from '../adapters/aws/clients/sqs.js';
 import { sfnFlowRunnerOnFirstUse } from '../adapters/aws/sfn-on-first-use.js';
 import { SqsEventQueue } from '../adapters/aws/sqs-event-queue.js';
 import { MeteredExecutionStore } from '../adapters/metered-execution-store.js';
+import { CountingExecutionStore } from '../adapters/counting-execution-store.js';
+import { DynamoDeliveryStats } from '../adapters/aws/dynamo-delivery-stats.js';
+import { countAtOnce } from '../domain/stats/tally.js';
 import { MeteredFlowRunner } from '../adapters/metered-flow-runner.js';
 import { secretBoxFrom } from '../adapters/secret-box.js';
 import type { Clock } from '../domain/clock.js';
@@ -77,7 +80,8 @@ function httpsKeyFetcherOnFirstUse(): KeyFetcher {
 export function composeWebhook(settings: Settings, aws: AwsClients, senderKeys: KeyFetcher = httpsKeyFetcherOnFirstUse()) {
   const triggerStore = new DynamoTriggerStore(dynamoClient(aws), settings.triggersTable, Date.now);
   const secretBox = secretBoxFrom(settings, aws);
-  const executions = new MeteredExecutionStore(new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable, Date.now), metricsRecorder);
+  const stats = countAtOnce(new DynamoDeliveryStats(dynamoClient(aws), settings.executionsTable, Date.now), Date.now);
+  const executions = new MeteredExecutionStore(new CountingExecutionStore(new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable, Date.now), stats), metricsRecorder);
   return createWebhookHandler({
     triggers: new CachedTriggerLookup(triggerStore, secretBox, settings.triggerCacheTtlMs, Date.now),
     executions,

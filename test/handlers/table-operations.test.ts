@@ -215,6 +215,11 @@ describe('the DynamoDB operations each function sends are the ones the manifest 
     const executions = data(await as('triggers', () => triggers(httpEvent('listTriggerExecutions', { apiKey, params: id }))));
     expect(executions.executions.map((e: { status: string }) => e.status).sort()).toEqual(['duplicate', 'succeeded', 'succeeded']);
 
+    // Delivery counts: one trigger's by minute and by hour, and a page of triggers'.
+    for (const [operationId, query] of [['getTriggerStats', { bucket: 'minute' }], ['getTriggerStats', {}], ['listTriggerStats', {}]] as const) {
+      expect((await as('triggers', () => triggers(httpEvent(operationId, { apiKey, params: id, query })))).statusCode, operationId).toBe(200);
+    }
+
     // Inspecting and replaying: one delivery in detail, the deliveries of its event, one replay, a
     // bulk replay, and a replay the queue refuses (its record is taken back).
     const delivered = executions.executions.find((e: { status: string }) => e.status === 'succeeded');
