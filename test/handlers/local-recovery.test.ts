@@ -5,7 +5,9 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDeliveryStats } from '../../functions/adapters/aws/dynamo-delivery-stats.js';
 import { DynamoExecutionStore } from '../../functions/adapters/aws/dynamo-execution-store.js';
+import { CountingExecutionStore } from '../../functions/adapters/counting-execution-store.js';
 import { DynamoKvStore, generationPk } from '../../functions/adapters/aws/dynamo-kv-store.js';
 import { DynamoTriggerStore } from '../../functions/adapters/aws/dynamo-trigger-store.js';
 import { SqsSweepQueue } from '../../functions/adapters/aws/sqs-sweep-queue.js';
@@ -14,6 +16,7 @@ import { parseFlowMessage } from '../../functions/domain/flows/message.js';
 import type { ExecutionRef, StoredRequest } from '../../functions/domain/flows/ports.js';
 import { runQueuedFlow } from '../../functions/domain/flows/run-queued-flow.js';
 import { decodeSweepTask } from '../../functions/domain/kv/sweep-task.js';
+import { countAtOnce } from '../../functions/domain/stats/tally.js';
 import { Sweeper } from '../../functions/domain/kv/sweeper.js';
 import type { TriggerRecord } from '../../functions/domain/triggers/trigger.js';
 import { LOCAL_AWS_ENV, startEngines, type Engines } from '../../local/engines.js';
@@ -129,6 +132,37 @@ describe('recover', () => {
     // Nothing is left unfinished: a second restart finds nothing.
     expect(await recover(deps)).toEqual({ requeued: 1, interrupted: 0, failed: 0, sweeps: 0 });
     expect((await drain(deps.queues.flowEvents)).map((body) => parseFlowMessage(body).ref)).toEqual([queued]);
+  });
+
+  it('keeps the delivery counts right: an interrupted first run counts queued once, and the runs after the restart move it on', async () => {
+    const other = { ...trigger, id: 'b'.repeat(32), webhook_id: `wh${'1'.repeat(30)}` };
+    await new DynamoTriggerStore(dynamo, deps.tables.triggers, Date.now).create(other);
+    const stats = new DynamoDeliveryStats(dynamo, deps.tables.executions, Date.now);
+    const counted = new CountingExecutionStore(new DynamoExecutionStore(dynamo, deps.tables.executions, Date.now), countAtOnce(stats, Date.now));
+    const receivedAt = new Date().toISOString();
+    // One was in its first run, the other in its second (its first failed) when the stack stopped.
+    const first = ref(other.id);
+    const second = ref(other.id);
+    for (const [r, eventId] of [[first, 'evt_first'], [second, 'evt_second']] as const) {
+      await counted.record(r, { event_id: eventId, received_at: receivedAt, status: 'queued', attempts: 0 }, request(eventId));
+    }
+    await counted.update(first, { status: 'running', attempts: 1, attempt: { attempt: 1, started_at: receivedAt, status: 'running' } });
+    await counted.update(second, { status: 'queued', attempts: 1, error: 'boom', attempt: { attempt: 1, started_at: receivedAt, finished_at: receivedAt, status: 'failed', error: 'boom' } });
+    await counted.update(second, { status: 'running', attempts: 2, attempt: { attempt: 2, started_at: receivedAt, status: 'running' } });
+    const totals = async () => [...(await stats.minutes(other.id, Math.floor(Date.now() / 60_000) - 10, Math.floor(Date.now() / 60_000) + 10)).values()]
+      .reduce((sum, counts) => ({ queued: sum.queued + counts.queued, succeeded: sum.succeeded + counts.succeeded }), { queued: 0, succeeded: 0 });
+    expect(await totals()).toEqual({ queued: 1, succeeded: 0 });
+
+    await recover(deps);
+    expect(await totals()).toEqual({ queued: 2, succeeded: 0 });
+    const messages = (await drain(deps.queues.flowEvents)).map(parseFlowMessage).filter((m) => m.trigger_id === other.id);
+    expect(messages).toHaveLength(2);
+    for (const message of messages) {
+      await runQueuedFlow({
+        executions: counted, flows: { run: async () => ({ status: 'succeeded', output: {} }) }, redelivery: { delay: async () => undefined }, maxReceiveCount: 5, retryBaseSeconds: 1, now: Date.now,
+      }, { body: JSON.stringify(message), receiptHandle: 'r', receiveCount: 1, timeoutMs: 1000 });
+    }
+    expect(await totals()).toEqual({ queued: 0, succeeded: 2 });
   });
 
   it('hands every old generation that still holds items to the sweeper, which empties it and leaves the current one', async () => {
