@@ -15,7 +15,9 @@ import { fixed, int } from './support/timing.js';
  * TOTAL` (a middleware on their own client), and the units the engine reports are summed by the
  * kind of item written: the status record (in one of the trigger's shards), the request (keyed by
  * event id: spread over the whole table), the flow's output when over 400 bytes (keyed by execution
- * id; the bench's `echo` flow returns the event, so it is about the body's size), and others.
+ * id; the bench's `echo` flow returns the event, so it is about the body's size), the delivery
+ * counters (`STATS#`: one ADD per trigger and minute of a worker batch, so measured also with the
+ * events sent at once, when batches fill), and others.
  *
  * DynamoDB gives one partition 1,000 write units a second. A trigger's status records go to
  * EXECUTION_SHARDS partitions, so its ceiling is shards × 1,000 ÷ (status units per event); the
@@ -25,10 +27,12 @@ const EVENTS = 40;
 const PARTITION_WRITE_UNITS_PER_SECOND = 1000;
 const SECRET = 'whsec_write_units_bench';
 
-type Kind = 'status' | 'request' | 'output' | 'payload' | 'other';
+type Kind = 'status' | 'request' | 'output' | 'payload' | 'stats' | 'other';
 const kindOf = (pk: unknown): Kind => {
   const key = String(pk ?? '');
   if (key.startsWith('TRIGGER#')) return 'status';
+  // The delivery counters (dynamo-delivery-stats.ts): the worker's one ADD per trigger and minute of a batch.
+  if (key.startsWith('STATS#')) return 'stats';
   if (key.startsWith('REQUEST#')) return 'request';
   if (key.startsWith('OUTPUT#')) return 'output';
   if (key.startsWith('PAYLOAD#')) return 'payload';
@@ -37,8 +41,8 @@ const kindOf = (pk: unknown): Kind => {
 
 export default async function writeUnitsBench() {
   const stack = await startLocalStack({ port: 0 });
-  const units: Record<Kind, number> = { status: 0, request: 0, output: 0, payload: 0, other: 0 };
-  const writes: Record<Kind, number> = { status: 0, request: 0, output: 0, payload: 0, other: 0 };
+  const units: Record<Kind, number> = { status: 0, request: 0, output: 0, payload: 0, stats: 0, other: 0 };
+  const writes: Record<Kind, number> = { status: 0, request: 0, output: 0, payload: 0, stats: 0, other: 0 };
   dynamoClient(stack.aws).middlewareStack.add((next, context) => async (args) => {
     const command = context.commandName ?? '';
     const isWrite = /^(Put|Update|Delete)(Item)?Command$/.test(command) || /^(Put|Update|Delete)Command$/.test(command);
@@ -60,22 +64,27 @@ export default async function writeUnitsBench() {
       body: JSON.stringify({ flow: 'echo', signature: { service: 'stripe', secret: SECRET } }),
     });
     const trigger = ((await created.json()) as { data: { id: string; url: string } }).data;
-    const rows = [];
-    for (const size of [1 * KB, 10 * KB]) {
+    /** Sends EVENTS deliveries (one after another, or all at once) and waits until every flow has run: the worker's writes belong to the event too. */
+    const sendAll = async (size: number, prefix: string, atOnce: boolean) => {
       for (const kind of Object.keys(units) as Kind[]) units[kind] = writes[kind] = 0;
-      for (let i = 0; i < EVENTS; i++) {
-        const body = jsonEvent(size, `evt_wu_${size}_${i}`);
+      const send = async (i: number) => {
+        const body = jsonEvent(size, `${prefix}_${i}`);
         const res = await fetch(trigger.url, { method: 'POST', headers: { 'content-type': 'application/json', ...signStripe({ secret: SECRET, body, timestamp: Math.floor(Date.now() / 1000) }) }, body });
         if (res.status !== 200) throw new Error(`delivery answered ${res.status}`);
-      }
-      // The worker's updates belong to the event too: wait until every flow has run.
+      };
+      if (atOnce) await Promise.all(Array.from({ length: EVENTS }, (_, i) => send(i)));
+      else for (let i = 0; i < EVENTS; i++) await send(i);
       for (let waited = 0; ; waited += 200) {
         const list = await fetch(`${stack.baseUrl}/triggers/${trigger.id}/executions?limit=500&status=succeeded&since=1970-01-01`, { headers: { authorization: `Bearer ${token}` } });
-        const done = ((await list.json()) as { data: { executions: { event_id: string }[] } }).data.executions.filter((e) => e.event_id.startsWith(`evt_wu_${size}_`)).length;
+        const done = ((await list.json()) as { data: { executions: { event_id: string }[] } }).data.executions.filter((e) => e.event_id.startsWith(`${prefix}_`)).length;
         if (done === EVENTS) break;
         if (waited > 60_000) throw new Error(`only ${done} of ${EVENTS} flows ran`);
         await new Promise((r) => setTimeout(r, 200));
       }
+    };
+    const rows = [];
+    for (const size of [1 * KB, 10 * KB]) {
+      await sendAll(size, `evt_wu_${size}`, false);
       const perEvent = (kind: Kind) => units[kind] / EVENTS;
       const total = (Object.keys(units) as Kind[]).reduce((sum, kind) => sum + perEvent(kind), 0);
       const ceiling = (EXECUTION_SHARDS * PARTITION_WRITE_UNITS_PER_SECOND) / perEvent('status');
@@ -87,6 +96,7 @@ export default async function writeUnitsBench() {
         status_record_units_per_event: perEvent('status'),
         request_units_per_event: perEvent('request'),
         output_units_per_event: perEvent('output'),
+        stats_units_per_event: perEvent('stats'),
         other_units_per_event: perEvent('other') + perEvent('payload'),
         status_writes_per_event: writes.status / EVENTS,
         request_writes_per_event: writes.request / EVENTS,
@@ -95,11 +105,16 @@ export default async function writeUnitsBench() {
       });
     }
     console.log(`write units per acknowledged event (${EVENTS} events each, receiver + flow worker), ${EXECUTION_SHARDS} shards per trigger`);
-    console.log(`${'body'.padEnd(8)}${'total'.padStart(8)}${'status'.padStart(8)}${'request'.padStart(9)}${'output'.padStart(8)}${'other'.padStart(7)}${'per-trigger ceiling'.padStart(22)}${'body in record'.padStart(17)}`);
+    console.log(`${'body'.padEnd(8)}${'total'.padStart(8)}${'status'.padStart(8)}${'request'.padStart(9)}${'output'.padStart(8)}${'stats'.padStart(7)}${'other'.padStart(7)}${'per-trigger ceiling'.padStart(22)}${'body in record'.padStart(17)}`);
     for (const r of rows) {
-      console.log(`${`${r.body_bytes / KB} KB`.padEnd(8)}${fixed(r.write_units_per_event).padStart(8)}${fixed(r.status_record_units_per_event).padStart(8)}${fixed(r.request_units_per_event).padStart(9)}${fixed(r.output_units_per_event).padStart(8)}${fixed(r.other_units_per_event).padStart(7)}${`${int(r.per_trigger_ceiling_events_per_second)} events/s`.padStart(22)}${`${int(r.body_in_record_ceiling_events_per_second)} events/s`.padStart(17)}`);
+      console.log(`${`${r.body_bytes / KB} KB`.padEnd(8)}${fixed(r.write_units_per_event).padStart(8)}${fixed(r.status_record_units_per_event).padStart(8)}${fixed(r.request_units_per_event).padStart(9)}${fixed(r.output_units_per_event).padStart(8)}${fixed(r.stats_units_per_event).padStart(7)}${fixed(r.other_units_per_event).padStart(7)}${`${int(r.per_trigger_ceiling_events_per_second)} events/s`.padStart(22)}${`${int(r.body_in_record_ceiling_events_per_second)} events/s`.padStart(17)}`);
     }
     console.log('ceiling = shards × 1,000 WCU/s per partition ÷ status-record units per event; the request (keyed by event id) and the echo flow\'s output (by execution id) are written once each and spread over the table');
+    // The counters cost one ADD per trigger and minute of a worker batch: sent one after another, each
+    // event is usually a batch of its own; sent at once, batches fill (up to 10 messages).
+    await sendAll(1 * KB, 'evt_wu_burst', true);
+    const burstStatsUnitsPerEvent = units.stats / EVENTS;
+    console.log(`stats (delivery counters): ${fixed(rows[0]!.stats_units_per_event)} WCU per event sent one after another, ${fixed(burstStatsUnitsPerEvent)} when ${EVENTS} are sent at once (one ADD per trigger and minute of a worker batch)`);
     const tenKb = rows[1]!;
     const chart: ChartRow[] = rows.map((r) => ({
       label: `${r.body_bytes / KB} KB body`,
@@ -109,7 +124,7 @@ export default async function writeUnitsBench() {
       better: 'higher' as const,
       text: `${int(r.per_trigger_ceiling_events_per_second)}/s (${fixed(r.write_units_per_event)} WCU per event, ${fixed(r.status_record_units_per_event)} on the trigger's shards)`,
     }));
-    return { events: EVENTS, shards: EXECUTION_SHARDS, rows, target_met: tenKb.per_trigger_ceiling_events_per_second >= 1000, chart };
+    return { events: EVENTS, shards: EXECUTION_SHARDS, rows, stats_units_per_event_burst: burstStatsUnitsPerEvent, target_met: tenKb.per_trigger_ceiling_events_per_second >= 1000, chart };
   } finally {
     await stack.stop();
   }
