@@ -8,6 +8,7 @@ import { api, ApiError, credentials, type Credentials } from './api.js';
 import { alertRegion, el, pageHeading, withProgress } from './dom.js';
 import { accountPage } from './pages/account.js';
 import { bucketPage, bucketsPage } from './pages/buckets.js';
+import { dashboardPage } from './pages/dashboard.js';
 import { deliveriesPage, deliveryPage } from './pages/deliveries.js';
 import { triggersPage } from './pages/triggers.js';
 import { authorizeUrl, codeChallenge, completeSignIn, createState, createVerifier, logoutUrl, SignInError, type HostedUiConfig, type PendingSignIn } from './pkce.js';
@@ -18,7 +19,7 @@ const redirectUri = () => `${location.origin}/console`;
 
 const root = document.getElementById('app')!;
 
-type Route = { page: 'triggers' } | { page: 'deliveries'; trigger: string; execution?: string } | { page: 'buckets' } | { page: 'bucket'; name: string } | { page: 'account' };
+type Route = { page: 'triggers' } | { page: 'dashboard' } | { page: 'deliveries'; trigger: string; execution?: string; filters?: URLSearchParams } | { page: 'buckets' } | { page: 'bucket'; name: string } | { page: 'account' };
 
 /** A hash segment as typed or linked; a malformed escape is kept as it is (the API then answers not found). */
 function segment(text: string): string {
@@ -33,8 +34,11 @@ function route(): Route {
   const hash = location.hash;
   if (hash === '#/account') return { page: 'account' };
   if (hash === '#/buckets') return { page: 'buckets' };
-  const deliveries = /^#\/triggers\/([^/]+)\/deliveries(?:\/([^/]+))?$/.exec(hash);
-  if (deliveries) return { page: 'deliveries', trigger: segment(deliveries[1]!), ...(deliveries[2] && { execution: segment(deliveries[2]) }) };
+  if (hash === '#/dashboard') return { page: 'dashboard' };
+  const deliveries = /^#\/triggers\/([^/?]+)\/deliveries(?:\/([^/?]+))?(?:\?(.*))?$/.exec(hash);
+  if (deliveries) {
+    return { page: 'deliveries', trigger: segment(deliveries[1]!), ...(deliveries[2] && { execution: segment(deliveries[2]) }), ...(deliveries[3] && { filters: new URLSearchParams(deliveries[3]) }) };
+  }
   const bucket = /^#\/buckets\/(.+)$/.exec(hash);
   if (bucket) {
     return { page: 'bucket', name: segment(bucket[1]!) };
@@ -49,9 +53,10 @@ function render(): void {
   } else {
     const current = route();
     const page = current.page === 'account' ? accountPage(signedIn)
+      : current.page === 'dashboard' ? dashboardPage()
       : current.page === 'buckets' ? bucketsPage()
         : current.page === 'bucket' ? bucketPage(current.name)
-          : current.page === 'deliveries' ? (current.execution ? deliveryPage(current.trigger, current.execution) : deliveriesPage(current.trigger))
+          : current.page === 'deliveries' ? (current.execution ? deliveryPage(current.trigger, current.execution) : deliveriesPage(current.trigger, current.filters))
             : triggersPage();
     const section = current.page === 'bucket' ? 'buckets' : current.page === 'deliveries' ? 'triggers' : current.page;
     root.replaceChildren(shell(section, page));
@@ -72,7 +77,7 @@ function shell(current: string, page: HTMLElement): HTMLElement {
   } }, 'Sign out');
   return el('div', {},
     el('header', {}, el('strong', {}, 'Flowgate'),
-      el('nav', { 'aria-label': 'Main' }, el('ul', {}, link('triggers', 'Triggers'), link('buckets', 'Buckets'), link('account', 'Account'))),
+      el('nav', { 'aria-label': 'Main' }, el('ul', {}, link('dashboard', 'Dashboard'), link('triggers', 'Triggers'), link('buckets', 'Buckets'), link('account', 'Account'))),
       el('span', { class: 'spacer' }), signOut),
     page);
 }

@@ -133,3 +133,16 @@ export const scrollableText = (label: string, text: string) =>
 
 /** A heading that pages focus when they open, so screen readers announce the new page. */
 export const pageHeading = (text: string) => el('h1', { tabindex: '-1' }, text);
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+/** An SVG element, as `el` makes HTML ones: attributes (numbers as text), listeners, children. */
+export function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number | ((e: Event) => void)> = {}, ...children: Child[]): SVGElementTagNameMap[K] {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (typeof value === 'function') node.addEventListener(name, value);
+    else node.setAttribute(name, String(value));
+  }
+  for (const child of children) if (child) node.append(child);
+  return node;
+}

@@ -4,6 +4,7 @@
  */
 import { api } from '../api.js';
 import { actionButton, alertRegion, el, field, pageHeading, scrollableText, select, textInput, withProgress, type Child } from '../dom.js';
+import { triggerChart } from './charts.js';
 import { fixedAnswerSummary } from './fixed-answer.js';
 import type { Trigger } from './triggers.js';
 import type { ExecutionDetail, ReplySummary } from '../../functions/domain/flows/ports.js';
@@ -17,7 +18,9 @@ type Delivery = ExecutionDetail;
 /** How often an open list or an unfinished delivery is read again. */
 const REFRESH_MS = 2_500;
 const PAGE = 50;
-const STATUSES = ['queued', 'running', 'succeeded', 'failed', 'refused', 'ignored', 'duplicate'] as const;
+const STATUSES = ['queued', 'running', 'succeeded', 'failed', 'refused', 'ignored', 'duplicate', 'handshake'] as const;
+/** Both unfinished statuses at once: what a chart's "queued" segment opens. */
+const UNFINISHED_FILTER = 'queued,running';
 const UNFINISHED = new Set(['queued', 'running']);
 
 /** Why the receiver refused a delivery, in words (the `error` of a `refused` execution). */
@@ -32,7 +35,9 @@ const REFUSALS: Record<string, string> = {
 };
 
 const deliveriesPath = (triggerId: string, suffix = '') => `/triggers/${encodeURIComponent(triggerId)}${suffix}`;
-export const deliveriesHash = (triggerId: string) => `#/triggers/${encodeURIComponent(triggerId)}/deliveries`;
+/** The deliveries page, optionally with filters (`status`, `since`, `until`), as a chart's segment opens it. */
+export const deliveriesHash = (triggerId: string, filters?: Record<string, string>) =>
+  `#/triggers/${encodeURIComponent(triggerId)}/deliveries${filters ? `?${new URLSearchParams(filters)}` : ''}`;
 const deliveryHash = (triggerId: string, executionId: string) => `${deliveriesHash(triggerId)}/${encodeURIComponent(executionId)}`;
 const when = (iso: string | undefined) => (iso ? new Date(iso).toLocaleString() : '');
 const statusWord = (status: string) => el('span', { class: `status status-${status}` }, status);
@@ -53,11 +58,15 @@ function refreshWhileShown(node: HTMLElement, read: () => Promise<boolean>): voi
   setTimeout(() => void tick(), REFRESH_MS);
 }
 
-export function deliveriesPage(triggerId: string): HTMLElement {
+export function deliveriesPage(triggerId: string, filters = new URLSearchParams()): HTMLElement {
   const alert = alertRegion();
   const notice = el('div', { 'aria-live': 'polite' });
   const about = el('p', { class: 'hint' });
-  const status = select([['', 'Any status'], ...STATUSES.map((s) => [s, s] as const)]);
+  const status = select([['', 'Any status'], ...STATUSES.map((s) => [s, s] as const), [UNFINISHED_FILTER, 'queued or running']], filters.get('status') ?? '');
+  // A period from the chart: kept while the other filters change, until "All times".
+  const since = filters.get('since') ?? undefined;
+  const until = filters.get('until') ?? undefined;
+  const period = since && until && el('p', { class: 'notice' }, `Received from ${when(since)} to ${when(until)}. `, el('a', { href: deliveriesHash(triggerId) }, 'All times'));
   const type = textInput('', { type: 'search', placeholder: 'invoice.* or invoice.paid' });
   const listing = el('div', { 'aria-busy': 'true' }, el('p', {}, 'Loading deliveries…'));
   const more = el('button', { type: 'button', class: 'secondary', hidden: true }, 'More');
@@ -68,6 +77,10 @@ export function deliveriesPage(triggerId: string): HTMLElement {
   const query = () => {
     const params = new URLSearchParams({ limit: String(Math.min(500, shown)) });
     if (status.value) params.set('status', status.value);
+    if (period) {
+      params.set('since', since!);
+      params.set('until', until!);
+    }
     if (type.value.trim()) params.set('type', type.value.trim());
     return params.toString();
   };
@@ -131,6 +144,9 @@ export function deliveriesPage(triggerId: string): HTMLElement {
     pageHeading('Deliveries'),
     el('p', {}, el('a', { href: '#/triggers' }, 'All triggers')),
     about, alert, notice,
+    triggerChart(triggerId, filters.get('chart')),
+    el('h2', {}, 'Delivery list'),
+    period,
     el('div', { class: 'filters' }, field('delivery-status', 'Status', status), field('delivery-type', 'Type', type, 'Exact, or a prefix ending in *')),
     el('div', { class: 'actions' }, replayFailed),
     listing, more);

@@ -1,5 +1,7 @@
 /** The Triggers page: list, create, edit, enable or disable, regenerate URL and API key, rotate the signing secret, delete. */
 import { api } from '../api.js';
+import type { Bar } from './chart-layout.js';
+import { activityCell, lastDayActivity } from './charts.js';
 import { deliveriesHash } from './deliveries.js';
 import { fixedAnswerFields, fixedAnswerSummary, type AcknowledgeResponse } from './fixed-answer.js';
 import { signatureFields, type Signature } from './signature-fields.js';
@@ -37,8 +39,8 @@ export function triggersPage(): HTMLElement {
   const formSlot = el('div', { id: 'trigger-form' });
 
   const load = () => withProgress(listing, alert, async () => {
-    const { triggers } = await api<{ triggers: Trigger[] }>('GET', '/triggers?limit=500');
-    listing.replaceChildren(triggers.length === 0 ? el('p', {}, 'No triggers yet.') : triggerTable(triggers, { alert, notice, reload: load, edit }));
+    const [{ triggers }, activity] = await Promise.all([api<{ triggers: Trigger[] }>('GET', '/triggers?limit=500'), lastDayActivity()]);
+    listing.replaceChildren(triggers.length === 0 ? el('p', {}, 'No triggers yet.') : triggerTable(triggers, { alert, notice, reload: load, edit, activity }));
   });
 
   /** Opens the form for a new trigger (no `trigger`) or for changing one, in place of any open form. */
@@ -92,6 +94,8 @@ interface TableContext {
   notice: HTMLElement;
   reload: () => Promise<void>;
   edit: (trigger: Trigger, opener: HTMLElement) => void;
+  /** Each trigger's last 24 hours, by hour (`charts.ts`). */
+  activity: Map<string, Bar[]>;
 }
 
 function triggerTable(triggers: Trigger[], context: TableContext): HTMLElement {
@@ -173,13 +177,14 @@ function triggerTable(triggers: Trigger[], context: TableContext): HTMLElement {
       el('td', {}, RESPONSE_MODES[t.response_mode] ?? t.response_mode,
         t.acknowledge_response && el('p', { class: 'hint' }, 'Fixed answer: ', ...fixedAnswerSummary(t.acknowledge_response))),
       el('td', {}, t.enabled ? 'Enabled' : 'Disabled'),
+      el('td', {}, activityCell(context.activity.get(t.id))),
       el('td', {}, el('code', {}, t.url), ' ', copyButton(t.url, alert, `Copy URL of the ${t.flow} trigger`)),
       el('td', {}, el('div', { class: 'actions' },
         el('a', { href: deliveriesHash(t.id), class: 'button-link', 'aria-label': `Deliveries of the ${t.flow} trigger` }, 'Deliveries'),
         editButton, toggle, regenerateUrl, regenerateKey, rotate, remove)));
   });
   return el('table', {}, el('caption', { class: 'hint' }, 'Webhook triggers'),
-    el('thead', {}, el('tr', {}, ...['Flow', 'Response mode', 'Enabled', 'URL', 'Actions'].map((h) => el('th', { scope: 'col' }, h)))),
+    el('thead', {}, el('tr', {}, ...['Flow', 'Response mode', 'Enabled', 'Last 24 hours', 'URL', 'Actions'].map((h) => el('th', { scope: 'col' }, h)))),
     el('tbody', {}, ...rows));
 }
 

@@ -163,7 +163,8 @@ describe('deliveries in the console', () => {
     await page.getByRole('row').filter({ hasText: 'echo' }).waitFor();
 
     await openDeliveries(page, 'echo');
-    await expect.poll(async () => page.getByRole('row').filter({ hasText: 'failed' }).count()).toBe(2);
+    // The list's rows (the chart above it has a table of its own, whose header names `failed` too).
+    await expect.poll(async () => page.getByRole('table', { name: 'Deliveries, newest first' }).getByRole('row').filter({ hasText: 'failed' }).count()).toBe(2);
     await page.getByRole('button', { name: 'Replay failed' }).click();
     await page.getByText('Replayed 2 failed deliveries').waitFor();
     // Each replay runs the echo flow now, and says it replays another delivery.
