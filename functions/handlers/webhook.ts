@@ -80,8 +80,9 @@ function httpsKeyFetcherOnFirstUse(): KeyFetcher {
 export function composeWebhook(settings: Settings, aws: AwsClients, senderKeys: KeyFetcher = httpsKeyFetcherOnFirstUse()) {
   const triggerStore = new DynamoTriggerStore(dynamoClient(aws), settings.triggersTable, Date.now);
   const secretBox = secretBoxFrom(settings, aws);
-  const stats = countAtOnce(new DynamoDeliveryStats(dynamoClient(aws), settings.executionsTable, Date.now), Date.now);
-  const executions = new MeteredExecutionStore(new CountingExecutionStore(new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable, Date.now), stats), metricsRecorder);
+  // Each delivery is counted by outcome as it is recorded (`GET /triggers/{id}/stats`).
+  const counter = countAtOnce(new DynamoDeliveryStats(dynamoClient(aws), settings.executionsTable, Date.now), Date.now);
+  const executions = new MeteredExecutionStore(new CountingExecutionStore(new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable, Date.now), counter), metricsRecorder);
   return createWebhookHandler({
     triggers: new CachedTriggerLookup(triggerStore, secretBox, settings.triggerCacheTtlMs, Date.now),
     executions,

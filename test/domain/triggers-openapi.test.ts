@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EXECUTION_STATUSES } from '../../functions/domain/flows/ports.js';
+import { OUTCOMES } from '../../functions/domain/stats/outcomes.js';
 import { parseBulkReplay } from '../../functions/domain/flows/execution-filter.js';
 import { FLOW_NAME } from '../../functions/domain/flows/flow-name.js';
 import {
@@ -28,6 +29,8 @@ describe('webhook triggers in the OpenAPI document', () => {
     ['post', '/triggers/{id}/regenerate-api-key', ['200', '400', '401', '404', '409', '415', '500']],
     ['post', '/triggers/{id}/rotate-signing-secret', ['200', '400', '401', '404', '409', '415', '500']],
     ['get', '/triggers/{id}/executions', ['200', '400', '401', '404', '500']],
+    ['get', '/triggers/{id}/stats', ['200', '400', '401', '404', '500']],
+    ['get', '/triggers/stats', ['200', '400', '401', '500']],
     ['post', '/webhooks/{webhook_id}', ['200', '400', '401', '403', '404', '405', '413', '415', '500', '502', '503', '504']],
   ])('%s %s documents every status it answers', (method, path, statuses) => {
     expect(Object.keys(operation(method, path).responses).sort()).toEqual(statuses);
@@ -86,6 +89,16 @@ describe('webhook triggers in the OpenAPI document', () => {
     expect(list.parameters.map((p: { name: string }) => p.name)).toEqual(['id', 'limit', 'cursor', 'status', 'type', 'event_id', 'since', 'until']);
     const detail = operation('get', '/triggers/{id}/executions/{execution_id}').responses['200'].content['application/json'].schema.properties.data;
     expect(Object.keys(detail.properties.request.properties).sort()).toEqual(['body', 'body_bytes', 'body_encoding', 'headers', 'method', 'query', 'source_ip']);
+  });
+
+  it('delivery counts list every outcome, in the order the API answers them, and say what a read costs', () => {
+    const stats = operation('get', '/triggers/{id}/stats');
+    const data = stats.responses['200'].content['application/json'].schema.properties.data;
+    expect(Object.keys(data.properties.totals.properties)).toEqual([...OUTCOMES, 'total']);
+    expect(data.properties.buckets.items.required).toEqual(['start', ...OUTCOMES, 'total']);
+    expect(stats.parameters.map((p: { name: string }) => p.name)).toEqual(['id', 'since', 'until', 'bucket']);
+    expect(stats.description).toContain('What a read costs');
+    expect(operation('get', '/triggers/stats').parameters.map((p: { name: string }) => p.name)).toEqual(['limit', 'cursor', 'since', 'until', 'bucket']);
   });
 
   it('the bulk replay body is documented as the API validates it', () => {
