@@ -83,7 +83,7 @@ export class ServiceStack extends Stack {
     const flowsDir = props.flowsDir ?? resolve(projectRoot, 'flows');
     // Flows' own functions are not the manifest's: no routes, no grants, invoked only by the flows that name them.
     this.flowFunctions = new FlowFunctions(this, 'FlowFunctions', { flowsDir, projectRoot, logLevel: props.logLevel, context: (key) => props.flowFunctionContext?.(key) });
-    this.flows = new Flows(this, 'Flows', { flowsDir, functions: this.flowFunctions.functions });
+    this.flows = new Flows(this, 'Flows', { flowsDir, functions: this.flowFunctions.functions, logLevel: props.logLevel });
 
     const functions = {} as Record<FunctionName, ServiceFunction>;
     for (const [name, spec] of entries<FunctionName, FunctionSpec>(FUNCTIONS)) {

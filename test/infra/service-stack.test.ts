@@ -217,13 +217,13 @@ describe('the service stack, from functions/manifest.ts', () => {
       s.template.resourceCountIs('AWS::StepFunctions::StateMachine', FLOW_NAMES.length);
     });
 
-    it.each(FLOW_NAMES)('%s is express, named after the stack, logs everything and traces', (flow) => {
+    it.each(FLOW_NAMES)('%s is express, named after the stack, logs its failed executions (not every event, not the data) and does not trace', (flow) => {
       const machine = resourcesOfType(s.template, 'AWS::StepFunctions::StateMachine')[idOf(s.stack, s.stack.flows.stateMachines[flow]!)]!;
       expect(machine.Properties).toMatchObject({
         StateMachineType: 'EXPRESS',
         StateMachineName: `${s.stack.stackName}-flow-${flow}`,
-        LoggingConfiguration: { Level: 'ALL' },
-        TracingConfiguration: { Enabled: true },
+        LoggingConfiguration: { Level: 'ERROR', IncludeExecutionData: false },
+        TracingConfiguration: { Enabled: false },
       });
       expect(JSON.parse(machine.Properties.DefinitionString)).toEqual(JSON.parse(readFileSync(resolve(ROOT, 'flows', `${flow}.asl.json`), 'utf8')));
     });
@@ -422,7 +422,7 @@ describe('the service stack, from functions/manifest.ts', () => {
         construct.node.children.forEach(visit);
       };
       visit(s.app);
-      expect([...acknowledged.keys()].sort()).toEqual(['AwsSolutions-APIG4', 'AwsSolutions-COG8', 'AwsSolutions-IAM5[Resource::*]', 'AwsSolutions-L1']);
+      expect([...acknowledged.keys()].sort()).toEqual(['AwsSolutions-APIG4', 'AwsSolutions-COG8', 'AwsSolutions-IAM5[Resource::*]', 'AwsSolutions-L1', 'AwsSolutions-SF1', 'AwsSolutions-SF2']);
       for (const reason of acknowledged.values()) expect(reason.length).toBeGreaterThan(40);
     });
 
