@@ -352,9 +352,14 @@ export default async function costBench() {
       const items = price(metered, scenario.events);
       const total = items.reduce((sum, item) => sum + item.usd_per_million, 0);
       // A quiet trigger's events each arrive alone: each is then a batch of its own, with its own
-      // worker invocation, receive and delete (the batch's duration taken as the measured one).
+      // worker invocation, receive, delete and flow execution (a batch's billed time taken as one
+      // execution's: 100 ms, its step, at 64 MB).
       const batches = metered.lambda.get('flowWorker')?.invocations ?? 0;
-      const quiet = batches === 0 ? total : total + ((scenario.events - batches) / scenario.events) * (PRICES.prices.lambda_request!.usd + 2 * PRICES.prices.sqs_request!.usd) * 1e6;
+      const p = PRICES.prices;
+      const singleExecution = p.sfn_express_request!.usd + (SFN_BILLING_MB / 1024) * (SFN_BILLING_MS / 1000) * p.sfn_express_gb_second!.usd;
+      const quiet = batches === 0 ? total : total
+        + ((scenario.events - batches) / scenario.events) * (p.lambda_request!.usd + 2 * p.sqs_request!.usd) * 1e6
+        + ((scenario.events - metered.sfnExecutions) / scenario.events) * singleExecution * 1e6;
       results.push({ scenario: scenario.name, events: scenario.events, items, usd_per_million: total, quiet_trigger_usd_per_million: quiet });
     }
   } finally {
@@ -380,7 +385,7 @@ export default async function costBench() {
     console.log(`${line.padEnd(26)}${results.map((r) => `$${r.items.find((i) => i.line === line)!.usd_per_million.toFixed(3)}`.padStart(Math.min(width, 30) + 2)).join('')}`);
   }
   console.log(`${'total'.padEnd(26)}${results.map((r) => `$${r.usd_per_million.toFixed(2)}`.padStart(Math.min(width, 30) + 2)).join('')}`);
-  console.log(`${'a quiet trigger'.padEnd(26)}${results.map((r) => `$${r.quiet_trigger_usd_per_million.toFixed(2)}`.padStart(Math.min(width, 30) + 2)).join('')}  (each event a flow-queue batch of its own)`);
+  console.log(`${'a quiet trigger'.padEnd(26)}${results.map((r) => `$${r.quiet_trigger_usd_per_million.toFixed(2)}`.padStart(Math.min(width, 30) + 2)).join('')}  (each event a flow-queue batch and an execution of its own)`);
   for (const result of results) {
     console.log(`\n${result.scenario} (${result.events} events):`);
     for (const item of result.items) console.log(`  ${item.line.padEnd(24)} $${item.usd_per_million.toFixed(3).padStart(7)}  ${item.units}`);

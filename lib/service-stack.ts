@@ -92,6 +92,7 @@ export class ServiceStack extends Stack {
       this.queues.connectSender(fn, spec.sendsTo);
       if (spec.secretsKey) this.secretsKey.connect(fn, spec.secretsKey);
       if (spec.runsFlows) this.flows.connectRunner(fn);
+      if (name === QUEUES.flowEvents.consumer) this.flows.connectBatchRunner(fn);
       functions[name] = fn;
     }
     for (const [name, queue] of entries(QUEUES)) this.queues.connectConsumer(name, functions[queue.consumer]);
@@ -132,6 +133,7 @@ export class ServiceStack extends Stack {
       ...Object.fromEntries(entries(QUEUES).map(([name, queue]) => [queue.env, this.queues.queues[name].queueUrl])),
       [SETTINGS.flowNames.env]: this.flows.names.join(','),
       [SETTINGS.flowArnPrefix.env]: this.flows.arnPrefix,
+      [SETTINGS.flowBatchArnPrefix.env]: this.flows.batchArnPrefix,
       [SETTINGS.webhookBaseUrl.env]: this.http.webhookBaseUrl,
       [SETTINGS.publicWebhookBaseUrl.env]: props.publicWebhookBaseUrl,
       [SETTINGS.secretsKmsKeyId.env]: this.secretsKey.key.keyArn,
