@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { flowFile, listFlowNames } from '../../lib/flow-files.js';
+import { startLocalStack } from '../../local/stack.js';
 import { call, useLocalStack } from '../support/local-stack.js';
 
 const FLOWS_DIR = resolve(import.meta.dirname, '../../flows');
@@ -77,7 +78,6 @@ describe('GET /flows/{name} on a local stack', () => {
   it('reads the flow file on each request, as the engine does on each run: an edited flow needs no restart', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'flowgate-flows-'));
     copyFileSync(flowFile(FLOWS_DIR, 'echo'), flowFile(dir, 'echo'));
-    const { startLocalStack } = await import('../../local/stack.js');
     const stack = await startLocalStack({ port: 0, flowsDir: dir });
     try {
       const token = await stack.token('flow-editor');
