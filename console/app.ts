@@ -9,6 +9,7 @@ import { alertRegion, el, pageHeading, withProgress } from './dom.js';
 import { accountPage } from './pages/account.js';
 import { bucketPage, bucketsPage } from './pages/buckets.js';
 import { deliveriesPage, deliveryPage } from './pages/deliveries.js';
+import { flowPage } from './pages/flow.js';
 import { triggersPage } from './pages/triggers.js';
 import { authorizeUrl, codeChallenge, completeSignIn, createState, createVerifier, logoutUrl, SignInError, type HostedUiConfig, type PendingSignIn } from './pkce.js';
 
@@ -18,7 +19,8 @@ const redirectUri = () => `${location.origin}/console`;
 
 const root = document.getElementById('app')!;
 
-type Route = { page: 'triggers' } | { page: 'deliveries'; trigger: string; execution?: string } | { page: 'buckets' } | { page: 'bucket'; name: string } | { page: 'account' };
+type Route = { page: 'triggers' } | { page: 'deliveries'; trigger: string; execution?: string } | { page: 'buckets' } | { page: 'bucket'; name: string } | { page: 'account' }
+  | { page: 'flow'; name: string };
 
 /** A hash segment as typed or linked; a malformed escape is kept as it is (the API then answers not found). */
 function segment(text: string): string {
@@ -35,6 +37,8 @@ function route(): Route {
   if (hash === '#/buckets') return { page: 'buckets' };
   const deliveries = /^#\/triggers\/([^/]+)\/deliveries(?:\/([^/]+))?$/.exec(hash);
   if (deliveries) return { page: 'deliveries', trigger: segment(deliveries[1]!), ...(deliveries[2] && { execution: segment(deliveries[2]) }) };
+  const flow = /^#\/flows\/([^/]+)$/.exec(hash);
+  if (flow) return { page: 'flow', name: segment(flow[1]!) };
   const bucket = /^#\/buckets\/(.+)$/.exec(hash);
   if (bucket) {
     return { page: 'bucket', name: segment(bucket[1]!) };
@@ -52,8 +56,9 @@ function render(): void {
       : current.page === 'buckets' ? bucketsPage()
         : current.page === 'bucket' ? bucketPage(current.name)
           : current.page === 'deliveries' ? (current.execution ? deliveryPage(current.trigger, current.execution) : deliveriesPage(current.trigger))
-            : triggersPage();
-    const section = current.page === 'bucket' ? 'buckets' : current.page === 'deliveries' ? 'triggers' : current.page;
+            : current.page === 'flow' ? flowPage(current.name)
+              : triggersPage();
+    const section = current.page === 'bucket' ? 'buckets' : current.page === 'deliveries' || current.page === 'flow' ? 'triggers' : current.page;
     root.replaceChildren(shell(section, page));
   }
   root.querySelector<HTMLElement>('h1')?.focus();

@@ -78,7 +78,10 @@ export interface FunctionSpec {
   secretsKey?: SecretsKeyUse;
   /** Starts flow executions synchronously. */
   runsFlows?: boolean;
-  /** Reads `FLOW_NAMES` (the trigger API validates flow names); only these functions get it (`functions/settings.ts`). */
+  /**
+   * Reads `FLOW_NAMES` (the trigger API validates flow names); only these functions get it (`functions/settings.ts`).
+   * Their bundles also carry the flows' definitions (`GET /flows/{name}`), too large for the environment.
+   */
   readsFlowNames?: boolean;
   /** Serves the console: its bundle carries the console's built files (`console/build.ts`). */
   servesConsole?: boolean;
@@ -188,6 +191,8 @@ export const ROUTES: readonly RouteSpec[] = [
   trigger('POST', '/triggers/{id}/replay', 'replayTriggerExecutions', 'Run the deliveries that match a filter again (up to 500 per call)'),
   // What a client creating a trigger chooses its flow from (the console's Flow field).
   trigger('GET', '/flows', 'listFlows', 'The deployed flows a trigger may run'),
+  // What the console draws a flow's picture from.
+  trigger('GET', '/flows/{name}', 'getFlow', "A deployed flow's definition (Amazon States Language)"),
   trigger('GET', '/signature-services', 'listSignatureServices', 'The webhook senders a trigger can verify'),
 
   // ANY so that the receiver itself answers 404 for unknown ids before 405 for known ones.

@@ -87,7 +87,11 @@ export class ServiceStack extends Stack {
 
     const functions = {} as Record<FunctionName, ServiceFunction>;
     for (const [name, spec] of entries<FunctionName, FunctionSpec>(FUNCTIONS)) {
-      const fn = new ServiceFunction(this, name, { name, spec, projectRoot, logLevel: props.logLevel });
+      const fn = new ServiceFunction(this, name, {
+        name, spec, projectRoot, logLevel: props.logLevel,
+        // What the state machines were made from, so GET /flows/{name} shows the flows as deployed.
+        ...('readsFlowNames' in spec && { flowDefinitions: this.flows.definitions }),
+      });
       this.data.connect(fn, spec.tables, 'queriesIndexes' in spec ? spec.queriesIndexes : undefined);
       this.queues.connectSender(fn, spec.sendsTo);
       if (spec.secretsKey) this.secretsKey.connect(fn, spec.secretsKey);

@@ -10,10 +10,11 @@ import { DEFAULT_ROUTE, FUNCTIONS, QUEUES, ROUTES, TABLES, routeKey, type Functi
 import { parseSetting, readSettings, SETTINGS } from '../functions/settings.js';
 import { configureLogging } from '../functions/shared/logger.js';
 import { composeWebhook } from '../functions/handlers/webhook.js';
+import { composeTriggers } from '../functions/handlers/triggers.js';
 import type { KeyFetcher } from '../functions/domain/webhooks/senders/context.js';
 import { RouteMatcher } from '../functions/shared/route-match.js';
 import { parseCorsOrigins } from '../functions/cors.js';
-import { listFlowNames } from '../lib/flow-files.js';
+import { listFlowNames, readFlowDefinition } from '../lib/flow-files.js';
 import { apiGatewayPath, toApiGatewayEvent, writeApiGatewayResult } from './api-gateway.js';
 import { LocalCors } from './cors.js';
 import { openDataDir, type DataDir } from './data-dir.js';
@@ -171,7 +172,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const handlers = Object.fromEntries(
     (Object.keys(FUNCTIONS) as FunctionName[]).map((name) => [name, name === 'webhook'
       ? composeWebhook(readSettings(name, config), aws, options.senderKeys)
-      : COMPOSERS[name](readSettings(name, config), aws)]),
+      // Read from the folders on each request, as the engine reads a flow on each run: an edited flow needs no restart.
+      : name === 'triggers' ? composeTriggers(readSettings(name, config), aws, async (flow) => {
+        const text = await readFlowDefinition(flowsDirs, flow);
+        return text === undefined ? undefined : JSON.parse(text) as Record<string, unknown>;
+      })
+        : COMPOSERS[name](readSettings(name, config), aws)]),
   ) as LocalStack['handlers'];
   const httpHandlers = handlers as unknown as Record<FunctionName, HttpFunction>;
 

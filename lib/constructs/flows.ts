@@ -36,6 +36,8 @@ export interface FlowsProps {
  */
 export class Flows extends Construct {
   readonly names: readonly string[];
+  /** Each flow's definition as its file holds it (placeholders and all), parsed: what `GET /flows/{name}` answers. */
+  readonly definitions: Readonly<Record<string, Record<string, unknown>>>;
   readonly stateMachines: Record<string, StateMachine>;
   /** ARN of a flow's state machine without the flow name. */
   readonly arnPrefix: string;
@@ -56,6 +58,8 @@ export class Flows extends Construct {
     this.batchStateMachines = {};
     const batchNamePrefix = `${stack.stackName}-batch-`;
     this.batchArnPrefix = stack.formatArn({ service: 'states', resource: 'stateMachine', resourceName: batchNamePrefix, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+    const definitions: Record<string, Record<string, unknown>> = {};
+    this.definitions = definitions;
     for (const name of this.names) {
       // The trigger API's rule for flow names, so that every deployed flow can be chosen.
       if (!FLOW_NAME.test(name)) throw new Error(`flow file ${name}${FLOW_FILE_SUFFIX}: the name must match ${FLOW_NAME}`);
@@ -67,6 +71,7 @@ export class Flows extends Construct {
       const definition = readFileSync(file, 'utf8');
       // Here, at synth, rather than when CloudFormation creates the state machine.
       checkFlowDefinition(file, definition);
+      definitions[name] = JSON.parse(definition) as Record<string, unknown>;
       const functions = props.functions ?? {};
       const calls = checkFunctionReferences(file, definition, new Set(Object.keys(functions)), props.flowsDir);
       const permissions = readFlowPermissions(props.flowsDir, name);

@@ -51,6 +51,11 @@ export interface ServiceFunctionProps {
   logRetention?: RetentionDays;
   /** What the function logs: Lambda's application log level and the Powertools logger's. @default INFO */
   logLevel?: LogLevel;
+  /**
+   * The flows' definitions by name, for a function that serves them (`GET /flows/{name}`): written
+   * into its bundle, since they would not fit Lambda's 4 KB of environment.
+   */
+  flowDefinitions?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -88,7 +93,7 @@ export class ServiceFunction extends Construct implements IGrantable {
 
     this.function = new NodejsFunction(this, 'Handler', {
       // Bundled by esm-bundle.ts, not by NodejsFunction, which cannot split a bundle into chunks.
-      code: esmBundle(props.projectRoot, props.spec.entry, { withConsole: props.spec.servesConsole }),
+      code: esmBundle(props.projectRoot, props.spec.entry, { withConsole: props.spec.servesConsole, flowDefinitions: props.flowDefinitions }),
       handler: 'index.handler',
       description: `Flowgate ${props.name} (${props.spec.entry})`,
       runtime: Runtime.NODEJS_22_X,
