@@ -10,6 +10,7 @@ import { accountPage } from './pages/account.js';
 import { bucketPage, bucketsPage } from './pages/buckets.js';
 import { dashboardPage } from './pages/dashboard.js';
 import { deliveriesPage, deliveryPage } from './pages/deliveries.js';
+import { flowPage } from './pages/flow.js';
 import { triggersPage } from './pages/triggers.js';
 import { authorizeUrl, codeChallenge, completeSignIn, createState, createVerifier, logoutUrl, SignInError, type HostedUiConfig, type PendingSignIn } from './pkce.js';
 
@@ -19,7 +20,8 @@ const redirectUri = () => `${location.origin}/console`;
 
 const root = document.getElementById('app')!;
 
-type Route = { page: 'triggers' } | { page: 'dashboard' } | { page: 'deliveries'; trigger: string; execution?: string; filters?: URLSearchParams } | { page: 'buckets' } | { page: 'bucket'; name: string } | { page: 'account' };
+type Route = { page: 'triggers' } | { page: 'dashboard' } | { page: 'deliveries'; trigger: string; execution?: string; filters?: URLSearchParams } | { page: 'buckets' } | { page: 'bucket'; name: string } | { page: 'account' }
+  | { page: 'flow'; name: string };
 
 /** A hash segment as typed or linked; a malformed escape is kept as it is (the API then answers not found). */
 function segment(text: string): string {
@@ -39,6 +41,8 @@ function route(): Route {
   if (deliveries) {
     return { page: 'deliveries', trigger: segment(deliveries[1]!), ...(deliveries[2] && { execution: segment(deliveries[2]) }), ...(deliveries[3] && { filters: new URLSearchParams(deliveries[3]) }) };
   }
+  const flow = /^#\/flows\/([^/]+)$/.exec(hash);
+  if (flow) return { page: 'flow', name: segment(flow[1]!) };
   const bucket = /^#\/buckets\/(.+)$/.exec(hash);
   if (bucket) {
     return { page: 'bucket', name: segment(bucket[1]!) };
@@ -57,8 +61,9 @@ function render(): void {
       : current.page === 'buckets' ? bucketsPage()
         : current.page === 'bucket' ? bucketPage(current.name)
           : current.page === 'deliveries' ? (current.execution ? deliveryPage(current.trigger, current.execution) : deliveriesPage(current.trigger, current.filters))
-            : triggersPage();
-    const section = current.page === 'bucket' ? 'buckets' : current.page === 'deliveries' ? 'triggers' : current.page;
+            : current.page === 'flow' ? flowPage(current.name)
+              : triggersPage();
+    const section = current.page === 'bucket' ? 'buckets' : current.page === 'deliveries' || current.page === 'flow' ? 'triggers' : current.page;
     root.replaceChildren(shell(section, page));
   }
   root.querySelector<HTMLElement>('h1')?.focus();

@@ -78,7 +78,10 @@ export interface FunctionSpec {
   secretsKey?: SecretsKeyUse;
   /** Starts flow executions synchronously. */
   runsFlows?: boolean;
-  /** Reads `FLOW_NAMES` (the trigger API validates flow names); only these functions get it (`functions/settings.ts`). */
+  /**
+   * Reads `FLOW_NAMES` (the trigger API validates flow names); only these functions get it (`functions/settings.ts`).
+   * Their bundles also carry the flows' definitions (`GET /flows/{name}`), too large for the environment.
+   */
   readsFlowNames?: boolean;
   /** Serves the console: its bundle carries the console's built files (`console/build.ts`). */
   servesConsole?: boolean;
@@ -113,7 +116,8 @@ export const FUNCTIONS = {
   triggers: { entry: 'functions/entries/triggers.ts', timeoutSeconds: 29, memoryMb: 256, tables: { auth: API_KEY_LOOKUP, triggers: ['GetItem', 'Query', 'PutItem', 'DeleteItem'], executions: ['Query', 'GetItem', 'BatchGetItem', 'PutItem', 'DeleteItem'] }, sendsTo: ['flowEvents'], secretsKey: { operations: ['encrypt', 'decrypt'], purposes: [SECRET_PURPOSES.webhookSignature] }, readsFlowNames: true },
   // The receiver seals and stores the secret an Asana or Notion handshake hands over (PutItem, Encrypt).
   webhook: { entry: 'functions/entries/webhook.ts', timeoutSeconds: 29, memoryMb: 1024, tables: { triggers: ['GetItem', 'PutItem'], executions: ['PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['flowEvents'], secretsKey: { operations: ['decrypt', 'encrypt'], purposes: [SECRET_PURPOSES.webhookSignature] }, runsFlows: true },
-  flowWorker: { entry: 'functions/entries/flow-worker.ts', timeoutSeconds: FLOW_WORKER_TIMEOUT_SECONDS, memoryMb: 512, tables: { executions: ['GetItem', 'PutItem', 'UpdateItem'] }, sendsTo: [], runsFlows: true },
+  // 256 MB: the worker waits on Step Functions and DynamoDB; its own work per event is a parse and two small writes.
+  flowWorker: { entry: 'functions/entries/flow-worker.ts', timeoutSeconds: FLOW_WORKER_TIMEOUT_SECONDS, memoryMb: 256, tables: { executions: ['GetItem', 'PutItem', 'UpdateItem'] }, sendsTo: [], runsFlows: true },
 } as const satisfies Record<string, FunctionSpec>;
 export type FunctionName = keyof typeof FUNCTIONS;
 
@@ -190,6 +194,8 @@ export const ROUTES: readonly RouteSpec[] = [
   trigger('GET', '/triggers/stats', 'listTriggerStats', "Each trigger's deliveries counted by outcome, a page of triggers at once"),
   // What a client creating a trigger chooses its flow from (the console's Flow field).
   trigger('GET', '/flows', 'listFlows', 'The deployed flows a trigger may run'),
+  // What the console draws a flow's picture from.
+  trigger('GET', '/flows/{name}', 'getFlow', "A deployed flow's definition (Amazon States Language)"),
   trigger('GET', '/signature-services', 'listSignatureServices', 'The webhook senders a trigger can verify'),
 
   // ANY so that the receiver itself answers 404 for unknown ids before 405 for known ones.

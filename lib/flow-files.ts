@@ -1,4 +1,5 @@
 import { readdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
@@ -17,4 +18,16 @@ export function listFlowNames(dirs: string | readonly string[]): string[] {
     for (const file of readdirSync(dir)) if (file.endsWith(FLOW_FILE_SUFFIX)) names.add(file.slice(0, -FLOW_FILE_SUFFIX.length));
   }
   return [...names].sort();
+}
+
+/** Flow `name`'s definition as its file holds it, from the first folder that has one; undefined when none does. */
+export async function readFlowDefinition(dirs: readonly string[], name: string): Promise<string | undefined> {
+  for (const dir of dirs) {
+    try {
+      return await readFile(flowFile(dir, name), 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
+  return undefined;
 }

@@ -83,15 +83,20 @@ export class ServiceStack extends Stack {
     const flowsDir = props.flowsDir ?? resolve(projectRoot, 'flows');
     // Flows' own functions are not the manifest's: no routes, no grants, invoked only by the flows that name them.
     this.flowFunctions = new FlowFunctions(this, 'FlowFunctions', { flowsDir, projectRoot, logLevel: props.logLevel, context: (key) => props.flowFunctionContext?.(key) });
-    this.flows = new Flows(this, 'Flows', { flowsDir, functions: this.flowFunctions.functions });
+    this.flows = new Flows(this, 'Flows', { flowsDir, functions: this.flowFunctions.functions, logLevel: props.logLevel });
 
     const functions = {} as Record<FunctionName, ServiceFunction>;
     for (const [name, spec] of entries<FunctionName, FunctionSpec>(FUNCTIONS)) {
-      const fn = new ServiceFunction(this, name, { name, spec, projectRoot, logLevel: props.logLevel });
+      const fn = new ServiceFunction(this, name, {
+        name, spec, projectRoot, logLevel: props.logLevel,
+        // What the state machines were made from, so GET /flows/{name} shows the flows as deployed.
+        ...('readsFlowNames' in spec && { flowDefinitions: this.flows.definitions }),
+      });
       this.data.connect(fn, spec.tables, 'queriesIndexes' in spec ? spec.queriesIndexes : undefined);
       this.queues.connectSender(fn, spec.sendsTo);
       if (spec.secretsKey) this.secretsKey.connect(fn, spec.secretsKey);
       if (spec.runsFlows) this.flows.connectRunner(fn);
+      if (name === QUEUES.flowEvents.consumer) this.flows.connectBatchRunner(fn);
       functions[name] = fn;
     }
     for (const [name, queue] of entries(QUEUES)) this.queues.connectConsumer(name, functions[queue.consumer]);
@@ -132,6 +137,7 @@ export class ServiceStack extends Stack {
       ...Object.fromEntries(entries(QUEUES).map(([name, queue]) => [queue.env, this.queues.queues[name].queueUrl])),
       [SETTINGS.flowNames.env]: this.flows.names.join(','),
       [SETTINGS.flowArnPrefix.env]: this.flows.arnPrefix,
+      [SETTINGS.flowBatchArnPrefix.env]: this.flows.batchArnPrefix,
       [SETTINGS.webhookBaseUrl.env]: this.http.webhookBaseUrl,
       [SETTINGS.publicWebhookBaseUrl.env]: props.publicWebhookBaseUrl,
       [SETTINGS.secretsKmsKeyId.env]: this.secretsKey.key.keyArn,

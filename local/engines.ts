@@ -19,6 +19,7 @@ export const LOCAL_AWS_ENV = {
 } as const;
 
 export const LOCAL_FLOW_ARN_PREFIX = 'arn:aws:states:us-east-1:000000000000:stateMachine:flow-';
+export const LOCAL_FLOW_BATCH_ARN_PREFIX = 'arn:aws:states:us-east-1:000000000000:stateMachine:batch-';
 
 export interface Engines {
   /** Environment that points the product's AWS clients and handlers at the engines. */
@@ -165,7 +166,7 @@ export async function startEngines(options: EngineOptions): Promise<Engines> {
   // `patches/local-aws-sqs+2.0.2.patch` (applied by `npm ci` through patch-package) fixes that.
   const sqsServer = await createSqsServer({ port: 0, hostname: "127.0.0.1", emulateQueueCreationLifecycle: false });
   const sqsEndpoint = `http://127.0.0.1:${(sqsServer.address() as { port: number }).port}`;
-  const sfn = await startLocalStepFunctions({ flowsDirs: options.flowsDirs, arnPrefix: LOCAL_FLOW_ARN_PREFIX, tasks: options.tasks, engines: { dynamodb: dynamoEndpoint, sqs: sqsEndpoint } });
+  const sfn = await startLocalStepFunctions({ flowsDirs: options.flowsDirs, arnPrefix: LOCAL_FLOW_ARN_PREFIX, batchArnPrefix: LOCAL_FLOW_BATCH_ARN_PREFIX, tasks: options.tasks, engines: { dynamodb: dynamoEndpoint, sqs: sqsEndpoint } });
 
   const env: Record<string, string> = {
     ...LOCAL_AWS_ENV,
@@ -173,6 +174,7 @@ export async function startEngines(options: EngineOptions): Promise<Engines> {
     AWS_ENDPOINT_URL_SQS: sqsEndpoint,
     AWS_ENDPOINT_URL_SFN: sfn.endpoint,
     [SETTINGS.flowArnPrefix.env]: LOCAL_FLOW_ARN_PREFIX,
+    [SETTINGS.flowBatchArnPrefix.env]: LOCAL_FLOW_BATCH_ARN_PREFIX,
   };
   for (const [name, table] of Object.entries(TABLES) as [TableName, (typeof TABLES)[TableName]][]) env[table.env] = localTableName(name);
 

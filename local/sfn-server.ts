@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import { ExecutionError, ExecutionTimeoutError, StateMachine } from 'aws-local-stepfunctions';
 import type { EngineEndpoints } from './flow-integrations.js';
 import { LocalFlowTasks } from './flow-tasks.js';
+import { batchDefinitionOf } from '../lib/flow-batch.js';
 import { FLOW_NAME } from '../functions/domain/flows/flow-name.js';
 import { EXPRESS_MAX_DURATION_MS, MAX_FLOW_INPUT_BYTES as MAX_PAYLOAD_BYTES } from '../functions/domain/flows/limits.js';
 import { flowFile } from '../lib/flow-files.js';
@@ -32,6 +33,8 @@ export interface LocalStepFunctionsOptions {
   flowsDirs: string[];
   /** ARNs are `${arnPrefix}${flowName}`, as the CDK stack names the flows' state machines. */
   arnPrefix: string;
+  /** A flow's batch state machine (lib/flow-batch.ts) is `${batchArnPrefix}${flowName}`. */
+  batchArnPrefix?: string;
   /** How Task states run locally; without it every Task fails, naming its resource. */
   tasks?: LocalFlowTasks;
   /** The local DynamoDB and SQS engines, which flows' DynamoDB and SQS integrations call. */
@@ -85,7 +88,9 @@ function stateMachineFor(definition: string): StateMachine {
 
 async function startSyncExecution(options: LocalStepFunctionsOptions, request: { stateMachineArn?: string; input?: string; name?: string }) {
   const arn = request.stateMachineArn ?? '';
-  const flowName = arn.startsWith(options.arnPrefix) ? arn.slice(options.arnPrefix.length) : '';
+  const batch = options.batchArnPrefix !== undefined && arn.startsWith(options.batchArnPrefix);
+  const prefix = batch ? options.batchArnPrefix! : options.arnPrefix;
+  const flowName = arn.startsWith(prefix) ? arn.slice(prefix.length) : '';
   if (!FLOW_NAME.test(flowName)) throw { __type: 'StateMachineDoesNotExist', message: `no state machine ${arn}` };
   let file: string | undefined;
   for (const dir of options.flowsDirs) {
@@ -96,9 +101,11 @@ async function startSyncExecution(options: LocalStepFunctionsOptions, request: {
       // not in this folder
     }
   }
-  if (file === undefined) throw { __type: 'StateMachineDoesNotExist', message: `no state machine ${arn}` };
+  // The stack deploys a batch state machine only for a flow that can run as one (flow-batch.ts).
+  const flowDefinition = batch && file !== undefined ? batchDefinitionOf(file) : file;
+  if (flowDefinition === undefined) throw { __type: 'StateMachineDoesNotExist', message: `no state machine ${arn}` };
   const tasks = options.tasks ?? LocalFlowTasks.none();
-  const definition = tasks.substitute(file);
+  const definition = tasks.substitute(flowDefinition);
   const name = request.name ?? randomUUID();
   const input = request.input ?? '{}';
   if (Buffer.byteLength(input) > MAX_PAYLOAD_BYTES) {

@@ -10,10 +10,11 @@ import { DEFAULT_ROUTE, FUNCTIONS, QUEUES, ROUTES, TABLES, routeKey, type Functi
 import { parseSetting, readSettings, SETTINGS } from '../functions/settings.js';
 import { configureLogging } from '../functions/shared/logger.js';
 import { composeWebhook } from '../functions/handlers/webhook.js';
+import { composeTriggers } from '../functions/handlers/triggers.js';
 import type { KeyFetcher } from '../functions/domain/webhooks/senders/context.js';
 import { RouteMatcher } from '../functions/shared/route-match.js';
 import { parseCorsOrigins } from '../functions/cors.js';
-import { listFlowNames } from '../lib/flow-files.js';
+import { listFlowNames, readFlowDefinition } from '../lib/flow-files.js';
 import { apiGatewayPath, toApiGatewayEvent, writeApiGatewayResult } from './api-gateway.js';
 import { LocalCors } from './cors.js';
 import { openDataDir, type DataDir } from './data-dir.js';
@@ -60,7 +61,16 @@ export interface LocalStackOptions {
    * (`CORS_ALLOWED_ORIGINS` for `npm start`); a gateway setting, not a function's. Default none.
    */
   corsAllowedOrigins?: readonly string[];
+  /**
+   * Runs around every invocation of a function (HTTP routes and queue batches alike), as Lambda
+   * does around each; the cost bench meters durations and log bytes through it.
+   */
+  aroundInvocation?: InvocationWrapper;
 }
+
+/** Calls `invoke` (one invocation of `fn` with `event`) and returns what it returns. */
+export type InvocationWrapper = <T>(fn: FunctionName, event: unknown, invoke: () => Promise<T>) => Promise<T>;
+const invokeDirectly: InvocationWrapper = (_fn, _event, invoke) => invoke();
 
 export interface LocalStack {
   baseUrl: string;
@@ -102,6 +112,7 @@ async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
  * never from or into `process.env`, so several stacks can run side by side in one process.
  */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const around = options.aroundInvocation ?? invokeDirectly;
   const cors = new LocalCors(parseCorsOrigins(options.corsAllowedOrigins, 'corsAllowedOrigins'));
   const flowsDirs = (options.flowsDir ?? resolve(REPO_ROOT, 'flows')).split(delimiter).map((dir) => resolve(dir));
   const flowNames = listFlowNames(flowsDirs);
@@ -161,7 +172,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const handlers = Object.fromEntries(
     (Object.keys(FUNCTIONS) as FunctionName[]).map((name) => [name, name === 'webhook'
       ? composeWebhook(readSettings(name, config), aws, options.senderKeys)
-      : COMPOSERS[name](readSettings(name, config), aws)]),
+      // Read from the folders on each request, as the engine reads a flow on each run: an edited flow needs no restart.
+      : name === 'triggers' ? composeTriggers(readSettings(name, config), aws, async (flow) => {
+        const text = await readFlowDefinition(flowsDirs, flow);
+        return text === undefined ? undefined : JSON.parse(text) as Record<string, unknown>;
+      })
+        : COMPOSERS[name](readSettings(name, config), aws)]),
   ) as LocalStack['handlers'];
   const httpHandlers = handlers as unknown as Record<FunctionName, HttpFunction>;
 
@@ -194,7 +210,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         ? { routeKey: routeKey(lookup.match.route), pathParameters: lookup.match.pathParameters, fn: lookup.match.route.fn }
         : { routeKey: DEFAULT_ROUTE.routeKey, fn: DEFAULT_ROUTE.fn };
       const event = toApiGatewayEvent(req, body, route, path.rawPath);
-      const result = await httpHandlers[route.fn](event, lambdaContext(route.fn, FUNCTIONS[route.fn].timeoutSeconds));
+      const result = await around(route.fn, event, () => httpHandlers[route.fn](event, lambdaContext(route.fn, FUNCTIONS[route.fn].timeoutSeconds)));
       writeApiGatewayResult(res, typeof result === 'object' ? cors.decorate(req, result) : result);
     } catch {
       // API Gateway turns a crashed invocation into a 500; keep the service's error shape.
@@ -225,7 +241,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       sqs,
       queueUrl,
       queueArn,
-      handler: handlers[queue.consumer] as QueueFunction,
+      handler: (event, context) => around(queue.consumer, event, () => (handlers[queue.consumer] as QueueFunction)(event, context)),
       context: () => lambdaContext(queue.consumer, FUNCTIONS[queue.consumer].timeoutSeconds),
       batchSize: queue.batchSize,
       concurrency: name === 'flowEvents' ? 4 : 1,

@@ -6,6 +6,7 @@ import { api } from '../api.js';
 import { actionButton, alertRegion, el, field, pageHeading, scrollableText, select, textInput, withProgress, type Child } from '../dom.js';
 import { triggerChart } from './charts.js';
 import { fixedAnswerSummary } from './fixed-answer.js';
+import { flowLink } from './flow.js';
 import type { Trigger } from './triggers.js';
 import type { ExecutionDetail, ReplySummary } from '../../functions/domain/flows/ports.js';
 
@@ -132,7 +133,7 @@ export function deliveriesPage(triggerId: string, filters = new URLSearchParams(
 
   void withProgress(about, alert, async () => {
     const trigger = await api<Trigger>('GET', deliveriesPath(triggerId));
-    about.replaceChildren(`Trigger for ${trigger.flow} at `, el('code', {}, trigger.url), '. ',
+    about.replaceChildren('Trigger for ', flowLink(trigger.flow), ' at ', el('code', {}, trigger.url), '. ',
       ...(trigger.acknowledge_response ? ['Fixed answer: ', ...fixedAnswerSummary(trigger.acknowledge_response), '. '] : []),
       'Deliveries are kept 7 days; this list refreshes on its own.',
       // Shown by the API this once: Notion asks for it back, and it is the trigger's signing secret.
@@ -173,14 +174,17 @@ export function deliveryPage(triggerId: string, executionId: string): HTMLElemen
   const notice = el('div', { 'aria-live': 'polite' });
   const body = el('div', { 'aria-busy': 'true' }, el('p', {}, 'Loading the delivery…'));
   const heading = pageHeading('Delivery');
+  // The flow the trigger runs, read once (a delivery's record does not name its flow).
+  const trigger = api<Trigger>('GET', deliveriesPath(triggerId)).catch(() => undefined);
   let lastJson = '';
   const read = async (): Promise<boolean> => {
     const delivery = await api<Delivery>('GET', deliveriesPath(triggerId, `/executions/${encodeURIComponent(executionId)}`));
-    const json = JSON.stringify(delivery);
+    const flow = (await trigger)?.flow;
+    const json = JSON.stringify([delivery, flow]);
     if (json !== lastJson) {
       lastJson = json;
       heading.textContent = `Delivery ${delivery.event_id}`;
-      body.replaceChildren(...deliveryDetail(triggerId, delivery, alert, notice));
+      body.replaceChildren(...deliveryDetail(triggerId, delivery, alert, notice, flow));
     }
     body.removeAttribute('aria-busy');
     return UNFINISHED.has(delivery.status);
@@ -193,7 +197,10 @@ export function deliveryPage(triggerId: string, executionId: string): HTMLElemen
   return main;
 }
 
-function deliveryDetail(triggerId: string, d: Delivery, alert: HTMLElement, notice: HTMLElement): HTMLElement[] {
+/** The statuses of a delivery that a flow ran, runs or will run. */
+const RAN_A_FLOW = new Set(['queued', 'running', 'succeeded', 'failed']);
+
+function deliveryDetail(triggerId: string, d: Delivery, alert: HTMLElement, notice: HTMLElement, flow: string | undefined): HTMLElement[] {
   const replay = actionButton('Replay', alert, async () => {
     const replayed = await api<{ execution_id: string }>('POST', deliveriesPath(triggerId, `/executions/${encodeURIComponent(d.execution_id)}/replay`));
     notice.replaceChildren(el('p', { class: 'notice' }, 'Replayed through the trigger\'s current flow as a new delivery: ',
@@ -203,6 +210,8 @@ function deliveryDetail(triggerId: string, d: Delivery, alert: HTMLElement, noti
     ['Status', statusWord(d.status)],
     ['Event id', el('code', {}, d.event_id)],
     ['Type', d.type ?? '(none)'],
+    // The trigger's flow now: a delivery from before its flow was changed ran the one before.
+    ...(flow && RAN_A_FLOW.has(d.status) ? [['Flow', el('span', {}, flowLink(flow), el('span', { class: 'hint' }, " (the trigger's flow now)"))] as [string, Child]] : []),
     ['Received', when(d.received_at)],
     ['Attempts', String(d.attempts)],
   ];

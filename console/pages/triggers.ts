@@ -3,6 +3,7 @@ import { api } from '../api.js';
 import type { Bar } from './chart-layout.js';
 import { activityCell, lastDayActivity } from './charts.js';
 import { deliveriesHash } from './deliveries.js';
+import { flowLink, flowPreview } from './flow.js';
 import { fixedAnswerFields, fixedAnswerSummary, type AcknowledgeResponse } from './fixed-answer.js';
 import { signatureFields, type Signature } from './signature-fields.js';
 import { actionButton, alertRegion, checkbox, copyButton, el, field, openDialog, pageHeading, select, textInput, withProgress } from '../dom.js';
@@ -173,7 +174,7 @@ function triggerTable(triggers: Trigger[], context: TableContext): HTMLElement {
       },
     }));
     return el('tr', {},
-      el('td', {}, t.flow),
+      el('td', {}, flowLink(t.flow)),
       el('td', {}, RESPONSE_MODES[t.response_mode] ?? t.response_mode,
         t.acknowledge_response && el('p', { class: 'hint' }, 'Fixed answer: ', ...fixedAnswerSummary(t.acknowledge_response))),
       el('td', {}, t.enabled ? 'Enabled' : 'Disabled'),
@@ -217,6 +218,7 @@ function triggerForm(options: { trigger?: Trigger; onDone: (trigger: Trigger) =>
   const form = el('form', { 'aria-labelledby': 'trigger-form-title' },
     el('h2', { id: 'trigger-form-title' }, title),
     field('flow', 'Flow', flow, 'The deployed flow each delivery runs.'),
+    flowPreview(flow),
     field('response-mode', 'Response mode', mode),
     field('event-filter', 'Event filter', filter, 'Event types to accept, separated by commas; a trailing * matches a prefix. Empty accepts every event.'),
     apiKeyRow, ...signature.elements, ...fixedAnswer.elements, dedupRow,

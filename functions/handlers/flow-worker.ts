@@ -10,6 +10,8 @@ import { MeteredFlowRunner } from '../adapters/metered-flow-runner.js';
 import { sfnClient } from '../adapters/aws/clients/sfn.js';
 import { sqsRedeliveryOnFirstUse } from '../adapters/aws/sqs-on-first-use.js';
 import { EXPRESS_MAX_DURATION_MS } from '../domain/flows/limits.js';
+import { batchedRunners } from '../domain/flows/batch-runs.js';
+import type { BatchFlowRunner, FlowRunner } from '../domain/flows/ports.js';
 import { runQueuedFlow, type WorkerDeps } from '../domain/flows/run-queued-flow.js';
 import type { DeliveryStatsStore } from '../domain/stats/ports.js';
 import { StatsTally } from '../domain/stats/tally.js';
@@ -22,18 +24,32 @@ import { metricsRecorder, publishMetrics } from '../shared/metrics.js';
 const RECORDING_MARGIN_MS = 5_000;
 
 /**
+ * Runs a batch's events of one flow in one execution of its batch state machine (`batch-runs.ts`):
+ * `single` runs an event alone, `meter` counts each event's run as `flows` does.
+ */
+export interface WorkerBatching {
+  single: FlowRunner;
+  batches: BatchFlowRunner;
+  meter: (runner: FlowRunner) => FlowRunner;
+}
+
+/**
  * The flow queue's consumer over the given dependencies; failed records are reported one by one.
  * The batch's outcomes are counted together: one write per trigger and minute (`StatsTally`).
  */
-export function createFlowWorkerHandler(deps: WorkerDeps & { stats: DeliveryStatsStore }) {
+export function createFlowWorkerHandler(deps: WorkerDeps & { batching?: WorkerBatching; stats: DeliveryStatsStore }) {
   const processor = new BatchProcessor(EventType.SQS);
   return async (event: SQSEvent, context: Context) => {
+    const timeoutMs = Math.min(EXPRESS_MAX_DURATION_MS, context.getRemainingTimeInMillis() - RECORDING_MARGIN_MS);
+    const batched = deps.batching
+      ? batchedRunners(event.Records.map((record) => ({ id: record.messageId, body: record.body })), deps.batching.single, deps.batching.batches, timeoutMs)
+      : new Map<string, FlowRunner>();
     const tally = new StatsTally();
     const counted = { ...deps, executions: new CountingExecutionStore(deps.executions, tally) };
     const response = await processPartialResponse(event, async (record: SQSRecord) => {
-      const timeoutMs = Math.min(EXPRESS_MAX_DURATION_MS, context.getRemainingTimeInMillis() - RECORDING_MARGIN_MS);
+      const runner = batched.get(record.messageId);
       try {
-        await runQueuedFlow(counted, { body: record.body, receiptHandle: record.receiptHandle, receiveCount: Number(record.attributes.ApproximateReceiveCount), timeoutMs });
+        await runQueuedFlow(runner ? { ...counted, flows: deps.batching!.meter(runner) } : counted, { body: record.body, receiptHandle: record.receiptHandle, receiveCount: Number(record.attributes.ApproximateReceiveCount), timeoutMs });
       } catch (error) {
         await logWarn('flow attempt failed', { messageId: record.messageId, error: (error as Error).message });
         throw error;
@@ -45,13 +61,18 @@ export function createFlowWorkerHandler(deps: WorkerDeps & { stats: DeliveryStat
   };
 }
 
-export const composeFlowWorker = (settings: Settings, aws: AwsClients) => createFlowWorkerHandler({
-  executions: new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable, Date.now),
-  stats: new DynamoDeliveryStats(dynamoClient(aws), settings.executionsTable, Date.now),
-  flows: new MeteredFlowRunner(new SfnFlowRunner(sfnClient(aws), settings.flowArnPrefix), metricsRecorder),
-  // Only a failed run changes a message's visibility: the SQS client loads on the first.
-  redelivery: sqsRedeliveryOnFirstUse(settings.flowQueueUrl, aws),
-  maxReceiveCount: QUEUES.flowEvents.maxReceiveCount,
-  retryBaseSeconds: settings.flowRetryBaseSeconds,
-  now: Date.now,
-});
+export function composeFlowWorker(settings: Settings, aws: AwsClients) {
+  const runner = new SfnFlowRunner(sfnClient(aws), settings.flowArnPrefix, settings.flowBatchArnPrefix);
+  const meter = (inner: FlowRunner) => new MeteredFlowRunner(inner, metricsRecorder);
+  return createFlowWorkerHandler({
+    executions: new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable, Date.now),
+    stats: new DynamoDeliveryStats(dynamoClient(aws), settings.executionsTable, Date.now),
+    flows: meter(runner),
+    batching: { single: runner, batches: runner, meter },
+    // Only a failed run changes a message's visibility: the SQS client loads on the first.
+    redelivery: sqsRedeliveryOnFirstUse(settings.flowQueueUrl, aws),
+    maxReceiveCount: QUEUES.flowEvents.maxReceiveCount,
+    retryBaseSeconds: settings.flowRetryBaseSeconds,
+    now: Date.now,
+  });
+}

@@ -7,6 +7,7 @@ import { DynamoTriggerStore } from '../adapters/aws/dynamo-trigger-store.js';
 import { sqsEventQueueOnFirstUse } from '../adapters/aws/sqs-on-first-use.js';
 import { MeteredReplayQueue } from '../adapters/metered-replay-queue.js';
 import { secretBoxFrom } from '../adapters/secret-box.js';
+import { bundledFlowDefinitions } from '../adapters/bundled-flow-definitions.js';
 import {
   createTrigger, deleteTrigger, getTrigger, readTrigger, regenerateApiKey, regenerateUrl, rotateSigningSecret, updateTrigger, type TriggerChange, type TriggerDeps,
 } from '../domain/triggers/manage-triggers.js';
@@ -15,6 +16,8 @@ import type { Settings } from '../settings.js';
 import type { Authenticator } from '../domain/authenticator.js';
 import { EXECUTION_ID } from '../domain/flows/execution-id.js';
 import { parseBulkReplay, parseExecutionFilter } from '../domain/flows/execution-filter.js';
+import type { FlowDefinitionSource } from '../domain/flows/flow-definitions.js';
+import { FLOW_NAME } from '../domain/flows/flow-name.js';
 import { onFirstUse } from '../adapters/lazy.js';
 import type { EventQueue, ExecutionStore } from '../domain/flows/ports.js';
 import type { DeliveryStatsStore } from '../domain/stats/ports.js';
@@ -30,6 +33,8 @@ export interface TriggersHandlerDeps extends TriggerDeps {
   queue: EventQueue;
   /** The flows a trigger may name. */
   flows: ReadonlySet<string>;
+  /** Each of those flows' definition, for `GET /flows/{name}`. */
+  flowDefinition: FlowDefinitionSource;
   /** Base of the URLs shown (`<base>/<webhook_id>`). */
   webhookBaseUrl: string;
   /** Delivery counts by outcome (`GET /triggers/{id}/stats`). */
@@ -131,12 +136,21 @@ export function createTriggersHandler(deps: TriggersHandlerDeps, authenticator: 
     return ok({ ...await readManyDeliveryStats(deps, page.items, query), next_cursor: page.nextCursor });
   },
   listFlows: async () => ok({ flows: [...flows].sort() }),
+  getFlow: async ({ event }) => {
+    const name = pathParam(event, 'name');
+    if (!FLOW_NAME.test(name)) throw new AppError('validation_error', 'malformed flow name', undefined, 'name: a flow name is 1 to 64 letters, digits, "-" or "_"');
+    // Only a flow GET /flows lists (and a trigger may name); locally its file may have gone since.
+    const definition = flows.has(name) ? await deps.flowDefinition(name) : undefined;
+    if (!definition) throw new AppError('not_found', `no deployed flow ${name}`);
+    return ok({ name, definition });
+  },
   // The catalog is about 30 KB of rows: loaded by the first request for it, not at init.
   listSignatureServices: async () => ok((await senderListing()).SIGNATURE_SERVICE_LISTING),
 }, authenticator);
 }
 
-export const composeTriggers = (settings: Settings, aws: AwsClients) => createTriggersHandler({
+/** The deployed triggers function; the local stack hands in definitions read from its flows folders instead of the bundle's. */
+export const composeTriggers = (settings: Settings, aws: AwsClients, flowDefinition: FlowDefinitionSource = bundledFlowDefinitions()) => createTriggersHandler({
   store: new DynamoTriggerStore(dynamoClient(aws), settings.triggersTable, Date.now),
   secretBox: secretBoxFrom(settings, aws),
   randomBytes,
@@ -145,6 +159,7 @@ export const composeTriggers = (settings: Settings, aws: AwsClients) => createTr
   // Only a replay sends to the flow queue: the SQS client loads on the first.
   queue: new MeteredReplayQueue(sqsEventQueueOnFirstUse(settings.flowQueueUrl, aws), metricsRecorder),
   flows: new Set(settings.flowNames),
+  flowDefinition,
   webhookBaseUrl: settings.publicWebhookBaseUrl ?? settings.webhookBaseUrl,
   stats: new DynamoDeliveryStats(dynamoClient(aws), settings.executionsTable, Date.now),
 }, createGatewayAuthenticator(settings, aws));

@@ -3,6 +3,7 @@ import { API_KEY_PATTERN, ID_PATTERN } from '../domain/api-keys.js';
 import { EXECUTION_ID } from '../domain/flows/execution-id.js';
 import { MAX_REPLAYS_PER_CALL } from '../domain/flows/execution-filter.js';
 import { EXECUTION_STATUSES } from '../domain/flows/ports.js';
+import { FLOW_NAME } from '../domain/flows/flow-name.js';
 import { triggerSchemas } from '../domain/triggers/trigger-requests.js';
 import { HANDSHAKE_WORDS } from '../domain/webhooks/handshake-words.js';
 import { SENDERS } from '../domain/webhooks/senders/catalog.js';
@@ -432,6 +433,31 @@ export const triggersDocs: OperationDocs = {
     description: 'The names of the deployed flows, in name order: what `flow` may be when creating or changing a trigger. The same for every account.',
     responses: {
       '200': dataBody('The flows', { type: 'object', required: ['flows'], properties: { flows: { type: 'array', items: { type: 'string' } } } }),
+    },
+  },
+
+  getFlow: {
+    description:
+      'One deployed flow: its `name` and its `definition`, the Amazon States Language object of its `<name>.asl.json` as the state machine was created from it, ' +
+      'except that a function the flow calls is named by its placeholder (`"${Function.<name>}"`) rather than by the ARN the stack fills in. ' +
+      'Flows are not secret: they are in the repository. The same for every account; the console draws its picture from it.',
+    parameters: [{ name: 'name', in: 'path', description: 'A name `GET /flows` lists: 1 to 64 letters, digits, `-` or `_`.', schema: { type: 'string', pattern: FLOW_NAME.source } }],
+    responses: {
+      '200': dataBody('The flow', {
+        type: 'object',
+        required: ['name', 'definition'],
+        properties: {
+          name: { type: 'string' },
+          definition: {
+            type: 'object',
+            required: ['StartAt', 'States'],
+            description: 'Amazon States Language (https://states-language.net/spec.html): `StartAt`, `States` and, when the file has them, `Comment`, `QueryLanguage`, `TimeoutSeconds`.',
+            properties: { Comment: { type: 'string' }, StartAt: { type: 'string' }, States: { type: 'object', additionalProperties: { type: 'object' } } },
+          },
+        },
+      }),
+      '400': errorBody('validation_error: the name is not a flow name (1 to 64 letters, digits, `-` or `_`).'),
+      '404': errorBody('not_found: no deployed flow has this name.'),
     },
   },
 

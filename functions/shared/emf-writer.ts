@@ -17,18 +17,32 @@ export function createEmfWriter(namespace: string, serviceName: string) {
 
 const UNIT = { count: MetricUnit.Count, milliseconds: MetricUnit.Milliseconds } as const;
 
-/** Writes one invocation's metrics: those without an extra dimension on one line, each other on its own. */
+/**
+ * Writes one invocation's metrics as one EMF line per dimension: those without an extra dimension
+ * on one line, those of each extra dimension value (e.g. a flow's name) on one more. Counts of one
+ * name are summed (alarms read their Sum); durations keep every value (percentiles need them). A
+ * batch of ten flow runs is thus one line, not twenty: log ingestion is billed by the byte.
+ */
 function writeMetrics(metrics: Metrics, batch: readonly StoredMetric[]): void {
+  const byDimension = new Map<string, { dimension?: StoredMetric['dimension']; metrics: StoredMetric[] }>();
   for (const metric of batch) {
-    if (metric.dimension) {
-      // An extra dimension would apply to every metric of a shared line, so it gets a line of its own.
-      const single = metrics.singleMetric();
-      single.addDimension(metric.dimension.name, metric.dimension.value);
-      single.addMetric(metric.name, UNIT[metric.unit], metric.value);
-    } else {
-      metrics.addMetric(metric.name, UNIT[metric.unit], metric.value);
-    }
+    const key = metric.dimension ? `${metric.dimension.name}\u0000${metric.dimension.value}` : '';
+    const group = byDimension.get(key) ?? { dimension: metric.dimension, metrics: [] };
+    group.metrics.push(metric);
+    byDimension.set(key, group);
   }
-  // Never called with nothing stored: Powertools would warn of empty metrics.
-  if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+  for (const { dimension, metrics: group } of byDimension.values()) {
+    // An extra dimension applies to every metric of a line, so each gets a line of its own
+    // (publishing clears the dimension again; the service dimension is a default one and stays).
+    const line = metrics;
+    if (dimension) line.addDimension(dimension.name, dimension.value);
+    const counts = new Map<string, number>();
+    for (const metric of group) {
+      if (metric.unit === 'count') counts.set(metric.name, (counts.get(metric.name) ?? 0) + metric.value);
+      else line.addMetric(metric.name, UNIT[metric.unit], metric.value);
+    }
+    for (const [name, value] of counts) line.addMetric(name, UNIT.count, value);
+    // Never called with nothing stored: Powertools would warn of empty metrics.
+    if (line.hasStoredMetrics()) line.publishStoredMetrics();
+  }
 }

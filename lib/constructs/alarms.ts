@@ -157,18 +157,21 @@ export class Alarms extends Construct {
       alarm(`${name}DeadLetters`, dlq.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: 'Maximum' }), ALARM_THRESHOLDS.deadLetterMessages,
         `Messages in the ${name} dead-letter queue: their processing failed on every receive. Inspect, fix, then redrive (README: Metrics and alarms).`);
     }
-    for (const [name, machine] of Object.entries(props.flows)) {
+    // Counted by the service for every run of the flow, in its own execution or in a batch's
+    // (where one event's failure is caught and is not the execution's): the state machines'
+    // own ExecutionsFailed would miss those.
+    for (const name of Object.keys(props.flows)) {
+      const runs = (metricName: string) => new Metric({
+        namespace: METRICS_NAMESPACE, metricName, dimensionsMap: { service: METRICS_SERVICE, [METRIC_DIMENSION.flow]: name }, statistic: 'Sum', period: PERIOD,
+      });
       const failures = new MathExpression({
         expression: 'failed + timedOut',
-        usingMetrics: {
-          failed: machine.metricFailed({ period: PERIOD, statistic: 'Sum' }),
-          timedOut: machine.metricTimedOut({ period: PERIOD, statistic: 'Sum' }),
-        },
+        usingMetrics: { failed: runs(METRIC.flowRunsFailed), timedOut: runs(METRIC.flowRunsTimedOut) },
         period: PERIOD,
         label: `${name} failed or timed out`,
       });
       alarm(`Flow${name.replace(/[^A-Za-z0-9]/g, '')}Failures`, failures, ALARM_THRESHOLDS.flowFailures,
-        `Flow ${name}: ${ALARM_THRESHOLDS.flowFailures}+ executions failed or timed out in 5 minutes. Look at its executions (GET /triggers/{id}/executions, the state machine's logs).`);
+        `Flow ${name}: ${ALARM_THRESHOLDS.flowFailures}+ runs failed or timed out in 5 minutes. Look at its executions (GET /triggers/{id}/executions, the state machine's logs).`);
     }
     const api5xxRate = new MathExpression({
       expression: `IF(requests >= ${ALARM_THRESHOLDS.api5xxMinRequests}, 100 * errors / requests, 0)`,

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { buildSync } from 'esbuild';
 import { buildConsole } from '../../console/build.js';
 import { CONSOLE_FILES_NAME } from '../../functions/console/assets.js';
+import { FLOW_DEFINITIONS_FILE } from '../../functions/domain/flows/flow-definitions.js';
 
 /**
  * The bundle is ESM (the handlers are ESM and `jose` ships ESM only). esbuild turns CommonJS
@@ -35,13 +36,13 @@ export const LAMBDA_CREDENTIALS = 'functions/adapters/aws/lambda-credentials.ts'
  *
  * bench/cold-start.bench.ts measures the result; bench/README.md says what each choice was worth.
  */
-export function esmBundle(projectRoot: string, entry: string, options: { withConsole?: boolean } = {}): Code {
+export function esmBundle(projectRoot: string, entry: string, options: { withConsole?: boolean; flowDefinitions?: Readonly<Record<string, unknown>> } = {}): Code {
   return Code.fromAsset(projectRoot, {
     assetHashType: AssetHashType.OUTPUT,
     bundling: {
       // Required by the type, never pulled: local bundling either succeeds or throws.
       image: DockerImage.fromRegistry('public.ecr.aws/docker/library/node:22'),
-      local: new EsbuildBundling(projectRoot, entry, options.withConsole ?? false),
+      local: new EsbuildBundling(projectRoot, entry, options.withConsole ?? false, options.flowDefinitions),
     },
   });
 }
@@ -51,7 +52,7 @@ export function esmBundle(projectRoot: string, entry: string, options: { withCon
  * within a synth (the key is the options serialised), so two entries never share a bundle.
  */
 class EsbuildBundling implements ILocalBundling {
-  constructor(readonly projectRoot: string, readonly entry: string, readonly withConsole: boolean) {}
+  constructor(readonly projectRoot: string, readonly entry: string, readonly withConsole: boolean, readonly flowDefinitions?: Readonly<Record<string, unknown>>) {}
 
   tryBundle(outputDir: string): boolean {
     buildSync({
@@ -74,6 +75,8 @@ class EsbuildBundling implements ILocalBundling {
     });
     // The console's files, read by the function on its first console request, never at init.
     if (this.withConsole) writeFileSync(join(outputDir, CONSOLE_FILES_NAME), JSON.stringify(buildConsole()));
+    // The flows' definitions, read by the function on its first GET /flows/{name}, never at init.
+    if (this.flowDefinitions) writeFileSync(join(outputDir, FLOW_DEFINITIONS_FILE), JSON.stringify(this.flowDefinitions));
     return true;
   }
 }

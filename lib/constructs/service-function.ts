@@ -29,10 +29,15 @@ export const APPLICATION_LOG_LEVELS: Record<LogLevel, ApplicationLogLevel> = {
 };
 
 /**
- * Lambda writes the platform's START, END and REPORT lines (duration, memory used, init duration)
- * at INFO: a higher system level (WARN) drops the lines operators read. Same page as above.
+ * Lambda writes the platform's START and REPORT lines (duration, memory used, init duration) at
+ * INFO, about 470 bytes an invocation: at the receiver's one invocation per webhook that was
+ * $0.22 of log ingestion per million webhooks, more than every other log line of an event
+ * together. Duration, errors and throttles are Lambda's own metrics either way, so the lines are
+ * kept only when debugging (`logLevel` DEBUG or TRACE); otherwise the platform's warnings alone.
+ * Same page as above.
  */
-const SYSTEM_LOG_LEVEL = SystemLogLevel.INFO;
+export const systemLogLevelFor = (logLevel: LogLevel | undefined): SystemLogLevel =>
+  logLevel === 'DEBUG' || logLevel === 'TRACE' ? SystemLogLevel.INFO : SystemLogLevel.WARN;
 
 export interface ServiceFunctionProps {
   /** The function's key in `FUNCTIONS`, e.g. `webhook`. */
@@ -46,6 +51,11 @@ export interface ServiceFunctionProps {
   logRetention?: RetentionDays;
   /** What the function logs: Lambda's application log level and the Powertools logger's. @default INFO */
   logLevel?: LogLevel;
+  /**
+   * The flows' definitions by name, for a function that serves them (`GET /flows/{name}`): written
+   * into its bundle, since they would not fit Lambda's 4 KB of environment.
+   */
+  flowDefinitions?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -83,7 +93,7 @@ export class ServiceFunction extends Construct implements IGrantable {
 
     this.function = new NodejsFunction(this, 'Handler', {
       // Bundled by esm-bundle.ts, not by NodejsFunction, which cannot split a bundle into chunks.
-      code: esmBundle(props.projectRoot, props.spec.entry, { withConsole: props.spec.servesConsole }),
+      code: esmBundle(props.projectRoot, props.spec.entry, { withConsole: props.spec.servesConsole, flowDefinitions: props.flowDefinitions }),
       handler: 'index.handler',
       description: `Flowgate ${props.name} (${props.spec.entry})`,
       runtime: Runtime.NODEJS_22_X,
@@ -94,7 +104,7 @@ export class ServiceFunction extends Construct implements IGrantable {
       logGroup: this.logGroup,
       loggingFormat: LoggingFormat.JSON,
       applicationLogLevelV2: APPLICATION_LOG_LEVELS[props.logLevel ?? 'INFO'],
-      systemLogLevelV2: SYSTEM_LOG_LEVEL,
+      systemLogLevelV2: systemLogLevelFor(props.logLevel),
       // The level the service's logger filters its lines at (the `logLevel` setting).
       environment: {
         ...(props.logLevel && { POWERTOOLS_LOG_LEVEL: props.logLevel }),

@@ -249,6 +249,22 @@ describe('CachedTriggerLookup', () => {
     expect(finds.count).toBe(2);
   });
 
+  it('makes one read and opens no secret for a burst of refusals\' re-reads of an unchanged trigger (a flood of forged requests costs no KMS call)', async () => {
+    const { record, lookup, finds } = await lookupSetup(300);
+    await lookup.find(record.webhook_id);
+    let opened = 0;
+    const open = sealer.open.bind(sealer);
+    sealer.open = async (...args: Parameters<typeof sealer.open>) => (opened++, open(...args));
+    try {
+      const fresh = await Promise.all(Array.from({ length: 20 }, () => lookup.findFresh(record.webhook_id)));
+      expect(fresh.every((t) => t?.signingSecret === 's1')).toBe(true);
+      expect(finds.count).toBe(2);
+      expect(opened).toBe(0);
+    } finally {
+      sealer.open = open;
+    }
+  });
+
   it('with a TTL of 0, never caches', async () => {
     const { record, lookup, finds } = await lookupSetup(0);
     await lookup.find(record.webhook_id);

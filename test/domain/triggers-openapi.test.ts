@@ -31,6 +31,7 @@ describe('webhook triggers in the OpenAPI document', () => {
     ['get', '/triggers/{id}/executions', ['200', '400', '401', '404', '500']],
     ['get', '/triggers/{id}/stats', ['200', '400', '401', '404', '500']],
     ['get', '/triggers/stats', ['200', '400', '401', '500']],
+    ['get', '/flows/{name}', ['200', '400', '401', '404', '500']],
     ['post', '/webhooks/{webhook_id}', ['200', '400', '401', '403', '404', '405', '413', '415', '500', '502', '503', '504']],
   ])('%s %s documents every status it answers', (method, path, statuses) => {
     expect(Object.keys(operation(method, path).responses).sort()).toEqual(statuses);

@@ -240,6 +240,7 @@ function wouldSucceed(route: RouteSpec, f: Fixture): HttpReq {
   const path = route.path
     .replace('{bucket}', route.operationId === 'createKVBucket' ? FRESH : SEEDED)
     .replace('{key+}', 'a')
+    .replace('{name}', 'echo')
     .replace('{id}', route.fn === 'apiKeys' ? f.apiKeyId : route.operationId === 'regenerateTriggerApiKey' ? f.hooks.keyed.id : f.hooks.open.id);
   const bodies: Partial<Record<string, { body: Body; type: string }>> = {
     createKVBucket: { body: '{}', type: 'application/json' },

@@ -118,7 +118,9 @@ describe('EMF metrics on the local stack', () => {
     expect(total('WebhooksRefused', { reason: 'flow_failed' })).toBe(0);
     const durations = emfLines().filter((line) => line.flow === 'echo-trigger' && 'FlowRunDuration' in line);
     expect(durations.length).toBeGreaterThanOrEqual(2);
-    expect(durations[0]!._aws.CloudWatchMetrics[0]!.Metrics).toEqual([{ Name: 'FlowRunDuration', Unit: 'Milliseconds' }]);
+    // A run's duration shares its flow's line with its outcome, never with another flow's metrics.
+    expect(durations[0]!._aws.CloudWatchMetrics[0]!.Metrics).toContainEqual({ Name: 'FlowRunDuration', Unit: 'Milliseconds' });
+    expect(durations[0]!._aws.CloudWatchMetrics[0]!.Dimensions).toEqual([['service', 'flow']]);
   });
 
   it('replays, one and many, as DeliveriesReplayed; a replay is not a received webhook', async () => {

@@ -1,10 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { createHash, randomBytes } from 'node:crypto';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { DynamoExecutionStore, EXECUTION_SHARDS, shardOf } from '../../functions/adapters/aws/dynamo-execution-store.js';
 import { newExecutionId, receivedAtOf } from '../../functions/domain/flows/execution-id.js';
 import type { ExecutionFilter, ExecutionStatus, ExecutionStore, StoredRequest } from '../../functions/domain/flows/ports.js';
 import { useEngines } from '../support/engines.js';
+import { realisticEvent } from '../../bench/support/payloads.js';
 
 /** The execution store against the embedded DynamoDB: sharded records merged newest first, filters, requests, refusal counts. */
 const local = useEngines();
@@ -208,5 +209,51 @@ describe('DynamoExecutionStore.countRefusal', () => {
     expect(granted).toEqual([true, true, true, true, true, false, false, false]);
     expect(await store().countRefusal('t-refusals', 1001, 5)).toBe(true);
     expect(await store().countRefusal('t-other', 1000, 5)).toBe(true);
+  });
+});
+
+describe('DynamoExecutionStore: requests packed into one write unit', () => {
+  // A 1 KB Stripe event with the headers Stripe and API Gateway send: about 1.8 KB as JSON.
+  const headers = {
+    'content-type': 'application/json; charset=utf-8', 'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)', accept: '*/*; q=0.5, application/xml',
+    'cache-control': 'no-cache', 'stripe-signature': `t=1732134905,v1=${randomBytes(32).toString('hex')}`, host: 'abcdef1234.execute-api.us-east-1.amazonaws.com',
+    'content-length': '1024', 'x-amzn-trace-id': `Root=1-67891233-${randomBytes(12).toString('hex')}`, 'x-forwarded-for': '54.187.174.169', 'x-forwarded-port': '443', 'x-forwarded-proto': 'https',
+  };
+
+  it('stores a 1 KB webhook\'s request in one write unit and reads it back exactly', async () => {
+    const body = realisticEvent(1024, 'evt_packed', 7);
+    const request: StoredRequest = { method: 'POST', headers, query: {}, source_ip: '54.187.174.169', body_bytes: 1024, body, body_encoding: 'utf8' };
+    expect(Buffer.byteLength(JSON.stringify(request))).toBeGreaterThan(1700);
+    const units: Record<string, number> = {};
+    local.dynamo.middlewareStack.add((next) => async (args) => {
+      const input = args.input as { Item?: { pk?: string }; ReturnConsumedCapacity?: string };
+      input.ReturnConsumedCapacity = 'TOTAL';
+      const result = await next(args);
+      const kind = String(input.Item?.pk ?? '').split('#')[0]!;
+      units[kind] = (units[kind] ?? 0) + ((result.output as { ConsumedCapacity?: { CapacityUnits?: number } }).ConsumedCapacity?.CapacityUnits ?? 0);
+      return result;
+    }, { step: 'initialize', name: 'countUnitsInTest' });
+    const ref = { triggerId: 't-packed', executionId: newExecutionId(Date.now(), randomBytes(16).toString('hex')) };
+    try {
+      await store().record(ref, { event_id: 'evt_packed', received_at: receivedAtOf(ref.executionId), status: 'queued', attempts: 0 }, request);
+    } finally {
+      local.dynamo.middlewareStack.remove('countUnitsInTest');
+    }
+    expect(units).toEqual({ TRIGGER: 1, REQUEST: 1 });
+    expect(await store().requestOf(ref, 'evt_packed')).toEqual(request);
+  });
+
+  it('still reads requests stored before packing (JSON head, body beside it)', async () => {
+    const ref = { triggerId: 't-legacy', executionId: newExecutionId(Date.now(), randomBytes(16).toString('hex')) };
+    await store().record(ref, { event_id: 'evt_legacy', received_at: receivedAtOf(ref.executionId), status: 'queued', attempts: 0 });
+    const digest = createHash('sha256').update('evt_legacy', 'utf8').digest('base64url').slice(0, 22);
+    await local.dynamo.send(new PutCommand({
+      TableName: table(),
+      Item: {
+        pk: `REQUEST#t-legacy#${digest}`, sk: `${receivedAtOf(ref.executionId)}#${ref.executionId}`, execution_id: ref.executionId,
+        request_json: JSON.stringify({ method: 'POST', headers: { 'content-type': 'application/json' }, query: {}, body_bytes: 2, body_encoding: 'utf8' }), body: '{}', expires_at: nowSeconds() + 3600,
+      },
+    }));
+    expect(await store().requestOf(ref, 'evt_legacy')).toEqual(REQUEST);
   });
 });

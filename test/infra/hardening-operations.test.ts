@@ -149,10 +149,10 @@ describe('log levels', () => {
   const functionNames = Object.keys(FUNCTIONS) as FunctionName[];
   const functionOf = (syn: Synthesized, name: FunctionName) => resource(syn, syn.stack.functions[name].function);
 
-  it('by default every function logs at INFO and keeps the platform\'s START, END and REPORT lines (system level INFO)', () => {
+  it('by default every function logs at INFO without the platform\'s START and REPORT lines (system level WARN: $0.22 of logs per million webhooks)', () => {
     for (const name of functionNames) {
       const { LoggingConfig, Environment } = functionOf(s, name).Properties;
-      expect(LoggingConfig, name).toMatchObject({ LogFormat: 'JSON', ApplicationLogLevel: 'INFO', SystemLogLevel: 'INFO' });
+      expect(LoggingConfig, name).toMatchObject({ LogFormat: 'JSON', ApplicationLogLevel: 'INFO', SystemLogLevel: 'WARN' });
       expect(Environment.Variables.POWERTOOLS_LOG_LEVEL, name).toBeUndefined();
     }
   });
@@ -163,6 +163,12 @@ describe('log levels', () => {
       const { LoggingConfig, Environment } = functionOf(debug, name).Properties;
       expect(LoggingConfig, name).toMatchObject({ ApplicationLogLevel: 'DEBUG', SystemLogLevel: 'INFO' });
       expect(Environment.Variables.POWERTOOLS_LOG_LEVEL, name).toBe('DEBUG');
+    }
+    // Debugging also logs every event of every flow execution and traces them with X-Ray.
+    const machines = Object.values(debug.template.findResources('AWS::StepFunctions::StateMachine'));
+    expect(machines.length).toBeGreaterThan(0);
+    for (const machine of machines) {
+      expect(machine.Properties).toMatchObject({ LoggingConfiguration: { Level: 'ALL', IncludeExecutionData: false }, TracingConfiguration: { Enabled: true } });
     }
   });
 

@@ -212,18 +212,34 @@ describe('the service stack, from functions/manifest.ts', () => {
   });
 
   describe('flows', () => {
-    it('has one express state machine per flow definition in flows/', () => {
+    it('has one express state machine per flow definition in flows/, and a batch state machine for each (none reads $$.Execution)', () => {
       expect(FLOW_NAMES.length).toBeGreaterThan(0);
-      s.template.resourceCountIs('AWS::StepFunctions::StateMachine', FLOW_NAMES.length);
+      expect(Object.keys(s.stack.flows.batchStateMachines).sort()).toEqual([...FLOW_NAMES].sort());
+      s.template.resourceCountIs('AWS::StepFunctions::StateMachine', 2 * FLOW_NAMES.length);
     });
 
-    it.each(FLOW_NAMES)('%s is express, named after the stack, logs everything and traces', (flow) => {
+    it.each(FLOW_NAMES)('%s\'s batch state machine runs the flow\'s own states in a Map over the batch, with the flow\'s role', (flow) => {
+      const machines = resourcesOfType(s.template, 'AWS::StepFunctions::StateMachine');
+      const single = machines[idOf(s.stack, s.stack.flows.stateMachines[flow]!)]!;
+      const batch = machines[idOf(s.stack, s.stack.flows.batchStateMachines[flow]!)]!;
+      expect(batch.Properties).toMatchObject({
+        StateMachineType: 'EXPRESS',
+        StateMachineName: `${s.stack.stackName}-batch-${flow}`,
+        RoleArn: single.Properties.RoleArn,
+        LoggingConfiguration: { Level: 'ERROR', IncludeExecutionData: false },
+      });
+      const own = JSON.parse(readFileSync(resolve(ROOT, 'flows', `${flow}.asl.json`), 'utf8'));
+      const branch = JSON.parse(batch.Properties.DefinitionString).States.FlowgateBatch.ItemProcessor.States.FlowgateBatchRun.Branches[0];
+      expect(branch).toEqual({ StartAt: own.StartAt, States: own.States, ...(own.Comment !== undefined && { Comment: own.Comment }) });
+    });
+
+    it.each(FLOW_NAMES)('%s is express, named after the stack, logs its failed executions (not every event, not the data) and does not trace', (flow) => {
       const machine = resourcesOfType(s.template, 'AWS::StepFunctions::StateMachine')[idOf(s.stack, s.stack.flows.stateMachines[flow]!)]!;
       expect(machine.Properties).toMatchObject({
         StateMachineType: 'EXPRESS',
         StateMachineName: `${s.stack.stackName}-flow-${flow}`,
-        LoggingConfiguration: { Level: 'ALL' },
-        TracingConfiguration: { Enabled: true },
+        LoggingConfiguration: { Level: 'ERROR', IncludeExecutionData: false },
+        TracingConfiguration: { Enabled: false },
       });
       expect(JSON.parse(machine.Properties.DefinitionString)).toEqual(JSON.parse(readFileSync(resolve(ROOT, 'flows', `${flow}.asl.json`), 'utf8')));
     });
@@ -304,6 +320,10 @@ describe('the service stack, from functions/manifest.ts', () => {
       }
       if (spec.runsFlows) {
         for (const machine of Object.values(s.stack.flows.stateMachines)) expected.set(id(machine), exactly('states:StartSyncExecution'));
+      }
+      // The flow worker alone runs the flows' batch state machines.
+      if (name === 'flowWorker') {
+        for (const machine of Object.values(s.stack.flows.batchStateMachines)) expected.set(id(machine), exactly('states:StartSyncExecution'));
       }
 
       const actual = grantsOf(s, id(fn.role));
@@ -422,7 +442,7 @@ describe('the service stack, from functions/manifest.ts', () => {
         construct.node.children.forEach(visit);
       };
       visit(s.app);
-      expect([...acknowledged.keys()].sort()).toEqual(['AwsSolutions-APIG4', 'AwsSolutions-COG8', 'AwsSolutions-IAM5[Resource::*]', 'AwsSolutions-L1']);
+      expect([...acknowledged.keys()].sort()).toEqual(['AwsSolutions-APIG4', 'AwsSolutions-COG8', 'AwsSolutions-IAM5[Resource::*]', 'AwsSolutions-L1', 'AwsSolutions-SF1', 'AwsSolutions-SF2']);
       for (const reason of acknowledged.values()) expect(reason.length).toBeGreaterThan(40);
     });
 

@@ -6,8 +6,14 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { apiGatewayEvent } from '../../bench/support/api-gateway-events.js';
+import { FLOW_DEFINITIONS_FILE } from '../../functions/domain/flows/flow-definitions.js';
 import { FUNCTIONS } from '../../functions/manifest.js';
 import { listFlowFunctions } from '../../lib/flow-functions.js';
+import { listFlowNames } from '../../lib/flow-files.js';
+import { invokeBundled } from '../support/bundled-function.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -76,6 +82,45 @@ describe('cdk synth, offline', () => {
         `const m = await import(${JSON.stringify(pathToFileURL(bundleOf(fn)).href)}); console.log(typeof m.handler);`,
       ], { env: { PATH: process.env.PATH, AWS_REGION: 'us-east-1', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...settings }, timeout: 20_000 });
       expect(stdout.trim(), fn.Properties.Description).toBe('function');
+    }
+  }, 60_000);
+
+  it('bundles the flows\' definitions into the triggers function, which answers GET /flows/{name} with what each state machine was made from', async () => {
+    const triggers = functions().find((fn) => fn.Properties.Description === `Flowgate triggers (${FUNCTIONS.triggers.entry})`)!;
+    // In the bundle, not the environment (4 KB for every variable together).
+    expect(existsSync(join(dirname(bundleOf(triggers)), FLOW_DEFINITIONS_FILE))).toBe(true);
+    expect(JSON.stringify(triggers.Properties.Environment.Variables)).not.toContain('StartAt');
+    const stateMachines = Object.values(template.Resources).filter((r) => r.Type === 'AWS::StepFunctions::StateMachine');
+    expect(stateMachines).toHaveLength(listFlowNames(resolve(ROOT, 'flows')).length);
+
+    // The function as deployed: the template's environment, the token issuer's JWKS served here.
+    const { publicKey, privateKey } = await generateKeyPair('RS256');
+    const jwks = JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), kid: 'synth', alg: 'RS256', use: 'sig' }] });
+    const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(jwks));
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    try {
+      const issuer = 'https://issuer.example';
+      const env: Record<string, string> = { AWS_REGION: 'us-east-1', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+      for (const [name, value] of Object.entries(triggers.Properties.Environment.Variables as Record<string, unknown>)) {
+        env[name] = typeof value === 'string' ? value : `https://${name.toLowerCase().replace(/_/g, '-')}.placeholder.invalid`;
+      }
+      Object.assign(env, { AUTH_JWKS_URL: `http://127.0.0.1:${(server.address() as { port: number }).port}/jwks`, AUTH_ISSUER: issuer, AUTH_AUDIENCE: 'console' });
+      const token = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'synth' }).setIssuer(issuer).setAudience('console').setSubject('synth-user').setExpirationTime('5m').sign(privateKey);
+      const get = (name: string) => invokeBundled(bundleOf(triggers), apiGatewayEvent({
+        method: 'GET', routeKey: 'GET /flows/{name}', rawPath: `/flows/${name}`, pathParameters: { name }, headers: { authorization: `Bearer ${token}` },
+      }), env);
+
+      for (const stateMachine of stateMachines) {
+        const name = String(stateMachine.Properties.StateMachineName).replace(/^.*-flow-/, '');
+        const { result, logs } = await get(name);
+        expect(result.statusCode, logs).toBe(200);
+        // The text the state machine was created from, before CloudFormation fills in `${Function.<name>}`.
+        expect(JSON.parse(result.body), name).toEqual({ data: { name, definition: JSON.parse(stateMachine.Properties.DefinitionString) } });
+      }
+      const missing = await get('no-such-flow');
+      expect([missing.result.statusCode, JSON.parse(missing.result.body)]).toEqual([404, { error: 'not_found' }]);
+    } finally {
+      server.close();
     }
   }, 60_000);
 

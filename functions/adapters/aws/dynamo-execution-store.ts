@@ -10,6 +10,7 @@ import type {
 import { MESSAGE_RETENTION_DAYS } from '../../manifest.js';
 import { AppError } from '../../shared/errors.js';
 import { ifConditionHolds } from './conditional.js';
+import { packRequest, unpackRequest } from './request-packing.js';
 
 /** Execution records, and the requests stored with them, expire after seven days (DynamoDB TTL). */
 export const EXECUTION_TTL_SECONDS = 7 * 24 * 3600;
@@ -166,6 +167,11 @@ export class DynamoExecutionStore implements ExecutionStore {
     ]);
   }
 
+  /**
+   * The request item: the whole request packed into one attribute (`request-packing.ts`), so a
+   * 1 KB webhook costs one write unit, not two; a body too large for an item goes in chunks beside
+   * it, the rest as JSON.
+   */
   private async recordRequest(ref: ExecutionRef, eventId: string, request: StoredRequest, expiresAt: number): Promise<void> {
     const { body, ...head } = request;
     const inline = body === undefined || Buffer.byteLength(body) <= INLINE_BODY_BYTES;
@@ -175,9 +181,7 @@ export class DynamoExecutionStore implements ExecutionStore {
       Item: {
         ...requestKey(ref, eventId),
         execution_id: ref.executionId,
-        request_json: JSON.stringify(head),
-        ...(inline && body !== undefined && { body }),
-        ...(chunks !== undefined && { body_chunks: chunks }),
+        ...(inline ? { request_packed: packRequest(request) } : { request_json: JSON.stringify(head), body_chunks: chunks }),
         expires_at: expiresAt,
       },
     }));
@@ -247,6 +251,8 @@ export class DynamoExecutionStore implements ExecutionStore {
   async requestOf(ref: ExecutionRef, eventId: string): Promise<StoredRequest | undefined> {
     const { Item: stored } = await this.client.send(new GetCommand({ TableName: this.table, Key: requestKey(ref, eventId) }));
     if (!stored || !((stored.expires_at as number) > this.nowSeconds())) return undefined;
+    if (stored.request_packed !== undefined) return unpackRequest(stored.request_packed as Uint8Array);
+    // Items written before requests were packed, and those whose body is in chunks.
     const request = JSON.parse(stored.request_json as string) as StoredRequest;
     const body = stored.body_chunks ? await this.loadPayload(stored.body_chunks as { id: string; chunks: number }) : (stored.body as string | undefined);
     return { ...request, ...(body !== undefined && { body }) };

@@ -9,6 +9,16 @@ export interface FlowRunner {
   run(flow: string, inputJson: string, options: { timeoutMs: number; name?: string }): Promise<FlowResult>;
 }
 
+/**
+ * Runs one flow for several events in one execution (the flow's batch state machine), each event
+ * alone with its own input. `undefined`: the batch could not run as one (the flow has no batch
+ * state machine, or the batch as a whole failed, e.g. its output was over the limit), and each
+ * event should run in its own execution. A batch that timed out answers `timed_out` for every event.
+ */
+export interface BatchFlowRunner {
+  runBatch(flow: string, inputsJson: readonly string[], options: { timeoutMs: number }): Promise<FlowResult[] | undefined>;
+}
+
 /** The queue of accepted events for the flow worker. Throws `AppError('unavailable')` when it cannot take one. */
 export interface EventQueue {
   send(body: string): Promise<void>;

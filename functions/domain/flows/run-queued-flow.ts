@@ -6,6 +6,13 @@ import type { ExecutionStore, FlowRunner, Redelivery } from './ports.js';
 export const DEFAULT_RETRY_BASE_SECONDS = 15;
 /** No retry waits longer than this, whatever the attempt. */
 export const MAX_RETRY_DELAY_SECONDS = 15 * 60;
+/**
+ * A run still going after this long is recorded `running`; a shorter one goes straight from
+ * `queued` to its outcome. Most flows end in tens of milliseconds, and a `running` write that
+ * nobody reads before the outcome replaces it cost one write unit per event (a fifth of an
+ * acknowledged event's DynamoDB bill); a long run still shows that it started.
+ */
+export const RUNNING_MARK_AFTER_MS = 1_000;
 
 export interface WorkerDeps {
   executions: ExecutionStore;
@@ -16,7 +23,15 @@ export interface WorkerDeps {
   /** Delay before the first retry; each later one doubles it. */
   retryBaseSeconds: number;
   now: Clock;
+  /** Waits `ms`, then calls `then`; returns a cancel. Default: a timer that does not hold the process open. */
+  after?: (ms: number, then: () => void) => () => void;
 }
+
+const timerAfter = (ms: number, then: () => void) => {
+  const timer = setTimeout(then, ms);
+  timer.unref?.();
+  return () => clearTimeout(timer);
+};
 
 export interface QueuedDelivery {
   body: string;
@@ -55,8 +70,19 @@ export async function runQueuedFlow(deps: WorkerDeps, delivery: QueuedDelivery):
   const attempt = (message.attempts_before ?? 0) + delivery.receiveCount;
   const inputJson = message.input ? JSON.stringify(message.input) : await deps.executions.loadPayload(message.payload!);
   const started_at = new Date(deps.now()).toISOString();
-  await deps.executions.update(message.ref, { status: 'running', attempts: attempt, attempt: { attempt, started_at, status: 'running' } });
-  const result = await deps.flows.run(message.flow, inputJson, { timeoutMs: delivery.timeoutMs });
+  // Marked running only if the run outlasts RUNNING_MARK_AFTER_MS; the outcome waits for that
+  // write, so the mark can never land after the outcome and replace it.
+  let marking: Promise<void> | undefined;
+  const cancelMark = (deps.after ?? timerAfter)(RUNNING_MARK_AFTER_MS, () => {
+    marking = deps.executions.update(message.ref, { status: 'running', attempts: attempt, attempt: { attempt, started_at, status: 'running' } }).catch(() => undefined);
+  });
+  let result;
+  try {
+    result = await deps.flows.run(message.flow, inputJson, { timeoutMs: delivery.timeoutMs });
+  } finally {
+    cancelMark();
+    await marking;
+  }
   const finished_at = new Date(deps.now()).toISOString();
   if (result.status === 'succeeded') {
     await deps.executions.update(message.ref, { status: 'succeeded', attempts: attempt, output: result.output, attempt: { attempt, started_at, finished_at, status: 'succeeded' } });

@@ -38,10 +38,14 @@ export const signingSecretContext = (record: Pick<TriggerRecord, 'account_id' | 
  * trigger (disable, delete, new URL, new API key, new secret) reaches the receiver within `ttlMs`;
  * the end of a rotation's overlap does not wait for it, as the receiver checks that time itself.
  * Unknown ids are not cached, so a new trigger works at once; the cache holds at most `maxEntries`
- * triggers.
+ * triggers. Concurrent reads of one trigger are one read; a re-read keeps the opened secrets of an
+ * unchanged trigger, so a flood of forged requests (each re-read, as a refusal asks) costs reads
+ * but no decryption.
  */
 export class CachedTriggerLookup implements TriggerLookup {
   private readonly entries = new Map<string, { trigger: ActiveTrigger; expiresAt: number }>();
+  /** Reads under way, by webhook id: concurrent requests for one trigger share one read. */
+  private readonly reading = new Map<string, Promise<ActiveTrigger | undefined>>();
 
   constructor(
     private readonly store: Pick<TriggerStore, 'findByWebhookId'>,
@@ -57,11 +61,20 @@ export class CachedTriggerLookup implements TriggerLookup {
     return this.findFresh(webhookId);
   }
 
-  async findFresh(webhookId: string): Promise<ActiveTrigger | undefined> {
+  findFresh(webhookId: string): Promise<ActiveTrigger | undefined> {
+    let read = this.reading.get(webhookId);
+    if (!read) {
+      read = this.read(webhookId).finally(() => this.reading.delete(webhookId));
+      this.reading.set(webhookId, read);
+    }
+    return read;
+  }
+
+  private async read(webhookId: string): Promise<ActiveTrigger | undefined> {
     const now = this.now();
     const previous = this.entries.get(webhookId)?.trigger;
-    this.entries.delete(webhookId);
     const record = await this.store.findByWebhookId(webhookId);
+    this.entries.delete(webhookId);
     if (!record) return undefined;
     // An unchanged trigger keeps its opened secrets: a refresh costs a read, not a decryption.
     const trigger: ActiveTrigger = previous?.record.version === record.version

@@ -1,0 +1,406 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { delimiter, resolve } from 'node:path';
+import type { SQSEvent } from 'aws-lambda';
+import { dynamoClient } from '../functions/adapters/aws/clients/dynamo.js';
+import { sfnClient } from '../functions/adapters/aws/clients/sfn.js';
+import { sqsClient } from '../functions/adapters/aws/clients/sqs.js';
+import { LocalSecretBox } from '../functions/adapters/local-secret-box.js';
+import { FUNCTIONS, type FunctionName } from '../functions/manifest.js';
+import { startLocalStack, type LocalStack } from '../local/stack.js';
+import { signStripe } from '../test/support/signers.js';
+import { synth } from '../test/support/synth.js';
+import { writeCostChart } from './support/cost-chart.js';
+import type { ChartRow } from './support/chart-row.js';
+import { KB, realisticEvent } from './support/payloads.js';
+import { fixed } from './support/timing.js';
+
+/**
+ * `npm run bench cost`: what one webhook costs on the deployed stack, in dollars per million, by
+ * billed line, counted from what the handlers actually do on the local stack (not from a model of
+ * them), priced with `bench/prices.json` (us-east-1 list prices, free tiers left out):
+ *
+ * - API Gateway: every request the bench sends (each 512 KB counts as one).
+ * - Lambda: every invocation of every function, through the local stack's `aroundInvocation` (the
+ *   flow queue's batches as batches), its handler's wall time here rounded up to the ms and the
+ *   memory the manifest gives it, at the arm64 rate.
+ * - SQS: every request the handlers' client sends (each 64 KB chunk counts as one), and per batch
+ *   the event source mapping's receive and its delete of the batch.
+ * - Step Functions: every express execution the handlers start, its time rounded up to 100 ms, at 64 MB.
+ * - DynamoDB: every call with `ReturnConsumedCapacity: TOTAL`, the units the engine reports.
+ * - KMS: every secret opened or sealed (locally a process-held key stands in for each KMS call).
+ * - CloudWatch Logs: every line each function writes during its invocations, the lines Lambda adds
+ *   (START/REPORT) at the system log level the synthesized template sets, the access log line the
+ *   stage's format makes, and the events each state machine logs at its template's level; each log
+ *   event is billed 26 bytes over its text.
+ *
+ * The durations are this machine's, with in-process engines: Lambda's and DynamoDB's round trips
+ * differ; the counts do not.
+ */
+const PRICES = JSON.parse(readFileSync(resolve(import.meta.dirname, 'prices.json'), 'utf8')) as PriceTable;
+const SECRET = 'whsec_cost_bench';
+const FLOWS_DIR = [resolve(import.meta.dirname, '../flows'), resolve(import.meta.dirname, 'flows')].join(delimiter);
+/** In flight at once: enough for the flow queue to see batches of several events, as a busy trigger's does. */
+const CONCURRENCY = Number(process.env.COST_CONCURRENCY ?? 4);
+const LOG_EVENT_OVERHEAD_BYTES = 26;
+const debugWrite = process.stderr.write.bind(process.stderr);
+const API_GATEWAY_METERING_BYTES = 512 * KB;
+const SQS_CHUNK_BYTES = 64 * KB;
+const SFN_BILLING_MS = 100;
+const SFN_BILLING_MB = 64;
+
+interface PriceTable {
+  prices: Record<string, { usd: number; unit: string; source: string }>;
+  monthly: Record<string, { usd: number; unit: string; source: string }>;
+  peers: { name: string; usd_per_million: number; basis: string; source: string; checked: string }[];
+  checked: string;
+  free_tiers: string;
+}
+
+interface Scenario {
+  name: string;
+  bytes: number;
+  flow: 'noop' | 'echo';
+  mode: 'acknowledge' | 'wait';
+  refused?: boolean;
+  events: number;
+}
+
+const ALL_SCENARIOS: Scenario[] = [
+  { name: '1 KB, flow returns nothing', bytes: 1 * KB, flow: 'noop', mode: 'acknowledge', events: 300 },
+  { name: '1 KB, echo flow', bytes: 1 * KB, flow: 'echo', mode: 'acknowledge', events: 200 },
+  { name: '10 KB, flow returns nothing', bytes: 10 * KB, flow: 'noop', mode: 'acknowledge', events: 200 },
+  { name: '1 KB, wait mode', bytes: 1 * KB, flow: 'noop', mode: 'wait', events: 200 },
+  { name: '1 KB, refused (bad signature)', bytes: 1 * KB, flow: 'noop', mode: 'acknowledge', refused: true, events: 300 },
+];
+/** `COST_SCENARIOS=0,3 npm run bench cost` runs only those (by index), e.g. while cutting one line. */
+const SCENARIOS = process.env.COST_SCENARIOS ? process.env.COST_SCENARIOS.split(',').map((i) => ALL_SCENARIOS[Number(i)]!) : ALL_SCENARIOS;
+
+/** What one scenario used, summed over its events. */
+class Usage {
+  apiRequests = 0;
+  accessLogLines = 0;
+  lambda = new Map<FunctionName, { invocations: number; billedMs: number; records: number }>();
+  sqsRequests = 0;
+  sfnExecutions = 0;
+  sfnGbSeconds = 0;
+  writeUnits = 0;
+  /** Write units by the kind of item written (the first part of its key: TRIGGER is a status record, REQUEST a request…). */
+  writeUnitsByItem = new Map<string, number>();
+  readUnits = 0;
+  kmsRequests = 0;
+  /** Log bytes by source, each event with its 26 bytes. */
+  logBytes = new Map<string, number>();
+  workerRecordsDone = 0;
+
+  addLog(source: string, bytes: number) {
+    this.logBytes.set(source, (this.logBytes.get(source) ?? 0) + bytes);
+  }
+}
+
+/** What the synthesized template says about logging, read rather than assumed. */
+interface DeployedLogging {
+  /** Lambda's system log level per function (INFO writes START and REPORT on every invocation). */
+  systemLogLevel: string;
+  /** The HTTP API stage's access log format, `$context.*` variables in it. */
+  accessLogFormat: string;
+  /** The state machines' log level (ALL, ERROR, FATAL or OFF). */
+  flowLogLevel: string;
+  alarms: number;
+  dashboards: number;
+  kmsKeys: number;
+}
+
+function readDeployedLogging(): DeployedLogging {
+  const resources = Object.values(synth().template.toJSON().Resources as Record<string, { Type: string; Properties: Record<string, any> }>);
+  const of = (type: string) => resources.filter((r) => r.Type === type);
+  const systemLevels = new Set(of('AWS::Lambda::Function').map((r) => r.Properties.LoggingConfig?.SystemLogLevel ?? 'INFO'));
+  const flowLevels = new Set(of('AWS::StepFunctions::StateMachine').map((r) => r.Properties.LoggingConfiguration?.Level ?? 'OFF'));
+  if (systemLevels.size !== 1 || flowLevels.size !== 1) throw new Error('functions or flows log at several levels: price them one by one');
+  const stage = of('AWS::ApiGatewayV2::Stage')[0]!;
+  return {
+    systemLogLevel: [...systemLevels][0]!,
+    accessLogFormat: stage.Properties.AccessLogSettings?.Format ?? '',
+    flowLogLevel: [...flowLevels][0]!,
+    alarms: of('AWS::CloudWatch::Alarm').length,
+    dashboards: of('AWS::CloudWatch::Dashboard').length,
+    kmsKeys: of('AWS::KMS::Key').length,
+  };
+}
+
+/** The access log line the stage writes for one webhook request, its variables given typical values. */
+function accessLogLine(format: string): string {
+  const values: Record<string, string> = {
+    requestId: 'Jk2pLhAboAMEbYw=', requestTime: '24/Nov/2026:10:52:04 +0000', 'identity.sourceIp': '54.187.174.169', httpMethod: 'POST',
+    routeKey: 'ANY /webhooks/{webhook_id}', status: '200', protocol: 'HTTP/1.1', responseLength: '52', responseLatency: '23',
+    integrationLatency: '21', integrationErrorMessage: '-', 'error.message': '-',
+  };
+  return format.replace(/\$context\.([A-Za-z.]+)/g, (_, name: string) => values[name] ?? '-');
+}
+
+/** Lambda's own lines per invocation at system level INFO (JSON log format), as its docs show them. */
+const PLATFORM_LINES = [
+  JSON.stringify({ time: '2026-11-24T10:52:04.123Z', type: 'platform.start', record: { requestId: randomUUID(), version: '$LATEST' } }),
+  JSON.stringify({ time: '2026-11-24T10:52:04.140Z', type: 'platform.report', record: { requestId: randomUUID(), metrics: { durationMs: 16.49, billedDurationMs: 17, memorySizeMB: 1024, maxMemoryUsedMB: 98 }, status: 'success' } }),
+];
+
+/** The events a state machine logs for one successful run of a flow of `states` Pass states at level ALL (without execution data). */
+function flowLogLines(states: number): string[] {
+  const execution = `arn:aws:states:us-east-1:123456789012:express:flowgate-flow-noop:${randomUUID()}:${randomUUID()}`;
+  const line = (id: number, type: string, details: object) => JSON.stringify({ id: String(id), type, details, previous_event_id: String(id - 1), event_timestamp: '1795517543552', execution_arn: execution, redrive_count: '0' });
+  const lines = [line(1, 'ExecutionStarted', { roleArn: 'arn:aws:iam::123456789012:role/flowgate-FlowsnoopRole1A2B3C4D-AbCdEfGhIjKl' })];
+  for (let i = 0; i < states; i++) lines.push(line(lines.length + 1, 'PassStateEntered', { name: 'Done' }), line(lines.length + 2, 'PassStateExited', { name: 'Done' }));
+  lines.push(line(lines.length + 1, 'ExecutionSucceeded', {}));
+  return lines;
+}
+
+const logBytes = (lines: readonly string[]) => lines.reduce((sum, line) => sum + Buffer.byteLength(line) + LOG_EVENT_OVERHEAD_BYTES, 0);
+
+/** Meters the stack's clients, invocations and output while `usage` is set. */
+function meter(stack: LocalStack, invocations: AsyncLocalStorage<FunctionName>, current: () => Usage | undefined) {
+  const consumed = (output: unknown) => {
+    const capacity = (output as { ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[] }).ConsumedCapacity;
+    return (Array.isArray(capacity) ? capacity : capacity ? [capacity] : []).reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
+  };
+  dynamoClient(stack.aws).middlewareStack.add((next, context) => async (args) => {
+    const usage = current();
+    if (!usage) return next(args);
+    (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
+    const result = await next(args);
+    const units = consumed(result.output);
+    if (/^(Get|Query|Scan|BatchGet|TransactGet)/.test(context.commandName ?? '')) usage.readUnits += units;
+    else {
+      usage.writeUnits += units;
+      const input = args.input as { Item?: { pk?: unknown }; Key?: { pk?: unknown } };
+      const kind = String((input.Item ?? input.Key)?.pk ?? context.commandName).split('#')[0]!.toLowerCase();
+      usage.writeUnitsByItem.set(kind, (usage.writeUnitsByItem.get(kind) ?? 0) + units);
+    }
+    return result;
+  }, { step: 'initialize', name: 'meterCapacity' });
+  sqsClient(stack.aws).middlewareStack.add((next, context) => async (args) => {
+    const usage = current();
+    if (usage) {
+      const input = args.input as { MessageBody?: string; Entries?: { MessageBody?: string }[] };
+      const bytes = Buffer.byteLength(input.MessageBody ?? '') + (input.Entries ?? []).reduce((sum, e) => sum + Buffer.byteLength(e.MessageBody ?? ''), 0);
+      usage.sqsRequests += /^Send/.test(context.commandName ?? '') ? Math.max(1, Math.ceil(bytes / SQS_CHUNK_BYTES)) : 1;
+    }
+    return next(args);
+  }, { step: 'initialize', name: 'meterRequests' });
+  sfnClient(stack.aws).middlewareStack.add((next) => async (args) => {
+    const usage = current();
+    const startedAt = performance.now();
+    const result = await next(args);
+    if (usage) {
+      usage.sfnExecutions++;
+      const billedMs = Math.max(1, Math.ceil((performance.now() - startedAt) / SFN_BILLING_MS)) * SFN_BILLING_MS;
+      usage.sfnGbSeconds += (SFN_BILLING_MB / 1024) * (billedMs / 1000);
+    }
+    return result;
+  }, { step: 'initialize', name: 'meterExecutions' });
+  for (const method of ['open', 'seal'] as const) {
+    const original = LocalSecretBox.prototype[method] as (...args: unknown[]) => Promise<unknown>;
+    (LocalSecretBox.prototype as unknown as Record<string, unknown>)[method] = function (this: LocalSecretBox, ...args: unknown[]) {
+      const usage = current();
+      if (usage) usage.kmsRequests++;
+      return original.apply(this, args);
+    };
+  }
+  // Every line a function writes during an invocation is its log; the rest of the process's output passes.
+  for (const stream of [process.stdout, process.stderr]) {
+    const write = stream.write.bind(stream);
+    stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      const fn = invocations.getStore();
+      const usage = current();
+      if (fn === undefined || usage === undefined) return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
+      const lines = Buffer.from(chunk).toString('utf8').split('\n').filter((line) => line.length > 0);
+      usage.addLog(`${fn} (its own lines)`, logBytes(lines));
+      if (process.env.COST_DEBUG) debugWrite(`[${fn}] ${lines.join('\n')}\n`);
+      const done = rest.find((arg) => typeof arg === 'function') as (() => void) | undefined;
+      done?.();
+      return true;
+    }) as typeof stream.write;
+  }
+}
+
+interface LineItem {
+  line: string;
+  units: string;
+  usd_per_million: number;
+}
+
+function price(usage: Usage, events: number): LineItem[] {
+  const p = PRICES.prices;
+  const perMillion = (usd: number) => (usd / events) * 1e6;
+  const items: LineItem[] = [];
+  items.push({ line: 'API Gateway requests', units: `${fixed(usage.apiRequests / events)} requests`, usd_per_million: perMillion(usage.apiRequests * p.api_gateway_http_request!.usd) });
+  let invocations = 0;
+  let gbSeconds = 0;
+  const durations: string[] = [];
+  for (const [fn, use] of usage.lambda) {
+    invocations += use.invocations;
+    const fnGbSeconds = (FUNCTIONS[fn].memoryMb / 1024) * (use.billedMs / 1000);
+    gbSeconds += fnGbSeconds;
+    durations.push(`${fn} ${fixed(use.invocations / events)} × ${fixed(use.billedMs / use.invocations)} ms at ${FUNCTIONS[fn].memoryMb} MB${use.records ? ` (${fixed(use.records / use.invocations)} events a batch)` : ''}`);
+  }
+  items.push({ line: 'Lambda requests', units: `${fixed(invocations / events)} invocations`, usd_per_million: perMillion(invocations * p.lambda_request!.usd) });
+  items.push({ line: 'Lambda duration', units: durations.join('; '), usd_per_million: perMillion(gbSeconds * p.lambda_arm64_gb_second!.usd) });
+  items.push({ line: 'SQS requests', units: `${fixed(usage.sqsRequests / events)} requests`, usd_per_million: perMillion(usage.sqsRequests * p.sqs_request!.usd) });
+  items.push({ line: 'Step Functions requests', units: `${fixed(usage.sfnExecutions / events)} express executions`, usd_per_million: perMillion(usage.sfnExecutions * p.sfn_express_request!.usd) });
+  items.push({ line: 'Step Functions duration', units: `${fixed((usage.sfnGbSeconds / Math.max(1, usage.sfnExecutions)) * 1000)} GB-ms each`, usd_per_million: perMillion(usage.sfnGbSeconds * p.sfn_express_gb_second!.usd) });
+  items.push({ line: 'DynamoDB writes', units: `${fixed(usage.writeUnits / events)} write units: ${[...usage.writeUnitsByItem].map(([kind, units]) => `${kind} ${fixed(units / events)}`).join(', ')}`, usd_per_million: perMillion(usage.writeUnits * p.dynamodb_write_request_unit!.usd) });
+  items.push({ line: 'DynamoDB reads', units: `${fixed(usage.readUnits / events)} read units`, usd_per_million: perMillion(usage.readUnits * p.dynamodb_read_request_unit!.usd) });
+  items.push({ line: 'KMS requests', units: `${fixed(usage.kmsRequests / events, 3)} requests`, usd_per_million: perMillion(usage.kmsRequests * p.kms_request!.usd) });
+  const logTotal = [...usage.logBytes.values()].reduce((a, b) => a + b, 0);
+  items.push({
+    line: 'CloudWatch Logs',
+    units: `${Math.round(logTotal / events)} bytes: ${[...usage.logBytes].map(([source, bytes]) => `${source} ${Math.round(bytes / events)}`).join(', ')}`,
+    usd_per_million: perMillion((logTotal / 1024 ** 3) * p.cloudwatch_logs_ingested_gb!.usd),
+  });
+  return items;
+}
+
+async function send(url: string, agent: Agent, body: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((done, fail) => {
+    const req = request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
+      res.resume();
+      res.on('end', () => done(res.statusCode ?? 0));
+    });
+    req.on('error', fail);
+    req.end(body);
+  });
+}
+
+/** Stripe's own headers on a delivery, beside its signature. */
+const STRIPE_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)', accept: '*/*; q=0.5, application/xml', 'cache-control': 'no-cache' };
+
+export default async function costBench() {
+  const logging = readDeployedLogging();
+  const invocations = new AsyncLocalStorage<FunctionName>();
+  let usage: Usage | undefined;
+  const flowStates = (flow: string) => Object.keys((JSON.parse(readFileSync(resolve(flow === 'noop' ? resolve(import.meta.dirname, 'flows') : resolve(import.meta.dirname, '../flows'), `${flow}.asl.json`), 'utf8')) as { States: object }).States).length;
+  const stack = await startLocalStack({
+    port: 0,
+    flowsDir: FLOWS_DIR,
+    aroundInvocation: async (fn, event, invoke) => {
+      const metered = usage;
+      if (!metered) return invoke();
+      const startedAt = performance.now();
+      const result = await invocations.run(fn, invoke);
+      const use = metered.lambda.get(fn) ?? { invocations: 0, billedMs: 0, records: 0 };
+      metered.lambda.set(fn, use);
+      use.invocations++;
+      use.billedMs += Math.max(1, Math.ceil(performance.now() - startedAt));
+      if (logging.systemLogLevel === 'INFO') metered.addLog('Lambda START and REPORT', logBytes(PLATFORM_LINES));
+      const records = (event as Partial<SQSEvent>).Records;
+      if (records) {
+        use.records += records.length;
+        const failed = new Set(((result as { batchItemFailures?: { itemIdentifier: string }[] } | undefined)?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+        // The event source mapping's receive of the batch, and its delete of what succeeded.
+        const bytes = records.reduce((sum, r) => sum + Buffer.byteLength(r.body), 0);
+        metered.sqsRequests += Math.max(1, Math.ceil(bytes / SQS_CHUNK_BYTES)) + (records.length > failed.size ? 1 : 0);
+        metered.workerRecordsDone += records.length - failed.size;
+      }
+      return result;
+    },
+  });
+  meter(stack, invocations, () => usage);
+  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const results: { scenario: string; events: number; items: LineItem[]; usd_per_million: number; quiet_trigger_usd_per_million: number }[] = [];
+  try {
+    const token = await stack.token('cost-bench');
+    for (const scenario of SCENARIOS) {
+      const created = await fetch(`${stack.baseUrl}/triggers`, {
+        method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ flow: scenario.flow, response_mode: scenario.mode, signature: { service: 'stripe', secret: SECRET } }),
+      });
+      const trigger = ((await created.json()) as { data: { url: string } }).data;
+      const expected = scenario.refused ? 401 : 200;
+      const deliverAll = async (count: number, prefix: string) => {
+        let next = 0;
+        await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+          for (let i = next++; i < count; i = next++) {
+            const body = realisticEvent(scenario.bytes, `evt_${prefix}_${i}`, i + 1);
+            const signed = signStripe({ secret: scenario.refused ? 'whsec_forged' : SECRET, body, timestamp: Math.floor(Date.now() / 1000) });
+            if (usage) usage.apiRequests += Math.max(1, Math.ceil(Buffer.byteLength(body) / API_GATEWAY_METERING_BYTES));
+            if (usage) usage.addLog('API Gateway access log', logBytes([accessLogLine(logging.accessLogFormat)]));
+            const status = await send(trigger.url, agent, body, { ...STRIPE_HEADERS, ...signed });
+            if (status !== expected) throw new Error(`${scenario.name}: a delivery answered ${status}, not ${expected}`);
+          }
+        }));
+      };
+      const flowsDone = async (metered: Usage, count: number) => {
+        for (const startedAt = Date.now(); metered.workerRecordsDone < count;) {
+          if (Date.now() - startedAt > 120_000) throw new Error(`${scenario.name}: only ${metered.workerRecordsDone} of ${count} flows ran`);
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      };
+      const queued = scenario.mode === 'acknowledge' && !scenario.refused;
+      // A warm-up, unmetered apart from its own count: the trigger is cached and every function warm, as under steady traffic.
+      const warm = new Usage();
+      usage = warm;
+      await deliverAll(10, `${scenario.bytes}_${scenario.flow}_warm`);
+      if (queued) await flowsDone(warm, 10);
+      const metered = new Usage();
+      usage = metered;
+      await deliverAll(scenario.events, `${scenario.bytes}_${scenario.flow}_${scenario.mode}`);
+      if (queued) await flowsDone(metered, scenario.events);
+      usage = undefined;
+      // Step Functions' own log of each execution, at the template's level (a successful run logs nothing below ALL).
+      if (logging.flowLogLevel === 'ALL') metered.addLog('Step Functions execution log', metered.sfnExecutions * logBytes(flowLogLines(flowStates(scenario.flow))));
+      const items = price(metered, scenario.events);
+      const total = items.reduce((sum, item) => sum + item.usd_per_million, 0);
+      // A quiet trigger's events each arrive alone: each is then a batch of its own, with its own
+      // worker invocation, receive, delete and flow execution (a batch's billed time taken as one
+      // execution's: 100 ms, its step, at 64 MB).
+      const batches = metered.lambda.get('flowWorker')?.invocations ?? 0;
+      const p = PRICES.prices;
+      const singleExecution = p.sfn_express_request!.usd + (SFN_BILLING_MB / 1024) * (SFN_BILLING_MS / 1000) * p.sfn_express_gb_second!.usd;
+      const quiet = batches === 0 ? total : total
+        + ((scenario.events - batches) / scenario.events) * (p.lambda_request!.usd + 2 * p.sqs_request!.usd) * 1e6
+        + ((scenario.events - metered.sfnExecutions) / scenario.events) * singleExecution * 1e6;
+      results.push({ scenario: scenario.name, events: scenario.events, items, usd_per_million: total, quiet_trigger_usd_per_million: quiet });
+    }
+  } finally {
+    usage = undefined;
+    agent.destroy();
+    await stack.stop();
+  }
+
+  const monthly = PRICES.monthly;
+  const fixedMonthly = [
+    { line: `${logging.alarms} CloudWatch alarms`, usd: logging.alarms * monthly.cloudwatch_alarm!.usd },
+    { line: `${logging.dashboards} CloudWatch dashboard${logging.dashboards === 1 ? '' : 's'}`, usd: logging.dashboards * monthly.cloudwatch_dashboard!.usd },
+    { line: `${logging.kmsKeys} KMS key${logging.kmsKeys === 1 ? '' : 's'}`, usd: logging.kmsKeys * monthly.kms_key!.usd },
+    // 5 pollers per SQS event source mapping, one 20 s long poll each at a time, whatever the traffic.
+    { line: '2 SQS event source mappings polling an empty queue', usd: 2 * 5 * ((30 * 24 * 3600) / 20) * monthly.sqs_idle_poll!.usd },
+  ];
+
+  const names = SCENARIOS.map((s) => s.name);
+  const width = Math.max(...names.map((n) => n.length));
+  console.log(`dollars per million webhooks, us-east-1 list prices of ${PRICES.checked} (bench/prices.json), free tiers left out`);
+  console.log(`${'line'.padEnd(26)}${names.map((n) => n.padStart(Math.min(width, 30) + 2)).join('')}`);
+  for (const line of results[0]!.items.map((item) => item.line)) {
+    console.log(`${line.padEnd(26)}${results.map((r) => `$${r.items.find((i) => i.line === line)!.usd_per_million.toFixed(3)}`.padStart(Math.min(width, 30) + 2)).join('')}`);
+  }
+  console.log(`${'total'.padEnd(26)}${results.map((r) => `$${r.usd_per_million.toFixed(2)}`.padStart(Math.min(width, 30) + 2)).join('')}`);
+  console.log(`${'a quiet trigger'.padEnd(26)}${results.map((r) => `$${r.quiet_trigger_usd_per_million.toFixed(2)}`.padStart(Math.min(width, 30) + 2)).join('')}  (each event a flow-queue batch and an execution of its own)`);
+  for (const result of results) {
+    console.log(`\n${result.scenario} (${result.events} events):`);
+    for (const item of result.items) console.log(`  ${item.line.padEnd(24)} $${item.usd_per_million.toFixed(3).padStart(7)}  ${item.units}`);
+  }
+  console.log(`\nfixed a month: ${fixedMonthly.map((f) => `${f.line} $${f.usd.toFixed(2)}`).join('; ')}`);
+  console.log(`peers (published): ${PRICES.peers.map((p) => `${p.name} $${p.usd_per_million}/M (${p.checked})`).join('; ')}`);
+  const headline = results[0]!;
+  writeCostChart(resolve(import.meta.dirname, 'cost.svg'), results, PRICES.peers, 5);
+  const chart: ChartRow[] = results.map((r) => ({
+    label: r.scenario,
+    group: 'dollars per million webhooks (us-east-1 list prices)',
+    value: r.usd_per_million,
+    ...(r === headline && { target: 5 }),
+    better: 'lower' as const,
+    text: `$${r.usd_per_million.toFixed(2)} per million`,
+  }));
+  return { prices_checked: PRICES.checked, scenarios: results, fixed_monthly: fixedMonthly, target_met: headline.usd_per_million <= 5, chart };
+}

@@ -1,0 +1,71 @@
+import { parseFlowMessage } from './message.js';
+import type { BatchFlowRunner, FlowResult, FlowRunner } from './ports.js';
+
+/**
+ * Express executions take at most 256 KiB of input: a batch's inputs stay under this, and a
+ * larger batch is split (a message alone may be 200 KiB, `MAX_INLINE_MESSAGE_BYTES`).
+ */
+export const MAX_BATCH_INPUT_BYTES = 200 * 1024;
+
+/**
+ * The flow runner each record of a worker batch runs its flow with: records of one flow (two or
+ * more, their inputs inline in the message) share one execution of that flow's batch state
+ * machine, started at once; every other record, and every record of a batch that could not run as
+ * one, runs in an execution of its own through `single`. The records' handling is otherwise
+ * theirs alone (attempts, outcome, retry), as `runQueuedFlow` does it.
+ */
+export function batchedRunners(
+  records: readonly { id: string; body: string }[],
+  single: FlowRunner,
+  batch: BatchFlowRunner,
+  timeoutMs: number,
+): Map<string, FlowRunner> {
+  const byFlow = new Map<string, { id: string; inputJson: string }[]>();
+  for (const record of records) {
+    let message;
+    try {
+      message = parseFlowMessage(record.body);
+    } catch {
+      continue; // runQueuedFlow reports it
+    }
+    if (!message.input) continue;
+    const members = byFlow.get(message.flow) ?? [];
+    members.push({ id: record.id, inputJson: JSON.stringify(message.input) });
+    byFlow.set(message.flow, members);
+  }
+  const runners = new Map<string, FlowRunner>();
+  for (const [flow, members] of byFlow) {
+    for (const group of bySize(members)) {
+      if (group.length < 2) continue;
+      const results = batch.runBatch(flow, group.map((member) => member.inputJson), { timeoutMs }).catch(() => undefined);
+      group.forEach((member, index) => {
+        runners.set(member.id, {
+          async run(name, inputJson, options): Promise<FlowResult> {
+            const answered = name === flow ? await results : undefined;
+            return answered?.[index] ?? single.run(name, inputJson, options);
+          },
+        });
+      });
+    }
+  }
+  return runners;
+}
+
+/** Consecutive groups whose inputs together stay under MAX_BATCH_INPUT_BYTES. */
+function bySize<T extends { inputJson: string }>(members: readonly T[]): T[][] {
+  const groups: T[][] = [];
+  let current: T[] = [];
+  let bytes = 0;
+  for (const member of members) {
+    const size = Buffer.byteLength(member.inputJson) + 1;
+    if (current.length && bytes + size > MAX_BATCH_INPUT_BYTES) {
+      groups.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(member);
+    bytes += size;
+  }
+  if (current.length) groups.push(current);
+  return groups;
+}

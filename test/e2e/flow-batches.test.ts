@@ -1,0 +1,74 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { SQSRecord } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { dynamoClient } from '../../functions/adapters/aws/clients/dynamo.js';
+import { sfnClient } from '../../functions/adapters/aws/clients/sfn.js';
+import { DynamoExecutionStore } from '../../functions/adapters/aws/dynamo-execution-store.js';
+import { newExecutionId, receivedAtOf } from '../../functions/domain/flows/execution-id.js';
+import { FUNCTIONS, TABLES } from '../../functions/manifest.js';
+import { lambdaContext } from '../../local/lambda-context.js';
+import { useLocalStack } from '../support/local-stack.js';
+import { TEST_FLOWS_DIR } from '../support/webhooks.js';
+
+/**
+ * The flow worker runs a batch's events of one flow in one execution of the flow's batch state
+ * machine, each event's outcome its own; a flow without one (it reads `$$.Execution`) runs an
+ * execution per event, as before.
+ */
+const extraFlows = mkdtempSync(join(tmpdir(), 'flowgate-batch-flows-'));
+writeFileSync(join(extraFlows, 'reads-execution.asl.json'), JSON.stringify({
+  StartAt: 'Own', States: { Own: { Type: 'Pass', Parameters: { 'input.$': '$$.Execution.Input' }, End: true } },
+}));
+const stack = useLocalStack({ flowsDir: [TEST_FLOWS_DIR, extraFlows].join(delimiter) });
+
+async function runBatch(flow: string, types: string[]) {
+  const executions = new DynamoExecutionStore(dynamoClient(stack.aws), stack.engines.env[TABLES.executions.env]!, Date.now);
+  const triggerId = `t-batch-${randomBytes(4).toString('hex')}`;
+  const refs = types.map(() => ({ triggerId, executionId: newExecutionId(Date.now(), randomBytes(16).toString('hex')) }));
+  await Promise.all(refs.map((ref, i) => executions.record(ref, { event_id: `evt_${i}`, received_at: receivedAtOf(ref.executionId), status: 'queued', attempts: 0 })));
+  const records = refs.map((ref, i) => ({
+    messageId: `m${i}`, receiptHandle: `r${i}`, body: JSON.stringify({ v: 1, trigger_id: triggerId, flow, ref, input: { trigger: { type: types[i], event_id: `evt_${i}` } } }),
+    attributes: { ApproximateReceiveCount: '1' },
+  }) as unknown as SQSRecord);
+  const started: string[] = [];
+  const client = sfnClient(stack.aws);
+  const name = `countStarts${randomBytes(4).toString('hex')}`;
+  client.middlewareStack.add((next) => async (args) => {
+    started.push((args.input as { stateMachineArn: string }).stateMachineArn);
+    return next(args);
+  }, { step: 'initialize', name });
+  try {
+    const response = await stack.handlers.flowWorker({ Records: records }, lambdaContext('flowWorker', FUNCTIONS.flowWorker.timeoutSeconds));
+    const outcomes = await Promise.all(refs.map(async (ref) => (await executions.get(ref))!));
+    return { response, outcomes, started };
+  } finally {
+    client.middlewareStack.remove(name);
+  }
+}
+
+describe('flow worker batches', () => {
+  it('runs ten events of one flow in one execution, each with its own outcome: a poison event fails alone and is retried alone', async () => {
+    const types = ['ok', 'ok', 'poison', 'ok', 'ok', 'ok', 'poison', 'ok', 'ok', 'ok'];
+    const { response, outcomes, started } = await runBatch('fails-on-type', types);
+    expect(started).toHaveLength(1);
+    expect(started[0]).toMatch(/:stateMachine:batch-fails-on-type$/);
+    expect(outcomes.map((o) => o.status)).toEqual(types.map((t) => (t === 'poison' ? 'queued' : 'succeeded')));
+    expect(outcomes.filter((o) => o.status === 'succeeded').map((o) => o.output)).toEqual(types.flatMap((t, i) => (t === 'ok' ? [{ event_id: `evt_${i}` }] : [])));
+    expect(outcomes.filter((o) => o.status === 'queued').map((o) => o.error)).toEqual(['Fixture.Poison', 'Fixture.Poison']);
+    expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(['m2', 'm6']);
+  });
+
+  it('runs a flow that reads its execution one execution per event (no batch state machine), and remembers that', async () => {
+    const first = await runBatch('reads-execution', ['a', 'b', 'c']);
+    expect(first.started.filter((arn) => arn.includes(':stateMachine:batch-'))).toHaveLength(1);
+    expect(first.started.filter((arn) => arn.endsWith(':stateMachine:flow-reads-execution'))).toHaveLength(3);
+    expect(first.outcomes.map((o) => [o.status, o.error])).toEqual([["succeeded", undefined], ["succeeded", undefined], ["succeeded", undefined]]);
+    // Each ran in an execution of its own: its execution's input is its own event, not the batch.
+    expect(first.outcomes.map((o) => (o.output as { input: { trigger: { type: string } } }).input.trigger.type)).toEqual(['a', 'b', 'c']);
+    const second = await runBatch('reads-execution', ['a', 'b']);
+    expect(second.started.every((arn) => arn.endsWith(':stateMachine:flow-reads-execution'))).toBe(true);
+  });
+});
