@@ -44,8 +44,8 @@ const dataLine = !stack.data
   ? 'in memory (FLOWGATE_DATA_DIR=:memory:): everything is gone when this process stops'
   : stack.data.created
     ? `${stack.data.path} (created)`
-    : `${stack.data.path} (reopened${recovered && recovered.requeued + recovered.failed + recovered.sweeps > 0
-      ? `: ${recovered.requeued} unfinished deliveries queued again${recovered.failed ? `, ${recovered.failed} that could not run recorded failed` : ''}${recovered.sweeps ? `, ${recovered.sweeps} purged generations to sweep` : ''}`
+    : `${stack.data.path} (reopened${recovered && recovered.requeued + recovered.failed + recovered.sweeps + recovered.unacknowledged > 0
+      ? `: ${recovered.requeued} unfinished deliveries queued again${recovered.failed ? `, ${recovered.failed} that could not run recorded failed` : ''}${recovered.unacknowledged ? `, ${recovered.unacknowledged} never acknowledged (request not written) removed` : ''}${recovered.sweeps ? `, ${recovered.sweeps} purged generations to sweep` : ''}`
       : ''})`;
 const secretNote = stack.data ? `kept in ${stack.data.path}/secrets.json` : 'generated for this run';
 

@@ -46,6 +46,8 @@ export interface RecoveryReport {
   requeued: number;
   /** Of those, how many had a run under way when the stack stopped. */
   interrupted: number;
+  /** Executions whose request was never written when the stack stopped, so never answered 200: removed. */
+  unacknowledged: number;
   /** Executions that could not run again (trigger deleted, request unreadable): recorded `failed`. */
   failed: number;
   /** Old bucket generations handed to the sweeper again. */
@@ -118,6 +120,15 @@ async function recoverExecutions(deps: RecoveryDeps, report: RecoveryReport): Pr
       const execution = await executions.get(ref);
       // Expired, or finished after all: nothing to do.
       if (!execution || !UNFINISHED.includes(execution.status)) continue;
+      // Its request was never written, so it was never acknowledged (the receiver and a replay
+      // answer only once both are): forget it, as the receiver does with what it cannot queue,
+      // and free its event id for the sender's retry.
+      if (execution.status === 'queued' && execution.attempts === 0 && execution.request === undefined) {
+        await executions.discard(ref, execution.event_id);
+        if ((await triggerOf(ref.triggerId))?.deduplicate) await executions.releaseEvent(ref.triggerId, execution.event_id);
+        report.unacknowledged++;
+        continue;
+      }
       const outcome = await requeueExecution(replayDeps, await triggerOf(ref.triggerId), { ...execution, triggerId: ref.triggerId });
       if (outcome === 'requeued') {
         report.requeued++;
@@ -171,7 +182,7 @@ async function recoverSweeps(deps: RecoveryDeps, report: RecoveryReport): Promis
 
 /** Puts back in motion what the last run on this data directory left unfinished; run before anything is served. */
 export async function recover(deps: RecoveryDeps): Promise<RecoveryReport> {
-  const report: RecoveryReport = { requeued: 0, interrupted: 0, failed: 0, sweeps: 0 };
+  const report: RecoveryReport = { requeued: 0, interrupted: 0, unacknowledged: 0, failed: 0, sweeps: 0 };
   await Promise.all([recoverExecutions(deps, report), recoverSweeps(deps, report)]);
   return report;
 }

@@ -210,8 +210,9 @@ function deliveryDetail(triggerId: string, d: Delivery, alert: HTMLElement, noti
     ['Status', statusWord(d.status)],
     ['Event id', el('code', {}, d.event_id)],
     ['Type', d.type ?? '(none)'],
-    // The trigger's flow now: a delivery from before its flow was changed ran the one before.
-    ...(flow && RAN_A_FLOW.has(d.status) ? [['Flow', el('span', {}, flowLink(flow), el('span', { class: 'hint' }, " (the trigger's flow now)"))] as [string, Child]] : []),
+    // The flow the delivery names; one recorded before deliveries named theirs shows the trigger's flow now.
+    ...(d.flow ? [['Flow', flowLink(d.flow)] as [string, Child]]
+      : flow && RAN_A_FLOW.has(d.status) ? [['Flow', el('span', {}, flowLink(flow), el('span', { class: 'hint' }, " (the trigger's flow now)"))] as [string, Child]] : []),
     ['Received', when(d.received_at)],
     ['Attempts', String(d.attempts)],
   ];

@@ -210,6 +210,7 @@ const execution: Schema = {
     },
     timeline: { type: 'array', items: attempt, description: 'Every run of the flow for this delivery, oldest first.' },
     replay_of: { type: 'string', pattern: EXECUTION_ID.source, description: 'The execution this one replays.' },
+    flow: { type: 'string', description: 'The flow that runs it (`GET /flows/{name}`): set when it was queued or run; absent on refused, ignored, duplicate and handshake deliveries, and on those recorded before flows were kept.' },
     reply: {
       type: 'object',
       required: ['status', 'bytes'],

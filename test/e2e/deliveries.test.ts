@@ -21,6 +21,7 @@ interface Execution {
   error?: string;
   received_at: string;
   replay_of?: string;
+  flow?: string;
   attempts: number;
   timeline: { attempt: number; started_at: string; finished_at?: string; status: string; error?: string }[];
   request?: { method: string; headers: Record<string, string>; query: Record<string, string>; source_ip?: string; body?: string; body_encoding?: string; body_bytes: number };
@@ -221,6 +222,9 @@ describe('replay', () => {
     const all = await waitForExecutions(stack, token, trigger.id, (e) => e.filter((x) => x.replay_of && x.status === 'succeeded').length === 3);
     const replays = all.filter((e) => e.replay_of);
     expect(replays.map((e) => e.replay_of).sort()).toEqual(failed.map((e) => e.execution_id).sort());
+    // Each names the flow that ran it: the originals the one they failed in, the replays the trigger's new one.
+    expect(failed.map((e) => e.flow)).toEqual(['always-fails', 'always-fails', 'always-fails']);
+    expect(replays.map((e) => e.flow)).toEqual(['echo', 'echo', 'echo']);
     for (const replay of replays) {
       const original = failed.find((e) => e.execution_id === replay.replay_of)!;
       // The same event, run again although the trigger deduplicates.

@@ -98,11 +98,15 @@ describe('recover', () => {
     const done = ref();
     await executions.record(done, { event_id: 'evt_done', received_at: receivedAt, status: 'queued', attempts: 0 }, request('evt_done'));
     await executions.update(done, { status: 'succeeded', attempts: 1, output: {}, attempt: { attempt: 1, started_at: receivedAt, finished_at: receivedAt, status: 'succeeded' } });
+    // Killed between its record and its request: never answered 200, so forgotten.
+    const unanswered = ref();
+    await executions.record(unanswered, { event_id: 'evt_unanswered', received_at: receivedAt, status: 'queued', attempts: 0 });
     // Its trigger was deleted while it waited.
     const orphan = ref('f'.repeat(32));
     await executions.record(orphan, { event_id: 'evt_orphan', received_at: receivedAt, status: 'queued', attempts: 0 }, request('evt_orphan'));
 
-    expect(await recover(deps)).toEqual({ requeued: 2, interrupted: 1, failed: 1, sweeps: 0 });
+    expect(await recover(deps)).toEqual({ requeued: 2, interrupted: 1, unacknowledged: 1, failed: 1, sweeps: 0 });
+    expect(await executions.get(unanswered)).toBeUndefined();
 
     const messages = (await drain(deps.queues.flowEvents)).map(parseFlowMessage).sort((a, b) => (a.ref.executionId < b.ref.executionId ? -1 : 1));
     expect(messages.map((m) => [m.ref, m.flow, m.attempts_before])).toEqual([[queued, 'echo', undefined], [running, 'echo', 2]]);
@@ -130,7 +134,7 @@ describe('recover', () => {
     expect(after.timeline.map((a) => [a.attempt, a.status])).toEqual([[1, 'failed'], [2, 'failed'], [3, 'succeeded']]);
 
     // Nothing is left unfinished: a second restart finds nothing.
-    expect(await recover(deps)).toEqual({ requeued: 1, interrupted: 0, failed: 0, sweeps: 0 });
+    expect(await recover(deps)).toEqual({ requeued: 1, interrupted: 0, unacknowledged: 0, failed: 0, sweeps: 0 });
     expect((await drain(deps.queues.flowEvents)).map((body) => parseFlowMessage(body).ref)).toEqual([queued]);
   });
 

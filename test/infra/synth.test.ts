@@ -90,7 +90,8 @@ describe('cdk synth, offline', () => {
     // In the bundle, not the environment (4 KB for every variable together).
     expect(existsSync(join(dirname(bundleOf(triggers)), FLOW_DEFINITIONS_FILE))).toBe(true);
     expect(JSON.stringify(triggers.Properties.Environment.Variables)).not.toContain('StartAt');
-    const stateMachines = Object.values(template.Resources).filter((r) => r.Type === 'AWS::StepFunctions::StateMachine');
+    // Each flow's own state machine (its batch state machine, `-batch-<name>`, wraps the same states).
+    const stateMachines = Object.values(template.Resources).filter((r) => r.Type === 'AWS::StepFunctions::StateMachine' && /-flow-/.test(String(r.Properties.StateMachineName)));
     expect(stateMachines).toHaveLength(listFlowNames(resolve(ROOT, 'flows')).length);
 
     // The function as deployed: the template's environment, the token issuer's JWKS served here.

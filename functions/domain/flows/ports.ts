@@ -86,6 +86,8 @@ export interface Execution {
   timeline: AttemptRecord[];
   /** The execution this one replays. */
   replay_of?: string;
+  /** The flow that runs it: set on deliveries queued or run, absent on those recorded before flows were kept. */
+  flow?: string;
   /** Wait mode: what the sender was answered, when the flow shaped its reply. */
   reply?: ReplySummary;
 }

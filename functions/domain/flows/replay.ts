@@ -68,6 +68,7 @@ async function replay(deps: ReplayDeps, trigger: TriggerRecord, original: Execut
     status: 'queued',
     attempts: 0,
     replay_of: original.execution_id,
+    flow: trigger.flow,
   }, original.request);
   try {
     await deps.queue.send(await buildFlowMessage(deps, { triggerId: trigger.id, flow: trigger.flow, ref }, inputJson));

@@ -268,7 +268,7 @@ async function accept(deps: ReceiverDeps, request: IncomingWebhook, delivery: De
   const releaseClaim = () => (record.deduplicate ? deps.executions.releaseEvent(record.id, data.event_id) : Promise.resolve());
 
   if (record.response_mode === 'acknowledge') {
-    await deps.executions.record(ref, { ...execution, status: 'queued', attempts: 0 }, stored);
+    await deps.executions.record(ref, { ...execution, flow: record.flow, status: 'queued', attempts: 0 }, stored);
     try {
       await deps.queue.send(await buildFlowMessage(deps, { triggerId: record.id, flow: record.flow, ref }, inputJson));
     } catch (error) {
@@ -286,7 +286,7 @@ async function accept(deps: ReceiverDeps, request: IncomingWebhook, delivery: De
     throw new AppError('flow_timeout', 'no time left to run the flow');
   }
   const started_at = new Date(deps.now()).toISOString();
-  await deps.executions.record(ref, { ...execution, status: 'running', attempts: 1, timeline: [{ attempt: 1, started_at, status: 'running' }] }, stored);
+  await deps.executions.record(ref, { ...execution, flow: record.flow, status: 'running', attempts: 1, timeline: [{ attempt: 1, started_at, status: 'running' }] }, stored);
   let result;
   try {
     result = await deps.flows.run(record.flow, inputJson, { timeoutMs: waitMs });
