@@ -357,9 +357,12 @@ export default async function costBench() {
       const batches = metered.lambda.get('flowWorker')?.invocations ?? 0;
       const p = PRICES.prices;
       const singleExecution = p.sfn_express_request!.usd + (SFN_BILLING_MB / 1024) * (SFN_BILLING_MS / 1000) * p.sfn_express_gb_second!.usd;
+      // The delivery counters' one write per trigger and minute of a batch becomes one per event.
+      const counterUnits = metered.writeUnitsByItem.get('stats') ?? 0;
       const quiet = batches === 0 ? total : total
         + ((scenario.events - batches) / scenario.events) * (p.lambda_request!.usd + 2 * p.sqs_request!.usd) * 1e6
-        + ((scenario.events - metered.sfnExecutions) / scenario.events) * singleExecution * 1e6;
+        + ((scenario.events - metered.sfnExecutions) / scenario.events) * singleExecution * 1e6
+        + (counterUnits > 0 ? ((scenario.events - counterUnits) / scenario.events) * p.dynamodb_write_request_unit!.usd * 1e6 : 0);
       results.push({ scenario: scenario.name, events: scenario.events, items, usd_per_million: total, quiet_trigger_usd_per_million: quiet });
     }
   } finally {
