@@ -6,10 +6,21 @@
  *   only what is safely queued can skip, a `SendMessage` of the event through the AWS SDK to a
  *   local-aws-sqs engine in this same process, as the local stack runs its engines. It stores
  *   nothing else and runs no flow, so the stack cannot beat it: the gap is the stack's own cost.
+ * - "recorded floor" (`BENCH_RECORDED_DIR=<dir>`): the durable floor plus what the product promises
+ *   of every acknowledged delivery, its record and its request written before the answer: two
+ *   PutItems through the AWS SDK to dynalite on that data directory (every write fsync'd), made
+ *   with the local stack's own engines, as the receiver makes them. Still no flow, no worker.
  */
 import { createServer, type ServerResponse } from 'node:http';
 import { CreateQueueCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { createSqsServer } from 'local-aws-sqs';
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { createAwsClients } from '../../functions/adapters/aws/clients.js';
+import { dynamoClient } from '../../functions/adapters/aws/clients/dynamo.js';
+import { sqsClient } from '../../functions/adapters/aws/clients/sqs.js';
+import { LOCAL_AWS_ENV, startEngines } from '../../local/engines.js';
 import { verifyStripeByHand } from './baselines.js';
 import { serveParent } from './child.js';
 
@@ -17,6 +28,7 @@ const secret = process.env.BENCH_STRIPE_SECRET!;
 
 /** `undefined` for the bare server; for the durable floor, sends one message and closes its engine. */
 async function startQueue(): Promise<{ send(body: string): Promise<unknown>; stop(): Promise<void> } | undefined> {
+  if (process.env.BENCH_RECORDED_DIR) return startRecorded(process.env.BENCH_RECORDED_DIR);
   if (process.env.BENCH_DURABLE !== '1') return undefined;
   const engine = await createSqsServer({ port: 0, hostname: '127.0.0.1', emulateQueueCreationLifecycle: false });
   // The SDK's defaults, as the product's own client has them.
@@ -32,6 +44,30 @@ async function startQueue(): Promise<{ send(body: string): Promise<unknown>; sto
       sqs.destroy();
       await new Promise<void>((done) => engine.close(() => done()));
     },
+  };
+}
+
+/** The recorded floor: the status record and the request (in parallel, as the receiver writes them), then the send. */
+async function startRecorded(dir: string) {
+  const engines = await startEngines({ flowsDirs: [resolve(import.meta.dirname, '../../flows')], visibilityTimeoutSeconds: 30, dynamodbPath: resolve(dir, 'dynamodb'), dataDir: dir });
+  const aws = createAwsClients({
+    region: LOCAL_AWS_ENV.AWS_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    endpoints: { dynamodb: engines.env.AWS_ENDPOINT_URL_DYNAMODB, sqs: engines.env.AWS_ENDPOINT_URL_SQS },
+  });
+  const dynamo = dynamoClient(aws);
+  const sqs = sqsClient(aws);
+  const TableName = engines.env.EXECUTIONS_TABLE!;
+  return {
+    async send(body: string) {
+      const id = randomBytes(16).toString('hex');
+      const receivedAt = new Date().toISOString();
+      await Promise.all([
+        dynamo.send(new PutCommand({ TableName, Item: { pk: `TRIGGER#floor#${id.charCodeAt(0) % 8}`, sk: `EXEC#${receivedAt}#${id}`, status: 'queued', attempts: 0, expires_at: 0 } })),
+        dynamo.send(new PutCommand({ TableName, Item: { pk: `REQUEST#floor#${id}`, sk: `${receivedAt}#${id}`, body, expires_at: 0 } })),
+      ]);
+      await sqs.send(new SendMessageCommand({ QueueUrl: engines.queueUrls.flowEvents, MessageBody: body }));
+    },
+    stop: () => engines.stop(),
   };
 }
 
