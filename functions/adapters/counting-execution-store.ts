@@ -1,6 +1,7 @@
 import type {
-  ExecutionChange, ExecutionFilter, ExecutionRef, ExecutionStore, NewExecution, StoredRequest,
+  ExecutionChange, ExecutionRef, ExecutionStore, NewExecution, StoredRequest,
 } from '../domain/flows/ports.js';
+import { ForwardingExecutionStore } from './forwarding-execution-store.js';
 import { countOfRecord, countOfUpdate } from '../domain/stats/outcomes.js';
 import type { DeliveryCounter } from '../domain/stats/tally.js';
 
@@ -10,8 +11,10 @@ import type { DeliveryCounter } from '../domain/stats/tally.js';
  * deliveries list shows. The receiver counts each delivery at once; the flow worker gathers a
  * batch's and writes them together (`StatsTally`).
  */
-export class CountingExecutionStore implements ExecutionStore {
-  constructor(private readonly inner: ExecutionStore, private readonly counter: DeliveryCounter) {}
+export class CountingExecutionStore extends ForwardingExecutionStore {
+  constructor(inner: ExecutionStore, private readonly counter: DeliveryCounter) {
+    super(inner);
+  }
 
   async record(ref: ExecutionRef, execution: NewExecution, request?: StoredRequest): Promise<void> {
     await this.inner.record(ref, execution, request);
@@ -22,14 +25,4 @@ export class CountingExecutionStore implements ExecutionStore {
     await this.inner.update(ref, change);
     await this.counter.count(ref, countOfUpdate(change));
   }
-
-  discard(ref: ExecutionRef, eventId: string): Promise<void> { return this.inner.discard(ref, eventId); }
-  get(ref: ExecutionRef) { return this.inner.get(ref); }
-  requestOf(ref: ExecutionRef, eventId: string) { return this.inner.requestOf(ref, eventId); }
-  list(triggerId: string, filter: ExecutionFilter, page: { limit: number; cursor?: string }) { return this.inner.list(triggerId, filter, page); }
-  countRefusal(triggerId: string, minute: number, max: number): Promise<boolean> { return this.inner.countRefusal(triggerId, minute, max); }
-  claimEvent(triggerId: string, eventId: string, ttlSeconds: number): Promise<boolean> { return this.inner.claimEvent(triggerId, eventId, ttlSeconds); }
-  releaseEvent(triggerId: string, eventId: string): Promise<void> { return this.inner.releaseEvent(triggerId, eventId); }
-  storePayload(id: string, payload: string) { return this.inner.storePayload(id, payload); }
-  loadPayload(ref: { id: string; chunks: number }): Promise<string> { return this.inner.loadPayload(ref); }
 }

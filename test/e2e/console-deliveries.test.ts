@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { seriousA11yViolations, useBrowser } from '../support/browser.js';
+import { seriousA11yViolations, useBrowser, signIntoConsole } from '../support/browser.js';
 import { call, useLocalStack } from '../support/local-stack.js';
 import { signStripe } from '../support/signers.js';
 import { createTrigger, deliver, TEST_FLOWS_DIR, waitForExecutions } from '../support/webhooks.js';
@@ -30,12 +30,7 @@ describe('deliveries in the console', () => {
   const stack = useLocalStack({ flowsDir: TEST_FLOWS_DIR, env: { TRIGGER_CACHE_TTL_MS: '0' } });
   const browser = useBrowser();
 
-  async function signIn(sub: string): Promise<Page> {
-    const { page } = browser;
-    await page.goto(`${stack.baseUrl}/console#token=${await stack.token(sub)}`);
-    await page.getByRole('heading', { name: 'Triggers', level: 1 }).waitFor();
-    return page;
-  }
+  const signIn = (sub: string): Promise<Page> => signIntoConsole(browser.page, stack, sub);
 
   const openDeliveries = async (page: Page, flow: string) => {
     await page.getByRole('row').filter({ hasText: flow }).getByRole('link', { name: 'Deliveries' }).click();

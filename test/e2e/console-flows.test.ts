@@ -8,7 +8,7 @@ import { delimiter, resolve } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { flowGraph } from '../../console/flow-model.js';
-import { seriousA11yViolations, useBrowser } from '../support/browser.js';
+import { seriousA11yViolations, useBrowser, signIntoConsole } from '../support/browser.js';
 import { useLocalStack } from '../support/local-stack.js';
 import { createTrigger, deliver, waitForExecutions } from '../support/webhooks.js';
 
@@ -53,12 +53,7 @@ describe('flow pictures in the console', () => {
   const stack = useLocalStack({ flowsDir: [resolve(ROOT, 'flows'), PICTURES_DIR].join(delimiter) });
   const browser = useBrowser();
 
-  async function signIn(sub: string): Promise<Page> {
-    const { page } = browser;
-    await page.goto(`${stack.baseUrl}/console#token=${await stack.token(sub)}`);
-    await page.getByRole('heading', { name: 'Triggers', level: 1 }).waitFor();
-    return page;
-  }
+  const signIn = (sub: string): Promise<Page> => signIntoConsole(browser.page, stack, sub);
 
   it('a route-by-type delivery links to its flow, whose picture names every state and each Choice condition; axe finds nothing serious', async () => {
     const errors: string[] = [];

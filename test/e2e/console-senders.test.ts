@@ -8,7 +8,7 @@ import { createHmac } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { SignatureServiceCatalog } from '../../functions/domain/webhooks/senders/listing-types.js';
-import { seriousA11yViolations, useBrowser } from '../support/browser.js';
+import { seriousA11yViolations, useBrowser, signIntoConsole } from '../support/browser.js';
 import { call, useLocalStack } from '../support/local-stack.js';
 import { createTrigger, deliver, TEST_FLOWS_DIR, waitForExecutions } from '../support/webhooks.js';
 
@@ -17,12 +17,7 @@ describe('the trigger form over the sender catalog', () => {
   const stack = useLocalStack({ flowsDir: TEST_FLOWS_DIR, env: { TRIGGER_CACHE_TTL_MS: '0' } });
   const browser = useBrowser();
 
-  async function signIn(sub: string): Promise<Page> {
-    const { page } = browser;
-    await page.goto(`${stack.baseUrl}/console#token=${await stack.token(sub)}`);
-    await page.getByRole('heading', { name: 'Triggers', level: 1 }).waitFor();
-    return page;
-  }
+  const signIn = (sub: string): Promise<Page> => signIntoConsole(browser.page, stack, sub);
 
   /** Opens "New trigger" with echo as its flow and signature verification on, once the catalog is in the picker. */
   async function newSignedTrigger(sub: string): Promise<Page> {

@@ -37,6 +37,13 @@ export function useBrowser(): { readonly page: Page; readonly browser: Browser }
   };
 }
 
+/** Opens the console signed in as `sub` (a token in the address, as the hosted UI hands it over) and waits for its landing page. */
+export async function signIntoConsole(page: Page, stack: { baseUrl: string; token(sub: string): Promise<string> }, sub: string): Promise<Page> {
+  await page.goto(`${stack.baseUrl}/console#token=${await stack.token(sub)}`);
+  await page.getByRole('heading', { name: 'Triggers', level: 1 }).waitFor();
+  return page;
+}
+
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 export interface AxeViolation {

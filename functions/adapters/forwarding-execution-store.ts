@@ -1,0 +1,23 @@
+import type {
+  ExecutionChange, ExecutionFilter, ExecutionRef, ExecutionStore, NewExecution, StoredRequest,
+} from '../domain/flows/ports.js';
+
+/**
+ * An `ExecutionStore` that hands every call to `inner`: the base of the decorators that add
+ * something to a few calls (metrics, delivery counts) and must pass the rest through unchanged.
+ */
+export class ForwardingExecutionStore implements ExecutionStore {
+  constructor(protected readonly inner: ExecutionStore) {}
+
+  record(ref: ExecutionRef, execution: NewExecution, request?: StoredRequest): Promise<void> { return this.inner.record(ref, execution, request); }
+  update(ref: ExecutionRef, change: ExecutionChange): Promise<void> { return this.inner.update(ref, change); }
+  discard(ref: ExecutionRef, eventId: string): Promise<void> { return this.inner.discard(ref, eventId); }
+  get(ref: ExecutionRef) { return this.inner.get(ref); }
+  requestOf(ref: ExecutionRef, eventId: string) { return this.inner.requestOf(ref, eventId); }
+  list(triggerId: string, filter: ExecutionFilter, page: { limit: number; cursor?: string }) { return this.inner.list(triggerId, filter, page); }
+  countRefusal(triggerId: string, minute: number, max: number): Promise<boolean> { return this.inner.countRefusal(triggerId, minute, max); }
+  claimEvent(triggerId: string, eventId: string, ttlSeconds: number): Promise<boolean> { return this.inner.claimEvent(triggerId, eventId, ttlSeconds); }
+  releaseEvent(triggerId: string, eventId: string): Promise<void> { return this.inner.releaseEvent(triggerId, eventId); }
+  storePayload(id: string, payload: string) { return this.inner.storePayload(id, payload); }
+  loadPayload(ref: { id: string; chunks: number }): Promise<string> { return this.inner.loadPayload(ref); }
+}
