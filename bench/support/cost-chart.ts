@@ -58,22 +58,19 @@ export function writeCostChart(path: string, results: readonly CostResult[], pee
   }
   const targetX = x(target).toFixed(1);
   parts.push(`<line x1="${targetX}" y1="44" x2="${targetX}" y2="${y}" stroke="#c62828" stroke-dasharray="4 3"/><text x="${targetX}" y="40" text-anchor="middle" fill="#c62828">target $${target}</text>`);
-  const legendY = y + 18;
+  // The legend, wrapped into rows as wide as the chart.
   let legendX = LABEL_X;
+  let legendY = y + 18;
   for (const [line, colour] of Object.entries(LINE_COLOURS)) {
-    if (legendX > WIDTH - 180) break;
+    const width = 16 + line.length * 7 + 18;
+    if (legendX + width > WIDTH - 20) {
+      legendX = LABEL_X;
+      legendY += 20;
+    }
     parts.push(`<rect x="${legendX}" y="${legendY - 10}" width="12" height="12" fill="${colour}"/><text x="${legendX + 16}" y="${legendY}">${escape(line)}</text>`);
-    legendX += 16 + line.length * 7 + 18;
+    legendX += width;
   }
-  // A second legend row when the first is full.
-  const shown = parts.filter((p) => p.startsWith('<rect x') && p.includes('width="12"')).length;
-  const rest = Object.entries(LINE_COLOURS).slice(shown);
-  legendX = LABEL_X;
-  for (const [line, colour] of rest) {
-    parts.push(`<rect x="${legendX}" y="${legendY + 10}" width="12" height="12" fill="${colour}"/><text x="${legendX + 16}" y="${legendY + 20}">${escape(line)}</text>`);
-    legendX += 16 + line.length * 7 + 18;
-  }
-  const height = legendY + 36;
+  const height = legendY + 16;
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="sans-serif" font-size="12" role="img" aria-labelledby="title">
 <title id="title">Dollars per million webhooks by billed line, beside the peers' published prices</title>
 <rect width="100%" height="100%" fill="#fff"/>
