@@ -3,8 +3,10 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Bounds that catch a hang, not a speed target: a synth or a stack start takes several times
+    // longer while other processes keep both cores busy, and a test must pass there too.
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
     // Embedded engines start per test file; two cores do not gain from more workers.
     maxWorkers: 2,
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'WARN' },

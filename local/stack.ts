@@ -27,6 +27,7 @@ import { mintLocalToken } from './token.js';
 
 /** API Gateway HTTP APIs refuse larger payloads. */
 const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
+const KEEP_ALIVE_TIMEOUT_MS = 60_000;
 const REPO_ROOT = resolve(import.meta.dirname, '..');
 const LOCAL_CREDENTIALS = { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY };
 
@@ -132,7 +133,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   // Node's own refusal of an HTTP/1.1 request without Host is an empty 400 (not the service's
   // shape); it also happens when a request has over ~1,000 headers, past which Node drops the rest.
   // The request handler answers that case itself.
+  // Idle connections stay open a minute (an ALB's default idle timeout): with Node's 5 s default, a
+  // client reusing a connection just as the server times it out gets ECONNRESET, which a busy
+  // machine makes likely (the client's own timer is the server's hint less 1 s).
   const server: Server = createServer({ requireHostHeader: false });
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   // The handlers can only be built once the port is known (the webhook base URL holds it), so the
   // server listens before it can serve. Until then every request is answered 503 at once: a client
   // polling /health is told to retry rather than left hanging until its own timeout.

@@ -35,7 +35,7 @@ describe('cdk synth, offline', () => {
     out = mkdtempSync(join(tmpdir(), 'flowgate-synth-'));
     await run(process.execPath, [CDK_CLI, 'synth', '--quiet', '--output', out], {
       cwd: ROOT,
-      timeout: 110_000,
+      timeout: 300_000,
       maxBuffer: 16 * 1024 * 1024,
       // No credentials and no Docker: bundling must not need either.
       env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: 'true', AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '', AWS_PROFILE: '', CDK_DOCKER: 'docker-is-not-available', AWS_EC2_METADATA_DISABLED: 'true' },
@@ -43,7 +43,7 @@ describe('cdk synth, offline', () => {
     const templates = readdirSync(out).filter((f) => f.endsWith('.template.json'));
     expect(templates).toHaveLength(1);
     template = JSON.parse(readFileSync(join(out, templates[0]!), 'utf8'));
-  }, 120_000);
+  }, 320_000);
 
   afterAll(() => {
     if (out) rmSync(out, { recursive: true, force: true });
