@@ -760,6 +760,9 @@ export const SENDERS: readonly SenderRow[] = [
     secret_label: "The app's API Key Secret (consumer secret)",
     handshake: true,
     handshake_answer: 'x_crc',
+    // Its CRC answer is an HMAC under the very key deliveries are signed with: only a JSON object
+    // (which no CRC token can be) is a delivery, so an answered token never verifies as one.
+    accepts: { content_type: 'application/json', json: 'object' },
     verification: bodyHmac('x-twitter-webhooks-signature', 'base64', 'sha256='),
   },
   {

@@ -1,0 +1,71 @@
+import { createHmac } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { useLocalStack } from '../support/local-stack.js';
+import { createTrigger, deliver, waitForExecutions } from '../support/webhooks.js';
+
+/**
+ * The receiver's edges an outside review forged requests against (issue 30), over HTTP on one
+ * local stack: X's CRC answer as a signing oracle, what every receiver answer carries, the fixed
+ * answer's content types, and the senders whose signed content left a replay or a forgery open.
+ */
+const stack = useLocalStack();
+
+describe("x: the CRC answer never signs a delivery", () => {
+  const secret = 'x-consumer-secret-edges';
+  const xTrigger = async () => {
+    const token = await stack.token('edges-x');
+    return { token, trigger: await createTrigger(stack, token, { flow: 'echo', signature: { service: 'x', secret } }) };
+  };
+
+  /**
+   * The attack: ask the CRC handshake to sign `body`, then post `body` with its answer as the
+   * delivery's signature (none when the handshake did not answer).
+   */
+  async function forge(url: string, body: string, contentType: string) {
+    const crc = await fetch(`${url}?crc_token=${encodeURIComponent(body)}`);
+    const answer = crc.status === 200 ? ((await crc.json()) as { response_token: string }).response_token : undefined;
+    const posted = await deliver(url, body, { 'content-type': contentType, ...(answer && { 'x-twitter-webhooks-signature': answer }) });
+    return { crcStatus: crc.status, answered: answer !== undefined, status: posted.status, error: posted.json?.error };
+  }
+
+  it('a GET whose crc_token is a JSON body or a form body is not answered, so the forged delivery is 401', async () => {
+    const { token, trigger } = await xTrigger();
+    const json = await forge(trigger.url, JSON.stringify({ for_user_id: '2244994945', tweet_create_events: [{ text: 'forged' }] }), 'application/json');
+    expect(json).toMatchObject({ crcStatus: 405, answered: false, status: 401 });
+    const form = await forge(trigger.url, 'text=forged&user=1', 'application/x-www-form-urlencoded');
+    expect(form).toMatchObject({ crcStatus: 405, answered: false, status: 401 });
+    const onePair = await forge(trigger.url, 'text=forged', 'application/x-www-form-urlencoded');
+    expect(onePair).toMatchObject({ crcStatus: 405, answered: false, status: 401 });
+    // Each unanswered GET (405) and each forged POST (401) is recorded as refused; no flow ran.
+    const recorded = await waitForExecutions(stack, token, trigger.id, (list) => list.length === 6);
+    expect(recorded.map((e) => e.error).sort()).toEqual([...Array(3).fill('invalid_signature'), ...Array(3).fill('method_not_allowed')]);
+  });
+
+  it('a token of X\'s shape is answered, but posted as a body with its answer it is refused: 415 as a form, 400 as JSON that is no object', async () => {
+    const { token, trigger } = await xTrigger();
+    const asForm = await forge(trigger.url, 'bm90LWEtZGVsaXZlcnk', 'application/x-www-form-urlencoded');
+    expect(asForm).toMatchObject({ crcStatus: 200, answered: true, status: 415, error: 'unsupported_media_type' });
+    const asJsonNumber = await forge(trigger.url, '1234567890', 'application/json');
+    expect(asJsonNumber).toMatchObject({ crcStatus: 200, answered: true, status: 400, error: 'validation_error' });
+    const asText = await forge(trigger.url, 'bm90LWEtZGVsaXZlcnk', 'text/plain');
+    expect(asText).toMatchObject({ crcStatus: 200, answered: true, status: 415 });
+    const recorded = await waitForExecutions(stack, token, trigger.id, (list) => list.filter((e) => e.status === 'refused').length === 3);
+    expect(recorded.filter((e) => e.status !== 'handshake' && e.status !== 'refused')).toEqual([]);
+  });
+
+  it('a CRC token of X\'s shape gets its answer, and a genuine X delivery (a signed JSON object) still runs the flow', async () => {
+    const { token, trigger } = await xTrigger();
+    const crcToken = 'aGVsbG8td29ybGQtY3JjLXRva2Vu+/_-==';
+    const crc = await fetch(`${trigger.url}?crc_token=${encodeURIComponent(crcToken)}`);
+    expect(crc.status).toBe(200);
+    expect(await crc.json()).toEqual({ response_token: `sha256=${createHmac('sha256', secret).update(crcToken).digest('base64')}` });
+    for (const refused of ['short12', 'x'.repeat(256), 'a{b"c"d}', 'with space', 'pad=ding']) {
+      expect((await fetch(`${trigger.url}?crc_token=${encodeURIComponent(refused)}`)).status, refused).toBe(405);
+    }
+    const body = JSON.stringify({ for_user_id: '2244994945', tweet_create_events: [{ id_str: '1', text: 'hello' }] });
+    const signature = `sha256=${createHmac('sha256', secret).update(body).digest('base64')}`;
+    const res = await deliver(trigger.url, body, { 'content-type': 'application/json; charset=utf-8', 'x-twitter-webhooks-signature': signature });
+    expect(res.status, res.text).toBe(200);
+    await waitForExecutions(stack, token, trigger.id, (list) => list.some((e) => e.status === 'succeeded'));
+  });
+});
