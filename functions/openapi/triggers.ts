@@ -80,9 +80,12 @@ describeEach(settings, {
   },
 });
 describeEach(acknowledgeResponse.shape, {
-  status_code: { description: 'From 200 to 299; 204 and 205 need an empty `body`.' },
-  content_type: { description: 'The `Content-Type` of the answer, a media type with optional parameters (`text/plain; charset=utf-8`).' },
-  body: { description: 'At most 1,000 characters, sent as UTF-8.' },
+  status_code: { description: 'From 200 to 299; 204 and 205 carry no `body` and need no `content_type` (`{"status_code": 204}`).' },
+  content_type: {
+    description: 'The `Content-Type` of the answer, a media type with optional parameters (`text/plain; charset=utf-8`): JSON (`application/json`, `application/…+json`), ' +
+      '`text/plain` or XML (`application/xml`, `text/xml`); anything else, HTML above all, is 400 `validation_error`. Required but for 204 and 205.',
+  },
+  body: { description: 'At most 1,000 characters, sent as UTF-8; absent, empty.' },
 });
 
 described.add(sourceIp, {
@@ -398,6 +401,7 @@ const receiveWebhook: OperationDoc = {
       description:
         'accepted (acknowledge mode), ignored (event filter), duplicate (deduplicate), a Slack challenge, or the flow\'s output (wait mode) as JSON. ' +
         'A trigger\'s `acknowledge_response` replaces the first three with its fixed answer (any 2xx, its own content type). ' +
+        'Every answer of the receiver, refusals included, carries `Content-Security-Policy: sandbox; default-src \'none\'` and `X-Content-Type-Options: nosniff`. ' +
         'A wait-mode flow shapes its own answer when its output has the form of an API Gateway Lambda proxy response, `{"statusCode": 200-599, "headers": {…}, "body": "…", "isBase64Encoded": false}` ' +
         '(nothing else in the object): that status, those headers and that body are sent as they are (base64-decoded when `isBase64Encoded`), e.g. TwiML with `content-type: text/xml` for Twilio. ' +
         'Rules: at most 50 headers, names HTTP tokens, values text without control characters (at most 4096 characters); no `Content-Length`, `Transfer-Encoding`, `Connection` or other hop-by-hop header; ' +

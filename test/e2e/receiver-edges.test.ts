@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { useLocalStack } from '../support/local-stack.js';
+import { call, useLocalStack } from '../support/local-stack.js';
 import { createTrigger, deliver, waitForExecutions } from '../support/webhooks.js';
 
 /**
@@ -67,5 +67,73 @@ describe("x: the CRC answer never signs a delivery", () => {
     const res = await deliver(trigger.url, body, { 'content-type': 'application/json; charset=utf-8', 'x-twitter-webhooks-signature': signature });
     expect(res.status, res.text).toBe(200);
     await waitForExecutions(stack, token, trigger.id, (list) => list.some((e) => e.status === 'succeeded'));
+  });
+});
+
+describe('the receiver\'s answers are never pages on the gateway\'s origin', () => {
+  const CSP = "sandbox; default-src 'none'";
+  const isolated = (res: { headers: Headers }) => [res.headers.get('content-security-policy'), res.headers.get('x-content-type-options')];
+
+  it('every answer carries Content-Security-Policy: sandbox and nosniff: accepted, fixed, handshake, flow-shaped and refused alike', async () => {
+    const token = await stack.token('edges-csp');
+    const plain = await createTrigger(stack, token, { flow: 'echo' });
+    const fixed = await createTrigger(stack, token, { flow: 'echo', acknowledge_response: { status_code: 200, content_type: 'text/plain', body: '[accepted]' } });
+    const waiting = await createTrigger(stack, token, { flow: 'echo', response_mode: 'wait' });
+    const answers = [
+      await deliver(plain.url, JSON.stringify({ id: 'evt_csp' })),
+      await deliver(fixed.url, JSON.stringify({ id: 'evt_csp_fixed' })),
+      await deliver(plain.url, JSON.stringify({ type: 'url_verification', challenge: 'csp-challenge' })),
+      await deliver(waiting.url, JSON.stringify({ statusCode: 200, headers: { 'content-type': 'text/html', 'content-security-policy': 'default-src *' }, body: '<script>1</script>' })),
+      await deliver(plain.url, 'not json'),
+      await deliver(plain.url, '{}', {}, 'PUT'),
+      await deliver(`${plain.url.slice(0, -4)}zzzz`, '{}'),
+    ];
+    expect(answers.map((res) => res.status)).toEqual([200, 200, 200, 200, 400, 405, 404]);
+    for (const res of answers) expect(isolated(res)).toEqual([CSP, 'nosniff']);
+  });
+
+  it.each([
+    ['text/html', 'text/html'],
+    ['HTML with parameters', 'text/html; charset=utf-8'],
+    ['SVG', 'image/svg+xml'],
+    ['XHTML', 'application/xhtml+xml'],
+    ['JavaScript', 'application/javascript'],
+  ])('an acknowledge_response of %s is 400 validation_error', async (_, content_type) => {
+    const res = await call(stack, 'POST', '/triggers', { token: await stack.token('edges-ack'), body: { flow: 'echo', acknowledge_response: { status_code: 200, content_type, body: '<script>alert(1)</script>' } } });
+    expect(res.status).toBe(400);
+    expect(res.json).toMatchObject({ error: 'validation_error', message: expect.stringContaining('content_type') });
+  });
+
+  it('JSON, text/plain and XML fixed answers are accepted', async () => {
+    const token = await stack.token('edges-ack');
+    for (const content_type of ['application/json', 'application/vnd.api+json; charset=utf-8', 'text/plain; charset=utf-8', 'text/xml', 'application/xml']) {
+      const res = await call(stack, 'POST', '/triggers', { token, body: { flow: 'echo', acknowledge_response: { status_code: 200, content_type, body: '' } } });
+      expect(res.status, content_type).toBe(201);
+    }
+  });
+});
+
+describe('acknowledge_response as a user writes it', () => {
+  it('{"status_code": 204} (and 205) needs no content_type and no body, and answers an empty 204', async () => {
+    const token = await stack.token('edges-ack-204');
+    const trigger = await createTrigger(stack, token, { flow: 'echo', acknowledge_response: { status_code: 204 } });
+    expect(trigger.acknowledge_response).toEqual({ status_code: 204, body: '' });
+    const res = await deliver(trigger.url, JSON.stringify({ type: 0, event: { type: 'APPLICATION_AUTHORIZED' } }));
+    expect(res.status).toBe(204);
+    expect(res.text).toBe('');
+    const patched = await call(stack, 'PATCH', `/triggers/${trigger.id}`, { token, body: { acknowledge_response: { status_code: 205 } } });
+    expect(patched.status).toBe(200);
+    expect(patched.json.data.acknowledge_response).toEqual({ status_code: 205, body: '' });
+  });
+
+  it('an absent body is an empty one for every status; a 200 still needs its content_type', async () => {
+    const token = await stack.token('edges-ack-200');
+    const trigger = await createTrigger(stack, token, { flow: 'echo', acknowledge_response: { status_code: 200, content_type: 'text/plain' } });
+    const res = await deliver(trigger.url, JSON.stringify({ id: 'evt_empty' }));
+    expect(res.status).toBe(200);
+    expect(res.text).toBe('');
+    const refused = await call(stack, 'POST', '/triggers', { token, body: { flow: 'echo', acknowledge_response: { status_code: 200 } } });
+    expect(refused.status).toBe(400);
+    expect(refused.json.message).toMatch(/content_type/);
   });
 });

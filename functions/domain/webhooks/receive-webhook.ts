@@ -74,7 +74,7 @@ export interface WebhookReply {
 function ownAnswer(record: TriggerRecord, body: Record<string, unknown>): WebhookReply {
   const fixed = record.acknowledge_response;
   if (!fixed) return { status: 200, body };
-  return { status: fixed.status_code, raw: { body: fixed.body, isBase64Encoded: false }, headers: { 'content-type': fixed.content_type } };
+  return { status: fixed.status_code, raw: { body: fixed.body, isBase64Encoded: false }, headers: fixed.content_type === undefined ? {} : { 'content-type': fixed.content_type } };
 }
 
 export interface ReceiverDeps {
