@@ -59,7 +59,9 @@ describeEach(settings, {
       '`service` names the sender, and each is verified the way it signs (HMAC over the content it signs, Ed25519, ECDSA, an X.509 certificate, a JWT, a static token or Basic credentials); ' +
       '`secret` is what the sender\'s dashboard shows. `GET /signature-services` lists each with its docs and what to paste. Senders: ' +
       SENDERS.map((row) => `${row.id} (${row.name})`).join(', ') + '. ' +
-      '`custom` takes `custom`: a header, prefix and timestamp header, or the assembled-content HMAC (`algorithm`, `key`, `content`, `signature`, `encoding`, `timestamp`) that describes any HMAC sender.',
+      '`custom` takes `custom`: a header, prefix and timestamp header, or the assembled-content HMAC (`algorithm`, `key`, `content`, `signature`, `encoding`, `timestamp`) that describes any HMAC sender. ' +
+      'Its `content` must sign the body (a `body` part, or `json` or `form` fields), and a `timestamp` only what the content signs (a `timestamp` part, or the header, field or body it is read from): ' +
+      '400 `validation_error` naming the field otherwise.',
   },
   allowed_source_ips: {
     description:

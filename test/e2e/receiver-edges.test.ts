@@ -137,3 +137,35 @@ describe('acknowledge_response as a user writes it', () => {
     expect(refused.json.message).toMatch(/content_type/);
   });
 });
+
+describe('custom signature settings must sign the body, and any timestamp they check', () => {
+  const custom = (content: unknown[], timestamp?: unknown) => ({
+    flow: 'echo',
+    signature: { service: 'custom', secret: 'custom-edges-secret', custom: { algorithm: 'sha256', key: { format: 'text' }, content, signature: { from: 'header', name: 'x-sig' }, encoding: 'hex', ...(timestamp !== undefined && { timestamp }) } },
+  });
+  const headerTimestamp = { source: { from: 'header', name: 'x-ts' }, format: 'unix_seconds', tolerance_seconds: 300 };
+
+  it.each([
+    ['[method]', [{ part: 'method' }], undefined, 'signature.custom.content'],
+    ['[url]', [{ part: 'url' }], undefined, 'signature.custom.content'],
+    ['a header alone', [{ part: 'header', name: 'x-delivery' }], undefined, 'signature.custom.content'],
+    ['method, url and timestamp', [{ part: 'method' }, { part: 'url' }, { part: 'timestamp' }], headerTimestamp, 'signature.custom.content'],
+    ['a timestamp rule over content without it', [{ part: 'body' }], headerTimestamp, 'signature.custom.timestamp.source'],
+    ['a timestamp read from an unsigned header', [{ part: 'header', name: 'x-other' }, { part: 'body' }], headerTimestamp, 'signature.custom.timestamp.source'],
+  ])('%s is 400 validation_error naming the field', async (_, content, timestamp, field) => {
+    const res = await call(stack, 'POST', '/triggers', { token: await stack.token('edges-custom'), body: custom(content, timestamp) });
+    expect(res.status).toBe(400);
+    expect(res.json).toMatchObject({ error: 'validation_error', message: expect.stringMatching(new RegExp(`^${field.replace(/\./g, '\\.')}: `)) });
+  });
+
+  it('settings that sign the body and their timestamp are accepted (a timestamp part, a signed header, a field of a signed body)', async () => {
+    const token = await stack.token('edges-custom');
+    const accepted = [
+      custom([{ part: 'timestamp' }, { part: 'literal', text: '.' }, { part: 'body' }], headerTimestamp),
+      custom([{ part: 'header', name: 'x-ts' }, { part: 'body' }], headerTimestamp),
+      custom([{ part: 'body' }], { source: { from: 'json', path: ['sent_at'] }, format: 'unix_milliseconds', tolerance_seconds: 60 }),
+      custom([{ part: 'method' }, { part: 'url' }, { part: 'json', path: ['data', 'id'] }]),
+    ];
+    for (const body of accepted) expect((await call(stack, 'POST', '/triggers', { token, body })).status, JSON.stringify(body.signature.custom.content)).toBe(201);
+  });
+});
