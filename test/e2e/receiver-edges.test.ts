@@ -169,3 +169,27 @@ describe('custom signature settings must sign the body, and any timestamp they c
     for (const body of accepted) expect((await call(stack, 'POST', '/triggers', { token, body })).status, JSON.stringify(body.signature.custom.content)).toBe(201);
   });
 });
+
+describe('twitch: the unsigned message type cannot turn a captured verification into a notification', () => {
+  const secret = 'twitch-edges-secret-0123';
+  const signed = (body: string, type: string, id = 'c1a2b3d4-0000-4000-8000-000000000001') => {
+    const ts = new Date().toISOString();
+    return {
+      'twitch-eventsub-message-id': id, 'twitch-eventsub-message-timestamp': ts, 'twitch-eventsub-message-type': type,
+      'twitch-eventsub-message-signature': `sha256=${createHmac('sha256', secret).update(id + ts + body).digest('hex')}`,
+    };
+  };
+
+  it('a verification body replayed as a notification is 400 and runs no flow; a notification with its event runs it', async () => {
+    const token = await stack.token('edges-twitch');
+    const trigger = await createTrigger(stack, token, { flow: 'echo', signature: { service: 'twitch', secret } });
+    const verification = JSON.stringify({ challenge: 'captured-challenge', subscription: { id: 'sub_1', type: 'channel.follow' } });
+    const replayed = await deliver(trigger.url, verification, signed(verification, 'notification'));
+    expect(replayed.status).toBe(400);
+    expect(replayed.json).toMatchObject({ error: 'validation_error' });
+    const notification = JSON.stringify({ subscription: { id: 'sub_1', type: 'channel.follow' }, event: { user_id: '1337', user_login: 'viewer' } });
+    expect((await deliver(trigger.url, notification, signed(notification, 'notification', 'c1a2b3d4-0000-4000-8000-000000000002'))).status).toBe(200);
+    const recorded = await waitForExecutions(stack, token, trigger.id, (list) => list.length === 2 && list.some((e) => e.status === 'succeeded'));
+    expect(recorded.map((e) => e.status).sort()).toEqual(['refused', 'succeeded']);
+  });
+});

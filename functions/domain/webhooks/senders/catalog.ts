@@ -45,6 +45,8 @@ export const DISCORD_TOLERANCE_SECONDS = 300;
 export const PAYPAL_TOLERANCE_SECONDS = 300;
 /** google-auth-library's own clock skew for ID tokens (`OAuth2Client.CLOCK_SKEW_SECS_`): five minutes. */
 export const GOOGLE_CLOCK_SKEW_SECONDS = 300;
+/** Google's ID tokens live one hour (`exp` is `iat` + 3600): none older is Google's own. */
+export const GOOGLE_ID_TOKEN_MAX_AGE_SECONDS = 3600;
 
 /* Shared pieces of rows ------------------------------------------------------------------------ */
 
@@ -455,6 +457,9 @@ export const SENDERS: readonly SenderRow[] = [
     secret_label: 'The secret you gave when creating the EventSub subscription',
     handshake: true,
     handshake_answer: 'twitch_callback_verification',
+    // The message-type header is not signed: a notification must carry its `event`, so a captured
+    // verification (or revocation) replayed as a notification never reaches the flow.
+    accepts: { requires: [{ path: ['event'], when_header: 'twitch-eventsub-message-type', equals: 'notification' }] },
     verification: {
       primitive: 'hmac',
       algorithm: 'sha256',
@@ -494,6 +499,8 @@ export const SENDERS: readonly SenderRow[] = [
       issuers: ['accounts.google.com', 'https://accounts.google.com'],
       requiredClaims: ['exp', 'iat'],
       clockToleranceSeconds: GOOGLE_CLOCK_SKEW_SECONDS,
+      // An `iat` in the future (past the skew) is refused, as google-auth-library does ("used too early").
+      maxTokenAgeSeconds: GOOGLE_ID_TOKEN_MAX_AGE_SECONDS,
     },
   },
   {
