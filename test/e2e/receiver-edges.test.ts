@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, generateKeyPairSync, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { call, useLocalStack } from '../support/local-stack.js';
 import { createTrigger, deliver, waitForExecutions } from '../support/webhooks.js';
@@ -191,5 +191,24 @@ describe('twitch: the unsigned message type cannot turn a captured verification 
     expect((await deliver(trigger.url, notification, signed(notification, 'notification', 'c1a2b3d4-0000-4000-8000-000000000002'))).status).toBe(200);
     const recorded = await waitForExecutions(stack, token, trigger.id, (list) => list.length === 2 && list.some((e) => e.status === 'succeeded'));
     expect(recorded.map((e) => e.status).sort()).toEqual(['refused', 'succeeded']);
+  });
+});
+
+describe('sendgrid: a signed timestamp stops verifying after 25 hours', () => {
+  it('a capture 26 hours old or one dated 10 minutes ahead is 401; a retry 24 hours old still runs', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+    const token = await stack.token('edges-sendgrid');
+    const trigger = await createTrigger(stack, token, { flow: 'echo', signature: { service: 'sendgrid', secret: publicKey.export({ format: 'der', type: 'spki' }).toString('base64') } });
+    const body = '[{"email":"example@test.com","timestamp":1513299569,"event":"processed","sg_message_id":"14c583da911.filter0001"}]\r\n';
+    const sentAgo = (seconds: number) => {
+      const timestamp = String(Math.floor(Date.now() / 1000) - seconds);
+      return {
+        'x-twilio-email-event-webhook-timestamp': timestamp,
+        'x-twilio-email-event-webhook-signature': sign('sha256', Buffer.from(timestamp + body), privateKey).toString('base64'),
+      };
+    };
+    expect((await deliver(trigger.url, body, sentAgo(26 * 3600))).status).toBe(401);
+    expect((await deliver(trigger.url, body, sentAgo(-600))).status).toBe(401);
+    expect((await deliver(trigger.url, body, sentAgo(24 * 3600))).status).toBe(200);
   });
 });

@@ -43,6 +43,12 @@ export const DISCORD_TOLERANCE_SECONDS = 300;
  * first signature, the row must drop its tolerance).
  */
 export const PAYPAL_TOLERANCE_SECONDS = 300;
+/**
+ * SendGrid documents no window, and retries for up to 24 hours, perhaps with the first signature:
+ * a signed timestamp may be 25 hours old, but no more than the usual five minutes ahead.
+ */
+export const SENDGRID_MAX_AGE_SECONDS = 25 * 3600;
+export const SENDGRID_FUTURE_SKEW_SECONDS = 300;
 /** google-auth-library's own clock skew for ID tokens (`OAuth2Client.CLOCK_SKEW_SECS_`): five minutes. */
 export const GOOGLE_CLOCK_SKEW_SECONDS = 300;
 /** Google's ID tokens live one hour (`exp` is `iat` + 3600): none older is Google's own. */
@@ -217,8 +223,10 @@ export const SENDERS: readonly SenderRow[] = [
       signatureHeader: 'x-twilio-email-event-webhook-signature',
       signatureEncoding: 'base64',
       timestampHeader: 'x-twilio-email-event-webhook-timestamp',
-      // No tolerance: SendGrid documents none, nor whether a retry (it retries for up to 24 hours)
-      // is signed anew, so refusing old timestamps could refuse SendGrid itself.
+      // SendGrid documents no window, nor whether a retry (it retries for up to 24 hours) is signed
+      // anew: a day and an hour covers its retries, and a capture stops verifying after it.
+      maxAgeSeconds: SENDGRID_MAX_AGE_SECONDS,
+      toleranceSeconds: SENDGRID_FUTURE_SKEW_SECONDS,
     },
   },
   {
