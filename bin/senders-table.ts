@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SENDERS } from '../functions/domain/webhooks/senders/catalog.js';
 import type { Verification } from '../functions/domain/webhooks/senders/catalog-types.js';
+import type { TimestampedBodyParams } from '../functions/domain/webhooks/senders/primitives/timestamped-body.js';
 import { HANDSHAKE_WORDS } from '../functions/domain/webhooks/handshake-words.js';
 
 /**
@@ -19,8 +20,8 @@ export const HANDSHAKES_END = '<!-- end of handshakes -->';
 function verifiedBy(verification: Verification): string {
   switch (verification.primitive) {
     case 'hmac': return `HMAC-${verification.algorithm.toUpperCase()}`;
-    case 'ed25519': return 'Ed25519';
-    case 'ecdsa_p256': return 'ECDSA P-256';
+    case 'ed25519': return `Ed25519${timestampWindow(verification)}`;
+    case 'ecdsa_p256': return `ECDSA P-256${timestampWindow(verification)}`;
     case 'x509_rsa': return 'RSA, by the sender\'s X.509 certificate';
     case 'jwt': return 'JWT';
     case 'static_token': return 'static token';
@@ -28,6 +29,15 @@ function verifiedBy(verification: Verification): string {
     case 'configured': return 'your HMAC settings';
     case 'unsupported': return `not verified: ${verification.reason}`;
   }
+}
+
+/** How old (and how far ahead) a signed timestamp may be, for the senders that sign `<timestamp><body>`. */
+function timestampWindow(params: TimestampedBodyParams): string {
+  const span = (seconds: number) => (seconds % 3600 === 0 ? `${seconds / 3600} h` : seconds % 60 === 0 ? `${seconds / 60} min` : `${seconds} s`);
+  if (params.maxAgeSeconds !== undefined) {
+    return `; signed timestamp at most ${span(params.maxAgeSeconds)} old${params.toleranceSeconds === undefined ? '' : ` and ${span(params.toleranceSeconds)} ahead`}`;
+  }
+  return params.toleranceSeconds === undefined ? '' : `; signed timestamp within ${span(params.toleranceSeconds)}`;
 }
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');

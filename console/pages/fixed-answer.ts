@@ -7,7 +7,8 @@ import { checkbox, el, field, textInput } from '../dom.js';
 
 export interface AcknowledgeResponse {
   status_code: number;
-  content_type: string;
+  /** Absent only for 204 and 205, which carry no body. */
+  content_type?: string;
   body: string;
 }
 
@@ -19,7 +20,7 @@ const SHOWN_CHARACTERS = 60;
 /** The fixed answer in words: "200, text/plain, [accepted]". */
 export function fixedAnswerSummary(answer: AcknowledgeResponse): (string | Node)[] {
   const body = answer.body.length > SHOWN_CHARACTERS ? `${answer.body.slice(0, SHOWN_CHARACTERS)}…` : answer.body;
-  return [`${answer.status_code}, ${answer.content_type}, `, answer.body ? el('code', {}, body) : 'no body'];
+  return [`${answer.status_code}, ${answer.content_type === undefined ? '' : `${answer.content_type}, `}`, answer.body ? el('code', {}, body) : 'no body'];
 }
 
 export interface FixedAnswerFields {
@@ -42,7 +43,7 @@ export function fixedAnswerFields(current: AcknowledgeResponse | null | undefine
   // Disabled while off, so its fields take no part in the form's validation.
   const section = el('fieldset', { hidden: !on.checked, disabled: !on.checked }, el('legend', {}, 'Fixed answer'),
     field('fixed-status', 'Status code', status, 'From 200 to 299; 204 and 205 have no body.'),
-    field('fixed-content-type', 'Content type', contentType, 'For example text/plain, or application/json; charset=utf-8.'),
+    field('fixed-content-type', 'Content type', contentType, 'JSON, text/plain or XML: for example text/plain, or application/json; charset=utf-8.'),
     field('fixed-body', 'Body', body, 'At most 1,000 characters, for example [accepted] for Adyen.'));
   on.addEventListener('change', () => {
     section.hidden = !on.checked;

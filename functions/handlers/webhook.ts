@@ -25,7 +25,7 @@ import type { Settings } from '../settings.js';
 import { createPublicHttpHandler } from '../shared/handler.js';
 import { METRIC } from '../shared/metric-names.js';
 import { metricsRecorder } from '../shared/metrics.js';
-import { json, pathParam, rawBody } from '../shared/http.js';
+import { json, pathParam, rawBody, type HttpEvent, type HttpResult } from '../shared/http.js';
 
 /**
  * When the answer must be sent: the gateway's limit counted from when it received the request
@@ -40,10 +40,29 @@ function answerBy(now: Clock, receivedAtMs: number | undefined, context: Context
 }
 
 /**
+ * Headers on every answer of the receiver, refusals and flows' own answers included: the receiver
+ * shares its origin with the console (which keeps its token there), so nothing a trigger or a flow
+ * answers may run as a page there (`sandbox` gives it an opaque origin and no script) or be sniffed
+ * into one. Set last, so no flow's reply can take them off.
+ */
+export const RECEIVER_RESPONSE_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': "sandbox; default-src 'none'",
+  'x-content-type-options': 'nosniff',
+};
+
+/**
  * The receiver over its dependencies.
  * @param publicBaseUrl `PUBLIC_WEBHOOK_BASE_URL`: the URL Twilio signed, behind a custom domain.
  */
-export const createWebhookHandler = (deps: ReceiverDeps, publicBaseUrl?: string) => createPublicHttpHandler('webhook', {
+export function createWebhookHandler(deps: ReceiverDeps, publicBaseUrl?: string) {
+  const handler = createReceiverHandler(deps, publicBaseUrl);
+  return async (event: HttpEvent, context?: Context): Promise<HttpResult> => {
+    const result = await handler(event, context);
+    return { ...result, headers: { ...result.headers, ...RECEIVER_RESPONSE_HEADERS } };
+  };
+}
+
+const createReceiverHandler = (deps: ReceiverDeps, publicBaseUrl?: string) => createPublicHttpHandler('webhook', {
   async receiveWebhook(event, context) {
     // The `ANY` route takes browsers' preflights too; answered alike for every id, known or not.
     if (isCorsPreflight(event.requestContext.http.method, event.headers)) return { ...PREFLIGHT_ANSWER };

@@ -59,7 +59,9 @@ describeEach(settings, {
       '`service` names the sender, and each is verified the way it signs (HMAC over the content it signs, Ed25519, ECDSA, an X.509 certificate, a JWT, a static token or Basic credentials); ' +
       '`secret` is what the sender\'s dashboard shows. `GET /signature-services` lists each with its docs and what to paste. Senders: ' +
       SENDERS.map((row) => `${row.id} (${row.name})`).join(', ') + '. ' +
-      '`custom` takes `custom`: a header, prefix and timestamp header, or the assembled-content HMAC (`algorithm`, `key`, `content`, `signature`, `encoding`, `timestamp`) that describes any HMAC sender.',
+      '`custom` takes `custom`: a header, prefix and timestamp header, or the assembled-content HMAC (`algorithm`, `key`, `content`, `signature`, `encoding`, `timestamp`) that describes any HMAC sender. ' +
+      'Its `content` must sign the body (a `body` part, or `json` or `form` fields), and a `timestamp` only what the content signs (a `timestamp` part, or the header, field or body it is read from): ' +
+      '400 `validation_error` naming the field otherwise.',
   },
   allowed_source_ips: {
     description:
@@ -80,9 +82,12 @@ describeEach(settings, {
   },
 });
 describeEach(acknowledgeResponse.shape, {
-  status_code: { description: 'From 200 to 299; 204 and 205 need an empty `body`.' },
-  content_type: { description: 'The `Content-Type` of the answer, a media type with optional parameters (`text/plain; charset=utf-8`).' },
-  body: { description: 'At most 1,000 characters, sent as UTF-8.' },
+  status_code: { description: 'From 200 to 299; 204 and 205 carry no `body` and need no `content_type` (`{"status_code": 204}`).' },
+  content_type: {
+    description: 'The `Content-Type` of the answer, a media type with optional parameters (`text/plain; charset=utf-8`): JSON (`application/json`, `application/…+json`), ' +
+      '`text/plain` or XML (`application/xml`, `text/xml`); anything else, HTML above all, is 400 `validation_error`. Required but for 204 and 205.',
+  },
+  body: { description: 'At most 1,000 characters, sent as UTF-8; absent, empty.' },
 });
 
 described.add(sourceIp, {
@@ -398,6 +403,7 @@ const receiveWebhook: OperationDoc = {
       description:
         'accepted (acknowledge mode), ignored (event filter), duplicate (deduplicate), a Slack challenge, or the flow\'s output (wait mode) as JSON. ' +
         'A trigger\'s `acknowledge_response` replaces the first three with its fixed answer (any 2xx, its own content type). ' +
+        'Every answer of the receiver, refusals included, carries `Content-Security-Policy: sandbox; default-src \'none\'` and `X-Content-Type-Options: nosniff`. ' +
         'A wait-mode flow shapes its own answer when its output has the form of an API Gateway Lambda proxy response, `{"statusCode": 200-599, "headers": {…}, "body": "…", "isBase64Encoded": false}` ' +
         '(nothing else in the object): that status, those headers and that body are sent as they are (base64-decoded when `isBase64Encoded`), e.g. TwiML with `content-type: text/xml` for Twilio. ' +
         'Rules: at most 50 headers, names HTTP tokens, values text without control characters (at most 4096 characters); no `Content-Length`, `Transfer-Encoding`, `Connection` or other hop-by-hop header; ' +

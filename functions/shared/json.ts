@@ -46,5 +46,19 @@ export function parseJson(bytes: Uint8Array): unknown {
   }
 }
 
+/**
+ * The JSON value of `text`, or `undefined` when it is not JSON or nests deeper than
+ * {@link MAX_JSON_DEPTH}: for JSON read before a request is verified (signed fields, a sender's
+ * message), where an unsigned body must not make the receiver build a 1 MB-deep structure first.
+ */
+export function parseJsonWithinDepth(text: string): unknown {
+  if (jsonNestingDepth(text) > MAX_JSON_DEPTH) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -181,9 +181,9 @@ describe('GET handshakes', () => {
 
   it('x: ?crc_token is answered with its HMAC under the consumer secret', async () => {
     const { trigger } = await triggerOf('x', 'x-consumer-secret');
-    const res = await fetch(`${trigger.url}?crc_token=crc-123`);
+    const res = await fetch(`${trigger.url}?crc_token=Y3JjLTEyMy10b2tlbg==`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ response_token: `sha256=${createHmac('sha256', 'x-consumer-secret').update('crc-123').digest('base64')}` });
+    expect(await res.json()).toEqual({ response_token: `sha256=${createHmac('sha256', 'x-consumer-secret').update('Y3JjLTEyMy10b2tlbg==').digest('base64')}` });
   });
 
   it('okta: the verification challenge is answered once its authorization header verifies', async () => {

@@ -24,6 +24,15 @@ export const MAX_ACKNOWLEDGE_BODY_CHARACTERS = 1000;
 /** A media type with optional parameters (`text/plain; charset=utf-8`): tokens, no line breaks. */
 const MEDIA_TYPE = /^[A-Za-z0-9!#$&^_.+-]{1,127}\/[A-Za-z0-9!#$&^_.+-]{1,127}(?:\s*;\s*[!#$%&'*+.^_`|~0-9A-Za-z-]+=(?:[!#$%&'*+.^_`|~0-9A-Za-z-]+|"[^"\r\n]*"))*$/;
 const MAX_SECRET_LENGTH = 1024;
+/**
+ * What a fixed answer may be: JSON, plain text or XML (Twilio's TwiML), never HTML, SVG or XHTML,
+ * which a browser would render as a page on the gateway's origin, where the console keeps its token.
+ */
+const ACKNOWLEDGE_MEDIA_TYPE = /^(?:application\/(?:json|[a-z0-9.+-]+\+json|xml)|text\/(?:plain|xml))$/;
+const ACKNOWLEDGE_CONTENT_TYPES = 'content_type must be JSON (application/json, application/…+json), text/plain or XML (application/xml, text/xml)';
+const isAcknowledgeContentType = (contentType: string) => ACKNOWLEDGE_MEDIA_TYPE.test(contentType.split(';')[0]!.trim().toLowerCase());
+/** Answers without a body (RFC 9110: 204 No Content, 205 Reset Content). */
+const isEmptyStatus = (status: number) => status === 204 || status === 205;
 /** The longest overlap of an old signing secret or API key with its replacement: 7 days. */
 export const MAX_OVERLAP_SECONDS = 7 * 24 * 3600;
 /** The default overlap of a rotated signing secret: 24 hours, as Stripe and Svix keep an old secret. */
@@ -72,15 +81,23 @@ function buildTriggerSchemas() {
 
   /**
    * The fixed answer of the receiver's own 2xx (accepted, ignored, duplicate): what some senders
-   * require (Adyen `[accepted]`, Discord 204, Slack an empty 200). 204 and 205 carry no body.
+   * require (Adyen `[accepted]`, Discord 204, Slack an empty 200). 204 and 205 carry no body and
+   * need no content type; an absent body is an empty one.
    */
   const acknowledgeResponseSchema = z
     .strictObject({
       status_code: z.int().check(z.gte(200), z.lte(299)),
-      content_type: z.string().check(z.maxLength(256), z.regex(MEDIA_TYPE, 'content_type must be a media type such as text/plain; charset=utf-8')),
-      body: z.string().check(z.maxLength(MAX_ACKNOWLEDGE_BODY_CHARACTERS)),
+      content_type: z.optional(z.string().check(
+        z.maxLength(256),
+        z.regex(MEDIA_TYPE, 'content_type must be a media type such as text/plain; charset=utf-8'),
+        z.refine(isAcknowledgeContentType, { message: ACKNOWLEDGE_CONTENT_TYPES }),
+      )),
+      body: z._default(z.string().check(z.maxLength(MAX_ACKNOWLEDGE_BODY_CHARACTERS)), ''),
     })
-    .check(z.refine((a) => !(a.status_code === 204 || a.status_code === 205) || a.body === '', { message: 'acknowledge_response: a 204 or 205 answer has no body' }));
+    .check(
+      z.refine((a) => !isEmptyStatus(a.status_code) || a.body === '', { message: 'acknowledge_response: a 204 or 205 answer has no body' }),
+      z.refine((a) => isEmptyStatus(a.status_code) || a.content_type !== undefined, { message: 'acknowledge_response: content_type is required but for 204 and 205' }),
+    );
 
   const eventFilterSchema = z
     .array(z.string().check(z.minLength(1), z.maxLength(256), z.regex(/^[^*]*\*?$/, 'only a trailing * is allowed')))
@@ -160,11 +177,14 @@ export type ApiKeyRegeneration = z.output<Schemas['regenerateApiKey']>;
  */
 function invalid(error: z.core.$ZodError, input: unknown): AppError {
   const problem = problemOf(error, input);
-  // A signature's problem is told to the caller, naming the field: its settings are rich enough
-  // (a custom HMAC, a sender's secret format) that "validation_error" alone would leave them guessing.
-  const aboutSignature = error.issues[0]?.path[0] === 'signature';
-  return new AppError('validation_error', problem, undefined, aboutSignature ? problem : undefined);
+  // A signature's or a fixed answer's problem is told to the caller, naming the field: their settings
+  // are rich enough (a custom HMAC, a sender's secret format, the content types an answer may have)
+  // that "validation_error" alone would leave them guessing.
+  const told = TOLD_FIELDS.has(String(error.issues[0]?.path[0]));
+  return new AppError('validation_error', problem, undefined, told ? problem : undefined);
 }
+
+const TOLD_FIELDS: ReadonlySet<string> = new Set(['signature', 'acknowledge_response']);
 
 function problemOf(error: z.core.$ZodError, input: unknown): string | undefined {
   const issue = error.issues[0];

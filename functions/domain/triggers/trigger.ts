@@ -17,7 +17,8 @@ export type ResponseMode = 'acknowledge' | 'wait';
 /** A trigger's fixed answer to the deliveries the receiver answers itself with a 2xx (see `trigger-requests.ts`). */
 export interface AcknowledgeResponse {
   status_code: number;
-  content_type: string;
+  /** Absent only for 204 and 205, which carry no body. */
+  content_type?: string;
   body: string;
 }
 

@@ -13,6 +13,6 @@ export const HANDSHAKE_WORDS: { readonly [K in HandshakeKindName]: string } = {
   notion_verification: 'the POST with `verification_token` (while the trigger has no secret) gets 200, and the token becomes the trigger\'s signing secret, sealed; the next read of the trigger (API or console) shows it to the owner once, to paste back into Notion, and the delivery keeps no body',
   meta_subscribe: 'a GET with `hub.mode=subscribe` and `hub.verify_token` equal to the trigger\'s `signature.verify_token` (or, when none is set, its secret) gets `hub.challenge` (a wrong token is 401)',
   dropbox_challenge: 'a GET with `?challenge=` gets it back as `text/plain`',
-  x_crc: 'a GET with `?crc_token=` gets `{"response_token": "sha256=<base64 HMAC-SHA256 under the secret>"}`',
+  x_crc: 'a GET with `?crc_token=` of X\'s shape (8 to 255 letters, digits and `+/_-`, `=` only as padding at the end) gets `{"response_token": "sha256=<base64 HMAC-SHA256 under the secret>"}`',
   okta_verification: 'a GET with `X-Okta-Verification-Challenge`, once its auth header verifies, gets `{"verification"}`',
 };

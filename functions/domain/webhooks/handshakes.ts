@@ -65,6 +65,13 @@ const member = (value: unknown, name: string): unknown => (isPlainObject(value) 
 /** A challenge or token as senders send them: short printable text, never something to reflect at length. */
 const TOKEN = /^[\x21-\x7e]{1,512}$/;
 const token = (value: unknown): string | undefined => (typeof value === 'string' && TOKEN.test(value) ? value : undefined);
+/**
+ * A CRC token as X sends them: 8 to 255 letters, digits and `+/_-`, `=` only as base64 padding at
+ * the end. X signs deliveries with the very key, MAC and encoding of the CRC answer, so the answer
+ * must never sign text that could be a delivery: nothing here can begin a JSON object (`{`, `"`),
+ * hold a form's `name=value` pair or `&`, or carry a space.
+ */
+const X_CRC_TOKEN = /^(?=.{8,255}$)[A-Za-z0-9+/_-]+={0,2}$/;
 const hmacSha256 = (key: string, text: string) => createHmac('sha256', key).update(text, 'utf8').digest();
 const sha256Equal = (a: string, b: string) => constantTimeEqual(createHmac('sha256', 'compare').update(a).digest(), createHmac('sha256', 'compare').update(b).digest());
 
@@ -189,8 +196,8 @@ export const HANDSHAKES = {
     stage: 'get',
     docs: 'https://docs.x.com/x-api/webhooks/introduction#challenge-response-check-crc',
     answer: (request, secrets) => {
-      const crcToken = token(request.query.crc_token);
-      if (crcToken === undefined) return undefined;
+      const crcToken = request.query.crc_token;
+      if (crcToken === undefined || !X_CRC_TOKEN.test(crcToken)) return undefined;
       return { reply: { status: 200, json: { response_token: `sha256=${hmacSha256(secrets[0]!, crcToken).toString('base64')}` } } };
     },
   },

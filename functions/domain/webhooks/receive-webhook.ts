@@ -10,6 +10,7 @@ import { isLive } from '../triggers/overlap.js';
 import type { StoredSignature, TriggerRecord } from '../triggers/trigger.js';
 import { WEBHOOK_ID } from '../triggers/webhook-url.js';
 import { parseWebhookBody, type WebhookBody } from './body.js';
+import { checkBodyRule } from './body-rule.js';
 import { constantTimeEqual } from './signatures/hmac.js';
 import type { SenderRow } from './senders/catalog-types.js';
 import type { KeyFetcher } from './senders/context.js';
@@ -73,7 +74,7 @@ export interface WebhookReply {
 function ownAnswer(record: TriggerRecord, body: Record<string, unknown>): WebhookReply {
   const fixed = record.acknowledge_response;
   if (!fixed) return { status: 200, body };
-  return { status: fixed.status_code, raw: { body: fixed.body, isBase64Encoded: false }, headers: { 'content-type': fixed.content_type } };
+  return { status: fixed.status_code, raw: { body: fixed.body, isBase64Encoded: false }, headers: fixed.content_type === undefined ? {} : { 'content-type': fixed.content_type } };
 }
 
 export interface ReceiverDeps {
@@ -241,6 +242,7 @@ async function accept(deps: ReceiverDeps, request: IncomingWebhook, delivery: De
   const { trigger: record, receivedAt, ref } = delivery;
   const row = record.signature ? await senderRowOf(record.signature) : undefined;
   const body = await bodyOf(request, row?.body_as === 'json' ? 'application/json' : undefined);
+  if (row?.accepts) checkBodyRule(row.accepts, request.headers, body);
   const kind = await handshakeKindOf(record);
   if (handshakeStage(kind) === 'signed') {
     const outcome = await answerHandshake(kind, 'signed', await handshakeRequestOf(request, body), signingSecretsOrNone(trigger, receivedAt));

@@ -113,6 +113,17 @@ describe('google_pubsub: the push OIDC token, as google-auth-library verifies it
     expect(checkSenderSecret(GOOGLE_PUBSUB, EMAIL)).toMatch(/audience, a space, and its service account email/);
   });
 
+  it('a token issued in the future (past the five minutes of skew) fails both', async () => {
+    expect(await verdicts(await push({ iat: nowSeconds() + 600 }))).toEqual({ ours: false, google: false });
+    expect(await verdicts(await push({ iat: nowSeconds() + 200 }))).toEqual({ ours: true, google: true });
+  });
+
+  it('a token older than Google\'s one hour (plus the skew) fails ours, whatever its exp says', async () => {
+    const ours = async (iat: number) => verifySender(GOOGLE_PUBSUB, contextFor({ body: BODY, headers: await push({ iat, exp: nowSeconds() + 60 }), secrets: [`${AUDIENCE} ${EMAIL}`], keys, nowSeconds: nowSeconds() }));
+    expect(await ours(nowSeconds() - 4000)).toBe(false);
+    expect(await ours(nowSeconds() - 3600)).toBe(true);
+  });
+
   it('the JWKS was fetched once for all of these (a cache hit does not refetch)', () => {
     expect(server.hits.get('/www.googleapis.com/oauth2/v3/certs')).toBe(1);
   });

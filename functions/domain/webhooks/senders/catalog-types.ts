@@ -33,7 +33,25 @@ export interface SenderRow extends SignatureServiceListing {
   secret_from_handshake?: true;
   /** The body is read as JSON whatever its Content-Type says (Amazon SNS sends `text/plain`). */
   body_as?: 'json';
+  /**
+   * What a verified request must carry to be a delivery (`body-rule.ts`): the body X signs with
+   * the key its CRC answer uses must be a JSON object, so no answered token is ever a delivery.
+   */
+  accepts?: BodyRule;
   verification: Verification;
+}
+
+/** A verified body's shape, checked before anything reads it as a delivery: 415 or 400 otherwise. */
+export interface BodyRule {
+  /** The only media type taken (parameters such as `charset` aside): 415 for any other. */
+  content_type?: 'application/json';
+  /** The JSON body must be an object: 400 for an array, a string, a number. */
+  json?: 'object';
+  /**
+   * Members the JSON body must hold when an unsigned header claims a kind of message (Twitch: a
+   * `notification` carries `event`, so a captured verification replayed as one is refused): 400.
+   */
+  requires?: { path: JsonPath; when_header: string; equals: string }[];
 }
 
 /** How a row's requests are verified: one primitive and its parameters. */

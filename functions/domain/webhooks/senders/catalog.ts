@@ -43,8 +43,16 @@ export const DISCORD_TOLERANCE_SECONDS = 300;
  * first signature, the row must drop its tolerance).
  */
 export const PAYPAL_TOLERANCE_SECONDS = 300;
+/**
+ * SendGrid documents no window, and retries for up to 24 hours, perhaps with the first signature:
+ * a signed timestamp may be 25 hours old, but no more than the usual five minutes ahead.
+ */
+export const SENDGRID_MAX_AGE_SECONDS = 25 * 3600;
+export const SENDGRID_FUTURE_SKEW_SECONDS = 300;
 /** google-auth-library's own clock skew for ID tokens (`OAuth2Client.CLOCK_SKEW_SECS_`): five minutes. */
 export const GOOGLE_CLOCK_SKEW_SECONDS = 300;
+/** Google's ID tokens live one hour (`exp` is `iat` + 3600): none older is Google's own. */
+export const GOOGLE_ID_TOKEN_MAX_AGE_SECONDS = 3600;
 
 /* Shared pieces of rows ------------------------------------------------------------------------ */
 
@@ -215,8 +223,10 @@ export const SENDERS: readonly SenderRow[] = [
       signatureHeader: 'x-twilio-email-event-webhook-signature',
       signatureEncoding: 'base64',
       timestampHeader: 'x-twilio-email-event-webhook-timestamp',
-      // No tolerance: SendGrid documents none, nor whether a retry (it retries for up to 24 hours)
-      // is signed anew, so refusing old timestamps could refuse SendGrid itself.
+      // SendGrid documents no window, nor whether a retry (it retries for up to 24 hours) is signed
+      // anew: a day and an hour covers its retries, and a capture stops verifying after it.
+      maxAgeSeconds: SENDGRID_MAX_AGE_SECONDS,
+      toleranceSeconds: SENDGRID_FUTURE_SKEW_SECONDS,
     },
   },
   {
@@ -455,6 +465,9 @@ export const SENDERS: readonly SenderRow[] = [
     secret_label: 'The secret you gave when creating the EventSub subscription',
     handshake: true,
     handshake_answer: 'twitch_callback_verification',
+    // The message-type header is not signed: a notification must carry its `event`, so a captured
+    // verification (or revocation) replayed as a notification never reaches the flow.
+    accepts: { requires: [{ path: ['event'], when_header: 'twitch-eventsub-message-type', equals: 'notification' }] },
     verification: {
       primitive: 'hmac',
       algorithm: 'sha256',
@@ -494,6 +507,8 @@ export const SENDERS: readonly SenderRow[] = [
       issuers: ['accounts.google.com', 'https://accounts.google.com'],
       requiredClaims: ['exp', 'iat'],
       clockToleranceSeconds: GOOGLE_CLOCK_SKEW_SECONDS,
+      // An `iat` in the future (past the skew) is refused, as google-auth-library does ("used too early").
+      maxTokenAgeSeconds: GOOGLE_ID_TOKEN_MAX_AGE_SECONDS,
     },
   },
   {
@@ -760,6 +775,9 @@ export const SENDERS: readonly SenderRow[] = [
     secret_label: "The app's API Key Secret (consumer secret)",
     handshake: true,
     handshake_answer: 'x_crc',
+    // Its CRC answer is an HMAC under the very key deliveries are signed with: only a JSON object
+    // (which no CRC token can be) is a delivery, so an answered token never verifies as one.
+    accepts: { content_type: 'application/json', json: 'object' },
     verification: bodyHmac('x-twitter-webhooks-signature', 'base64', 'sha256='),
   },
   {

@@ -20,3 +20,14 @@ const UNIX_SECONDS = /^\d{1,12}$/;
 export function isFreshTimestamp(text: string, nowSeconds: number, toleranceSeconds: number): boolean {
   return UNIX_SECONDS.test(text) && Math.abs(nowSeconds - Number(text)) <= toleranceSeconds;
 }
+
+/**
+ * True when `text` is a unix time in seconds at most `pastSeconds` before now and `futureSeconds`
+ * after it: for a sender whose retries keep their first signature for a day (SendGrid), the
+ * window is wide behind and narrow ahead.
+ */
+export function isTimestampWithin(text: string, nowSeconds: number, window: { pastSeconds: number; futureSeconds: number }): boolean {
+  if (!UNIX_SECONDS.test(text)) return false;
+  const age = nowSeconds - Number(text);
+  return age <= window.pastSeconds && -age <= window.futureSeconds;
+}

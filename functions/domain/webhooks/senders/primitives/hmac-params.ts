@@ -92,6 +92,15 @@ function buildHmacParamsSchema() {
       parts.forEach((p, i) => {
         if (p.part === 'timestamp' && !params.timestamp) problem(['content', i], 'a timestamp part needs the timestamp setting');
       });
+      // Content that signs nothing of the body (the method, the URL, a header) passes for any body:
+      // one captured signature would carry whatever an attacker posts.
+      if (parts.length > 0 && !parts.every((p) => p.part === 'literal') && !parts.some((p) => BODY_PARTS.has(p.part))) {
+        problem(['content'], 'content must sign the body: a body part, or json or form fields of it');
+      }
+      // A timestamp the signature does not cover can be set to now on any captured request.
+      if (params.timestamp && !timestampSigned(params.content, params.timestamp.source)) {
+        problem(['timestamp', 'source'], 'the timestamp must be signed: add a timestamp part to content (or read it from a signed header, field or body)');
+      }
       // Where the signature is read from: configuration, public (named so it is not taken for the signature itself).
       const source = params.signature;
       const list = source.from === 'numbered_headers' ? undefined : source.list;
@@ -104,6 +113,31 @@ function buildHmacParamsSchema() {
         if (!Array.isArray(params.content)) problem(['content'], 'with items, content is a list of parts');
       }
     }));
+}
+
+/** Parts that sign the body, whole or field by field. */
+const BODY_PARTS: ReadonlySet<string> = new Set(['body', 'json', 'form']);
+
+type Content = HmacParams['content'];
+type TimestampSource = NonNullable<HmacParams['timestamp']>['source'];
+const samePath = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((name, i) => name === b[i]);
+
+/**
+ * Whether the signed content covers the timestamp: a timestamp part, or the very header, field or
+ * body the timestamp is read from (Linear's is in its signed body, Mailgun's a signed JSON field).
+ */
+function timestampSigned(content: Content, source: TimestampSource): boolean {
+  if (!Array.isArray(content)) return source.from === 'form'; // Twilio's builder signs the form's fields
+  return content.some((part) => {
+    switch (part.part) {
+      case 'timestamp': return true;
+      case 'body': return source.from === 'json' || source.from === 'form';
+      case 'header': return source.from === 'header' && part.name === source.name;
+      case 'json': return source.from === 'json' && samePath(part.path, source.path);
+      case 'form': return source.from === 'form' && part.name === source.name;
+      default: return false;
+    }
+  });
 }
 
 let schema: ReturnType<typeof buildHmacParamsSchema> | undefined;

@@ -3,6 +3,7 @@
 // a sender, except the Twilio content builder (why: catalog-types.ts, `ContentBuilder`).
 import { isUtf8 } from 'node:buffer';
 import { createHash, createHmac, createSecretKey, type KeyObject } from 'node:crypto';
+import { parseJsonWithinDepth } from '../../../../shared/json.js';
 import { headerValue } from '../../headers.js';
 import { constantTimeEqual, decodeSignature } from '../../signatures/hmac.js';
 import { twilioSignedContent } from '../../signatures/twilio.js';
@@ -331,19 +332,13 @@ function decodeText(bytes: Uint8Array): string | undefined {
 }
 
 /**
- * The body as JSON, or `undefined`. Only a path is read from it, so unlike request bodies the
- * gateway keeps (shared/json.ts), its depth is not scanned first: that scan cost more than the
- * parse, and V8's JSON.parse is not recursive, so a deep body cannot exhaust the stack. The
- * receiver's body limit bounds its size.
+ * The body as JSON, or `undefined`. It is read before the request is verified, so its nesting is
+ * checked first, as for every body the gateway parses (shared/json.ts): an unsigned body must not
+ * make the receiver build a structure a megabyte deep.
  */
 function parseJsonBody(bytes: Uint8Array): unknown {
   const text = decodeText(bytes);
-  if (text === undefined) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+  return text === undefined ? undefined : parseJsonWithinDepth(text);
 }
 
 function parseFormBody(bytes: Uint8Array): Map<string, string | null> | undefined {

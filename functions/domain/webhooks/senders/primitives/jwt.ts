@@ -23,6 +23,11 @@ interface JwtCommonParams {
   requiredClaims?: readonly string[];
   /** Leeway for `exp`, `nbf` and `iat` against the injected clock. */
   clockToleranceSeconds?: number;
+  /**
+   * The oldest `iat` accepted, in seconds (plus the leeway); `iat` is then required, and one in the
+   * future beyond the leeway is refused too: a token cannot be issued after it arrives.
+   */
+  maxTokenAgeSeconds?: number;
   /** A claim that must hold the hex SHA-256 of the raw body, binding the token to this request (Netlify: `sha256`). */
   bodySha256Claim?: string;
 }
@@ -61,6 +66,7 @@ export async function verifyJwt(params: JwtParams, ctx: VerifyContext): Promise<
     currentDate: new Date(ctx.request.nowSeconds * 1000),
     clockTolerance: params.clockToleranceSeconds ?? 0,
     requiredClaims: params.requiredClaims ? [...params.requiredClaims] : undefined,
+    ...(params.maxTokenAgeSeconds !== undefined && { maxTokenAge: params.maxTokenAgeSeconds }),
   };
   try {
     if (params.key === 'secret') {

@@ -6,6 +6,7 @@
 // BigCommerce (custom headers on the hook) https://developer.bigcommerce.com/docs/integrations/webhooks
 // Microsoft Graph `clientState` in each notification https://learn.microsoft.com/graph/change-notifications-delivery-webhooks
 // Postmark, HTTP Basic in the webhook URL https://postmarkapp.com/developer/webhooks/webhooks-overview
+import { parseJsonWithinDepth } from '../../../../shared/json.js';
 import { headerValue } from '../../headers.js';
 import { decodeSignature } from '../../signatures/hmac.js';
 import type { VerifyContext } from '../context.js';
@@ -119,12 +120,8 @@ function parseHeaderLine(secret: string): { name: string; value: string } | unde
 }
 
 function jsonArrayField(rawBody: Uint8Array, field: string): unknown[] | undefined {
-  let body: unknown;
-  try {
-    body = JSON.parse(Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength).toString('utf8'));
-  } catch {
-    return undefined;
-  }
+  // Read before the request is verified: its nesting is checked before it is parsed.
+  const body = parseJsonWithinDepth(Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength).toString('utf8'));
   if (typeof body !== 'object' || body === null || !Object.hasOwn(body, field)) return undefined;
   const items: unknown = (body as Record<string, unknown>)[field];
   return Array.isArray(items) ? items : undefined;

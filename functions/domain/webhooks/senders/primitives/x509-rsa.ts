@@ -3,6 +3,7 @@
 // PayPal https://developer.paypal.com/api/rest/webhooks/rest/ (event headers, signature verification)
 import { verify, X509Certificate, type KeyObject } from 'node:crypto';
 import { crc32 } from 'node:zlib';
+import { parseJsonWithinDepth } from '../../../../shared/json.js';
 import { headerValue } from '../../headers.js';
 import { decodeSignature } from '../../signatures/hmac.js';
 import type { VerifyContext } from '../context.js';
@@ -170,14 +171,10 @@ const SNS_OPTIONAL_FIELDS = new Set(['Subject']);
 const SNS_HASH: Record<string, Hash> = { '1': 'sha1', '2': 'sha256' };
 
 function readSnsMessage(ctx: VerifyContext): Claim | undefined {
-  let message: unknown;
-  try {
-    const { rawBody } = ctx.request;
-    // A view of the bytes, not a copy: SNS messages reach 256 KB.
-    message = JSON.parse(Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength).toString('utf8'));
-  } catch {
-    return undefined;
-  }
+  const { rawBody } = ctx.request;
+  // A view of the bytes, not a copy: SNS messages reach 256 KB. Read before the request is
+  // verified, so its nesting is checked before it is parsed.
+  const message = parseJsonWithinDepth(Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength).toString('utf8'));
   if (typeof message !== 'object' || message === null || Array.isArray(message)) return undefined;
   const field = (name: string): string | undefined => {
     const value: unknown = Object.hasOwn(message, name) ? (message as Record<string, unknown>)[name] : undefined;
