@@ -465,7 +465,8 @@ export const triggersDocs: OperationDocs = {
   listSignatureServices: {
     description:
       'The webhook senders a trigger can verify (`signature.service`), from the sender catalog, in its order: each with its name, group (`category`), ' +
-      'its page on verifying webhooks, what to paste as `signature.secret` (`secret_label`, in the sender\'s own words), and whether it has a handshake. ' +
+      'its page on verifying webhooks, what to paste as `signature.secret` (`secret_label`, in the sender\'s own words), whether it has a handshake, ' +
+      'and, where its signature leaves something unprotected (Mailgun\'s unsigned payload, PayPal\'s CRC32), what (`limits`). ' +
       '`left_out` names the senders the catalog knows but cannot verify, each with the reason. The same for every account.',
     responses: {
       '200': dataBody('The senders', {
@@ -484,6 +485,7 @@ export const triggersDocs: OperationDocs = {
                 docs_url: { type: 'string', format: 'uri' },
                 secret_label: { type: 'string' },
                 handshake: { type: 'boolean', description: 'The sender expects a handshake or a reply of its own.' },
+                limits: { type: 'string', description: 'What the sender\'s signature leaves unprotected, and what the receiver does about it; absent when nothing.' },
               },
             },
           },
