@@ -110,6 +110,18 @@ describe('mailgun: the token is single-use (Mailgun signs the token and timestam
     expect(statuses(executions)).toEqual(['duplicate', 'succeeded']);
     expect(executions.find((e) => e.status === 'succeeded').output.received['event-data']).toEqual({ event: 'delivered', id: 'e-1' });
   });
+
+  it('a token spent by a delivery the event filter ignored cannot come back with a body rewritten to pass it', async () => {
+    const owner = await stack.token('mailgun-owner');
+    const trigger = await createTrigger(stack, owner, { flow: 'echo', event_filter: ['wanted'], signature: { service: 'mailgun', secret: key } });
+    const t = nowSeconds();
+    expect((await deliver(trigger.url, delivery({ event: 'opened', id: 'e-3' }, t))).json).toEqual({ status: 'ignored' });
+    // Mailgun signs nothing of the body but its signature: a top-level `type` is the attacker's to add.
+    const rewritten = JSON.stringify({ ...JSON.parse(delivery({ event: 'opened', id: 'e-3' }, t)), type: 'wanted' });
+    expect((await deliver(trigger.url, rewritten)).json).toEqual({ status: 'duplicate' });
+    const executions = await waitForExecutions(stack, owner, trigger.id, (list) => list.length === 2);
+    expect(statuses(executions)).toEqual(['duplicate', 'ignored']);
+  });
 });
 
 /**

@@ -251,6 +251,17 @@ async function accept(deps: ReceiverDeps, request: IncomingWebhook, delivery: De
   const data = buildTriggerData({ service: record.signature?.service, row, headers, body, webhookId: request.webhookId, receivedAt, newEventId: deps.newId });
   const execution = { event_id: data.event_id, received_at: data.received_at, ...(data.type !== undefined && { type: data.type }) };
   const stored = storedRequest(request, true);
+  // A retry or a replay: with `deduplicate`, of the same signed id or content; whatever it says,
+  // of a single-use id or of the same signed bytes within the sender's tolerance (`replay-key.ts`).
+  const claim = replayClaim(row, record.deduplicate, { ...request, url: request.publicUrl, body }, data.event_id);
+  const duplicate = async () => {
+    await deps.executions.record(ref, { ...execution, status: 'duplicate', attempts: 0 }, stored);
+    return ownAnswer(record, { status: 'duplicate' });
+  };
+  // A single-use id is spent by its first delivery even when the filter ignores it: the payload
+  // it does not bind could otherwise be rewritten to pass the filter on a second use.
+  const spentFirst = claim !== undefined && row?.single_use !== undefined;
+  if (spentFirst && !(await deps.executions.claimEvent(record.id, claim.key, claim.ttlSeconds))) return await duplicate();
 
   if (!matchesEventFilter(record.event_filter, data.type)) {
     await deps.executions.record(ref, { ...execution, status: 'ignored', attempts: 0 }, stored);
@@ -260,13 +271,7 @@ async function accept(deps: ReceiverDeps, request: IncomingWebhook, delivery: De
   // into the queue message or the synchronous start.
   const inputJson = JSON.stringify({ trigger: data });
   if (Buffer.byteLength(inputJson) > MAX_FLOW_INPUT_BYTES) throw new AppError('payload_too_large', 'flow input over the Step Functions limit');
-  // A retry or a replay: with `deduplicate`, of the same signed id or content; whatever it says,
-  // of a single-use id or of the same signed bytes within the sender's tolerance (`replay-key.ts`).
-  const claim = replayClaim(row, record.deduplicate, { ...request, url: request.publicUrl, body }, data.event_id);
-  if (claim && !(await deps.executions.claimEvent(record.id, claim.key, claim.ttlSeconds))) {
-    await deps.executions.record(ref, { ...execution, status: 'duplicate', attempts: 0 }, stored);
-    return ownAnswer(record, { status: 'duplicate' });
-  }
+  if (claim && !spentFirst && !(await deps.executions.claimEvent(record.id, claim.key, claim.ttlSeconds))) return await duplicate();
   // A claimed event whose flow never started must stay claimable, or the sender's retry is lost.
   const releaseClaim = () => (claim ? deps.executions.releaseEvent(record.id, claim.key) : Promise.resolve());
 
