@@ -69,7 +69,11 @@ describeEach(settings, {
   },
   enabled: { description: 'A disabled trigger\'s URL answers 404, like an unknown one.' },
   deduplicate: {
-    description: 'Run the flow at most once per `event_id` within 24 hours; later deliveries of the event answer 200 duplicate.',
+    description:
+      'Run the flow at most once per event within 24 hours; later deliveries of the event answer 200 duplicate. For a signed trigger the event is known by ' +
+      'signed material only: the sender\'s own id where it signs one (Stripe\'s `id`, `svix-id`, `webhook-id`, …), else the signed content without its timestamp; ' +
+      'never by an unsigned header such as `Idempotency-Key`. Whatever this says, a sender that signs a timestamp has an exact replay of its signed content ' +
+      'answered duplicate within twice its tolerance, and Mailgun\'s token and PayPal\'s transmission id are accepted once.',
   },
   acknowledge_response: {
     description:
@@ -361,7 +365,7 @@ const webhookOk: Schema = {
       type: 'object',
       required: ['status'],
       properties: { status: { const: 'duplicate' } },
-      description: 'With `deduplicate`, this `event_id` already ran within 24 hours; no flow runs.',
+      description: 'With `deduplicate`, this event already ran within 24 hours; or a replay of signed content or a single-use id already seen (see `deduplicate`); no flow runs.',
     },
     {
       title: 'challenge',
