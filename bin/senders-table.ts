@@ -45,7 +45,7 @@ const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 /** The table, one row per catalog row, in the catalog's order. */
 export function sendersTable(): string {
   const rows = SENDERS.map((row) =>
-    `| [${cell(row.name)}](${row.docs_url}) | \`${row.id}\` | ${row.category} | ${cell(verifiedBy(row.verification))} | ${cell(row.secret_label)} | ${row.handshake ? 'yes' : ''} |`);
+    `| [${cell(row.name)}](${row.docs_url}) | \`${row.id}\` | ${row.category} | ${cell(verifiedBy(row.verification))}${row.limits ? `. ${cell(row.limits)}` : ''} | ${cell(row.secret_label)} | ${row.handshake ? 'yes' : ''} |`);
   return ['| Sender | `signature.service` | Group | Verified by | `signature.secret` | Handshake |', '|---|---|---|---|---|---|', ...rows].join('\n');
 }
 

@@ -136,6 +136,7 @@ export function signatureFields(options: { current: Signature | null | undefined
     docs.replaceChildren(...(chosen ? [externalLink(chosen.docs_url, `How ${chosen.name} signs`)] : []));
     secretHint.textContent = [
       chosen && `${chosen.secret_label}.`,
+      chosen?.limits,
       current && 'Leave empty to keep the current secret, unless you change the service.',
     ].filter(Boolean).join(' ');
     custom.hidden = service.value !== 'custom';

@@ -71,7 +71,11 @@ describeEach(settings, {
   },
   enabled: { description: 'A disabled trigger\'s URL answers 404, like an unknown one.' },
   deduplicate: {
-    description: 'Run the flow at most once per `event_id` within 24 hours; later deliveries of the event answer 200 duplicate.',
+    description:
+      'Run the flow at most once per event within 24 hours; later deliveries of the event answer 200 duplicate. For a signed trigger the event is known by ' +
+      'signed material only: the sender\'s own id where it signs one (Stripe\'s `id`, `svix-id`, `webhook-id`, …), else the signed content without its timestamp; ' +
+      'never by an unsigned header such as `Idempotency-Key`. Whatever this says, a sender that signs a timestamp has an exact replay of its signed content ' +
+      'answered duplicate within twice its tolerance, and Mailgun\'s token and PayPal\'s transmission id are accepted once.',
   },
   acknowledge_response: {
     description:
@@ -366,7 +370,7 @@ const webhookOk: Schema = {
       type: 'object',
       required: ['status'],
       properties: { status: { const: 'duplicate' } },
-      description: 'With `deduplicate`, this `event_id` already ran within 24 hours; no flow runs.',
+      description: 'With `deduplicate`, this event already ran within 24 hours; or a replay of signed content or a single-use id already seen (see `deduplicate`); no flow runs.',
     },
     {
       title: 'challenge',
@@ -471,7 +475,8 @@ export const triggersDocs: OperationDocs = {
   listSignatureServices: {
     description:
       'The webhook senders a trigger can verify (`signature.service`), from the sender catalog, in its order: each with its name, group (`category`), ' +
-      'its page on verifying webhooks, what to paste as `signature.secret` (`secret_label`, in the sender\'s own words), and whether it has a handshake. ' +
+      'its page on verifying webhooks, what to paste as `signature.secret` (`secret_label`, in the sender\'s own words), whether it has a handshake, ' +
+      'and, where its signature leaves something unprotected (Mailgun\'s unsigned payload, PayPal\'s CRC32), what (`limits`). ' +
       '`left_out` names the senders the catalog knows but cannot verify, each with the reason. The same for every account.',
     responses: {
       '200': dataBody('The senders', {
@@ -490,6 +495,7 @@ export const triggersDocs: OperationDocs = {
                 docs_url: { type: 'string', format: 'uri' },
                 secret_label: { type: 'string' },
                 handshake: { type: 'boolean', description: 'The sender expects a handshake or a reply of its own.' },
+                limits: { type: 'string', description: 'What the sender\'s signature leaves unprotected, and what the receiver does about it; absent when nothing.' },
               },
             },
           },

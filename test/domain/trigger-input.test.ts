@@ -6,6 +6,7 @@ import {
   matchesEventFilter,
   senderEventId,
 } from '../../functions/domain/webhooks/trigger-input.js';
+import { senderRow } from '../../functions/domain/webhooks/senders/catalog.js';
 
 const json = (value: unknown): WebhookBody => ({ kind: 'json', value });
 const form = (value: Record<string, string | string[]>): WebhookBody => ({ kind: 'form', value });
@@ -13,7 +14,7 @@ const RECEIVED_AT = new Date('2024-05-01T12:00:00.000Z');
 
 function build(body: WebhookBody, options: { service?: 'stripe' | 'github' | 'custom'; headers?: Record<string, string> } = {}) {
   return buildTriggerData({
-    ...(options.service ? { service: options.service } : {}),
+    ...(options.service ? { service: options.service, row: senderRow(options.service) } : {}),
     headers: options.headers ?? {},
     body,
     webhookId: 'wh_1',
@@ -59,27 +60,27 @@ describe('eventType', () => {
 
 describe('senderEventId', () => {
   it('senderEventId(stripe) reads the body id', () => {
-    expect(senderEventId('stripe', {}, json({ id: 'evt_1' }))).toBe('evt_1');
+    expect(senderEventId(senderRow('stripe'), {}, json({ id: 'evt_1' }))).toBe('evt_1');
   });
 
   it('senderEventId(github) reads x-github-delivery', () => {
-    expect(senderEventId('github', { 'x-github-delivery': 'd-1' }, json({ id: 'x' }))).toBe('d-1');
+    expect(senderEventId(senderRow('github'), { 'x-github-delivery': 'd-1' }, json({ id: 'x' }))).toBe('d-1');
   });
 
   it('senderEventId(slack) reads the body event_id', () => {
-    expect(senderEventId('slack', {}, json({ event_id: 'Ev1', id: 'x' }))).toBe('Ev1');
+    expect(senderEventId(senderRow('slack'), {}, json({ event_id: 'Ev1', id: 'x' }))).toBe('Ev1');
   });
 
   it('senderEventId(shopify) reads x-shopify-webhook-id', () => {
-    expect(senderEventId('shopify', { 'x-shopify-webhook-id': 's-1' }, json({}))).toBe('s-1');
+    expect(senderEventId(senderRow('shopify'), { 'x-shopify-webhook-id': 's-1' }, json({}))).toBe('s-1');
   });
 
   it('senderEventId(standard_webhooks) reads webhook-id', () => {
-    expect(senderEventId('standard_webhooks', { 'webhook-id': 'msg_1' }, json({}))).toBe('msg_1');
+    expect(senderEventId(senderRow('standard_webhooks'), { 'webhook-id': 'msg_1' }, json({}))).toBe('msg_1');
   });
 
   it('senderEventId(twilio) reads i-twilio-idempotency-token', () => {
-    expect(senderEventId('twilio', { 'i-twilio-idempotency-token': 't-1' }, form({}))).toBe('t-1');
+    expect(senderEventId(senderRow('twilio'), { 'i-twilio-idempotency-token': 't-1' }, form({}))).toBe('t-1');
   });
 
   it('senderEventId(undefined) takes the first sender id present, in order', () => {
@@ -87,24 +88,41 @@ describe('senderEventId', () => {
     expect(senderEventId(undefined, headers, json({ event_id: 'slack' }))).toBe('gh');
   });
 
-  it('senderEventId(custom) falls back to an idempotency-key header', () => {
-    expect(senderEventId('custom', { 'idempotency-key': 'k-1' }, json({}))).toBe('k-1');
+  it('senderEventId(undefined), for an unsigned trigger, falls back to an idempotency-key header', () => {
+    expect(senderEventId(undefined, { 'idempotency-key': 'k-1' }, json({}))).toBe('k-1');
+  });
+
+  it('senderEventId(custom) takes no unsigned idempotency-key header: its row names no delivery id', () => {
+    expect(senderEventId(senderRow('custom'), { 'idempotency-key': 'k-1' }, json({ id: 'x' }))).toBeUndefined();
+  });
+
+  it('senderEventId(gitlab) reads the Idempotency-Key GitLab sends', () => {
+    expect(senderEventId(senderRow('gitlab'), { 'idempotency-key': 'g-1' }, json({}))).toBe('g-1');
+  });
+
+  it('senderEventId(svix) reads svix-id, and senderEventId(aws_sns) the body MessageId', () => {
+    expect(senderEventId(senderRow('svix'), { 'svix-id': 'msg_2' }, json({}))).toBe('msg_2');
+    expect(senderEventId(senderRow('aws_sns'), {}, json({ MessageId: 'm-1' }))).toBe('m-1');
+  });
+
+  it('senderEventId(stripe) ignores an idempotency-key header', () => {
+    expect(senderEventId(senderRow('stripe'), { 'idempotency-key': 'forged' }, json({}))).toBeUndefined();
   });
 
   it('senderEventId ignores a non-string id', () => {
-    expect(senderEventId('stripe', {}, json({ id: 42 }))).toBeUndefined();
+    expect(senderEventId(senderRow('stripe'), {}, json({ id: 42 }))).toBeUndefined();
   });
 
   it('senderEventId ignores an id longer than 256 characters', () => {
-    expect(senderEventId('stripe', {}, json({ id: 'x'.repeat(257) }))).toBeUndefined();
+    expect(senderEventId(senderRow('stripe'), {}, json({ id: 'x'.repeat(257) }))).toBeUndefined();
   });
 
   it('senderEventId ignores an empty id', () => {
-    expect(senderEventId('github', { 'x-github-delivery': '' }, json({}))).toBeUndefined();
+    expect(senderEventId(senderRow('github'), { 'x-github-delivery': '' }, json({}))).toBeUndefined();
   });
 
   it('senderEventId(stripe) ignores another sender\'s header', () => {
-    expect(senderEventId('stripe', { 'x-github-delivery': 'gh' }, json({}))).toBeUndefined();
+    expect(senderEventId(senderRow('stripe'), { 'x-github-delivery': 'gh' }, json({}))).toBeUndefined();
   });
 });
 

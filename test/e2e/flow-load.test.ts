@@ -24,9 +24,15 @@ async function sendAll(url: string): Promise<{ accepted: Set<string>; answers: M
   const deliveries = [...ids, ...ids.filter((_, i) => i % REDELIVER_EVERY === 0)];
   const accepted = new Set<string>();
   const answers = new Map<number, number>();
+  const signedAt = new Map<string, number>();
   await pool(deliveries, SENDERS, async (id) => {
     const body = JSON.stringify({ id, type: 'charge.succeeded', data: { object: { amount: 100 } } });
-    const res = await deliver(url, body, signStripe({ secret: SECRET, body, timestamp: Math.floor(Date.now() / 1000) }));
+    // A retry is signed anew, as Stripe signs it: never the same bytes as the first delivery,
+    // which the receiver would refuse as a replay.
+    const now = Math.floor(Date.now() / 1000);
+    const timestamp = signedAt.get(id) === now ? now - 1 : now;
+    signedAt.set(id, timestamp);
+    const res = await deliver(url, body, signStripe({ secret: SECRET, body, timestamp }));
     answers.set(res.status, (answers.get(res.status) ?? 0) + 1);
     if (res.status === 200 && res.json.status === 'accepted') accepted.add(id);
   });

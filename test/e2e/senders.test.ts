@@ -25,10 +25,14 @@ describe('GET /signature-services', () => {
       expect(left_out.find((sender) => sender.id === id)?.reason, id).toMatch(/\w{10,}/);
     }
     for (const service of services) {
-      expect(Object.keys(service).sort()).toEqual(['category', 'docs_url', 'handshake', 'id', 'name', 'secret_label']);
+      const keys = ['category', 'docs_url', 'handshake', 'id', 'name', 'secret_label', ...('limits' in service ? ['limits'] : [])];
+      expect(Object.keys(service).sort()).toEqual(keys.sort());
       expect(new URL(service.docs_url as string).protocol).toBe('https:');
     }
     expect(services.find((service) => service.id === 'zoom')).toMatchObject({ name: 'Zoom', handshake: true });
+    // What a signature leaves unprotected is said where a user picks the sender.
+    expect(services.find((service) => service.id === 'mailgun')?.limits).toMatch(/payload itself is unsigned/);
+    expect(services.find((service) => service.id === 'paypal')?.limits).toMatch(/CRC32/);
   });
 });
 

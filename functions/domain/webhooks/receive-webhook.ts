@@ -37,9 +37,9 @@ let catalog: Promise<typeof import('./senders/catalog.js')> | undefined;
 import { buildTriggerData, eventType, matchesEventFilter, senderEventId } from './trigger-input.js';
 import type { ActiveTrigger, TriggerLookup } from './trigger-lookup.js';
 import { flowWaitMs } from './wait-budget.js';
+import { replayClaim } from './replay-key.js';
 
-/** Deliveries of one event id run a deduplicating trigger's flow at most once in this window. */
-export const DEDUP_WINDOW_SECONDS = 24 * 3600;
+export { DEDUP_WINDOW_SECONDS } from './replay-key.js';
 
 export interface IncomingWebhook {
   webhookId: string;
@@ -250,9 +250,20 @@ async function accept(deps: ReceiverDeps, request: IncomingWebhook, delivery: De
   }
 
   const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !WITHHELD_HEADERS.has(name)));
-  const data = buildTriggerData({ service: record.signature?.service, headers, body, webhookId: request.webhookId, receivedAt, newEventId: deps.newId });
+  const data = buildTriggerData({ service: record.signature?.service, row, headers, body, webhookId: request.webhookId, receivedAt, newEventId: deps.newId });
   const execution = { event_id: data.event_id, received_at: data.received_at, ...(data.type !== undefined && { type: data.type }) };
   const stored = storedRequest(request, true);
+  // A retry or a replay: with `deduplicate`, of the same signed id or content; whatever it says,
+  // of a single-use id or of the same signed bytes within the sender's tolerance (`replay-key.ts`).
+  const claim = replayClaim(row, record.deduplicate, { ...request, url: request.publicUrl, body }, data.event_id);
+  const duplicate = async () => {
+    await deps.executions.record(ref, { ...execution, status: 'duplicate', attempts: 0 }, stored);
+    return ownAnswer(record, { status: 'duplicate' });
+  };
+  // A single-use id is spent by its first delivery even when the filter ignores it: the payload
+  // it does not bind could otherwise be rewritten to pass the filter on a second use.
+  const spentFirst = claim !== undefined && row?.single_use !== undefined;
+  if (spentFirst && !(await deps.executions.claimEvent(record.id, claim.key, claim.ttlSeconds))) return await duplicate();
 
   if (!matchesEventFilter(record.event_filter, data.type)) {
     await deps.executions.record(ref, { ...execution, status: 'ignored', attempts: 0 }, stored);
@@ -262,12 +273,9 @@ async function accept(deps: ReceiverDeps, request: IncomingWebhook, delivery: De
   // into the queue message or the synchronous start.
   const inputJson = JSON.stringify({ trigger: data });
   if (Buffer.byteLength(inputJson) > MAX_FLOW_INPUT_BYTES) throw new AppError('payload_too_large', 'flow input over the Step Functions limit');
-  if (record.deduplicate && !(await deps.executions.claimEvent(record.id, data.event_id, DEDUP_WINDOW_SECONDS))) {
-    await deps.executions.record(ref, { ...execution, status: 'duplicate', attempts: 0 }, stored);
-    return ownAnswer(record, { status: 'duplicate' });
-  }
+  if (claim && !spentFirst && !(await deps.executions.claimEvent(record.id, claim.key, claim.ttlSeconds))) return await duplicate();
   // A claimed event whose flow never started must stay claimable, or the sender's retry is lost.
-  const releaseClaim = () => (record.deduplicate ? deps.executions.releaseEvent(record.id, data.event_id) : Promise.resolve());
+  const releaseClaim = () => (claim ? deps.executions.releaseEvent(record.id, claim.key) : Promise.resolve());
 
   if (record.response_mode === 'acknowledge') {
     await deps.executions.record(ref, { ...execution, flow: record.flow, status: 'queued', attempts: 0 }, stored);
@@ -326,10 +334,11 @@ async function recordRefusal(deps: ReceiverDeps, request: IncomingWebhook, deliv
     if (!(await deps.refusals.take(delivery.trigger.id, delivery.receivedAt.getTime()))) return;
     const withBody = request.rawBody.length <= deps.maxBodyBytes;
     const body = withBody ? await parseWebhookBody(request.rawBody, request.headers['content-type']).catch(() => undefined) : undefined;
-    const service = delivery.trigger.signature?.service;
-    const type = body && eventType(service, request.headers, body);
+    const { signature } = delivery.trigger;
+    const type = body && eventType(signature?.service, request.headers, body);
+    const row = signature ? (await senderRowOf(signature)) ?? {} : undefined;
     await deps.executions.record(delivery.ref, {
-      event_id: (body && senderEventId(service, request.headers, body)) ?? deps.newId(),
+      event_id: (body && senderEventId(row, request.headers, body)) ?? deps.newId(),
       received_at: delivery.receivedAt.toISOString(),
       ...(type !== undefined && { type }),
       status: 'refused',

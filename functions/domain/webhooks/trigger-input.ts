@@ -1,6 +1,8 @@
 import { isPlainObject } from '../../shared/json.js';
 import type { WebhookBody } from './body.js';
 import { headerValue } from './headers.js';
+import { requestValue } from './replay-key.js';
+import type { RequestValue, SenderRow } from './senders/catalog-types.js';
 
 /**
  * The input a flow receives for one webhook delivery. The body's top-level JSON keys are also
@@ -23,16 +25,19 @@ const RESERVED_NAMES: ReadonlySet<string> = new Set([
   '__proto__', 'constructor', 'prototype',
 ]);
 
-const MAX_EVENT_ID_LENGTH = 256;
-
-/** Where each sender puts its delivery id; also the order tried when no sender is configured. */
-const EVENT_ID_SOURCES: readonly { service: string; from: 'header' | 'body'; name: string }[] = [
-  { service: 'stripe', from: 'body', name: 'id' },
-  { service: 'github', from: 'header', name: 'x-github-delivery' },
-  { service: 'slack', from: 'body', name: 'event_id' },
-  { service: 'shopify', from: 'header', name: 'x-shopify-webhook-id' },
-  { service: 'standard_webhooks', from: 'header', name: 'webhook-id' },
-  { service: 'twilio', from: 'header', name: 'i-twilio-idempotency-token' },
+/**
+ * Where a delivery id is commonly found, tried in order for a trigger that names no sender (and
+ * so verifies nothing: any of them is as good as another). A signed trigger reads only the place
+ * its sender's catalog row names (`delivery_id`).
+ */
+const UNSIGNED_EVENT_ID_SOURCES: readonly RequestValue[] = [
+  { from: 'json', path: ['id'] },
+  { from: 'header', name: 'x-github-delivery' },
+  { from: 'json', path: ['event_id'] },
+  { from: 'header', name: 'x-shopify-webhook-id' },
+  { from: 'header', name: 'webhook-id' },
+  { from: 'header', name: 'i-twilio-idempotency-token' },
+  { from: 'header', name: 'idempotency-key' },
 ];
 
 /** A top-level member of a JSON object, form or multipart body; `undefined` for other bodies. */
@@ -64,25 +69,24 @@ export function eventType(
 }
 
 /**
- * The sender's own delivery id, so a retried delivery keeps its id: the configured sender's
- * id, or with no (or a custom) sender the first present in {@link EVENT_ID_SOURCES}; then an
- * `idempotency-key` header. Only strings of 1–256 characters count.
+ * The sender's own delivery id, so a retried delivery keeps its id: where the sender's catalog
+ * row says (`row.delivery_id`; none when it names none), or for an unsigned trigger (`row`
+ * undefined) the first of {@link UNSIGNED_EVENT_ID_SOURCES} present. Only strings of 1–256
+ * characters count. Deduplication keys on signed material only (`replay-key.ts`), never on this
+ * when the sender does not sign it.
  */
 export function senderEventId(
-  service: string | undefined,
+  row: Pick<SenderRow, 'delivery_id'> | undefined,
   headers: Record<string, string>,
   body: WebhookBody,
 ): string | undefined {
-  const sources = EVENT_ID_SOURCES.filter((source) => service === undefined || service === 'custom' || source.service === service);
-  const candidates = [
-    ...sources.map((source) => (source.from === 'header' ? headerValue(headers, source.name) : bodyMember(body, source.name))),
-    headerValue(headers, 'idempotency-key'),
-  ];
-  return candidates.find(isEventId);
+  const sources = row ? (row.delivery_id ? [row.delivery_id] : []) : UNSIGNED_EVENT_ID_SOURCES;
+  for (const source of sources) {
+    const id = requestValue(source, headers, body);
+    if (id !== undefined) return id;
+  }
+  return undefined;
 }
-
-const isEventId = (value: unknown): value is string =>
-  typeof value === 'string' && value.length >= 1 && value.length <= MAX_EVENT_ID_LENGTH;
 
 /**
  * Builds the flow input for one delivery. Top-level keys of a JSON object body are copied on,
@@ -90,6 +94,8 @@ const isEventId = (value: unknown): value is string =>
  */
 export function buildTriggerData(input: {
   service?: string;
+  /** The sender's catalog row; undefined for an unsigned trigger. */
+  row?: Pick<SenderRow, 'delivery_id'>;
   headers: Record<string, string>;
   body: WebhookBody;
   webhookId: string;
@@ -102,7 +108,7 @@ export function buildTriggerData(input: {
     event: body.value,
     webhook_id: input.webhookId,
     received_at: input.receivedAt.toISOString(),
-    event_id: senderEventId(service, headers, body) ?? input.newEventId(),
+    event_id: senderEventId(input.row, headers, body) ?? input.newEventId(),
   };
   const type = eventType(service, headers, body);
   if (type !== undefined) trigger.type = type;

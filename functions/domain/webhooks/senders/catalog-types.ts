@@ -38,6 +38,26 @@ export interface SenderRow extends SignatureServiceListing {
    * the key its CRC answer uses must be a JSON object, so no answered token is ever a delivery.
    */
   accepts?: BodyRule;
+  /**
+   * Where the sender puts its own id of a delivery, which flows and filters read as `event_id`.
+   * `signed`: the row's signature covers it (a header it signs, a member of a body it signs), so
+   * deduplication keys on it. An unsigned id is shown, never trusted: anyone can write it.
+   */
+  delivery_id?: SignedValue;
+  /**
+   * The signed id deduplication keys on where the delivery id is not one (Mailgun signs only
+   * `signature.token`, PayPal its `paypal-transmission-id`). With neither, deduplication keys on
+   * the SHA-256 of the signed content without its timestamp (`replay-key.ts`).
+   */
+  replay_key?: RequestValue;
+  /**
+   * `replay_key`: a second delivery with the same replay key within the row's timestamp tolerance
+   * is refused (recorded `duplicate`, no flow run), whatever the trigger's `deduplicate` says: for
+   * senders whose signature binds the payload weakly or not at all. Absent, a row with a timestamp
+   * rule refuses the same way a second delivery of the same signed content, timestamp included
+   * (an exact replay: no sender sends the same signed bytes twice within its own tolerance).
+   */
+  single_use?: 'replay_key';
   verification: Verification;
 }
 
@@ -53,6 +73,12 @@ export interface BodyRule {
    */
   requires?: { path: JsonPath; when_header: string; equals: string }[];
 }
+
+/** A value a request carries: a header, or a member of the JSON body. */
+export type RequestValue = { from: 'header'; name: string } | { from: 'json'; path: JsonPath };
+
+/** A request value, and whether the row's signature covers it. */
+export type SignedValue = RequestValue & { signed: boolean };
 
 /** How a row's requests are verified: one primitive and its parameters. */
 export type Verification =

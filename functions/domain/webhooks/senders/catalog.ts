@@ -94,6 +94,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://docs.stripe.com/webhooks#verify-manually',
     secret_label: "The endpoint's signing secret (whsec_…)",
     handshake: false,
+    delivery_id: { from: 'json', path: ['id'], signed: true },
     verification: {
       primitive: 'hmac',
       algorithm: 'sha256',
@@ -111,6 +112,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://docs.github.com/en/webhooks/using-webhooks/validating-webhook-deliveries',
     secret_label: "The webhook's secret",
     handshake: false,
+    delivery_id: { from: 'header', name: 'x-github-delivery', signed: false },
     verification: bodyHmac('x-hub-signature-256', 'hex', 'sha256='),
   },
   {
@@ -120,6 +122,8 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://docs.gitlab.com/user/project/integrations/webhooks/#create-a-webhook',
     secret_label: "The webhook's secret token",
     handshake: false,
+    // GitLab's stable id across retries (X-Gitlab-Event-UUID is shared by recursive hooks).
+    delivery_id: { from: 'header', name: 'idempotency-key', signed: false },
     verification: { primitive: 'static_token', location: 'header', header: 'x-gitlab-token' },
   },
   {
@@ -139,6 +143,7 @@ export const SENDERS: readonly SenderRow[] = [
     secret_label: "The app's Signing Secret (Basic Information, App Credentials)",
     handshake: true,
     handshake_answer: 'slack_url_verification',
+    delivery_id: { from: 'json', path: ['event_id'], signed: true },
     verification: {
       primitive: 'hmac',
       algorithm: 'sha256',
@@ -172,6 +177,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://shopify.dev/docs/apps/build/webhooks/verify-deliveries',
     secret_label: "The app's client secret (or the store's webhook signing key, Settings > Notifications > Webhooks)",
     handshake: false,
+    delivery_id: { from: 'header', name: 'x-shopify-webhook-id', signed: false },
     verification: bodyHmac('x-shopify-hmac-sha256', 'base64'),
   },
   {
@@ -202,6 +208,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://www.twilio.com/docs/usage/webhooks/webhooks-security',
     secret_label: "The account's Auth Token (Console, Account Info)",
     handshake: true,
+    delivery_id: { from: 'header', name: 'i-twilio-idempotency-token', signed: false },
     verification: {
       primitive: 'hmac',
       algorithm: 'sha1',
@@ -236,6 +243,11 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://documentation.mailgun.com/docs/mailgun/user-manual/tracking-messages/#securing-webhooks',
     secret_label: 'The HTTP webhook signing key',
     handshake: false,
+    // Mailgun signs `signature.{timestamp, token}` only, with an account-wide key: a captured
+    // signature verifies over any `event-data`, so each token is accepted once, as Mailgun asks.
+    replay_key: { from: 'json', path: ['signature', 'token'] },
+    single_use: 'replay_key',
+    limits: 'Mailgun signs only signature.timestamp and signature.token, not event-data: the payload itself is unsigned. Each token is accepted once (kept for as long as its timestamp verifies), so a captured signature carries one payload at most; a flow that acts on an event should fetch it from Mailgun by its id.',
     verification: {
       primitive: 'hmac',
       algorithm: 'sha256',
@@ -266,6 +278,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://resend.com/docs/dashboard/webhooks/verify-webhooks-requests',
     secret_label: "The webhook's Signing Secret (whsec_…)",
     handshake: false,
+    delivery_id: { from: 'header', name: 'svix-id', signed: true },
     verification: svixStyle('svix'),
   },
   {
@@ -275,6 +288,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://clerk.com/docs/webhooks/sync-data#verify-webhook-signatures',
     secret_label: "The endpoint's Signing Secret (whsec_…)",
     handshake: false,
+    delivery_id: { from: 'header', name: 'svix-id', signed: true },
     verification: svixStyle('svix'),
   },
   {
@@ -285,6 +299,7 @@ export const SENDERS: readonly SenderRow[] = [
     secret_label: "The endpoint's Signing Secret (whsec_…)",
     handshake: false,
     // A white-labelled Svix sender uses `webhook-*` headers: that is the standard_webhooks row.
+    delivery_id: { from: 'header', name: 'svix-id', signed: true },
     verification: svixStyle('svix'),
   },
   {
@@ -320,6 +335,11 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://developer.paypal.com/api/rest/webhooks/rest/#link-selfverificationmethod',
     secret_label: 'The Webhook ID (My Apps & Credentials, your app, Webhooks), letters and digits such as 1JE4291016473214C',
     handshake: false,
+    // PayPal signs `transmission id|time|webhook id|CRC32(body)`: a CRC32 is no MAC, so with one
+    // captured delivery another body of the same CRC verifies too. Each transmission is accepted once.
+    replay_key: { from: 'header', name: 'paypal-transmission-id' },
+    single_use: 'replay_key',
+    limits: 'PayPal binds the body only by its CRC32, which anyone can match with another body: each paypal-transmission-id is accepted once (kept for as long as its transmission time verifies), so a delivery captured after it reached the trigger cannot carry another body of the same CRC.',
     verification: {
       primitive: 'x509_rsa',
       message: 'paypal',
@@ -335,6 +355,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://developer.squareup.com/docs/webhooks/step3validate',
     secret_label: "The subscription's Signature key",
     handshake: false,
+    delivery_id: { from: 'json', path: ['event_id'], signed: true },
     verification: {
       primitive: 'hmac',
       algorithm: 'sha256',
@@ -468,6 +489,7 @@ export const SENDERS: readonly SenderRow[] = [
     // The message-type header is not signed: a notification must carry its `event`, so a captured
     // verification (or revocation) replayed as a notification never reaches the flow.
     accepts: { requires: [{ path: ['event'], when_header: 'twitch-eventsub-message-type', equals: 'notification' }] },
+    delivery_id: { from: 'header', name: 'twitch-eventsub-message-id', signed: true },
     verification: {
       primitive: 'hmac',
       algorithm: 'sha256',
@@ -521,6 +543,7 @@ export const SENDERS: readonly SenderRow[] = [
     handshake_answer: 'aws_sns_subscription',
     // SNS posts its JSON as text/plain; charset=UTF-8.
     body_as: 'json',
+    delivery_id: { from: 'json', path: ['MessageId'], signed: true },
     verification: {
       primitive: 'x509_rsa',
       message: 'aws_sns',
@@ -787,6 +810,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://github.com/standard-webhooks/standard-webhooks/blob/main/spec/standard-webhooks.md#verifying-webhook-authenticity',
     secret_label: 'The signing secret (whsec_…)',
     handshake: false,
+    delivery_id: { from: 'header', name: 'webhook-id', signed: true },
     verification: svixStyle('webhook'),
   },
   {

@@ -20,6 +20,11 @@ export interface SignatureServiceListing {
   secret_label: string;
   /** The sender expects a handshake or a reply of its own (challenges, tokens to echo). */
   handshake: boolean;
+  /**
+   * What the sender's signature leaves unprotected, when it leaves something (a payload it does
+   * not sign, a checksum where a MAC should be), and what the receiver does about it.
+   */
+  limits?: string;
 }
 
 /** A sender the catalog names but cannot verify, and why. */

@@ -99,6 +99,29 @@ function contentsOf(params: HmacParams, input: HmacInput, fields: RequestFields,
   return [parts];
 }
 
+/**
+ * The bytes `params` sign in a request that verified, in order (for a body of signed items, every
+ * item's, one after another), with the signed timestamp's text in its place, or `''` for
+ * `withoutTimestamp` (what a sender's retry, signed anew, has in common with the first delivery).
+ * `undefined` when a part is missing. For keys taken from signed material only (`replay-key.ts`).
+ */
+export function signedContent(params: HmacParams, input: HmacInput, options: { withoutTimestamp?: boolean } = {}): Bytes[] | undefined {
+  const fields = new RequestFields(input);
+  const read = params.items ? undefined : readSignatures(params, fields, undefined);
+  const timestamp = !params.timestamp || options.withoutTimestamp ? '' : timestampText(params.timestamp, fields, read?.list);
+  if (timestamp === undefined) return undefined;
+  const scopes = params.items ? fields.json(params.items.path) : [undefined];
+  if (!Array.isArray(scopes)) return undefined;
+  const bytes: Bytes[] = [];
+  for (const item of scopes) {
+    // The first alternative: Twilio's are spellings of one URL, and the trigger's URL is fixed.
+    const [first] = contentsOf(params, input, fields, timestamp, item) ?? [];
+    if (!first) return undefined;
+    bytes.push(...first);
+  }
+  return bytes;
+}
+
 function* twilioAlternatives(urls: Iterable<string>, formParams: string): Generator<readonly Bytes[]> {
   for (const url of urls) yield [url, formParams];
 }
