@@ -113,6 +113,7 @@ export const SENDERS: readonly SenderRow[] = [
     secret_label: "The webhook's secret token",
     handshake: false,
     verification: { primitive: 'static_token', location: 'header', header: 'x-gitlab-token' },
+    secret_fields: [{ from: 'header', name: 'x-gitlab-token' }],
   },
   {
     id: 'bitbucket',
@@ -186,6 +187,7 @@ export const SENDERS: readonly SenderRow[] = [
     // BigCommerce signs nothing: a hook carries the static headers given when it was created,
     // whichever the user chose, so the pasted line names the header as well as its value.
     verification: { primitive: 'static_token', location: 'named_header' },
+    secret_fields: [{ from: 'header_named_by_secret' }],
   },
   {
     id: 'twilio',
@@ -248,6 +250,7 @@ export const SENDERS: readonly SenderRow[] = [
     handshake: false,
     // HTTP Basic in Authorization, which the client derives from https://user:password@… in the webhook URL.
     verification: { primitive: 'basic' },
+    secret_fields: [{ from: 'header', name: 'authorization' }],
   },
   {
     id: 'resend',
@@ -475,6 +478,7 @@ export const SENDERS: readonly SenderRow[] = [
     handshake_answer: 'microsoft_graph_validation',
     // No signature: each notification of `value` carries the subscription's clientState.
     verification: { primitive: 'static_token', location: 'body_items', array: 'value', field: 'clientState' },
+    secret_fields: [{ from: 'json', path: ['value', '*', 'clientState'] }],
   },
   {
     id: 'google_pubsub',
@@ -495,6 +499,8 @@ export const SENDERS: readonly SenderRow[] = [
       requiredClaims: ['exp', 'iat'],
       clockToleranceSeconds: GOOGLE_CLOCK_SKEW_SECONDS,
     },
+    // The bearer token is a credential of Google's for this audience: no flow needs it.
+    secret_fields: [{ from: 'header', name: 'authorization' }],
   },
   {
     id: 'aws_sns',
@@ -599,6 +605,7 @@ export const SENDERS: readonly SenderRow[] = [
     handshake_answer: 'asana_hook_secret',
     // The secret arrives in the handshake: a trigger may be created without one.
     secret_from_handshake: true,
+    secret_fields: [{ from: 'header', name: 'x-hook-secret' }],
     verification: bodyHmac('x-hook-signature', 'hex'),
   },
   {
@@ -611,6 +618,7 @@ export const SENDERS: readonly SenderRow[] = [
     handshake_answer: 'notion_verification',
     // The secret arrives in the handshake: a trigger may be created without one.
     secret_from_handshake: true,
+    secret_fields: [{ from: 'json', path: ['verification_token'] }],
     verification: bodyHmac('x-notion-signature', 'hex', 'sha256='),
   },
   {
@@ -712,6 +720,7 @@ export const SENDERS: readonly SenderRow[] = [
     handshake_answer: 'okta_verification',
     // The admin chooses the header (usually Authorization), so the pasted line names it.
     verification: { primitive: 'static_token', location: 'named_header' },
+    secret_fields: [{ from: 'header_named_by_secret' }],
   },
   {
     id: 'auth0',
@@ -722,6 +731,7 @@ export const SENDERS: readonly SenderRow[] = [
     handshake: false,
     // Sent as the whole Authorization value, exactly as entered, so no scheme is taken off.
     verification: { primitive: 'static_token', location: 'header', header: 'authorization' },
+    secret_fields: [{ from: 'header', name: 'authorization' }],
   },
   {
     id: 'meta',
@@ -731,6 +741,9 @@ export const SENDERS: readonly SenderRow[] = [
     secret_label: "The app's App Secret (App settings, Basic)",
     handshake: true,
     handshake_answer: 'meta_subscribe',
+    // The token the user typed into Meta's dashboard; the app secret is never one.
+    needs_verify_token: true,
+    secret_fields: [{ from: 'query', name: 'hub.verify_token' }],
     verification: bodyHmac('x-hub-signature-256', 'hex', 'sha256='),
   },
   {
@@ -741,6 +754,7 @@ export const SENDERS: readonly SenderRow[] = [
     secret_label: 'The secret_token you gave setWebhook',
     handshake: false,
     verification: { primitive: 'static_token', location: 'header', header: 'x-telegram-bot-api-secret-token' },
+    secret_fields: [{ from: 'header', name: 'x-telegram-bot-api-secret-token' }],
   },
   {
     id: 'dropbox',
