@@ -28,6 +28,11 @@ export interface Signature {
   custom?: CustomSignature;
   /** Notion's verification token, in the one read of the trigger after its handshake. */
   verification_token?: string;
+  /** Asana, Notion: the handshake window and the handover it took, if any (never the secret). */
+  handshake_window_seconds?: number;
+  handshake_awaited_until?: string | null;
+  handed_over_at?: string | null;
+  handed_over_source_ip?: string | null;
 }
 
 /** What the form sends as `signature`. */

@@ -348,7 +348,9 @@ const RECEIVER_ORDER =
   'Top-level keys of a JSON object body are copied into the input beside `event`, so a JSON body counts about twice: keep JSON bodies under about 128 KiB. ' +
   'Only then does the flow start. Every delivery past check (1) is recorded as an execution with its request (secrets redacted): refused ones (4xx) as `refused` with the code answered, at most 60 per trigger per minute (the rest are only counted, metric `WebhookRefusalsNotRecorded`); ignored and duplicate ones too. ' +
   'The flow\'s input is `{"trigger": {headers, event, type?, data?, webhook_id, received_at, event_id, ...top-level JSON keys}}`: header names lower-case, ' +
-  'with `X-Api-Key` withheld so the trigger\'s key never reaches flow inputs or logs (nor does the `api_key` query parameter: the query is not passed); ' +
+  'with `X-Api-Key` withheld so the trigger\'s key never reaches flow inputs or logs (nor does the `api_key` query parameter: the query is not passed), ' +
+  'and so are `Authorization`, `Proxy-Authorization`, `Cookie` and each sender\'s secret in clear (GitLab\'s and Telegram\'s token headers, the header an okta or bigcommerce secret names, Asana\'s `X-Hook-Secret`); ' +
+  'a secret JSON member (Graph\'s `clientState`, Notion\'s `verification_token`) reads `[redacted]` in `event`. A stored request shows `[redacted]` in each of these places (Meta\'s `hub.verify_token` too); ' +
   '`event` the parsed body (multipart files as `{filename, content_type, size, content_base64}`); top-level keys of a JSON object body are copied under ' +
   '`trigger` but never over the names above, nor `__proto__`, `constructor` or `prototype`. ' +
   '`event_id` is the sender\'s delivery id (Stripe body `id`, `X-GitHub-Delivery`, Slack `event_id`, `X-Shopify-Webhook-Id`, `webhook-id`, ' +
