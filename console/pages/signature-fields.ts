@@ -36,7 +36,7 @@ export interface Signature {
 }
 
 /** What the form sends as `signature`. */
-export type SignatureBody = { service: string; secret: string; custom?: CustomSignature } | null;
+export type SignatureBody = { service: string; secret: string; custom?: CustomSignature; verify_token?: string } | null;
 
 const isParams = (custom: CustomSignature | undefined): custom is CustomParams => custom !== undefined && 'content' in custom;
 
@@ -105,6 +105,9 @@ export function signatureFields(options: { current: Signature | null | undefined
 
   const secret = el('input', { type: 'password', autocomplete: 'off' });
   const secretHint = el('span');
+  // A sender whose handshake carries a token the user chooses (Meta): its own field, never the secret.
+  const verifyToken = el('input', { type: 'password', autocomplete: 'off' });
+  const verifyTokenField = field('verify-token', 'Verify token', verifyToken, 'The verify token you type into the sender\'s dashboard: any text of your choosing, not the secret. Required.');
 
   // `custom`: its first kind's fields, or the assembled-content HMAC as JSON.
   const currentCustom = current?.custom;
@@ -133,7 +136,7 @@ export function signatureFields(options: { current: Signature | null | undefined
     fieldsPart, jsonPart);
 
   const section = el('fieldset', { hidden: !verify.checked }, el('legend', {}, 'Signature'),
-    serviceField, field('secret', 'Signing secret', secret, secretHint), custom);
+    serviceField, field('secret', 'Signing secret', secret, secretHint), verifyTokenField, custom);
 
   /** The chosen sender's docs link and secret label; `custom`'s fields when it is chosen. */
   const show = () => {
@@ -144,6 +147,7 @@ export function signatureFields(options: { current: Signature | null | undefined
       current && 'Leave empty to keep the current secret, unless you change the service.',
     ].filter(Boolean).join(' ');
     custom.hidden = service.value !== 'custom';
+    verifyTokenField.hidden = chosen?.needs_verify_token !== true;
     fieldsPart.hidden = !fieldsKind.checked;
     jsonPart.hidden = !jsonKind.checked;
   };
@@ -198,9 +202,13 @@ export function signatureFields(options: { current: Signature | null | undefined
   return {
     elements: [verifyRow, section],
     body: () => (verify.checked
-      ? { service: service.value, secret: secret.value, ...(service.value === 'custom' && { custom: jsonKind.checked ? pastedParams() : fieldsBody() }) }
+      ? {
+        service: service.value, secret: secret.value,
+        ...(service.value === 'custom' && { custom: jsonKind.checked ? pastedParams() : fieldsBody() }),
+        ...(!verifyTokenField.hidden && { verify_token: verifyToken.value }),
+      }
       : null),
-    unchanged: () => secret.value === '' && (current
+    unchanged: () => secret.value === '' && verifyToken.value === '' && (current
       ? verify.checked && current.service === service.value && (service.value !== 'custom' || sameCustom())
       : !verify.checked),
   };

@@ -500,7 +500,7 @@ export const triggersDocs: OperationDocs = {
             type: 'array',
             items: {
               type: 'object',
-              required: ['id', 'name', 'category', 'docs_url', 'secret_label', 'handshake'],
+              required: ['id', 'name', 'category', 'docs_url', 'secret_label', 'handshake', 'needs_verify_token'],
               properties: {
                 id: { type: 'string', enum: SENDERS.filter((row) => row.verification.primitive !== 'unsupported').map((row) => row.id) },
                 name: { type: 'string' },
@@ -508,6 +508,7 @@ export const triggersDocs: OperationDocs = {
                 docs_url: { type: 'string', format: 'uri' },
                 secret_label: { type: 'string' },
                 handshake: { type: 'boolean', description: 'The sender expects a handshake or a reply of its own.' },
+                needs_verify_token: { type: 'boolean', description: 'A trigger of this sender needs `signature.verify_token`: the token its handshake carries, which the user chooses (meta).' },
               },
             },
           },

@@ -52,6 +52,25 @@ describe('the console in a browser', () => {
     expect(Date.parse(read.handshake_awaited_until)).toBeGreaterThan(Date.now());
   });
 
+  it('creates a Meta trigger from the form with its own verify token, a field only senders that need one show', async () => {
+    const page = await signInByLink('meta-user');
+    await page.getByRole('button', { name: 'New trigger' }).click();
+    await page.getByLabel('Flow').selectOption('echo');
+    await page.getByLabel('Enable signature verification').check();
+    await page.getByLabel('Service').selectOption('stripe');
+    expect(await page.getByLabel('Verify token').isVisible()).toBe(false);
+    await page.getByLabel('Service').selectOption('meta');
+    await page.getByLabel('Signing secret').fill('meta-app-secret');
+    await page.getByLabel('Verify token').fill('my-meta-verify-token');
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('row').filter({ hasText: 'echo' }).waitFor();
+    const [trigger] = (await call(stack, 'GET', '/triggers', { token: await stack.token('meta-user') })).json.data.triggers;
+    expect(trigger.signature).toMatchObject({ service: 'meta' });
+    const subscribe = await fetch(`${trigger.url}?hub.mode=subscribe&hub.verify_token=my-meta-verify-token&hub.challenge=9`);
+    expect(await subscribe.text()).toBe('9');
+  });
+
   it('creates a Stripe-signed trigger from the form and lists it with its webhook URL', async () => {
     const page = await signInByLink('stripe-user');
     await page.getByRole('button', { name: 'New trigger' }).click();

@@ -25,7 +25,8 @@ describe('GET /signature-services', () => {
       expect(left_out.find((sender) => sender.id === id)?.reason, id).toMatch(/\w{10,}/);
     }
     for (const service of services) {
-      expect(Object.keys(service).sort()).toEqual(['category', 'docs_url', 'handshake', 'id', 'name', 'secret_label']);
+      // needs_verify_token added with issue 30 (a meta trigger needs its own verify token).
+      expect(Object.keys(service).sort()).toEqual(['category', 'docs_url', 'handshake', 'id', 'name', 'needs_verify_token', 'secret_label']);
       expect(new URL(service.docs_url as string).protocol).toBe('https:');
     }
     expect(services.find((service) => service.id === 'zoom')).toMatchObject({ name: 'Zoom', handshake: true });

@@ -20,6 +20,8 @@ export interface SignatureServiceListing {
   secret_label: string;
   /** The sender expects a handshake or a reply of its own (challenges, tokens to echo). */
   handshake: boolean;
+  /** A trigger of this sender needs `signature.verify_token`, the token its handshake carries (Meta). */
+  needs_verify_token: boolean;
 }
 
 /** A sender the catalog names but cannot verify, and why. */
