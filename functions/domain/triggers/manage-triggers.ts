@@ -160,7 +160,8 @@ export function rotateSigningSecret(deps: TriggerDeps, accountId: string, id: st
     if (!current.signature) throw new AppError('validation_error', 'the trigger has no signature to rotate; set one with PATCH');
     // The request schemas load with the first request that has a body; this one already did.
     (await import('./trigger-requests.js')).checkSecretFor(current.signature, rotation.secret);
-    const { previous_secret_sealed: _sealed, previous_secret_expires_at: _expires, ...signature } = current.signature;
+    // A handshake's handover is no longer what the trigger verifies with: its time and address would mislead.
+    const { previous_secret_sealed: _sealed, previous_secret_expires_at: _expires, handed_over_at: _at, handed_over_source_ip: _ip, ...signature } = current.signature;
     const overlap = rotation.previous_secret_expires_in_seconds;
     return {
       record: {
