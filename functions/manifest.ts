@@ -185,6 +185,7 @@ export const ROUTES: readonly RouteSpec[] = [
   trigger('POST', '/triggers/{id}/regenerate-url', 'regenerateTriggerUrl', 'New webhook URL; the old one stops working'),
   trigger('POST', '/triggers/{id}/regenerate-api-key', 'regenerateTriggerApiKey', 'New API key; the old one stops working, at once or after an overlap'),
   trigger('POST', '/triggers/{id}/rotate-signing-secret', 'rotateTriggerSigningSecret', 'New signing secret; the old one keeps working for an overlap'),
+  trigger('POST', '/triggers/{id}/await-handshake', 'awaitTriggerHandshake', "Forget a handshake's secret and take the next handover (asana, notion)"),
   trigger('GET', '/triggers/{id}/executions', 'listTriggerExecutions', 'Deliveries of a trigger, newest first, filtered'),
   trigger('GET', '/triggers/{id}/executions/{execution_id}', 'getTriggerExecution', 'One delivery, with its request and attempts'),
   trigger('POST', '/triggers/{id}/executions/{execution_id}/replay', 'replayTriggerExecution', 'Run a stored delivery again'),

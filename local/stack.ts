@@ -1,3 +1,4 @@
+import type { Clock } from '../functions/domain/clock.js';
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { delimiter, resolve } from 'node:path';
@@ -67,6 +68,11 @@ export interface LocalStackOptions {
    * does around each; the cost bench meters durations and log bytes through it.
    */
   aroundInvocation?: InvocationWrapper;
+  /**
+   * The clock of the receiver's and the trigger routes' use cases (the handshake window, timestamps
+   * recorded); `Date.now` by default. A test steps it to reach a time without waiting for it.
+   */
+  now?: Clock;
 }
 
 /** Calls `invoke` (one invocation of `fn` with `event`) and returns what it returns. */
@@ -176,12 +182,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   if (config.POWERTOOLS_LOG_LEVEL) configureLogging({ logLevel: parseSetting('logLevel', config.POWERTOOLS_LOG_LEVEL) });
   const handlers = Object.fromEntries(
     (Object.keys(FUNCTIONS) as FunctionName[]).map((name) => [name, name === 'webhook'
-      ? composeWebhook(readSettings(name, config), aws, options.senderKeys)
+      ? composeWebhook(readSettings(name, config), aws, options.senderKeys, options.now)
       // Read from the folders on each request, as the engine reads a flow on each run: an edited flow needs no restart.
       : name === 'triggers' ? composeTriggers(readSettings(name, config), aws, async (flow) => {
         const text = await readFlowDefinition(flowsDirs, flow);
         return text === undefined ? undefined : JSON.parse(text) as Record<string, unknown>;
-      })
+      }, options.now)
         : COMPOSERS[name](readSettings(name, config), aws)]),
   ) as LocalStack['handlers'];
   const httpHandlers = handlers as unknown as Record<FunctionName, HttpFunction>;

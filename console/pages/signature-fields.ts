@@ -28,10 +28,15 @@ export interface Signature {
   custom?: CustomSignature;
   /** Notion's verification token, in the one read of the trigger after its handshake. */
   verification_token?: string;
+  /** Asana, Notion: the handshake window and the handover it took, if any (never the secret). */
+  handshake_window_seconds?: number;
+  handshake_awaited_until?: string | null;
+  handed_over_at?: string | null;
+  handed_over_source_ip?: string | null;
 }
 
 /** What the form sends as `signature`. */
-export type SignatureBody = { service: string; secret: string; custom?: CustomSignature } | null;
+export type SignatureBody = { service: string; secret: string; custom?: CustomSignature; verify_token?: string } | null;
 
 const isParams = (custom: CustomSignature | undefined): custom is CustomParams => custom !== undefined && 'content' in custom;
 
@@ -100,6 +105,9 @@ export function signatureFields(options: { current: Signature | null | undefined
 
   const secret = el('input', { type: 'password', autocomplete: 'off' });
   const secretHint = el('span');
+  // A sender whose handshake carries a token the user chooses (Meta): its own field, never the secret.
+  const verifyToken = el('input', { type: 'password', autocomplete: 'off' });
+  const verifyTokenField = field('verify-token', 'Verify token', verifyToken, 'The verify token you type into the sender\'s dashboard: any text of your choosing, not the secret. Required.');
 
   // `custom`: its first kind's fields, or the assembled-content HMAC as JSON.
   const currentCustom = current?.custom;
@@ -128,7 +136,7 @@ export function signatureFields(options: { current: Signature | null | undefined
     fieldsPart, jsonPart);
 
   const section = el('fieldset', { hidden: !verify.checked }, el('legend', {}, 'Signature'),
-    serviceField, field('secret', 'Signing secret', secret, secretHint), custom);
+    serviceField, field('secret', 'Signing secret', secret, secretHint), verifyTokenField, custom);
 
   /** The chosen sender's docs link and secret label; `custom`'s fields when it is chosen. */
   const show = () => {
@@ -140,6 +148,7 @@ export function signatureFields(options: { current: Signature | null | undefined
       current && 'Leave empty to keep the current secret, unless you change the service.',
     ].filter(Boolean).join(' ');
     custom.hidden = service.value !== 'custom';
+    verifyTokenField.hidden = chosen?.needs_verify_token !== true;
     fieldsPart.hidden = !fieldsKind.checked;
     jsonPart.hidden = !jsonKind.checked;
   };
@@ -194,9 +203,13 @@ export function signatureFields(options: { current: Signature | null | undefined
   return {
     elements: [verifyRow, section],
     body: () => (verify.checked
-      ? { service: service.value, secret: secret.value, ...(service.value === 'custom' && { custom: jsonKind.checked ? pastedParams() : fieldsBody() }) }
+      ? {
+        service: service.value, secret: secret.value,
+        ...(service.value === 'custom' && { custom: jsonKind.checked ? pastedParams() : fieldsBody() }),
+        ...(!verifyTokenField.hidden && { verify_token: verifyToken.value }),
+      }
       : null),
-    unchanged: () => secret.value === '' && (current
+    unchanged: () => secret.value === '' && verifyToken.value === '' && (current
       ? verify.checked && current.service === service.value && (service.value !== 'custom' || sameCustom())
       : !verify.checked),
   };

@@ -1,9 +1,10 @@
-/** The Triggers page: list, create, edit, enable or disable, regenerate URL and API key, rotate the signing secret, delete. */
+/** The Triggers page: list, create, edit, enable or disable, regenerate URL and API key, rotate the signing secret, reject a handshake's secret, delete. */
 import { api } from '../api.js';
 import type { Bar } from './chart-layout.js';
 import { activityCell, lastDayActivity } from './charts.js';
 import { deliveriesHash } from './deliveries.js';
 import { flowLink, flowPreview } from './flow.js';
+import { handoverSummary, rejectHandoverButton } from './handover.js';
 import { fixedAnswerFields, fixedAnswerSummary, type AcknowledgeResponse } from './fixed-answer.js';
 import { signatureFields, type Signature } from './signature-fields.js';
 import { actionButton, alertRegion, checkbox, copyButton, el, field, openDialog, pageHeading, select, textInput, withProgress } from '../dom.js';
@@ -162,6 +163,14 @@ function triggerTable(triggers: Trigger[], context: TableContext): HTMLElement {
         },
       }));
     }
+    const rejectHandover = rejectHandoverButton({
+      triggerId: t.id, flow: t.flow, signature: t.signature,
+      done: async (message) => {
+        notice.replaceChildren(el('div', { class: 'notice' }, el('p', {}, message)));
+        await reload();
+      },
+    });
+    const handover = handoverSummary(t.signature);
     const remove = el('button', { type: 'button', class: 'secondary' }, 'Delete');
     remove.addEventListener('click', () => openDialog({
       title: 'Delete this trigger?',
@@ -179,10 +188,10 @@ function triggerTable(triggers: Trigger[], context: TableContext): HTMLElement {
         t.acknowledge_response && el('p', { class: 'hint' }, 'Fixed answer: ', ...fixedAnswerSummary(t.acknowledge_response))),
       el('td', {}, t.enabled ? 'Enabled' : 'Disabled'),
       el('td', {}, activityCell(context.activity.get(t.id))),
-      el('td', {}, el('code', {}, t.url), ' ', copyButton(t.url, alert, `Copy URL of the ${t.flow} trigger`)),
+      el('td', {}, el('code', {}, t.url), ' ', copyButton(t.url, alert, `Copy URL of the ${t.flow} trigger`), handover && el('p', { class: 'hint' }, handover)),
       el('td', {}, el('div', { class: 'actions' },
         el('a', { href: deliveriesHash(t.id), class: 'button-link', 'aria-label': `Deliveries of the ${t.flow} trigger` }, 'Deliveries'),
-        editButton, toggle, regenerateUrl, regenerateKey, rotate, remove)));
+        editButton, toggle, regenerateUrl, regenerateKey, rotate, rejectHandover, remove)));
   });
   return el('table', {}, el('caption', { class: 'hint' }, 'Webhook triggers'),
     el('thead', {}, el('tr', {}, ...['Flow', 'Response mode', 'Enabled', 'Last 24 hours', 'URL', 'Actions'].map((h) => el('th', { scope: 'col' }, h)))),

@@ -9,10 +9,11 @@ import { MeteredReplayQueue } from '../adapters/metered-replay-queue.js';
 import { secretBoxFrom } from '../adapters/secret-box.js';
 import { bundledFlowDefinitions } from '../adapters/bundled-flow-definitions.js';
 import {
-  createTrigger, deleteTrigger, getTrigger, readTrigger, regenerateApiKey, regenerateUrl, rotateSigningSecret, updateTrigger, type TriggerChange, type TriggerDeps,
+  awaitHandshake, createTrigger, deleteTrigger, getTrigger, readTrigger, regenerateApiKey, regenerateUrl, rotateSigningSecret, updateTrigger, type TriggerChange, type TriggerDeps,
 } from '../domain/triggers/manage-triggers.js';
 import { toPublicTrigger } from '../domain/triggers/trigger.js';
 import type { Settings } from '../settings.js';
+import type { Clock } from '../domain/clock.js';
 import type { Authenticator } from '../domain/authenticator.js';
 import { EXECUTION_ID } from '../domain/flows/execution-id.js';
 import { parseBulkReplay, parseExecutionFilter } from '../domain/flows/execution-filter.js';
@@ -104,6 +105,7 @@ export function createTriggersHandler(deps: TriggersHandlerDeps, authenticator: 
     await getTrigger(deps, principal.accountId, id); // 404 before 400 for someone else's trigger
     return ok(present(await rotateSigningSecret(deps, principal.accountId, id, (await requests()).parseSigningSecretRotation(jsonObjectBody(event)))));
   },
+  awaitTriggerHandshake: async ({ event, principal }) => ok(present(await awaitHandshake(deps, principal.accountId, pathParam(event, 'id')))),
   listTriggerExecutions: async ({ event, principal }) => {
     const trigger = await getTrigger(deps, principal.accountId, pathParam(event, 'id'));
     const filter = parseExecutionFilter(event.queryStringParameters ?? {});
@@ -149,12 +151,15 @@ export function createTriggersHandler(deps: TriggersHandlerDeps, authenticator: 
 }, authenticator);
 }
 
-/** The deployed triggers function; the local stack hands in definitions read from its flows folders instead of the bundle's. */
-export const composeTriggers = (settings: Settings, aws: AwsClients, flowDefinition: FlowDefinitionSource = bundledFlowDefinitions()) => createTriggersHandler({
+/**
+ * The deployed triggers function; the local stack hands in definitions read from its flows folders
+ * instead of the bundle's, and may hand in the clock its use cases read (a test steps it).
+ */
+export const composeTriggers = (settings: Settings, aws: AwsClients, flowDefinition: FlowDefinitionSource = bundledFlowDefinitions(), now: Clock = Date.now) => createTriggersHandler({
   store: new DynamoTriggerStore(dynamoClient(aws), settings.triggersTable, Date.now),
   secretBox: secretBoxFrom(settings, aws),
   randomBytes,
-  now: Date.now,
+  now,
   executions: new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable, Date.now),
   // Only a replay sends to the flow queue: the SQS client loads on the first.
   queue: new MeteredReplayQueue(sqsEventQueueOnFirstUse(settings.flowQueueUrl, aws), metricsRecorder),

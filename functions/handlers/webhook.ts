@@ -94,9 +94,10 @@ function httpsKeyFetcherOnFirstUse(): KeyFetcher {
 /**
  * The receiver over its settings and clients. `senderKeys` fetches senders' certificates and key
  * sets (Amazon SNS, PayPal, Google): over https from the hosts their catalog rows allow, cached;
- * a test may hand in one that serves them locally.
+ * a test may hand in one that serves them locally. `now` is the receiver's clock (the handshake
+ * window's too), which a test may step.
  */
-export function composeWebhook(settings: Settings, aws: AwsClients, senderKeys: KeyFetcher = httpsKeyFetcherOnFirstUse()) {
+export function composeWebhook(settings: Settings, aws: AwsClients, senderKeys: KeyFetcher = httpsKeyFetcherOnFirstUse(), now: Clock = Date.now) {
   const triggerStore = new DynamoTriggerStore(dynamoClient(aws), settings.triggersTable, Date.now);
   const secretBox = secretBoxFrom(settings, aws);
   // Each delivery is counted by outcome as it is recorded (`GET /triggers/{id}/stats`).
@@ -109,13 +110,13 @@ export function composeWebhook(settings: Settings, aws: AwsClients, senderKeys: 
     queue: new SqsEventQueue(sqsClient(aws), settings.flowQueueUrl),
     // Only wait-mode triggers run flows here: the Step Functions client loads on the first of them.
     flows: new MeteredFlowRunner(sfnFlowRunnerOnFirstUse(settings.flowArnPrefix, aws), metricsRecorder),
-    now: Date.now,
+    now,
     newId: () => randomBytes(16).toString('hex'),
     maxBodyBytes: settings.webhookMaxBodyBytes,
     waitTimeoutMs: settings.waitTimeoutMs,
     keys: senderKeys,
     // Only an Asana or Notion handshake needs it: the trigger-management code loads with the first.
     adoptSecret: async (record, secret, options) =>
-      (await import('../domain/triggers/manage-triggers.js')).adoptHandshakeSecret({ store: triggerStore, secretBox, randomBytes, now: Date.now }, record, secret, options),
+      (await import('../domain/triggers/manage-triggers.js')).adoptHandshakeSecret({ store: triggerStore, secretBox, randomBytes, now }, record, secret, options),
   }, settings.publicWebhookBaseUrl);
 }

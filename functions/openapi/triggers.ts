@@ -32,7 +32,12 @@ describeEach(custom.shape, {
 described.add(custom, { description: 'Only with service `custom`, which requires it.' });
 
 described.add(signature.shape.verify_token, {
-  description: 'meta only: the verify token you type into Meta\'s dashboard, which its subscription handshake (GET `hub.verify_token`) must carry. Kept only as a hash and never returned; unset, the handshake must carry the secret.',
+  description: 'meta: required, and for meta only: the verify token you type into Meta\'s dashboard, which its subscription handshake (GET `hub.verify_token`) must carry. Kept only as a hash and never returned. The app secret is never taken in its place (a trigger without one is 400 `validation_error`; one stored before it was required refuses the handshake): a token Meta sends in a URL must not be the key its deliveries are signed with.',
+});
+described.add(signature.shape.handshake_window_seconds, {
+  description:
+    'asana and notion only: how long, in seconds (60 to 3600, default 600), the trigger takes the secret their handshake hands over, counted from when the signature was set without a secret or from `POST /triggers/{id}/await-handshake`. ' +
+    'The handover is unsigned, so anyone with the URL could send one: outside the window it is refused (401 `invalid_signature`, recorded as refused), and so is any after the first.',
 });
 described.add(signature.shape.secret, {
   description:
@@ -99,7 +104,7 @@ described.add(sourceIp, {
 });
 
 /** The trigger's signature as its owner reads it back: the same scheme, never the secret. */
-const publicSignature = z.nullable(z.object({ service: signature.shape.service, custom: signature.shape.custom }));
+const publicSignature = z.nullable(z.object({ service: signature.shape.service, custom: signature.shape.custom, handshake_window_seconds: signature.shape.handshake_window_seconds }));
 described.add(publicSignature, { description: 'The signature scheme, without its secret.' });
 const publicSignatureSchema = (): Schema => {
   const schema = jsonSchemaOf(publicSignature, described);
@@ -118,6 +123,23 @@ const publicSignatureSchema = (): Schema => {
         format: 'date-time',
         readOnly: true,
         description: 'While the secret replaced by `rotate-signing-secret` is still accepted, when it stops; otherwise `null`.',
+      },
+      handshake_awaited_until: {
+        type: ['string', 'null'],
+        format: 'date-time',
+        readOnly: true,
+        description: 'asana and notion: while the trigger has no secret, until when its handshake may hand one over (past: none is taken until `await-handshake`); `null` once it has one.',
+      },
+      handed_over_at: {
+        type: ['string', 'null'],
+        format: 'date-time',
+        readOnly: true,
+        description: 'asana and notion: when a handshake handed the secret over; `null` if none has. Check it, and `handed_over_source_ip`, against when you created the subscription: a handover you do not recognise is rejected with `await-handshake`.',
+      },
+      handed_over_source_ip: {
+        type: ['string', 'null'],
+        readOnly: true,
+        description: 'asana and notion: the address the handover came from (as API Gateway saw it); never the secret.',
       },
     },
   };
@@ -335,7 +357,9 @@ const RECEIVER_ORDER =
   'Top-level keys of a JSON object body are copied into the input beside `event`, so a JSON body counts about twice: keep JSON bodies under about 128 KiB. ' +
   'Only then does the flow start. Every delivery past check (1) is recorded as an execution with its request (secrets redacted): refused ones (4xx) as `refused` with the code answered, at most 60 per trigger per minute (the rest are only counted, metric `WebhookRefusalsNotRecorded`); ignored and duplicate ones too. ' +
   'The flow\'s input is `{"trigger": {headers, event, type?, data?, webhook_id, received_at, event_id, ...top-level JSON keys}}`: header names lower-case, ' +
-  'with `X-Api-Key` withheld so the trigger\'s key never reaches flow inputs or logs (nor does the `api_key` query parameter: the query is not passed); ' +
+  'with `X-Api-Key` withheld so the trigger\'s key never reaches flow inputs or logs (nor does the `api_key` query parameter: the query is not passed), ' +
+  'and so are `Authorization`, `Proxy-Authorization`, `Cookie` and each sender\'s secret in clear (GitLab\'s and Telegram\'s token headers, the header an okta or bigcommerce secret names, Asana\'s `X-Hook-Secret`); ' +
+  'a secret JSON member (Graph\'s `clientState`, Notion\'s `verification_token`) reads `[redacted]` in `event`. A stored request shows `[redacted]` in each of these places (Meta\'s `hub.verify_token` too); ' +
   '`event` the parsed body (multipart files as `{filename, content_type, size, content_base64}`); top-level keys of a JSON object body are copied under ' +
   '`trigger` but never over the names above, nor `__proto__`, `constructor` or `prototype`. ' +
   '`event_id` is the sender\'s delivery id (Stripe body `id`, `X-GitHub-Delivery`, Slack `event_id`, `X-Shopify-Webhook-Id`, `webhook-id`, ' +
@@ -487,7 +511,7 @@ export const triggersDocs: OperationDocs = {
             type: 'array',
             items: {
               type: 'object',
-              required: ['id', 'name', 'category', 'docs_url', 'secret_label', 'handshake'],
+              required: ['id', 'name', 'category', 'docs_url', 'secret_label', 'handshake', 'needs_verify_token'],
               properties: {
                 id: { type: 'string', enum: SENDERS.filter((row) => row.verification.primitive !== 'unsupported').map((row) => row.id) },
                 name: { type: 'string' },
@@ -496,6 +520,7 @@ export const triggersDocs: OperationDocs = {
                 secret_label: { type: 'string' },
                 handshake: { type: 'boolean', description: 'The sender expects a handshake or a reply of its own.' },
                 limits: { type: 'string', description: 'What the sender\'s signature leaves unprotected, and what the receiver does about it; absent when nothing.' },
+                needs_verify_token: { type: 'boolean', description: 'A trigger of this sender needs `signature.verify_token`: the token its handshake carries, which the user chooses (meta).' },
               },
             },
           },
@@ -595,6 +620,19 @@ export const triggersDocs: OperationDocs = {
       '404': notFound,
       '409': errorBody('conflict: the trigger kept changing concurrently; read it and try again.'),
       '415': unsupportedMediaType,
+    },
+  },
+
+  awaitTriggerHandshake: {
+    description:
+      'asana and notion: forgets the trigger\'s signing secret (one a handshake handed over, or one pasted) and opens the handshake window again for `signature.handshake_window_seconds`: ' +
+      'the next handover inside it becomes the secret. For the owner who does not recognise a handover (`signature.handed_over_at`, `handed_over_source_ip`), or who re-creates the subscription. ' +
+      'Until the sender\'s handshake comes, every delivery is refused (401). No body. ' + CACHE,
+    responses: {
+      '200': dataBody('The trigger, awaiting its handshake (`signature.handshake_awaited_until`)', trigger),
+      '400': errorBody('validation_error: the trigger\'s sender does not hand its secret over in a handshake (only asana and notion do), or it has no signature.'),
+      '404': notFound,
+      '409': errorBody('conflict: the trigger kept changing concurrently; try again.'),
     },
   },
 

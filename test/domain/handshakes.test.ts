@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { HANDSHAKE_STAGES } from '../../functions/domain/webhooks/handshake-stages.js';
 import { answerHandshake, HANDSHAKES, type HandshakeRequest } from '../../functions/domain/webhooks/handshakes.js';
@@ -24,10 +24,14 @@ describe('answerHandshake', () => {
     expect(outcome).toEqual({ reply: { status: 200, json: { plainToken: 'tok', encryptedToken: createHmac('sha256', 'new').update('tok').digest('hex') } } });
   });
 
-  it('meta: a verify token that matches neither secret is refused, one that matches the previous is answered', () => {
-    const req = (token: string) => request({ method: 'GET', query: { 'hub.mode': 'subscribe', 'hub.verify_token': token, 'hub.challenge': '42' } });
-    expect(answerHandshake('meta_subscribe', 'get', req('nope'), ['a', 'b'])).toEqual({ refused: true });
-    expect(answerHandshake('meta_subscribe', 'get', req('b'), ['a', 'b'])).toMatchObject({ reply: { status: 200, text: '42' } });
+  // Changed with issue 30: the app secret was the fallback verify token; it never is now.
+  it('meta: only the trigger\'s own verify token is answered; without one, even the app secret is refused', () => {
+    const req = (token: string, verifyTokenHash?: string) =>
+      request({ method: 'GET', query: { 'hub.mode': 'subscribe', 'hub.verify_token': token, 'hub.challenge': '42' }, ...(verifyTokenHash && { verifyTokenHash }) });
+    const hash = createHash('sha256').update('my-verify-token').digest('hex');
+    expect(answerHandshake('meta_subscribe', 'get', req('my-verify-token', hash), ['app-secret'])).toMatchObject({ reply: { status: 200, text: '42' } });
+    expect(answerHandshake('meta_subscribe', 'get', req('app-secret', hash), ['app-secret'])).toEqual({ refused: true });
+    expect(answerHandshake('meta_subscribe', 'get', req('app-secret'), ['app-secret'])).toEqual({ refused: true });
   });
 
   it('a kind is answered only at its own stage', () => {

@@ -37,7 +37,7 @@ function receiver(trigger: ActiveTrigger, now: Date) {
     maxBodyBytes: 1000,
     waitTimeoutMs: 1000,
     keys: { fetchText: async (url) => { throw new Error(`no network in this test: ${url}`); } },
-    adoptSecret: async () => false,
+    adoptSecret: async () => 'has_secret',
   };
   return async (request: Partial<IncomingWebhook>): Promise<number | string> => {
     try {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../functions/domain/api-keys.js';
 import type { SecretBox } from '../../functions/domain/secret-box.js';
 import {
-  createTrigger, deleteTrigger, getTrigger, regenerateApiKey, regenerateUrl, rotateSigningSecret, updateTrigger, type TriggerDeps,
+  adoptHandshakeSecret, awaitHandshake, createTrigger, deleteTrigger, getTrigger, regenerateApiKey, regenerateUrl, rotateSigningSecret, updateTrigger, type TriggerDeps,
 } from '../../functions/domain/triggers/manage-triggers.js';
 import { toPublicTrigger, type TriggerRecord, type TriggerSettings } from '../../functions/domain/triggers/trigger.js';
 import type { TriggerStore } from '../../functions/domain/triggers/trigger-store.js';
@@ -474,5 +474,42 @@ describe('CachedTriggerLookup during a rotation', () => {
     const opened = sealer.opened;
     expect(await lookup.findFresh(record.webhook_id)).toMatchObject({ signingSecret: 'new', previousSigningSecret: 'old' });
     expect(sealer.opened).toBe(opened);
+  });
+});
+
+describe('the handshake window (Asana, Notion)', () => {
+  const asana = { ...DEFAULTS, signature: { service: 'asana', handshake_window_seconds: 60 } };
+  const at = (deps: TriggerDeps, ms: number) => ({ ...deps, now: () => NOW.getTime() + ms });
+
+  it('adoptHandshakeSecret takes a handover up to the window\'s last second, with when and from where, and refuses one after', async () => {
+    const { deps, store } = setup();
+    const { record } = await createTrigger(deps, ACCOUNT, asana);
+    expect(record.signature).toMatchObject({ handshake_window_seconds: 60, handshake_armed_at: NOW.toISOString() });
+    expect(await adoptHandshakeSecret(at(deps, 60_001), record, 'late', { revealOnce: false, sourceIp: '198.51.100.9' })).toBe('not_awaited');
+    expect(store.owners.get(record.id)!.signature!.secret_sealed).toBeUndefined();
+    expect(await adoptHandshakeSecret(at(deps, 60_000), record, 'on-time', { revealOnce: false, sourceIp: '203.0.113.5' })).toBe('adopted');
+    expect(store.owners.get(record.id)!.signature).toMatchObject({ handed_over_at: new Date(NOW.getTime() + 60_000).toISOString(), handed_over_source_ip: '203.0.113.5' });
+    expect(await adoptHandshakeSecret(at(deps, 1), record, 'second', { revealOnce: false })).toBe('has_secret');
+  });
+
+  it('awaitHandshake forgets the secret and its handover and counts the window from now', async () => {
+    const { deps, store } = setup();
+    const { record } = await createTrigger(deps, ACCOUNT, asana);
+    await adoptHandshakeSecret(deps, record, 'handed', { revealOnce: false, sourceIp: '203.0.113.5' });
+    const later = at(deps, 3_600_000);
+    const { record: rearmed } = await awaitHandshake(later, ACCOUNT, record.id);
+    expect(rearmed.signature).not.toHaveProperty('secret_sealed');
+    expect(rearmed.signature).not.toHaveProperty('handed_over_at');
+    expect(toPublicTrigger(rearmed, 'https://h/webhooks', new Date(later.now())).signature).toMatchObject({
+      handshake_window_seconds: 60, handshake_awaited_until: new Date(NOW.getTime() + 3_660_000).toISOString(), handed_over_at: null, handed_over_source_ip: null,
+    });
+    expect(await adoptHandshakeSecret(at(deps, 3_659_000), rearmed, 'again', { revealOnce: false })).toBe('adopted');
+    expect(store.owners.get(record.id)!.signature!.secret_sealed).toBeDefined();
+  });
+
+  it('awaitHandshake refuses a sender whose secret is pasted', async () => {
+    const { deps } = setup();
+    const { record } = await createTrigger(deps, ACCOUNT, { ...DEFAULTS, signature: { service: 'github', secret: 's' } });
+    expect((await refusal(() => awaitHandshake(deps, ACCOUNT, record.id))).code).toBe('validation_error');
   });
 });

@@ -33,6 +33,44 @@ describe('the console in a browser', () => {
     expect(errors).toEqual([]);
   });
 
+  it('shows when and from where an Asana handshake handed its secret over, and "Reject and wait again" forgets it', async () => {
+    const token = await stack.token('handover-user');
+    const trigger = (await call(stack, 'POST', '/triggers', { token, body: { flow: 'echo', signature: { service: 'asana' } } })).json.data;
+    expect((await fetch(trigger.url, { method: 'POST', headers: { 'x-hook-secret': 'console-handover-secret' } })).status).toBe(200);
+    const page = await signInByLink('handover-user');
+    const row = page.getByRole('row').filter({ hasText: 'echo' });
+    await row.getByText(/Secret handed over by the handshake on .+ from .*127\.0\.0\.1/).waitFor();
+    expect(await page.content()).not.toContain('console-handover-secret');
+    await row.getByRole('button', { name: 'Reject and wait again' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Reject the handed-over secret?' });
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await dialog.getByRole('button', { name: 'Reject and wait again' }).click();
+    await page.getByText(/The echo trigger awaits its sender's handshake until/).waitFor();
+    await page.getByRole('row').filter({ hasText: 'echo' }).getByText(/Awaiting the sender's handshake until/).waitFor();
+    const read = (await call(stack, 'GET', `/triggers/${trigger.id}`, { token })).json.data.signature;
+    expect(read).toMatchObject({ handed_over_at: null, handed_over_source_ip: null });
+    expect(Date.parse(read.handshake_awaited_until)).toBeGreaterThan(Date.now());
+  });
+
+  it('creates a Meta trigger from the form with its own verify token, a field only senders that need one show', async () => {
+    const page = await signInByLink('meta-user');
+    await page.getByRole('button', { name: 'New trigger' }).click();
+    await page.getByLabel('Flow').selectOption('echo');
+    await page.getByLabel('Enable signature verification').check();
+    await page.getByLabel('Service').selectOption('stripe');
+    expect(await page.getByLabel('Verify token').isVisible()).toBe(false);
+    await page.getByLabel('Service').selectOption('meta');
+    await page.getByLabel('Signing secret').fill('meta-app-secret');
+    await page.getByLabel('Verify token').fill('my-meta-verify-token');
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('row').filter({ hasText: 'echo' }).waitFor();
+    const [trigger] = (await call(stack, 'GET', '/triggers', { token: await stack.token('meta-user') })).json.data.triggers;
+    expect(trigger.signature).toMatchObject({ service: 'meta' });
+    const subscribe = await fetch(`${trigger.url}?hub.mode=subscribe&hub.verify_token=my-meta-verify-token&hub.challenge=9`);
+    expect(await subscribe.text()).toBe('9');
+  });
+
   it('creates a Stripe-signed trigger from the form and lists it with its webhook URL', async () => {
     const page = await signInByLink('stripe-user');
     await page.getByRole('button', { name: 'New trigger' }).click();

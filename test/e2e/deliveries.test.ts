@@ -253,3 +253,55 @@ describe('replay', () => {
     expect((await call(stack, 'POST', `/triggers/${unsupported.id}/executions/${plain!.execution_id}/replay`, { token })).json).toEqual({ error: 'not_replayable' });
   });
 });
+
+describe('sender secrets: never kept in clear, never handed to a flow', () => {
+  const graphBody = (clientState: string) => JSON.stringify({ value: [{ subscriptionId: 'sub-1', clientState, changeType: 'created', resource: 'users/1' }] });
+  /** A sender that carries its secret in clear, where, and a delivery that verifies. */
+  const senders: { service: string; secret: string; headers: Record<string, string>; body: string; field: (request: Execution['request']) => unknown }[] = [
+    { service: 'gitlab', secret: 'gitlab-token-secret-1', headers: { 'x-gitlab-token': 'gitlab-token-secret-1' }, body: '{"object_kind":"push"}', field: (r: Execution['request']) => r!.headers['x-gitlab-token'] },
+    { service: 'telegram', secret: 'telegram-token-secret-1', headers: { 'x-telegram-bot-api-secret-token': 'telegram-token-secret-1' }, body: '{"update_id":1}', field: (r: Execution['request']) => r!.headers['x-telegram-bot-api-secret-token'] },
+    { service: 'okta', secret: 'X-Okta-Hook-Auth: okta-secret-value-1', headers: { 'x-okta-hook-auth': 'okta-secret-value-1' }, body: '{"data":{}}', field: (r: Execution['request']) => r!.headers['x-okta-hook-auth'] },
+    { service: 'bigcommerce', secret: 'X-Hook-Token: bigcommerce-secret-1', headers: { 'x-hook-token': 'bigcommerce-secret-1' }, body: '{"scope":"store/order/created"}', field: (r: Execution['request']) => r!.headers['x-hook-token'] },
+    { service: 'microsoft_graph', secret: 'graph-client-state-1', headers: {}, body: graphBody('graph-client-state-1'), field: (r: Execution['request']) => JSON.parse(r!.body!).value[0].clientState },
+    { service: 'auth0', secret: 'Bearer auth0-log-token-1', headers: { authorization: 'Bearer auth0-log-token-1' }, body: '[{"log_id":"1"}]', field: (r: Execution['request']) => r!.headers.authorization },
+  ];
+  const secretOf = (secret: string) => secret.replace(/^[^:]*: /, '').replace(/^Bearer /, '');
+
+  it.each(senders)('$service: its stored request shows [redacted] where it carries the secret', async ({ service, secret, headers, body, field }) => {
+    const token = await stack.token(`sender-secrets-${service}`);
+    const trigger = await createTrigger(stack, token, { flow: 'echo', signature: { service, secret } });
+    expect((await deliver(trigger.url, body, headers)).status).toBe(200);
+    const [queued] = await waitForExecutions(stack, token, trigger.id, (list) => list.length === 1);
+    const read = await detail(token, trigger.id, queued.execution_id);
+    expect(field(read.request)).toBe('[redacted]');
+    expect(JSON.stringify(read)).not.toContain(secretOf(secret));
+  });
+
+  it('meta: the verify token of its subscription handshake is stored as [redacted]', async () => {
+    const token = await stack.token('sender-secrets-meta');
+    const trigger = await createTrigger(stack, token, { flow: 'echo', signature: { service: 'meta', secret: 'meta-app-secret-1', verify_token: 'meta-verify-token-1' } });
+    expect((await fetch(`${trigger.url}?hub.mode=subscribe&hub.verify_token=meta-verify-token-1&hub.challenge=5`)).status).toBe(200);
+    const [handshake] = await waitForExecutions(stack, token, trigger.id, (list) => list.length === 1);
+    const read = await detail(token, trigger.id, handshake.execution_id);
+    expect(read.request!.query).toEqual({ 'hub.mode': 'subscribe', 'hub.verify_token': '[redacted]', 'hub.challenge': '5' });
+    expect(JSON.stringify(read)).not.toContain('meta-verify-token-1');
+  });
+
+  it.each(senders)('$service: a flow input (echo-trigger, wait mode) has neither its token nor an authorization header', async ({ service, secret, headers, body }) => {
+    const token = await stack.token(`sender-secrets-flow-${service}`);
+    const trigger = await createTrigger(stack, token, { flow: 'echo-trigger', response_mode: 'wait', signature: { service, secret } });
+    const res = await deliver(trigger.url, body, { ...headers, authorization: headers.authorization ?? 'Basic dXNlcjpwYXNz' });
+    expect(res.status, res.text).toBe(200);
+    expect(res.json.headers).not.toHaveProperty('authorization');
+    for (const name of Object.keys(headers)) expect(res.json.headers).not.toHaveProperty(name);
+    expect(res.text).not.toContain(secretOf(secret));
+    if (service === 'microsoft_graph') expect(res.json.event.value[0].clientState).toBe('[redacted]');
+  });
+
+  it('meta: a trigger without signature.verify_token is 400 validation_error (the app secret is never the verify token)', async () => {
+    const token = await stack.token('sender-secrets-meta-rule');
+    const res = await call(stack, 'POST', '/triggers', { token, body: { flow: 'echo', signature: { service: 'meta', secret: 'meta-app-secret-1' } } });
+    expect(res.status).toBe(400);
+    expect(res.json).toMatchObject({ error: 'validation_error', message: expect.stringMatching(/^signature\.verify_token: required/) });
+  });
+});

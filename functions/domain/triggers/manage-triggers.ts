@@ -5,7 +5,8 @@ import type { SecretBox } from '../secret-box.js';
 import { AppError } from '../../shared/errors.js';
 import { signingSecretContext } from '../webhooks/trigger-lookup.js';
 import { isLive } from './overlap.js';
-import type { ApiKeyRegeneration, SigningSecretRotation, TriggerPatch, TriggerRecord, TriggerSettings } from './trigger.js';
+import { armedSignature, isHandshakeAwaited } from './handshake-window.js';
+import type { ApiKeyRegeneration, SigningSecretRotation, StoredSignature, TriggerPatch, TriggerRecord, TriggerSettings } from './trigger.js';
 import type { TriggerStore } from './trigger-store.js';
 import { newWebhookId } from './webhook-url.js';
 
@@ -25,7 +26,7 @@ export interface TriggerChange {
   apiKey?: string;
 }
 
-async function sealSignature(deps: TriggerDeps, record: Pick<TriggerRecord, 'account_id' | 'id'>, signature: TriggerSettings['signature']) {
+async function sealSignature(deps: TriggerDeps, record: Pick<TriggerRecord, 'account_id' | 'id'>, signature: TriggerSettings['signature']): Promise<StoredSignature | null> {
   if (!signature) return null;
   // Asana and Notion hand the secret over in their handshake: until then the trigger has none.
   const secret_sealed = signature.secret === undefined ? undefined : await deps.secretBox.seal(signature.secret, signingSecretContext(record));
@@ -35,6 +36,9 @@ async function sealSignature(deps: TriggerDeps, record: Pick<TriggerRecord, 'acc
     ...(signature.custom && { custom: signature.custom }),
     // Kept as API keys are, by its SHA-256: the handshake compares hashes in constant time.
     ...(signature.verify_token !== undefined && { verify_token_hash: hashApiKey(signature.verify_token) }),
+    ...(signature.handshake_window_seconds !== undefined && { handshake_window_seconds: signature.handshake_window_seconds }),
+    // Set up without its secret: the handshake window opens now.
+    ...(secret_sealed === undefined && { handshake_armed_at: new Date(deps.now()).toISOString() }),
   };
 }
 
@@ -156,7 +160,8 @@ export function rotateSigningSecret(deps: TriggerDeps, accountId: string, id: st
     if (!current.signature) throw new AppError('validation_error', 'the trigger has no signature to rotate; set one with PATCH');
     // The request schemas load with the first request that has a body; this one already did.
     (await import('./trigger-requests.js')).checkSecretFor(current.signature, rotation.secret);
-    const { previous_secret_sealed: _sealed, previous_secret_expires_at: _expires, ...signature } = current.signature;
+    // A handshake's handover is no longer what the trigger verifies with: its time and address would mislead.
+    const { previous_secret_sealed: _sealed, previous_secret_expires_at: _expires, handed_over_at: _at, handed_over_source_ip: _ip, ...signature } = current.signature;
     const overlap = rotation.previous_secret_expires_in_seconds;
     return {
       record: {
@@ -179,23 +184,50 @@ export async function deleteTrigger(deps: Pick<TriggerDeps, 'store'>, accountId:
   throw new AppError('conflict', 'trigger changed concurrently');
 }
 
+/** What became of a handed-over secret: kept, or refused because the trigger has one or awaits none. */
+export type Handover = 'adopted' | 'has_secret' | 'not_awaited';
+
 /**
  * Keeps the secret a sender's handshake hands over (Asana's `X-Hook-Secret`, Notion's
- * `verification_token`) as the trigger's signing secret, sealed; false when the trigger has one
- * already, so a second handshake can never replace the first one's secret.
+ * `verification_token`) as the trigger's signing secret, sealed, with when and from where it came;
+ * only inside the handshake window (`handshake-window.ts`), decided on the stored trigger, never on
+ * a cached copy, and never replacing a secret the trigger has (a second handshake cannot).
  */
-export async function adoptHandshakeSecret(deps: TriggerDeps, record: Pick<TriggerRecord, 'account_id' | 'id'>, secret: string, options: { revealOnce: boolean }): Promise<boolean> {
-  let adopted = false;
+export async function adoptHandshakeSecret(
+  deps: TriggerDeps,
+  record: Pick<TriggerRecord, 'account_id' | 'id'>,
+  secret: string,
+  options: { revealOnce: boolean; sourceIp?: string },
+): Promise<Handover> {
+  let outcome: Handover = 'adopted';
   await changeTrigger(deps, record.account_id, record.id, async (current) => {
-    if (!current.signature || current.signature.secret_sealed !== undefined) throw new AppError('conflict', 'the trigger has its signing secret');
-    adopted = true;
+    const refusal = !current.signature || current.signature.secret_sealed !== undefined ? 'has_secret' : !isHandshakeAwaited(current, deps.now()) ? 'not_awaited' : undefined;
+    if (refusal) {
+      outcome = refusal;
+      throw new AppError('conflict', 'no handover taken');
+    }
+    outcome = 'adopted';
     const secret_sealed = await deps.secretBox.seal(secret, signingSecretContext(current));
-    return { record: { ...current, signature: { ...current.signature, secret_sealed, ...(options.revealOnce && { verification_token_unseen: true as const }) } } };
+    const handover = { handed_over_at: new Date(deps.now()).toISOString(), ...(options.sourceIp !== undefined && { handed_over_source_ip: options.sourceIp }) };
+    return { record: { ...current, signature: { ...current.signature!, secret_sealed, ...handover, ...(options.revealOnce && { verification_token_unseen: true as const }) } } };
   }).catch((error: unknown) => {
     if (!(error instanceof AppError && error.code === 'conflict')) throw error;
-    adopted = false;
+    if (outcome === 'adopted') outcome = 'has_secret'; // changed concurrently, three times over: someone else's handover won
   });
-  return adopted;
+  return outcome;
+}
+
+/**
+ * Opens the handshake window again (`POST /triggers/{id}/await-handshake`): the secret a handshake
+ * handed over (or one pasted) is forgotten, and the next handover within the window is taken. For
+ * the owner who does not recognise a handover's time or address, or who re-creates the subscription.
+ */
+export function awaitHandshake(deps: TriggerDeps, accountId: string, id: string): Promise<TriggerChange> {
+  return changeTrigger(deps, accountId, id, async (current) => {
+    // The request schemas (and the catalog) load with the first request that needs them.
+    (await import('./trigger-requests.js')).checkAwaitsHandshake(current.signature);
+    return { record: { ...current, signature: armedSignature(current.signature!, new Date(deps.now()).toISOString()) } };
+  });
 }
 
 /**

@@ -8,6 +8,7 @@ import { checkSenderSecret } from '../webhooks/senders/secrets.js';
 import type { CustomSignatureConfig } from '../webhooks/signatures/index.js';
 import { describeIssue, hmacParamsSchema, validateHmacParams } from '../webhooks/senders/primitives/hmac-params.js';
 import { isSourceIpEntry, MAX_SOURCE_IP_ENTRIES, SOURCE_IP_ENTRY } from '../webhooks/source-ips.js';
+import { DEFAULT_HANDSHAKE_WINDOW_SECONDS, MAX_HANDSHAKE_WINDOW_SECONDS, MIN_HANDSHAKE_WINDOW_SECONDS } from './handshake-window.js';
 import type { StoredSignature } from './trigger.js';
 
 /*
@@ -71,10 +72,13 @@ function buildTriggerSchemas() {
       custom: z.optional(z.union([customSchema, hmacParamsSchema()])),
       // Meta's subscription handshake checks a token the user chose and typed into Meta's dashboard.
       verify_token: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+      // Asana and Notion: how long after the trigger is set up (or re-armed) their handshake may hand the secret over.
+      handshake_window_seconds: z.optional(z.int().check(z.gte(MIN_HANDSHAKE_WINDOW_SECONDS), z.lte(MAX_HANDSHAKE_WINDOW_SECONDS))),
     })
     .check(
       z.refine((s) => s.secret !== undefined || senderRow(s.service)?.secret_from_handshake === true, { message: 'secret is required (only asana and notion hand theirs over in their handshake)' }),
-      z.refine((s) => s.verify_token === undefined || s.service === 'meta', { message: 'verify_token goes with service "meta" only' }),
+      z.refine((s) => s.verify_token === undefined || senderRow(s.service)?.needs_verify_token === true, { message: 'verify_token goes with service "meta" only' }),
+      z.refine((s) => s.handshake_window_seconds === undefined || senderRow(s.service)?.secret_from_handshake === true, { message: 'handshake_window_seconds goes with asana and notion only' }),
       z.refine((s) => (s.service === 'custom') === (s.custom !== undefined), { message: 'custom settings go with service "custom" only, and it needs them' }),
       z.refine((s) => s.service !== 'standard_webhooks' || (s.secret !== undefined && isStandardWebhooksSecret(s.secret)), { message: 'a standard_webhooks secret is whsec_<base64>' }),
     );
@@ -222,6 +226,36 @@ function checkSignatureSecret(signature: { service: string; secret?: string; cus
   if (problem) throw new AppError('validation_error', problem, undefined, `signature.secret: ${problem}`);
 }
 
+type ParsedSignature = z.output<Schemas['signature']>;
+
+/**
+ * The rules of a whole signature, after its fields parsed: a sender whose handshake carries a token
+ * the user chose (Meta) needs it given (its secret is never the token), and a sender that hands its
+ * secret over in its handshake gets the default window. Not in the schema, so that a rotation's
+ * `checkSecretFor` (a secret alone) passes them.
+ */
+function withSignatureRules(signature: ParsedSignature | null | undefined): ParsedSignature | null | undefined {
+  if (!signature) return signature;
+  const row = senderRow(signature.service);
+  if (row?.needs_verify_token && signature.verify_token === undefined) {
+    const problem = `signature.verify_token: required for ${signature.service}: the verify token you type into the sender's dashboard (the secret is never used as one)`;
+    throw new AppError('validation_error', problem, undefined, problem);
+  }
+  if (row?.secret_from_handshake && signature.handshake_window_seconds === undefined) return { ...signature, handshake_window_seconds: DEFAULT_HANDSHAKE_WINDOW_SECONDS };
+  return signature;
+}
+
+/**
+ * `POST /triggers/{id}/await-handshake` is for a sender that hands its secret over in its handshake
+ * (Asana, Notion): 400 for any other, whose secret its owner pastes.
+ */
+export function checkAwaitsHandshake(signature: Pick<StoredSignature, 'service'> | null): void {
+  if (!signature || senderRow(signature.service)?.secret_from_handshake !== true) {
+    const problem = 'signature.service: only asana and notion hand their secret over in a handshake; set any other secret with PATCH or rotate-signing-secret';
+    throw new AppError('validation_error', problem, undefined, problem);
+  }
+}
+
 function checkFlow(flow: string | undefined, knownFlows: ReadonlySet<string>): void {
   if (flow !== undefined && !knownFlows.has(flow)) throw new AppError('validation_error', 'unknown flow');
 }
@@ -232,7 +266,7 @@ export function parseTriggerSettings(body: unknown, knownFlows: ReadonlySet<stri
   if (!parsed.success) throw invalid(parsed.error, body);
   checkFlow(parsed.data.flow, knownFlows);
   checkSignatureSecret(parsed.data.signature);
-  return parsed.data;
+  return { ...parsed.data, signature: withSignatureRules(parsed.data.signature) ?? null };
 }
 
 /** Validates a PATCH request: the same fields, all optional, at least one. */
@@ -242,7 +276,7 @@ export function parseTriggerPatch(body: unknown, knownFlows: ReadonlySet<string>
   if (Object.keys(parsed.data).length === 0) throw new AppError('validation_error', 'nothing to change');
   checkFlow(parsed.data.flow, knownFlows);
   checkSignatureSecret(parsed.data.signature);
-  return parsed.data;
+  return parsed.data.signature === undefined ? parsed.data : { ...parsed.data, signature: withSignatureRules(parsed.data.signature) ?? null };
 }
 
 /** Validates a rotation request; whether the secret suits the trigger's scheme is checked against the trigger (`checkSecretFor`). */

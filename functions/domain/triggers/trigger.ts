@@ -1,3 +1,4 @@
+import { DEFAULT_HANDSHAKE_WINDOW_SECONDS, handshakeAwaitedUntil } from './handshake-window.js';
 import { isLive } from './overlap.js';
 import { webhookUrl } from './webhook-url.js';
 import type { HmacParams } from '../webhooks/senders/catalog-types.js';
@@ -58,6 +59,16 @@ export interface StoredSignature {
    * the next read of the trigger shows it, once, for the owner to paste back into Notion.
    */
   verification_token_unseen?: true;
+  /**
+   * Asana, Notion: how long a handshake may hand the secret over after the signature was set up or
+   * re-armed (`handshake-window.ts`); absent on triggers from before windows (the default then).
+   */
+  handshake_window_seconds?: number;
+  /** When the handshake window last opened (ISO 8601): the signature set without a secret, or `await-handshake`. */
+  handshake_armed_at?: string;
+  /** When a handshake handed the secret over (ISO 8601), and the address it came from: for the owner to check it was the sender. */
+  handed_over_at?: string;
+  handed_over_source_ip?: string;
   /** Meta: SHA-256 (hex) of the verify token its subscription handshake must carry; only the hash is kept, as for API keys. */
   verify_token_hash?: string;
   custom?: CustomSignature;
@@ -80,13 +91,35 @@ export interface PublicTrigger {
   api_key_enabled: boolean;
   /** When the key replaced with an overlap stops working; null when no old key works. */
   previous_api_key_expires_at: string | null;
-  signature: { service: string; custom?: CustomSignature; previous_secret_expires_at: string | null; verification_token?: string } | null;
+  signature: ({ service: string; custom?: CustomSignature; previous_secret_expires_at: string | null; verification_token?: string } & Partial<PublicHandover>) | null;
   allowed_source_ips: string[] | null;
   enabled: boolean;
   deduplicate: boolean;
   acknowledge_response: AcknowledgeResponse | null;
   created_at: string;
   updated_at: string;
+}
+
+/** A handshake sender's handover, as its owner sees it: never the secret. */
+export interface PublicHandover {
+  handshake_window_seconds: number;
+  /** Until when a handshake may hand the secret over; null once it has (or a secret was pasted). */
+  handshake_awaited_until: string | null;
+  handed_over_at: string | null;
+  handed_over_source_ip: string | null;
+}
+
+/** The handover fields, for a signature whose secret comes (or came) from its sender's handshake. */
+function publicHandover(record: TriggerRecord): PublicHandover | undefined {
+  const signature = record.signature;
+  const fromHandshake = signature && (signature.secret_sealed === undefined || signature.handshake_window_seconds !== undefined || signature.handed_over_at !== undefined);
+  if (!fromHandshake) return undefined;
+  return {
+    handshake_window_seconds: signature.handshake_window_seconds ?? DEFAULT_HANDSHAKE_WINDOW_SECONDS,
+    handshake_awaited_until: handshakeAwaitedUntil(record) ?? null,
+    handed_over_at: signature.handed_over_at ?? null,
+    handed_over_source_ip: signature.handed_over_source_ip ?? null,
+  };
 }
 
 /** `expiresAt` while that overlap lasts, else null: an overlap that ended is not shown. */
@@ -105,6 +138,7 @@ export const toPublicTrigger = (record: TriggerRecord, webhookBaseUrl: string, n
     service: record.signature.service,
     ...(record.signature.custom && { custom: record.signature.custom }),
     previous_secret_expires_at: liveUntil(record.signature.previous_secret_expires_at, now),
+    ...publicHandover(record),
   },
   allowed_source_ips: record.allowed_source_ips ?? null,
   enabled: record.enabled,

@@ -73,7 +73,6 @@ const token = (value: unknown): string | undefined => (typeof value === 'string'
  */
 const X_CRC_TOKEN = /^(?=.{8,255}$)[A-Za-z0-9+/_-]+={0,2}$/;
 const hmacSha256 = (key: string, text: string) => createHmac('sha256', key).update(text, 'utf8').digest();
-const sha256Equal = (a: string, b: string) => constantTimeEqual(createHmac('sha256', 'compare').update(a).digest(), createHmac('sha256', 'compare').update(b).digest());
 
 export const HANDSHAKES = {
   slack_url_verification: {
@@ -171,16 +170,16 @@ export const HANDSHAKES = {
   meta_subscribe: {
     stage: 'get',
     docs: 'https://developers.facebook.com/docs/graph-api/webhooks/getting-started#verification-requests',
-    answer: (request, secrets) => {
+    answer: (request) => {
       if (request.query['hub.mode'] !== 'subscribe') return undefined;
       const challenge = token(request.query['hub.challenge']);
       const verifyToken = request.query['hub.verify_token'];
       if (challenge === undefined || verifyToken === undefined) return undefined;
-      // The verify token the user typed into Meta's dashboard: the trigger's `verify_token` when it
-      // has one (kept as a hash, compared in constant time), else its secret (the app secret).
+      // The verify token the user typed into Meta's dashboard: the trigger's `verify_token` (kept as
+      // a hash, compared in constant time). Never the app secret: a token Meta sends in a URL must
+      // not be the key its deliveries are signed with, so a trigger without one refuses.
       const matches = request.verifyTokenHash !== undefined
-        ? constantTimeEqual(createHash('sha256').update(verifyToken, 'utf8').digest(), Buffer.from(request.verifyTokenHash, 'hex'))
-        : secrets.some((secret) => sha256Equal(secret, verifyToken));
+        && constantTimeEqual(createHash('sha256').update(verifyToken, 'utf8').digest(), Buffer.from(request.verifyTokenHash, 'hex'));
       return matches ? { reply: plain(challenge) } : { refused: true };
     },
   },

@@ -17,7 +17,9 @@ import type { KeyFetcher } from './senders/context.js';
 import { verifySender } from './senders/verify.js';
 import { isSourceIpAllowed } from './source-ips.js';
 import type { RefusalBudget } from './refusal-budget.js';
-import { storedRequest } from './stored-request.js';
+import { REDACTED, storedRequest } from './stored-request.js';
+import { NO_SECRET_FIELDS, secretLocations, withheldFromFlow, type SecretLocations } from './secret-fields.js';
+import type { Handover } from '../triggers/manage-triggers.js';
 import { handshakeStage } from './handshake-stages.js';
 import type { HandshakeKindName, HandshakeOutcome, HandshakeRequest, HandshakeStage } from './handshakes.js';
 
@@ -92,15 +94,14 @@ export interface ReceiverDeps {
   keys: KeyFetcher;
   /**
    * Seals and keeps `secret` as the trigger's signing secret, handed over by its sender's handshake
-   * (Asana, Notion); false when the trigger has one already (another handshake got there first).
+   * (Asana, Notion), with when and from where; refused when the trigger has one already (another
+   * handshake got there first) or awaits none (its window, `handshake-window.ts`, has closed).
    */
-  adoptSecret(record: TriggerRecord, secret: string, options: { revealOnce: boolean }): Promise<boolean>;
+  adoptSecret(record: TriggerRecord, secret: string, options: { revealOnce: boolean; sourceIp?: string }): Promise<Handover>;
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest();
 
-/** Headers a flow never sees: the trigger's own API key must not travel into flow inputs and logs. */
-const WITHHELD_HEADERS = new Set(['x-api-key']);
 
 /** Refusals that a newer version of the trigger could lift (enabled again, an address allowed, a new key or secret). */
 const SETTINGS_REFUSALS: ReadonlySet<string> = new Set(['not_found', 'ip_not_allowed', 'unauthorized', 'invalid_signature']);
@@ -133,7 +134,9 @@ export async function receiveWebhook(deps: ReceiverDeps, request: IncomingWebhoo
     refusal = await firstRefusal(deps, trigger, request, now);
   }
   if (!trigger || refusal?.code === 'not_found') throw refusal ?? new AppError('not_found');
-  const delivery: Delivery = { trigger: trigger.record, receivedAt: now, ref: { triggerId: trigger.record.id, executionId: newExecutionId(nowMs, deps.newId()) } };
+  const delivery: Delivery = {
+    trigger: trigger.record, receivedAt: now, ref: { triggerId: trigger.record.id, executionId: newExecutionId(nowMs, deps.newId()) }, secrets: await secretLocationsOf(trigger),
+  };
   try {
     if (refusal) throw refusal;
     // The handshakes that come before the body is trusted (GETs, unsigned POSTs); the signed ones are in `accept`.
@@ -156,6 +159,16 @@ interface Delivery {
   trigger: TriggerRecord;
   receivedAt: Date;
   ref: ExecutionRef;
+  /** Where its sender carries a secret in clear: never stored, never handed to the flow. */
+  secrets: SecretLocations;
+}
+
+/** The trigger's sender's secret fields (its catalog row's), resolved against its secrets. */
+async function secretLocationsOf(trigger: ActiveTrigger): Promise<SecretLocations> {
+  const signature = trigger.record.signature;
+  if (!signature) return NO_SECRET_FIELDS;
+  const secrets = [trigger.signingSecret, trigger.previousSigningSecret].filter((secret) => secret !== undefined);
+  return secretLocations((await senderRowOf(signature))?.secret_fields, secrets);
 }
 
 /**
@@ -202,14 +215,13 @@ async function handshakeRequestOf(request: IncomingWebhook, parsed?: WebhookBody
 async function handshakeAnswer(deps: ReceiverDeps, request: IncomingWebhook, delivery: Delivery, kind: HandshakeKindName, outcome: HandshakeOutcome): Promise<WebhookReply> {
   if ('refused' in outcome) throw new AppError('invalid_signature', `${kind}: the token does not match`);
   if (outcome.visit !== undefined) await visitSenderUrl(deps, delivery.trigger, outcome.visit);
-  if (outcome.adopt !== undefined && !(await deps.adoptSecret(delivery.trigger, outcome.adopt, { revealOnce: outcome.revealOnce === true }))) {
-    throw new AppError('invalid_signature', 'the trigger already has its signing secret');
-  }
+  const handover = outcome.adopt === undefined ? 'adopted' : await deps.adoptSecret(delivery.trigger, outcome.adopt, { revealOnce: outcome.revealOnce === true, sourceIp: request.sourceIp });
+  if (handover !== 'adopted') throw new AppError('invalid_signature', handover === 'not_awaited' ? 'the handshake window has closed' : 'the trigger already has its signing secret');
   try {
     if (await deps.refusals.take(delivery.trigger.id, delivery.receivedAt.getTime())) {
       await deps.executions.record(delivery.ref, {
         event_id: deps.newId(), received_at: delivery.receivedAt.toISOString(), type: kind, status: 'handshake', attempts: 0,
-      }, storedRequest(request, !('revealOnce' in outcome && outcome.revealOnce) && request.rawBody.length <= deps.maxBodyBytes));
+      }, storedRequest(request, !('revealOnce' in outcome && outcome.revealOnce) && request.rawBody.length <= deps.maxBodyBytes, delivery.secrets));
     }
   } catch (error) {
     await logFault('handshake not recorded', error);
@@ -249,10 +261,10 @@ async function accept(deps: ReceiverDeps, request: IncomingWebhook, delivery: De
     if (outcome) return await handshakeAnswer(deps, request, delivery, kind!, outcome);
   }
 
-  const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !WITHHELD_HEADERS.has(name)));
-  const data = buildTriggerData({ service: record.signature?.service, row, headers, body, webhookId: request.webhookId, receivedAt, newEventId: deps.newId });
+  const { headers, body: visibleBody } = withheldFromFlow(request.headers, body, delivery.secrets, REDACTED);
+  const data = buildTriggerData({ service: record.signature?.service, row, headers, body: visibleBody, webhookId: request.webhookId, receivedAt, newEventId: deps.newId });
   const execution = { event_id: data.event_id, received_at: data.received_at, ...(data.type !== undefined && { type: data.type }) };
-  const stored = storedRequest(request, true);
+  const stored = storedRequest(request, true, delivery.secrets);
   // A retry or a replay: with `deduplicate`, of the same signed id or content; whatever it says,
   // of a single-use id or of the same signed bytes within the sender's tolerance (`replay-key.ts`).
   const claim = replayClaim(row, record.deduplicate, { ...request, url: request.publicUrl, body }, data.event_id);
@@ -344,7 +356,7 @@ async function recordRefusal(deps: ReceiverDeps, request: IncomingWebhook, deliv
       status: 'refused',
       error: code,
       attempts: 0,
-    }, storedRequest(request, withBody));
+    }, storedRequest(request, withBody, delivery.secrets));
   } catch (error) {
     await logFault('refused delivery not recorded', error);
   }

@@ -12,6 +12,9 @@ import type { JwtAlgorithm, JwtParams } from './primitives/jwt.js';
 import type { BasicParams, StaticTokenParams } from './primitives/token.js';
 import type { CertificateUrlRule, X509RsaParams } from './primitives/x509-rsa.js';
 import type { SignatureServiceListing } from './listing-types.js';
+import type { SecretField } from '../secret-fields.js';
+
+export type { SecretField };
 
 export type { HmacAlgorithm, SignatureEncoding };
 // The categories live with the listing's shapes, which the console imports (they import nothing).
@@ -22,7 +25,7 @@ export { SENDER_CATEGORIES, type SenderCategory } from './listing-types.js';
  * category, docs, what to paste, whether it expects a handshake or a reply of its own) and how its
  * requests are verified and answered.
  */
-export interface SenderRow extends SignatureServiceListing {
+export interface SenderRow extends Omit<SignatureServiceListing, 'needs_verify_token'> {
   /** The handshake the receiver answers for this sender itself (`handshakes.ts`), when it does. */
   handshake_answer?: HandshakeKindName;
   /**
@@ -31,6 +34,16 @@ export interface SenderRow extends SignatureServiceListing {
    * until the handshake has given it one.
    */
   secret_from_handshake?: true;
+  /**
+   * The sender's handshake carries a token the user chose in the sender's dashboard (Meta's
+   * `hub.verify_token`): a trigger needs its own `signature.verify_token`, never its secret instead.
+   */
+  needs_verify_token?: true;
+  /**
+   * Where the sender's requests carry a secret in clear (a static token, a handshake's secret, a
+   * verify token): redacted in stored requests and withheld from flow inputs (`secret-fields.ts`).
+   */
+  secret_fields?: SecretField[];
   /** The body is read as JSON whatever its Content-Type says (Amazon SNS sends `text/plain`). */
   body_as?: 'json';
   /**

@@ -125,6 +125,7 @@ export const SENDERS: readonly SenderRow[] = [
     // GitLab's stable id across retries (X-Gitlab-Event-UUID is shared by recursive hooks).
     delivery_id: { from: 'header', name: 'idempotency-key', signed: false },
     verification: { primitive: 'static_token', location: 'header', header: 'x-gitlab-token' },
+    secret_fields: [{ from: 'header', name: 'x-gitlab-token' }],
   },
   {
     id: 'bitbucket',
@@ -200,6 +201,7 @@ export const SENDERS: readonly SenderRow[] = [
     // BigCommerce signs nothing: a hook carries the static headers given when it was created,
     // whichever the user chose, so the pasted line names the header as well as its value.
     verification: { primitive: 'static_token', location: 'named_header' },
+    secret_fields: [{ from: 'header_named_by_secret' }],
   },
   {
     id: 'twilio',
@@ -270,6 +272,7 @@ export const SENDERS: readonly SenderRow[] = [
     handshake: false,
     // HTTP Basic in Authorization, which the client derives from https://user:password@… in the webhook URL.
     verification: { primitive: 'basic' },
+    secret_fields: [{ from: 'header', name: 'authorization' }],
   },
   {
     id: 'resend',
@@ -510,6 +513,7 @@ export const SENDERS: readonly SenderRow[] = [
     handshake_answer: 'microsoft_graph_validation',
     // No signature: each notification of `value` carries the subscription's clientState.
     verification: { primitive: 'static_token', location: 'body_items', array: 'value', field: 'clientState' },
+    secret_fields: [{ from: 'json', path: ['value', '*', 'clientState'] }],
   },
   {
     id: 'google_pubsub',
@@ -532,6 +536,8 @@ export const SENDERS: readonly SenderRow[] = [
       // An `iat` in the future (past the skew) is refused, as google-auth-library does ("used too early").
       maxTokenAgeSeconds: GOOGLE_ID_TOKEN_MAX_AGE_SECONDS,
     },
+    // The bearer token is a credential of Google's for this audience: no flow needs it.
+    secret_fields: [{ from: 'header', name: 'authorization' }],
   },
   {
     id: 'aws_sns',
@@ -637,6 +643,7 @@ export const SENDERS: readonly SenderRow[] = [
     handshake_answer: 'asana_hook_secret',
     // The secret arrives in the handshake: a trigger may be created without one.
     secret_from_handshake: true,
+    secret_fields: [{ from: 'header', name: 'x-hook-secret' }],
     verification: bodyHmac('x-hook-signature', 'hex'),
   },
   {
@@ -649,6 +656,7 @@ export const SENDERS: readonly SenderRow[] = [
     handshake_answer: 'notion_verification',
     // The secret arrives in the handshake: a trigger may be created without one.
     secret_from_handshake: true,
+    secret_fields: [{ from: 'json', path: ['verification_token'] }],
     verification: bodyHmac('x-notion-signature', 'hex', 'sha256='),
   },
   {
@@ -750,6 +758,7 @@ export const SENDERS: readonly SenderRow[] = [
     handshake_answer: 'okta_verification',
     // The admin chooses the header (usually Authorization), so the pasted line names it.
     verification: { primitive: 'static_token', location: 'named_header' },
+    secret_fields: [{ from: 'header_named_by_secret' }],
   },
   {
     id: 'auth0',
@@ -760,6 +769,7 @@ export const SENDERS: readonly SenderRow[] = [
     handshake: false,
     // Sent as the whole Authorization value, exactly as entered, so no scheme is taken off.
     verification: { primitive: 'static_token', location: 'header', header: 'authorization' },
+    secret_fields: [{ from: 'header', name: 'authorization' }],
   },
   {
     id: 'meta',
@@ -769,6 +779,9 @@ export const SENDERS: readonly SenderRow[] = [
     secret_label: "The app's App Secret (App settings, Basic)",
     handshake: true,
     handshake_answer: 'meta_subscribe',
+    // The token the user typed into Meta's dashboard; the app secret is never one.
+    needs_verify_token: true,
+    secret_fields: [{ from: 'query', name: 'hub.verify_token' }],
     verification: bodyHmac('x-hub-signature-256', 'hex', 'sha256='),
   },
   {
@@ -779,6 +792,7 @@ export const SENDERS: readonly SenderRow[] = [
     secret_label: 'The secret_token you gave setWebhook',
     handshake: false,
     verification: { primitive: 'static_token', location: 'header', header: 'x-telegram-bot-api-secret-token' },
+    secret_fields: [{ from: 'header', name: 'x-telegram-bot-api-secret-token' }],
   },
   {
     id: 'dropbox',

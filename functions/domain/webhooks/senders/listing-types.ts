@@ -25,6 +25,8 @@ export interface SignatureServiceListing {
    * not sign, a checksum where a MAC should be), and what the receiver does about it.
    */
   limits?: string;
+  /** A trigger of this sender needs `signature.verify_token`, the token its handshake carries (Meta). */
+  needs_verify_token: boolean;
 }
 
 /** A sender the catalog names but cannot verify, and why. */

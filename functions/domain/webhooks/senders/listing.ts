@@ -11,6 +11,7 @@ export const SIGNATURE_SERVICE_LISTING: SignatureServiceCatalog = {
   services: SENDERS.filter((row) => row.verification.primitive !== 'unsupported').map((row) => ({
     id: row.id, name: row.name, category: row.category, docs_url: row.docs_url, secret_label: row.secret_label, handshake: row.handshake,
     ...(row.limits !== undefined && { limits: row.limits }),
+    needs_verify_token: row.needs_verify_token === true,
   })),
   left_out: SENDERS.flatMap((row) => (row.verification.primitive === 'unsupported'
     ? [{ id: row.id, name: row.name, docs_url: row.docs_url, reason: row.verification.reason }]
