@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpsKeyFetcher } from '../../functions/adapters/https-key-fetcher.js';
 import type { KeyFetcher } from '../../functions/domain/webhooks/senders/context.js';
-import { signSns, snsNotification, snsSubscriptionConfirmation } from '../support/asymmetric-signers.js';
+import { signPayPal, signSns, snsNotification, snsSubscriptionConfirmation } from '../support/asymmetric-signers.js';
 import { selfSignedCertificate } from '../support/certificates.js';
 import { localFetcher, startKeyServer, type KeyServer } from '../support/key-server.js';
 import { useLocalStack } from '../support/local-stack.js';
@@ -70,5 +70,20 @@ describe('aws_sns', () => {
     const body = signSns(snsSubscriptionConfirmation({ SigningCertURL: CERT_URL, SubscribeURL: subscribeUrl }), selfSignedCertificate({ commonName: 'x' }).privateKey);
     expect((await deliver(trigger.url, body, SNS_TEXT)).status).toBe(401);
     expect(fetcher!.asked).not.toContain(subscribeUrl);
+  });
+});
+
+describe('certificate fetches chosen by unauthenticated requests', () => {
+  it('forged PayPal deliveries naming a certificate URL that fails cost one fetch, not one or two each', async () => {
+    const token = await stack.token('sns-owner');
+    const trigger = await createTrigger(stack, token, { flow: 'echo', signature: { service: 'paypal', secret: '1JE4291016473214C' } });
+    const path = '/v1/notifications/certs/CERT-forged-e2e';
+    const body = '{"id":"WH-forged","event_type":"PAYMENT.SALE.COMPLETED"}';
+    for (let i = 0; i < 3; i++) {
+      const headers = signPayPal({ body, webhookId: '1JE4291016473214C', transmissionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), certUrl: `https://api.paypal.com${path}` }, signer.privateKey);
+      expect((await deliver(trigger.url, body, { ...headers, 'content-type': 'application/json' })).status).toBe(401);
+    }
+    // Not served: the local server answers 404, and that failure is remembered.
+    expect(server.hits.get(`/api.paypal.com${path}`)).toBe(1);
   });
 });
