@@ -35,6 +35,8 @@ export interface HttpsKeyFetcherOptions {
    * only where the fetcher is built, never from a request or a trigger.
    */
   ca?: string;
+  /** Roots a signing certificate must chain to (`KeyFetcher.trustedRoots`); Node's bundled roots when unset. Tests only. */
+  trustedRoots?: readonly string[];
 }
 
 /**
@@ -55,6 +57,7 @@ export class HttpsKeyFetcher implements KeyFetcher {
   /** Insertion order is recency order: a hit is moved to the end, the oldest is evicted first. */
   readonly #cache = new Map<string, { outcome: { text: string } | { error: Error }; expiresAtMs: number }>();
   readonly #inFlight = new Map<string, Promise<string>>();
+  readonly trustedRoots?: readonly string[];
 
   constructor(options: HttpsKeyFetcherOptions = {}) {
     this.#timeoutMs = options.timeoutMs ?? KEY_FETCH_TIMEOUT_MS;
@@ -63,6 +66,7 @@ export class HttpsKeyFetcher implements KeyFetcher {
     this.#failureTtlMs = options.failureTtlMs ?? KEY_FAILURE_CACHE_TTL_MS;
     this.#maxEntries = options.maxEntries ?? KEY_CACHE_MAX_ENTRIES;
     this.#nowMs = options.nowMs ?? Date.now;
+    if (options.trustedRoots) this.trustedRoots = options.trustedRoots;
     // Keep-alive: the next miss to the same host (a new SNS certificate, a JWKS refresh) skips the TLS handshake.
     this.#agent = new Agent({ keepAlive: true, maxSockets: 4, ...(options.ca ? { ca: options.ca } : {}) });
   }

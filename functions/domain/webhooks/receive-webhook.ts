@@ -13,6 +13,7 @@ import { parseWebhookBody, type WebhookBody } from './body.js';
 import { constantTimeEqual } from './signatures/hmac.js';
 import type { SenderRow } from './senders/catalog-types.js';
 import type { KeyFetcher } from './senders/context.js';
+import { signedBodyOf } from './senders/signed-fields.js';
 import { verifySender } from './senders/verify.js';
 import { isSourceIpAllowed } from './source-ips.js';
 import type { RefusalBudget } from './refusal-budget.js';
@@ -248,7 +249,7 @@ async function accept(deps: ReceiverDeps, request: IncomingWebhook, delivery: De
   }
 
   const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !WITHHELD_HEADERS.has(name)));
-  const data = buildTriggerData({ service: record.signature?.service, headers, body, webhookId: request.webhookId, receivedAt, newEventId: deps.newId });
+  const data = buildTriggerData({ service: record.signature?.service, headers, body: signedBodyOf(row, body), webhookId: request.webhookId, receivedAt, newEventId: deps.newId });
   const execution = { event_id: data.event_id, received_at: data.received_at, ...(data.type !== undefined && { type: data.type }) };
   const stored = storedRequest(request, true);
 

@@ -33,6 +33,11 @@ export interface SenderRow extends SignatureServiceListing {
   secret_from_handshake?: true;
   /** The body is read as JSON whatever its Content-Type says (Amazon SNS sends `text/plain`). */
   body_as?: 'json';
+  /**
+   * The JSON body's fields the sender signs, by the value of its field `by` (SNS: by `Type`): a
+   * flow is handed those alone (`signed-fields.ts`), never what was added beside the signature.
+   */
+  signed_fields?: { by: string; fields: Readonly<Record<string, readonly string[]>> };
   verification: Verification;
 }
 
