@@ -15,6 +15,8 @@ export type MetricLinesTarget = 'memory' | 'stdout';
 export const MAX_METRIC_LINES_IN_MEMORY = 20_000;
 
 const listeners = new Set<(line: string) => void>();
+/** Where the lines went before the first stack started (stdout, or a test run's own sink), put back after the last. */
+let before: ((line: string) => void) | undefined;
 const fanOut = (line: string) => {
   for (const listener of listeners) listener(line);
 };
@@ -22,7 +24,7 @@ const fanOut = (line: string) => {
 export interface MetricLines {
   /** The lines kept so far (none for `stdout`), oldest first. */
   lines(): string[];
-  /** Stops receiving; the last one to stop hands the process's metrics back to stdout. */
+  /** Stops receiving; the last one to stop hands the process's metrics back to where they went before. */
   stop(): void;
 }
 
@@ -35,13 +37,13 @@ export function receiveMetricLines(target: MetricLinesTarget): MetricLines {
       kept.push(line);
       if (kept.length > MAX_METRIC_LINES_IN_MEMORY) kept.splice(0, kept.length - MAX_METRIC_LINES_IN_MEMORY);
     };
-  if (listeners.size === 0) sendMetricsTo(fanOut);
+  if (listeners.size === 0) before = sendMetricsTo(fanOut);
   listeners.add(listener);
   return {
     lines: () => [...kept],
     stop() {
       if (!listeners.delete(listener)) return;
-      if (listeners.size === 0) sendMetricsTo(undefined);
+      if (listeners.size === 0) sendMetricsTo(before);
     },
   };
 }

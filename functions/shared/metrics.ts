@@ -35,10 +35,13 @@ let sink: EmfSink | undefined;
 /**
  * Sends this process's EMF lines to `next` instead of stdout (`undefined`: stdout again). Metrics
  * are one per process, like the logger: the local stack keeps them where a test can read them
- * (`local/metric-lines.ts`); deployed, nothing calls this and Lambda reads stdout.
+ * (`local/metric-lines.ts`); deployed, nothing calls this and Lambda reads stdout. Returns the
+ * sink it replaces, to be put back.
  */
-export function sendMetricsTo(next: EmfSink | undefined): void {
+export function sendMetricsTo(next: EmfSink | undefined): EmfSink | undefined {
+  const previous = sink;
   sink = next;
+  return previous;
 }
 
 const store = (metric: StoredMetric) => {
