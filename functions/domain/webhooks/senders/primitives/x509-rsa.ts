@@ -145,9 +145,12 @@ interface SignerRule {
 
 interface CertificateEntry {
   key: KeyObject;
-  /** When the whole chain is valid: the latest start and the earliest end of its certificates. */
+  /** When the signer's certificate is valid. */
   validFromSeconds: number;
   validToSeconds: number;
+  /** When every certificate served with it is valid too: the latest start and the earliest end. */
+  chainValidFromSeconds: number;
+  chainValidToSeconds: number;
   /** The chain as served, leaf first. */
   chain: X509Certificate[];
   /** Each rule's verdict on this certificate, kept: a certificate is judged once, not per request. */
@@ -174,8 +177,10 @@ function publicKeyOf(pem: string, nowSeconds: number, signer?: SignerRule): KeyO
       if (leaf?.publicKey.asymmetricKeyType === 'rsa') {
         entry = {
           key: leaf.publicKey,
-          validFromSeconds: Math.max(...chain.map((c) => Date.parse(c.validFrom) / 1000)),
-          validToSeconds: Math.min(...chain.map((c) => Date.parse(c.validTo) / 1000)),
+          validFromSeconds: Date.parse(leaf.validFrom) / 1000,
+          validToSeconds: Date.parse(leaf.validTo) / 1000,
+          chainValidFromSeconds: Math.max(...chain.map((c) => Date.parse(c.validFrom) / 1000)),
+          chainValidToSeconds: Math.min(...chain.map((c) => Date.parse(c.validTo) / 1000)),
           chain,
           verdicts: new WeakMap(),
         };
@@ -189,9 +194,11 @@ function publicKeyOf(pem: string, nowSeconds: number, signer?: SignerRule): KeyO
   // An expired certificate is refused: its key may no longer be the sender's alone.
   if (!entry || !(nowSeconds >= entry.validFromSeconds && nowSeconds <= entry.validToSeconds)) return undefined;
   if (signer) {
+    if (!(nowSeconds >= entry.chainValidFromSeconds && nowSeconds <= entry.chainValidToSeconds)) return undefined;
     let verdict = entry.verdicts.get(signer.roots);
     if (verdict === undefined) {
-      verdict = commonNameOf(entry.chain[0]!) !== undefined && signer.commonNames.includes(commonNameOf(entry.chain[0]!)!) && chainsToRoot(entry.chain, signer.roots, nowSeconds);
+      const name = commonNameOf(entry.chain[0]!);
+      verdict = name !== undefined && signer.commonNames.includes(name) && chainsToRoot(entry.chain, signer.roots, nowSeconds);
       entry.verdicts.set(signer.roots, verdict);
     }
     if (!verdict) return undefined;
@@ -210,7 +217,8 @@ const parsedRoots = new WeakMap<readonly string[], X509Certificate[]>();
 
 /**
  * True when each certificate of `chain` is issued and signed by the next, every issuer a CA, and
- * the last is issued and signed by one of `roots` (or is one of them), all valid at `nowSeconds`.
+ * the last is issued and signed by one of `roots` valid at `nowSeconds` (or is one of them). The
+ * chain's own validity is checked on every use by the caller; this verdict is kept.
  */
 function chainsToRoot(chain: readonly X509Certificate[], roots: readonly string[], nowSeconds: number): boolean {
   let anchors = parsedRoots.get(roots);
@@ -224,11 +232,10 @@ function chainsToRoot(chain: readonly X509Certificate[], roots: readonly string[
     });
     parsedRoots.set(roots, anchors);
   }
-  const issuedBy = (child: X509Certificate, parent: X509Certificate) =>
-    parent.ca && child.checkIssued(parent) && child.verify(parent.publicKey) && validAt(parent, nowSeconds);
+  const issuedBy = (child: X509Certificate, parent: X509Certificate) => parent.ca && child.checkIssued(parent) && child.verify(parent.publicKey);
   for (let i = 0; i + 1 < chain.length; i++) if (!issuedBy(chain[i]!, chain[i + 1]!)) return false;
   const last = chain[chain.length - 1]!;
-  return anchors.some((root) => root.fingerprint256 === last.fingerprint256 || issuedBy(last, root));
+  return anchors.some((root) => root.fingerprint256 === last.fingerprint256 || (issuedBy(last, root) && validAt(root, nowSeconds)));
 }
 
 const validAt = (certificate: X509Certificate, nowSeconds: number) =>
