@@ -283,6 +283,8 @@ export default async function costBench() {
   const stack = await startLocalStack({
     port: 0,
     flowsDir: FLOWS_DIR,
+    // On stdout, as Lambda writes them: their bytes are billed as log ingestion, metered below.
+    metrics: 'stdout',
     aroundInvocation: async (fn, event, invoke) => {
       const metered = usage;
       if (!metered) return invoke();

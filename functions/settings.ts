@@ -75,10 +75,11 @@ const queueReaders = (queue: QueueName) =>
   functionsWhere((name) => (FUNCTIONS[name].sendsTo as readonly QueueName[]).includes(queue) || QUEUES[queue].consumer === name);
 /** Functions behind a route that takes a bearer token (`gateway` or `bearer`). */
 const tokenVerifiers = functionsWhere((name) => ROUTES.some((route) => route.fn === name && route.auth !== 'none'));
-/** Functions behind the webhook-trigger routes: they build (`url`) or rebuild (Twilio) webhook URLs. */
+/**
+ * Functions behind the webhook-trigger routes: they show trigger URLs to their owners (`url`), or
+ * know the URL a sender called (the receiver, for senders that sign it: Twilio, Square, HubSpot).
+ */
 const webhookUrlUsers = functionsWhere((name) => ROUTES.some((route) => route.fn === name && route.tag === TAGS.triggers));
-/** Those that show trigger URLs to their owners (not the receiver, which only rebuilds the public one). */
-const webhookUrlBuilders = functionsWhere((name) => ROUTES.some((route) => route.fn === name && route.tag === TAGS.triggers && route.auth !== 'none'));
 const secretUsers = functionsWhere((name) => 'secretsKey' in FUNCTIONS[name]);
 const flowRunners = functionsWhere((name) => 'runsFlows' in FUNCTIONS[name]);
 
@@ -107,8 +108,8 @@ export const SETTINGS = {
   // The SDK reads this variable itself; the Step Functions client must know of it too, since it
   // drops the `sync-` host prefix of StartSyncExecution for a local endpoint (clients/sfn.ts).
   sfnEndpoint: spec({ env: 'AWS_ENDPOINT_URL_SFN', description: 'Step Functions endpoint of a bundle run against local engines (benchmarks, bundle tests); never set deployed', source: local, readers: flowRunners, parse: optional }),
-  webhookBaseUrl: spec({ env: 'WEBHOOK_BASE_URL', description: 'Base of trigger URLs (`<base>/<webhook_id>`)', source: wiring, readers: webhookUrlBuilders, parse: required }),
-  publicWebhookBaseUrl: spec({ env: 'PUBLIC_WEBHOOK_BASE_URL', description: 'Base of trigger URLs behind a custom domain; also what Twilio signatures are checked against', source: context('publicWebhookBaseUrl'), readers: webhookUrlUsers, parse: optional }),
+  webhookBaseUrl: spec({ env: 'WEBHOOK_BASE_URL', description: 'Base of trigger URLs (`<base>/<webhook_id>`), the API\'s own; also what URL signatures (Twilio) are checked against when there is no custom domain', source: wiring, readers: webhookUrlUsers, parse: required }),
+  publicWebhookBaseUrl: spec({ env: 'PUBLIC_WEBHOOK_BASE_URL', description: 'Base of trigger URLs behind a custom domain; also what URL signatures (Twilio) are checked against', source: context('publicWebhookBaseUrl'), readers: webhookUrlUsers, parse: optional }),
   secretsKmsKeyId: spec({ env: 'SECRETS_KMS_KEY_ID', description: 'KMS key that seals secrets at rest (deployed)', source: wiring, readers: secretUsers, parse: optional }),
   localSecretsKey: spec({ env: 'LOCAL_SECRETS_KEY', description: '32-byte base64 key that seals secrets at rest on the local stack', source: local, readers: secretUsers, parse: optional }),
   authJwtSecret: spec({ env: 'AUTH_JWT_SECRET', description: 'HS256 secret bearer tokens are verified with (local stack)', source: local, readers: tokenVerifiers, parse: optional }),

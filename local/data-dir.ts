@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, open, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { ClassicLevel } from 'classic-level';
+import { chmod, mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
 /** `FLOWGATE_DATA_DIR` value that keeps everything in memory, as the local stack did before it had a data directory. */
@@ -15,7 +16,10 @@ export const LAYOUT_VERSION = 1;
 
 const LAYOUT_FILE = 'layout.json';
 const SECRETS_FILE = 'secrets.json';
-const LOCK_FILE = 'flowgate.pid';
+/** The pid of the process holding the lock, for the message a second start prints; never what decides. */
+const PID_FILE = 'flowgate.pid';
+/** A LevelDB of its own, held open for the life of the stack: its `LOCK` is the directory's lock. */
+const LOCK_DIR = 'lock';
 /** dynalite's LevelDB. */
 const DYNAMODB_DIR = 'dynamodb';
 /** Only the owner may read the secrets, or list and open the tables they protect. */
@@ -73,42 +77,29 @@ async function writeAtomically(path: string, text: string): Promise<void> {
   await rename(temporary, path);
 }
 
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists, under another user.
-    return code(error) === 'EPERM';
-  }
-};
-
 /**
- * Takes the directory for this process: a file holding its pid, created only if absent. A lock
- * whose process is gone (a crash, SIGKILL) is taken over. LevelDB's own LOCK, which the operating
- * system releases with the process, backs it up should a pid have been reused.
+ * Takes the directory for this process by opening a LevelDB of its own and keeping it open:
+ * LevelDB locks its `LOCK` file with `fcntl`, which the operating system releases when the process
+ * dies, SIGKILL included, and before its parent reaps it. Whether a recorded pid answers a signal
+ * decided this before, and a killed stack left a zombie that answered, so an immediate restart on
+ * its directory was refused. LevelDB refuses a second open inside one process as well.
  */
 async function lock(dir: string): Promise<() => Promise<void>> {
-  const path = join(dir, LOCK_FILE);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const file = await open(path, 'wx', FILE_MODE);
-      await file.writeFile(`${process.pid}\n`);
-      await file.close();
-      return async () => {
-        // Only our own lock: never one a later process took over.
-        if ((await readFile(path, 'utf8').catch(() => '')).trim() === String(process.pid)) await unlink(path).catch(() => undefined);
-      };
-    } catch (error) {
-      if (code(error) !== 'EEXIST') throw error;
-      const pid = Number((await readFile(path, 'utf8').catch(() => '')).trim());
-      if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) {
-        throw new DataDirError(`The data directory ${dir} is in use by another local stack (pid ${pid}); stop it, or choose another directory with FLOWGATE_DATA_DIR (if pid ${pid} is not a Flowgate, delete ${path})`);
-      }
-      await unlink(path).catch(() => undefined);
-    }
+  const held = new ClassicLevel(join(dir, LOCK_DIR));
+  try {
+    await held.open();
+  } catch (error) {
+    if ((error as { cause?: { code?: string } }).cause?.code !== 'LEVEL_LOCKED') throw (error as { cause?: Error }).cause ?? error;
+    const pid = Number((await readFile(join(dir, PID_FILE), 'utf8').catch(() => '')).trim());
+    const holder = Number.isSafeInteger(pid) && pid > 0 ? ` (pid ${pid})` : '';
+    throw new DataDirError(`The data directory ${dir} is in use by another local stack${holder}; stop it, or choose another directory with FLOWGATE_DATA_DIR`);
   }
-  throw new DataDirError(`The data directory ${dir} is being opened by another local stack at this moment; try again`);
+  const pidPath = join(dir, PID_FILE);
+  await writeAtomically(pidPath, `${process.pid}\n`);
+  return async () => {
+    await unlink(pidPath).catch(() => undefined);
+    await held.close();
+  };
 }
 
 function parseSecrets(text: string, path: string): LocalSecrets {
@@ -171,7 +162,7 @@ export async function openDataDir(path: string): Promise<DataDir> {
     if (layout === undefined) {
       // Only an empty directory becomes a data directory, never a folder that holds something else;
       // what a first start that stopped before writing the layout file left is made again.
-      const entries = (await readdir(dir)).filter((name) => name !== LOCK_FILE && name !== SECRETS_FILE && !name.endsWith('.tmp'));
+      const entries = (await readdir(dir)).filter((name) => name !== PID_FILE && name !== LOCK_DIR && name !== SECRETS_FILE && !name.endsWith('.tmp'));
       if (entries.length > 0) throw new DataDirError(`${dir} is not a Flowgate data directory (it has no ${LAYOUT_FILE} and is not empty); choose another with FLOWGATE_DATA_DIR`);
       created = true;
     } else if (layout > LAYOUT_VERSION) {

@@ -21,6 +21,7 @@ import { LocalCors } from './cors.js';
 import { openDataDir, type DataDir } from './data-dir.js';
 import { LOCAL_AWS_ENV, startEngines, type Engines } from './engines.js';
 import { LocalFlowTasks } from './flow-tasks.js';
+import { receiveMetricLines, type MetricLinesTarget } from './metric-lines.js';
 import { lambdaContext } from './lambda-context.js';
 import { recover, type RecoveryReport } from './recovery.js';
 import { SqsPoller } from './sqs-poller.js';
@@ -73,6 +74,11 @@ export interface LocalStackOptions {
    * recorded); `Date.now` by default. A test steps it to reach a time without waiting for it.
    */
   now?: Clock;
+  /**
+   * Where the functions' EMF metric lines go (`metric-lines.ts`): kept in memory for
+   * `metricLines()` by default, or written to stdout as Lambda writes them (`npm start`, the cost bench).
+   */
+  metrics?: MetricLinesTarget;
 }
 
 /** Calls `invoke` (one invocation of `fn` with `event`) and returns what it returns. */
@@ -91,6 +97,8 @@ export interface LocalStack {
   handlers: { [F in FunctionName]: F extends (typeof QUEUES)[QueueName]['consumer'] ? QueueFunction : HttpFunction };
   /** The data directory, when the stack has one: its path, whether this start made it, and what was recovered from it. */
   data?: { path: string; created: boolean; recovered: RecoveryReport };
+  /** The EMF metric lines written in this process while the stack ran (none when they go to stdout), oldest first. */
+  metricLines(): string[];
   /** A bearer token for `sub` (its account unless `accountId` is given). */
   token(sub: string, options?: { accountId?: string; expiresInSeconds?: number }): Promise<string>;
   stop(): Promise<void>;
@@ -244,6 +252,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   });
 
   const sqs = new SQSClient({ region: LOCAL_AWS_ENV.AWS_REGION, credentials: LOCAL_CREDENTIALS, endpoint: engines.env.AWS_ENDPOINT_URL_SQS });
+  const metricLines = receiveMetricLines(options.metrics ?? 'memory');
   const pollers: SqsPoller[] = [];
   for (const [name, queue] of Object.entries(QUEUES) as [QueueName, (typeof QUEUES)[QueueName]][]) {
     const queueUrl = engines.queueUrls[name];
@@ -269,9 +278,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     handlers,
     aws,
     ...(data && { data: { path: data.path, created: data.created, recovered: recovered! } }),
+    metricLines: () => metricLines.lines(),
     token: (sub, tokenOptions) => mintLocalToken({ secret: jwtSecret, sub, ...tokenOptions }),
     async stop() {
       await Promise.all(pollers.map((p) => p.stop()));
+      metricLines.stop();
       server.closeAllConnections();
       await new Promise<void>((done) => server.close(() => done()));
       sqs.destroy();

@@ -13,7 +13,7 @@ import { verifyEd25519 } from '../../functions/domain/webhooks/senders/primitive
 import { verifyJwt } from '../../functions/domain/webhooks/senders/primitives/jwt.js';
 import { verifyX509Rsa } from '../../functions/domain/webhooks/senders/primitives/x509-rsa.js';
 import { signSns, snsNotification } from '../../test/support/asymmetric-signers.js';
-import { selfSignedCertificate } from '../../test/support/certificates.js';
+import { certificateChain } from '../../test/support/certificates.js';
 import { googleJwks, googleKey, signGooglePush } from '../../test/support/jwt-signers.js';
 import { localFetcher, startKeyServer, type KeyServer } from '../../test/support/key-server.js';
 import type { ChartRow } from './chart-row.js';
@@ -117,12 +117,12 @@ function sendgridPair(bytes: number): Pair {
 
 /** SNS with both certificate caches warm: ours (HttpsKeyFetcher and the parsed key) and AWS's own (by URL). */
 async function snsPair(server: KeyServer, bytes: number): Promise<Pair> {
-  const certificate = selfSignedCertificate({ commonName: 'sns.amazonaws.com' });
+  const { root, leaf: certificate } = certificateChain({ commonName: 'sns.amazonaws.com' });
   const url = `https://sns.us-west-2.amazonaws.com/SimpleNotificationService-bench${bytes}.pem`;
   server.routes.set(`/sns.us-west-2.amazonaws.com/SimpleNotificationService-bench${bytes}.pem`, { body: certificate.pem });
   const body = signSns(snsNotification({ SigningCertURL: url, Message: jsonEvent(bytes) }), certificate.privateKey);
   const rawBody = Buffer.from(body);
-  const keys = localFetcher(server, new HttpsKeyFetcher({ ca: server.ca }));
+  const keys = localFetcher(server, new HttpsKeyFetcher({ ca: server.ca, trustedRoots: [root.pem] }));
   const validator = new SnsValidator();
   const aws = () =>
     new Promise<void>((resolve, reject) => validator.validate(body, (error) => (error ? reject(error) : resolve())));
@@ -174,7 +174,7 @@ async function googlePair(server: KeyServer): Promise<Pair> {
  * so the parsed-key cache misses too: a miss is a fetch and a parse.
  */
 async function cachePairs(server: KeyServer): Promise<Pair[]> {
-  const certificate = selfSignedCertificate({ commonName: 'sns.amazonaws.com' });
+  const { root, leaf: certificate } = certificateChain({ commonName: 'sns.amazonaws.com' });
   const url = 'https://sns.us-west-2.amazonaws.com/SimpleNotificationService-cache.pem';
   server.routes.set('/sns.us-west-2.amazonaws.com/SimpleNotificationService-cache.pem', { body: (hit) => `# fetch ${hit}\n${certificate.pem}` });
   const snsBody = Buffer.from(signSns(snsNotification({ SigningCertURL: url }), certificate.privateKey));
@@ -185,8 +185,8 @@ async function cachePairs(server: KeyServer): Promise<Pair[]> {
   server.routes.set('/www.googleapis.com/oauth2/v3/certs-cache-bench', { body: (hit) => googleJwks(key) + ' '.repeat(hit % 997) });
   const googleHeaders = Object.fromEntries(Object.entries(await signGooglePush(key, { aud: AUDIENCE, email: EMAIL, iat: nowSeconds() })).map(([k, v]) => [k.toLowerCase(), v]));
   const googleBody = Buffer.from('{}');
-  const hit = () => localFetcher(server, new HttpsKeyFetcher({ ca: server.ca }));
-  const miss = () => localFetcher(server, new HttpsKeyFetcher({ ca: server.ca, ttlMs: 0 }));
+  const hit = () => localFetcher(server, new HttpsKeyFetcher({ ca: server.ca, trustedRoots: [root.pem] }));
+  const miss = () => localFetcher(server, new HttpsKeyFetcher({ ca: server.ca, ttlMs: 0, trustedRoots: [root.pem] }));
   const [snsHit, snsMiss, googleHit, googleMiss] = [hit(), miss(), hit(), miss()];
   return [
     {

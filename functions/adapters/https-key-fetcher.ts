@@ -11,6 +11,13 @@ export const KEY_FETCH_MAX_BYTES = 64 * 1024;
  * deliveries and keeps a busy receiver to one fetch per URL per hour.
  */
 export const KEY_CACHE_TTL_MS = 60 * 60 * 1000;
+/**
+ * How long a failed fetch is remembered and answered from memory. The URL comes from an
+ * unauthenticated request (within the row's host rule), so without this every forged request
+ * would cost a fetch from the sender's host; a few minutes still lets a genuine certificate that
+ * failed once (a sender's brief outage) be fetched again soon.
+ */
+export const KEY_FAILURE_CACHE_TTL_MS = 5 * 60 * 1000;
 /** URLs kept: a few per sender; the bound stops a stream of distinct allowed URLs from growing memory. */
 export const KEY_CACHE_MAX_ENTRIES = 100;
 
@@ -18,6 +25,8 @@ export interface HttpsKeyFetcherOptions {
   timeoutMs?: number;
   maxBytes?: number;
   ttlMs?: number;
+  /** How long a failure is answered from memory; `KEY_FAILURE_CACHE_TTL_MS` by default. */
+  failureTtlMs?: number;
   maxEntries?: number;
   /** The clock for cache expiry, in ms; injected so tests need not wait an hour. */
   nowMs?: () => number;
@@ -26,31 +35,38 @@ export interface HttpsKeyFetcherOptions {
    * only where the fetcher is built, never from a request or a trigger.
    */
   ca?: string;
+  /** Roots a signing certificate must chain to (`KeyFetcher.trustedRoots`); Node's bundled roots when unset. Tests only. */
+  trustedRoots?: readonly string[];
 }
 
 /**
  * Fetches key material over https only, with a deadline, no redirects (a 3xx is a failure: the
  * primitives check the host before asking, and a redirect would take the fetch elsewhere) and a
  * size cap, caching the text by URL for a while in a bounded map. Concurrent requests for one URL
- * share one fetch. Failures are not cached: the next delivery tries again.
+ * share one fetch. Failures are cached too, for a shorter while: a forged request naming a URL
+ * that fails costs no fetch after the first.
  */
 export class HttpsKeyFetcher implements KeyFetcher {
   readonly #timeoutMs: number;
   readonly #maxBytes: number;
   readonly #ttlMs: number;
+  readonly #failureTtlMs: number;
   readonly #maxEntries: number;
   readonly #nowMs: () => number;
   readonly #agent: Agent;
   /** Insertion order is recency order: a hit is moved to the end, the oldest is evicted first. */
-  readonly #cache = new Map<string, { text: string; expiresAtMs: number }>();
+  readonly #cache = new Map<string, { outcome: { text: string } | { error: Error }; expiresAtMs: number }>();
   readonly #inFlight = new Map<string, Promise<string>>();
+  readonly trustedRoots?: readonly string[];
 
   constructor(options: HttpsKeyFetcherOptions = {}) {
     this.#timeoutMs = options.timeoutMs ?? KEY_FETCH_TIMEOUT_MS;
     this.#maxBytes = options.maxBytes ?? KEY_FETCH_MAX_BYTES;
     this.#ttlMs = options.ttlMs ?? KEY_CACHE_TTL_MS;
+    this.#failureTtlMs = options.failureTtlMs ?? KEY_FAILURE_CACHE_TTL_MS;
     this.#maxEntries = options.maxEntries ?? KEY_CACHE_MAX_ENTRIES;
     this.#nowMs = options.nowMs ?? Date.now;
+    if (options.trustedRoots) this.trustedRoots = options.trustedRoots;
     // Keep-alive: the next miss to the same host (a new SNS certificate, a JWKS refresh) skips the TLS handshake.
     this.#agent = new Agent({ keepAlive: true, maxSockets: 4, ...(options.ca ? { ca: options.ca } : {}) });
   }
@@ -61,24 +77,31 @@ export class HttpsKeyFetcher implements KeyFetcher {
     if (cached && cached.expiresAtMs > this.#nowMs()) {
       this.#cache.delete(url);
       this.#cache.set(url, cached);
-      return cached.text;
+      if ('error' in cached.outcome) throw cached.outcome.error;
+      return cached.outcome.text;
     }
     let pending = this.#inFlight.get(url);
     if (!pending) {
       pending = this.#download(url)
-        .then((text) => {
-          this.#remember(url, text);
-          return text;
-        })
+        .then(
+          (text) => {
+            this.#remember(url, { text }, this.#ttlMs);
+            return text;
+          },
+          (error: Error) => {
+            this.#remember(url, { error }, this.#failureTtlMs);
+            throw error;
+          },
+        )
         .finally(() => this.#inFlight.delete(url));
       this.#inFlight.set(url, pending);
     }
     return pending;
   }
 
-  #remember(url: string, text: string): void {
+  #remember(url: string, outcome: { text: string } | { error: Error }, ttlMs: number): void {
     this.#cache.delete(url);
-    this.#cache.set(url, { text, expiresAtMs: this.#nowMs() + this.#ttlMs });
+    this.#cache.set(url, { outcome, expiresAtMs: this.#nowMs() + ttlMs });
     while (this.#cache.size > this.#maxEntries) this.#cache.delete(this.#cache.keys().next().value!);
   }
 

@@ -52,9 +52,10 @@ export const RECEIVER_RESPONSE_HEADERS: Readonly<Record<string, string>> = {
 
 /**
  * The receiver over its dependencies.
- * @param publicBaseUrl `PUBLIC_WEBHOOK_BASE_URL`: the URL Twilio signed, behind a custom domain.
+ * @param publicBaseUrl The base of the trigger URLs senders are given (`PUBLIC_WEBHOOK_BASE_URL`
+ * behind a custom domain, else `WEBHOOK_BASE_URL`): what URL-signing senders (Twilio) signed.
  */
-export function createWebhookHandler(deps: ReceiverDeps, publicBaseUrl?: string) {
+export function createWebhookHandler(deps: ReceiverDeps, publicBaseUrl: string) {
   const handler = createReceiverHandler(deps, publicBaseUrl);
   return async (event: HttpEvent, context?: Context): Promise<HttpResult> => {
     const result = await handler(event, context);
@@ -62,7 +63,7 @@ export function createWebhookHandler(deps: ReceiverDeps, publicBaseUrl?: string)
   };
 }
 
-const createReceiverHandler = (deps: ReceiverDeps, publicBaseUrl?: string) => createPublicHttpHandler('webhook', {
+const createReceiverHandler = (deps: ReceiverDeps, publicBaseUrl: string) => createPublicHttpHandler('webhook', {
   async receiveWebhook(event, context) {
     // The `ANY` route takes browsers' preflights too; answered alike for every id, known or not.
     if (isCorsPreflight(event.requestContext.http.method, event.headers)) return { ...PREFLIGHT_ANSWER };
@@ -75,7 +76,7 @@ const createReceiverHandler = (deps: ReceiverDeps, publicBaseUrl?: string) => cr
       headers,
       query: (event.queryStringParameters ?? {}) as Record<string, string>,
       rawBody: rawBody(event),
-      publicUrl: publicRequestUrl({ headers, domainName: event.requestContext.domainName, rawPath: event.rawPath, rawQueryString: event.rawQueryString }, webhookId, publicBaseUrl),
+      publicUrl: publicRequestUrl(publicBaseUrl, webhookId, event.rawQueryString),
       // The address the gateway's connection came from; X-Forwarded-For is the client's to write.
       sourceIp: event.requestContext.http.sourceIp,
       answerByMs: answerBy(deps.now, event.requestContext.timeEpoch, context),
@@ -118,5 +119,5 @@ export function composeWebhook(settings: Settings, aws: AwsClients, senderKeys: 
     // Only an Asana or Notion handshake needs it: the trigger-management code loads with the first.
     adoptSecret: async (record, secret, options) =>
       (await import('../domain/triggers/manage-triggers.js')).adoptHandshakeSecret({ store: triggerStore, secretBox, randomBytes, now }, record, secret, options),
-  }, settings.publicWebhookBaseUrl);
+  }, settings.publicWebhookBaseUrl ?? settings.webhookBaseUrl);
 }

@@ -347,7 +347,7 @@ const RECEIVER_ORDER =
   '(3) Source address, when `allowed_source_ips` is set: the address API Gateway saw (`requestContext.http.sourceIp`; `X-Forwarded-For` is ignored) must be in one of its ranges, else 403 `ip_not_allowed`. ' +
   '(4) API key, when enabled: the `api_key` query parameter or the `X-Api-Key` header (the query parameter wins when both are sent), compared in constant time; the key replaced by `regenerate-api-key` also works until `previous_api_key_expires_at`; missing or wrong: 401 `unauthorized`. ' +
   '(5) Signature, when configured: verified over the exact bytes received, in constant time, with the trigger\'s secret or, until `signature.previous_secret_expires_at`, the secret it replaced; missing, malformed, wrong, by an expired secret, or outside the timestamp tolerance: 401 `invalid_signature`. ' +
-  'Twilio\'s signed URL is rebuilt from the request (scheme, host, port, path, query), or from `PUBLIC_WEBHOOK_BASE_URL` when set. ' +
+  'A signed URL (Twilio, Square, HubSpot) is checked as the trigger\'s `url` (under `PUBLIC_WEBHOOK_BASE_URL` when set, else the API\'s own URL) with the query as sent, never as rebuilt from `Host` or `X-Forwarded-*`, which the caller writes. ' +
   '(6) Content type `application/json`, `application/x-www-form-urlencoded` or `multipart/form-data` (parameters such as charset allowed), else 415; a body that does not parse as its type, is not UTF-8, or is JSON nested deeper than 256 levels: 400. ' +
   '(7) Handshakes, answered by the receiver for a trigger of that sender only, never running the flow, recorded as `handshake` deliveries (its `type` the kind): ' +
   HANDSHAKE_LINES +

@@ -4,16 +4,21 @@ import type { StoredMetric } from './metrics.js';
 /**
  * Powertools `Metrics`, made once per process by `metrics.ts`, like the logger: it writes CloudWatch Embedded Metric
  * Format lines to stdout, which Lambda sends to the function's log group and CloudWatch turns
- * into metrics, so no `cloudwatch:PutMetricData` permission is needed. Locally the lines appear in
- * the process output. https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Embedded_Metric_Format.html
+ * into metrics, so no `cloudwatch:PutMetricData` permission is needed. Locally they go where the
+ * local stack sends them (`local/metric-lines.ts`). https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Embedded_Metric_Format.html
  * Loaded by the first invocation that counts something, so it is not part of any init. The names
  * come as arguments: a module this chunk imported from the function's own code would be split into
  * a chunk of its own, one more file for every function to load at init.
  */
 export function createEmfWriter(namespace: string, serviceName: string) {
   const metrics = new Metrics({ namespace, serviceName });
-  return { writeMetrics: (batch: readonly StoredMetric[]) => writeMetrics(metrics, batch) };
+  return { writeMetrics: (batch: readonly StoredMetric[], sink: EmfSink = toStdout) => writeMetrics(metrics, batch, sink) };
 }
+
+/** Where EMF lines go, one JSON object a call, without the newline. */
+export type EmfSink = (line: string) => void;
+/** Lambda sends stdout to the function's log group, where CloudWatch reads the lines as metrics. */
+const toStdout: EmfSink = (line) => void process.stdout.write(`${line}\n`);
 
 const UNIT = { count: MetricUnit.Count, milliseconds: MetricUnit.Milliseconds } as const;
 
@@ -23,7 +28,7 @@ const UNIT = { count: MetricUnit.Count, milliseconds: MetricUnit.Milliseconds } 
  * name are summed (alarms read their Sum); durations keep every value (percentiles need them). A
  * batch of ten flow runs is thus one line, not twenty: log ingestion is billed by the byte.
  */
-function writeMetrics(metrics: Metrics, batch: readonly StoredMetric[]): void {
+function writeMetrics(metrics: Metrics, batch: readonly StoredMetric[], sink: EmfSink): void {
   const byDimension = new Map<string, { dimension?: StoredMetric['dimension']; metrics: StoredMetric[] }>();
   for (const metric of batch) {
     const key = metric.dimension ? `${metric.dimension.name}\u0000${metric.dimension.value}` : '';
@@ -42,7 +47,14 @@ function writeMetrics(metrics: Metrics, batch: readonly StoredMetric[]): void {
       else line.addMetric(metric.name, UNIT[metric.unit], metric.value);
     }
     for (const [name, value] of counts) line.addMetric(name, UNIT.count, value);
-    // Never called with nothing stored: Powertools would warn of empty metrics.
-    if (line.hasStoredMetrics()) line.publishStoredMetrics();
+    // Serialised here rather than by publishStoredMetrics, which writes to stdout only.
+    if (line.hasStoredMetrics()) {
+      try {
+        sink(JSON.stringify(line.serializeMetrics()));
+      } finally {
+        line.clearMetrics();
+        line.clearDimensions();
+      }
+    }
   }
 }

@@ -1,4 +1,5 @@
 import { onFirstUse } from '../adapters/lazy.js';
+import type { EmfSink } from './emf-writer.js';
 import { logFault } from './logger.js';
 import { METRICS_NAMESPACE, METRICS_SERVICE, type MetricName } from './metric-names.js';
 
@@ -28,6 +29,20 @@ export interface StoredMetric {
  */
 const emfWriter = onFirstUse(async () => (await import('./emf-writer.js')).createEmfWriter(METRICS_NAMESPACE, METRICS_SERVICE));
 let stored: StoredMetric[] = [];
+/** `undefined`: stdout, as deployed. */
+let sink: EmfSink | undefined;
+
+/**
+ * Sends this process's EMF lines to `next` instead of stdout (`undefined`: stdout again). Metrics
+ * are one per process, like the logger: the local stack keeps them where a test can read them
+ * (`local/metric-lines.ts`); deployed, nothing calls this and Lambda reads stdout. Returns the
+ * sink it replaces, to be put back.
+ */
+export function sendMetricsTo(next: EmfSink | undefined): EmfSink | undefined {
+  const previous = sink;
+  sink = next;
+  return previous;
+}
 
 const store = (metric: StoredMetric) => {
   stored.push(metric);
@@ -41,7 +56,7 @@ export const metricsRecorder: MetricsRecorder = {
 };
 
 /**
- * Writes the metrics stored during an invocation, as EMF lines on stdout; called by the handler
+ * Writes the metrics stored during an invocation, as EMF lines on stdout (or `sendMetricsTo`'s sink); called by the handler
  * wrappers once the answer is ready. Nothing stored, nothing loaded or written. A failure to write
  * is logged, never passed on: metrics must not fail a request.
  */
@@ -50,7 +65,7 @@ export async function publishMetrics(): Promise<void> {
   const batch = stored;
   stored = [];
   try {
-    (await emfWriter()).writeMetrics(batch);
+    (await emfWriter()).writeMetrics(batch, sink);
   } catch (error) {
     await logFault('metrics not written', error);
   }

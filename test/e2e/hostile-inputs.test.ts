@@ -685,6 +685,12 @@ const webhookCases: HostileCase[] = [
     const signed = signTwilio({ authToken: SECRETS.twilio, url: `${f.hooks.twilio.url}?tenant=other`, body: 'Body=hi', contentType: 'application/x-www-form-urlencoded' });
     return { method: 'POST', path: f.hooks.twilio.path, headers: signed.headers, body: 'Body=hi' };
   } },
+  { name: 'twilio: signed for the URL a forged Host header names, not the configured one', status: 401, request: async (f) => {
+    // Before, the URL was rebuilt from Host (and X-Forwarded-*): whoever wrote the header chose what was checked.
+    const url = `http://attacker.example:${new URL(stack.baseUrl).port}${f.hooks.twilio.path}`;
+    const signed = signTwilio({ authToken: SECRETS.twilio, url, body: 'Body=hi', contentType: 'application/x-www-form-urlencoded' });
+    return { method: 'POST', path: f.hooks.twilio.path, headers: { ...signed.headers, host: 'attacker.example', 'x-forwarded-host': 'attacker.example' }, body: 'Body=hi' };
+  } },
   { name: 'twilio: another auth token', status: 401, request: async (f) => {
     const signed = signTwilio({ authToken: 'wrong', url: f.hooks.twilio.url, body: 'Body=hi', contentType: 'application/x-www-form-urlencoded' });
     return { method: 'POST', path: f.hooks.twilio.path, headers: signed.headers, body: 'Body=hi' };

@@ -1,24 +1,11 @@
 /**
- * The functions' CloudWatch metrics, as Embedded Metric Format lines on stdout: the local stack's
- * handlers run in this worker, so its output is captured here and the EMF lines read back.
+ * The functions' CloudWatch metrics, as the Embedded Metric Format lines Lambda would read from
+ * stdout: the local stack keeps them in memory instead (`stack.metricLines()`), read back here.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { call, useLocalStack } from '../support/local-stack.js';
 import { totpCodeAt } from '../support/totp.js';
 import { createTrigger, deliver, TEST_FLOWS_DIR, waitForExecutions } from '../support/webhooks.js';
-
-const captured: string[] = [];
-const restorers: (() => void)[] = [];
-beforeAll(() => {
-  const original = process.stdout.write;
-  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-    captured.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
-    rest.find((arg): arg is () => void => typeof arg === 'function')?.();
-    return true;
-  }) as typeof process.stdout.write;
-  restorers.push(() => (process.stdout.write = original));
-});
-afterAll(() => restorers.forEach((restore) => restore()));
 
 const stack = useLocalStack({ flowsDir: TEST_FLOWS_DIR, env: { KV_SWEEP_SETTLE_SECONDS: '1', TRIGGER_CACHE_TTL_MS: '0' } });
 
@@ -29,7 +16,7 @@ interface EmfLine {
 
 /** Every EMF line written so far. */
 function emfLines(): EmfLine[] {
-  return captured.join('').split('\n').filter((line) => line.includes('"_aws"')).map((line) => JSON.parse(line) as EmfLine);
+  return stack.metricLines().map((line) => JSON.parse(line) as EmfLine);
 }
 
 /** Sum of a metric over the EMF lines whose dimensions match `dimensions` exactly (besides `service`). */
@@ -169,8 +156,20 @@ describe('EMF metrics on the local stack', () => {
     });
   });
 
-  it('writes no "No application metrics" warning for invocations that count nothing', async () => {
-    await call(stack, 'GET', '/health');
-    expect(captured.join('')).not.toContain('No application metrics');
+  it('writes no "No application metrics" warning for invocations that count nothing, and no EMF line to stdout: they go to metricLines()', async () => {
+    const written: string[] = [];
+    for (const stream of [process.stdout, process.stderr]) {
+      vi.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => (written.push(String(chunk)), true));
+    }
+    try {
+      const before = stack.metricLines().length;
+      await call(stack, 'GET', '/health');
+      await deliver(`${stack.webhookBaseUrl}/${Buffer.alloc(24, 9).toString('base64url')}`, '{}');
+      await eventually(() => expect(stack.metricLines().length).toBeGreaterThan(before));
+    } finally {
+      vi.restoreAllMocks();
+    }
+    expect(written.join('')).not.toContain('No application metrics');
+    expect(written.join('')).not.toContain('"_aws"');
   });
 });

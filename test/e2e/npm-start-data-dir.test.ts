@@ -1,17 +1,21 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, launch, start, stop, type NpmStart } from '../support/npm-start.js';
 
 let root: string;
 const running: NpmStart[] = [];
+/** Parents that never reap (see `startUnreaped`), killed at the end so their zombies are reaped. */
+const nonReapingParents: ChildProcess[] = [];
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'flowgate-data-dir-'));
   // A user without write access must be able to reach the directories below.
   await chmod(root, 0o755);
 });
 afterAll(async () => {
+  for (const parent of nonReapingParents) parent.kill('SIGKILL');
   await Promise.all(running.map((stack) => stop(stack, 'SIGKILL')));
   await rm(root, { recursive: true, force: true });
 });
@@ -68,5 +72,48 @@ describe('npm start refuses a data directory it cannot use, in one line, and lea
     running.push(first);
     expectOneLine(await refused(dir), new RegExp(`^The data directory ${dir} is in use by another local stack \\(pid ${first.child.pid}\\)`));
     expect((await fetch(`${first.baseUrl}/health`)).status).toBe(200);
+  });
+});
+
+/**
+ * `npm start` under a parent that never reaps its children, as in a container whose first process
+ * does not: `sh` starts the stack in a process group of its own (setsid) and becomes `sleep`. A
+ * stack killed there stays a zombie, its pid answering signals, until the parent goes.
+ */
+async function startUnreaped(env: Record<string, string>) {
+  const parent = spawn('sh', ['-c', 'setsid "$0" --import tsx bin/local.ts & echo "stack pid $!"; exec sleep 600', process.execPath], {
+    cwd: resolve(import.meta.dirname, '../..'),
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'WARN', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  nonReapingParents.push(parent);
+  let output = '';
+  parent.stdout!.on('data', (chunk) => (output += chunk));
+  parent.stderr!.on('data', (chunk) => (output += chunk));
+  const deadline = Date.now() + 45_000;
+  while (!/Bearer token/.test(output)) {
+    if (Date.now() > deadline || /^The data directory/m.test(output)) throw new Error(`npm start did not get ready:\n${output}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { pid: Number(/stack pid (\d+)/.exec(output)![1]), output: () => output };
+}
+
+/** The state letter of /proc/<pid>/stat: `Z` for a zombie. */
+const processState = async (pid: number) => (await readFile(`/proc/${pid}/stat`, 'utf8')).replace(/^.*\) /s, '')[0];
+
+describe('npm start after a crash', () => {
+  it('starts again at once on the same directory after its process group is SIGKILLed, three times in a row, though the killed stack is still a zombie', async () => {
+    const dir = join(root, 'crashed');
+    const env = { PORT: String(await freePort()), FLOWGATE_DATA_DIR: dir };
+    let stack = await startUnreaped(env);
+    for (let round = 0; round < 3; round++) {
+      process.kill(-stack.pid, 'SIGKILL');
+      const killed = stack.pid;
+      // At once: no wait for the kill to land, nor for anyone to reap the killed stack.
+      stack = await startUnreaped(env);
+      expect(await processState(killed)).toBe('Z');
+      expect((await fetch(`http://127.0.0.1:${env.PORT}/health`)).status).toBe(200);
+    }
+    process.kill(-stack.pid, 'SIGKILL');
   });
 });

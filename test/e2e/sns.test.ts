@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpsKeyFetcher } from '../../functions/adapters/https-key-fetcher.js';
 import type { KeyFetcher } from '../../functions/domain/webhooks/senders/context.js';
-import { signSns, snsNotification, snsSubscriptionConfirmation } from '../support/asymmetric-signers.js';
-import { selfSignedCertificate } from '../support/certificates.js';
+import { signPayPal, signSns, snsNotification, snsSubscriptionConfirmation } from '../support/asymmetric-signers.js';
+import { certificateChain, selfSignedCertificate } from '../support/certificates.js';
 import { localFetcher, startKeyServer, type KeyServer } from '../support/key-server.js';
 import { useLocalStack } from '../support/local-stack.js';
 import { createTrigger, deliver, waitForExecutions } from '../support/webhooks.js';
@@ -15,11 +15,12 @@ import { createTrigger, deliver, waitForExecutions } from '../support/webhooks.j
 const TOPIC = 'arn:aws:sns:us-west-2:123456789012:MyTopic';
 const CERT_URL = 'https://sns.us-west-2.amazonaws.com/SimpleNotificationService-e2e.pem';
 const SNS_TEXT = { 'content-type': 'text/plain; charset=UTF-8', 'x-amz-sns-message-type': 'SubscriptionConfirmation' };
-const signer = selfSignedCertificate({ commonName: 'sns.amazonaws.com' });
+/** A test root stands in for the public root AWS's signing certificates chain to. */
+const { root, leaf: signer } = certificateChain({ commonName: 'sns.amazonaws.com' });
 
 let server: KeyServer;
 let fetcher: (KeyFetcher & { asked: string[] }) | undefined;
-const senderKeys: KeyFetcher = { fetchText: (url) => fetcher!.fetchText(url) };
+const senderKeys: KeyFetcher = { fetchText: (url) => fetcher!.fetchText(url), trustedRoots: [root.pem] };
 beforeAll(async () => {
   server = await startKeyServer();
   fetcher = localFetcher(server, new HttpsKeyFetcher({ ca: server.ca }));
@@ -53,6 +54,35 @@ describe('aws_sns', () => {
     expect(execution.status).toBe('succeeded');
   });
 
+  it('the flow is handed only the fields SNS signs: MessageAttributes and anything added beside the signature are left out', async () => {
+    const token = await stack.token('sns-owner');
+    const trigger = await createTrigger(stack, token, { flow: 'echo', response_mode: 'wait', signature: { service: 'aws_sns', secret: TOPIC } });
+    const signed = JSON.parse(signSns(snsNotification({ SigningCertURL: CERT_URL }), signer.privateKey)) as Record<string, unknown>;
+    const body = JSON.stringify({ ...signed, MessageAttributes: { role: { Type: 'String', Value: 'admin' } }, Token: 'added', Amount: 1_000_000 });
+    const res = await deliver(trigger.url, body, { ...SNS_TEXT, 'x-amz-sns-message-type': 'Notification' });
+    expect(res.status, res.text).toBe(200);
+    const { Message, MessageId, Subject, Timestamp, TopicArn, Type } = signed;
+    expect(res.json.received).toEqual({ Message, MessageId, Subject, Timestamp, TopicArn, Type });
+  });
+
+  it('a Subject that is not a string is 401: it would be left out of the signed string and still reach the flow', async () => {
+    const token = await stack.token('sns-owner');
+    const trigger = await createTrigger(stack, token, { flow: 'echo', signature: { service: 'aws_sns', secret: TOPIC } });
+    const { Subject: _, ...noSubject } = snsNotification({ SigningCertURL: CERT_URL });
+    const body = JSON.stringify({ ...JSON.parse(signSns(noSubject, signer.privateKey)), Subject: { role: 'admin' } });
+    expect((await deliver(trigger.url, body, { ...SNS_TEXT, 'x-amz-sns-message-type': 'Notification' })).status).toBe(401);
+  });
+
+  it('a certificate at sns.s3.amazonaws.com (an S3 bucket named sns) is refused without a fetch, though named and issued as SNS\'s', async () => {
+    const token = await stack.token('sns-owner');
+    const trigger = await createTrigger(stack, token, { flow: 'echo', signature: { service: 'aws_sns', secret: TOPIC } });
+    const url = 'https://sns.s3.amazonaws.com/SimpleNotificationService-bucket.pem';
+    server.routes.set('/sns.s3.amazonaws.com/SimpleNotificationService-bucket.pem', { body: signer.pem });
+    const body = signSns(snsNotification({ SigningCertURL: url }), signer.privateKey);
+    expect((await deliver(trigger.url, body, { ...SNS_TEXT, 'x-amz-sns-message-type': 'Notification' })).status).toBe(401);
+    expect(fetcher!.asked).not.toContain(url);
+  });
+
   it('a SubscribeURL off SNS\'s hosts is never visited: 401, whatever the message says', async () => {
     const token = await stack.token('sns-owner');
     const trigger = await createTrigger(stack, token, { flow: 'echo', signature: { service: 'aws_sns', secret: TOPIC } });
@@ -70,5 +100,20 @@ describe('aws_sns', () => {
     const body = signSns(snsSubscriptionConfirmation({ SigningCertURL: CERT_URL, SubscribeURL: subscribeUrl }), selfSignedCertificate({ commonName: 'x' }).privateKey);
     expect((await deliver(trigger.url, body, SNS_TEXT)).status).toBe(401);
     expect(fetcher!.asked).not.toContain(subscribeUrl);
+  });
+});
+
+describe('certificate fetches chosen by unauthenticated requests', () => {
+  it('forged PayPal deliveries naming a certificate URL that fails cost one fetch, not one or two each', async () => {
+    const token = await stack.token('sns-owner');
+    const trigger = await createTrigger(stack, token, { flow: 'echo', signature: { service: 'paypal', secret: '1JE4291016473214C' } });
+    const path = '/v1/notifications/certs/CERT-forged-e2e';
+    const body = '{"id":"WH-forged","event_type":"PAYMENT.SALE.COMPLETED"}';
+    for (let i = 0; i < 3; i++) {
+      const headers = signPayPal({ body, webhookId: '1JE4291016473214C', transmissionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), certUrl: `https://api.paypal.com${path}` }, signer.privateKey);
+      expect((await deliver(trigger.url, body, { ...headers, 'content-type': 'application/json' })).status).toBe(401);
+    }
+    // Not served: the local server answers 404, and that failure is remembered.
+    expect(server.hits.get(`/api.paypal.com${path}`)).toBe(1);
   });
 });

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { call, useLocalStack } from '../support/local-stack.js';
 import { signGithub, signTwilio } from '../support/signers.js';
@@ -98,6 +99,18 @@ describe('PUBLIC_WEBHOOK_BASE_URL', () => {
     expect((await deliver(localUrl(trigger.webhook_id), form, forLocal.headers)).json).toEqual({ error: 'invalid_signature' });
   });
 
+  it('is that URL whatever Host and X-Forwarded-* the request carries: a signature for them is refused', async () => {
+    const authToken = 'twilio-domain';
+    const trigger = await createTrigger(stack, await stack.token('domain-owner'), { ...FILTERED, signature: { service: 'twilio', secret: authToken } });
+    const form = 'type=not-listed&MessageSid=SM2';
+    const contentType = 'application/x-www-form-urlencoded';
+    const forged = { host: 'attacker.example', 'x-forwarded-host': 'attacker.example', 'x-forwarded-proto': 'https', 'x-forwarded-port': '443' };
+    const forAttacker = signTwilio({ authToken, url: `https://attacker.example/webhooks/${trigger.webhook_id}`, body: form, contentType });
+    expect(await postWithHost(trigger.webhook_id, form, { ...forAttacker.headers, ...forged })).toEqual({ error: 'invalid_signature' });
+    const forPublic = signTwilio({ authToken, url: trigger.url, body: form, contentType });
+    expect(await postWithHost(trigger.webhook_id, form, { ...forPublic.headers, ...forged })).toEqual({ status: 'ignored' });
+  });
+
   it('keeps the query string the sender used', async () => {
     const authToken = 'twilio-domain';
     const trigger = await createTrigger(stack, await stack.token('domain-owner'), { ...FILTERED, signature: { service: 'twilio', secret: authToken } });
@@ -108,3 +121,18 @@ describe('PUBLIC_WEBHOOK_BASE_URL', () => {
     expect((await deliver(localUrl(trigger.webhook_id) + query, json, signed.headers)).json).toEqual({ status: 'ignored' });
   });
 });
+
+/** POSTs to the local stack with headers fetch will not send as given (Host); answers the JSON body. */
+function postWithHost(webhookId: string, body: string, headers: Record<string, string>): Promise<unknown> {
+  const { port } = new URL(stack.baseUrl);
+  return new Promise((resolve, reject) => {
+    const outgoing = request({ host: '127.0.0.1', port, method: 'POST', path: `/webhooks/${webhookId}`, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
+      res.on('error', reject);
+    });
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpsKeyFetcher } from '../../functions/adapters/https-key-fetcher.js';
+import { HttpsKeyFetcher, KEY_FAILURE_CACHE_TTL_MS } from '../../functions/adapters/https-key-fetcher.js';
 import { startKeyServer, type KeyServer } from '../support/key-server.js';
 
 describe('HttpsKeyFetcher against a local HTTPS server', () => {
@@ -64,12 +64,30 @@ describe('HttpsKeyFetcher against a local HTTPS server', () => {
     expect(server.hits.get('/cert.pem')).toBe(1); // only the first test's request
   });
 
-  it('refuses any status but 200, and does not cache the failure', async () => {
+  it('refuses any status but 200, and answers the failure from memory until the failure TTL has passed', async () => {
+    let now = 0;
     server.routes.set('/flaky.pem', { status: 503 });
-    const keys = fetcher();
+    const keys = fetcher({ failureTtlMs: 1_000, nowMs: () => now });
     await expect(keys.fetchText(`${server.origin}/flaky.pem`)).rejects.toThrow(/status 503/);
     server.routes.set('/flaky.pem', { body: 'back' });
+    now = 999;
+    await expect(keys.fetchText(`${server.origin}/flaky.pem`)).rejects.toThrow(/status 503/);
+    expect(server.hits.get('/flaky.pem')).toBe(1);
+    now = 1_000;
     expect(await keys.fetchText(`${server.origin}/flaky.pem`)).toBe('back');
+    expect(server.hits.get('/flaky.pem')).toBe(2);
+  });
+
+  it('remembers a failure for KEY_FAILURE_CACHE_TTL_MS (minutes) by default', async () => {
+    let now = 0;
+    server.routes.set('/missing.pem', { status: 404 });
+    const keys = fetcher({ nowMs: () => now });
+    for (const at of [0, KEY_FAILURE_CACHE_TTL_MS - 1]) {
+      now = at;
+      await expect(keys.fetchText(`${server.origin}/missing.pem`)).rejects.toThrow(/status 404/);
+    }
+    expect(server.hits.get('/missing.pem')).toBe(1);
+    expect(KEY_FAILURE_CACHE_TTL_MS).toBeGreaterThanOrEqual(60_000);
   });
 
   it('refuses a body over the size cap, declared or streamed', async () => {

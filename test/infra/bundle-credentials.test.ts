@@ -84,6 +84,7 @@ function functionEnv(extra: Record<string, string>): Record<string, string> {
     EXECUTIONS_TABLE: engines.engines.env.EXECUTIONS_TABLE!,
     FLOW_QUEUE_URL: engines.engines.env.FLOW_QUEUE_URL!,
     FLOW_STATE_MACHINE_ARN_PREFIX: engines.engines.env.FLOW_STATE_MACHINE_ARN_PREFIX!,
+    WEBHOOK_BASE_URL: 'https://api.example.com/webhooks',
     AWS_ENDPOINT_URL_DYNAMODB: relay.url,
     AWS_ENDPOINT_URL_SQS: engines.engines.env.AWS_ENDPOINT_URL_SQS!,
     AWS_ENDPOINT_URL_SFN: engines.engines.env.AWS_ENDPOINT_URL_SFN!,

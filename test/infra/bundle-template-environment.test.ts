@@ -97,6 +97,8 @@ function webhookEnvironment(): Record<string, string> {
       EXECUTIONS_TABLE: local.EXECUTIONS_TABLE!,
       FLOW_QUEUE_URL: local.FLOW_QUEUE_URL!,
       FLOW_STATE_MACHINE_ARN_PREFIX: local.FLOW_STATE_MACHINE_ARN_PREFIX!,
+      // The API's own URL: the receiver needs it (a required setting) to check URL signatures against.
+      WEBHOOK_BASE_URL: 'https://abc123.execute-api.eu-west-1.amazonaws.com/webhooks',
       SECRETS_KMS_KEY_ID: 'arn:aws:kms:eu-west-1:123456789012:key/00000000-0000-0000-0000-000000000000',
     }),
     ...ROLE,

@@ -356,16 +356,16 @@ describe('the service stack, from functions/manifest.ts', () => {
       for (const variable of ['AUTH_ISSUER', 'AUTH_JWKS_URL', 'AUTH_AUDIENCE', 'AUTH_JWT_ALGORITHMS']) {
         expect(variable in env, variable).toBe(tokenRouteFunctions.has(name));
       }
-      // The receiver only rebuilds the public URL (Twilio): it shows no trigger URLs, so it needs no base.
-      expect('WEBHOOK_BASE_URL' in env).toBe(triggerRouteFunctions.has(name) && name !== 'webhook');
+      // The receiver checks URL signatures (Twilio) against the trigger URL under this base, never one built from headers.
+      expect('WEBHOOK_BASE_URL' in env).toBe(triggerRouteFunctions.has(name));
       expect('PUBLIC_WEBHOOK_BASE_URL' in env).toBe(false);
       // Without context, the handlers' own defaults apply.
       for (const variable of [...TUNABLE_VARIABLES, 'POWERTOOLS_LOG_LEVEL']) expect(variable in env, variable).toBe(false);
     });
 
-    it('the triggers function knows the webhook base URL', () => {
+    it('the triggers and webhook functions know the webhook base URL, the API\'s own: the receiver always has one to check URL signatures against', () => {
       const apiId = idOf(s.stack, s.stack.http.api);
-      for (const name of ['triggers'] as const) {
+      for (const name of ['triggers', 'webhook'] as const) {
         expect(environmentOf(s, name).WEBHOOK_BASE_URL).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [apiId, 'ApiEndpoint'] }, '/webhooks']] });
       }
     });

@@ -43,17 +43,19 @@ describe('openDataDir', () => {
     await second.release();
   });
 
-  it('takes over the lock of a process that is gone, and refuses one whose process runs', async () => {
+  it('refuses a directory held open, naming its holder, and takes it once released; a pid file alone decides nothing', async () => {
     const path = fresh();
-    await (await openDataDir(path)).release();
-    const gone = spawnSync(process.execPath, ['-e', '']).pid;
-    await writeFile(join(path, 'flowgate.pid'), `${gone}\n`);
-    const opened = await openDataDir(path);
-    expect((await readFile(join(path, 'flowgate.pid'), 'utf8')).trim()).toBe(String(process.pid));
-    await opened.release();
+    const first = await openDataDir(path);
+    await expect(openDataDir(path)).rejects.toThrow(new DataDirError(`The data directory ${path} is in use by another local stack (pid ${process.pid}); stop it, or choose another directory with FLOWGATE_DATA_DIR`));
+    await first.release();
 
-    await writeFile(join(path, 'flowgate.pid'), `${process.ppid}\n`);
-    await expect(openDataDir(path)).rejects.toThrow(new DataDirError(`The data directory ${path} is in use by another local stack (pid ${process.ppid}); stop it, or choose another directory with FLOWGATE_DATA_DIR (if pid ${process.ppid} is not a Flowgate, delete ${join(path, 'flowgate.pid')})`));
+    // A pid that is gone, or one that runs but holds nothing (a zombie, a reused pid): not a lock.
+    for (const pid of [spawnSync(process.execPath, ['-e', '']).pid, process.ppid]) {
+      await writeFile(join(path, 'flowgate.pid'), `${pid}\n`);
+      const opened = await openDataDir(path);
+      expect((await readFile(join(path, 'flowgate.pid'), 'utf8')).trim()).toBe(String(process.pid));
+      await opened.release();
+    }
   });
 
   it('refuses a directory whose secrets are damaged or missing, rather than making new ones the stored data cannot be opened with', async () => {

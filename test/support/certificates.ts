@@ -22,18 +22,33 @@ export interface CertificateOptions {
   notAfter?: Date;
   /** Reuse a key pair (several certificates for one key); a new 2048-bit RSA pair otherwise. */
   keyPair?: { privateKey: KeyObject; publicKey: KeyObject };
+  /** Issued (signed) by this CA, named as its subject; self-signed otherwise. */
+  issuer?: { certificate: TestCertificate; commonName: string };
+  /** basicConstraints CA; true for a self-signed certificate, false for an issued one by default. */
+  ca?: boolean;
 }
 
-/** A self-signed RSA certificate (sha256WithRSAEncryption). */
+/**
+ * A test certificate authority and a leaf it issued, as a sender's signing certificate chains to a
+ * public root: the root stands in for the bundled roots the verifier trusts.
+ */
+export function certificateChain(leaf: CertificateOptions, rootName = 'Flowgate Test Root CA'): { root: TestCertificate; leaf: TestCertificate } {
+  const root = selfSignedCertificate({ commonName: rootName, notBefore: leaf.notBefore, notAfter: leaf.notAfter });
+  return { root, leaf: selfSignedCertificate({ ...leaf, issuer: { certificate: root, commonName: rootName } }) };
+}
+
+/** An RSA certificate (sha256WithRSAEncryption), self-signed unless `issuer` is given. */
 export function selfSignedCertificate(options: CertificateOptions): TestCertificate {
   const { privateKey, publicKey } = options.keyPair ?? generateKeyPairSync('rsa', { modulusLength: 2048 });
   const notBefore = options.notBefore ?? new Date(Date.now() - 24 * 3600 * 1000);
   const notAfter = options.notAfter ?? new Date(Date.now() + 365 * 24 * 3600 * 1000);
   const sha256WithRsa = seq(oid('1.2.840.113549.1.1.11'), nul());
-  const name = seq(set(seq(oid('2.5.4.3'), utf8(options.commonName))));
+  const nameOf = (commonName: string) => seq(set(seq(oid('2.5.4.3'), utf8(commonName))));
+  const name = nameOf(options.commonName);
+  const isCa = options.ca ?? !options.issuer;
   const extensions: Buffer[] = [
     // basicConstraints CA:TRUE, so OpenSSL accepts the certificate as its own trust anchor.
-    seq(oid('2.5.29.19'), bool(true), octets(seq(bool(true)))),
+    isCa ? seq(oid('2.5.29.19'), bool(true), octets(seq(bool(true)))) : seq(oid('2.5.29.19'), octets(seq())),
   ];
   if (options.altNames?.length) {
     const names = options.altNames.map((alt) =>
@@ -45,13 +60,13 @@ export function selfSignedCertificate(options: CertificateOptions): TestCertific
     tlv(0xa0, integer(Buffer.from([2]))), // version v3
     integer(randomBytes(8)), // serial number
     sha256WithRsa,
-    name,
+    options.issuer ? nameOf(options.issuer.commonName) : name,
     seq(time(notBefore), time(notAfter)),
     name,
     publicKey.export({ format: 'der', type: 'spki' }),
     tlv(0xa3, seq(...extensions)),
   );
-  const signature = sign('sha256', tbs, privateKey);
+  const signature = sign('sha256', tbs, options.issuer?.certificate.privateKey ?? privateKey);
   const der = seq(tbs, sha256WithRsa, bitString(signature));
   const pem = `-----BEGIN CERTIFICATE-----\n${der.toString('base64').replace(/.{64}/g, '$&\n').replace(/\n?$/, '\n')}-----END CERTIFICATE-----\n`;
   return { pem, privateKey, publicKey };

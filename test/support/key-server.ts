@@ -69,6 +69,7 @@ export function localFetcher(server: KeyServer, inner: KeyFetcher): KeyFetcher &
   const asked: string[] = [];
   return {
     asked,
+    ...(inner.trustedRoots && { trustedRoots: inner.trustedRoots }),
     fetchText(url) {
       asked.push(url);
       const { host, pathname, search } = new URL(url);

@@ -21,11 +21,12 @@ export function refusingFetcher(): KeyFetcher & { attempts: string[] } {
   };
 }
 
-/** Key material served from memory, with the URLs asked for (the primitive's view of a fetcher). */
-export function memoryFetcher(documents: Record<string, string>): KeyFetcher & { fetched: string[] } {
+/** Key material served from memory, with the URLs asked for (the primitive's view of a fetcher), and the roots it trusts (Node's when unset). */
+export function memoryFetcher(documents: Record<string, string>, trustedRoots?: readonly string[]): KeyFetcher & { fetched: string[] } {
   const fetched: string[] = [];
   return {
     fetched,
+    ...(trustedRoots && { trustedRoots }),
     async fetchText(url) {
       fetched.push(url);
       const text = documents[url];

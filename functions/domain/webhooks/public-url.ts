@@ -1,28 +1,12 @@
 import { webhookUrl } from '../triggers/webhook-url.js';
 
-/** What of a request says which URL its sender called. */
-export interface RequestLocation {
-  /** Lower-case header names. */
-  headers: Record<string, string>;
-  /** API Gateway's `requestContext.domainName`, used when there is no Host header. */
-  domainName: string;
-  rawPath: string;
-  rawQueryString: string;
-}
-
 /**
- * The URL the sender called, which Twilio signs: under `publicBaseUrl` when the service sits behind
- * a custom domain, else rebuilt from the request (API Gateway's `x-forwarded-*` headers and Host),
- * with the port only when it is not the scheme's default.
+ * The URL the sender called, which URL-signing senders sign (Twilio, Square, HubSpot v3): the
+ * trigger's URL as its owner was shown it (under the configured public base URL: the custom
+ * domain's, or the stack's own API URL) with the query as sent. Never rebuilt from `Host` or
+ * `X-Forwarded-*`: those are the caller's to write, and a URL the caller chooses would let a
+ * signature made for another host (another receiver of the same sender, with the same key) pass here.
  */
-export function publicRequestUrl(location: RequestLocation, webhookId: string, publicBaseUrl?: string): string {
-  const query = location.rawQueryString ? `?${location.rawQueryString}` : '';
-  if (publicBaseUrl) return `${webhookUrl(publicBaseUrl, webhookId)}${query}`;
-  const { headers } = location;
-  const proto = headers['x-forwarded-proto'] ?? 'https';
-  const host = headers.host ?? location.domainName;
-  const port = headers['x-forwarded-port'];
-  const defaultPort = (proto === 'https' && port === '443') || (proto === 'http' && port === '80');
-  const hostWithPort = host.includes(':') || !port || defaultPort ? host : `${host}:${port}`;
-  return `${proto}://${hostWithPort}${location.rawPath}${query}`;
+export function publicRequestUrl(publicBaseUrl: string, webhookId: string, rawQueryString: string): string {
+  return `${webhookUrl(publicBaseUrl, webhookId)}${rawQueryString ? `?${rawQueryString}` : ''}`;
 }

@@ -14,6 +14,7 @@ import { checkBodyRule } from './body-rule.js';
 import { constantTimeEqual } from './signatures/hmac.js';
 import type { SenderRow } from './senders/catalog-types.js';
 import type { KeyFetcher } from './senders/context.js';
+import { signedBodyOf } from './senders/signed-fields.js';
 import { verifySender } from './senders/verify.js';
 import { isSourceIpAllowed } from './source-ips.js';
 import type { RefusalBudget } from './refusal-budget.js';
@@ -261,7 +262,7 @@ async function accept(deps: ReceiverDeps, request: IncomingWebhook, delivery: De
     if (outcome) return await handshakeAnswer(deps, request, delivery, kind!, outcome);
   }
 
-  const { headers, body: visibleBody } = withheldFromFlow(request.headers, body, delivery.secrets, REDACTED);
+  const { headers, body: visibleBody } = withheldFromFlow(request.headers, signedBodyOf(row, body), delivery.secrets, REDACTED);
   const data = buildTriggerData({ service: record.signature?.service, row, headers, body: visibleBody, webhookId: request.webhookId, receivedAt, newEventId: deps.newId });
   const execution = { event_id: data.event_id, received_at: data.received_at, ...(data.type !== undefined && { type: data.type }) };
   const stored = storedRequest(request, true, delivery.secrets);

@@ -13,7 +13,7 @@ import { HttpsKeyFetcher } from '../../../functions/adapters/https-key-fetcher.j
 import { checkSenderSecret } from '../../../functions/domain/webhooks/senders/secrets.js';
 import { verifySender } from '../../../functions/domain/webhooks/senders/verify.js';
 import { signSns, snsNotification, snsSubscriptionConfirmation, snsStringToSign, type SnsMessage } from '../../support/asymmetric-signers.js';
-import { selfSignedCertificate } from '../../support/certificates.js';
+import { certificateChain, selfSignedCertificate } from '../../support/certificates.js';
 import { localFetcher, startKeyServer, type KeyServer } from '../../support/key-server.js';
 import { rowOf } from '../../support/sender-proof.js';
 import { contextFor } from '../../support/verify-context.js';
@@ -28,8 +28,10 @@ const AWS_SNS = rowOf('aws_sns');
 const TOPIC = 'arn:aws:sns:us-west-2:123456789012:MyTopic';
 const OTHER_TOPIC = 'arn:aws:sns:eu-west-1:123456789012:MyOldTopic';
 
-const signer = selfSignedCertificate({ commonName: 'sns.amazonaws.com' });
-const impostor = selfSignedCertificate({ commonName: 'sns.amazonaws.com' });
+/** A test root in place of the public root AWS's certificates chain to; ours is told to trust it, AWS's checks no chain. */
+const { root, leaf: signer } = certificateChain({ commonName: 'sns.amazonaws.com' });
+const impostor = selfSignedCertificate({ commonName: 'sns.amazonaws.com', issuer: { certificate: root, commonName: 'Flowgate Test Root CA' } });
+const trustingTestRoot = () => new HttpsKeyFetcher({ ca: server.ca, trustedRoots: [root.pem] });
 let certificateNumber = 0;
 /** A fresh certificate URL per test: AWS's validator caches certificates by URL for the life of the process. */
 const certificateUrl = () => `https://sns.us-west-2.amazonaws.com/SimpleNotificationService-test${++certificateNumber}.pem`;
@@ -59,7 +61,7 @@ function awsVerdict(body: string): Promise<boolean> {
   return new Promise((resolve) => new MessageValidator().validate(body, (error) => resolve(!error)));
 }
 
-async function verdicts(body: string, keys = localFetcher(server, new HttpsKeyFetcher({ ca: server.ca }))) {
+async function verdicts(body: string, keys = localFetcher(server, trustingTestRoot())) {
   const ours = await verifySender(AWS_SNS, contextFor({ body, secrets: [TOPIC], keys, nowSeconds: Math.floor(Date.now() / 1000) }));
   return { ours, aws: await awsVerdict(body) };
 }
@@ -75,8 +77,22 @@ describe("aws_sns: RSA over SNS's canonical string, as AWS's sns-validator verif
     expect(await verdicts(signed(snsNotification()))).toEqual({ ours: true, aws: true });
   });
 
-  it('a Notification signed with SignatureVersion 1 (SHA1withRSA) passes both', async () => {
-    expect(await verdicts(signed(snsNotification(), '1'))).toEqual({ ours: true, aws: true });
+  it('a Notification signed with SignatureVersion 1 (SHA1withRSA) passes AWS\'s, not ours: version 2 only', async () => {
+    expect(await verdicts(signed(snsNotification(), '1'))).toEqual({ ours: false, aws: true });
+  });
+
+  it('a certificate at sns.s3.amazonaws.com (an S3 bucket named sns, anyone\'s) fails both, and neither fetches it', async () => {
+    const url = 'https://sns.s3.amazonaws.com/SimpleNotificationService-bucket.pem';
+    publish(url, impostor.pem);
+    expect(await verdicts(signSns(snsNotification({ SigningCertURL: url }), impostor.privateKey))).toEqual({ ours: false, aws: false });
+    expect(server.hits.get('/sns.s3.amazonaws.com/SimpleNotificationService-bucket.pem')).toBeUndefined();
+  });
+
+  it('a self-signed certificate named sns.amazonaws.com passes AWS\'s sns-validator, not ours: it chains to no trusted root', async () => {
+    const selfSigned = selfSignedCertificate({ commonName: 'sns.amazonaws.com' });
+    const url = certificateUrl();
+    publish(url, selfSigned.pem);
+    expect(await verdicts(signSns(snsNotification({ SigningCertURL: url }), selfSigned.privateKey))).toEqual({ ours: false, aws: true });
   });
 
   it('a SubscriptionConfirmation (Token and SubscribeURL signed) passes both', async () => {
@@ -114,7 +130,7 @@ describe("aws_sns: RSA over SNS's canonical string, as AWS's sns-validator verif
 
   it('topic rotation (moving the trigger to a new topic): a message from either pasted ARN passes ours, as AWS\'s does', async () => {
     const body = signed(snsNotification({ TopicArn: OTHER_TOPIC }));
-    const keys = localFetcher(server, new HttpsKeyFetcher({ ca: server.ca }));
+    const keys = localFetcher(server, trustingTestRoot());
     const nowSeconds = Math.floor(Date.now() / 1000);
     expect(await verifySender(AWS_SNS, contextFor({ body, secrets: [TOPIC, OTHER_TOPIC], keys, nowSeconds }))).toBe(true);
     expect(await awsVerdict(body)).toBe(true);
@@ -132,7 +148,7 @@ describe("aws_sns: RSA over SNS's canonical string, as AWS's sns-validator verif
   it('a second message naming the same certificate is verified from the cache, without a fetch', async () => {
     const url = certificateUrl();
     publish(url, signer.pem);
-    const keys = localFetcher(server, new HttpsKeyFetcher({ ca: server.ca }));
+    const keys = localFetcher(server, trustingTestRoot());
     const ctx = (body: string) => contextFor({ body, secrets: [TOPIC], keys, nowSeconds: Math.floor(Date.now() / 1000) });
     expect(await verifySender(AWS_SNS, ctx(signSns(snsNotification({ SigningCertURL: url }), signer.privateKey)))).toBe(true);
     expect(await verifySender(AWS_SNS, ctx(signSns(snsNotification({ SigningCertURL: url, MessageId: 'second' }), signer.privateKey)))).toBe(true);

@@ -71,6 +71,11 @@ export interface SenderRow extends Omit<SignatureServiceListing, 'needs_verify_t
    * (an exact replay: no sender sends the same signed bytes twice within its own tolerance).
    */
   single_use?: 'replay_key';
+  /**
+   * The JSON body's fields the sender signs, by the value of its field `by` (SNS: by `Type`): a
+   * flow is handed those alone (`signed-fields.ts`), never what was added beside the signature.
+   */
+  signed_fields?: { by: string; fields: Readonly<Record<string, readonly string[]>> };
   verification: Verification;
 }
 

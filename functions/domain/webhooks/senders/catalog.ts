@@ -3,6 +3,7 @@
 // verifier. Ids are those of shared/senders.md (a trigger's `signature.service`).
 import { CUSTOM_TOLERANCE_SECONDS, type CustomSignatureConfig } from '../signatures/custom.js';
 import type { ContentPart, HmacKey, HmacParams, SenderRow, TimestampRule } from './catalog-types.js';
+import { SNS_SIGNED_FIELDS } from './sns-fields.js';
 
 /* Tolerances, each the sender's own where it names one ---------------------------------------- */
 
@@ -544,18 +545,20 @@ export const SENDERS: readonly SenderRow[] = [
     name: 'Amazon SNS',
     category: 'cloud',
     docs_url: 'https://docs.aws.amazon.com/sns/latest/dg/sns-verify-signature-of-message.html',
-    secret_label: "The topic's ARN (arn:aws:sns:<region>:<account>:<topic>)",
+    secret_label: "The topic's ARN (arn:aws:sns:<region>:<account>:<topic>); set the topic's SignatureVersion attribute to 2 (SHA256), the only version accepted",
     handshake: true,
     handshake_answer: 'aws_sns_subscription',
     // SNS posts its JSON as text/plain; charset=UTF-8.
     body_as: 'json',
     delivery_id: { from: 'json', path: ['MessageId'], signed: true },
+    signed_fields: { by: 'Type', fields: SNS_SIGNED_FIELDS },
     verification: {
       primitive: 'x509_rsa',
       message: 'aws_sns',
-      // AWS's hosts, China's too, and a `.pem` path. SNS documents no freshness window, and a
+      // AWS's regional hosts, China's too, and a `.pem` path. SNS documents no freshness window, and a
       // retry resends the message as first signed, so its Timestamp is not checked.
-      certificateUrl: { hosts: ['sns.*.amazonaws.com', 'sns.*.amazonaws.com.cn'], pathSuffix: '.pem' },
+      certificateUrl: { hosts: ['sns.{region}.amazonaws.com', 'sns.{region}.amazonaws.com.cn'], pathSuffix: '.pem' },
+      signerCommonNames: ['sns.amazonaws.com', 'sns.amazonaws.com.cn'],
     },
   },
   {

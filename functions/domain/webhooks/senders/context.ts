@@ -3,6 +3,12 @@ import type { SignedRequest } from '../signatures/request.js';
 /** Fetches a sender's published key material (a PEM certificate, a JWKS document) as text. Injected: tests serve keys from a local server. */
 export interface KeyFetcher {
   fetchText(url: string): Promise<string>;
+  /**
+   * Root certificates (PEM) a fetched signing certificate's chain must lead to, where the sender's
+   * row asks for it (SNS); Node's bundled roots (`tls.rootCertificates`) when absent. Tests that
+   * sign with a certificate of their own name their test root here.
+   */
+  readonly trustedRoots?: readonly string[];
 }
 
 /** Everything a verification primitive may look at: the request, the trigger's secrets, and the injected key fetcher. */

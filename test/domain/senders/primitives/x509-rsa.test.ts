@@ -10,7 +10,11 @@ import { PAYPAL_CERT_URL, signPayPal, signSns, snsNotification, snsSubscriptionC
 import { selfSignedCertificate } from '../../../support/certificates.js';
 import { arbitraryContext, contextFor, memoryFetcher, NOW } from '../../../support/verify-context.js';
 
-const SNS: X509RsaParams = { message: 'aws_sns', certificateUrl: { hosts: ['sns.*.amazonaws.com', 'sns.*.amazonaws.com.cn'], pathSuffix: '.pem' } };
+const SNS: X509RsaParams = {
+  message: 'aws_sns',
+  certificateUrl: { hosts: ['sns.{region}.amazonaws.com', 'sns.{region}.amazonaws.com.cn'], pathSuffix: '.pem' },
+  signerCommonNames: ['sns.amazonaws.com', 'sns.amazonaws.com.cn'],
+};
 const PAYPAL: X509RsaParams = {
   message: 'paypal',
   certificateUrl: { hosts: ['api.paypal.com', 'api-m.paypal.com', 'api.sandbox.paypal.com', 'api-m.sandbox.paypal.com'], pathPrefix: '/v1/notifications/certs/' },
@@ -20,20 +24,52 @@ const TOPIC = 'arn:aws:sns:us-west-2:123456789012:MyTopic';
 const WEBHOOK_ID = '1JE4291016473214C';
 const DAY = 24 * 3600;
 
-/** Certificates valid around the pinned clock. */
-const certificate = (from = NOW - DAY, to = NOW + 365 * DAY) =>
-  selfSignedCertificate({ commonName: 'sns.amazonaws.com', notBefore: new Date(from * 1000), notAfter: new Date(to * 1000) });
+/** A test root standing in for the public roots SNS's certificates chain to. */
+const ROOT_NAME = 'Flowgate Test Root CA';
+const root = selfSignedCertificate({ commonName: ROOT_NAME, notBefore: new Date((NOW - 10 * DAY) * 1000), notAfter: new Date((NOW + 3650 * DAY) * 1000) });
+/** Certificates valid around the pinned clock, issued under the test root. */
+const certificate = (from = NOW - DAY, to = NOW + 365 * DAY, commonName = 'sns.amazonaws.com') =>
+  selfSignedCertificate({ commonName, notBefore: new Date(from * 1000), notAfter: new Date(to * 1000), issuer: { certificate: root, commonName: ROOT_NAME } });
 const signer = certificate();
 const impostor = certificate();
 const CERT_URL = snsNotification().SigningCertURL!;
 
 describe('verifyX509Rsa(params, ctx) for SNS messages', () => {
-  const keys = () => memoryFetcher({ [CERT_URL]: signer.pem });
+  const keys = (pem = signer.pem) => memoryFetcher({ [CERT_URL]: pem }, [root.pem]);
 
-  it('returns true for a notification signed with SignatureVersion 2 (SHA256withRSA) or 1 (SHA1withRSA)', async () => {
-    for (const version of ['1', '2'] as const) {
-      const body = signSns(snsNotification(), signer.privateKey, version);
-      expect(await verifyX509Rsa(SNS, contextFor({ body, secrets: [TOPIC], keys: keys() }))).toBe(true);
+  it('returns true for a notification signed with SignatureVersion 2 (SHA256withRSA), and false for 1 (SHA1withRSA)', async () => {
+    expect(await verifyX509Rsa(SNS, contextFor({ body: signSns(snsNotification(), signer.privateKey, '2'), secrets: [TOPIC], keys: keys() }))).toBe(true);
+    expect(await verifyX509Rsa(SNS, contextFor({ body: signSns(snsNotification(), signer.privateKey, '1'), secrets: [TOPIC], keys: keys() }))).toBe(false);
+  });
+
+  it('returns false for a certificate not named sns.amazonaws.com, though it chains to the root', async () => {
+    const other = certificate(NOW - DAY, NOW + 365 * DAY, 'sns.evil.example');
+    expect(await verifyX509Rsa(SNS, contextFor({ body: signSns(snsNotification(), other.privateKey), secrets: [TOPIC], keys: keys(other.pem) }))).toBe(false);
+    const china = certificate(NOW - DAY, NOW + 365 * DAY, 'sns.amazonaws.com.cn');
+    expect(await verifyX509Rsa(SNS, contextFor({ body: signSns(snsNotification(), china.privateKey), secrets: [TOPIC], keys: keys(china.pem) }))).toBe(true);
+  });
+
+  it('returns false for a certificate named sns.amazonaws.com that does not chain to a trusted root: self-signed, or under a root Node does not bundle', async () => {
+    const selfSigned = selfSignedCertificate({ commonName: 'sns.amazonaws.com', keyPair: signer, notBefore: new Date((NOW - DAY) * 1000), notAfter: new Date((NOW + DAY) * 1000) });
+    const body = signSns(snsNotification(), signer.privateKey);
+    expect(await verifyX509Rsa(SNS, contextFor({ body, secrets: [TOPIC], keys: keys(selfSigned.pem) }))).toBe(false);
+    // No roots given: Node's bundled roots, under which the test root is nobody.
+    expect(await verifyX509Rsa(SNS, contextFor({ body, secrets: [TOPIC], keys: memoryFetcher({ [CERT_URL]: signer.pem }) }))).toBe(false);
+  });
+
+  it('returns true for a certificate served with its intermediate, when the intermediate chains to the root', async () => {
+    const intermediate = selfSignedCertificate({ commonName: 'Test Intermediate', ca: true, notBefore: new Date((NOW - DAY) * 1000), notAfter: new Date((NOW + 365 * DAY) * 1000), issuer: { certificate: root, commonName: ROOT_NAME } });
+    const leaf = selfSignedCertificate({ commonName: 'sns.amazonaws.com', notBefore: new Date((NOW - DAY) * 1000), notAfter: new Date((NOW + 365 * DAY) * 1000), issuer: { certificate: intermediate, commonName: 'Test Intermediate' } });
+    const body = signSns(snsNotification(), leaf.privateKey);
+    expect(await verifyX509Rsa(SNS, contextFor({ body, secrets: [TOPIC], keys: keys(leaf.pem + intermediate.pem) }))).toBe(true);
+    expect(await verifyX509Rsa(SNS, contextFor({ body, secrets: [TOPIC], keys: keys(leaf.pem) }))).toBe(false);
+  });
+
+  it('returns false for a Subject that is not a string: it would be left out of the signed string and still reach the flow', async () => {
+    const { Subject: _, ...noSubject } = snsNotification();
+    const signed = JSON.parse(signSns(noSubject, signer.privateKey)) as Record<string, unknown>;
+    for (const Subject of [{ injected: true }, 42, null, ['a']]) {
+      expect(await verifyX509Rsa(SNS, contextFor({ body: JSON.stringify({ ...signed, Subject }), secrets: [TOPIC], keys: keys() })), JSON.stringify(Subject)).toBe(false);
     }
   });
 
@@ -80,6 +116,11 @@ describe('verifyX509Rsa(params, ctx) for SNS messages', () => {
       'https://sns.us-west-2.amazonaws.com/cert.pem?x=1',
       'https://s3.amazonaws.com/sns/cert.pem',
       'https://sns.a.b.amazonaws.com/cert.pem',
+      // Virtual-hosted S3 buckets named `sns`: anyone's.
+      'https://sns.s3.amazonaws.com/cert.pem',
+      'https://sns.s3-website.amazonaws.com/cert.pem',
+      'https://sns.s3.amazonaws.com.cn/cert.pem',
+      'https://sns.execute-api.amazonaws.com/cert.pem',
       'not a url',
     ]) {
       const fetcher = memoryFetcher({ [url]: impostor.pem });
@@ -89,8 +130,11 @@ describe('verifyX509Rsa(params, ctx) for SNS messages', () => {
     }
   });
 
-  it('allows the China regions\' host', () => {
+  it('allows the China regions\' host, and every region-shaped host', () => {
     expect(certificateUrlAllowed('https://sns.cn-north-1.amazonaws.com.cn/SimpleNotificationService-x.pem', SNS.certificateUrl)).toBe(true);
+    for (const region of ['us-east-1', 'us-gov-west-1', 'eu-central-2', 'ap-southeast-4', 'il-central-1']) {
+      expect(certificateUrlAllowed(`https://sns.${region}.amazonaws.com/SimpleNotificationService-x.pem`, SNS.certificateUrl), region).toBe(true);
+    }
   });
 
   it('returns false when a field AWS signs is missing, or the version is unknown', async () => {
@@ -113,8 +157,8 @@ describe('verifyX509Rsa(params, ctx) for SNS messages', () => {
     for (const text of ['', 'garbage', signer.pem.replace(/[A-Z]/g, 'A'), '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----']) {
       expect(await verifyX509Rsa(SNS, contextFor({ body, secrets: [TOPIC], keys: memoryFetcher({ [CERT_URL]: text }) }))).toBe(false);
     }
-    const expired = selfSignedCertificate({ commonName: 'old', keyPair: signer, notBefore: new Date((NOW - 400 * DAY) * 1000), notAfter: new Date((NOW - DAY) * 1000) });
-    expect(await verifyX509Rsa(SNS, contextFor({ body, secrets: [TOPIC], keys: memoryFetcher({ [CERT_URL]: expired.pem }) }))).toBe(false);
+    const expired = selfSignedCertificate({ commonName: 'sns.amazonaws.com', keyPair: signer, notBefore: new Date((NOW - 400 * DAY) * 1000), notAfter: new Date((NOW - DAY) * 1000), issuer: { certificate: root, commonName: ROOT_NAME } });
+    expect(await verifyX509Rsa(SNS, contextFor({ body, secrets: [TOPIC], keys: keys(expired.pem) }))).toBe(false);
   });
 
   it('never throws on arbitrary bodies, headers and secrets', async () => {

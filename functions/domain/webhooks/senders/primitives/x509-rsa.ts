@@ -2,11 +2,13 @@
 // Amazon SNS https://docs.aws.amazon.com/sns/latest/dg/sns-verify-signature-of-message.html
 // PayPal https://developer.paypal.com/api/rest/webhooks/rest/ (event headers, signature verification)
 import { verify, X509Certificate, type KeyObject } from 'node:crypto';
+import { rootCertificates } from 'node:tls';
 import { crc32 } from 'node:zlib';
 import { parseJsonWithinDepth } from '../../../../shared/json.js';
 import { headerValue } from '../../headers.js';
 import { decodeSignature } from '../../signatures/hmac.js';
 import type { VerifyContext } from '../context.js';
+import { SNS_SIGNED_FIELDS } from '../sns-fields.js';
 import { equalsAny } from './equal-text.js';
 
 /**
@@ -15,7 +17,11 @@ import { equalsAny } from './equal-text.js';
  * checked before any fetch. Only `https:` on the default port, no credentials, no query.
  */
 export interface CertificateUrlRule {
-  /** Allowed hosts; `*` stands for exactly one DNS label: `sns.*.amazonaws.com` allows `sns.eu-west-1.amazonaws.com` only. */
+  /**
+   * Allowed hosts; `*` stands for exactly one DNS label, `{region}` for one label shaped as an AWS
+   * region (`us-east-1`, `cn-north-1`, `us-gov-west-1`): `sns.{region}.amazonaws.com` allows
+   * `sns.eu-west-1.amazonaws.com`, never `sns.s3.amazonaws.com` (where anyone's bucket named `sns` is).
+   */
   hosts: readonly string[];
   /** The path must start with this, e.g. `/v1/notifications/certs/`. */
   pathPrefix?: string;
@@ -38,6 +44,11 @@ export type X509RsaParams =
        */
       message: 'aws_sns';
       certificateUrl: CertificateUrlRule;
+      /**
+       * The subject common names a signing certificate may have (`sns.amazonaws.com`, China's
+       * `.cn` form); its chain must also lead to one of the trusted roots, as AWS's SDKs check.
+       */
+      signerCommonNames: readonly string[];
     }
   | {
       /**
@@ -78,7 +89,9 @@ export async function verifyX509Rsa(params: X509RsaParams, ctx: VerifyContext): 
   } catch {
     return false;
   }
-  const key = publicKeyOf(certificate, ctx.request.nowSeconds);
+  const key = publicKeyOf(certificate, ctx.request.nowSeconds, params.message === 'aws_sns'
+    ? { commonNames: params.signerCommonNames, roots: ctx.keys.trustedRoots ?? rootCertificates }
+    : undefined);
   if (!key) return false;
   return messages.some((message) => verifies(claim.hash, message, key, claim.signature));
 }
@@ -114,31 +127,63 @@ export function urlOnSenderHosts(url: string, hosts: readonly string[]): boolean
 }
 
 const DNS_LABEL = /^[a-z0-9-]{1,63}$/;
+/** An AWS region's name: letters, then one or two words, then a number (`us-east-1`, `us-gov-west-1`, `ap-southeast-4`). */
+const AWS_REGION = /^[a-z]{2}(-[a-z]+){1,2}-\d{1,2}$/;
 
 /** Label by label, so `sns.x.amazonaws.com.evil.example` and `evil-amazonaws.com` never match. */
 function hostMatches(hostname: string, pattern: string): boolean {
   const labels = hostname.split('.');
   const wanted = pattern.toLowerCase().split('.');
-  return labels.length === wanted.length && wanted.every((label, i) => (label === '*' ? DNS_LABEL.test(labels[i]!) : label === labels[i]));
+  return labels.length === wanted.length && wanted.every((label, i) =>
+    label === '*' ? DNS_LABEL.test(labels[i]!) : label === '{region}' ? AWS_REGION.test(labels[i]!) : label === labels[i]);
+}
+
+/** What a signing certificate must be besides valid: named so, and issued under one of these roots (PEM). */
+interface SignerRule {
+  commonNames: readonly string[];
+  roots: readonly string[];
+}
+
+interface CertificateEntry {
+  key: KeyObject;
+  /** When the signer's certificate is valid. */
+  validFromSeconds: number;
+  validToSeconds: number;
+  /** When every certificate served with it is valid too: the latest start and the earliest end. */
+  chainValidFromSeconds: number;
+  chainValidToSeconds: number;
+  /** The chain as served, leaf first. */
+  chain: X509Certificate[];
+  /** Each rule's verdict on this certificate, kept: a certificate is judged once, not per request. */
+  verdicts: WeakMap<SignerRule['roots'], boolean>;
 }
 
 /** Keys of certificates seen recently (`null`: not an RSA certificate). Bounded; keyed by the PEM text. */
-const certificateKeys = new Map<string, { key: KeyObject; validFromSeconds: number; validToSeconds: number } | null>();
+const certificateKeys = new Map<string, CertificateEntry | null>();
 const MAX_CERTIFICATES = 64;
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g;
 
-/** The RSA public key of a PEM certificate valid at `nowSeconds`; `undefined` otherwise. */
-function publicKeyOf(pem: string, nowSeconds: number): KeyObject | undefined {
+/**
+ * The RSA public key of a PEM certificate valid at `nowSeconds` (and, with `signer`, named and
+ * issued as it says); `undefined` otherwise.
+ */
+function publicKeyOf(pem: string, nowSeconds: number, signer?: SignerRule): KeyObject | undefined {
   let entry = certificateKeys.get(pem);
   if (entry === undefined) {
     entry = null;
     try {
-      // The first certificate of a chain is the signer's own (PayPal serves the chain).
-      const certificate = new X509Certificate(pem);
-      if (certificate.publicKey.asymmetricKeyType === 'rsa') {
+      // The first certificate is the signer's own; any after it are its issuers (PayPal serves the chain).
+      const chain = (pem.match(PEM_CERTIFICATE) ?? []).map((text) => new X509Certificate(text));
+      const leaf = chain[0];
+      if (leaf?.publicKey.asymmetricKeyType === 'rsa') {
         entry = {
-          key: certificate.publicKey,
-          validFromSeconds: Date.parse(certificate.validFrom) / 1000,
-          validToSeconds: Date.parse(certificate.validTo) / 1000,
+          key: leaf.publicKey,
+          validFromSeconds: Date.parse(leaf.validFrom) / 1000,
+          validToSeconds: Date.parse(leaf.validTo) / 1000,
+          chainValidFromSeconds: Math.max(...chain.map((c) => Date.parse(c.validFrom) / 1000)),
+          chainValidToSeconds: Math.min(...chain.map((c) => Date.parse(c.validTo) / 1000)),
+          chain,
+          verdicts: new WeakMap(),
         };
       }
     } catch {
@@ -149,8 +194,53 @@ function publicKeyOf(pem: string, nowSeconds: number): KeyObject | undefined {
   }
   // An expired certificate is refused: its key may no longer be the sender's alone.
   if (!entry || !(nowSeconds >= entry.validFromSeconds && nowSeconds <= entry.validToSeconds)) return undefined;
+  if (signer) {
+    if (!(nowSeconds >= entry.chainValidFromSeconds && nowSeconds <= entry.chainValidToSeconds)) return undefined;
+    let verdict = entry.verdicts.get(signer.roots);
+    if (verdict === undefined) {
+      const name = commonNameOf(entry.chain[0]!);
+      verdict = name !== undefined && signer.commonNames.includes(name) && chainsToRoot(entry.chain, signer.roots, nowSeconds);
+      entry.verdicts.set(signer.roots, verdict);
+    }
+    if (!verdict) return undefined;
+  }
   return entry.key;
 }
+
+/** The subject's common name; `undefined` when it has none or several. */
+function commonNameOf(certificate: X509Certificate): string | undefined {
+  const names = certificate.subject.split('\n').filter((line) => line.startsWith('CN=')).map((line) => line.slice(3));
+  return names.length === 1 ? names[0] : undefined;
+}
+
+/** Parsed roots, once per roots list (Node's bundle is about 140 certificates). */
+const parsedRoots = new WeakMap<readonly string[], X509Certificate[]>();
+
+/**
+ * True when each certificate of `chain` is issued and signed by the next, every issuer a CA, and
+ * the last is issued and signed by one of `roots` valid at `nowSeconds` (or is one of them). The
+ * chain's own validity is checked on every use by the caller; this verdict is kept.
+ */
+function chainsToRoot(chain: readonly X509Certificate[], roots: readonly string[], nowSeconds: number): boolean {
+  let anchors = parsedRoots.get(roots);
+  if (!anchors) {
+    anchors = roots.flatMap((text) => {
+      try {
+        return [new X509Certificate(text)];
+      } catch {
+        return [];
+      }
+    });
+    parsedRoots.set(roots, anchors);
+  }
+  const issuedBy = (child: X509Certificate, parent: X509Certificate) => parent.ca && child.checkIssued(parent) && child.verify(parent.publicKey);
+  for (let i = 0; i + 1 < chain.length; i++) if (!issuedBy(chain[i]!, chain[i + 1]!)) return false;
+  const last = chain[chain.length - 1]!;
+  return anchors.some((root) => root.fingerprint256 === last.fingerprint256 || (issuedBy(last, root) && validAt(root, nowSeconds)));
+}
+
+const validAt = (certificate: X509Certificate, nowSeconds: number) =>
+  nowSeconds >= Date.parse(certificate.validFrom) / 1000 && nowSeconds <= Date.parse(certificate.validTo) / 1000;
 
 function verifies(hash: Hash, message: Buffer, key: KeyObject, signature: Buffer): boolean {
   try {
@@ -160,15 +250,13 @@ function verifies(hash: Hash, message: Buffer, key: KeyObject, signature: Buffer
   }
 }
 
-/** The fields AWS signs, in the order it signs them, per message type. */
-const SNS_SIGNED_FIELDS: Record<string, readonly string[]> = {
-  Notification: ['Message', 'MessageId', 'Subject', 'Timestamp', 'TopicArn', 'Type'],
-  SubscriptionConfirmation: ['Message', 'MessageId', 'SubscribeURL', 'Timestamp', 'Token', 'TopicArn', 'Type'],
-  UnsubscribeConfirmation: ['Message', 'MessageId', 'SubscribeURL', 'Timestamp', 'Token', 'TopicArn', 'Type'],
-};
 /** Fields a message may leave out: a notification published without a subject has none. */
 const SNS_OPTIONAL_FIELDS = new Set(['Subject']);
-const SNS_HASH: Record<string, Hash> = { '1': 'sha1', '2': 'sha256' };
+/**
+ * SignatureVersion 2 (SHA256withRSA) only: version 1 is SHA1, whose collisions are practical, and
+ * a topic is switched to 2 with one attribute (`SignatureVersion`), as the catalog listing says.
+ */
+const SNS_HASH: Record<string, Hash> = { '2': 'sha256' };
 
 function readSnsMessage(ctx: VerifyContext): Claim | undefined {
   const { rawBody } = ctx.request;
@@ -194,7 +282,9 @@ function readSnsMessage(ctx: VerifyContext): Claim | undefined {
   for (const name of fields) {
     const value = field(name);
     if (value === undefined) {
-      if (SNS_OPTIONAL_FIELDS.has(name)) continue;
+      // Absent, not present as another type: a `Subject` object would be left out of the signed
+      // string and still be handed to the flow.
+      if (SNS_OPTIONAL_FIELDS.has(name) && !Object.hasOwn(message, name)) continue;
       return undefined;
     }
     canonical += `${name}\n${value}\n`;
