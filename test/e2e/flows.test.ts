@@ -3,7 +3,9 @@ import { QUEUES } from '../../functions/manifest.js';
 import { useLocalStack } from '../support/local-stack.js';
 import { createTrigger, deliver, TEST_FLOWS_DIR, waitForExecutions } from '../support/webhooks.js';
 
-const stack = useLocalStack({ flowsDir: TEST_FLOWS_DIR, env: { WAIT_TIMEOUT_MS: '8000', TRIGGER_CACHE_TTL_MS: '0' } });
+// 14 s of wait: a one-state flow that fails must be answered 502 even while other processes keep
+// both cores busy (at 8 s it was 504 under a load of 15), and still well before `slow`'s 20 s.
+const stack = useLocalStack({ flowsDir: TEST_FLOWS_DIR, env: { WAIT_TIMEOUT_MS: '14000', TRIGGER_CACHE_TTL_MS: '0' } });
 
 describe.concurrent('wait for completion', () => {
   it('answers with the flow output as the JSON body', async () => {
@@ -31,7 +33,8 @@ describe.concurrent('wait for completion', () => {
     const res = await deliver(trigger.url, '{}');
     expect(res.status).toBe(504);
     expect(res.json).toEqual({ error: 'flow_timeout' });
-    expect(Date.now() - started).toBeLessThan(19_000);
+    // Answered before the flow's 20 s Wait could have ended: the receiver did not wait for it.
+    expect(Date.now() - started).toBeLessThan(20_000);
   });
 });
 
