@@ -1,11 +1,11 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { API_GATEWAY_INTEGRATION_TIMEOUT_MS } from '../../functions/domain/webhooks/wait-budget.js';
 import { useLocalStack } from '../support/local-stack.js';
 import { createTrigger, TEST_FLOWS_DIR, waitForExecutions } from '../support/webhooks.js';
 
 /** A wait limit far longer than what is left of the gateway's 30 s in these requests. */
-const stack = useLocalStack({ flowsDir: TEST_FLOWS_DIR, env: { WAIT_TIMEOUT_MS: '20000', TRIGGER_CACHE_TTL_MS: '0' } });
+const CONFIGURED_WAIT_MS = 20_000;
+const stack = useLocalStack({ flowsDir: TEST_FLOWS_DIR, env: { WAIT_TIMEOUT_MS: String(CONFIGURED_WAIT_MS), TRIGGER_CACHE_TTL_MS: '0' } });
 
 /** The event API Gateway would send for a POST that it received `agoMs` ago (a cold start in between). */
 function webhookEvent(webhookId: string, agoMs: number): APIGatewayProxyEventV2 {
@@ -33,8 +33,10 @@ describe('wait mode under API Gateway\'s 30 s', () => {
     const result = await handler(webhookEvent(trigger.webhook_id, 25_000), context) as { statusCode: number; body: string };
     expect(result.statusCode).toBe(504);
     expect(JSON.parse(result.body)).toEqual({ error: 'flow_timeout' });
-    // 30 s after arrival less the 2 s reserve leaves 3 s to wait, not the configured 20 s.
-    expect(Date.now() - started).toBeLessThan(API_GATEWAY_INTEGRATION_TIMEOUT_MS - 25_000);
+    // 30 s after arrival less the 2 s reserve leaves 3 s to wait, not the configured 20 s. The bound
+    // is set between the two rather than at the 5 s left, so a busy machine's overhead (6 s seen at a
+    // load of 15) cannot fail it, while waiting the configured 20 s still does.
+    expect(Date.now() - started).toBeLessThan(CONFIGURED_WAIT_MS - 5_000);
   });
 
   it('when the cold start used up the gateway\'s time, it answers 504 at once and starts no flow', async () => {
