@@ -3,7 +3,9 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { DynamoAttemptStore } from '../../functions/adapters/aws/dynamo-attempt-store.js';
 import { DynamoMfaStore } from '../../functions/adapters/aws/dynamo-mfa-store.js';
+import { DynamoMfaEventLog } from '../../functions/adapters/aws/dynamo-mfa-event-log.js';
 import { LocalSecretBox } from '../../functions/adapters/local-secret-box.js';
+import { generateLocalSigningKey, LocalTokenSigner } from '../../functions/adapters/local-token-signer.js';
 import { createAccountUseCases, type AccountsDeps } from '../../functions/domain/accounts/index.js';
 import { generateTotpSecret, hashRecoveryCode, normalizeTotpSecret } from '../../functions/domain/totp/index.js';
 import { createAccountsHandler } from '../../functions/handlers/accounts.js';
@@ -46,10 +48,13 @@ beforeAll(async () => {
   deps = {
     mfa: new DynamoMfaStore(local.dynamo, table),
     attempts: new DynamoAttemptStore(local.dynamo, table),
+    events: new DynamoMfaEventLog(local.dynamo, table, { now: () => clock.nowMs, randomBytes }),
     secretBox,
+    signer: new LocalTokenSigner([generateLocalSigningKey()]),
     now: () => clock.nowMs,
     randomBytes,
     issuer: 'Flowgate',
+    tokenIssuer: 'http://gateway.test',
   };
   handle = createAccountsHandler(createAccountUseCases(deps), authenticator);
 });
@@ -96,8 +101,13 @@ async function register(sub: string, secret = newSecret()): Promise<string[]> {
   return res.json.data.recovery_codes;
 }
 
-const factorItem = async (sub: string) =>
-  (await local.dynamo.send(new GetCommand({ TableName: table, Key: { pk: `USER#${sub}`, sk: 'MFA#TOTP' }, ConsistentRead: true }))).Item;
+/** The user's first (only) factor as stored, with the user's recovery codes beside it. */
+async function factorItem(sub: string) {
+  const item = (await local.dynamo.send(new GetCommand({ TableName: table, Key: { pk: `USER#${sub}`, sk: 'MFA#TOTP' }, ConsistentRead: true }))).Item;
+  if (!item) return undefined;
+  const [factor] = Object.values(item.factors as Record<string, Record<string, any>>);
+  return { ...factor, recovery_code_hashes: item.recovery_code_hashes } as Record<string, any>;
+}
 
 async function failTimes(n: number, sub: string, secret: string) {
   for (let i = 0; i < n; i++) expect((await confirm(sub, secret, wrongCode(secret))).json).toEqual({ error: 'invalid_code' });
@@ -450,7 +460,7 @@ describe(`POST ${RECOVERY}`, () => {
     const [code] = await register(sub);
     const res = await verify(sub, code);
     expect(res.status).toBe(200);
-    expect(res.json).toEqual({ data: { remaining: 9 } });
+    expect(res.json).toEqual({ data: { remaining: 9, mfa_token: expect.any(String), expires_at: expect.any(String) } });
   });
 
   it('refuses a used code with 400 invalid_code', async () => {
