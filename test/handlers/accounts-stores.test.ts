@@ -1,4 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoAttemptStore } from '../../functions/adapters/aws/dynamo-attempt-store.js';
 import { DynamoMfaStore } from '../../functions/adapters/aws/dynamo-mfa-store.js';
@@ -118,6 +118,25 @@ describe('DynamoMfaStore: factors', () => {
     expect(await mfa.replaceRecoveryCodes(sub, ['n1', 'n2'])).toBe(true);
     expect(await mfa.consumeRecoveryCode(sub, 'h1')).toBeUndefined();
     expect(await mfa.consumeRecoveryCode(sub, 'n1')).toBe(1);
+  });
+});
+
+describe('DynamoMfaStore: an item from before several factors', () => {
+  it('reads its one factor as the factor "totp", upgraded in place, whose time step then advances as any other', async () => {
+    const sub = newUser();
+    await local.dynamo.send(new PutCommand({
+      TableName: table,
+      Item: { pk: `USER#${sub}`, sk: 'MFA#TOTP', sealed_secret: 'local:v1:old', time_step: 100, confirmed_at: '2025-01-01T00:00:00.000Z', recovery_code_hashes: new Set(['h1']) },
+    }));
+    expect(await mfa.getMfa(sub)).toEqual({
+      accountId: sub, recoveryCodesLeft: 1,
+      factors: [{ id: 'totp', name: 'Authenticator', sealedSecret: 'local:v1:old', timeStep: 100, createdAt: '2025-01-01T00:00:00.000Z' }],
+    });
+    expect(await mfa.advanceTimeStep(sub, { factorId: 'totp', timeStep: 101, usedAt: 't' })).toBe(true);
+    const { Item } = await local.dynamo.send(new GetCommand({ TableName: table, Key: { pk: `USER#${sub}`, sk: 'MFA#TOTP' } }));
+    expect(Item).not.toHaveProperty('sealed_secret');
+    expect(await mfa.removeFactor(sub, 'totp')).toBe(true);
+    expect(await mfa.hasTotpFactor(sub)).toBe(false);
   });
 });
 

@@ -600,3 +600,63 @@ describe('faults', () => {
     expect(log).not.toMatch(/eyJ[A-Za-z0-9_-]+\./); // no JWT
   });
 });
+
+describe('POST /accounts/totp/verify and the step-up proof (pinned clock)', () => {
+  const VERIFY = '/accounts/totp/verify';
+  const REGENERATE = '/accounts/recovery-codes/regenerate';
+
+  it('accepts only codes of later steps than the last accepted one: enrolment step refused, next step once', async () => {
+    const sub = newUser();
+    const secret = newSecret();
+    await register(sub, secret);
+    expect((await post(VERIFY, { sub, body: { code: totpCodeAt(secret, clock.nowMs) } })).status).toBe(401);
+    expect((await post(VERIFY, { sub, body: { code: totpCodeAt(secret, clock.nowMs - STEP_MS) } })).status).toBe(401);
+    const next = totpCodeAt(secret, clock.nowMs + STEP_MS);
+    const accepted = await post(VERIFY, { sub, body: { code: next } });
+    expect(accepted.status).toBe(200);
+    expect(accepted.json.data.expires_at).toBe(new Date(clock.nowMs + 600_000).toISOString());
+    expect((await post(VERIFY, { sub, body: { code: next } })).json).toEqual({ error: 'invalid_code' });
+    expect((await factorItem(sub))!.time_step).toBe(STEP + 1);
+  });
+
+  it('answers 400 validation_error for a code not of 6 digits, at no cost', async () => {
+    const sub = newUser();
+    await register(sub);
+    for (let i = 0; i < 6; i++) expect((await post(VERIFY, { sub, body: { code: '12345' } })).status).toBe(400);
+  });
+
+  it('after a regeneration every one of the ten old recovery codes fails, and the new ones work', async () => {
+    const sub = newUser();
+    const secret = newSecret();
+    const old = await register(sub, secret);
+    const proof = (await post(VERIFY, { sub, body: { code: totpCodeAt(secret, clock.nowMs + STEP_MS) } })).json.data.mfa_token as string;
+    const fresh: string[] = (await post(REGENERATE, { sub, headers: { 'x-mfa-token': proof } })).json.data.recovery_codes;
+    const saved = clock.nowMs;
+    try {
+      // Four failures a window, so the recovery budget never answers instead of the code.
+      for (let i = 0; i < old.length; i++) {
+        if (i > 0 && i % 4 === 0) clock.nowMs += WINDOW_MS;
+        expect((await post(RECOVERY, { sub, body: { code: old[i] } })).json, old[i]).toEqual({ error: 'invalid_code' });
+      }
+      expect((await post(RECOVERY, { sub, body: { code: fresh[0] } })).json.data.remaining).toBe(9);
+    } finally {
+      clock.nowMs = saved;
+    }
+  });
+
+  it('a user may have ten factors; the eleventh is 409 conflict before any code is checked', async () => {
+    const sub = newUser();
+    const secret = newSecret();
+    await register(sub, secret);
+    const proof = (await post(VERIFY, { sub, body: { code: totpCodeAt(secret, clock.nowMs + STEP_MS) } })).json.data.mfa_token as string;
+    const headers = { 'x-mfa-token': proof };
+    for (let i = 2; i <= 10; i++) {
+      const another = newSecret();
+      const res = await post(CONFIRM, { sub, headers, body: { code: totpCodeAt(another, clock.nowMs), secret: another, name: `Device ${i}` } });
+      expect(res.status, res.json?.error).toBe(200);
+    }
+    const eleventh = await post(CONFIRM, { sub, headers, body: { code: '000000', secret: newSecret() } });
+    expect(eleventh.status).toBe(409);
+    expect(eleventh.json).toEqual({ error: 'conflict', message: 'a user may have at most 10 factors' });
+  });
+});

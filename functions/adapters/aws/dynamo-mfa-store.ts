@@ -1,10 +1,13 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DEFAULT_FACTOR_NAME } from '../../domain/accounts/confirm-registration.js';
 import type { MfaRecord, MfaStore, TotpFactor } from '../../domain/accounts/index.js';
 import { ifConditionHolds } from './conditional.js';
 
 /** Everything about one user (token `sub`) lives under one partition of the accounts table. */
 export const userPartitionKey = (subject: string): string => `USER#${subject}`;
 const MFA_SK = 'MFA#TOTP';
+/** The id an item from before several factors gives its one factor. */
+const LEGACY_FACTOR_ID = 'totp';
 /** Rounds of read-then-write lost to concurrent removals before giving up (a 500). */
 const MAX_REMOVE_ROUNDS = 5;
 
@@ -42,7 +45,11 @@ export class DynamoMfaStore implements MfaStore {
   }
 
   async getMfa(subject: string): Promise<MfaRecord | undefined> {
-    const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: this.key(subject), ConsistentRead: true }));
+    let { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: this.key(subject), ConsistentRead: true }));
+    if (Item && Item.factors === undefined && typeof Item.sealed_secret === 'string') {
+      await this.upgradeSingleFactor(subject, Item);
+      ({ Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: this.key(subject), ConsistentRead: true })));
+    }
     if (!Item) return undefined;
     const factors = Object.entries((Item.factors ?? {}) as Record<string, StoredFactor>).map(([id, stored]) => ({
       id, name: stored.name, sealedSecret: stored.sealed_secret, timeStep: stored.time_step, createdAt: stored.created_at,
@@ -54,6 +61,23 @@ export class DynamoMfaStore implements MfaStore {
       factors,
       recoveryCodesLeft: (Item.recovery_code_hashes as Set<string> | undefined)?.size ?? 0,
     };
+  }
+
+  /**
+   * An item written before users could have several factors holds its one factor at the top
+   * (`sealed_secret`, `time_step`, `confirmed_at`): it becomes the factor `totp` of the map, named
+   * as a confirmation without a name is, in one conditional write that a concurrent upgrade or
+   * time step cannot be lost to (whichever loses, the next read sees the winner's item).
+   */
+  private async upgradeSingleFactor(subject: string, item: Record<string, unknown>): Promise<void> {
+    const factor: StoredFactor = { name: DEFAULT_FACTOR_NAME, sealed_secret: item.sealed_secret as string, time_step: item.time_step as number, created_at: item.confirmed_at as string };
+    await ifConditionHolds(() => this.client.send(new UpdateCommand({
+      TableName: this.table,
+      Key: this.key(subject),
+      UpdateExpression: 'SET factors = :factors, factor_count = :one REMOVE sealed_secret, time_step, confirmed_at',
+      ConditionExpression: 'attribute_not_exists(factors) AND time_step = :step',
+      ExpressionAttributeValues: { ':factors': { [LEGACY_FACTOR_ID]: factor }, ':one': 1, ':step': factor.time_step },
+    })));
   }
 
   createTotpFactor(subject: string, input: { accountId: string; factor: TotpFactor; recoveryCodeHashes: readonly string[] }): Promise<boolean> {

@@ -15,7 +15,7 @@ import { MAX_FACTORS, MAX_FACTOR_NAME_LENGTH, type ClientInfo, type MfaStore, ty
 import { requireFreshProof, type StepUpDeps } from './step-up.js';
 
 export interface ConfirmRegistrationDeps extends StepUpDeps, AuditDeps {
-  mfa: Pick<MfaStore, 'hasTotpFactor' | 'createTotpFactor' | 'addTotpFactor'>;
+  mfa: Pick<MfaStore, 'hasTotpFactor' | 'getMfa' | 'createTotpFactor' | 'addTotpFactor'>;
   secretBox: Pick<SecretBox, 'seal'>;
   now: Clock;
 }
@@ -37,6 +37,8 @@ export function factorName(input: string | undefined): string {
   }
   return name;
 }
+
+const tooManyFactors = () => new AppError('conflict', 'factor limit reached (or the last factor was removed meanwhile)', undefined, `a user may have at most ${MAX_FACTORS} factors`);
 
 export interface ConfirmedFactor {
   factorId: string;
@@ -71,6 +73,8 @@ export async function confirmRegistration(
   if (!first) {
     if (input.mfaToken === undefined) throw new AppError('already_registered');
     await requireFreshProof(deps, { subject, mfaToken: input.mfaToken });
+    // Before the code is checked, so a full list costs no attempt.
+    if (((await deps.mfa.getMfa(subject))?.factors.length ?? 0) >= MAX_FACTORS) throw tooManyFactors();
   }
 
   const nowMs = deps.now();
@@ -87,9 +91,7 @@ export async function confirmRegistration(
         createdAt: new Date(nowMs).toISOString(),
       };
       if (!first) {
-        if (!(await deps.mfa.addTotpFactor(subject, factor, MAX_FACTORS))) {
-          throw new AppError('conflict', 'factor limit reached or no first factor', undefined, `a user may have at most ${MAX_FACTORS} factors`);
-        }
+        if (!(await deps.mfa.addTotpFactor(subject, factor, MAX_FACTORS))) throw tooManyFactors();
         return { factorId, recoveryCodes: [], first };
       }
       const recoveryCodes = generateRecoveryCodes(deps.randomBytes);
