@@ -11,7 +11,8 @@ import { verifyTotp } from './verify-totp.js';
 
 export { totpSecretContext } from './confirm-registration.js';
 export { totpAccountName } from './start-registration.js';
-export { publicSigningKey, MFA_TOKEN_TTL_SECONDS } from './mfa-token.js';
+export { MFA_TOKEN_TTL_SECONDS } from './mfa-token.js';
+export { publicSigningKey } from './signing-key.js';
 export type { FactorsView, FactorView } from './factors.js';
 export type {
   AttemptBucket, AttemptSlot, AttemptStore, ClientInfo, MfaEvent, MfaEventLog, MfaEventType, MfaRecord, MfaStore,

@@ -19,7 +19,7 @@ export interface StepUpDeps extends AttemptBudgetDeps {
  */
 export async function requireFreshProof(deps: StepUpDeps, input: { subject: string; mfaToken: string | undefined }): Promise<void> {
   const { subject, mfaToken } = input;
-  if (mfaToken === undefined || mfaToken === '') throw new AppError('mfa_required', 'no X-MFA-Token');
+  if (!mfaToken) throw new AppError('mfa_required', 'no X-MFA-Token');
   const nowMs = deps.now();
   await withAttemptBudget(deps, { subject, bucket: 'totp', nowMs }, async () => {
     const fresh = await isFreshMfaToken(mfaToken, { keys: await deps.signer.publicKeys(), issuer: deps.tokenIssuer, subject, nowMs });
