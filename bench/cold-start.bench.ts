@@ -56,6 +56,8 @@ function lambdaEnv(): Record<string, string> {
     FLOW_NAMES: 'echo,route-by-type',
     WEBHOOK_BASE_URL: 'https://api.example.com/webhooks',
     SECRETS_KMS_KEY_ID: 'arn:aws:kms:us-east-1:000000000000:key/00000000-0000-0000-0000-000000000000',
+    MFA_SIGNING_KEY_ID: 'arn:aws:kms:us-east-1:000000000000:key/11111111-1111-1111-1111-111111111111',
+    MFA_TOKEN_ISSUER: 'https://api.example.com',
     AUTH_JWT_SECRET: randomBytes(32).toString('base64url'),
   };
   for (const table of Object.values(TABLES)) env[table.env] = `bench-${table.env.toLowerCase()}`;

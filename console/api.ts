@@ -14,6 +14,7 @@ export const ERROR_WORDS: Record<string, string> = {
   validation_error: 'The service did not accept these settings. Check the fields and try again.',
   invalid_code: 'That code was not accepted. Enter the 6-digit code your authenticator app shows now.',
   already_registered: 'An authenticator is already set up for this account.',
+  mfa_required: 'This needs a current code from your authenticator. Enter it and try again.',
   ip_not_allowed: 'The request came from an address the trigger does not allow.',
   invalid_signature: 'The signature was not accepted.',
   not_found: 'It no longer exists: it may have been deleted elsewhere.',
@@ -75,9 +76,9 @@ async function send(path: string, init: RequestInit): Promise<Response> {
   return response;
 }
 
-/** A JSON request; resolves to the response's `data` (undefined for 204). */
-export async function api<T>(method: string, path: string, body?: unknown, as: Credentials | undefined = credentials.get()): Promise<T> {
-  const headers = authHeaders(as);
+/** A JSON request; resolves to the response's `data` (undefined for 204). `extraHeaders`: e.g. a step-up proof (`x-mfa-token`). */
+export async function api<T>(method: string, path: string, body?: unknown, as: Credentials | undefined = credentials.get(), extraHeaders: Record<string, string> = {}): Promise<T> {
+  const headers = { ...authHeaders(as), ...extraHeaders };
   if (body !== undefined) headers['content-type'] = 'application/json';
   const response = await send(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   if (response.status === 204) return undefined as T;

@@ -85,6 +85,8 @@ export interface FunctionSpec {
   readsFlowNames?: boolean;
   /** Serves the console: its bundle carries the console's built files (`console/build.ts`). */
   servesConsole?: boolean;
+  /** Signs step-up proofs (`mfa_token`) with the MFA signing key (kms:Sign, kms:GetPublicKey). */
+  signsMfaTokens?: boolean;
   /** Indexes (of `TABLES`) it queries: granted `dynamodb:Query` on exactly those, nothing else on any index. */
   queriesIndexes?: Partial<Record<TableName, readonly string[]>>;
 }
@@ -110,7 +112,8 @@ export const FUNCTIONS = {
   apiKeys: { entry: 'functions/entries/api-keys.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: ['GetItem', 'Query', 'PutItem', 'DeleteItem'] }, sendsTo: [] },
   kv: { entry: 'functions/entries/kv.ts', timeoutSeconds: 29, memoryMb: 512, tables: { auth: API_KEY_LOOKUP, kv: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['kvSweep'], queriesIndexes: { kv: ['byOwner'] } },
   kvSweeper: { entry: 'functions/entries/kv-sweeper.ts', timeoutSeconds: 300, memoryMb: 512, tables: { kv: ['GetItem', 'Query', 'BatchWriteItem'] }, sendsTo: ['kvSweep'] },
-  accounts: { entry: 'functions/entries/accounts.ts', timeoutSeconds: 10, memoryMb: 256, tables: { accounts: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: [], secretsKey: { operations: ['encrypt'], purposes: [SECRET_PURPOSES.totp] } },
+  // Decrypt: a sign-in code is checked against the stored secret. The auth table: admin reset takes the account's API key.
+  accounts: { entry: 'functions/entries/accounts.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: API_KEY_LOOKUP, accounts: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: [], secretsKey: { operations: ['encrypt', 'decrypt'], purposes: [SECRET_PURPOSES.totp] }, signsMfaTokens: true },
   // 29 s, as the receiver: a bulk replay of 500 deliveries took about 3 s on the local stack (single-threaded engines).
   // Decrypt: only to show a Notion trigger's verification token to its owner, once.
   triggers: { entry: 'functions/entries/triggers.ts', timeoutSeconds: 29, memoryMb: 256, tables: { auth: API_KEY_LOOKUP, triggers: ['GetItem', 'Query', 'PutItem', 'DeleteItem'], executions: ['Query', 'GetItem', 'BatchGetItem', 'PutItem', 'DeleteItem'] }, sendsTo: ['flowEvents'], secretsKey: { operations: ['encrypt', 'decrypt'], purposes: [SECRET_PURPOSES.webhookSignature] }, readsFlowNames: true },
@@ -121,8 +124,11 @@ export const FUNCTIONS = {
 } as const satisfies Record<string, FunctionSpec>;
 export type FunctionName = keyof typeof FUNCTIONS;
 
-/** `gateway`: bearer JWT or X-Api-Key; `bearer`: a user's JWT only; `none`: the route checks for itself. */
-export type RouteAuth = 'gateway' | 'bearer' | 'none';
+/**
+ * `gateway`: bearer JWT or X-Api-Key; `bearer`: a user's JWT only; `api_key`: an account's
+ * X-Api-Key only (an account credential, for acting on its users); `none`: the route checks for itself.
+ */
+export type RouteAuth = 'gateway' | 'bearer' | 'api_key' | 'none';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'ANY';
 
 export interface RouteSpec {
@@ -148,8 +154,8 @@ const kv = (method: HttpMethod, path: string, operationId: string, summary: stri
   ({ method, path: `/storage/kv/${path}`, fn: 'kv', auth: 'gateway', operationId, tag: TAGS.kv, summary });
 const trigger = (method: HttpMethod, path: string, operationId: string, summary: string): RouteSpec =>
   ({ method, path, fn: 'triggers', auth: 'gateway', operationId, tag: TAGS.triggers, summary });
-const mfa = (path: string, operationId: string, summary: string): RouteSpec =>
-  ({ method: 'POST', path: `/accounts/${path}`, fn: 'accounts', auth: 'bearer', operationId, tag: TAGS.mfa, summary });
+const mfa = (path: string, operationId: string, summary: string, method: HttpMethod = 'POST', auth: RouteAuth = 'bearer'): RouteSpec =>
+  ({ method, path: `/accounts/${path}`, fn: 'accounts', auth, operationId, tag: TAGS.mfa, summary });
 
 /** The route table. API Gateway's `routeKey` for each is `${method} ${path}`. */
 export const ROUTES: readonly RouteSpec[] = [
@@ -175,7 +181,16 @@ export const ROUTES: readonly RouteSpec[] = [
 
   mfa('totp-registration', 'startTotpRegistration', 'Start a TOTP registration'),
   mfa('confirm-totp-registration', 'confirmTotpRegistration', 'Confirm a TOTP registration'),
-  mfa('recovery-codes/verify', 'verifyRecoveryCode', 'Use a recovery code'),
+  mfa('recovery-codes/verify', 'verifyRecoveryCode', 'Use a recovery code; answers a step-up proof'),
+  mfa('totp/verify', 'verifyTotp', 'Check a TOTP code at sign-in or step-up; answers a step-up proof'),
+  mfa('factors', 'listFactors', "The caller's factors and how many recovery codes remain", 'GET'),
+  mfa('factors/{id}', 'removeFactor', 'Remove a factor (fresh step-up proof required)', 'DELETE'),
+  mfa('recovery-codes/regenerate', 'regenerateRecoveryCodes', 'New recovery codes; the old ones stop working (fresh step-up proof required)'),
+  mfa('mfa/events', 'listMfaEvents', "The caller's MFA events, newest first", 'GET'),
+  mfa('users/{sub}/factors', 'adminListUserFactors', "A user's factors, for the account (API key)", 'GET', 'api_key'),
+  mfa('users/{sub}/factors', 'adminResetUserFactors', "Remove a user's factors and recovery codes (admin reset, API key)", 'DELETE', 'api_key'),
+  // Public: other services check step-up proofs offline against these keys.
+  { method: 'GET', path: '/.well-known/jwks.json', fn: 'accounts', auth: 'none', operationId: 'getMfaJwks', tag: TAGS.mfa, summary: 'Public keys of step-up proofs (JWKS)' },
 
   trigger('POST', '/triggers', 'createTrigger', 'Create a webhook trigger'),
   trigger('GET', '/triggers', 'listTriggers', 'List webhook triggers'),

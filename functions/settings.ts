@@ -82,6 +82,7 @@ const tokenVerifiers = functionsWhere((name) => ROUTES.some((route) => route.fn 
 const webhookUrlUsers = functionsWhere((name) => ROUTES.some((route) => route.fn === name && route.tag === TAGS.triggers));
 const secretUsers = functionsWhere((name) => 'secretsKey' in FUNCTIONS[name]);
 const flowRunners = functionsWhere((name) => 'runsFlows' in FUNCTIONS[name]);
+const mfaSigners = functionsWhere((name) => 'signsMfaTokens' in FUNCTIONS[name]);
 
 const wiring = { kind: 'wiring' } as const;
 const local = { kind: 'local' } as const;
@@ -111,6 +112,14 @@ export const SETTINGS = {
   webhookBaseUrl: spec({ env: 'WEBHOOK_BASE_URL', description: 'Base of trigger URLs (`<base>/<webhook_id>`), the API\'s own; also what URL signatures (Twilio) are checked against when there is no custom domain', source: wiring, readers: webhookUrlUsers, parse: required }),
   publicWebhookBaseUrl: spec({ env: 'PUBLIC_WEBHOOK_BASE_URL', description: 'Base of trigger URLs behind a custom domain; also what URL signatures (Twilio) are checked against', source: context('publicWebhookBaseUrl'), readers: webhookUrlUsers, parse: optional }),
   secretsKmsKeyId: spec({ env: 'SECRETS_KMS_KEY_ID', description: 'KMS key that seals secrets at rest (deployed)', source: wiring, readers: secretUsers, parse: optional }),
+  mfaSigningKeyId: spec({ env: 'MFA_SIGNING_KEY_ID', description: 'KMS key (ECC_NIST_P256, SIGN_VERIFY) that signs step-up proofs (deployed)', source: wiring, readers: mfaSigners, parse: optional }),
+  mfaRetiredSigningKeyIds: spec({
+    env: 'MFA_RETIRED_SIGNING_KEY_IDS',
+    description: 'Earlier MFA signing keys, comma-separated: still listed in the JWKS (keep each at least 10 minutes after its rotation), never used to sign',
+    source: context('mfaRetiredSigningKeyIds'), readers: mfaSigners, parse: list,
+  }),
+  localMfaSigningKeys: spec({ env: 'LOCAL_MFA_SIGNING_KEYS', description: 'P-256 keys (PKCS #8 DER, base64, comma-separated; the first signs) of step-up proofs on the local stack', source: local, readers: mfaSigners, parse: list }),
+  mfaTokenIssuer: spec({ env: 'MFA_TOKEN_ISSUER', description: 'The `iss` of step-up proofs: the gateway\'s base URL', source: wiring, readers: mfaSigners, parse: required }),
   localSecretsKey: spec({ env: 'LOCAL_SECRETS_KEY', description: '32-byte base64 key that seals secrets at rest on the local stack', source: local, readers: secretUsers, parse: optional }),
   authJwtSecret: spec({ env: 'AUTH_JWT_SECRET', description: 'HS256 secret bearer tokens are verified with (local stack)', source: local, readers: tokenVerifiers, parse: optional }),
   authJwksUrl: spec({ env: 'AUTH_JWKS_URL', description: 'JWKS of the token issuer (the Cognito pool, or authJwksUrl)', source: wiring, readers: tokenVerifiers, parse: optional }),

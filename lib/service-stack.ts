@@ -21,6 +21,7 @@ import { FlowFunctions } from './constructs/flow-functions.js';
 import { Flows } from './constructs/flows.js';
 import { HttpRoutes } from './constructs/http-routes.js';
 import { Identity } from './constructs/identity.js';
+import { MfaSigningKey } from './constructs/mfa-signing-key.js';
 import { SecretsKey } from './constructs/secrets-key.js';
 import { ServiceFunction } from './constructs/service-function.js';
 
@@ -58,6 +59,7 @@ export class ServiceStack extends Stack {
   readonly data: DataStores;
   readonly queues: EventQueues;
   readonly secretsKey: SecretsKey;
+  readonly mfaSigningKey: MfaSigningKey;
   readonly flows: Flows;
   readonly flowFunctions: FlowFunctions;
   readonly identity: Identity;
@@ -71,6 +73,8 @@ export class ServiceStack extends Stack {
 
     this.data = new DataStores(this, 'Data', { tables: TABLES, removal: props.dataRemovalPolicy });
     this.secretsKey = new SecretsKey(this, 'Secrets', { removal: props.dataRemovalPolicy });
+    const retiredMfaKeys = props.settings?.[SETTINGS.mfaRetiredSigningKeyIds.env];
+    this.mfaSigningKey = new MfaSigningKey(this, 'MfaSigning', { retiredKeyArns: SETTINGS.mfaRetiredSigningKeyIds.parse(retiredMfaKeys) });
     const consumerTimeoutSeconds = Object.fromEntries(
       entries(QUEUES).map(([name, queue]) => [name, FUNCTIONS[queue.consumer].timeoutSeconds]),
     ) as Record<QueueName, number>;
@@ -95,6 +99,7 @@ export class ServiceStack extends Stack {
       this.data.connect(fn, spec.tables, 'queriesIndexes' in spec ? spec.queriesIndexes : undefined);
       this.queues.connectSender(fn, spec.sendsTo);
       if (spec.secretsKey) this.secretsKey.connect(fn, spec.secretsKey);
+      if ('signsMfaTokens' in spec) this.mfaSigningKey.connect(fn);
       if (spec.runsFlows) this.flows.connectRunner(fn);
       if (name === QUEUES.flowEvents.consumer) this.flows.connectBatchRunner(fn);
       functions[name] = fn;
@@ -141,6 +146,8 @@ export class ServiceStack extends Stack {
       [SETTINGS.webhookBaseUrl.env]: this.http.webhookBaseUrl,
       [SETTINGS.publicWebhookBaseUrl.env]: props.publicWebhookBaseUrl,
       [SETTINGS.secretsKmsKeyId.env]: this.secretsKey.key.keyArn,
+      [SETTINGS.mfaSigningKeyId.env]: this.mfaSigningKey.key.keyArn,
+      [SETTINGS.mfaTokenIssuer.env]: this.http.baseUrl,
       ...this.identity.environment,
       ...props.settings,
     };

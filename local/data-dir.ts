@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { ClassicLevel } from 'classic-level';
 import { chmod, mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { generateLocalSigningKey } from '../functions/adapters/local-token-signer.js';
 
 /** `FLOWGATE_DATA_DIR` value that keeps everything in memory, as the local stack did before it had a data directory. */
 export const IN_MEMORY = ':memory:';
@@ -40,6 +41,8 @@ export interface LocalSecrets {
   localSecretsKey: string;
   /** `AUTH_JWT_SECRET` when none is given: tokens minted before a restart stay valid. */
   jwtSecret: string;
+  /** `LOCAL_MFA_SIGNING_KEYS`: the P-256 key of step-up proofs, so proofs and the JWKS survive a restart. */
+  mfaSigningKey: string;
 }
 
 export interface DataDir {
@@ -102,8 +105,8 @@ async function lock(dir: string): Promise<() => Promise<void>> {
   };
 }
 
-function parseSecrets(text: string, path: string): LocalSecrets {
-  let stored: { local_secrets_key?: unknown; auth_jwt_secret?: unknown };
+function parseSecrets(text: string, path: string): Omit<LocalSecrets, 'mfaSigningKey'> & { mfaSigningKey?: string } {
+  let stored: { local_secrets_key?: unknown; auth_jwt_secret?: unknown; mfa_signing_key?: unknown };
   try {
     stored = JSON.parse(text) as typeof stored;
   } catch {
@@ -113,8 +116,13 @@ function parseSecrets(text: string, path: string): LocalSecrets {
   if (key.length !== 32 || typeof stored.auth_jwt_secret !== 'string' || stored.auth_jwt_secret.length < 32) {
     throw new DataDirError(`${path} is damaged (it must hold a 32-byte local_secrets_key and an auth_jwt_secret); without it the stored secrets cannot be opened`);
   }
-  return { localSecretsKey: stored.local_secrets_key as string, jwtSecret: stored.auth_jwt_secret };
+  // Absent from directories made before step-up proofs existed: the caller adds one.
+  const mfaSigningKey = typeof stored.mfa_signing_key === 'string' ? stored.mfa_signing_key : undefined;
+  return { localSecretsKey: stored.local_secrets_key as string, jwtSecret: stored.auth_jwt_secret, ...(mfaSigningKey && { mfaSigningKey }) };
 }
+
+const secretsFileText = (secrets: LocalSecrets) =>
+  `${JSON.stringify({ local_secrets_key: secrets.localSecretsKey, auth_jwt_secret: secrets.jwtSecret, mfa_signing_key: secrets.mfaSigningKey }, null, 2)}\n`;
 
 /** The layout a directory declares; `undefined` when it has no layout file. */
 async function readLayout(dir: string): Promise<number | undefined> {
@@ -174,15 +182,17 @@ export async function openDataDir(path: string): Promise<DataDir> {
       const secretsPath = join(dir, SECRETS_FILE);
       let secrets: LocalSecrets;
       if (created) {
-        secrets = { localSecretsKey: randomBytes(32).toString('base64'), jwtSecret: randomBytes(32).toString('base64url') };
-        await writeAtomically(secretsPath, `${JSON.stringify({ local_secrets_key: secrets.localSecretsKey, auth_jwt_secret: secrets.jwtSecret }, null, 2)}\n`);
+        secrets = { localSecretsKey: randomBytes(32).toString('base64'), jwtSecret: randomBytes(32).toString('base64url'), mfaSigningKey: generateLocalSigningKey() };
+        await writeAtomically(secretsPath, secretsFileText(secrets));
         // The layout file last: a directory without it is one whose first start did not finish, made again from nothing.
         await writeAtomically(join(dir, LAYOUT_FILE), `${JSON.stringify({ layout: LAYOUT_VERSION }, null, 2)}\n`);
       } else {
-        secrets = parseSecrets(await readFile(secretsPath, 'utf8').catch((error: unknown) => {
+        const stored = parseSecrets(await readFile(secretsPath, 'utf8').catch((error: unknown) => {
           if (code(error) === 'ENOENT') throw new DataDirError(`${secretsPath} is missing; without it the stored secrets cannot be opened (restore it, or choose another directory with FLOWGATE_DATA_DIR)`);
           throw error;
         }), secretsPath);
+        secrets = { ...stored, mfaSigningKey: stored.mfaSigningKey ?? generateLocalSigningKey() };
+        if (stored.mfaSigningKey === undefined) await writeAtomically(secretsPath, secretsFileText(secrets));
       }
       const dynamodbPath = join(dir, DYNAMODB_DIR);
       await mkdir(dynamodbPath, { recursive: true, mode: DIR_MODE });

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { delimiter, resolve } from 'node:path';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { generateLocalSigningKey } from '../functions/adapters/local-token-signer.js';
 import { createAwsClients, destroyAwsClients, type AwsClients } from '../functions/adapters/aws/clients.js';
 import { COMPOSERS, type HttpFunction, type QueueFunction } from '../functions/composition.js';
 import { dynamoClient } from '../functions/adapters/aws/clients/dynamo.js';
@@ -178,6 +179,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     [SETTINGS.webhookBaseUrl.env]: webhookBaseUrl,
     // Kept in the data directory: secrets sealed before a restart must open after it.
     [SETTINGS.localSecretsKey.env]: data?.secrets.localSecretsKey ?? randomBytes(32).toString('base64'),
+    [SETTINGS.localMfaSigningKeys.env]: data?.secrets.mfaSigningKey ?? generateLocalSigningKey(),
+    [SETTINGS.mfaTokenIssuer.env]: baseUrl,
     // An unset option leaves the stack's own value (or the handler's default) in place.
     ...Object.fromEntries(Object.entries(options.env ?? {}).filter(([, value]) => value !== undefined && value !== '')),
   };

@@ -30,12 +30,18 @@ const isIdentifier = (value: unknown): value is string =>
 export class Authenticator {
   constructor(private readonly verifyToken: TokenVerifier, private readonly apiKeys: Pick<ApiKeyStore, 'findByHash'>) {}
 
-  /** @param accept `gateway` takes a bearer JWT or an `X-Api-Key`; `bearer` only a user's JWT. */
-  async authenticate(event: { headers?: Readonly<Record<string, string | undefined>> }, accept: 'gateway' | 'bearer'): Promise<Principal> {
+  /**
+   * @param accept `gateway` takes a bearer JWT or an `X-Api-Key`; `bearer` only a user's JWT;
+   *   `api_key` only an account's `X-Api-Key` (a user's token, however valid, is refused).
+   */
+  async authenticate(event: { headers?: Readonly<Record<string, string | undefined>> }, accept: 'gateway' | 'bearer' | 'api_key'): Promise<Principal> {
     const authorization = event.headers?.authorization;
-    if (authorization !== undefined) return this.fromBearer(authorization);
+    if (authorization !== undefined) {
+      if (accept === 'api_key') throw new AppError('unauthorized', 'this route takes an API key, not a token');
+      return this.fromBearer(authorization);
+    }
     const apiKey = event.headers?.['x-api-key'];
-    if (apiKey !== undefined && accept === 'gateway') return this.fromApiKey(apiKey);
+    if (apiKey !== undefined && accept !== 'bearer') return this.fromApiKey(apiKey);
     throw new AppError('unauthorized', 'no credentials');
   }
 

@@ -2,15 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { DynamoAttemptStore } from '../adapters/aws/dynamo-attempt-store.js';
 import type { AwsClients } from '../adapters/aws/clients.js';
 import { dynamoClient } from '../adapters/aws/clients/dynamo.js';
+import { DynamoMfaEventLog } from '../adapters/aws/dynamo-mfa-event-log.js';
 import { DynamoMfaStore } from '../adapters/aws/dynamo-mfa-store.js';
 import { secretBoxFrom } from '../adapters/secret-box.js';
-import { createAccountUseCases, type AccountUseCases } from '../domain/accounts/index.js';
+import { tokenSignerFrom } from '../adapters/token-signer.js';
+import { createAccountUseCases, type AccountUseCases, type ClientInfo, type FactorsView, type MfaEvent } from '../domain/accounts/index.js';
 import type { Authenticator } from '../domain/authenticator.js';
 import type { Settings } from '../settings.js';
 import { AppError } from '../shared/errors.js';
 import { createHttpHandler } from '../shared/handler.js';
-import { jsonObjectBody, ok } from '../shared/http.js';
-import { createBearerAuthenticator } from './bearer-auth.js';
+import { header, json, jsonObjectBody, limitParam, noContent, ok, pathParam, queryParam, type HttpEvent } from '../shared/http.js';
+import { createGatewayAuthenticator } from './gateway-auth.js';
 
 /** A required string field; anything else is a 400 `validation_error`, which costs no attempt. */
 function stringField(body: Record<string, unknown>, name: string): string {
@@ -19,25 +21,96 @@ function stringField(body: Record<string, unknown>, name: string): string {
   return value;
 }
 
+function optionalStringField(body: Record<string, unknown>, name: string): string | undefined {
+  return body[name] === undefined ? undefined : stringField(body, name);
+}
+
+/** Where the request came from, for the audit log. */
+const clientOf = (event: HttpEvent): ClientInfo => ({
+  sourceIp: event.requestContext?.http?.sourceIp,
+  userAgent: header(event, 'user-agent'),
+});
+
+const mfaToken = (event: HttpEvent) => header(event, 'x-mfa-token');
+
+const factorsBody = (view: FactorsView) => ({
+  factors: view.factors.map((f) => ({ id: f.id, type: f.type, name: f.name, created_at: f.createdAt, last_used_at: f.lastUsedAt })),
+  recovery_codes_remaining: view.recoveryCodesLeft,
+});
+
+const eventBody = (event: MfaEvent) => ({
+  type: event.type, at: event.at, factor_id: event.factorId ?? null, source_ip: event.sourceIp ?? null,
+  user_agent: event.userAgent ?? null, ...(event.actor !== undefined && { actor: event.actor }),
+});
+
+/** At sign-in a wrong code is a failed authentication (401); at enrolment and recovery it stays 400 as it always was. */
+async function asSignInFailure<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'invalid_code') throw new AppError('invalid_code', error.detail, error.headers, undefined, 401);
+    throw error;
+  }
+}
+
+/** The JWKS changes only with a deployment (a key rotation); caches may keep it 5 minutes. */
+const JWKS_MAX_AGE_SECONDS = 300;
+const EVENTS_PAGE = { default: 20, max: 100 };
+
 /** The accounts routes over the given use cases; every factor belongs to the token's `sub`. */
 export function createAccountsHandler(accounts: AccountUseCases, authenticator: Authenticator) {
   return createHttpHandler('accounts', {
-    async startTotpRegistration({ principal }) {
-      const started = await accounts.startRegistration({ subject: principal.subject });
+    async startTotpRegistration({ event, principal }) {
+      const started = await accounts.startRegistration({ subject: principal.subject, mfaToken: mfaToken(event) });
       return ok({ secret: started.secret, otpauth_uri: started.otpauthUri });
     },
     async confirmTotpRegistration({ event, principal }) {
       const body = jsonObjectBody(event);
-      const input = { subject: principal.subject, code: stringField(body, 'code'), secret: stringField(body, 'secret') };
-      const { recoveryCodes } = await accounts.confirmRegistration(input);
-      return ok({ recovery_codes: recoveryCodes });
+      const confirmed = await accounts.confirmRegistration({
+        subject: principal.subject, accountId: principal.accountId, client: clientOf(event), mfaToken: mfaToken(event),
+        code: stringField(body, 'code'), secret: stringField(body, 'secret'), name: optionalStringField(body, 'name'),
+      });
+      // The first factor's answer is what it always was; a later one says which factor it added.
+      return ok(confirmed.first ? { recovery_codes: confirmed.recoveryCodes } : { factor_id: confirmed.factorId, recovery_codes: [] });
+    },
+    async verifyTotp({ event, principal }) {
+      const body = jsonObjectBody(event);
+      const input = { subject: principal.subject, accountId: principal.accountId, client: clientOf(event), code: stringField(body, 'code'), factorId: optionalStringField(body, 'factor_id') };
+      const verified = await asSignInFailure(() => accounts.verifyTotp(input));
+      return ok({ mfa_token: verified.mfaToken, expires_at: verified.expiresAt, factor_id: verified.factorId });
     },
     async verifyRecoveryCode({ event, principal }) {
       const code = stringField(jsonObjectBody(event), 'code');
-      const { remaining } = await accounts.verifyRecoveryCode({ subject: principal.subject, code });
-      return ok({ remaining });
+      const used = await accounts.verifyRecoveryCode({ subject: principal.subject, accountId: principal.accountId, client: clientOf(event), code });
+      return ok({ remaining: used.remaining, mfa_token: used.mfaToken, expires_at: used.expiresAt });
     },
-  }, authenticator);
+    async listFactors({ principal }) {
+      return ok(factorsBody(await accounts.listFactors({ subject: principal.subject })));
+    },
+    async removeFactor({ event, principal }) {
+      await accounts.removeFactor({ subject: principal.subject, accountId: principal.accountId, client: clientOf(event), factorId: pathParam(event, 'id'), mfaToken: mfaToken(event) });
+      return noContent();
+    },
+    async regenerateRecoveryCodes({ event, principal }) {
+      const { recoveryCodes } = await accounts.regenerateRecoveryCodes({ subject: principal.subject, accountId: principal.accountId, client: clientOf(event), mfaToken: mfaToken(event) });
+      return ok({ recovery_codes: recoveryCodes });
+    },
+    async listMfaEvents({ event, principal }) {
+      const page = await accounts.listEvents({ subject: principal.subject, limit: limitParam(event, EVENTS_PAGE.default, EVENTS_PAGE.max), cursor: queryParam(event, 'cursor') });
+      return ok({ events: page.events.map(eventBody), next_cursor: page.nextCursor });
+    },
+    async adminListUserFactors({ event, principal }) {
+      return ok(factorsBody(await accounts.adminListFactors({ accountId: principal.accountId, subject: pathParam(event, 'sub') })));
+    },
+    async adminResetUserFactors({ event, principal }) {
+      await accounts.adminResetFactors({ accountId: principal.accountId, subject: pathParam(event, 'sub'), actor: principal.subject, client: clientOf(event) });
+      return noContent();
+    },
+  }, authenticator, {
+    async getMfaJwks() {
+      return json(200, { keys: await accounts.publicKeys() }, { 'cache-control': `public, max-age=${JWKS_MAX_AGE_SECONDS}` });
+    },
+  });
 }
 
 /** The accounts function over its settings and clients. */
@@ -46,11 +119,14 @@ export function composeAccounts(settings: Settings, aws: AwsClients) {
     createAccountUseCases({
       mfa: new DynamoMfaStore(dynamoClient(aws), settings.accountsTable),
       attempts: new DynamoAttemptStore(dynamoClient(aws), settings.accountsTable),
+      events: new DynamoMfaEventLog(dynamoClient(aws), settings.accountsTable, { now: Date.now, randomBytes }),
       secretBox: secretBoxFrom(settings, aws),
+      signer: tokenSignerFrom(settings, aws),
       now: Date.now,
       randomBytes,
       issuer: settings.totpIssuer,
+      tokenIssuer: settings.mfaTokenIssuer,
     }),
-    createBearerAuthenticator(settings),
+    createGatewayAuthenticator(settings, aws),
   );
 }

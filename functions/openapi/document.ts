@@ -24,7 +24,7 @@ const withSchemas = (content: Record<string, Schema>) =>
 
 function operation(route: RouteSpec) {
   const doc = OPERATION_DOCS[route.operationId];
-  const security = route.auth === 'none' ? [] : route.auth === 'bearer' ? [{ bearerAuth: [] }] : [{ bearerAuth: [] }, { apiKeyAuth: [] }];
+  const security = { none: [], bearer: [{ bearerAuth: [] }], api_key: [{ apiKeyAuth: [] }], gateway: [{ bearerAuth: [] }, { apiKeyAuth: [] }] }[route.auth];
   const responses: Record<string, unknown> = {};
   for (const [status, response] of Object.entries(doc?.responses ?? { '200': { description: 'Success' } })) {
     responses[status] = { description: response.description, headers: response.headers && Object.fromEntries(Object.entries(response.headers).map(([n, s]) => [n, { schema: s }])), content: response.content && withSchemas(response.content) };

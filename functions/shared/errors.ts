@@ -7,6 +7,7 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   invalid_signature: 401,
   ip_not_allowed: 403,
+  mfa_required: 403,
   not_found: 404,
   method_not_allowed: 405,
   already_exists: 409,
@@ -38,10 +39,12 @@ export class AppError extends Error {
     readonly detail?: string,
     readonly headers?: Record<string, string>,
     readonly publicMessage?: string,
+    /** Only where one code means two things by operation: `invalid_code` is 401 at sign-in, 400 at enrolment. */
+    status?: 401,
   ) {
     super(detail ? `${code}: ${detail}` : code);
     this.name = 'AppError';
-    this.status = ERROR_STATUS[code];
+    this.status = status ?? ERROR_STATUS[code];
   }
 }
 

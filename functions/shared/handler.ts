@@ -44,13 +44,18 @@ async function dispatch(routes: Map<string, RouteSpec>, event: HttpEvent, run: (
 
 /**
  * A function's Lambda handler from one action per route of the route table (keyed by operation
- * id): it authenticates as the route table says and maps anything thrown in one place.
+ * id): it authenticates as the route table says and maps anything thrown in one place. A function
+ * with a public route (`auth: none`) besides gives its action in `publicActions`.
  */
-export function createHttpHandler(fn: FunctionName, actions: Record<string, RouteAction>, authenticator: Authenticator): HttpHandler {
-  const routes = routesOf(fn, actions);
-  return (event) =>
+export function createHttpHandler(fn: FunctionName, actions: Record<string, RouteAction>, authenticator: Authenticator, publicActions: Record<string, PublicRouteAction> = {}): HttpHandler {
+  const routes = routesOf(fn, { ...actions, ...publicActions });
+  return (event, context) =>
     dispatch(routes, event, async (route) => {
-      if (route.auth === 'none') throw new Error(`${route.operationId} is public; use createPublicHttpHandler`);
+      if (route.auth === 'none') {
+        const action = publicActions[route.operationId];
+        if (!action) throw new Error(`${route.operationId} is public; give it in publicActions`);
+        return action(event, context);
+      }
       const principal = await authenticator.authenticate(event, route.auth);
       return actions[route.operationId]!({ event, principal });
     });

@@ -35,7 +35,7 @@ export const METRIC = {
   kvItemsReclaimed: 'KvItemsReclaimed',
   /** TOTP confirmation codes that did not match. */
   totpConfirmationsFailed: 'TotpConfirmationsFailed',
-  /** Confirmations refused because the user had used up their attempts (429). */
+  /** Code and step-up checks (confirm, verify, recovery, removal, regeneration) refused because the user had used up their attempts (429). */
   totpLockouts: 'TotpLockouts',
 } as const;
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];

@@ -13,6 +13,11 @@ export interface RouteOutcome {
  * use cases stay free of metrics. (Accepted, ignored and duplicate deliveries are counted where the
  * receiver records them, and flow runs where they run: see `functions/adapters/metered-*.ts`.)
  */
+/** Every code or proof check refused while the user's attempts are used up. */
+function countLockout(outcome: RouteOutcome, metrics: MetricsRecorder): void {
+  if (outcome.error === 'too_many_attempts') metrics.count(METRIC.totpLockouts);
+}
+
 const ROUTE_METRICS: Record<string, (outcome: RouteOutcome, metrics: MetricsRecorder) => void> = {
   receiveWebhook(outcome, metrics) {
     metrics.count(METRIC.webhooksReceived);
@@ -26,9 +31,13 @@ const ROUTE_METRICS: Record<string, (outcome: RouteOutcome, metrics: MetricsReco
   },
   confirmTotpRegistration(outcome, metrics) {
     if (outcome.error === 'invalid_code') metrics.count(METRIC.totpConfirmationsFailed);
-    // Every confirmation refused while the user's attempts are used up.
-    if (outcome.error === 'too_many_attempts') metrics.count(METRIC.totpLockouts);
+    countLockout(outcome, metrics);
   },
+  verifyTotp: countLockout,
+  verifyRecoveryCode: countLockout,
+  removeFactor: countLockout,
+  regenerateRecoveryCodes: countLockout,
+  startTotpRegistration: countLockout,
 };
 
 export function countRouteMetrics(operationId: string, outcome: RouteOutcome, metrics: MetricsRecorder): void {

@@ -9,9 +9,11 @@ const operation = (path: string) => document.paths[path].post;
 
 describe('accounts in the OpenAPI document', () => {
   it.each([
-    ['/accounts/totp-registration', ['200', '401', '409', '500']],
-    ['/accounts/confirm-totp-registration', ['200', '400', '401', '409', '415', '429', '500']],
+    ['/accounts/totp-registration', ['200', '401', '403', '409', '429', '500']],
+    ['/accounts/confirm-totp-registration', ['200', '400', '401', '403', '409', '415', '429', '500']],
     ['/accounts/recovery-codes/verify', ['200', '400', '401', '415', '429', '500']],
+    ['/accounts/totp/verify', ['200', '400', '401', '415', '429', '500']],
+    ['/accounts/recovery-codes/regenerate', ['200', '401', '403', '404', '429', '500']],
   ])('POST %s documents every status it answers', (path, statuses) => {
     expect(Object.keys(operation(path).responses).sort()).toEqual(statuses);
   });
@@ -29,7 +31,7 @@ describe('accounts in the OpenAPI document', () => {
   });
 
   it('says the factor is keyed by the token\'s sub and takes no API key', () => {
-    for (const path of ['/accounts/totp-registration', '/accounts/confirm-totp-registration', '/accounts/recovery-codes/verify']) {
+    for (const path of ['/accounts/totp-registration', '/accounts/confirm-totp-registration', '/accounts/recovery-codes/verify', '/accounts/totp/verify', '/accounts/recovery-codes/regenerate']) {
       expect(operation(path).description).toContain('`sub`');
       expect(operation(path).security).toEqual([{ bearerAuth: [] }]);
     }

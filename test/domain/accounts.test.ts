@@ -6,6 +6,7 @@ import {
   createAccountUseCases,
   totpAccountName,
   type AccountsDeps,
+  type AttemptBucket,
   type AttemptSlot,
   type AttemptStore,
 } from '../../functions/domain/accounts/index.js';
@@ -31,13 +32,17 @@ const untouchedDeps = () => ({
   mfa: untouchable<AccountsDeps['mfa']>('mfa'),
   attempts: untouchable<AttemptStore>('attempts'),
   secretBox: untouchable<AccountsDeps['secretBox']>('secretBox'),
+  events: untouchable<AccountsDeps['events']>('events'),
+  signer: untouchable<AccountsDeps['signer']>('signer'),
+  tokenIssuer: 'https://gateway.example',
   now: () => NOW,
   randomBytes,
 });
+const client = {};
 
 describe('confirmRegistration refuses malformed input before any storage or attempt', () => {
   const refuse = (input: { code: string; secret: string }) =>
-    expect(confirmRegistration(untouchedDeps(), { subject: 'alice', ...input })).rejects.toMatchObject({
+    expect(confirmRegistration(untouchedDeps(), { subject: 'alice', accountId: 'alice', client, ...input })).rejects.toMatchObject({
       code: 'validation_error',
     });
 
@@ -53,7 +58,7 @@ describe('confirmRegistration refuses malformed input before any storage or atte
 describe('verifyRecoveryCode', () => {
   it('answers invalid_code for a string not in recovery-code form without spending an attempt', async () => {
     await expect(
-      verifyRecoveryCode(untouchedDeps(), { subject: 'alice', code: 'not a code' }),
+      verifyRecoveryCode(untouchedDeps(), { subject: 'alice', accountId: 'alice', client, code: 'not a code' }),
     ).rejects.toMatchObject({ code: 'invalid_code' });
   });
 });
@@ -63,7 +68,7 @@ describe('startRegistration', () => {
 
   it('encodes 20 bytes of the injected source as the secret and puts it in the URI', async () => {
     const started = await startRegistration(
-      { mfa: noFactor, randomBytes: () => Buffer.from('12345678901234567890'), issuer: 'Flowgate' },
+      { ...untouchedDeps(), mfa: noFactor, randomBytes: () => Buffer.from('12345678901234567890'), issuer: 'Flowgate' },
       { subject: 'alice' },
     );
     expect(started).toEqual({
@@ -73,12 +78,12 @@ describe('startRegistration', () => {
   });
 
   it('refuses a user who already has a factor with already_registered', async () => {
-    const deps = { mfa: { hasTotpFactor: async () => true }, randomBytes, issuer: 'Flowgate' };
+    const deps = { ...untouchedDeps(), mfa: { hasTotpFactor: async () => true }, randomBytes, issuer: 'Flowgate' };
     await expect(startRegistration(deps, { subject: 'alice' })).rejects.toMatchObject({ code: 'already_registered' });
   });
 
   it('shows colons of the subject as underscores, so apps do not split the label there', async () => {
-    const started = await startRegistration({ mfa: noFactor, randomBytes, issuer: 'Flowgate' }, { subject: 'urn:idp:42' });
+    const started = await startRegistration({ ...untouchedDeps(), mfa: noFactor, randomBytes, issuer: 'Flowgate' }, { subject: 'urn:idp:42' });
     expect(started.otpauthUri).toContain('/Flowgate:urn_idp_42?');
   });
 });
@@ -94,27 +99,37 @@ describe('createAccountUseCases', () => {
   });
 });
 
-/** An attempt store in memory, with hooks to play a concurrent attempt between read and claim. */
+/**
+ * An attempt store in memory, with hooks to play a concurrent attempt between read and claim. The
+ * hooks and `slots` are the TOTP bucket's; the ceiling across budgets (`any`) is kept apart in `ceiling`.
+ */
 class MemoryAttemptStore implements AttemptStore {
   readonly slots = new Map<number, AttemptSlot & { reservation: string }>();
+  readonly ceiling = new Map<number, AttemptSlot & { reservation: string }>();
   beforeClaim: (slot: number) => void = () => undefined;
   failRelease = false;
 
-  async listSlots(): Promise<AttemptSlot[]> {
-    return [...this.slots.values()].map(({ slot, attemptedAtMs }) => ({ slot, attemptedAtMs }));
+  private bucket(bucket: AttemptBucket = 'totp') {
+    return bucket === 'any' ? this.ceiling : this.slots;
+  }
+
+  async listSlots(_subject?: string, bucket?: AttemptBucket): Promise<AttemptSlot[]> {
+    return [...this.bucket(bucket).values()].map(({ slot, attemptedAtMs }) => ({ slot, attemptedAtMs }));
   }
 
   async claimSlot(input: Parameters<AttemptStore['claimSlot']>[0]): Promise<boolean> {
-    this.beforeClaim(input.slot);
-    const held = this.slots.get(input.slot);
+    const slots = this.bucket(input.bucket);
+    if (input.bucket !== 'any') this.beforeClaim(input.slot);
+    const held = slots.get(input.slot);
     if (held && held.attemptedAtMs > input.freeIfAttemptedAtOrBeforeMs) return false;
-    this.slots.set(input.slot, { slot: input.slot, attemptedAtMs: input.attemptedAtMs, reservation: input.reservation });
+    slots.set(input.slot, { slot: input.slot, attemptedAtMs: input.attemptedAtMs, reservation: input.reservation });
     return true;
   }
 
-  async releaseSlot(input: { slot: number; reservation: string }): Promise<void> {
+  async releaseSlot(input: { bucket: AttemptBucket; slot: number; reservation: string }): Promise<void> {
     if (this.failRelease) throw new Error('store unavailable');
-    if (this.slots.get(input.slot)?.reservation === input.reservation) this.slots.delete(input.slot);
+    const slots = this.bucket(input.bucket);
+    if (slots.get(input.slot)?.reservation === input.reservation) slots.delete(input.slot);
   }
 }
 
@@ -128,12 +143,14 @@ describe('withAttemptBudget', () => {
     const attempts = new MemoryAttemptStore();
     await expect(withAttemptBudget({ attempts, randomBytes }, key, wrongCode)).rejects.toMatchObject({ code: 'invalid_code' });
     expect(await attempts.listSlots()).toEqual([{ slot: 0, attemptedAtMs: NOW }]);
+    expect(await attempts.listSlots('alice', 'any')).toEqual([{ slot: 0, attemptedAtMs: NOW }]);
   });
 
   it('gives the slot back when the check succeeds', async () => {
     const attempts = new MemoryAttemptStore();
     await expect(withAttemptBudget({ attempts, randomBytes }, key, async () => 'ok')).resolves.toBe('ok');
     expect(attempts.slots.size).toBe(0);
+    expect(attempts.ceiling.size).toBe(0);
   });
 
   it('gives the slot back when the check fails for another reason than a wrong code', async () => {
@@ -190,5 +207,21 @@ describe('withAttemptBudget', () => {
     const error = await withAttemptBudget({ attempts, randomBytes }, key, async () => (ran = true)).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'too_many_attempts', headers: { 'retry-after': '800' } });
     expect(ran).toBe(false);
+  });
+
+  it('refuses with 429 when the ceiling across budgets is spent, and gives its own slot back', async () => {
+    const attempts = new MemoryAttemptStore();
+    for (let slot = 0; slot < 8; slot++) attempts.ceiling.set(slot, { slot, attemptedAtMs: NOW - 100_000, reservation: 'r' });
+    let ran = false;
+    const error = await withAttemptBudget({ attempts, randomBytes }, key, async () => (ran = true)).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'too_many_attempts' });
+    expect(ran).toBe(false);
+    expect(attempts.slots.size).toBe(0);
+  });
+
+  it('lets a bucket with room through while the ceiling has room: 5 TOTP failures leave 3 across both', async () => {
+    const attempts = new MemoryAttemptStore();
+    for (let slot = 0; slot < 5; slot++) attempts.ceiling.set(slot, { slot, attemptedAtMs: NOW - 100_000, reservation: 'r' });
+    await expect(withAttemptBudget({ attempts, randomBytes }, { ...key, bucket: 'recovery' }, async () => 'ok')).resolves.toBe('ok');
   });
 });

@@ -46,7 +46,7 @@ describe('the OpenAPI document and the route table', () => {
     for (const route of ROUTES) {
       const method = route.method === 'ANY' ? 'post' : route.method.toLowerCase();
       const security = document.paths[openApiPath(route.path)][method].security;
-      const expected = { none: [], bearer: [{ bearerAuth: [] }], gateway: [{ bearerAuth: [] }, { apiKeyAuth: [] }] }[route.auth];
+      const expected = { none: [], bearer: [{ bearerAuth: [] }], api_key: [{ apiKeyAuth: [] }], gateway: [{ bearerAuth: [] }, { apiKeyAuth: [] }] }[route.auth];
       expect(security, route.operationId).toEqual(expected);
     }
   });

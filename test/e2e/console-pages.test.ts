@@ -200,11 +200,51 @@ describe('the console\'s Buckets and Account pages', () => {
 
     // The codes are real: one of them verifies once through the API.
     const token = await stack.token('totp-user');
-    expect((await call(stack, 'POST', '/accounts/recovery-codes/verify', { token, body: { code: shown[0] } })).json).toEqual({ data: { remaining: 9 } });
-    // Shown once: after a reload the page offers the set-up again, not the codes.
+    expect((await call(stack, 'POST', '/accounts/recovery-codes/verify', { token, body: { code: shown[0] } })).json.data.remaining).toBe(9);
+    // Shown once: after a reload the page lists the authenticator and how many codes are left, not the codes.
     await page.reload();
-    await page.getByRole('button', { name: 'Set up authenticator' }).waitFor();
+    await page.getByRole('cell', { name: 'Authenticator', exact: true }).waitFor();
+    await page.getByText('Recovery codes left: 9 of 10.').waitFor();
     expect(await page.getByRole('list', { name: 'Recovery codes' }).count()).toBe(0);
+    expect(errors).toEqual([]);
+  });
+
+  it('manages the authenticators: regenerates codes and adds one after asking for a current code, removes one, and lists the security events', async () => {
+    const token = await stack.token('mfa-console-user');
+    const secret = (await call(stack, 'POST', '/accounts/totp-registration', { token })).json.data.secret as string;
+    // Confirmed with the previous step's code, so the page's step-up code (this step's) is newer.
+    expect((await call(stack, 'POST', '/accounts/confirm-totp-registration', { token, body: { secret, code: totpCodeAt(secret, Date.now() - 30_000), name: 'Phone' } })).status).toBe(200);
+    const { page, errors } = await signInByLink('mfa-console-user', '#/account');
+    await page.getByRole('cell', { name: 'Phone', exact: true }).waitFor();
+    expect(await seriousA11yViolations(page)).toEqual([]);
+
+    await page.getByRole('button', { name: 'New recovery codes' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    await page.getByLabel('Current code').fill(totpCodeAt(secret, Date.now()));
+    await page.getByRole('button', { name: 'Continue' }).click();
+    const codes = page.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem');
+    await codes.first().waitFor();
+    expect(await codes.allTextContents()).toHaveLength(10);
+    await page.getByRole('button', { name: 'Done' }).click();
+
+    // The proof is still fresh: adding an authenticator asks for no second code.
+    await page.getByRole('button', { name: 'Add another authenticator' }).click();
+    const second = (await page.locator('#totp-secret').textContent())!;
+    await page.getByLabel('Name').fill('Tablet');
+    await page.getByLabel('Code', { exact: true }).fill(totpCodeAt(second, Date.now()));
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    await page.getByRole('cell', { name: 'Tablet', exact: true }).waitFor();
+
+    await page.getByRole('button', { name: 'Remove authenticator Phone' }).click();
+    await page.getByRole('cell', { name: 'Phone', exact: true }).waitFor({ state: 'detached' });
+    const listed = (await call(stack, 'GET', '/accounts/factors', { token })).json.data;
+    expect(listed.factors.map((f: { name: string }) => f.name)).toEqual(['Tablet']);
+
+    for (const words of ['Authenticator added', 'New recovery codes', 'Code accepted', 'Authenticator removed']) {
+      await page.getByRole('cell', { name: words, exact: true }).first().waitFor();
+    }
+    expect(await seriousA11yViolations(page)).toEqual([]);
     expect(errors).toEqual([]);
   });
 

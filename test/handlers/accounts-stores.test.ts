@@ -1,4 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoAttemptStore } from '../../functions/adapters/aws/dynamo-attempt-store.js';
 import { DynamoMfaStore } from '../../functions/adapters/aws/dynamo-mfa-store.js';
@@ -22,13 +22,11 @@ beforeAll(() => {
 let users = 0;
 const newUser = () => `store-user-${++users}`;
 
-const factor = (overrides: Partial<TotpFactor> = {}): TotpFactor => ({
-  sealedSecret: 'local:v1:sealed',
-  timeStep: 58_333_333,
-  confirmedAt: new Date(NOW).toISOString(),
-  recoveryCodeHashes: ['h1', 'h2', 'h3'],
-  ...overrides,
-});
+const factor = (overrides: Partial<TotpFactor> & { recoveryCodeHashes?: string[] } = {}) => {
+  const { recoveryCodeHashes = ['h1', 'h2', 'h3'], ...rest } = overrides;
+  const stored: TotpFactor = { id: 'f1', name: 'Phone', sealedSecret: 'local:v1:sealed', timeStep: 58_333_333, createdAt: new Date(NOW).toISOString(), ...rest };
+  return { accountId: 'acct-1', factor: stored, recoveryCodeHashes };
+};
 
 const claim = (subject: string, overrides: { slot?: number; reservation?: string; attemptedAtMs?: number } = {}) => {
   const attemptedAtMs = overrides.attemptedAtMs ?? NOW;
@@ -55,7 +53,7 @@ describe('DynamoMfaStore', () => {
     expect(await mfa.createTotpFactor(sub, factor())).toBe(true);
     expect(await mfa.createTotpFactor(sub, factor({ sealedSecret: 'other', recoveryCodeHashes: ['x'] }))).toBe(false);
     const { Item } = await local.dynamo.send(new GetCommand({ TableName: table, Key: { pk: `USER#${sub}`, sk: 'MFA#TOTP' } }));
-    expect(Item).toMatchObject({ sealed_secret: 'local:v1:sealed', time_step: 58_333_333, recovery_code_hashes: new Set(['h1', 'h2', 'h3']) });
+    expect(Item).toMatchObject({ factors: { f1: { sealed_secret: 'local:v1:sealed', time_step: 58_333_333 } }, recovery_code_hashes: new Set(['h1', 'h2', 'h3']) });
   });
 
   it('consumeRecoveryCode counts down to 0 and then finds nothing', async () => {
@@ -69,6 +67,75 @@ describe('DynamoMfaStore', () => {
   it('consumeRecoveryCode finds nothing for a user without a factor, and creates nothing', async () => {
     const sub = newUser();
     expect(await mfa.consumeRecoveryCode(sub, 'h1')).toBeUndefined();
+    expect(await mfa.hasTotpFactor(sub)).toBe(false);
+  });
+});
+
+describe('DynamoMfaStore: factors', () => {
+  const second = (id: string): TotpFactor => ({ id, name: id, sealedSecret: 's', timeStep: 1, createdAt: new Date(NOW).toISOString() });
+
+  it('advanceTimeStep accepts only a later step, once: of concurrent writes with one step exactly one holds', async () => {
+    const sub = newUser();
+    await mfa.createTotpFactor(sub, factor());
+    expect(await mfa.advanceTimeStep(sub, { factorId: 'f1', timeStep: 58_333_333, usedAt: 'x' })).toBe(false);
+    const results = await Promise.all(Array.from({ length: 5 }, () => mfa.advanceTimeStep(sub, { factorId: 'f1', timeStep: 58_333_334, usedAt: 't' })));
+    expect(results.filter(Boolean)).toHaveLength(1);
+    const record = await mfa.getMfa(sub);
+    expect(record!.factors[0]).toMatchObject({ id: 'f1', timeStep: 58_333_334, lastUsedAt: 't' });
+  });
+
+  it('advanceTimeStep refuses an unknown factor and creates nothing', async () => {
+    const sub = newUser();
+    expect(await mfa.advanceTimeStep(sub, { factorId: 'f1', timeStep: 9, usedAt: 't' })).toBe(false);
+    expect(await mfa.hasTotpFactor(sub)).toBe(false);
+  });
+
+  it('addTotpFactor stops at the limit and never creates a record', async () => {
+    const sub = newUser();
+    expect(await mfa.addTotpFactor(sub, second('f2'), 10)).toBe(false);
+    await mfa.createTotpFactor(sub, factor());
+    expect(await mfa.addTotpFactor(sub, second('f2'), 2)).toBe(true);
+    expect(await mfa.addTotpFactor(sub, second('f3'), 2)).toBe(false);
+    expect((await mfa.getMfa(sub))!.factors.map((f) => f.id).sort()).toEqual(['f1', 'f2']);
+  });
+
+  it('removeFactor removes one; the last takes the recovery codes with it', async () => {
+    const sub = newUser();
+    await mfa.createTotpFactor(sub, factor());
+    await mfa.addTotpFactor(sub, second('f2'), 10);
+    expect(await mfa.removeFactor(sub, 'f1')).toBe(true);
+    expect(await mfa.getMfa(sub)).toMatchObject({ accountId: 'acct-1', recoveryCodesLeft: 3 });
+    expect(await mfa.removeFactor(sub, 'f1')).toBe(false);
+    expect(await mfa.removeFactor(sub, 'f2')).toBe(true);
+    expect(await mfa.getMfa(sub)).toBeUndefined();
+    expect(await mfa.consumeRecoveryCode(sub, 'h1')).toBeUndefined();
+  });
+
+  it('replaceRecoveryCodes swaps the whole set in one write, and needs a factor', async () => {
+    const sub = newUser();
+    expect(await mfa.replaceRecoveryCodes(sub, ['n1'])).toBe(false);
+    await mfa.createTotpFactor(sub, factor());
+    expect(await mfa.replaceRecoveryCodes(sub, ['n1', 'n2'])).toBe(true);
+    expect(await mfa.consumeRecoveryCode(sub, 'h1')).toBeUndefined();
+    expect(await mfa.consumeRecoveryCode(sub, 'n1')).toBe(1);
+  });
+});
+
+describe('DynamoMfaStore: an item from before several factors', () => {
+  it('reads its one factor as the factor "totp", upgraded in place, whose time step then advances as any other', async () => {
+    const sub = newUser();
+    await local.dynamo.send(new PutCommand({
+      TableName: table,
+      Item: { pk: `USER#${sub}`, sk: 'MFA#TOTP', sealed_secret: 'local:v1:old', time_step: 100, confirmed_at: '2025-01-01T00:00:00.000Z', recovery_code_hashes: new Set(['h1']) },
+    }));
+    expect(await mfa.getMfa(sub)).toEqual({
+      accountId: sub, recoveryCodesLeft: 1,
+      factors: [{ id: 'totp', name: 'Authenticator', sealedSecret: 'local:v1:old', timeStep: 100, createdAt: '2025-01-01T00:00:00.000Z' }],
+    });
+    expect(await mfa.advanceTimeStep(sub, { factorId: 'totp', timeStep: 101, usedAt: 't' })).toBe(true);
+    const { Item } = await local.dynamo.send(new GetCommand({ TableName: table, Key: { pk: `USER#${sub}`, sk: 'MFA#TOTP' } }));
+    expect(Item).not.toHaveProperty('sealed_secret');
+    expect(await mfa.removeFactor(sub, 'totp')).toBe(true);
     expect(await mfa.hasTotpFactor(sub)).toBe(false);
   });
 });

@@ -3,7 +3,9 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { DynamoAttemptStore } from '../../functions/adapters/aws/dynamo-attempt-store.js';
 import { DynamoMfaStore } from '../../functions/adapters/aws/dynamo-mfa-store.js';
+import { DynamoMfaEventLog } from '../../functions/adapters/aws/dynamo-mfa-event-log.js';
 import { LocalSecretBox } from '../../functions/adapters/local-secret-box.js';
+import { generateLocalSigningKey, LocalTokenSigner } from '../../functions/adapters/local-token-signer.js';
 import { createAccountUseCases, type AccountsDeps } from '../../functions/domain/accounts/index.js';
 import { generateTotpSecret, hashRecoveryCode, normalizeTotpSecret } from '../../functions/domain/totp/index.js';
 import { createAccountsHandler } from '../../functions/handlers/accounts.js';
@@ -46,10 +48,13 @@ beforeAll(async () => {
   deps = {
     mfa: new DynamoMfaStore(local.dynamo, table),
     attempts: new DynamoAttemptStore(local.dynamo, table),
+    events: new DynamoMfaEventLog(local.dynamo, table, { now: () => clock.nowMs, randomBytes }),
     secretBox,
+    signer: new LocalTokenSigner([generateLocalSigningKey()]),
     now: () => clock.nowMs,
     randomBytes,
     issuer: 'Flowgate',
+    tokenIssuer: 'http://gateway.test',
   };
   handle = createAccountsHandler(createAccountUseCases(deps), authenticator);
 });
@@ -96,8 +101,13 @@ async function register(sub: string, secret = newSecret()): Promise<string[]> {
   return res.json.data.recovery_codes;
 }
 
-const factorItem = async (sub: string) =>
-  (await local.dynamo.send(new GetCommand({ TableName: table, Key: { pk: `USER#${sub}`, sk: 'MFA#TOTP' }, ConsistentRead: true }))).Item;
+/** The user's first (only) factor as stored, with the user's recovery codes beside it. */
+async function factorItem(sub: string) {
+  const item = (await local.dynamo.send(new GetCommand({ TableName: table, Key: { pk: `USER#${sub}`, sk: 'MFA#TOTP' }, ConsistentRead: true }))).Item;
+  if (!item) return undefined;
+  const [factor] = Object.values(item.factors as Record<string, Record<string, any>>);
+  return { ...factor, recovery_code_hashes: item.recovery_code_hashes } as Record<string, any>;
+}
 
 async function failTimes(n: number, sub: string, secret: string) {
   for (let i = 0; i < n; i++) expect((await confirm(sub, secret, wrongCode(secret))).json).toEqual({ error: 'invalid_code' });
@@ -450,7 +460,7 @@ describe(`POST ${RECOVERY}`, () => {
     const [code] = await register(sub);
     const res = await verify(sub, code);
     expect(res.status).toBe(200);
-    expect(res.json).toEqual({ data: { remaining: 9 } });
+    expect(res.json).toEqual({ data: { remaining: 9, mfa_token: expect.any(String), expires_at: expect.any(String) } });
   });
 
   it('refuses a used code with 400 invalid_code', async () => {
@@ -588,5 +598,65 @@ describe('faults', () => {
     expect(log).not.toContain(code);
     expect(log).not.toContain(JWT_SECRET);
     expect(log).not.toMatch(/eyJ[A-Za-z0-9_-]+\./); // no JWT
+  });
+});
+
+describe('POST /accounts/totp/verify and the step-up proof (pinned clock)', () => {
+  const VERIFY = '/accounts/totp/verify';
+  const REGENERATE = '/accounts/recovery-codes/regenerate';
+
+  it('accepts only codes of later steps than the last accepted one: enrolment step refused, next step once', async () => {
+    const sub = newUser();
+    const secret = newSecret();
+    await register(sub, secret);
+    expect((await post(VERIFY, { sub, body: { code: totpCodeAt(secret, clock.nowMs) } })).status).toBe(401);
+    expect((await post(VERIFY, { sub, body: { code: totpCodeAt(secret, clock.nowMs - STEP_MS) } })).status).toBe(401);
+    const next = totpCodeAt(secret, clock.nowMs + STEP_MS);
+    const accepted = await post(VERIFY, { sub, body: { code: next } });
+    expect(accepted.status).toBe(200);
+    expect(accepted.json.data.expires_at).toBe(new Date(clock.nowMs + 600_000).toISOString());
+    expect((await post(VERIFY, { sub, body: { code: next } })).json).toEqual({ error: 'invalid_code' });
+    expect((await factorItem(sub))!.time_step).toBe(STEP + 1);
+  });
+
+  it('answers 400 validation_error for a code not of 6 digits, at no cost', async () => {
+    const sub = newUser();
+    await register(sub);
+    for (let i = 0; i < 6; i++) expect((await post(VERIFY, { sub, body: { code: '12345' } })).status).toBe(400);
+  });
+
+  it('after a regeneration every one of the ten old recovery codes fails, and the new ones work', async () => {
+    const sub = newUser();
+    const secret = newSecret();
+    const old = await register(sub, secret);
+    const proof = (await post(VERIFY, { sub, body: { code: totpCodeAt(secret, clock.nowMs + STEP_MS) } })).json.data.mfa_token as string;
+    const fresh: string[] = (await post(REGENERATE, { sub, headers: { 'x-mfa-token': proof } })).json.data.recovery_codes;
+    const saved = clock.nowMs;
+    try {
+      // Four failures a window, so the recovery budget never answers instead of the code.
+      for (let i = 0; i < old.length; i++) {
+        if (i > 0 && i % 4 === 0) clock.nowMs += WINDOW_MS;
+        expect((await post(RECOVERY, { sub, body: { code: old[i] } })).json, old[i]).toEqual({ error: 'invalid_code' });
+      }
+      expect((await post(RECOVERY, { sub, body: { code: fresh[0] } })).json.data.remaining).toBe(9);
+    } finally {
+      clock.nowMs = saved;
+    }
+  });
+
+  it('a user may have ten factors; the eleventh is 409 conflict before any code is checked', async () => {
+    const sub = newUser();
+    const secret = newSecret();
+    await register(sub, secret);
+    const proof = (await post(VERIFY, { sub, body: { code: totpCodeAt(secret, clock.nowMs + STEP_MS) } })).json.data.mfa_token as string;
+    const headers = { 'x-mfa-token': proof };
+    for (let i = 2; i <= 10; i++) {
+      const another = newSecret();
+      const res = await post(CONFIRM, { sub, headers, body: { code: totpCodeAt(another, clock.nowMs), secret: another, name: `Device ${i}` } });
+      expect(res.status, res.json?.error).toBe(200);
+    }
+    const eleventh = await post(CONFIRM, { sub, headers, body: { code: '000000', secret: newSecret() } });
+    expect(eleventh.status).toBe(409);
+    expect(eleventh.json).toEqual({ error: 'conflict', message: 'a user may have at most 10 factors' });
   });
 });

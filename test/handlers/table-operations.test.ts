@@ -11,6 +11,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { FUNCTIONS, QUEUES, ROUTES, TABLES, type FunctionName, type FunctionSpec, type QueueName, type TableName } from '../../functions/manifest.js';
 import type { HttpEvent, HttpResult } from '../../functions/shared/http.js';
 import { lambdaContext } from '../../local/lambda-context.js';
+import { generateLocalSigningKey } from '../../functions/adapters/local-token-signer.js';
 import { mintLocalToken } from '../../local/token.js';
 import { useEngines } from '../support/engines.js';
 import { totpCodeAt } from '../support/totp.js';
@@ -119,6 +120,8 @@ beforeAll(async () => {
     ...local.engines.env,
     AUTH_JWT_SECRET: JWT_SECRET,
     LOCAL_SECRETS_KEY: randomBytes(32).toString('base64'),
+    LOCAL_MFA_SIGNING_KEYS: generateLocalSigningKey(),
+    MFA_TOKEN_ISSUER: 'http://127.0.0.1',
     FLOW_NAMES: `echo,${MISSING_FLOW}`,
     WEBHOOK_BASE_URL: 'http://127.0.0.1/webhooks',
     // The sweeper's final pass comes at once rather than after the deployed settle time.
@@ -177,6 +180,10 @@ describe('the DynamoDB operations each function sends are the ones the manifest 
     const confirmed = await as('accounts', () => accounts(httpEvent('confirmTotpRegistration', { token, body: { secret, code: totpCodeAt(secret, Date.now()) } })));
     const [recoveryCode] = data(confirmed).recovery_codes;
     expect((await as('accounts', () => accounts(httpEvent('verifyRecoveryCode', { token, body: { code: recoveryCode } })))).statusCode).toBe(200);
+    // The account's view of the user (its API key), the user's own, and the events.
+    expect((await as('accounts', () => accounts(httpEvent('adminListUserFactors', { apiKey, params: { sub: 'grants-user' } })))).statusCode).toBe(200);
+    expect((await as('accounts', () => accounts(httpEvent('listFactors', { token })))).statusCode).toBe(200);
+    expect((await as('accounts', () => accounts(httpEvent('listMfaEvents', { token })))).statusCode).toBe(200);
 
     // Triggers: one per delivery path below, each changed in every way the API offers.
     const create = async (settings: Record<string, unknown>) => data(await as('triggers', () => triggers(httpEvent('createTrigger', { apiKey, body: settings }))));

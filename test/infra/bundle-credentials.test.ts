@@ -11,6 +11,7 @@ import { DynamoTriggerStore } from '../../functions/adapters/aws/dynamo-trigger-
 import { LocalSecretBox } from '../../functions/adapters/local-secret-box.js';
 import { createTrigger } from '../../functions/domain/triggers/manage-triggers.js';
 import { FUNCTIONS, type FunctionName } from '../../functions/manifest.js';
+import { generateLocalSigningKey } from '../../functions/adapters/local-token-signer.js';
 import { mintLocalToken } from '../../local/token.js';
 import { invokeBundled } from '../support/bundled-function.js';
 import { useEngines } from '../support/engines.js';
@@ -224,8 +225,10 @@ describe('what other bundles leave to first use', () => {
     expect(triggers.init.includes(ZOD)).toBe(false);
   });
 
-  it('accounts, whose every route takes a bearer token, loads jose at init', async () => {
-    expect((await loaded('accounts')).init.includes(JOSE)).toBe(true);
+  it('accounts, which also serves the JWKS and admin routes (no token), loads jose with the first token or proof checked', async () => {
+    const { init, asset } = await loaded('accounts');
+    expect(asset.includes(JOSE)).toBe(true);
+    expect(init.includes(JOSE)).toBe(false);
   });
 
   // One of otplib's errors; one of @noble/hashes' (the HMAC-SHA-1 otplib computes codes with).
@@ -239,7 +242,10 @@ describe('what other bundles leave to first use', () => {
       expect(init.includes(marker), `${marker} loaded at init`).toBe(false);
     }
     // No KMS engine here: the secret is sealed with a process-held key, as on the local stack.
-    const { SECRETS_KMS_KEY_ID: _kms, ...env } = functionEnv({ ...ROLE, ACCOUNTS_TABLE: engines.engines.env.ACCOUNTS_TABLE!, LOCAL_SECRETS_KEY: randomBytes(32).toString('base64') });
+    const { SECRETS_KMS_KEY_ID: _kms, ...env } = functionEnv({
+      ...ROLE, ACCOUNTS_TABLE: engines.engines.env.ACCOUNTS_TABLE!, LOCAL_SECRETS_KEY: randomBytes(32).toString('base64'),
+      LOCAL_MFA_SIGNING_KEYS: generateLocalSigningKey(), MFA_TOKEN_ISSUER: 'http://gateway.test',
+    });
     const authorization = `Bearer ${await mintLocalToken({ secret: JWT_SECRET, sub: `bundle-totp-${randomBytes(4).toString('hex')}` })}`;
     const post = (path: string, body: unknown) =>
       apiGatewayEvent({ method: 'POST', routeKey: `POST /accounts/${path}`, rawPath: `/accounts/${path}`, headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(body) });

@@ -37,7 +37,7 @@ type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
 
 const functionEntries = Object.entries(FUNCTIONS) as [FunctionName, FunctionSpec][];
-const TUNABLE_VARIABLES = ['WEBHOOK_MAX_BODY_BYTES', 'WAIT_TIMEOUT_MS', 'TRIGGER_CACHE_TTL_MS', 'TOTP_ISSUER'];
+const TUNABLE_VARIABLES = ['WEBHOOK_MAX_BODY_BYTES', 'WAIT_TIMEOUT_MS', 'TRIGGER_CACHE_TTL_MS', 'TOTP_ISSUER', 'MFA_RETIRED_SIGNING_KEY_IDS'];
 const tableEntries = Object.entries(TABLES) as [TableName, (typeof TABLES)[TableName]][];
 const queueEntries = Object.entries(QUEUES) as [QueueName, (typeof QUEUES)[QueueName]][];
 const asArray = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
@@ -318,6 +318,7 @@ describe('the service stack, from functions/manifest.ts', () => {
       if (spec.secretsKey) {
         expected.set(id(s.stack.secretsKey.key), exactly(...spec.secretsKey.operations.map((operation) => (operation === 'encrypt' ? 'kms:Encrypt' : 'kms:Decrypt'))));
       }
+      if ('signsMfaTokens' in spec) expected.set(id(s.stack.mfaSigningKey.key), exactly('kms:Sign', 'kms:GetPublicKey'));
       if (spec.runsFlows) {
         for (const machine of Object.values(s.stack.flows.stateMachines)) expected.set(id(machine), exactly('states:StartSyncExecution'));
       }
@@ -372,9 +373,9 @@ describe('the service stack, from functions/manifest.ts', () => {
   });
 
   describe('secrets key and identity', () => {
-    it('has one KMS key for secrets, rotated, kept with the data (the other encrypts the alarm topic)', () => {
+    it('has one KMS key for secrets, rotated, kept with the data (the others encrypt the alarm topic and sign step-up proofs)', () => {
       const keys = resourcesOfType(s.template, 'AWS::KMS::Key');
-      expect(Object.keys(keys).sort()).toEqual([idOf(s.stack, s.stack.secretsKey.key), idOf(s.stack, s.stack.alarms.key)].sort());
+      expect(Object.keys(keys).sort()).toEqual([idOf(s.stack, s.stack.secretsKey.key), idOf(s.stack, s.stack.alarms.key), idOf(s.stack, s.stack.mfaSigningKey.key)].sort());
       const secrets = keys[idOf(s.stack, s.stack.secretsKey.key)]!;
       expect(secrets.Properties.EnableKeyRotation).toBe(true);
       expect(secrets.DeletionPolicy).toBe('Retain');

@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LocalTokenSigner } from '../../functions/adapters/local-token-signer.js';
 import { DataDirError, dataDirFrom, openDataDir } from '../../local/data-dir.js';
 
 let root: string;
@@ -41,6 +42,24 @@ describe('openDataDir', () => {
     expect(second.created).toBe(false);
     expect(second.secrets).toEqual(first.secrets);
     await second.release();
+  });
+
+  it('gives a directory made before step-up proofs a signing key on its next start, and keeps it from then on', async () => {
+    const path = fresh();
+    const first = await openDataDir(path);
+    await first.release();
+    const secretsPath = join(path, 'secrets.json');
+    const { mfa_signing_key: _key, ...older } = JSON.parse(await readFile(secretsPath, 'utf8'));
+    await writeFile(secretsPath, JSON.stringify(older));
+    const upgraded = await openDataDir(path);
+    await upgraded.release();
+    expect(upgraded.secrets).toMatchObject({ localSecretsKey: first.secrets.localSecretsKey, jwtSecret: first.secrets.jwtSecret });
+    expect(upgraded.secrets.mfaSigningKey).not.toBe(first.secrets.mfaSigningKey);
+    expect(await new LocalTokenSigner([upgraded.secrets.mfaSigningKey]).publicKeys()).toHaveLength(1);
+    const again = await openDataDir(path);
+    await again.release();
+    expect(again.secrets).toEqual(upgraded.secrets);
+    expect(await mode(secretsPath)).toBe(0o600);
   });
 
   it('refuses a directory held open, naming its holder, and takes it once released; a pid file alone decides nothing', async () => {

@@ -1,30 +1,59 @@
 import type { Clock } from '../clock.js';
 import type { RandomBytes } from '../random-bytes.js';
 import type { SecretBox } from '../secret-box.js';
-import { confirmRegistration } from './confirm-registration.js';
-import type { AttemptStore, MfaStore } from './ports.js';
+import { listEvents } from './audit.js';
+import { confirmRegistration, type ConfirmedFactor } from './confirm-registration.js';
+import { adminListFactors, adminResetFactors, listFactors, regenerateRecoveryCodes, removeFactor, type FactorsView } from './factors.js';
+import type { AttemptStore, ClientInfo, MfaEvent, MfaEventLog, MfaStore, TokenSigner } from './ports.js';
 import { startRegistration } from './start-registration.js';
 import { verifyRecoveryCode } from './verify-recovery-code.js';
+import { verifyTotp } from './verify-totp.js';
 
 export { totpSecretContext } from './confirm-registration.js';
 export { totpAccountName } from './start-registration.js';
-export type { AttemptBucket, AttemptSlot, AttemptStore, MfaStore, TotpFactor } from './ports.js';
+export { MFA_TOKEN_TTL_SECONDS } from './mfa-token.js';
+export { publicSigningKey } from './signing-key.js';
+export type { FactorsView, FactorView } from './factors.js';
+export type {
+  AttemptBucket, AttemptSlot, AttemptStore, ClientInfo, MfaEvent, MfaEventLog, MfaEventType, MfaRecord, MfaStore,
+  PublicSigningKey, TokenSigner, TotpFactor,
+} from './ports.js';
 
 export interface AccountsDeps {
   mfa: MfaStore;
   attempts: AttemptStore;
+  events: MfaEventLog;
   secretBox: SecretBox;
+  signer: TokenSigner;
   now: Clock;
   randomBytes: RandomBytes;
   /** The issuer authenticator apps show (`TOTP_ISSUER`). */
   issuer: string;
+  /** The `iss` of step-up proofs: the gateway's base URL. */
+  tokenIssuer: string;
 }
 
-/** The accounts use cases, each keyed by the caller's `sub`. */
+/** Who is asking and from where: every use case but the JWKS is keyed by the caller's `sub`. */
+interface Caller {
+  subject: string;
+  accountId: string;
+  client: ClientInfo;
+}
+
+/** The accounts use cases. */
 export interface AccountUseCases {
-  startRegistration(input: { subject: string }): Promise<{ secret: string; otpauthUri: string }>;
-  confirmRegistration(input: { subject: string; code: string; secret: string }): Promise<{ recoveryCodes: string[] }>;
-  verifyRecoveryCode(input: { subject: string; code: string }): Promise<{ remaining: number }>;
+  startRegistration(input: { subject: string; mfaToken?: string }): Promise<{ secret: string; otpauthUri: string }>;
+  confirmRegistration(input: Caller & { code: string; secret: string; name?: string; mfaToken?: string }): Promise<ConfirmedFactor>;
+  verifyTotp(input: Caller & { code: string; factorId?: string }): Promise<{ mfaToken: string; expiresAt: string; factorId: string }>;
+  verifyRecoveryCode(input: Caller & { code: string }): Promise<{ remaining: number; mfaToken: string; expiresAt: string }>;
+  listFactors(input: { subject: string }): Promise<FactorsView>;
+  removeFactor(input: Caller & { factorId: string; mfaToken?: string }): Promise<void>;
+  regenerateRecoveryCodes(input: Caller & { mfaToken?: string }): Promise<{ recoveryCodes: string[] }>;
+  listEvents(input: { subject: string; limit: number; cursor?: string }): Promise<{ events: MfaEvent[]; nextCursor: string | null }>;
+  adminListFactors(input: { accountId: string; subject: string }): Promise<FactorsView>;
+  adminResetFactors(input: { accountId: string; subject: string; actor: string; client: ClientInfo }): Promise<void>;
+  /** The public keys of step-up proofs, the current one first. */
+  publicKeys(): ReturnType<TokenSigner['publicKeys']>;
 }
 
 /**
@@ -40,6 +69,14 @@ export function createAccountUseCases(deps: AccountsDeps): AccountUseCases {
   return {
     startRegistration: (input) => startRegistration(deps, input),
     confirmRegistration: (input) => confirmRegistration(deps, input),
+    verifyTotp: (input) => verifyTotp(deps, input),
     verifyRecoveryCode: (input) => verifyRecoveryCode(deps, input),
+    listFactors: (input) => listFactors(deps, input),
+    removeFactor: (input) => removeFactor(deps, input),
+    regenerateRecoveryCodes: (input) => regenerateRecoveryCodes(deps, input),
+    listEvents: (input) => listEvents(deps, input),
+    adminListFactors: (input) => adminListFactors(deps, input),
+    adminResetFactors: (input) => adminResetFactors(deps, input),
+    publicKeys: () => deps.signer.publicKeys(),
   };
 }

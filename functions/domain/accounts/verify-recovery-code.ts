@@ -1,35 +1,36 @@
 import { AppError } from '../../shared/errors.js';
-import type { Clock } from '../clock.js';
 import { hashRecoveryCode, normalizeRecoveryCode } from '../totp/index.js';
-import { withAttemptBudget, type AttemptBudgetDeps } from './attempt-budget.js';
-import type { MfaStore } from './ports.js';
+import { withAttemptBudget } from './attempt-budget.js';
+import { audited, type AuditDeps } from './audit.js';
+import type { ClientInfo, MfaStore } from './ports.js';
+import { stepUpProof, type StepUpDeps } from './step-up.js';
 
-export interface VerifyRecoveryCodeDeps extends AttemptBudgetDeps {
+export interface VerifyRecoveryCodeDeps extends StepUpDeps, AuditDeps {
   mfa: Pick<MfaStore, 'consumeRecoveryCode'>;
-  now: Clock;
 }
 
 /**
- * Uses up one of the user's recovery codes.
+ * Uses up one of the user's recovery codes and answers a step-up proof (`amr: ["recovery_code"]`).
  *
  * A string that is not in recovery-code form (10 Crockford base32 characters; case, spaces and
  * dashes ignored) is `invalid_code` without costing an attempt, since nothing is compared. Any
  * other miss — a wrong or already used code, or a user without a factor — costs one attempt of the
- * recovery budget, which is separate from the TOTP one.
+ * recovery budget, which is separate from the TOTP one (and of the ceiling across both).
  *
- * @returns How many unused codes the user has left.
+ * @returns How many unused codes the user has left, and the proof.
  * @throws AppError `invalid_code` or `too_many_attempts`.
  */
 export async function verifyRecoveryCode(
   deps: VerifyRecoveryCodeDeps,
-  input: { subject: string; code: string },
-): Promise<{ remaining: number }> {
+  input: { subject: string; accountId: string; code: string; client: ClientInfo },
+): Promise<{ remaining: number; mfaToken: string; expiresAt: string }> {
   const { subject } = input;
   if (normalizeRecoveryCode(input.code) === undefined) throw new AppError('invalid_code', 'not in recovery code form');
   const codeHash = hashRecoveryCode(subject, input.code);
-  return withAttemptBudget(deps, { subject, bucket: 'recovery', nowMs: deps.now() }, async () => {
-    const remaining = await deps.mfa.consumeRecoveryCode(subject, codeHash);
-    if (remaining === undefined) throw new AppError('invalid_code', 'no such unused recovery code');
-    return { remaining };
-  });
+  return audited(deps, { subject, client: input.client, failed: 'recovery_code_failed', succeeded: () => ({ type: 'recovery_code_used' }) }, () =>
+    withAttemptBudget(deps, { subject, bucket: 'recovery', nowMs: deps.now() }, async () => {
+      const remaining = await deps.mfa.consumeRecoveryCode(subject, codeHash);
+      if (remaining === undefined) throw new AppError('invalid_code', 'no such unused recovery code');
+      return { remaining, ...(await stepUpProof(deps, { subject, accountId: input.accountId, method: 'recovery_code' })) };
+    }));
 }

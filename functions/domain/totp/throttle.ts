@@ -17,11 +17,11 @@ export type ThrottleDecision = { blocked: false } | { blocked: true; retryAfterS
  *  unblocked at f5 + 900 s, when f5 leaves and only four remain
  * ```
  */
-export function attemptThrottle(input: { failureTimesMs: readonly number[]; nowMs: number }): ThrottleDecision {
-  const { failureTimesMs, nowMs } = input;
+export function attemptThrottle(input: { failureTimesMs: readonly number[]; nowMs: number; maxFailures?: number }): ThrottleDecision {
+  const { failureTimesMs, nowMs, maxFailures = MAX_FAILED_ATTEMPTS } = input;
   const windowMs = ATTEMPT_WINDOW_SECONDS * 1000;
   const recent = failureTimesMs.filter((time) => nowMs - time < windowMs).sort((a, b) => b - a);
-  if (recent.length < MAX_FAILED_ATTEMPTS) return { blocked: false };
-  const unblockAtMs = recent[MAX_FAILED_ATTEMPTS - 1]! + windowMs;
+  if (recent.length < maxFailures) return { blocked: false };
+  const unblockAtMs = recent[maxFailures - 1]! + windowMs;
   return { blocked: true, retryAfterSeconds: Math.max(1, Math.ceil((unblockAtMs - nowMs) / 1000)) };
 }
