@@ -128,6 +128,14 @@ describe('object stores', () => {
     expect((await t.put('a', 'y'.repeat(10))).status).toBe(200);
   });
 
+  it('concurrent writes never take a store past max_bytes', async () => {
+    const t = await tenant({ max_bytes: 50 });
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => t.put(`k${i}`, 'x'.repeat(10))));
+    expect(results.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 413, 413, 413, 413, 413]);
+    expect(await t.usage()).toMatchObject({ objects: 5, bytes: 50 });
+    expect((await t.list()).json.data.objects).toHaveLength(5);
+  });
+
   it(`a body over ${MAX_INLINE_OBJECT_BYTES} bytes through the API is 413`, async () => {
     const t = await tenant();
     const res = await t.put('huge', new Uint8Array(MAX_INLINE_OBJECT_BYTES + 1));
