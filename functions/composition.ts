@@ -5,6 +5,7 @@ import { composeApiKeys } from './handlers/api-keys.js';
 import { composeFlowWorker } from './handlers/flow-worker.js';
 import { composeKvSweeper } from './handlers/kv-sweeper.js';
 import { composeKv } from './handlers/kv.js';
+import { composeObjects } from './handlers/objects.js';
 import { createSystemHandler, hostedUiFrom } from './handlers/system.js';
 import { composeTriggers } from './handlers/triggers.js';
 import { composeWebhook } from './handlers/webhook.js';
@@ -25,6 +26,7 @@ export const COMPOSERS = {
   apiKeys: composeApiKeys,
   kv: composeKv,
   kvSweeper: composeKvSweeper,
+  objects: composeObjects,
   accounts: composeAccounts,
   triggers: composeTriggers,
   webhook: composeWebhook,

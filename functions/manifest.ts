@@ -59,6 +59,12 @@ export type TableOperation = 'GetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'D
 /** The operations a function sends to one table: no more, so no `Scan`, stream reads or unused writes. */
 export type TableAccess = readonly TableOperation[];
 
+/**
+ * An S3 operation a function sends to the objects bucket (`functions/adapters/aws/s3-*.ts`);
+ * each is granted as exactly `s3:<operation>`, on the bucket's objects only.
+ */
+export type BucketOperation = 'PutObject' | 'GetObject' | 'DeleteObject';
+
 /** What a function does with the secrets key, and for which kinds of secret. */
 export interface SecretsKeyUse {
   /** `encrypt` seals (kms:Encrypt), `decrypt` opens (kms:Decrypt); a function that does both lists both. */
@@ -87,6 +93,8 @@ export interface FunctionSpec {
   servesConsole?: boolean;
   /** Signs step-up proofs (`mfa_token`) with the MFA signing key (kms:Sign, kms:GetPublicKey). */
   signsMfaTokens?: boolean;
+  /** The S3 operations it sends to the objects bucket; only these functions load the S3 client. */
+  objectsBucket?: readonly BucketOperation[];
   /** Indexes (of `TABLES`) it queries: granted `dynamodb:Query` on exactly those, nothing else on any index. */
   queriesIndexes?: Partial<Record<TableName, readonly string[]>>;
 }
@@ -111,6 +119,8 @@ export const FUNCTIONS = {
   system: { entry: 'functions/entries/system.ts', timeoutSeconds: 5, memoryMb: 256, tables: {}, sendsTo: [], servesConsole: true },
   apiKeys: { entry: 'functions/entries/api-keys.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: ['GetItem', 'Query', 'PutItem', 'DeleteItem'] }, sendsTo: [] },
   kv: { entry: 'functions/entries/kv.ts', timeoutSeconds: 29, memoryMb: 512, tables: { auth: API_KEY_LOOKUP, kv: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['kvSweep'], queriesIndexes: { kv: ['byOwner'] } },
+  // Object stores keep their catalog in the kv table (own key prefixes) and their bytes in the objects bucket.
+  objects: { entry: 'functions/entries/objects.ts', timeoutSeconds: 29, memoryMb: 1024, tables: { auth: API_KEY_LOOKUP, kv: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: [], objectsBucket: ['PutObject', 'GetObject', 'DeleteObject'] },
   kvSweeper: { entry: 'functions/entries/kv-sweeper.ts', timeoutSeconds: 300, memoryMb: 512, tables: { kv: ['GetItem', 'Query', 'BatchWriteItem'] }, sendsTo: ['kvSweep'] },
   // Decrypt: a sign-in code is checked against the stored secret. The auth table: admin reset takes the account's API key.
   accounts: { entry: 'functions/entries/accounts.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: API_KEY_LOOKUP, accounts: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: [], secretsKey: { operations: ['encrypt', 'decrypt'], purposes: [SECRET_PURPOSES.totp] }, signsMfaTokens: true },
@@ -129,7 +139,7 @@ export type FunctionName = keyof typeof FUNCTIONS;
  * X-Api-Key only (an account credential, for acting on its users); `none`: the route checks for itself.
  */
 export type RouteAuth = 'gateway' | 'bearer' | 'api_key' | 'none';
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'ANY';
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'ANY';
 
 export interface RouteSpec {
   method: HttpMethod;
@@ -146,12 +156,15 @@ export const TAGS = {
   system: 'System',
   apiKeys: 'API Keys',
   kv: 'KV Buckets',
+  objects: 'Object Stores',
   mfa: 'Multi-Factor Authentication',
   triggers: 'Webhook Triggers',
 } as const;
 
 const kv = (method: HttpMethod, path: string, operationId: string, summary: string): RouteSpec =>
   ({ method, path: `/storage/kv/${path}`, fn: 'kv', auth: 'gateway', operationId, tag: TAGS.kv, summary });
+const objects = (method: HttpMethod, path: string, operationId: string, summary: string): RouteSpec =>
+  ({ method, path: `/storage/objects/${path}`, fn: 'objects', auth: 'gateway', operationId, tag: TAGS.objects, summary });
 const trigger = (method: HttpMethod, path: string, operationId: string, summary: string): RouteSpec =>
   ({ method, path, fn: 'triggers', auth: 'gateway', operationId, tag: TAGS.triggers, summary });
 const mfa = (path: string, operationId: string, summary: string, method: HttpMethod = 'POST', auth: RouteAuth = 'bearer'): RouteSpec =>
@@ -178,6 +191,16 @@ export const ROUTES: readonly RouteSpec[] = [
   kv('PUT', '{bucket}/keys/{key+}', 'putKVValue', 'Write a value'),
   kv('GET', '{bucket}/keys/{key+}', 'getKVValue', 'Read a value'),
   kv('DELETE', '{bucket}/keys/{key+}', 'deleteKVValue', 'Delete a value'),
+
+  { method: 'GET', path: '/storage/objects', fn: 'objects', auth: 'gateway', operationId: 'listObjectStores', tag: TAGS.objects, summary: 'List object stores' },
+  objects('PUT', '{store}', 'createObjectStore', 'Create an object store'),
+  objects('GET', '{store}', 'getObjectStore', 'Read an object store and its usage'),
+  objects('DELETE', '{store}', 'deleteObjectStore', 'Delete an empty object store'),
+  objects('GET', '{store}/objects', 'listObjects', 'List objects in key order'),
+  objects('PUT', '{store}/objects/{key+}', 'putObject', 'Write an object (up to 4 MiB through the API)'),
+  objects('GET', '{store}/objects/{key+}', 'getObject', 'Read an object, or a range of it'),
+  objects('HEAD', '{store}/objects/{key+}', 'headObject', "Read an object's size, etag, type and metadata"),
+  objects('DELETE', '{store}/objects/{key+}', 'deleteObject', 'Delete an object'),
 
   mfa('totp-registration', 'startTotpRegistration', 'Start a TOTP registration'),
   mfa('confirm-totp-registration', 'confirmTotpRegistration', 'Confirm a TOTP registration'),

@@ -101,6 +101,7 @@ export const SETTINGS = {
   accountsTable: spec({ env: TABLES.accounts.env, description: 'Name of the accounts table', source: wiring, readers: tableReaders('accounts'), parse: required }),
   triggersTable: spec({ env: TABLES.triggers.env, description: 'Name of the triggers table', source: wiring, readers: tableReaders('triggers'), parse: required }),
   executionsTable: spec({ env: TABLES.executions.env, description: 'Name of the executions table', source: wiring, readers: tableReaders('executions'), parse: required }),
+  objectsBucket: spec({ env: 'OBJECTS_BUCKET', description: 'Name of the S3 bucket that holds every object store\'s bytes', source: wiring, readers: functionsWhere((name) => 'objectsBucket' in FUNCTIONS[name]), parse: required }),
   kvSweepQueueUrl: spec({ env: QUEUES.kvSweep.env, description: 'URL of the kvSweep queue', source: wiring, readers: queueReaders('kvSweep'), parse: required }),
   flowQueueUrl: spec({ env: QUEUES.flowEvents.env, description: 'URL of the flowEvents queue', source: wiring, readers: queueReaders('flowEvents'), parse: required }),
   flowNames: spec({ env: 'FLOW_NAMES', description: 'The deployed flows, comma-separated', source: wiring, readers: functionsWhere((name) => 'readsFlowNames' in FUNCTIONS[name]), parse: list }),

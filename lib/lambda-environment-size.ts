@@ -33,6 +33,8 @@ const length = (...parts: (string | number)[]) => parts.reduce<number>((sum, par
 const RESOLVED_MAX_BYTES: Record<string, number> = {
   // Table names are 3 to 255 characters (DynamoDB naming rules).
   'AWS::DynamoDB::Table Ref': 255,
+  // Bucket names are 3 to 63 characters (S3 bucket naming rules).
+  'AWS::S3::Bucket Ref': 63,
   // https://sqs.<region>.<suffix>/<account>/<queue name>; queue names are at most 80 characters.
   'AWS::SQS::Queue Ref': length('https://sqs.', REGION, '.', URL_SUFFIX, '/', ACCOUNT, '/', 80),
   // arn:<partition>:kms:<region>:<account>:key/<key id, a 36-character UUID>.

@@ -22,6 +22,7 @@ import { Flows } from './constructs/flows.js';
 import { HttpRoutes } from './constructs/http-routes.js';
 import { Identity } from './constructs/identity.js';
 import { MfaSigningKey } from './constructs/mfa-signing-key.js';
+import { ObjectStorage } from './constructs/object-storage.js';
 import { SecretsKey } from './constructs/secrets-key.js';
 import { ServiceFunction } from './constructs/service-function.js';
 
@@ -57,6 +58,7 @@ export function publicConsoleUrls(publicWebhookBaseUrl: string): string[] {
  */
 export class ServiceStack extends Stack {
   readonly data: DataStores;
+  readonly objectStorage: ObjectStorage;
   readonly queues: EventQueues;
   readonly secretsKey: SecretsKey;
   readonly mfaSigningKey: MfaSigningKey;
@@ -72,6 +74,7 @@ export class ServiceStack extends Stack {
     const projectRoot = props.projectRoot ?? REPO_ROOT;
 
     this.data = new DataStores(this, 'Data', { tables: TABLES, removal: props.dataRemovalPolicy });
+    this.objectStorage = new ObjectStorage(this, 'Objects', { removal: props.dataRemovalPolicy });
     this.secretsKey = new SecretsKey(this, 'Secrets', { removal: props.dataRemovalPolicy });
     const retiredMfaKeys = props.settings?.[SETTINGS.mfaRetiredSigningKeyIds.env];
     this.mfaSigningKey = new MfaSigningKey(this, 'MfaSigning', { retiredKeyArns: SETTINGS.mfaRetiredSigningKeyIds.parse(retiredMfaKeys) });
@@ -98,6 +101,7 @@ export class ServiceStack extends Stack {
       });
       this.data.connect(fn, spec.tables, 'queriesIndexes' in spec ? spec.queriesIndexes : undefined);
       this.queues.connectSender(fn, spec.sendsTo);
+      if (spec.objectsBucket) this.objectStorage.connect(fn, spec.objectsBucket);
       if (spec.secretsKey) this.secretsKey.connect(fn, spec.secretsKey);
       if ('signsMfaTokens' in spec) this.mfaSigningKey.connect(fn);
       if (spec.runsFlows) this.flows.connectRunner(fn);
@@ -140,6 +144,7 @@ export class ServiceStack extends Stack {
     const values: Record<string, string | undefined> = {
       ...Object.fromEntries(entries(TABLES).map(([name, table]) => [table.env, this.data.tables[name].tableName])),
       ...Object.fromEntries(entries(QUEUES).map(([name, queue]) => [queue.env, this.queues.queues[name].queueUrl])),
+      [SETTINGS.objectsBucket.env]: this.objectStorage.bucket.bucketName,
       [SETTINGS.flowNames.env]: this.flows.names.join(','),
       [SETTINGS.flowArnPrefix.env]: this.flows.arnPrefix,
       [SETTINGS.flowBatchArnPrefix.env]: this.flows.batchArnPrefix,

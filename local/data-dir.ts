@@ -23,6 +23,8 @@ const PID_FILE = 'flowgate.pid';
 const LOCK_DIR = 'lock';
 /** dynalite's LevelDB. */
 const DYNAMODB_DIR = 'dynamodb';
+/** s3rver's buckets: the object stores' bytes. */
+const OBJECTS_DIR = 'objects';
 /** Only the owner may read the secrets, or list and open the tables they protect. */
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;
@@ -50,6 +52,7 @@ export interface DataDir {
   /** True when this start made the directory (or found it empty); false when it reopened stored data. */
   created: boolean;
   dynamodbPath: string;
+  objectsPath: string;
   secrets: LocalSecrets;
   /** Removes this process's lock; the data stays. */
   release(): Promise<void>;
@@ -196,7 +199,9 @@ export async function openDataDir(path: string): Promise<DataDir> {
       }
       const dynamodbPath = join(dir, DYNAMODB_DIR);
       await mkdir(dynamodbPath, { recursive: true, mode: DIR_MODE });
-      return { path: dir, created, dynamodbPath, secrets, release };
+      const objectsPath = join(dir, OBJECTS_DIR);
+      await mkdir(objectsPath, { recursive: true, mode: DIR_MODE });
+      return { path: dir, created, dynamodbPath, objectsPath, secrets, release };
     } catch (error) {
       await release();
       throw error;

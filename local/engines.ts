@@ -1,9 +1,14 @@
 import type { Server } from 'node:http';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, type TableDescription } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { ClassicLevel } from 'classic-level';
 import dynalite from 'dynalite';
 import { createSqsServer } from 'local-aws-sqs';
+import S3rver from 's3rver';
+import { DUMMY_ACCOUNT } from 's3rver/lib/models/account.js';
 import { MESSAGE_RETENTION_DAYS, QUEUES, TABLES, type IndexSpec, type QueueName, type TableName } from '../functions/manifest.js';
 import { SETTINGS } from '../functions/settings.js';
 import { DataDirError } from './data-dir.js';
@@ -141,10 +146,34 @@ export interface EngineOptions {
   dynamodbPath?: string;
   /** The data directory, for messages. */
   dataDir?: string;
+  /** A data directory's folder for s3rver's buckets; a temporary folder, removed on stop, when unset. */
+  objectsPath?: string;
+}
+
+/** The one bucket that holds every object store's bytes, as deployed (`lib/constructs/object-storage.ts`). */
+export const LOCAL_OBJECTS_BUCKET = 'local-objects';
+
+/**
+ * s3rver (S3) on a free loopback port, with the objects bucket. It checks request signatures, so
+ * the local credentials are made one of its key pairs; presigned URLs are then checked as S3
+ * checks them. It has no in-memory store: without a data directory it works in a temporary folder.
+ */
+async function startS3(objectsPath: string | undefined): Promise<{ endpoint: string; stop(): Promise<void> }> {
+  DUMMY_ACCOUNT.createKeyPair(LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY);
+  const directory = objectsPath ?? await mkdtemp(join(tmpdir(), 'flowgate-objects-'));
+  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: LOCAL_OBJECTS_BUCKET }] });
+  const { port } = await server.run();
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    async stop() {
+      await server.close();
+      if (objectsPath === undefined) await rm(directory, { recursive: true, force: true });
+    },
+  };
 }
 
 /**
- * Starts dynalite (DynamoDB), local-aws-sqs (SQS) and the local Step Functions endpoint in this
+ * Starts dynalite (DynamoDB), local-aws-sqs (SQS), s3rver (S3) and the local Step Functions endpoint in this
  * process on free loopback ports, and creates the tables and queues the manifest describes.
  */
 export async function startEngines(options: EngineOptions): Promise<Engines> {
@@ -166,6 +195,7 @@ export async function startEngines(options: EngineOptions): Promise<Engines> {
   // `patches/local-aws-sqs+2.0.2.patch` (applied by `npm ci` through patch-package) fixes that.
   const sqsServer = await createSqsServer({ port: 0, hostname: "127.0.0.1", emulateQueueCreationLifecycle: false });
   const sqsEndpoint = `http://127.0.0.1:${(sqsServer.address() as { port: number }).port}`;
+  const s3 = await startS3(options.objectsPath);
   const sfn = await startLocalStepFunctions({ flowsDirs: options.flowsDirs, arnPrefix: LOCAL_FLOW_ARN_PREFIX, batchArnPrefix: LOCAL_FLOW_BATCH_ARN_PREFIX, tasks: options.tasks, engines: { dynamodb: dynamoEndpoint, sqs: sqsEndpoint } });
 
   const env: Record<string, string> = {
@@ -173,6 +203,8 @@ export async function startEngines(options: EngineOptions): Promise<Engines> {
     AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
     AWS_ENDPOINT_URL_SQS: sqsEndpoint,
     AWS_ENDPOINT_URL_SFN: sfn.endpoint,
+    AWS_ENDPOINT_URL_S3: s3.endpoint,
+    [SETTINGS.objectsBucket.env]: LOCAL_OBJECTS_BUCKET,
     [SETTINGS.flowArnPrefix.env]: LOCAL_FLOW_ARN_PREFIX,
     [SETTINGS.flowBatchArnPrefix.env]: LOCAL_FLOW_BATCH_ARN_PREFIX,
   };
@@ -200,7 +232,7 @@ export async function startEngines(options: EngineOptions): Promise<Engines> {
     env,
     queueUrls,
     async stop() {
-      await Promise.all([close(dynamoServer), close(sqsServer), close(sfn.server)]);
+      await Promise.all([close(dynamoServer), close(sqsServer), close(sfn.server), s3.stop()]);
     },
   };
 }

@@ -139,7 +139,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const jwtSecret = options.jwtSecret ?? data?.secrets.jwtSecret ?? randomBytes(32).toString('base64url');
   let engines: Engines;
   try {
-    engines = await startEngines({ flowsDirs, visibilityTimeoutSeconds, tasks, dynamodbPath: data?.dynamodbPath, dataDir: data?.path });
+    engines = await startEngines({ flowsDirs, visibilityTimeoutSeconds, tasks, dynamodbPath: data?.dynamodbPath, objectsPath: data?.objectsPath, dataDir: data?.path });
   } catch (error) {
     await data?.release();
     throw error;
@@ -187,7 +187,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const aws = createAwsClients({
     region: LOCAL_AWS_ENV.AWS_REGION,
     credentials: LOCAL_CREDENTIALS,
-    endpoints: { dynamodb: engines.env.AWS_ENDPOINT_URL_DYNAMODB, sqs: engines.env.AWS_ENDPOINT_URL_SQS, sfn: engines.env.AWS_ENDPOINT_URL_SFN },
+    endpoints: { dynamodb: engines.env.AWS_ENDPOINT_URL_DYNAMODB, sqs: engines.env.AWS_ENDPOINT_URL_SQS, sfn: engines.env.AWS_ENDPOINT_URL_SFN, s3: engines.env.AWS_ENDPOINT_URL_S3 },
   });
   // The logger is one per process; a level given to this stack applies to it.
   if (config.POWERTOOLS_LOG_LEVEL) configureLogging({ logLevel: parseSetting('logLevel', config.POWERTOOLS_LOG_LEVEL) });

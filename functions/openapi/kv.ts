@@ -7,8 +7,8 @@ const KEY_RULES =
   'without `.` or `..` path segments (clients and proxies resolve those before the request arrives). `/` is allowed: ' +
   'the rest of the path after `/keys/` is the key.';
 
-/** Why twice: see `apiGatewayPath` in local/api-gateway.ts. */
-const keyParameter = {
+/** Why twice: see `apiGatewayPath` in local/api-gateway.ts. Object keys travel the same way (`./objects.ts`). */
+export const keyParameter = {
   name: 'key',
   in: 'path' as const,
   description:

@@ -1,5 +1,6 @@
 import { createAwsClients } from '../../functions/adapters/aws/clients.js';
 import { dynamoClient } from '../../functions/adapters/aws/clients/dynamo.js';
+import { s3Client } from '../../functions/adapters/aws/clients/s3.js';
 import { COMPOSERS } from '../../functions/composition.js';
 import { readSettings } from '../../functions/settings.js';
 import { LOCAL_AWS_ENV } from '../../local/engines.js';
@@ -112,8 +113,18 @@ async function drain(queue: QueueName): Promise<number> {
 const localClients = () => createAwsClients({
   region: LOCAL_AWS_ENV.AWS_REGION,
   credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  endpoints: { dynamodb: local.engines.env.AWS_ENDPOINT_URL_DYNAMODB, sqs: local.engines.env.AWS_ENDPOINT_URL_SQS, sfn: local.engines.env.AWS_ENDPOINT_URL_SFN },
+  endpoints: { dynamodb: local.engines.env.AWS_ENDPOINT_URL_DYNAMODB, sqs: local.engines.env.AWS_ENDPOINT_URL_SQS, sfn: local.engines.env.AWS_ENDPOINT_URL_SFN, s3: local.engines.env.AWS_ENDPOINT_URL_S3 },
 });
+
+/** What each function sent to the objects bucket: `PutObject`, … */
+const sentToBucket = new Map<FunctionName, Set<string>>();
+function recordBucket(client: ReturnType<typeof s3Client>) {
+  client.middlewareStack.add((next, context) => async (args) => {
+    if (!current) throw new Error(`${context.commandName} sent outside a handler call`);
+    sentToBucket.set(current, (sentToBucket.get(current) ?? new Set<string>()).add(context.commandName!.replace(/Command$/, '')));
+    return next(args);
+  }, { step: 'initialize', name: 'recordBucketOperations' });
+}
 
 beforeAll(async () => {
   const env: Record<string, string> = {
@@ -136,10 +147,11 @@ beforeAll(async () => {
 
   // Each handler as the composition root builds it, over clients whose calls are recorded.
   const aws = localClients();
-  for (const name of ['apiKeys', 'kv', 'kvSweeper', 'accounts', 'triggers', 'webhook', 'flowWorker'] as const) {
+  for (const name of ['apiKeys', 'kv', 'kvSweeper', 'objects', 'accounts', 'triggers', 'webhook', 'flowWorker'] as const) {
     Object.assign(handlers, { [name]: COMPOSERS[name](readSettings(name, env), aws) });
   }
   record(dynamoClient(aws), tableOf);
+  recordBucket(s3Client(aws));
 
   // A second receiver whose queue is down, over clients of its own.
   vi.stubEnv('AWS_MAX_ATTEMPTS', '1');
@@ -152,7 +164,7 @@ beforeAll(async () => {
 describe('the DynamoDB operations each function sends are the ones the manifest grants it', () => {
   it('through every route and consumer', async () => {
     const token = await mintLocalToken({ secret: JWT_SECRET, sub: 'grants-user' });
-    const { apiKeys, kv, accounts, triggers, webhook } = handlers;
+    const { apiKeys, kv, objects, accounts, triggers, webhook } = handlers;
 
     // API keys: issue two, list, revoke one; the other authenticates the gateway calls below.
     const spare = data(await as('apiKeys', () => apiKeys(httpEvent('createApiKey', { token }))));
@@ -172,6 +184,18 @@ describe('the DynamoDB operations each function sends are the ones the manifest 
       expect(result.statusCode, operationId).toBeLessThan(300);
     }
     expect(await drain('kvSweep')).toBeGreaterThan(0);
+
+    // Object stores: every route, ending with the store deleted once empty.
+    const store = { store: 'grants' };
+    const object = { ...store, key: 'a/b' };
+    const objectCalls: [string, Record<string, string>, string?][] = [
+      ['createObjectStore', store], ['listObjectStores', {}], ['getObjectStore', store], ['putObject', object, 'bytes'], ['getObject', object],
+      ['headObject', object], ['listObjects', store], ['deleteObject', object], ['deleteObjectStore', store],
+    ];
+    for (const [operationId, params, rawBody] of objectCalls) {
+      const result = await as('objects', () => objects(httpEvent(operationId, { apiKey, params, rawBody })));
+      expect(result.statusCode, operationId).toBeLessThan(300);
+    }
 
     // Accounts: start, a wrong code, the right code, a recovery code.
     const { secret } = data(await as('accounts', () => accounts(httpEvent('startTotpRegistration', { token }))));
@@ -248,5 +272,7 @@ describe('the DynamoDB operations each function sends are the ones the manifest 
       [name, Object.fromEntries([...(sent.get(name) ?? new Map<TableName, Set<string>>())].map(([table, operations]) => [table, [...operations].sort()]))]));
     // Not only nothing beyond the grants (a deploy would refuse it): nothing granted goes unused.
     expect(used).toEqual(granted);
+    const bucketGrants = Object.fromEntries((Object.entries(FUNCTIONS) as [FunctionName, FunctionSpec][]).filter(([, spec]) => spec.objectsBucket).map(([name, spec]) => [name, [...spec.objectsBucket!].sort()]));
+    expect(Object.fromEntries([...sentToBucket].map(([name, operations]) => [name, [...operations].sort()]))).toEqual(bucketGrants);
   }, 120_000);
 });

@@ -13,7 +13,7 @@ import type { BucketConfig } from './types.js';
 /** C0 controls, DEL and C1 controls. */
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
 /** A UTF-16 surrogate without its pair: not encodable as UTF-8, so it would be stored as U+FFFD. */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+export const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 const invalid = (detail: string) => new AppError('validation_error', detail);
 const utf8Bytes = (text: string) => Buffer.byteLength(text, 'utf8');
@@ -24,14 +24,14 @@ export function validateBucketName(name: string): string {
 }
 
 /** Text that can be stored and compared byte for byte: well-formed, without control characters. */
-function isCleanText(text: string): boolean {
+export function isCleanText(text: string): boolean {
   return !CONTROL_CHARACTERS.test(text) && !LONE_SURROGATE.test(text);
 }
 
 /** Whether `key` (already percent-decoded) is a key a client may use; see {@link validateKey}. */
-export function isValidKey(key: string): boolean {
+export function isValidKey(key: string, maxBytes = MAX_KEY_BYTES): boolean {
   const bytes = utf8Bytes(key);
-  if (bytes < 1 || bytes > MAX_KEY_BYTES || !isCleanText(key)) return false;
+  if (bytes < 1 || bytes > maxBytes || !isCleanText(key)) return false;
   return !key.split('/').some((segment) => segment === '.' || segment === '..');
 }
 
@@ -42,15 +42,15 @@ export function isValidKey(key: string): boolean {
  * segments before the request reaches us: `DELETE …/keys/../purge` would arrive as a purge of the
  * bucket. Refusing such keys means no stored key ever needs an ambiguous URL.
  */
-export function validateKey(key: string): string {
-  if (!isValidKey(key)) throw invalid('keys are 1-1024 UTF-8 bytes without control characters or . / .. segments');
+export function validateKey(key: string, maxBytes = MAX_KEY_BYTES): string {
+  if (!isValidKey(key, maxBytes)) throw invalid(`keys are 1-${maxBytes} UTF-8 bytes without control characters or . / .. segments`);
   return key;
 }
 
 /** The `prefix` of a listing: like a key, but may be empty (no prefix) and may end anywhere. */
-export function validatePrefix(prefix: string | undefined): string | undefined {
+export function validatePrefix(prefix: string | undefined, maxBytes = MAX_KEY_BYTES): string | undefined {
   if (prefix === undefined || prefix === '') return undefined;
-  if (utf8Bytes(prefix) > MAX_KEY_BYTES || !isCleanText(prefix)) throw invalid('prefix must be at most 1024 UTF-8 bytes of text');
+  if (utf8Bytes(prefix) > maxBytes || !isCleanText(prefix)) throw invalid(`prefix must be at most ${maxBytes} UTF-8 bytes of text`);
   return prefix;
 }
 

@@ -1,0 +1,216 @@
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { STORE_NAME_PATTERN } from '../../domain/objects/limits.js';
+import type { ObjectCatalog, ObjectInfo, ObjectPage, Store, StoreGeneration, StorePage, StoreRef } from '../../domain/objects/types.js';
+import { AppError } from '../../shared/errors.js';
+import { ifConditionHolds } from './conditional.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import { queryPage } from './query-page.js';
+
+/**
+ * Item layout, in the kv table beside the KV buckets (their own key prefixes, no index):
+ *
+ * - `OBJSTORES#{account}` / `{store}`: id, generation, description, max_bytes, max_object_size,
+ *   ttl_seconds, allowed_content_types, created_at, and the usage counters `objects` and `bytes`.
+ *   An account's stores are one partition, so listing them is one Query.
+ * - `OBJECT#{store id}#{generation}` / `{key}`: size, etag, content_type, metadata, last_modified,
+ *   revision, expires_at (the kv table's TTL attribute, so DynamoDB deletes expired entries).
+ *
+ * One API write of an object costs: GetItem (store) + GetItem (object) + UpdateItem (usage, the
+ * small store item) + PutItem (object, about 300 bytes plus key and metadata: 1 write unit).
+ */
+export const storesPk = (accountId: string): string => `OBJSTORES#${accountId}`;
+export const objectsPk = (at: StoreGeneration): string => `OBJECT#${at.id}#${at.generation}`;
+const storeKey = (ref: StoreRef) => ({ pk: storesPk(ref.accountId), sk: ref.name });
+
+/** The largest code point: appended to a common prefix, it starts a query after every key under it. */
+const AFTER_EVERYTHING = '\u{10FFFF}';
+/** A listing page reads at most this many DynamoDB pages (it skips one subtree a query). */
+const MAX_QUERIES_PER_PAGE = 16;
+
+const toStore = (accountId: string, item: Record<string, unknown>): Store => ({
+  accountId,
+  name: item.sk as string,
+  id: item.id as string,
+  generation: item.generation as string,
+  config: {
+    description: (item.description as string | undefined) ?? null,
+    maxBytes: (item.max_bytes as number | undefined) ?? null,
+    maxObjectSize: item.max_object_size as number,
+    ttlSeconds: (item.ttl_seconds as number | undefined) ?? null,
+    allowedContentTypes: (item.allowed_content_types as string[] | undefined) ?? null,
+  },
+  createdAt: item.created_at as string,
+  usage: { objects: (item.objects as number | undefined) ?? 0, bytes: (item.bytes as number | undefined) ?? 0 },
+});
+
+const toObject = (item: Record<string, unknown>): ObjectInfo => ({
+  key: item.sk as string,
+  size: item.size as number,
+  etag: item.etag as string,
+  contentType: item.content_type as string,
+  metadata: (item.metadata as Record<string, string> | undefined) ?? {},
+  lastModified: item.last_modified as string,
+  revision: item.revision as number,
+  ...(item.expires_at !== undefined && { expiresAt: item.expires_at as number }),
+});
+
+const isLive = (item: Record<string, unknown>, nowSeconds: number) => item.expires_at === undefined || (item.expires_at as number) > nowSeconds;
+
+export class DynamoObjectCatalog implements ObjectCatalog {
+  constructor(private readonly client: DynamoDBDocumentClient, private readonly table: string) {}
+
+  createStore(store: Store): Promise<boolean> {
+    const { config } = store;
+    return ifConditionHolds(() => this.client.send(new PutCommand({
+      TableName: this.table,
+      Item: {
+        ...storeKey(store),
+        id: store.id,
+        generation: store.generation,
+        description: config.description ?? undefined,
+        max_bytes: config.maxBytes ?? undefined,
+        max_object_size: config.maxObjectSize,
+        ttl_seconds: config.ttlSeconds ?? undefined,
+        allowed_content_types: config.allowedContentTypes ?? undefined,
+        created_at: store.createdAt,
+        objects: 0,
+        bytes: 0,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    })));
+  }
+
+  async getStore(ref: StoreRef): Promise<Store | undefined> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: storeKey(ref), ConsistentRead: true }));
+    return Item && toStore(ref.accountId, Item);
+  }
+
+  async listStores(accountId: string, page: { limit: number; cursor?: string }): Promise<StorePage> {
+    const pk = storesPk(accountId);
+    const start = decodeCursor(page.cursor, pk);
+    if (start && !STORE_NAME_PATTERN.test(start.sk as string)) throw new AppError('validation_error', 'cursor does not belong to this listing');
+    const { items, nextCursor } = await queryPage(this.client, { table: this.table, pk, skPrefix: '', limit: page.limit, cursor: page.cursor });
+    return { stores: items.map((item) => toStore(accountId, item)), nextCursor };
+  }
+
+  deleteEmptyStore(ref: StoreRef, expected: StoreGeneration): Promise<boolean> {
+    return ifConditionHolds(() => this.client.send(new DeleteCommand({
+      TableName: this.table,
+      Key: storeKey(ref),
+      ConditionExpression: 'id = :id AND generation = :generation AND (attribute_not_exists(objects) OR objects = :zero)',
+      ExpressionAttributeValues: { ':id': expected.id, ':generation': expected.generation, ':zero': 0 },
+    })));
+  }
+
+  async adjustUsage(ref: StoreRef, at: StoreGeneration, delta: { objects: number; bytes: number }, maxBytes: number | null): Promise<boolean> {
+    const values: Record<string, unknown> = { ':id': at.id, ':generation': at.generation, ':objects': delta.objects, ':bytes': delta.bytes };
+    let condition = 'id = :id AND generation = :generation';
+    if (maxBytes !== null && delta.bytes > 0) {
+      // DynamoDB conditions cannot add: "bytes + delta <= max" is written "bytes <= max - delta".
+      const room = maxBytes - delta.bytes;
+      if (room < 0) return false;
+      condition += ' AND #bytes <= :room';
+      values[':room'] = room;
+    }
+    return ifConditionHolds(() => this.client.send(new UpdateCommand({
+      TableName: this.table,
+      Key: storeKey(ref),
+      UpdateExpression: 'ADD objects :objects, #bytes :bytes',
+      ConditionExpression: condition,
+      ExpressionAttributeNames: { '#bytes': 'bytes' },
+      ExpressionAttributeValues: values,
+    })));
+  }
+
+  async getObject(at: StoreGeneration, key: string): Promise<ObjectInfo | undefined> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: { pk: objectsPk(at), sk: key }, ConsistentRead: true }));
+    return Item && toObject(Item);
+  }
+
+  /** A compare-and-swap on the revision read before: the one place where conditional writes are decided. */
+  putObject(at: StoreGeneration, info: ObjectInfo, expected: ObjectInfo | undefined): Promise<boolean> {
+    const condition = expected === undefined
+      ? { ConditionExpression: 'attribute_not_exists(sk)' }
+      : { ConditionExpression: 'revision = :revision', ExpressionAttributeValues: { ':revision': expected.revision } };
+    return ifConditionHolds(() => this.client.send(new PutCommand({
+      TableName: this.table,
+      Item: {
+        pk: objectsPk(at),
+        sk: info.key,
+        size: info.size,
+        etag: info.etag,
+        content_type: info.contentType,
+        metadata: Object.keys(info.metadata).length === 0 ? undefined : info.metadata,
+        last_modified: info.lastModified,
+        revision: (expected?.revision ?? 0) + 1,
+        expires_at: info.expiresAt,
+      },
+      ...condition,
+    })));
+  }
+
+  deleteObject(at: StoreGeneration, expected: ObjectInfo): Promise<boolean> {
+    return ifConditionHolds(() => this.client.send(new DeleteCommand({
+      TableName: this.table,
+      Key: { pk: objectsPk(at), sk: expected.key },
+      ConditionExpression: 'revision = :revision',
+      ExpressionAttributeValues: { ':revision': expected.revision },
+    })));
+  }
+
+  /**
+   * One page in key order. With a delimiter, every key whose rest after `prefix` holds it is
+   * rolled into one common prefix, and the next query starts past that prefix's keys, so a page
+   * costs one query per prefix shown rather than one read per key under it. The cursor is the
+   * last key or prefix shown; a prefix cursor resumes past its keys by the same rule.
+   */
+  async listObjects(at: StoreGeneration, page: { prefix?: string; delimiter?: string; limit: number; cursor?: string; nowSeconds: number }): Promise<ObjectPage> {
+    const pk = objectsPk(at);
+    const prefix = page.prefix ?? '';
+    const commonPrefixOf = (key: string): string | undefined => {
+      if (!page.delimiter) return undefined;
+      const at = key.indexOf(page.delimiter, prefix.length);
+      return at === -1 ? undefined : key.slice(0, at + page.delimiter.length);
+    };
+    const startAfter = (key: string) => {
+      const common = commonPrefixOf(key);
+      return { pk, sk: common === undefined ? key : common + AFTER_EVERYTHING };
+    };
+    const cursor = decodeCursor(page.cursor, pk, prefix);
+    let startKey: Record<string, unknown> | undefined = cursor && startAfter(cursor.sk as string);
+
+    const objects: ObjectInfo[] = [];
+    const prefixes: string[] = [];
+    const values: Record<string, unknown> = { ':pk': pk };
+    if (prefix) values[':prefix'] = prefix;
+    let last: string | undefined;
+    for (let queries = 0; queries < MAX_QUERIES_PER_PAGE; queries++) {
+      const room = page.limit - objects.length - prefixes.length;
+      const result = await this.client.send(new QueryCommand({
+        TableName: this.table,
+        KeyConditionExpression: prefix ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk',
+        ExpressionAttributeValues: values,
+        Limit: room,
+        ExclusiveStartKey: startKey,
+        ConsistentRead: true,
+      }));
+      startKey = result.LastEvaluatedKey;
+      for (const item of result.Items ?? []) {
+        if (!isLive(item, page.nowSeconds)) continue;
+        const key = item.sk as string;
+        const common = commonPrefixOf(key);
+        if (common !== undefined) {
+          prefixes.push(common);
+          last = common;
+          startKey = startAfter(key);
+          break;
+        }
+        objects.push(toObject(item));
+        last = key;
+      }
+      if (objects.length + prefixes.length >= page.limit) return { objects, prefixes, nextCursor: encodeCursor({ sk: last }) };
+      if (!startKey) return { objects, prefixes, nextCursor: null };
+    }
+    return { objects, prefixes, nextCursor: encodeCursor({ sk: last ?? (startKey!.sk as string) }) };
+  }
+}

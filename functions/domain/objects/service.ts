@@ -1,0 +1,193 @@
+import { AppError } from '../../shared/errors.js';
+import type { Clock } from '../clock.js';
+import { expiresAtFor, isExpired } from '../kv/service.js';
+import type { RandomBytes } from '../random-bytes.js';
+import { DOWNLOAD_URL_EXPIRY_SECONDS, GENERATION_BYTES, MAX_INLINE_OBJECT_BYTES, MAX_WRITE_ATTEMPTS, STORE_ID_BYTES } from './limits.js';
+import type { BlobStore, ObjectCatalog, ObjectInfo, ObjectPage, Store, StoreConfig, StoreGeneration, StorePage, StoreRef, StoredBytes } from './types.js';
+import { isAllowedContentType } from './validation.js';
+
+export interface ObjectServiceOptions {
+  catalog: ObjectCatalog;
+  blobs: BlobStore;
+  now: Clock;
+  randomBytes: RandomBytes;
+}
+
+/** `If-None-Match: *` (`ifNoneMatch`) and `If-Match: <etag>` of a write. */
+export interface WriteCondition {
+  ifNoneMatch?: boolean;
+  ifMatch?: string;
+}
+
+export interface NewObject {
+  bytes: Uint8Array;
+  contentType: string;
+  metadata: Record<string, string>;
+}
+
+/** An object's bytes, or where to fetch them when they are too large to answer inline. */
+export type ObjectRead = { info: ObjectInfo; body: StoredBytes } | { info: ObjectInfo; redirect: string };
+
+const notFound = (detail: string) => new AppError('not_found', detail);
+const refused = (code: 'payload_too_large' | 'validation_error', message: string) => new AppError(code, message, undefined, message);
+
+/**
+ * A single `bytes=` range (RFC 9110 14.1.2) as `bytes=first-last` within `size`: s3rver serves
+ * neither suffix ranges (`bytes=-500`) nor ranges running past the end, which S3 clips, so the
+ * product resolves them against the size it recorded. A range that starts past the end is 416; one
+ * that does not parse, or ends before it starts, is ignored (the whole object), as HTTP says.
+ */
+export function absoluteRange(range: string, size: number): string | undefined {
+  const match = /^bytes=(\d*)-(\d*)$/.exec(range);
+  if (!match || (match[1] === '' && match[2] === '')) return undefined;
+  const [first, last] = match[1] === ''
+    ? [Math.max(0, size - Number(match[2])), size - 1]
+    : [Number(match[1]), match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1)];
+  if (match[1] !== '' && match[2] !== '' && Number(match[2]) < first) return undefined;
+  if (first >= size || (match[1] === '' && Number(match[2]) === 0)) throw new AppError('range_not_satisfiable', 'range outside the object');
+  return `bytes=${first}-${last}`;
+}
+
+/** An etag as HTTP quotes it, whether or not the client quoted it. */
+const quoted = (etag: string): string => (etag.startsWith('"') ? etag : `"${etag}"`);
+
+/**
+ * The object stores' use cases. Every operation is scoped by `StoreRef.accountId`, so another
+ * account's store is simply not found. The catalog (DynamoDB) says which objects exist; S3 holds
+ * their bytes under the store's random id and current generation.
+ *
+ * A write reserves its bytes in the store's usage first (a conditional update that keeps
+ * `max_bytes`), then writes the bytes to S3, then records the object with a compare-and-swap on
+ * what it read. S3's engine on the local stack has no conditional writes, and S3's own are
+ * per-bucket features the product does not rely on: `If-None-Match` and `If-Match` are decided
+ * by that swap. A write that loses it gives its reservation back and, unconditional, tries again.
+ */
+export class ObjectService {
+  constructor(private readonly options: ObjectServiceOptions) {}
+
+  async createStore(ref: StoreRef, config: StoreConfig): Promise<Store> {
+    const store: Store = {
+      ...ref,
+      config,
+      id: this.randomHex(STORE_ID_BYTES),
+      generation: this.randomHex(GENERATION_BYTES),
+      createdAt: new Date(this.options.now()).toISOString(),
+      usage: { objects: 0, bytes: 0 },
+    };
+    if (!(await this.options.catalog.createStore(store))) throw new AppError('already_exists');
+    return store;
+  }
+
+  async getStore(ref: StoreRef): Promise<Store> {
+    const store = await this.options.catalog.getStore(ref);
+    if (!store) throw notFound('no such store');
+    return store;
+  }
+
+  listStores(accountId: string, page: { limit: number; cursor?: string }): Promise<StorePage> {
+    return this.options.catalog.listStores(accountId, page);
+  }
+
+  /**
+   * Deletes an empty store. A store that holds objects is refused (409) until the background
+   * sweep that reclaims a generation exists: deleting it would leave its bytes in S3 unreachable.
+   */
+  async deleteStore(ref: StoreRef): Promise<void> {
+    const store = await this.getStore(ref);
+    if (!(await this.options.catalog.deleteEmptyStore(ref, store))) {
+      throw new AppError('conflict', 'store not empty', undefined, 'the store holds objects: delete them first');
+    }
+  }
+
+  async putObject(ref: StoreRef, key: string, object: NewObject, condition: WriteCondition = {}): Promise<ObjectInfo> {
+    const store = await this.getStore(ref);
+    const { config } = store;
+    const size = object.bytes.length;
+    if (size > config.maxObjectSize) throw refused('payload_too_large', `the store's max_object_size is ${config.maxObjectSize} bytes`);
+    if (size > MAX_INLINE_OBJECT_BYTES) throw refused('payload_too_large', `objects written through the API are at most ${MAX_INLINE_OBJECT_BYTES} bytes`);
+    if (!isAllowedContentType(object.contentType, config.allowedContentTypes)) {
+      throw refused('validation_error', `the store accepts only ${config.allowedContentTypes!.join(', ')}`);
+    }
+    const nowMs = this.options.now();
+    for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+      const stored = await this.options.catalog.getObject(store, key);
+      const live = stored && !isExpired(stored, nowMs) ? stored : undefined;
+      if (condition.ifNoneMatch && live) throw new AppError('already_exists', 'If-None-Match: * and the key exists');
+      if (condition.ifMatch !== undefined && (!live || (condition.ifMatch !== '*' && quoted(condition.ifMatch) !== live.etag))) {
+        throw new AppError('precondition_failed', 'If-Match does not match the stored etag');
+      }
+      const delta = { objects: stored ? 0 : 1, bytes: size - (stored?.size ?? 0) };
+      await this.reserve(store, delta);
+      let info: ObjectInfo;
+      try {
+        const etag = await this.options.blobs.put(store, key, object);
+        info = {
+          key, size, etag, contentType: object.contentType, metadata: object.metadata, lastModified: new Date(nowMs).toISOString(),
+          ...(config.ttlSeconds !== null && { expiresAt: expiresAtFor(nowMs, config.ttlSeconds) }),
+        };
+      } catch (error) {
+        await this.release(store, delta);
+        throw error;
+      }
+      if (await this.options.catalog.putObject(store, info, stored)) return info;
+      await this.release(store, delta);
+    }
+    throw new AppError('unavailable', 'the key kept changing during the write');
+  }
+
+  /** The object, read whole or a range of it; one larger than a response carries is a redirect to a presigned URL. */
+  async getObject(ref: StoreRef, key: string, range?: string): Promise<ObjectRead> {
+    const store = await this.getStore(ref);
+    const info = await this.liveObject(store, key);
+    if (info.size > MAX_INLINE_OBJECT_BYTES) {
+      return { info, redirect: await this.options.blobs.downloadUrl(store, key, DOWNLOAD_URL_EXPIRY_SECONDS) };
+    }
+    return { info, body: await this.options.blobs.get(store, key, range === undefined ? undefined : absoluteRange(range, info.size)) };
+  }
+
+  async headObject(ref: StoreRef, key: string): Promise<ObjectInfo> {
+    return this.liveObject(await this.getStore(ref), key);
+  }
+
+  /** Deletes the object; an expired one is removed too but answers 404, as it reads. */
+  async deleteObject(ref: StoreRef, key: string): Promise<void> {
+    const store = await this.getStore(ref);
+    for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+      const stored = await this.options.catalog.getObject(store, key);
+      if (!stored) throw notFound('no such key');
+      if (!(await this.options.catalog.deleteObject(store, stored))) continue;
+      await this.release(store, { objects: 1, bytes: stored.size });
+      await this.options.blobs.delete(store, key);
+      if (isExpired(stored, this.options.now())) throw notFound('no such key');
+      return;
+    }
+    throw new AppError('unavailable', 'the key kept changing during the delete');
+  }
+
+  async listObjects(ref: StoreRef, page: { prefix?: string; delimiter?: string; limit: number; cursor?: string }): Promise<ObjectPage> {
+    const store = await this.getStore(ref);
+    return this.options.catalog.listObjects(store, { ...page, nowSeconds: this.options.now() / 1000 });
+  }
+
+  private async liveObject(at: StoreGeneration, key: string): Promise<ObjectInfo> {
+    const info = await this.options.catalog.getObject(at, key);
+    if (!info || isExpired(info, this.options.now())) throw notFound('no such key');
+    return info;
+  }
+
+  /** Counts a write's bytes in the store's usage before it lands, so that `max_bytes` holds. */
+  private async reserve(store: Store, delta: { objects: number; bytes: number }): Promise<void> {
+    if (await this.options.catalog.adjustUsage(store, store, delta, store.config.maxBytes)) return;
+    const now = await this.options.catalog.getStore(store);
+    if (!now || now.id !== store.id || now.generation !== store.generation) throw new AppError('conflict', 'store changed during the write', undefined, 'the store was purged or deleted during the write');
+    throw refused('payload_too_large', `the store's max_bytes is ${store.config.maxBytes} bytes and it holds ${now.usage.bytes}`);
+  }
+
+  private async release(store: Store, delta: { objects: number; bytes: number }): Promise<void> {
+    await this.options.catalog.adjustUsage(store, store, { objects: -delta.objects, bytes: -delta.bytes }, null);
+  }
+
+  private randomHex(bytes: number): string {
+    return Buffer.from(this.options.randomBytes(bytes)).toString('hex');
+  }
+}

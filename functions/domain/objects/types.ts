@@ -1,0 +1,103 @@
+/** A store's configuration; it survives purges unchanged. */
+export interface StoreConfig {
+  description: string | null;
+  /** Total bytes the store may hold; `null`: no limit. */
+  maxBytes: number | null;
+  /** The largest object accepted. */
+  maxObjectSize: number;
+  /** Lifetime of objects in seconds; `null`: objects do not expire. */
+  ttlSeconds: number | null;
+  /** Media types (`type/subtype` or `type/*`) objects may have; `null`: any. */
+  allowedContentTypes: string[] | null;
+}
+
+/** A store of one account. */
+export interface StoreRef {
+  accountId: string;
+  name: string;
+}
+
+/** Where a store's objects live now: `<id>/<generation>/` in the bucket, `OBJECT#<id>#<generation>` in the table. */
+export interface StoreGeneration {
+  id: string;
+  generation: string;
+}
+
+export interface Store extends StoreRef, StoreGeneration {
+  config: StoreConfig;
+  /** ISO 8601. */
+  createdAt: string;
+  /** What the current generation holds, counted as objects are written and deleted. */
+  usage: { objects: number; bytes: number };
+}
+
+/** What the table keeps of an object: enough to list it, check a condition, and count usage. */
+export interface ObjectInfo {
+  key: string;
+  size: number;
+  /** S3's entity tag, quoted as S3 and HTTP write it. */
+  etag: string;
+  contentType: string;
+  metadata: Record<string, string>;
+  /** ISO 8601. */
+  lastModified: string;
+  /** Epoch seconds from which the object reads as missing; undefined: never. */
+  expiresAt?: number;
+  /** The catalog's count of writes to the key, which its compare-and-swap checks; set by the catalog. */
+  revision?: number;
+}
+
+export interface StorePage {
+  stores: Store[];
+  nextCursor: string | null;
+}
+
+export interface ObjectPage {
+  objects: ObjectInfo[];
+  /** Keys' common prefixes up to the delimiter, when one was given. */
+  prefixes: string[];
+  nextCursor: string | null;
+}
+
+/**
+ * Stores and what they hold, in the table (`DynamoObjectCatalog`). The catalog is the truth of
+ * which objects exist: conditional writes, listings and usage are read from it, never from S3.
+ */
+export interface ObjectCatalog {
+  /** false when the account already has a store of that name. */
+  createStore(store: Store): Promise<boolean>;
+  getStore(ref: StoreRef): Promise<Store | undefined>;
+  listStores(accountId: string, page: { limit: number; cursor?: string }): Promise<StorePage>;
+  /** Deletes the store if it is still at `expected` and holds no object; false otherwise. */
+  deleteEmptyStore(ref: StoreRef, expected: StoreGeneration): Promise<boolean>;
+  /**
+   * Adds `delta` to the store's usage if it is still at `at` and, when `maxBytes` is given and
+   * bytes grow, the result stays within it; false otherwise.
+   */
+  adjustUsage(ref: StoreRef, at: StoreGeneration, delta: { objects: number; bytes: number }, maxBytes: number | null): Promise<boolean>;
+
+  getObject(at: StoreGeneration, key: string): Promise<ObjectInfo | undefined>;
+  /** Writes `info` if the key still holds `expected` (by etag), or nothing when `expected` is undefined; false otherwise. */
+  putObject(at: StoreGeneration, info: ObjectInfo, expected: ObjectInfo | undefined): Promise<boolean>;
+  /** Deletes the key if it still holds `expected`; false otherwise. */
+  deleteObject(at: StoreGeneration, expected: ObjectInfo): Promise<boolean>;
+  /** Objects in key order, expired ones left out; with a delimiter, keys sharing a prefix up to it are one entry. */
+  listObjects(at: StoreGeneration, page: { prefix?: string; delimiter?: string; limit: number; cursor?: string; nowSeconds: number }): Promise<ObjectPage>;
+}
+
+export interface StoredBytes {
+  bytes: Uint8Array;
+  /** `bytes first-last/size` when a range was read. */
+  contentRange?: string;
+}
+
+/** The bytes of objects (`S3BlobStore`), at `<store id>/<generation>/<key>` in one bucket. */
+export interface BlobStore {
+  /** Writes the bytes and returns S3's etag. */
+  put(at: StoreGeneration, key: string, body: { bytes: Uint8Array; contentType: string; metadata: Record<string, string> }): Promise<string>;
+  /** The bytes, or a range of them (`bytes=…` as HTTP writes it); `range_not_satisfiable` when outside. */
+  get(at: StoreGeneration, key: string, range?: string): Promise<StoredBytes>;
+  delete(at: StoreGeneration, key: string): Promise<void>;
+  /** A presigned GET of the object that works for `expiresInSeconds`. */
+  downloadUrl(at: StoreGeneration, key: string, expiresInSeconds: number): Promise<string>;
+}

@@ -1,0 +1,130 @@
+import { randomBytes } from 'node:crypto';
+import type { AwsClients } from '../adapters/aws/clients.js';
+import { dynamoClient } from '../adapters/aws/clients/dynamo.js';
+import { s3Client } from '../adapters/aws/clients/s3.js';
+import { DynamoObjectCatalog } from '../adapters/aws/dynamo-object-catalog.js';
+import { S3BlobStore } from '../adapters/aws/s3-blob-store.js';
+import type { Authenticator } from '../domain/authenticator.js';
+import { contentTypeOf } from '../domain/kv/validation.js';
+import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../domain/objects/limits.js';
+import { ObjectService } from '../domain/objects/service.js';
+import type { ObjectInfo, Store, StoreRef } from '../domain/objects/types.js';
+import { metadataFrom, parseStoreConfig, validateDelimiter, validateObjectKey, validateObjectPrefix, validateStoreName } from '../domain/objects/validation.js';
+import type { Settings } from '../settings.js';
+import { createHttpHandler, type RouteRequest } from '../shared/handler.js';
+import { created, greedyPathParam, header, json, jsonObjectBody, limitParam, noContent, ok, pathParam, queryParam, rawBody, type HttpEvent, type HttpResult } from '../shared/http.js';
+import { AppError } from '../shared/errors.js';
+import { createGatewayAuthenticator } from './gateway-auth.js';
+
+const storeOf = ({ event, principal }: RouteRequest): StoreRef =>
+  ({ accountId: principal.accountId, name: validateStoreName(pathParam(event, 'store')) });
+const keyOf = (event: HttpEvent): string => validateObjectKey(greedyPathParam(event, 'key'));
+
+const storeResource = (store: Store) => ({
+  name: store.name,
+  description: store.config.description,
+  max_bytes: store.config.maxBytes,
+  max_object_size: store.config.maxObjectSize,
+  ttl_seconds: store.config.ttlSeconds,
+  allowed_content_types: store.config.allowedContentTypes,
+  created_at: store.createdAt,
+  objects: store.usage.objects,
+  bytes: store.usage.bytes,
+});
+
+const objectResource = (info: ObjectInfo) => ({
+  key: info.key,
+  size: info.size,
+  etag: info.etag,
+  content_type: info.contentType,
+  last_modified: info.lastModified,
+  metadata: info.metadata,
+});
+
+/** The headers that describe an object, on GET and HEAD alike. */
+const objectHeaders = (info: ObjectInfo): Record<string, string> => ({
+  'content-type': info.contentType,
+  etag: info.etag,
+  'last-modified': new Date(info.lastModified).toUTCString(),
+  'accept-ranges': 'bytes',
+  // Stored bytes are never run as the console's script: the browser keeps to the stored type.
+  'x-content-type-options': 'nosniff',
+  ...Object.fromEntries(Object.entries(info.metadata).map(([name, value]) => [`x-meta-${name}`, value])),
+});
+
+/** One `bytes=first-last`, `bytes=first-` or `bytes=-suffix` range; anything else is ignored, as HTTP allows. */
+const SINGLE_RANGE = /^bytes=(?:\d{1,15}-\d{0,15}|-\d{1,15})$/;
+const rangeOf = (event: HttpEvent): string | undefined => {
+  const range = header(event, 'range')?.trim();
+  return range && SINGLE_RANGE.test(range) ? range : undefined;
+};
+
+/** The objects function's routes over one `ObjectService`; exported so tests can build it over other stores. */
+export const createObjectsHandler = (service: ObjectService, authenticator: Authenticator) => createHttpHandler('objects', {
+  async listObjectStores({ event, principal }) {
+    const page = { limit: limitParam(event, DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT), cursor: queryParam(event, 'cursor') };
+    const { stores, nextCursor } = await service.listStores(principal.accountId, page);
+    return ok({ stores: stores.map(storeResource), next_cursor: nextCursor });
+  },
+  createObjectStore: async (request) =>
+    created(storeResource(await service.createStore(storeOf(request), parseStoreConfig(jsonObjectBody(request.event, { optional: true }))))),
+  getObjectStore: async (request) => ok(storeResource(await service.getStore(storeOf(request)))),
+  async deleteObjectStore(request) {
+    await service.deleteStore(storeOf(request));
+    return noContent();
+  },
+  async listObjects(request) {
+    const { event } = request;
+    const page = {
+      prefix: validateObjectPrefix(queryParam(event, 'prefix')),
+      delimiter: validateDelimiter(queryParam(event, 'delimiter')),
+      limit: limitParam(event, DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT),
+      cursor: queryParam(event, 'cursor'),
+    };
+    const { objects, prefixes, nextCursor } = await service.listObjects(storeOf(request), page);
+    return ok({ objects: objects.map(objectResource), prefixes, next_cursor: nextCursor });
+  },
+  async putObject(request) {
+    const { event } = request;
+    const store = storeOf(request);
+    const key = keyOf(event);
+    const ifMatch = header(event, 'if-match')?.trim();
+    const ifNoneMatch = header(event, 'if-none-match')?.trim();
+    if (ifNoneMatch !== undefined && ifNoneMatch !== '*') throw new AppError('validation_error', 'If-None-Match', undefined, 'If-None-Match takes only *');
+    const object = { bytes: rawBody(event), contentType: contentTypeOf(header(event, 'content-type')), metadata: metadataFrom(event.headers ?? {}) };
+    const info = await service.putObject(store, key, object, { ifNoneMatch: ifNoneMatch === '*', ifMatch });
+    return json(200, { data: objectResource(info) }, { etag: info.etag });
+  },
+  async getObject(request): Promise<HttpResult> {
+    const read = await service.getObject(storeOf(request), keyOf(request.event), rangeOf(request.event));
+    if ('redirect' in read) return { statusCode: 307, headers: { location: read.redirect, 'cache-control': 'no-store' }, body: '' };
+    const { info, body } = read;
+    const headers = objectHeaders(info);
+    if (body.contentRange) headers['content-range'] = body.contentRange;
+    // Base64 keeps binary bytes exact through API Gateway.
+    return {
+      statusCode: body.contentRange ? 206 : 200,
+      headers,
+      body: Buffer.from(body.bytes).toString('base64'),
+      isBase64Encoded: true,
+    };
+  },
+  async headObject(request) {
+    const info = await service.headObject(storeOf(request), keyOf(request.event));
+    return { statusCode: 200, headers: { ...objectHeaders(info), 'content-length': String(info.size) }, body: '' };
+  },
+  async deleteObject(request) {
+    await service.deleteObject(storeOf(request), keyOf(request.event));
+    return noContent();
+  },
+}, authenticator);
+
+export function composeObjects(settings: Settings, aws: AwsClients) {
+  const service = new ObjectService({
+    catalog: new DynamoObjectCatalog(dynamoClient(aws), settings.kvTable),
+    blobs: new S3BlobStore(s3Client(aws), settings.objectsBucket),
+    now: Date.now,
+    randomBytes,
+  });
+  return createObjectsHandler(service, createGatewayAuthenticator(settings, aws));
+}

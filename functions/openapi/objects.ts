@@ -1,0 +1,171 @@
+import {
+  DEFAULT_LIST_LIMIT,
+  DOWNLOAD_URL_EXPIRY_SECONDS,
+  MAX_ALLOWED_CONTENT_TYPES,
+  MAX_DESCRIPTION_BYTES,
+  MAX_INLINE_OBJECT_BYTES,
+  MAX_LIST_LIMIT,
+  MAX_METADATA_BYTES,
+  MAX_OBJECT_KEY_BYTES,
+  MAX_OBJECT_SIZE_BYTES,
+  STORE_NAME_PATTERN,
+} from '../domain/objects/limits.js';
+import { keyParameter } from './kv.js';
+import { dataBody, errorBody, pageParameters, type OperationDocs, type Schema } from './types.js';
+
+const SCOPE = "Stores belong to the caller's account; a store of another account answers 404 like a missing one.";
+const KEY_RULES =
+  `Keys are 1 to ${MAX_OBJECT_KEY_BYTES} UTF-8 bytes after URL decoding (S3's 1,024 less the store id and generation ` +
+  'in front of it), without control characters or `.`/`..` path segments; `/` is allowed.';
+const objectKeyParameter = { ...keyParameter, description: `${keyParameter.description} ${KEY_RULES}` };
+
+const storeSchema: Schema = {
+  type: 'object',
+  required: ['name', 'description', 'max_bytes', 'max_object_size', 'ttl_seconds', 'allowed_content_types', 'created_at', 'objects', 'bytes'],
+  properties: {
+    name: { type: 'string', pattern: STORE_NAME_PATTERN.source },
+    description: { type: ['string', 'null'] },
+    max_bytes: { type: ['integer', 'null'], minimum: 1, description: 'Most the objects may hold together; null: no limit.' },
+    max_object_size: { type: 'integer', minimum: 1, maximum: MAX_OBJECT_SIZE_BYTES },
+    ttl_seconds: { type: ['integer', 'null'], minimum: 1, description: 'Lifetime of objects; null: objects do not expire.' },
+    allowed_content_types: { type: ['array', 'null'], items: { type: 'string' }, description: 'Media types objects may have; null: any.' },
+    created_at: { type: 'string', format: 'date-time' },
+    objects: { type: 'integer', minimum: 0, description: 'Objects the store holds (expired ones count until deleted).' },
+    bytes: { type: 'integer', minimum: 0, description: 'Bytes the store holds, what `max_bytes` is checked against.' },
+  },
+};
+
+const configSchema: Schema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    description: { type: ['string', 'null'], description: `At most ${MAX_DESCRIPTION_BYTES} UTF-8 bytes.` },
+    max_bytes: { type: ['integer', 'null'], minimum: 1, description: 'A write that would take the store past this is 413; nothing is stored.' },
+    max_object_size: { type: ['integer', 'null'], minimum: 1, maximum: MAX_OBJECT_SIZE_BYTES, description: `Largest object; default and ceiling ${MAX_OBJECT_SIZE_BYTES} bytes (S3's single PUT).` },
+    ttl_seconds: { type: ['integer', 'null'], minimum: 1, description: 'An object expires this long after its write; from then on it reads, lists and deletes as missing.' },
+    allowed_content_types: {
+      type: ['array', 'null'], minItems: 1, maxItems: MAX_ALLOWED_CONTENT_TYPES, items: { type: 'string', examples: ['image/png', 'image/*'] },
+      description: 'Lower-case media types, `type/subtype` or `type/*`; a write of another type is 400.',
+    },
+  },
+};
+
+const objectSchema: Schema = {
+  type: 'object',
+  required: ['key', 'size', 'etag', 'content_type', 'last_modified', 'metadata'],
+  properties: {
+    key: { type: 'string' },
+    size: { type: 'integer', minimum: 0 },
+    etag: { type: 'string', description: "S3's entity tag, quoted; what `If-Match` compares with." },
+    content_type: { type: 'string' },
+    last_modified: { type: 'string', format: 'date-time' },
+    metadata: { type: 'object', additionalProperties: { type: 'string' }, description: 'The `x-meta-*` headers of the write, by name.' },
+  },
+};
+
+const badStore = errorBody(`validation_error: the store name does not match \`${STORE_NAME_PATTERN.source}\`.`);
+const badKey = errorBody(`validation_error: the store name or the key is not valid. ${KEY_RULES}`);
+const missingStore = errorBody("not_found: no such store in the caller's account.");
+const missingKey = errorBody("not_found: no such store in the caller's account, or no such key (an expired object is missing).");
+const objectHeaders: Record<string, Schema> = {
+  etag: { type: 'string' },
+  'last-modified': { type: 'string' },
+  'x-meta-*': { type: 'string', description: 'Each metadata entry of the write.' },
+};
+
+export const objectsDocs: OperationDocs = {
+  listObjectStores: {
+    description: "The caller's object stores in name order, with their configuration and usage.",
+    parameters: pageParameters('Stores', { max: MAX_LIST_LIMIT, default: DEFAULT_LIST_LIMIT }),
+    responses: { '200': dataBody('A page of stores', { type: 'object', required: ['stores', 'next_cursor'], properties: { stores: { type: 'array', items: storeSchema }, next_cursor: { type: ['string', 'null'] } } }), '400': errorBody('validation_error: bad `limit` or cursor.') },
+  },
+  createObjectStore: {
+    description: `Creates an object store. The body is optional; every field is optional and other fields are refused. ${SCOPE}`,
+    requestBody: { required: false, content: { 'application/json': configSchema } },
+    responses: {
+      '201': dataBody('The new store', storeSchema),
+      '400': errorBody('validation_error: bad store name, unknown field, or a field out of range.'),
+      '409': errorBody('already_exists: the account already has a store of this name.'),
+      '415': errorBody('unsupported_media_type: a body must be `application/json`.'),
+    },
+  },
+  getObjectStore: {
+    description: `The store's configuration, and what it holds (\`objects\`, \`bytes\`). ${SCOPE}`,
+    responses: { '200': dataBody('The store', storeSchema), '400': badStore, '404': missingStore },
+  },
+  deleteObjectStore: {
+    description: `Deletes an empty store. ${SCOPE}`,
+    responses: {
+      '204': { description: 'Deleted' }, '400': badStore, '404': missingStore,
+      '409': errorBody('conflict: the store holds objects (expired ones too); delete them first.'),
+    },
+  },
+  listObjects: {
+    description: `Objects of the store in key order (UTF-8 byte order), expired ones left out. ${SCOPE}`,
+    parameters: [
+      { name: 'prefix', in: 'query', description: 'Only keys starting with this text.', schema: { type: 'string' } },
+      { name: 'delimiter', in: 'query', description: 'One character (`/`): keys with it after the prefix are listed once, as their common prefix up to it, in `prefixes`.', schema: { type: 'string', maxLength: 1 } },
+      ...pageParameters('Objects and prefixes', { max: MAX_LIST_LIMIT, default: DEFAULT_LIST_LIMIT }),
+    ],
+    responses: {
+      '200': dataBody('A page of objects', {
+        type: 'object',
+        required: ['objects', 'prefixes', 'next_cursor'],
+        properties: {
+          objects: { type: 'array', items: objectSchema },
+          prefixes: { type: 'array', items: { type: 'string' } },
+          next_cursor: { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; `null` on the last page.' },
+        },
+      }),
+      '400': errorBody('validation_error: bad store name, prefix, delimiter, `limit` or cursor.'),
+      '404': missingStore,
+    },
+  },
+  putObject: {
+    parameters: [
+      objectKeyParameter,
+      { name: 'if-none-match', in: 'header', description: '`*`: write only if the key holds no object (409 otherwise).', schema: { type: 'string', const: '*' } },
+      { name: 'if-match', in: 'header', description: 'An etag: write only if the key holds an object with it (412 otherwise).', schema: { type: 'string' } },
+      { name: 'x-meta-*', in: 'header', description: `User metadata: names of lower-case letters, digits, \`-\`, \`_\`; printable ASCII values; ${MAX_METADATA_BYTES} bytes in all.`, schema: { type: 'string' } },
+    ],
+    description:
+      `Writes the request body as the object, with the request's \`Content-Type\` (default \`application/octet-stream\`). ` +
+      `Through the API a body is at most ${MAX_INLINE_OBJECT_BYTES} bytes: Lambda carries 6 MB per invocation and API ` +
+      'Gateway hands binary bodies over in base64, 4 bytes for every 3. Conditions are decided by a conditional write ' +
+      `of the object's catalog entry, not by S3. ${SCOPE}`,
+    requestBody: { required: false, content: { '*/*': { type: 'string', contentMediaType: 'application/octet-stream' } } },
+    responses: {
+      '200': { ...dataBody('Stored', objectSchema), headers: { etag: { type: 'string' } } },
+      '400': errorBody(`validation_error: bad store name, key or metadata, or a content type the store does not allow. ${KEY_RULES}`),
+      '404': missingStore,
+      '409': errorBody('already_exists: `If-None-Match: *` and the key holds an object; conflict: the store was purged or deleted during the write.'),
+      '412': errorBody('precondition_failed: `If-Match` does not name the stored etag, or the key holds no object.'),
+      '413': errorBody(`payload_too_large: over the store's \`max_object_size\`, over its \`max_bytes\`, or over ${MAX_INLINE_OBJECT_BYTES} bytes.`),
+      '503': errorBody('unavailable: other writes to the key kept winning; retry.'),
+    },
+  },
+  getObject: {
+    parameters: [objectKeyParameter, { name: 'range', in: 'header', description: 'One range: `bytes=first-last`, `bytes=first-` or `bytes=-suffix`; others are ignored.', schema: { type: 'string' } }],
+    description:
+      `The object's bytes with its content type, etag and metadata. An object over ${MAX_INLINE_OBJECT_BYTES} bytes is ` +
+      `a 307 to a presigned S3 URL that works for ${DOWNLOAD_URL_EXPIRY_SECONDS} s (send \`Range\` there). ${SCOPE}`,
+    responses: {
+      '200': { description: 'The object', headers: objectHeaders, content: { '*/*': { type: 'string', contentMediaType: 'application/octet-stream' } } },
+      '206': { description: 'The range', headers: { ...objectHeaders, 'content-range': { type: 'string' } }, content: { '*/*': { type: 'string', contentMediaType: 'application/octet-stream' } } },
+      '307': { description: 'Too large to answer inline: fetch it from `Location`.', headers: { location: { type: 'string', format: 'uri' } } },
+      '400': badKey,
+      '404': missingKey,
+      '416': errorBody('range_not_satisfiable: the range starts past the end.'),
+    },
+  },
+  headObject: {
+    parameters: [objectKeyParameter],
+    description: `The headers \`GET\` answers, with \`Content-Length\`, and no body. ${SCOPE}`,
+    responses: { '200': { description: 'The object exists', headers: { ...objectHeaders, 'content-length': { type: 'string' } } }, '400': badKey, '404': missingKey },
+  },
+  deleteObject: {
+    parameters: [objectKeyParameter],
+    description: `Deletes one object and gives its bytes back to the store's usage. An expired object is removed too and answers 404. ${SCOPE}`,
+    responses: { '204': { description: 'Deleted' }, '400': badKey, '404': missingKey, '503': errorBody('unavailable: other writes to the key kept winning; retry.') },
+  },
+};

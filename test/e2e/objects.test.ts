@@ -1,0 +1,211 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { MAX_INLINE_OBJECT_BYTES, MAX_OBJECT_SIZE_BYTES } from '../../functions/domain/objects/limits.js';
+import { call, useLocalStack } from '../support/local-stack.js';
+
+/** One stack for the file: object stores over HTTP, on dynalite and s3rver. */
+const stack = useLocalStack();
+
+let counter = 0;
+/** A fresh account with its own store, and helpers bound to it. */
+async function tenant(config: Record<string, unknown> | false = {}) {
+  const n = ++counter;
+  const token = await stack.token(`objects-user-${n}`);
+  const store = `store-${n}`;
+  const base = `/storage/objects/${store}`;
+  // Keys travel percent-encoded twice, as for KV keys (test/e2e/kv-key-encoding.test.ts says why).
+  const objectPath = (key: string) => `${base}/objects/${key.split('/').map((segment) => encodeURIComponent(encodeURIComponent(segment))).join('/')}`;
+  if (config !== false) expect((await call(stack, 'PUT', base, { token, body: config })).status).toBe(201);
+  const put = (key: string, body: string | Uint8Array, headers: Record<string, string> = {}) =>
+    call(stack, 'PUT', objectPath(key), { token, rawBody: body, headers: { 'content-type': 'text/plain', ...headers } });
+  const get = (key: string, headers: Record<string, string> = {}) => call(stack, 'GET', objectPath(key), { token, headers });
+  const getBytes = async (key: string) => Buffer.from(await (await fetch(stack.baseUrl + objectPath(key), { headers: { authorization: `Bearer ${token}` } })).arrayBuffer());
+  const head = (key: string) => call(stack, 'HEAD', objectPath(key), { token });
+  const list = (query = '') => call(stack, 'GET', `${base}/objects${query}`, { token });
+  const usage = async () => (await call(stack, 'GET', base, { token })).json.data as { objects: number; bytes: number };
+  return { token, store, base, objectPath, put, get, getBytes, head, list, usage };
+}
+
+describe('object stores', () => {
+  it('PUT creates a store with defaults; GET shows it with its usage; GET /storage/objects lists it', async () => {
+    const { token, store, base } = await tenant(false);
+    const res = await call(stack, 'PUT', base, { token });
+    expect(res.status).toBe(201);
+    expect(res.json.data).toEqual({
+      name: store, description: null, max_bytes: null, max_object_size: MAX_OBJECT_SIZE_BYTES, ttl_seconds: null,
+      allowed_content_types: null, created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), objects: 0, bytes: 0,
+    });
+    expect((await call(stack, 'PUT', base, { token })).status).toBe(409);
+    expect((await call(stack, 'GET', base, { token })).json.data).toEqual(res.json.data);
+    const listed = await call(stack, 'GET', '/storage/objects', { token });
+    expect(listed.json.data).toEqual({ stores: [res.json.data], next_cursor: null });
+  });
+
+  it('a configuration is kept as given, and a bad one is a 400 that says which field', async () => {
+    const config = { description: 'images', max_bytes: 1000, max_object_size: 100, ttl_seconds: 60, allowed_content_types: ['image/png', 'text/*'] };
+    const { token, base } = await tenant(config);
+    expect((await call(stack, 'GET', base, { token })).json.data).toMatchObject(config);
+    for (const bad of [{ max_bytes: 0 }, { max_object_size: MAX_OBJECT_SIZE_BYTES + 1 }, { allowed_content_types: ['Image/PNG'] }, { allowed_content_types: [] }, { nope: 1 }]) {
+      const res = await call(stack, 'PUT', '/storage/objects/other', { token, body: bad });
+      expect(res.status).toBe(400);
+      expect(res.json.error).toBe('validation_error');
+    }
+  });
+
+  it('an object round-trips byte for byte with its content type and x-meta-* metadata; HEAD and usage agree', async () => {
+    const t = await tenant();
+    const bytes = randomBytes(3000);
+    const put = await t.put('photos/a.bin', bytes, { 'content-type': 'application/octet-stream', 'x-meta-owner': 'ada' });
+    expect(put.status).toBe(200);
+    expect(put.json.data).toMatchObject({ key: 'photos/a.bin', size: 3000, etag: expect.stringMatching(/^"[0-9a-f]{32}"$/), metadata: { owner: 'ada' } });
+    expect((await t.getBytes('photos/a.bin')).equals(bytes)).toBe(true);
+    const got = await t.get('photos/a.bin');
+    expect(got.headers.get('etag')).toBe(put.json.data.etag);
+    expect(got.headers.get('x-meta-owner')).toBe('ada');
+    expect(got.headers.get('x-content-type-options')).toBe('nosniff');
+    const head = await t.head('photos/a.bin');
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe('3000');
+    expect(head.headers.get('content-type')).toBe('application/octet-stream');
+    expect(await t.usage()).toMatchObject({ objects: 1, bytes: 3000 });
+    await t.put('photos/a.bin', 'smaller');
+    expect(await t.usage()).toMatchObject({ objects: 1, bytes: 7 });
+    expect((await call(stack, 'DELETE', t.objectPath('photos/a.bin'), { token: t.token })).status).toBe(204);
+    expect((await t.get('photos/a.bin')).status).toBe(404);
+    expect(await t.usage()).toMatchObject({ objects: 0, bytes: 0 });
+  });
+
+  it('keys with /, spaces, %, ?, # and Unicode round-trip and list as written', async () => {
+    const t = await tenant();
+    const keys = ['a/b c', 'a/100%', 'a/why?', 'a/#tag', 'a/café/日本', 'a/emoji 🎉'];
+    for (const key of keys) expect((await t.put(key, `value of ${key}`)).status).toBe(200);
+    for (const key of keys) expect((await t.get(key)).text).toBe(`value of ${key}`);
+    const listed = await t.list('?prefix=a%2F');
+    expect(listed.json.data.objects.map((o: { key: string }) => o.key)).toEqual([...keys].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y))));
+  });
+
+  it('Range reads answer 206 with Content-Range; a range past the end is 416', async () => {
+    const t = await tenant();
+    await t.put('r', '0123456789');
+    const part = await t.get('r', { range: 'bytes=2-5' });
+    expect(part.status).toBe(206);
+    expect(part.text).toBe('2345');
+    expect(part.headers.get('content-range')).toBe('bytes 2-5/10');
+    expect((await t.get('r', { range: 'bytes=-3' })).text).toBe('789');
+    expect((await t.get('r', { range: 'bytes=7-100' })).text).toBe('789');
+    expect((await t.get('r', { range: 'bytes=50-60' })).status).toBe(416);
+    expect((await t.get('r', { range: 'bytes=5-2' })).text).toBe('0123456789');
+  });
+
+  it('If-None-Match: * is 409 when the key exists; If-Match is 412 unless it names the stored etag', async () => {
+    const t = await tenant();
+    const first = await t.put('c', 'one', { 'if-none-match': '*' });
+    expect(first.status).toBe(200);
+    const again = await t.put('c', 'two', { 'if-none-match': '*' });
+    expect(again.status).toBe(409);
+    expect(again.json.error).toBe('already_exists');
+    expect((await t.put('c', 'two', { 'if-match': '"00000000000000000000000000000000"' })).status).toBe(412);
+    expect((await t.put('missing', 'two', { 'if-match': first.json.data.etag })).status).toBe(412);
+    expect((await t.get('c')).text).toBe('one');
+    const second = await t.put('c', 'two', { 'if-match': first.json.data.etag });
+    expect(second.status).toBe(200);
+    expect((await t.get('c')).text).toBe('two');
+    expect((await t.put('c', 'three', { 'if-match': first.json.data.etag })).status).toBe(412);
+  });
+
+  it('max_object_size, max_bytes and allowed_content_types refuse a write with 413 or 400 and store nothing', async () => {
+    const t = await tenant({ max_object_size: 10, max_bytes: 15, allowed_content_types: ['text/*'] });
+    const tooLarge = await t.put('big', 'x'.repeat(11));
+    expect(tooLarge.status).toBe(413);
+    expect((await t.put('a', 'x'.repeat(10))).status).toBe(200);
+    const overStore = await t.put('b', 'x'.repeat(6));
+    expect(overStore.status).toBe(413);
+    const wrongType = await t.put('c', 'x', { 'content-type': 'image/png' });
+    expect(wrongType.status).toBe(400);
+    for (const key of ['big', 'b', 'c']) expect((await t.head(key)).status).toBe(404);
+    expect(await t.usage()).toMatchObject({ objects: 1, bytes: 10 });
+    expect((await t.put('a', 'x'.repeat(15))).status).toBe(413);
+    expect((await t.put('a', 'y'.repeat(10))).status).toBe(200);
+  });
+
+  it('concurrent writes never take a store past max_bytes', async () => {
+    const t = await tenant({ max_bytes: 50 });
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => t.put(`k${i}`, 'x'.repeat(10))));
+    expect(results.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 413, 413, 413, 413, 413]);
+    expect(await t.usage()).toMatchObject({ objects: 5, bytes: 50 });
+    expect((await t.list()).json.data.objects).toHaveLength(5);
+  });
+
+  it(`a body over ${MAX_INLINE_OBJECT_BYTES} bytes through the API is 413`, async () => {
+    const t = await tenant();
+    const res = await t.put('huge', new Uint8Array(MAX_INLINE_OBJECT_BYTES + 1));
+    expect(res.status).toBe(413);
+    expect((await t.head('huge')).status).toBe(404);
+  });
+
+  it('lists in key order a page at a time, and rolls keys up to a delimiter into prefixes', async () => {
+    const t = await tenant();
+    for (const key of ['a', 'd/1', 'd/2', 'd/3', 'e/x/1', 'f']) await t.put(key, key);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await t.list(`?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(page.status).toBe(200);
+      expect(page.json.data.objects.length).toBeLessThanOrEqual(2);
+      seen.push(...page.json.data.objects.map((o: { key: string }) => o.key));
+      cursor = page.json.data.next_cursor;
+    } while (cursor);
+    expect(seen).toEqual(['a', 'd/1', 'd/2', 'd/3', 'e/x/1', 'f']);
+    const rolled = await t.list('?delimiter=/');
+    expect(rolled.json.data.objects.map((o: { key: string }) => o.key)).toEqual(['a', 'f']);
+    expect(rolled.json.data.prefixes).toEqual(['d/', 'e/']);
+    const first = await t.list('?delimiter=/&limit=2');
+    expect([first.json.data.objects.map((o: { key: string }) => o.key), first.json.data.prefixes]).toEqual([['a'], ['d/']]);
+    const rest = await t.list(`?delimiter=/&limit=2&cursor=${first.json.data.next_cursor}`);
+    expect([rest.json.data.objects.map((o: { key: string }) => o.key), rest.json.data.prefixes]).toEqual([['f'], ['e/']]);
+    const inside = await t.list('?prefix=d/&delimiter=/');
+    expect(inside.json.data.objects.map((o: { key: string; size: number; content_type: string }) => [o.key, o.size, o.content_type])).toEqual([['d/1', 3, 'text/plain'], ['d/2', 3, 'text/plain'], ['d/3', 3, 'text/plain']]);
+    expect((await t.list('?cursor=bm90LWEtY3Vyc29y')).status).toBe(400);
+  });
+
+  it('expired objects are never served or listed', async () => {
+    const t = await tenant({ ttl_seconds: 1 });
+    await t.put('short', 'lived');
+    for (;;) {
+      if ((await t.get('short')).status === 404) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect((await t.head('short')).status).toBe(404);
+    expect((await t.list()).json.data.objects).toEqual([]);
+    expect((await call(stack, 'DELETE', t.objectPath('short'), { token: t.token })).status).toBe(404);
+    expect(await t.usage()).toMatchObject({ objects: 0, bytes: 0 });
+  });
+
+  it("another account's store is 404, whatever the route", async () => {
+    const owner = await tenant();
+    await owner.put('secret', 'mine');
+    const other = await tenant(false);
+    for (const [method, path] of [['GET', owner.base], ['GET', `${owner.base}/objects`], ['GET', owner.objectPath('secret')], ['HEAD', owner.objectPath('secret')], ['DELETE', owner.objectPath('secret')], ['PUT', owner.objectPath('secret')]] as const) {
+      const res = await call(stack, method, path, { token: other.token, rawBody: method === 'PUT' ? 'theirs' : undefined });
+      expect(res.status).toBe(404);
+    }
+    expect((await owner.get('secret')).text).toBe('mine');
+  });
+
+  it('a store that holds objects is not deleted (409) until they are; then it is gone', async () => {
+    const t = await tenant();
+    await t.put('k', 'v');
+    expect((await call(stack, 'DELETE', t.base, { token: t.token })).status).toBe(409);
+    await call(stack, 'DELETE', t.objectPath('k'), { token: t.token });
+    expect((await call(stack, 'DELETE', t.base, { token: t.token })).status).toBe(204);
+    expect((await call(stack, 'GET', t.base, { token: t.token })).status).toBe(404);
+  });
+
+  it('bad keys, metadata and conditions are 400', async () => {
+    const t = await tenant();
+    expect((await t.put('x'.repeat(951), 'v')).status).toBe(400);
+    expect((await t.put('a/\u0001', 'v')).status).toBe(400);
+    expect((await t.put('m', 'v', { 'x-meta-ok': 'caf\u00e9' })).status).toBe(400);
+    expect((await t.put('m', 'v', { 'if-none-match': '"abc"' })).status).toBe(400);
+  });
+});

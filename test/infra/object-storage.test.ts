@@ -1,0 +1,65 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { FUNCTIONS, type FunctionName } from '../../functions/manifest.js';
+import { ABORT_INCOMPLETE_UPLOADS_AFTER_DAYS } from '../../lib/constructs/object-storage.js';
+import { synth } from '../support/synth.js';
+
+const s = synth();
+const resources = (type: string) => s.template.findResources(type);
+const bucketId = () => Object.keys(resources('AWS::S3::Bucket'))[0]!;
+const roleRef = (name: FunctionName) => ({ Ref: s.stack.getLogicalId(s.stack.functions[name].function.role!.node.defaultChild as never) });
+
+/** Every IAM statement that names the objects bucket, with the roles its policy is attached to. */
+function bucketStatements(): { roles: unknown[]; actions: string[]; resources: unknown }[] {
+  const id = bucketId();
+  return Object.values(resources('AWS::IAM::Policy')).flatMap((policy: any) =>
+    (policy.Properties.PolicyDocument.Statement as any[])
+      .filter((statement) => JSON.stringify(statement.Resource ?? '').includes(id))
+      .map((statement) => ({ roles: policy.Properties.Roles, actions: [statement.Action].flat().sort(), resources: statement.Resource })));
+}
+
+describe('the objects bucket', () => {
+  it('is one bucket, encrypted, with every public access blocked and ACLs off', () => {
+    expect(Object.keys(resources('AWS::S3::Bucket'))).toHaveLength(1);
+    s.template.hasResourceProperties('AWS::S3::Bucket', {
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
+    });
+  });
+
+  it('removes unfinished multipart uploads after a day', () => {
+    s.template.hasResourceProperties('AWS::S3::Bucket', {
+      LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ Status: 'Enabled', AbortIncompleteMultipartUpload: { DaysAfterInitiation: ABORT_INCOMPLETE_UPLOADS_AFTER_DAYS } })]) },
+    });
+  });
+
+  it('refuses every request not made over TLS', () => {
+    s.template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+    });
+  });
+
+  it('is kept when the stack goes, unless dataRemovalPolicy is destroy', () => {
+    expect(Object.values(resources('AWS::S3::Bucket'))[0]).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    expect(Object.values(synth({ dataRemovalPolicy: 'destroy' }).template.findResources('AWS::S3::Bucket'))[0]).toMatchObject({ DeletionPolicy: 'Delete' });
+  });
+
+  it("grants only the manifest's S3 actions, only on the bucket's objects, only to the functions that use it", () => {
+    const users = (Object.keys(FUNCTIONS) as FunctionName[]).filter((name) => 'objectsBucket' in FUNCTIONS[name]);
+    expect(users).toEqual(['objects']);
+    const statements = bucketStatements();
+    expect(statements).toHaveLength(users.length);
+    const [statement] = statements;
+    expect(statement!.actions).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:PutObject']);
+    expect(statement!.resources).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId(), 'Arn'] }, '/*']] });
+    expect(statement!.roles).toEqual([roleRef('objects')]);
+  });
+
+  it('gives its name to the objects function only, as OBJECTS_BUCKET', () => {
+    const withName = Object.entries(resources('AWS::Lambda::Function'))
+      .filter(([, fn]: [string, any]) => fn.Properties.Environment?.Variables?.OBJECTS_BUCKET !== undefined)
+      .map(([, fn]: [string, any]) => fn.Properties.Environment.Variables.OBJECTS_BUCKET);
+    expect(withName).toEqual([{ Ref: bucketId() }]);
+  });
+});
