@@ -133,7 +133,7 @@ export class HttpsKeyFetcher implements KeyFetcher {
       return Promise.reject(new Error('key fetch: not a URL'));
     }
     const overHttp = allowHttp && parsed.protocol === 'http:';
-    if (parsed.protocol !== 'https:' && !overHttp) return Promise.reject(new Error(`key fetch: only https is fetched, not ${parsed.protocol}`));
+    if (parsed.protocol !== 'https:' && !overHttp) return Promise.reject(new Error(`key fetch: only https${allowHttp ? ' and http are' : ' is'} fetched, not ${parsed.protocol}`));
     return new Promise<Buffer>((resolve, reject) => {
       const onResponse = (response: IncomingMessage) => {
         const status = response.statusCode ?? 0;
