@@ -1,3 +1,4 @@
+import { Agent as HttpAgent, get as httpGet, type IncomingMessage } from 'node:http';
 import { Agent, get } from 'node:https';
 import type { KeyFetcher } from '../domain/webhooks/senders/context.js';
 
@@ -40,7 +41,7 @@ export interface HttpsKeyFetcherOptions {
 }
 
 /**
- * Fetches key material over https only, with a deadline, no redirects (a 3xx is a failure: the
+ * Fetches key material over https only (an issuer certificate over http too), with a deadline, no redirects (a 3xx is a failure: the
  * primitives check the host before asking, and a redirect would take the fetch elsewhere) and a
  * size cap, caching the text by URL for a while in a bounded map. Concurrent requests for one URL
  * share one fetch. Failures are cached too, for a shorter while: a forged request naming a URL
@@ -54,9 +55,14 @@ export class HttpsKeyFetcher implements KeyFetcher {
   readonly #maxEntries: number;
   readonly #nowMs: () => number;
   readonly #agent: Agent;
-  /** Insertion order is recency order: a hit is moved to the end, the oldest is evicted first. */
-  readonly #cache = new Map<string, { outcome: { text: string } | { error: Error }; expiresAtMs: number }>();
-  readonly #inFlight = new Map<string, Promise<string>>();
+  readonly #httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 4 });
+  /**
+   * Keyed by kind and URL (`text https://…`, `issuer http://…`), so bytes fetched over http as an
+   * issuer are never answered to `fetchText`. Insertion order is recency order: a hit is moved to
+   * the end, the oldest is evicted first.
+   */
+  readonly #cache = new Map<string, { outcome: { bytes: Buffer } | { error: Error }; expiresAtMs: number }>();
+  readonly #inFlight = new Map<string, Promise<Buffer>>();
   readonly trustedRoots?: readonly string[];
 
   constructor(options: HttpsKeyFetcherOptions = {}) {
@@ -73,48 +79,63 @@ export class HttpsKeyFetcher implements KeyFetcher {
 
   /** The text at `url`; rejects on anything but a 200 over https within the time and size limits. */
   async fetchText(url: string): Promise<string> {
-    const cached = this.#cache.get(url);
+    return (await this.#fetch('text', url)).toString('utf8');
+  }
+
+  /**
+   * The bytes of an issuer certificate at `url` (an AIA "CA Issuers" URI): as `fetchText`, but
+   * plain http is allowed too, since CAs publish issuers there and the caller believes the
+   * certificate only once it chains to a trusted root.
+   */
+  async fetchIssuer(url: string): Promise<Uint8Array> {
+    return this.#fetch('issuer', url);
+  }
+
+  #fetch(kind: 'text' | 'issuer', url: string): Promise<Buffer> {
+    const key = `${kind} ${url}`;
+    const cached = this.#cache.get(key);
     if (cached && cached.expiresAtMs > this.#nowMs()) {
-      this.#cache.delete(url);
-      this.#cache.set(url, cached);
-      if ('error' in cached.outcome) throw cached.outcome.error;
-      return cached.outcome.text;
+      this.#cache.delete(key);
+      this.#cache.set(key, cached);
+      if ('error' in cached.outcome) return Promise.reject(cached.outcome.error);
+      return Promise.resolve(cached.outcome.bytes);
     }
-    let pending = this.#inFlight.get(url);
+    let pending = this.#inFlight.get(key);
     if (!pending) {
-      pending = this.#download(url)
+      pending = this.#download(url, kind === 'issuer')
         .then(
-          (text) => {
-            this.#remember(url, { text }, this.#ttlMs);
-            return text;
+          (bytes) => {
+            this.#remember(key, { bytes }, this.#ttlMs);
+            return bytes;
           },
           (error: Error) => {
-            this.#remember(url, { error }, this.#failureTtlMs);
+            this.#remember(key, { error }, this.#failureTtlMs);
             throw error;
           },
         )
-        .finally(() => this.#inFlight.delete(url));
-      this.#inFlight.set(url, pending);
+        .finally(() => this.#inFlight.delete(key));
+      this.#inFlight.set(key, pending);
     }
     return pending;
   }
 
-  #remember(url: string, outcome: { text: string } | { error: Error }, ttlMs: number): void {
-    this.#cache.delete(url);
-    this.#cache.set(url, { outcome, expiresAtMs: this.#nowMs() + ttlMs });
+  #remember(key: string, outcome: { bytes: Buffer } | { error: Error }, ttlMs: number): void {
+    this.#cache.delete(key);
+    this.#cache.set(key, { outcome, expiresAtMs: this.#nowMs() + ttlMs });
     while (this.#cache.size > this.#maxEntries) this.#cache.delete(this.#cache.keys().next().value!);
   }
 
-  #download(url: string): Promise<string> {
+  #download(url: string, allowHttp: boolean): Promise<Buffer> {
     let parsed: URL;
     try {
       parsed = new URL(url);
     } catch {
       return Promise.reject(new Error('key fetch: not a URL'));
     }
-    if (parsed.protocol !== 'https:') return Promise.reject(new Error(`key fetch: only https is fetched, not ${parsed.protocol}`));
-    return new Promise<string>((resolve, reject) => {
-      const request = get(parsed, { agent: this.#agent, headers: { accept: '*/*' } }, (response) => {
+    const overHttp = allowHttp && parsed.protocol === 'http:';
+    if (parsed.protocol !== 'https:' && !overHttp) return Promise.reject(new Error(`key fetch: only https${allowHttp ? ' and http are' : ' is'} fetched, not ${parsed.protocol}`));
+    return new Promise<Buffer>((resolve, reject) => {
+      const onResponse = (response: IncomingMessage) => {
         const status = response.statusCode ?? 0;
         if (status !== 200) {
           response.resume();
@@ -135,10 +156,13 @@ export class HttpsKeyFetcher implements KeyFetcher {
         });
         response.on('end', () => {
           clearTimeout(deadline);
-          resolve(Buffer.concat(chunks).toString('utf8'));
+          resolve(Buffer.concat(chunks));
         });
         response.on('error', fail);
-      });
+      };
+      const request = overHttp
+        ? httpGet(parsed, { agent: this.#httpAgent, headers: { accept: '*/*' } }, onResponse)
+        : get(parsed, { agent: this.#agent, headers: { accept: '*/*' } }, onResponse);
       // One deadline for the whole exchange (DNS, TLS, headers and body), not just socket idleness.
       const deadline = setTimeout(() => fail(new Error(`key fetch: no answer within ${this.#timeoutMs} ms`)), this.#timeoutMs);
       request.on('error', fail);

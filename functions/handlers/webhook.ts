@@ -20,6 +20,7 @@ import { receiveWebhook, type ReceiverDeps } from '../domain/webhooks/receive-we
 import { CachedTriggerLookup } from '../domain/webhooks/trigger-lookup.js';
 import { API_GATEWAY_INTEGRATION_TIMEOUT_MS } from '../domain/webhooks/wait-budget.js';
 import { isCorsPreflight, PREFLIGHT_ANSWER } from '../cors.js';
+import type { HttpsKeyFetcher } from '../adapters/https-key-fetcher.js';
 import type { KeyFetcher } from '../domain/webhooks/senders/context.js';
 import type { Settings } from '../settings.js';
 import { createPublicHttpHandler } from '../shared/handler.js';
@@ -88,8 +89,9 @@ const createReceiverHandler = (deps: ReceiverDeps, publicBaseUrl: string) => cre
 
 /** The HTTPS key fetcher, loaded and made by the first delivery of a sender whose keys are fetched (SNS, PayPal, Google). */
 function httpsKeyFetcherOnFirstUse(): KeyFetcher {
-  let fetcher: Promise<KeyFetcher> | undefined;
-  return { fetchText: async (url) => (await (fetcher ??= import('../adapters/https-key-fetcher.js').then((m) => new m.HttpsKeyFetcher()))).fetchText(url) };
+  let fetcher: Promise<HttpsKeyFetcher> | undefined;
+  const loaded = () => (fetcher ??= import('../adapters/https-key-fetcher.js').then((m) => new m.HttpsKeyFetcher()));
+  return { fetchText: async (url) => (await loaded()).fetchText(url), fetchIssuer: async (url) => (await loaded()).fetchIssuer(url) };
 }
 
 /**

@@ -20,7 +20,7 @@ const { root, leaf: signer } = certificateChain({ commonName: 'sns.amazonaws.com
 
 let server: KeyServer;
 let fetcher: (KeyFetcher & { asked: string[] }) | undefined;
-const senderKeys: KeyFetcher = { fetchText: (url) => fetcher!.fetchText(url), trustedRoots: [root.pem] };
+const senderKeys: KeyFetcher = { fetchText: (url) => fetcher!.fetchText(url), fetchIssuer: (url) => fetcher!.fetchIssuer!(url), trustedRoots: [root.pem] };
 beforeAll(async () => {
   server = await startKeyServer();
   fetcher = localFetcher(server, new HttpsKeyFetcher({ ca: server.ca }));
@@ -50,6 +50,24 @@ describe('aws_sns', () => {
     const trigger = await createTrigger(stack, token, { flow: 'echo', signature: { service: 'aws_sns', secret: TOPIC } });
     const body = signSns(snsNotification({ SigningCertURL: CERT_URL }), signer.privateKey);
     expect((await deliver(trigger.url, body, { ...SNS_TEXT, 'x-amz-sns-message-type': 'Notification' })).status).toBe(200);
+    const [execution] = await waitForExecutions(stack, token, trigger.id, (list) => list[0]?.status === 'succeeded');
+    expect(execution.status).toBe('succeeded');
+  });
+
+  it('a Notification signed by a leaf-only certificate runs the flow: its issuer is fetched from the leaf\'s AIA CA Issuers URI', async () => {
+    // As SNS serves it: the leaf alone, issued by an intermediate the trusted roots do not hold.
+    const issuerUrl = 'http://crt.r2m01.amazontrust.com/r2m01.cer';
+    const intermediate = selfSignedCertificate({ commonName: 'Test Amazon RSA 2048 M01', ca: true, issuer: { certificate: root, commonName: 'Flowgate Test Root CA' } });
+    const leaf = selfSignedCertificate({ commonName: 'sns.amazonaws.com', keyPair: signer, issuer: { certificate: intermediate, commonName: 'Test Amazon RSA 2048 M01' }, caIssuers: issuerUrl });
+    const certUrl = 'https://sns.us-west-2.amazonaws.com/SimpleNotificationService-leaf-only.pem';
+    server.routes.set('/sns.us-west-2.amazonaws.com/SimpleNotificationService-leaf-only.pem', { body: leaf.pem });
+    server.routes.set('/crt.r2m01.amazontrust.com/r2m01.cer', { body: intermediate.pem });
+    const token = await stack.token('sns-owner');
+    const trigger = await createTrigger(stack, token, { flow: 'echo', signature: { service: 'aws_sns', secret: TOPIC } });
+    const body = signSns(snsNotification({ SigningCertURL: certUrl }), signer.privateKey);
+    const res = await deliver(trigger.url, body, { ...SNS_TEXT, 'x-amz-sns-message-type': 'Notification' });
+    expect(res.status, res.text).toBe(200);
+    expect(fetcher!.asked).toContain(issuerUrl);
     const [execution] = await waitForExecutions(stack, token, trigger.id, (list) => list[0]?.status === 'succeeded');
     expect(execution.status).toBe('succeeded');
   });

@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpsKeyFetcher, KEY_FAILURE_CACHE_TTL_MS } from '../../functions/adapters/https-key-fetcher.js';
 import { startKeyServer, type KeyServer } from '../support/key-server.js';
@@ -115,5 +117,57 @@ describe('HttpsKeyFetcher against a local HTTPS server', () => {
   it('refuses a server whose certificate it does not trust', async () => {
     server.routes.set('/cert.pem', { body: 'x' });
     await expect(new HttpsKeyFetcher().fetchText(`${server.origin}/cert.pem`)).rejects.toThrow(/self-signed|certificate/i);
+  });
+});
+
+describe('HttpsKeyFetcher.fetchIssuer(url) against a local HTTP server', () => {
+  /** An issuer certificate's bytes (DER is binary: every byte value), and what each path answers. */
+  const DER = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+  const hits = new Map<string, number>();
+  let origin: string;
+  let server: Server;
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      const path = request.url ?? '';
+      hits.set(path, (hits.get(path) ?? 0) + 1);
+      if (path === '/r2m01.cer') response.writeHead(200, { 'content-type': 'application/pkix-cert' }).end(DER);
+      else if (path === '/moved.cer') response.writeHead(301, { location: '/r2m01.cer' }).end();
+      else if (path === '/big.cer') response.writeHead(200).end(Buffer.alloc(2_000));
+      else if (path === '/slow.cer') setTimeout(() => response.writeHead(200).end(DER), 1_000);
+      else response.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('returns the bytes of a 200 over plain http, and serves them from the cache within the TTL', async () => {
+    const keys = new HttpsKeyFetcher();
+    expect(Buffer.from(await keys.fetchIssuer(`${origin}/r2m01.cer`)).equals(DER)).toBe(true);
+    expect(Buffer.from(await keys.fetchIssuer(`${origin}/r2m01.cer`)).equals(DER)).toBe(true);
+    expect(hits.get('/r2m01.cer')).toBe(1);
+  });
+
+  it('never answers fetchText from what fetchIssuer fetched over http', async () => {
+    const keys = new HttpsKeyFetcher();
+    await keys.fetchIssuer(`${origin}/r2m01.cer`);
+    await expect(keys.fetchText(`${origin}/r2m01.cer`)).rejects.toThrow(/only https/);
+  });
+
+  it('refuses a redirect, a body over the cap, a slow answer, and a failure is remembered', async () => {
+    let now = 0;
+    const keys = new HttpsKeyFetcher({ maxBytes: 1_000, timeoutMs: 100, failureTtlMs: 1_000, nowMs: () => now });
+    await expect(keys.fetchIssuer(`${origin}/moved.cer`)).rejects.toThrow(/redirects are not followed/);
+    await expect(keys.fetchIssuer(`${origin}/big.cer`)).rejects.toThrow(/cap/);
+    await expect(keys.fetchIssuer(`${origin}/slow.cer`)).rejects.toThrow(/within 100 ms/);
+    await expect(keys.fetchIssuer(`${origin}/missing.cer`)).rejects.toThrow(/status 404/);
+    now = 999;
+    await expect(keys.fetchIssuer(`${origin}/missing.cer`)).rejects.toThrow(/status 404/);
+    expect(hits.get('/missing.cer')).toBe(1);
+  });
+
+  it('refuses another scheme than http and https without a request', async () => {
+    await expect(new HttpsKeyFetcher().fetchIssuer('file:///etc/passwd')).rejects.toThrow(/only https/);
+    await expect(new HttpsKeyFetcher().fetchIssuer('ftp://127.0.0.1/r2m01.cer')).rejects.toThrow(/only https/);
   });
 });

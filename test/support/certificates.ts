@@ -26,6 +26,8 @@ export interface CertificateOptions {
   issuer?: { certificate: TestCertificate; commonName: string };
   /** basicConstraints CA; true for a self-signed certificate, false for an issued one by default. */
   ca?: boolean;
+  /** An Authority Information Access "CA Issuers" URI, where the issuer's certificate is published. */
+  caIssuers?: string;
 }
 
 /**
@@ -55,6 +57,11 @@ export function selfSignedCertificate(options: CertificateOptions): TestCertific
       /^\d+\.\d+\.\d+\.\d+$/.test(alt) ? tlv(0x87, Buffer.from(alt.split('.').map(Number))) : tlv(0x82, Buffer.from(alt, 'ascii')),
     );
     extensions.push(seq(oid('2.5.29.17'), octets(seq(...names))));
+  }
+  if (options.caIssuers !== undefined) {
+    // id-pe-authorityInfoAccess: one AccessDescription, id-ad-caIssuers with a uniformResourceIdentifier [6].
+    const access = seq(oid('1.3.6.1.5.5.7.48.2'), tlv(0x86, Buffer.from(options.caIssuers, 'ascii')));
+    extensions.push(seq(oid('1.3.6.1.5.5.7.1.1'), octets(seq(access))));
   }
   const tbs = seq(
     tlv(0xa0, integer(Buffer.from([2]))), // version v3

@@ -75,5 +75,12 @@ export function localFetcher(server: KeyServer, inner: KeyFetcher): KeyFetcher &
       const { host, pathname, search } = new URL(url);
       return inner.fetchText(`${server.origin}/${host}${pathname}${search}`);
     },
+    ...(inner.fetchIssuer && {
+      fetchIssuer(url: string) {
+        asked.push(url);
+        const { host, pathname, search } = new URL(url);
+        return inner.fetchIssuer!(`${server.origin}/${host}${pathname}${search}`);
+      },
+    }),
   };
 }

@@ -18,11 +18,22 @@ export function refusingFetcher(): KeyFetcher & { attempts: string[] } {
       attempts.push(url);
       throw new Error(`no key fetch expected in this test (${url})`);
     },
+    async fetchIssuer(url) {
+      attempts.push(url);
+      throw new Error(`no issuer fetch expected in this test (${url})`);
+    },
   };
 }
 
-/** Key material served from memory, with the URLs asked for (the primitive's view of a fetcher), and the roots it trusts (Node's when unset). */
-export function memoryFetcher(documents: Record<string, string>, trustedRoots?: readonly string[]): KeyFetcher & { fetched: string[] } {
+/**
+ * Key material served from memory, with the URLs asked for (the primitive's view of a fetcher),
+ * the roots it trusts (Node's when unset), and issuer certificates (DER or PEM) by URL.
+ */
+export function memoryFetcher(
+  documents: Record<string, string>,
+  trustedRoots?: readonly string[],
+  issuers: Record<string, Uint8Array | string> = {},
+): KeyFetcher & { fetched: string[] } {
   const fetched: string[] = [];
   return {
     fetched,
@@ -32,6 +43,12 @@ export function memoryFetcher(documents: Record<string, string>, trustedRoots?: 
       const text = documents[url];
       if (text === undefined) throw new Error(`404 ${url}`);
       return text;
+    },
+    async fetchIssuer(url) {
+      fetched.push(url);
+      const issuer = issuers[url];
+      if (issuer === undefined) throw new Error(`404 ${url}`);
+      return typeof issuer === 'string' ? Buffer.from(issuer, 'utf8') : issuer;
     },
   };
 }

@@ -559,6 +559,9 @@ export const SENDERS: readonly SenderRow[] = [
       // retry resends the message as first signed, so its Timestamp is not checked.
       certificateUrl: { hosts: ['sns.{region}.amazonaws.com', 'sns.{region}.amazonaws.com.cn'], pathSuffix: '.pem' },
       signerCommonNames: ['sns.amazonaws.com', 'sns.amazonaws.com.cn'],
+      // SNS serves only its leaf; its issuer is an Amazon intermediate (crt.r2m01.amazontrust.com
+      // and the like, under Amazon Root CA 1) or, for older certificates, a DigiCert one.
+      issuerHosts: ['crt.*.amazontrust.com', 'cacerts.digicert.com'],
     },
   },
   {

@@ -4,6 +4,13 @@ import type { SignedRequest } from '../signatures/request.js';
 export interface KeyFetcher {
   fetchText(url: string): Promise<string>;
   /**
+   * The bytes of a CA's issuer certificate (DER or PEM) at `url`, an AIA "CA Issuers" URI the
+   * primitive has checked against the row's hosts; http allowed, as CAs publish them so (what is
+   * fetched is believed only once it chains to a trusted root). Cached like `fetchText`. A
+   * fetcher without it completes no chain (test fakes for senders that fetch no issuer).
+   */
+  fetchIssuer?(url: string): Promise<Uint8Array>;
+  /**
    * Root certificates (PEM) a fetched signing certificate's chain must lead to, where the sender's
    * row asks for it (SNS); Node's bundled roots (`tls.rootCertificates`) when absent. Tests that
    * sign with a certificate of their own name their test root here.

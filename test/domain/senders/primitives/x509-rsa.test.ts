@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -63,6 +64,100 @@ describe('verifyX509Rsa(params, ctx) for SNS messages', () => {
     const body = signSns(snsNotification(), leaf.privateKey);
     expect(await verifyX509Rsa(SNS, contextFor({ body, secrets: [TOPIC], keys: keys(leaf.pem + intermediate.pem) }))).toBe(true);
     expect(await verifyX509Rsa(SNS, contextFor({ body, secrets: [TOPIC], keys: keys(leaf.pem) }))).toBe(false);
+  });
+
+  describe('with a leaf-only certificate, its issuer fetched from its AIA "CA Issuers" URI', () => {
+    const SNS_AIA: X509RsaParams = { ...SNS, issuerHosts: ['crt.*.amazontrust.com', 'cacerts.digicert.com'] };
+    const ISSUER_URL = 'http://crt.r2m01.amazontrust.com/r2m01.cer';
+    const valid = { notBefore: new Date((NOW - DAY) * 1000), notAfter: new Date((NOW + 365 * DAY) * 1000) };
+    const intermediateUnder = (issuer: typeof root, issuerName: string, caIssuers?: string, commonName = 'Test Intermediate M01') =>
+      selfSignedCertificate({ commonName, ca: true, ...valid, issuer: { certificate: issuer, commonName: issuerName }, ...(caIssuers && { caIssuers }) });
+    const leafUnder = (intermediate: typeof root, caIssuers: string, intermediateName = 'Test Intermediate M01') =>
+      selfSignedCertificate({ commonName: 'sns.amazonaws.com', keyPair: signer, ...valid, issuer: { certificate: intermediate, commonName: intermediateName }, caIssuers });
+    /** As Amazon and DigiCert publish issuers: DER. */
+    const der = (certificate: typeof root) => new X509Certificate(certificate.pem).raw;
+    const verifyWith = (leaf: typeof root, issuers: Record<string, Uint8Array | string>, params = SNS_AIA) => {
+      const fetcher = memoryFetcher({ [CERT_URL]: leaf.pem }, [root.pem], issuers);
+      const body = signSns(snsNotification(), leaf.privateKey);
+      return { fetcher, verdict: verifyX509Rsa(params, contextFor({ body, secrets: [TOPIC], keys: fetcher })) };
+    };
+
+    it('returns true when the URI is on an allowed host and serves the intermediate that chains to the root (DER or PEM)', async () => {
+      const intermediate = intermediateUnder(root, ROOT_NAME);
+      for (const served of [der(intermediate), intermediate.pem]) {
+        const { fetcher, verdict } = verifyWith(leafUnder(intermediate, ISSUER_URL), { [ISSUER_URL]: served });
+        expect(await verdict).toBe(true);
+        expect(fetcher.fetched).toEqual([CERT_URL, ISSUER_URL]);
+      }
+    });
+
+    it('returns true two hops from the root, and false three hops away', async () => {
+      const upper = intermediateUnder(root, ROOT_NAME, undefined, 'Test Upper');
+      const lower = intermediateUnder(upper, 'Test Upper', 'http://cacerts.digicert.com/upper.crt');
+      const twoHops = verifyWith(leafUnder(lower, ISSUER_URL), { [ISSUER_URL]: der(lower), 'http://cacerts.digicert.com/upper.crt': der(upper) });
+      expect(await twoHops.verdict).toBe(true);
+      const top = intermediateUnder(root, ROOT_NAME, undefined, 'Test Top');
+      const upper3 = intermediateUnder(top, 'Test Top', 'http://cacerts.digicert.com/top.crt', 'Test Upper');
+      const lower3 = intermediateUnder(upper3, 'Test Upper', 'http://cacerts.digicert.com/upper3.crt');
+      const threeHops = verifyWith(leafUnder(lower3, ISSUER_URL), {
+        [ISSUER_URL]: der(lower3), 'http://cacerts.digicert.com/upper3.crt': der(upper3), 'http://cacerts.digicert.com/top.crt': der(top),
+      });
+      expect(await threeHops.verdict).toBe(false);
+      expect(threeHops.fetcher.fetched).not.toContain('http://cacerts.digicert.com/top.crt');
+    });
+
+    it('refuses a URI off the allowed hosts (or with a port, credentials, a query, another scheme) without fetching it', async () => {
+      const intermediate = intermediateUnder(root, ROOT_NAME);
+      for (const url of [
+        'http://crt.r2m01.amazontrust.com.evil.example/r2m01.cer',
+        'http://evil.example/r2m01.cer',
+        'http://crt.a.b.amazontrust.com/r2m01.cer',
+        'http://crt.r2m01.amazontrust.com:8080/r2m01.cer',
+        'http://user@crt.r2m01.amazontrust.com/r2m01.cer',
+        'http://crt.r2m01.amazontrust.com/r2m01.cer?x=1',
+        'ftp://crt.r2m01.amazontrust.com/r2m01.cer',
+      ]) {
+        const { fetcher, verdict } = verifyWith(leafUnder(intermediate, url), { [url]: der(intermediate) });
+        expect(await verdict, url).toBe(false);
+        expect(fetcher.fetched, url).toEqual([CERT_URL]);
+      }
+    });
+
+    it('fetches no issuer for a row without issuerHosts', async () => {
+      const intermediate = intermediateUnder(root, ROOT_NAME);
+      const { fetcher, verdict } = verifyWith(leafUnder(intermediate, ISSUER_URL), { [ISSUER_URL]: der(intermediate) }, SNS);
+      expect(await verdict).toBe(false);
+      expect(fetcher.fetched).toEqual([CERT_URL]);
+    });
+
+    it('returns false when the fetched certificate does not chain to the root, did not issue the leaf, is no CA, or is not a certificate', async () => {
+      const strangerRoot = selfSignedCertificate({ commonName: ROOT_NAME, ...valid }); // same name, another key
+      const underStranger = intermediateUnder(strangerRoot, ROOT_NAME);
+      expect(await verifyWith(leafUnder(underStranger, ISSUER_URL), { [ISSUER_URL]: der(underStranger) }).verdict).toBe(false);
+      const issuer = intermediateUnder(root, ROOT_NAME);
+      const namesake = intermediateUnder(root, ROOT_NAME); // same name, another key: not the leaf's issuer
+      expect(await verifyWith(leafUnder(issuer, ISSUER_URL), { [ISSUER_URL]: der(namesake) }).verdict).toBe(false);
+      const notCa = selfSignedCertificate({ commonName: 'Test Intermediate M01', ca: false, ...valid, issuer: { certificate: root, commonName: ROOT_NAME } });
+      expect(await verifyWith(leafUnder(notCa, ISSUER_URL), { [ISSUER_URL]: der(notCa) }).verdict).toBe(false);
+      expect(await verifyWith(leafUnder(issuer, ISSUER_URL), { [ISSUER_URL]: 'not a certificate' }).verdict).toBe(false);
+    });
+
+    it('returns false for a self-signed leaf, whatever its AIA points to', async () => {
+      const intermediate = intermediateUnder(root, ROOT_NAME);
+      const selfSigned = selfSignedCertificate({ commonName: 'sns.amazonaws.com', ...valid, caIssuers: ISSUER_URL });
+      expect(await verifyWith(selfSigned, { [ISSUER_URL]: der(intermediate) }).verdict).toBe(false);
+    });
+
+    it('does not keep a failed issuer fetch as the verdict: the certificate passes once its issuer can be fetched', async () => {
+      const intermediate = intermediateUnder(root, ROOT_NAME);
+      const leaf = leafUnder(intermediate, ISSUER_URL);
+      const issuers: Record<string, Uint8Array> = {};
+      const fetcher = memoryFetcher({ [CERT_URL]: leaf.pem }, [root.pem], issuers);
+      const ctx = () => contextFor({ body: signSns(snsNotification(), leaf.privateKey), secrets: [TOPIC], keys: fetcher });
+      expect(await verifyX509Rsa(SNS_AIA, ctx())).toBe(false);
+      issuers[ISSUER_URL] = der(intermediate);
+      expect(await verifyX509Rsa(SNS_AIA, ctx())).toBe(true);
+    });
   });
 
   it('returns false for a Subject that is not a string: it would be left out of the signed string and still reach the flow', async () => {

@@ -7,7 +7,7 @@ import { crc32 } from 'node:zlib';
 import { parseJsonWithinDepth } from '../../../../shared/json.js';
 import { headerValue } from '../../headers.js';
 import { decodeSignature } from '../../signatures/hmac.js';
-import type { VerifyContext } from '../context.js';
+import type { KeyFetcher, VerifyContext } from '../context.js';
 import { SNS_SIGNED_FIELDS } from '../sns-fields.js';
 import { equalsAny } from './equal-text.js';
 
@@ -49,6 +49,14 @@ export type X509RsaParams =
        * `.cn` form); its chain must also lead to one of the trusted roots, as AWS's SDKs check.
        */
       signerCommonNames: readonly string[];
+      /**
+       * Hosts (patterns as in `CertificateUrlRule.hosts`) an issuer certificate may be fetched from
+       * when the served chain stops short of a trusted root: SNS serves only its leaf, whose issuer
+       * (an Amazon or DigiCert intermediate) no root bundle holds. Browsers and .NET fetch it from
+       * the certificate's Authority Information Access "CA Issuers" URI; so does this, from these
+       * hosts only. Absent: no issuer is fetched.
+       */
+      issuerHosts?: readonly string[];
     }
   | {
       /**
@@ -89,9 +97,13 @@ export async function verifyX509Rsa(params: X509RsaParams, ctx: VerifyContext): 
   } catch {
     return false;
   }
-  const key = publicKeyOf(certificate, ctx.request.nowSeconds, params.message === 'aws_sns'
-    ? { commonNames: params.signerCommonNames, roots: ctx.keys.trustedRoots ?? rootCertificates }
-    : undefined);
+  const key = params.message === 'aws_sns'
+    ? await signerKeyOf(certificate, ctx.request.nowSeconds, {
+        commonNames: params.signerCommonNames,
+        roots: ctx.keys.trustedRoots ?? rootCertificates,
+        issuerHosts: params.issuerHosts ?? [],
+      }, ctx.keys)
+    : publicKeyOf(certificate, ctx.request.nowSeconds);
   if (!key) return false;
   return messages.some((message) => verifies(claim.hash, message, key, claim.signature));
 }
@@ -138,10 +150,11 @@ function hostMatches(hostname: string, pattern: string): boolean {
     label === '*' ? DNS_LABEL.test(labels[i]!) : label === '{region}' ? AWS_REGION.test(labels[i]!) : label === labels[i]);
 }
 
-/** What a signing certificate must be besides valid: named so, and issued under one of these roots (PEM). */
+/** What a signing certificate must be besides valid: named so, and issued under one of these roots (PEM), its missing issuers fetched only from these hosts. */
 interface SignerRule {
   commonNames: readonly string[];
   roots: readonly string[];
+  issuerHosts: readonly string[];
 }
 
 interface CertificateEntry {
@@ -163,11 +176,8 @@ const certificateKeys = new Map<string, CertificateEntry | null>();
 const MAX_CERTIFICATES = 64;
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g;
 
-/**
- * The RSA public key of a PEM certificate valid at `nowSeconds` (and, with `signer`, named and
- * issued as it says); `undefined` otherwise.
- */
-function publicKeyOf(pem: string, nowSeconds: number, signer?: SignerRule): KeyObject | undefined {
+/** The parsed certificate (and the chain served with it), kept by PEM text; `null` when not an RSA certificate. */
+function certificateEntryOf(pem: string): CertificateEntry | null {
   let entry = certificateKeys.get(pem);
   if (entry === undefined) {
     entry = null;
@@ -192,19 +202,120 @@ function publicKeyOf(pem: string, nowSeconds: number, signer?: SignerRule): KeyO
     if (certificateKeys.size >= MAX_CERTIFICATES) certificateKeys.clear();
     certificateKeys.set(pem, entry);
   }
+  return entry;
+}
+
+/** The RSA public key of a PEM certificate valid at `nowSeconds`; `undefined` otherwise. */
+function publicKeyOf(pem: string, nowSeconds: number): KeyObject | undefined {
+  const entry = certificateEntryOf(pem);
   // An expired certificate is refused: its key may no longer be the sender's alone.
   if (!entry || !(nowSeconds >= entry.validFromSeconds && nowSeconds <= entry.validToSeconds)) return undefined;
-  if (signer) {
-    if (!(nowSeconds >= entry.chainValidFromSeconds && nowSeconds <= entry.chainValidToSeconds)) return undefined;
-    let verdict = entry.verdicts.get(signer.roots);
-    if (verdict === undefined) {
-      const name = commonNameOf(entry.chain[0]!);
-      verdict = name !== undefined && signer.commonNames.includes(name) && chainsToRoot(entry.chain, signer.roots, nowSeconds);
-      entry.verdicts.set(signer.roots, verdict);
-    }
-    if (!verdict) return undefined;
-  }
   return entry.key;
+}
+
+/**
+ * The RSA public key of a PEM signing certificate valid at `nowSeconds`, named and issued as
+ * `signer` says, its chain completed from the issuers' published certificates where the served
+ * chain stops short of a root; `undefined` otherwise.
+ */
+async function signerKeyOf(pem: string, nowSeconds: number, signer: SignerRule, keys: KeyFetcher): Promise<KeyObject | undefined> {
+  const key = publicKeyOf(pem, nowSeconds);
+  const entry = certificateEntryOf(pem);
+  if (!key || !entry) return undefined;
+  if (!(nowSeconds >= entry.chainValidFromSeconds && nowSeconds <= entry.chainValidToSeconds)) return undefined;
+  let verdict = entry.verdicts.get(signer.roots);
+  if (verdict === undefined) {
+    const name = commonNameOf(entry.chain[0]!);
+    if (name === undefined || !signer.commonNames.includes(name)) verdict = false;
+    else {
+      const anchors = anchorsOf(signer.roots);
+      const completed = await completeChain(entry.chain, anchors, signer.issuerHosts, nowSeconds, keys);
+      // A failed fetch is not a verdict: the fetcher remembers the failure for a while, this does not.
+      if (completed === 'unreachable') return undefined;
+      verdict = completed !== undefined && chainsToRoot(completed, anchors, nowSeconds);
+      if (verdict && completed!.length > entry.chain.length) {
+        // The fetched issuers bound the chain's validity too, checked on every use like the served ones.
+        const fetched = completed!.slice(entry.chain.length);
+        entry.chainValidFromSeconds = Math.max(entry.chainValidFromSeconds, ...fetched.map((c) => Date.parse(c.validFrom) / 1000));
+        entry.chainValidToSeconds = Math.min(entry.chainValidToSeconds, ...fetched.map((c) => Date.parse(c.validTo) / 1000));
+      }
+    }
+    entry.verdicts.set(signer.roots, verdict);
+  }
+  return verdict ? key : undefined;
+}
+
+/** Issuers fetched at most this many times per chain: SNS's leaf is two links from its root (leaf, intermediate, root). */
+const MAX_ISSUER_HOPS = 2;
+
+/**
+ * `chain` with its missing issuers appended, fetched from each last certificate's AIA "CA
+ * Issuers" URI on `issuerHosts`, until the last is issued by (or is) one of `anchors`;
+ * `undefined` when it cannot be completed (no allowed URI, not the issuer, too many hops);
+ * `'unreachable'` when a fetch failed.
+ */
+async function completeChain(
+  chain: readonly X509Certificate[],
+  anchors: readonly X509Certificate[],
+  issuerHosts: readonly string[],
+  nowSeconds: number,
+  keys: KeyFetcher,
+): Promise<X509Certificate[] | undefined | 'unreachable'> {
+  const completed = [...chain];
+  for (let hop = 0; ; hop++) {
+    const last = completed[completed.length - 1]!;
+    if (anchors.some((root) => root.fingerprint256 === last.fingerprint256 || last.checkIssued(root))) return completed;
+    if (hop === MAX_ISSUER_HOPS || issuerHosts.length === 0 || !keys.fetchIssuer) return undefined;
+    const url = caIssuersUrlOf(last, issuerHosts);
+    if (url === undefined) return undefined;
+    let bytes: Uint8Array;
+    try {
+      bytes = await keys.fetchIssuer(url);
+    } catch {
+      return 'unreachable';
+    }
+    let issuer: X509Certificate;
+    try {
+      // DER, as Amazon and DigiCert publish them, or PEM.
+      issuer = new X509Certificate(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    } catch {
+      return undefined;
+    }
+    if (!issuer.ca || !last.checkIssued(issuer) || !last.verify(issuer.publicKey) || !validAt(issuer, nowSeconds)) return undefined;
+    completed.push(issuer);
+  }
+}
+
+/**
+ * The certificate's AIA "CA Issuers" URI, when one is on `hosts` over http or https on the
+ * default port. Plain http is what CAs publish these on, and is safe here: the certificate
+ * fetched is believed only once its signature chains to a bundled root.
+ */
+function caIssuersUrlOf(certificate: X509Certificate, hosts: readonly string[]): string | undefined {
+  const lines = (certificate.infoAccess ?? '').split('\n');
+  for (const line of lines) {
+    const match = /^CA Issuers - URI:(.*)$/.exec(line);
+    if (!match) continue;
+    let text = match[1]!;
+    // Node quotes a value holding separators as a JSON string.
+    if (text.startsWith('"')) {
+      try {
+        text = JSON.parse(text) as string;
+      } catch {
+        continue;
+      }
+    }
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      continue;
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') continue;
+    if (url.port !== '' || url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') continue;
+    if (hosts.some((pattern) => hostMatches(url.hostname, pattern))) return url.href;
+  }
+  return undefined;
 }
 
 /** The subject's common name; `undefined` when it has none or several. */
@@ -216,12 +327,7 @@ function commonNameOf(certificate: X509Certificate): string | undefined {
 /** Parsed roots, once per roots list (Node's bundle is about 140 certificates). */
 const parsedRoots = new WeakMap<readonly string[], X509Certificate[]>();
 
-/**
- * True when each certificate of `chain` is issued and signed by the next, every issuer a CA, and
- * the last is issued and signed by one of `roots` valid at `nowSeconds` (or is one of them). The
- * chain's own validity is checked on every use by the caller; this verdict is kept.
- */
-function chainsToRoot(chain: readonly X509Certificate[], roots: readonly string[], nowSeconds: number): boolean {
+function anchorsOf(roots: readonly string[]): X509Certificate[] {
   let anchors = parsedRoots.get(roots);
   if (!anchors) {
     anchors = roots.flatMap((text) => {
@@ -233,6 +339,15 @@ function chainsToRoot(chain: readonly X509Certificate[], roots: readonly string[
     });
     parsedRoots.set(roots, anchors);
   }
+  return anchors;
+}
+
+/**
+ * True when each certificate of `chain` is issued and signed by the next, every issuer a CA, and
+ * the last is issued and signed by one of `anchors` valid at `nowSeconds` (or is one of them). The
+ * chain's own validity is checked on every use by the caller; this verdict is kept.
+ */
+function chainsToRoot(chain: readonly X509Certificate[], anchors: readonly X509Certificate[], nowSeconds: number): boolean {
   const issuedBy = (child: X509Certificate, parent: X509Certificate) => parent.ca && child.checkIssued(parent) && child.verify(parent.publicKey);
   for (let i = 0; i + 1 < chain.length; i++) if (!issuedBy(chain[i]!, chain[i + 1]!)) return false;
   const last = chain[chain.length - 1]!;
