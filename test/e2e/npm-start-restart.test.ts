@@ -78,7 +78,7 @@ it('npm start keeps triggers, API keys, buckets, TOTP registrations, deliveries 
   expect((await call(after, 'GET', '/storage/kv/kept/keys/b/c', { token })).text).toBe('value of b/c');
   // The TOTP registration.
   expect((await call(after, 'POST', '/accounts/totp-registration', { token })).json).toEqual({ error: 'already_registered' });
-  expect((await call(after, 'POST', '/accounts/recovery-codes/verify', { token, body: { code: recoveryCode } })).json).toEqual({ data: { remaining: 9 } });
+  expect((await call(after, 'POST', '/accounts/recovery-codes/verify', { token, body: { code: recoveryCode } })).json).toEqual({ data: { remaining: 9, mfa_token: expect.any(String), expires_at: expect.any(String) } });
   // The deliveries, from before and after.
   const deliveries = await succeeded(second, trigger.id, 2);
   expect(deliveries.map((e) => [e.event_id, e.status])).toEqual([['evt_x', 'refused'], ['evt_after', 'succeeded'], ['evt_before', 'succeeded']]);
