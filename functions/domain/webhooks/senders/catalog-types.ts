@@ -25,7 +25,7 @@ export { SENDER_CATEGORIES, type SenderCategory } from './listing-types.js';
  * category, docs, what to paste, whether it expects a handshake or a reply of its own) and how its
  * requests are verified and answered.
  */
-export interface SenderRow extends Omit<SignatureServiceListing, 'needs_verify_token'> {
+export interface SenderRow extends Omit<SignatureServiceListing, 'needs_verify_token' | 'event_type' | 'delivery_id'> {
   /** The handshake the receiver answers for this sender itself (`handshakes.ts`), when it does. */
   handshake_answer?: HandshakeKindName;
   /**

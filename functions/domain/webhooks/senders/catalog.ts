@@ -231,7 +231,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://www.twilio.com/docs/usage/webhooks/webhooks-security',
     secret_label: "The account's Auth Token (Console, Account Info)",
     handshake: true,
-    event_type: { sources: [inBody('type')], example: 'com.twilio.messaging.message.delivered', note: 'Event Streams\' CloudEvents `type`. Classic Messaging and Voice webhooks carry none (the URL called says the kind; the status is the form field `MessageStatus` or `CallStatus`): A trigger with an event filter ignores its deliveries.' },
+    event_type: { sources: [inBody('type')], example: 'com.twilio.messaging.message.delivered', note: 'Event Streams\' CloudEvents `type`. Classic Messaging and Voice webhooks carry none (the URL called says the kind; the status is the form field `MessageStatus` or `CallStatus`): a trigger with an event filter ignores its deliveries.' },
     delivery_id: { from: 'header', name: 'i-twilio-idempotency-token', signed: false },
     verification: {
       primitive: 'hmac',
@@ -249,7 +249,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://www.twilio.com/docs/sendgrid/for-developers/tracking-events/getting-started-event-webhook-security-features',
     secret_label: 'The Event Webhook Verification Key (Signature Verification): a base64 public key starting MFkw',
     handshake: false,
-    event_type: { sources: [], note: 'One POST carries a batch: a JSON array, each element\'s type in `event` (`delivered`). Batches are not split into events yet, so no type is read; A trigger with an event filter ignores its deliveries.' },
+    event_type: { sources: [], note: 'One POST carries a batch: a JSON array, each element\'s type in `event` (`delivered`). Batches are not split into events yet, so no type is read; a trigger with an event filter ignores its deliveries.' },
     verification: {
       primitive: 'ecdsa_p256',
       signatureHeader: 'x-twilio-email-event-webhook-signature',
@@ -412,7 +412,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://developer.paypal.com/braintree/docs/guides/webhooks/parse',
     secret_label: 'The Private Key (API Keys)',
     handshake: false,
-    event_type: { sources: [], note: 'The type is the `<kind>` of the base64 XML in the form field `bt_payload` (`subscription_charged_successfully`), which is not decoded yet; A trigger with an event filter ignores its deliveries.' },
+    event_type: { sources: [], note: 'The type is the `<kind>` of the base64 XML in the form field `bt_payload` (`subscription_charged_successfully`), which is not decoded yet; a trigger with an event filter ignores its deliveries.' },
     verification: {
       primitive: 'hmac',
       algorithm: 'sha1',
@@ -430,7 +430,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://docs.adyen.com/development-resources/webhooks/secure-webhooks/verify-hmac-signatures',
     secret_label: "The webhook's HMAC key (hex)",
     handshake: true,
-    event_type: { sources: [], note: 'One POST carries a batch: `notificationItems[]`, each item\'s type in `NotificationRequestItem.eventCode` (`AUTHORISATION`). Batches are not split into events yet, so no type is read; A trigger with an event filter ignores its deliveries.' },
+    event_type: { sources: [], note: 'One POST carries a batch: `notificationItems[]`, each item\'s type in `NotificationRequestItem.eventCode` (`AUTHORISATION`). Batches are not split into events yet, so no type is read; a trigger with an event filter ignores its deliveries.' },
     verification: {
       primitive: 'hmac',
       algorithm: 'sha256',
@@ -466,7 +466,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://docs.mollie.com/reference/webhooks-best-practices',
     secret_label: "The next-gen webhook's shared secret (classic webhooks are unsigned and not supported)",
     handshake: false,
-    event_type: { sources: [], note: 'Classic webhooks carry only the resource id, and no type is documented for next-gen ones; A trigger with an event filter ignores its deliveries.' },
+    event_type: { sources: [], note: 'Classic webhooks carry only the resource id, and no type is documented for next-gen ones; a trigger with an event filter ignores its deliveries.' },
     // Classic Mollie webhooks carry only `id=tr_…`, unsigned: the receiver would have to fetch the
     // payment with the account's API key. Only the signed next-gen webhooks are verified.
     verification: bodyHmac('x-mollie-signature', 'hex'),
@@ -556,7 +556,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://learn.microsoft.com/en-us/graph/change-notifications-delivery-webhooks#processing-the-change-notification',
     secret_label: 'The clientState you set on the subscription',
     handshake: true,
-    event_type: { sources: [], note: 'One POST carries a batch: `value[]`, each change\'s type in `changeType` (`created`), or `lifecycleEvent` for lifecycle notifications. Batches are not split into events yet, so no type is read; A trigger with an event filter ignores its deliveries.' },
+    event_type: { sources: [], note: 'One POST carries a batch: `value[]`, each change\'s type in `changeType` (`created`), or `lifecycleEvent` for lifecycle notifications. Batches are not split into events yet, so no type is read; a trigger with an event filter ignores its deliveries.' },
     handshake_answer: 'microsoft_graph_validation',
     // No signature: each notification of `value` carries the subscription's clientState.
     verification: { primitive: 'static_token', location: 'body_items', array: 'value', field: 'clientState' },
@@ -569,7 +569,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://cloud.google.com/pubsub/docs/authenticate-push-subscriptions',
     secret_label: "The push subscription's audience, a space, and its service account email (https://… push@my-project.iam.gserviceaccount.com)",
     handshake: false,
-    event_type: { sources: [], note: 'The push envelope carries none: the publisher\'s `message.attributes` (Cloud Storage\'s `eventType`) reach the flow but no filter; A trigger with an event filter ignores its deliveries.' },
+    event_type: { sources: [], note: 'The push envelope carries none: the publisher\'s `message.attributes` (Cloud Storage\'s `eventType`) reach the flow but no filter; a trigger with an event filter ignores its deliveries.' },
     delivery_id: { from: 'json', path: ['message', 'messageId'], signed: false },
     verification: {
       primitive: 'jwt',
@@ -595,7 +595,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://docs.aws.amazon.com/sns/latest/dg/sns-verify-signature-of-message.html',
     secret_label: "The topic's ARN (arn:aws:sns:<region>:<account>:<topic>); set the topic's SignatureVersion attribute to 2 (SHA256), the only version accepted",
     handshake: true,
-    event_type: { sources: [], note: 'Only the envelope\'s kind (`Type`: `Notification`); the publisher\'s own type is in `Message` or `MessageAttributes`, which the flow reads; A trigger with an event filter ignores its deliveries.' },
+    event_type: { sources: [], note: 'Only the envelope\'s kind (`Type`: `Notification`); the publisher\'s own type is in `Message` or `MessageAttributes`, which the flow reads; a trigger with an event filter ignores its deliveries.' },
     handshake_answer: 'aws_sns_subscription',
     // SNS posts its JSON as text/plain; charset=UTF-8.
     body_as: 'json',
@@ -646,7 +646,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://developers.hubspot.com/docs/api/webhooks/validating-requests#validate-the-v3-request-signature',
     secret_label: "The app's Client secret",
     handshake: false,
-    event_type: { sources: [], note: 'One POST carries a batch: a JSON array, each element\'s type in `subscriptionType` (`contact.creation`). Batches are not split into events yet, so no type is read; A trigger with an event filter ignores its deliveries.' },
+    event_type: { sources: [], note: 'One POST carries a batch: a JSON array, each element\'s type in `subscriptionType` (`contact.creation`). Batches are not split into events yet, so no type is read; a trigger with an event filter ignores its deliveries.' },
     verification: {
       primitive: 'hmac',
       algorithm: 'sha256',
@@ -702,7 +702,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://developers.asana.com/docs/webhooks-guide#security',
     secret_label: 'The X-Hook-Secret Asana sent in the handshake',
     handshake: true,
-    event_type: { sources: [], note: 'One POST carries a batch: `events[]`, each event\'s type in `action` (`changed`) with `resource.resource_type`. Batches are not split into events yet, so no type is read; A trigger with an event filter ignores its deliveries.' },
+    event_type: { sources: [], note: 'One POST carries a batch: `events[]`, each event\'s type in `action` (`changed`) with `resource.resource_type`. Batches are not split into events yet, so no type is read; a trigger with an event filter ignores its deliveries.' },
     handshake_answer: 'asana_hook_secret',
     // The secret arrives in the handshake: a trigger may be created without one.
     secret_from_handshake: true,
@@ -731,7 +731,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://airtable.com/developers/web/api/webhooks-overview#webhook-notification-delivery',
     secret_label: 'The macSecretBase64 returned when the webhook was created',
     handshake: false,
-    event_type: { sources: [], note: 'A notification only says that the base changed (the payloads are fetched through Airtable\'s API); A trigger with an event filter ignores its deliveries.' },
+    event_type: { sources: [], note: 'A notification only says that the base changed (the payloads are fetched through Airtable\'s API); a trigger with an event filter ignores its deliveries.' },
     verification: { ...bodyHmac('x-airtable-content-mac', 'hex', 'hmac-sha256='), key: { format: 'base64' } },
   },
   {
@@ -752,7 +752,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://docs.netlify.com/site-deploys/deploy-notifications/#payload-signature',
     secret_label: "The notification's JWS secret token",
     handshake: false,
-    event_type: { sources: [], note: 'The deploy object carries no type: the event is the one chosen for the notification\'s URL; A trigger with an event filter ignores its deliveries.' },
+    event_type: { sources: [], note: 'The deploy object carries no type: the event is the one chosen for the notification\'s URL; a trigger with an event filter ignores its deliveries.' },
     // Netlify's token carries no time, so there is none to check; its `sha256` claim binds the body.
     verification: { primitive: 'jwt', key: 'secret', header: 'x-webhook-signature', algorithms: ['HS256'], issuers: ['netlify'], bodySha256Claim: 'sha256' },
   },
@@ -831,7 +831,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://developer.okta.com/docs/concepts/event-hooks/#one-time-verification-request',
     secret_label: "The event hook's authentication field and secret as a header line, Name: value (e.g. Authorization: my-okta-secret)",
     handshake: true,
-    event_type: { sources: [], note: 'One POST carries a batch: `data.events[]`, each event\'s type in `eventType` (`user.session.start`); the envelope\'s `eventType` is always `com.okta.event_hook`. Batches are not split into events yet, so no type is read; A trigger with an event filter ignores its deliveries.' },
+    event_type: { sources: [], note: 'One POST carries a batch: `data.events[]`, each event\'s type in `eventType` (`user.session.start`); the envelope\'s `eventType` is always `com.okta.event_hook`. Batches are not split into events yet, so no type is read; a trigger with an event filter ignores its deliveries.' },
     delivery_id: { from: 'json', path: ['eventId'], signed: false },
     handshake_answer: 'okta_verification',
     // The admin chooses the header (usually Authorization), so the pasted line names it.
@@ -845,7 +845,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://auth0.com/docs/customize/log-streams/custom-log-streams',
     secret_label: "The log stream's Authorization Token, exactly as entered (with Bearer if you typed it)",
     handshake: false,
-    event_type: { sources: [], note: 'One POST carries a batch: log entries, each one\'s type in `data.type` (a log code such as `s`). Batches are not split into events yet, so no type is read; A trigger with an event filter ignores its deliveries.' },
+    event_type: { sources: [], note: 'One POST carries a batch: log entries, each one\'s type in `data.type` (a log code such as `s`). Batches are not split into events yet, so no type is read; a trigger with an event filter ignores its deliveries.' },
     // Sent as the whole Authorization value, exactly as entered, so no scheme is taken off.
     verification: { primitive: 'static_token', location: 'header', header: 'authorization' },
     secret_fields: [{ from: 'header', name: 'authorization' }],
@@ -871,7 +871,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://core.telegram.org/bots/api#setwebhook',
     secret_label: 'The secret_token you gave setWebhook',
     handshake: false,
-    event_type: { sources: [], note: 'The type is which optional field the Update holds (`message`, `callback_query`), not a value; A trigger with an event filter ignores its deliveries.' },
+    event_type: { sources: [], note: 'The type is which optional field the Update holds (`message`, `callback_query`), not a value; a trigger with an event filter ignores its deliveries.' },
     verification: { primitive: 'static_token', location: 'header', header: 'x-telegram-bot-api-secret-token' },
     secret_fields: [{ from: 'header', name: 'x-telegram-bot-api-secret-token' }],
   },
@@ -882,7 +882,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://www.dropbox.com/developers/reference/webhooks#notifications',
     secret_label: "The app's App secret",
     handshake: true,
-    event_type: { sources: [], note: 'A notification only lists the accounts whose files changed; A trigger with an event filter ignores its deliveries.' },
+    event_type: { sources: [], note: 'A notification only lists the accounts whose files changed; a trigger with an event filter ignores its deliveries.' },
     handshake_answer: 'dropbox_challenge',
     verification: bodyHmac('x-dropbox-signature', 'hex'),
   },
@@ -893,7 +893,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://docs.x.com/x-api/webhooks/introduction#validating-the-signature-header',
     secret_label: "The app's API Key Secret (consumer secret)",
     handshake: true,
-    event_type: { sources: [], note: 'The type is the key the body holds (`tweet_create_events`), each an array of events; A trigger with an event filter ignores its deliveries.' },
+    event_type: { sources: [], note: 'The type is the key the body holds (`tweet_create_events`), each an array of events; a trigger with an event filter ignores its deliveries.' },
     handshake_answer: 'x_crc',
     // Its CRC answer is an HMAC under the very key deliveries are signed with: only a JSON object
     // (which no CRC token can be) is a delivery, so an answered token never verifies as one.
