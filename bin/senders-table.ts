@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SENDERS } from '../functions/domain/webhooks/senders/catalog.js';
-import type { Verification } from '../functions/domain/webhooks/senders/catalog-types.js';
+import type { EventTypeRule, RequestValue, SignedValue, Verification } from '../functions/domain/webhooks/senders/catalog-types.js';
 import type { TimestampedBodyParams } from '../functions/domain/webhooks/senders/primitives/timestamped-body.js';
 import { HANDSHAKE_WORDS } from '../functions/domain/webhooks/handshake-words.js';
 
@@ -42,11 +42,23 @@ function timestampWindow(params: TimestampedBodyParams): string {
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
+/** A header or a body member, as the sender's docs would name it. */
+const place = (value: RequestValue) => (value.from === 'header' ? `header \`${value.name}\`` : `body \`${value.path.join('.')}\``);
+
+/** Where the event type is, tried in order, with an example; or that there is none and what a filter matches. */
+function eventTypeCell(rule: EventTypeRule): string {
+  const where = 'example' in rule ? `${rule.sources.map(place).join(', else ')} (\`${rule.example}\`)` : 'none';
+  return rule.note ? `${where}. ${rule.note}` : where;
+}
+
+/** Where the delivery id is, and whether deduplication may key on it. */
+const deliveryIdCell = (id: SignedValue | undefined) => (id ? `${place(id)}${id.signed ? ', signed' : ', unsigned'}` : '');
+
 /** The table, one row per catalog row, in the catalog's order. */
 export function sendersTable(): string {
   const rows = SENDERS.map((row) =>
-    `| [${cell(row.name)}](${row.docs_url}) | \`${row.id}\` | ${row.category} | ${cell(verifiedBy(row.verification))}${row.limits ? `. ${cell(row.limits)}` : ''} | ${cell(row.secret_label)} | ${row.handshake ? 'yes' : ''} |`);
-  return ['| Sender | `signature.service` | Group | Verified by | `signature.secret` | Handshake |', '|---|---|---|---|---|---|', ...rows].join('\n');
+    `| [${cell(row.name)}](${row.docs_url}) | \`${row.id}\` | ${row.category} | ${cell(verifiedBy(row.verification))}${row.limits ? `. ${cell(row.limits)}` : ''} | ${cell(row.secret_label)} | ${row.handshake ? 'yes' : ''} | ${cell(eventTypeCell(row.event_type))} | ${cell(deliveryIdCell(row.delivery_id))} |`);
+  return ['| Sender | `signature.service` | Group | Verified by | `signature.secret` | Handshake | Event type (`$.trigger.type`) | Delivery id (`$.trigger.event_id`) |', '|---|---|---|---|---|---|---|---|', ...rows].join('\n');
 }
 
 /** One line per sender with a handshake: what the receiver answers, or that it does not yet. */

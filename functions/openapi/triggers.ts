@@ -202,6 +202,14 @@ const triggerWithKey: Schema = { ...trigger, properties: { ...(trigger.propertie
 
 const isoTime = { type: 'string', format: 'date-time' } as const;
 
+/** Where a sender puts a value in its request (the catalog's `RequestValue`): a header, or a member of the JSON body. */
+const requestValue: Schema = {
+  oneOf: [
+    { type: 'object', required: ['from', 'name'], properties: { from: { const: 'header' }, name: { type: 'string', description: 'Lower case.' } } },
+    { type: 'object', required: ['from', 'path'], properties: { from: { const: 'json' }, path: { type: 'array', items: { type: 'string' }, description: 'Property names from the top of the body (for a form body, one field\'s name).' } } },
+  ],
+};
+
 const attempt: Schema = {
   type: 'object',
   required: ['attempt', 'started_at', 'status'],
@@ -511,7 +519,7 @@ export const triggersDocs: OperationDocs = {
             type: 'array',
             items: {
               type: 'object',
-              required: ['id', 'name', 'category', 'docs_url', 'secret_label', 'handshake', 'needs_verify_token'],
+              required: ['id', 'name', 'category', 'docs_url', 'secret_label', 'handshake', 'needs_verify_token', 'event_type', 'delivery_id'],
               properties: {
                 id: { type: 'string', enum: SENDERS.filter((row) => row.verification.primitive !== 'unsupported').map((row) => row.id) },
                 name: { type: 'string' },
@@ -521,6 +529,24 @@ export const triggersDocs: OperationDocs = {
                 handshake: { type: 'boolean', description: 'The sender expects a handshake or a reply of its own.' },
                 limits: { type: 'string', description: 'What the sender\'s signature leaves unprotected, and what the receiver does about it; absent when nothing.' },
                 needs_verify_token: { type: 'boolean', description: 'A trigger of this sender needs `signature.verify_token`: the token its handshake carries, which the user chooses (meta).' },
+                event_type: {
+                  type: 'object',
+                  description: 'Where the sender puts a delivery\'s event type, which `event_filter` matches and flows read as `$.trigger.type`: the first of `sources` present (a string of 1 to 256 characters). ' +
+                    'No sources: the sender\'s deliveries carry no type, and `note` says what a filter can match instead (a trigger with a filter then ignores every delivery). A missing or malformed field never fails a delivery; the type is then absent.',
+                  required: ['sources'],
+                  properties: {
+                    sources: { type: 'array', items: requestValue },
+                    example: { type: 'string', description: 'One type as the sender writes it.' },
+                    note: { type: 'string' },
+                  },
+                },
+                delivery_id: {
+                  description: 'Where the sender puts its own id of a delivery (`$.trigger.event_id`); null when it has none. `signed`: the sender\'s signature covers it, so a deduplicating trigger keys on it; unsigned, it is shown, never trusted.',
+                  oneOf: [
+                    { type: 'null' },
+                    { allOf: [requestValue, { type: 'object', required: ['signed'], properties: { signed: { type: 'boolean' } } }] },
+                  ],
+                },
               },
             },
           },

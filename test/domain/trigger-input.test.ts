@@ -14,7 +14,7 @@ const RECEIVED_AT = new Date('2024-05-01T12:00:00.000Z');
 
 function build(body: WebhookBody, options: { service?: 'stripe' | 'github' | 'custom'; headers?: Record<string, string> } = {}) {
   return buildTriggerData({
-    ...(options.service ? { service: options.service, row: senderRow(options.service) } : {}),
+    ...(options.service ? { row: senderRow(options.service) } : {}),
     headers: options.headers ?? {},
     body,
     webhookId: 'wh_1',
@@ -25,20 +25,20 @@ function build(body: WebhookBody, options: { service?: 'stripe' | 'github' | 'cu
 
 describe('eventType', () => {
   it('eventType(github) reads x-github-event', () => {
-    expect(eventType('github', { 'x-github-event': 'push' }, json({ type: 'ignored' }))).toBe('push');
+    expect(eventType(senderRow('github'), { 'x-github-event': 'push' }, json({ type: 'ignored' }))).toBe('push');
   });
 
   it('eventType(shopify) reads x-shopify-topic', () => {
-    expect(eventType('shopify', { 'x-shopify-topic': 'orders/create' }, json({}))).toBe('orders/create');
+    expect(eventType(senderRow('shopify'), { 'x-shopify-topic': 'orders/create' }, json({}))).toBe('orders/create');
   });
 
   it('eventType(slack) reads the inner event type of an event_callback', () => {
     const body = json({ type: 'event_callback', event: { type: 'app_mention' } });
-    expect(eventType('slack', {}, body)).toBe('app_mention');
+    expect(eventType(senderRow('slack'), {}, body)).toBe('app_mention');
   });
 
   it('eventType(stripe) reads the body type', () => {
-    expect(eventType('stripe', {}, json({ type: 'customer.created' }))).toBe('customer.created');
+    expect(eventType(senderRow('stripe'), {}, json({ type: 'customer.created' }))).toBe('customer.created');
   });
 
   it('eventType(undefined) reads a form type field', () => {
@@ -46,7 +46,7 @@ describe('eventType', () => {
   });
 
   it('eventType returns undefined for a non-string body type', () => {
-    expect(eventType('stripe', {}, json({ type: { nested: true } }))).toBeUndefined();
+    expect(eventType(senderRow('stripe'), {}, json({ type: { nested: true } }))).toBeUndefined();
   });
 
   it('eventType returns undefined for a JSON array body', () => {
@@ -54,7 +54,30 @@ describe('eventType', () => {
   });
 
   it('eventType(github) returns undefined without x-github-event', () => {
-    expect(eventType('github', {}, json({ type: 'a' }))).toBeUndefined();
+    expect(eventType(senderRow('github'), {}, json({ type: 'a' }))).toBeUndefined();
+  });
+
+  it('eventType(gitlab) reads x-gitlab-event, else the body object_kind', () => {
+    expect(eventType(senderRow('gitlab'), { 'x-gitlab-event': 'Push Hook' }, json({ object_kind: 'push' }))).toBe('Push Hook');
+    expect(eventType(senderRow('gitlab'), {}, json({ object_kind: 'push' }))).toBe('push');
+  });
+
+  it('eventType(slack) reads the envelope type when there is no inner event', () => {
+    expect(eventType(senderRow('slack'), {}, json({ type: 'app_rate_limited' }))).toBe('app_rate_limited');
+  });
+
+  it('eventType of a row that names no type (aws_sns) ignores a body type', () => {
+    expect(eventType(senderRow('aws_sns'), {}, json({ Type: 'Notification', type: 'forged' }))).toBeUndefined();
+  });
+
+  it('eventType of a row without event_type (a custom trigger with no settings) is undefined', () => {
+    expect(eventType({}, {}, json({ type: 'a' }))).toBeUndefined();
+  });
+
+  it('eventType(zoom) returns undefined, never throws, for a malformed body', () => {
+    expect(eventType(senderRow('zoom'), {}, json({ event: { nested: 1 } }))).toBeUndefined();
+    expect(eventType(senderRow('zoom'), {}, json('just text'))).toBeUndefined();
+    expect(eventType(senderRow('zoom'), {}, json([{ event: 'meeting.started' }]))).toBeUndefined();
   });
 });
 
@@ -71,8 +94,8 @@ describe('senderEventId', () => {
     expect(senderEventId(senderRow('slack'), {}, json({ event_id: 'Ev1', id: 'x' }))).toBe('Ev1');
   });
 
-  it('senderEventId(shopify) reads x-shopify-webhook-id', () => {
-    expect(senderEventId(senderRow('shopify'), { 'x-shopify-webhook-id': 's-1' }, json({}))).toBe('s-1');
+  it('senderEventId(shopify) reads x-shopify-event-id, the same for every retry of one event', () => {
+    expect(senderEventId(senderRow('shopify'), { 'x-shopify-event-id': 'e-1', 'x-shopify-webhook-id': 's-1' }, json({}))).toBe('e-1');
   });
 
   it('senderEventId(standard_webhooks) reads webhook-id', () => {

@@ -45,12 +45,12 @@ describe('event_id: the sender\'s delivery id', () => {
     expect((await send(body, signSlack({ secret, body, timestamp: nowSeconds() }))).event_id).toBe('Ev08MFMKH6');
   });
 
-  it('shopify: the X-Shopify-Webhook-Id header', async () => {
+  it('shopify: the X-Shopify-Event-Id header, the same for every retry of one event (not X-Shopify-Webhook-Id)', async () => {
     const secret = 'shpss_input';
     const { send } = await waitTrigger('echo', { signature: { service: 'shopify', secret } });
     const body = JSON.stringify({ id: 820982911946154500 });
-    const headers = { ...signShopify({ secret, body }), 'X-Shopify-Webhook-Id': 'b54557e4-bdd9-4b37-8a5f-bf7d70bcd043' };
-    expect((await send(body, headers)).event_id).toBe('b54557e4-bdd9-4b37-8a5f-bf7d70bcd043');
+    const headers = { ...signShopify({ secret, body }), 'X-Shopify-Event-Id': '98880550-7158-44d4-b7cd-2c97c8a091b5', 'X-Shopify-Webhook-Id': 'b54557e4-bdd9-4b37-8a5f-bf7d70bcd043' };
+    expect((await send(body, headers)).event_id).toBe('98880550-7158-44d4-b7cd-2c97c8a091b5');
   });
 
   it('standard_webhooks: the webhook-id header', async () => {

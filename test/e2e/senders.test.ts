@@ -25,12 +25,19 @@ describe('GET /signature-services', () => {
       expect(left_out.find((sender) => sender.id === id)?.reason, id).toMatch(/\w{10,}/);
     }
     for (const service of services) {
-      // needs_verify_token added with issue 30 (a meta trigger needs its own verify token).
-      const keys = ['category', 'docs_url', 'handshake', 'id', 'name', 'needs_verify_token', 'secret_label', ...('limits' in service ? ['limits'] : [])];
+      // needs_verify_token added with issue 30 (a meta trigger needs its own verify token); event_type and delivery_id with issue 31.
+      const keys = ['category', 'delivery_id', 'docs_url', 'event_type', 'handshake', 'id', 'name', 'needs_verify_token', 'secret_label', ...('limits' in service ? ['limits'] : [])];
       expect(Object.keys(service).sort()).toEqual(keys.sort());
       expect(new URL(service.docs_url as string).protocol).toBe('https:');
     }
     expect(services.find((service) => service.id === 'zoom')).toMatchObject({ name: 'Zoom', handshake: true });
+    // Where each sender's event type and delivery id are, in order of the sources tried.
+    expect(services.find((service) => service.id === 'gitlab')).toMatchObject({
+      event_type: { sources: [{ from: 'header', name: 'x-gitlab-event' }, { from: 'json', path: ['object_kind'] }], example: 'Push Hook' },
+      delivery_id: { from: 'header', name: 'idempotency-key', signed: false },
+    });
+    expect(services.find((service) => service.id === 'aws_sns')).toMatchObject({ event_type: { sources: [], note: expect.stringMatching(/MessageAttributes/) } });
+    expect(services.find((service) => service.id === 'zoom')?.delivery_id).toBeNull();
     // What a signature leaves unprotected is said where a user picks the sender.
     expect(services.find((service) => service.id === 'mailgun')?.limits).toMatch(/payload itself is unsigned/);
     expect(services.find((service) => service.id === 'paypal')?.limits).toMatch(/CRC32/);

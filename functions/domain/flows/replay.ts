@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import type { TriggerRecord } from '../triggers/trigger.js';
 import { parseWebhookBody, type WebhookBody } from '../webhooks/body.js';
 import { replayHeaders, storedBodyBytes } from '../webhooks/stored-request.js';
+import { rowOfSignature } from '../webhooks/senders/catalog.js';
 import { buildTriggerData } from '../webhooks/trigger-input.js';
 import { newExecutionId } from './execution-id.js';
 import type { BulkReplayRequest } from './execution-filter.js';
@@ -49,7 +50,7 @@ async function storedFlowInput(trigger: TriggerRecord, original: ExecutionDetail
     throw new AppError('not_replayable', 'the stored body is not one the receiver accepts');
   }
   const data = buildTriggerData({
-    service: trigger.signature?.service, headers, body, webhookId: trigger.webhook_id, receivedAt: new Date(original.received_at), newEventId: () => original.event_id,
+    row: trigger.signature ? rowOfSignature(trigger.signature) ?? {} : undefined, headers, body, webhookId: trigger.webhook_id, receivedAt: new Date(original.received_at), newEventId: () => original.event_id,
   });
   data.event_id = original.event_id;
   const inputJson = JSON.stringify({ trigger: data });

@@ -263,7 +263,7 @@ async function accept(deps: ReceiverDeps, request: IncomingWebhook, delivery: De
   }
 
   const { headers, body: visibleBody } = withheldFromFlow(request.headers, signedBodyOf(row, body), delivery.secrets, REDACTED);
-  const data = buildTriggerData({ service: record.signature?.service, row, headers, body: visibleBody, webhookId: request.webhookId, receivedAt, newEventId: deps.newId });
+  const data = buildTriggerData({ row, headers, body: visibleBody, webhookId: request.webhookId, receivedAt, newEventId: deps.newId });
   const execution = { event_id: data.event_id, received_at: data.received_at, ...(data.type !== undefined && { type: data.type }) };
   const stored = storedRequest(request, true, delivery.secrets);
   // A retry or a replay: with `deduplicate`, of the same signed id or content; whatever it says,
@@ -348,8 +348,8 @@ async function recordRefusal(deps: ReceiverDeps, request: IncomingWebhook, deliv
     const withBody = request.rawBody.length <= deps.maxBodyBytes;
     const body = withBody ? await parseWebhookBody(request.rawBody, request.headers['content-type']).catch(() => undefined) : undefined;
     const { signature } = delivery.trigger;
-    const type = body && eventType(signature?.service, request.headers, body);
     const row = signature ? (await senderRowOf(signature)) ?? {} : undefined;
+    const type = body && eventType(row, request.headers, body);
     await deps.executions.record(delivery.ref, {
       event_id: (body && senderEventId(row, request.headers, body)) ?? deps.newId(),
       received_at: delivery.receivedAt.toISOString(),
@@ -383,10 +383,7 @@ function signingSecrets(trigger: ActiveTrigger, now: Date): string[] {
 
 /** The catalog row a trigger's signature is verified by: the sender's, or `custom` with the trigger's own settings. */
 async function senderRowOf(signature: StoredSignature): Promise<SenderRow | undefined> {
-  const { customRow, hmacParamsFromCustomConfig, senderRow } = await (catalog ??= import('./senders/catalog.js'));
-  if (signature.service !== 'custom') return senderRow(signature.service);
-  if (!signature.custom) return undefined;
-  return customRow('content' in signature.custom ? signature.custom : hmacParamsFromCustomConfig(signature.custom));
+  return (await (catalog ??= import('./senders/catalog.js'))).rowOfSignature(signature);
 }
 
 /** Checks 1 to 5 against one copy of the trigger, in order: the first refusal, if any. */

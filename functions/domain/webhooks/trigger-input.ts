@@ -1,6 +1,5 @@
 import { isPlainObject } from '../../shared/json.js';
 import type { WebhookBody } from './body.js';
-import { headerValue } from './headers.js';
 import { requestValue } from './replay-key.js';
 import type { RequestValue, SenderRow } from './senders/catalog-types.js';
 
@@ -46,26 +45,26 @@ function bodyMember(body: WebhookBody, name: string): unknown {
   return isPlainObject(value) && Object.hasOwn(value, name) ? value[name] : undefined;
 }
 
-const asString = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+/** Where a trigger that names no sender finds the type: the body's top-level `type`, as it always did. */
+const UNSIGNED_EVENT_TYPE_SOURCES: readonly RequestValue[] = [{ from: 'json', path: ['type'] }];
 
 /**
- * The event type a flow filter matches on: GitHub's `x-github-event` header, Shopify's
- * `x-shopify-topic` header, the inner `event.type` of a Slack `event_callback`, for any other
- * sender a string `type` member of the body; `undefined` when none applies.
+ * The event type a flow filter matches on: the first of the sources the sender's catalog row
+ * names (`row.event_type`; none for a row that names none) present as a string of 1–256
+ * characters, or for an unsigned trigger (`row` undefined) the body's top-level `type`.
+ * `undefined` when none is: a missing or malformed field never fails a delivery.
  */
 export function eventType(
-  service: string | undefined,
+  row: Partial<Pick<SenderRow, 'event_type'>> | undefined,
   headers: Record<string, string>,
   body: WebhookBody,
 ): string | undefined {
-  if (service === 'github') return headerValue(headers, 'x-github-event');
-  if (service === 'shopify') return headerValue(headers, 'x-shopify-topic');
-  const type = asString(bodyMember(body, 'type'));
-  if (service === 'slack' && type === 'event_callback') {
-    const inner = bodyMember(body, 'event');
-    return (isPlainObject(inner) && asString(inner.type)) || type;
+  const sources = row ? row.event_type?.sources ?? [] : UNSIGNED_EVENT_TYPE_SOURCES;
+  for (const source of sources) {
+    const type = requestValue(source, headers, body);
+    if (type !== undefined) return type;
   }
-  return type;
+  return undefined;
 }
 
 /**
@@ -93,24 +92,23 @@ export function senderEventId(
  * except reserved names and keys that could reach a prototype.
  */
 export function buildTriggerData(input: {
-  service?: string;
   /** The sender's catalog row; undefined for an unsigned trigger. */
-  row?: Pick<SenderRow, 'delivery_id'>;
+  row?: Partial<Pick<SenderRow, 'delivery_id' | 'event_type'>>;
   headers: Record<string, string>;
   body: WebhookBody;
   webhookId: string;
   receivedAt: Date;
   newEventId: () => string;
 }): TriggerData {
-  const { service, headers, body } = input;
+  const { row, headers, body } = input;
   const trigger: TriggerData = {
     headers,
     event: body.value,
     webhook_id: input.webhookId,
     received_at: input.receivedAt.toISOString(),
-    event_id: senderEventId(input.row, headers, body) ?? input.newEventId(),
+    event_id: senderEventId(row, headers, body) ?? input.newEventId(),
   };
-  const type = eventType(service, headers, body);
+  const type = eventType(row, headers, body);
   if (type !== undefined) trigger.type = type;
   const data = bodyMember(body, 'data');
   if (data !== undefined) trigger.data = data;

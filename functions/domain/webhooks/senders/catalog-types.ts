@@ -25,7 +25,7 @@ export { SENDER_CATEGORIES, type SenderCategory } from './listing-types.js';
  * category, docs, what to paste, whether it expects a handshake or a reply of its own) and how its
  * requests are verified and answered.
  */
-export interface SenderRow extends Omit<SignatureServiceListing, 'needs_verify_token'> {
+export interface SenderRow extends Omit<SignatureServiceListing, 'needs_verify_token' | 'event_type' | 'delivery_id'> {
   /** The handshake the receiver answers for this sender itself (`handshakes.ts`), when it does. */
   handshake_answer?: HandshakeKindName;
   /**
@@ -57,6 +57,11 @@ export interface SenderRow extends Omit<SignatureServiceListing, 'needs_verify_t
    * deduplication keys on it. An unsigned id is shown, never trusted: anyone can write it.
    */
   delivery_id?: SignedValue;
+  /**
+   * Where the sender puts a delivery's event type, which filters match and flows read as `type`
+   * (`trigger-input.ts`): the first of `sources` present, as the sender's documentation writes it.
+   */
+  event_type: EventTypeRule;
   /**
    * The signed id deduplication keys on where the delivery id is not one (Mailgun signs only
    * `signature.token`, PayPal its `paypal-transmission-id`). With neither, deduplication keys on
@@ -92,7 +97,19 @@ export interface BodyRule {
   requires?: { path: JsonPath; when_header: string; equals: string }[];
 }
 
-/** A value a request carries: a header, or a member of the JSON body. */
+/**
+ * Where a delivery's event type is. `sources` are tried in order and the first string of 1–256
+ * characters is the type (GitLab: its `X-Gitlab-Event` header, else the body's `object_kind`);
+ * `example` is one type as the sender writes it. A sender whose deliveries carry no type has no
+ * sources, and its `note` says what a filter can match instead (usually nothing: a trigger with a
+ * filter then ignores every delivery). A missing or malformed field never fails a delivery: the
+ * type is then absent.
+ */
+export type EventTypeRule =
+  | { sources: [RequestValue, ...RequestValue[]]; example: string; note?: string }
+  | { sources: []; note: string };
+
+/** A value a request carries: a header, or a member of the JSON body (or a form field, for a one-name path). */
 export type RequestValue = { from: 'header'; name: string } | { from: 'json'; path: JsonPath };
 
 /** A request value, and whether the row's signature covers it. */

@@ -2,8 +2,9 @@
 // Adding a sender adds a row here and a proof in test/domain/senders/, never a branch in a
 // verifier. Ids are those of shared/senders.md (a trigger's `signature.service`).
 import { CUSTOM_TOLERANCE_SECONDS, type CustomSignatureConfig } from '../signatures/custom.js';
-import type { ContentPart, HmacKey, HmacParams, SenderRow, TimestampRule } from './catalog-types.js';
+import type { ContentPart, HmacKey, HmacParams, RequestValue, SenderRow, TimestampRule } from './catalog-types.js';
 import { SNS_SIGNED_FIELDS } from './sns-fields.js';
+import type { StoredSignature } from '../../triggers/trigger.js';
 
 /* Tolerances, each the sender's own where it names one ---------------------------------------- */
 
@@ -61,6 +62,10 @@ const TEXT_KEY: HmacKey = { format: 'text' };
 const WHSEC_BASE64_KEY: HmacKey = { format: 'base64', strip_prefix: 'whsec_' };
 const BODY: ContentPart[] = [{ part: 'body' }];
 
+/** Where an event type or id is: a header (lower case), or a member of the JSON body. */
+const inHeader = (name: string): RequestValue => ({ from: 'header', name });
+const inBody = (...path: string[]): RequestValue => ({ from: 'json', path });
+
 /** HMAC-SHA256 of the raw body, keyed by the secret as text: the most common scheme. */
 function bodyHmac(header: string, encoding: 'hex' | 'base64', prefix?: string, algorithm: 'sha1' | 'sha256' = 'sha256'): { primitive: 'hmac' } & HmacParams {
   return { primitive: 'hmac', algorithm, key: TEXT_KEY, content: BODY, signature: { from: 'header', name: header, ...(prefix && { prefix }) }, encoding };
@@ -95,6 +100,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://docs.stripe.com/webhooks#verify-manually',
     secret_label: "The endpoint's signing secret (whsec_…)",
     handshake: false,
+    event_type: { sources: [inBody('type')], example: 'payment_intent.succeeded' },
     delivery_id: { from: 'json', path: ['id'], signed: true },
     verification: {
       primitive: 'hmac',
@@ -113,6 +119,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://docs.github.com/en/webhooks/using-webhooks/validating-webhook-deliveries',
     secret_label: "The webhook's secret",
     handshake: false,
+    event_type: { sources: [inHeader('x-github-event')], example: 'pull_request', note: 'The body\'s `action` (`opened`) refines it; a flow reads it.' },
     delivery_id: { from: 'header', name: 'x-github-delivery', signed: false },
     verification: bodyHmac('x-hub-signature-256', 'hex', 'sha256='),
   },
@@ -123,6 +130,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://docs.gitlab.com/user/project/integrations/webhooks/#create-a-webhook',
     secret_label: "The webhook's secret token",
     handshake: false,
+    event_type: { sources: [inHeader('x-gitlab-event'), inBody('object_kind')], example: 'Push Hook', note: 'The body\'s `object_kind` (`push`) only when the header is missing.' },
     // GitLab's stable id across retries (X-Gitlab-Event-UUID is shared by recursive hooks).
     delivery_id: { from: 'header', name: 'idempotency-key', signed: false },
     verification: { primitive: 'static_token', location: 'header', header: 'x-gitlab-token' },
@@ -135,6 +143,8 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://support.atlassian.com/bitbucket-cloud/docs/manage-webhooks/#Secure-webhooks',
     secret_label: "The webhook's secret",
     handshake: false,
+    event_type: { sources: [inHeader('x-event-key')], example: 'repo:push' },
+    delivery_id: { from: 'header', name: 'x-request-uuid', signed: false },
     verification: bodyHmac('x-hub-signature', 'hex', 'sha256='),
   },
   {
@@ -144,6 +154,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://api.slack.com/authentication/verifying-requests-from-slack',
     secret_label: "The app's Signing Secret (Basic Information, App Credentials)",
     handshake: true,
+    event_type: { sources: [inBody('event', 'type'), inBody('type')], example: 'app_mention', note: 'The Events API\'s inner `event.type`; an envelope without an event by its own `type` (`url_verification`). Interactivity\'s form field `payload` is not read.' },
     handshake_answer: 'slack_url_verification',
     delivery_id: { from: 'json', path: ['event_id'], signed: true },
     verification: {
@@ -163,6 +174,9 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://discord.com/developers/docs/interactions/overview#setting-up-an-endpoint-validating-security-request-headers',
     secret_label: "The application's Public Key (General Information): 64 hex characters",
     handshake: true,
+    event_type: { sources: [inBody('event', 'type')], example: 'APPLICATION_AUTHORIZED', note: 'Webhook Events\' inner `event.type`. Interactions carry an integer `type`, which is not read.' },
+    // Interactions' snowflake; Webhook Events carry none, so they deduplicate on their signed content.
+    delivery_id: { from: 'json', path: ['id'], signed: true },
     handshake_answer: 'discord_ping',
     verification: {
       primitive: 'ed25519',
@@ -179,7 +193,9 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://shopify.dev/docs/apps/build/webhooks/verify-deliveries',
     secret_label: "The app's client secret (or the store's webhook signing key, Settings > Notifications > Webhooks)",
     handshake: false,
-    delivery_id: { from: 'header', name: 'x-shopify-webhook-id', signed: false },
+    event_type: { sources: [inHeader('x-shopify-topic')], example: 'orders/create' },
+    // X-Shopify-Event-Id is the same for every retry and subscription of one event; X-Shopify-Webhook-Id is not.
+    delivery_id: { from: 'header', name: 'x-shopify-event-id', signed: false },
     verification: bodyHmac('x-shopify-hmac-sha256', 'base64'),
   },
   {
@@ -189,6 +205,8 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://woocommerce.github.io/woocommerce-rest-api-docs/#webhooks',
     secret_label: "The webhook's Secret",
     handshake: true,
+    event_type: { sources: [inHeader('x-wc-webhook-topic')], example: 'order.created' },
+    delivery_id: { from: 'header', name: 'x-wc-webhook-delivery-id', signed: false },
     handshake_answer: 'woocommerce_ping',
     verification: bodyHmac('x-wc-webhook-signature', 'base64'),
   },
@@ -199,6 +217,8 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://developer.bigcommerce.com/docs/integrations/webhooks#webhook-security',
     secret_label: 'A header you set in the hook\'s "headers" when you created it, as a header line Name: value (e.g. X-Hook-Token: a value of your choice)',
     handshake: false,
+    event_type: { sources: [inBody('scope')], example: 'store/order/statusUpdated' },
+    delivery_id: { from: 'json', path: ['hash'], signed: false },
     // BigCommerce signs nothing: a hook carries the static headers given when it was created,
     // whichever the user chose, so the pasted line names the header as well as its value.
     verification: { primitive: 'static_token', location: 'named_header' },
@@ -211,6 +231,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://www.twilio.com/docs/usage/webhooks/webhooks-security',
     secret_label: "The account's Auth Token (Console, Account Info)",
     handshake: true,
+    event_type: { sources: [inBody('type')], example: 'com.twilio.messaging.message.delivered', note: 'Event Streams\' CloudEvents `type`. Classic Messaging and Voice webhooks carry none (the URL called says the kind; the status is the form field `MessageStatus` or `CallStatus`): a trigger with an event filter ignores its deliveries.' },
     delivery_id: { from: 'header', name: 'i-twilio-idempotency-token', signed: false },
     verification: {
       primitive: 'hmac',
@@ -228,6 +249,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://www.twilio.com/docs/sendgrid/for-developers/tracking-events/getting-started-event-webhook-security-features',
     secret_label: 'The Event Webhook Verification Key (Signature Verification): a base64 public key starting MFkw',
     handshake: false,
+    event_type: { sources: [], note: 'One POST carries a batch: a JSON array, each element\'s type in `event` (`delivered`). Batches are not split into events yet, so no type is read; a trigger with an event filter ignores its deliveries.' },
     verification: {
       primitive: 'ecdsa_p256',
       signatureHeader: 'x-twilio-email-event-webhook-signature',
@@ -246,6 +268,8 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://documentation.mailgun.com/docs/mailgun/user-manual/tracking-messages/#securing-webhooks',
     secret_label: 'The HTTP webhook signing key',
     handshake: false,
+    event_type: { sources: [inBody('event-data', 'event')], example: 'delivered', note: 'Mailgun does not sign `event-data`.' },
+    delivery_id: { from: 'json', path: ['event-data', 'id'], signed: false },
     // Mailgun signs `signature.{timestamp, token}` only, with an account-wide key: a captured
     // signature verifies over any `event-data`, so each token is accepted once, as Mailgun asks.
     replay_key: { from: 'json', path: ['signature', 'token'] },
@@ -271,6 +295,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://postmarkapp.com/developer/webhooks/webhooks-overview#protecting-your-webhook',
     secret_label: 'The username:password you put in the webhook URL (Basic auth)',
     handshake: false,
+    event_type: { sources: [inBody('RecordType')], example: 'Delivery', note: 'Inbound webhooks carry none.' },
     // HTTP Basic in Authorization, which the client derives from https://user:password@… in the webhook URL.
     verification: { primitive: 'basic' },
     secret_fields: [{ from: 'header', name: 'authorization' }],
@@ -282,6 +307,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://resend.com/docs/dashboard/webhooks/verify-webhooks-requests',
     secret_label: "The webhook's Signing Secret (whsec_…)",
     handshake: false,
+    event_type: { sources: [inBody('type')], example: 'email.sent' },
     delivery_id: { from: 'header', name: 'svix-id', signed: true },
     verification: svixStyle('svix'),
   },
@@ -292,6 +318,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://clerk.com/docs/webhooks/sync-data#verify-webhook-signatures',
     secret_label: "The endpoint's Signing Secret (whsec_…)",
     handshake: false,
+    event_type: { sources: [inBody('type')], example: 'user.created' },
     delivery_id: { from: 'header', name: 'svix-id', signed: true },
     verification: svixStyle('svix'),
   },
@@ -302,6 +329,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: SVIX_DOCS,
     secret_label: "The endpoint's Signing Secret (whsec_…)",
     handshake: false,
+    event_type: { sources: [inBody('type')], example: 'user.created', note: 'The sending application\'s own; `type` by convention.' },
     // A white-labelled Svix sender uses `webhook-*` headers: that is the standard_webhooks row.
     delivery_id: { from: 'header', name: 'svix-id', signed: true },
     verification: svixStyle('svix'),
@@ -313,6 +341,8 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://developer.paddle.com/webhooks/signature-verification',
     secret_label: "The notification destination's secret key (pdl_ntfset_…)",
     handshake: false,
+    event_type: { sources: [inBody('event_type')], example: 'transaction.completed' },
+    delivery_id: { from: 'json', path: ['event_id'], signed: true },
     verification: {
       primitive: 'hmac',
       algorithm: 'sha256',
@@ -330,6 +360,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://docs.lemonsqueezy.com/help/webhooks/signing-requests',
     secret_label: "The webhook's signing secret",
     handshake: false,
+    event_type: { sources: [inBody('meta', 'event_name'), inHeader('x-event-name')], example: 'order_created' },
     verification: bodyHmac('x-signature', 'hex'),
   },
   {
@@ -339,6 +370,9 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://developer.paypal.com/api/rest/webhooks/rest/#link-selfverificationmethod',
     secret_label: 'The Webhook ID (My Apps & Credentials, your app, Webhooks), letters and digits such as 1JE4291016473214C',
     handshake: false,
+    event_type: { sources: [inBody('event_type')], example: 'PAYMENT.CAPTURE.COMPLETED' },
+    // PayPal binds the body by a CRC32 only, which is no MAC: its id is shown, never trusted.
+    delivery_id: { from: 'json', path: ['id'], signed: false },
     // PayPal signs `transmission id|time|webhook id|CRC32(body)`: a CRC32 is no MAC, so with one
     // captured delivery another body of the same CRC verifies too. Each transmission is accepted once.
     replay_key: { from: 'header', name: 'paypal-transmission-id' },
@@ -359,6 +393,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://developer.squareup.com/docs/webhooks/step3validate',
     secret_label: "The subscription's Signature key",
     handshake: false,
+    event_type: { sources: [inBody('type')], example: 'payment.updated' },
     delivery_id: { from: 'json', path: ['event_id'], signed: true },
     verification: {
       primitive: 'hmac',
@@ -377,6 +412,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://developer.paypal.com/braintree/docs/guides/webhooks/parse',
     secret_label: 'The Private Key (API Keys)',
     handshake: false,
+    event_type: { sources: [], note: 'The type is the `<kind>` of the base64 XML in the form field `bt_payload` (`subscription_charged_successfully`), which is not decoded yet; a trigger with an event filter ignores its deliveries.' },
     verification: {
       primitive: 'hmac',
       algorithm: 'sha1',
@@ -394,6 +430,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://docs.adyen.com/development-resources/webhooks/secure-webhooks/verify-hmac-signatures',
     secret_label: "The webhook's HMAC key (hex)",
     handshake: true,
+    event_type: { sources: [], note: 'One POST carries a batch: `notificationItems[]`, each item\'s type in `NotificationRequestItem.eventCode` (`AUTHORISATION`). Batches are not split into events yet, so no type is read; a trigger with an event filter ignores its deliveries.' },
     verification: {
       primitive: 'hmac',
       algorithm: 'sha256',
@@ -429,6 +466,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://docs.mollie.com/reference/webhooks-best-practices',
     secret_label: "The next-gen webhook's shared secret (classic webhooks are unsigned and not supported)",
     handshake: false,
+    event_type: { sources: [], note: 'Classic webhooks carry only the resource id, and no type is documented for next-gen ones; a trigger with an event filter ignores its deliveries.' },
     // Classic Mollie webhooks carry only `id=tr_…`, unsigned: the receiver would have to fetch the
     // payment with the account's API key. Only the signed next-gen webhooks are verified.
     verification: bodyHmac('x-mollie-signature', 'hex'),
@@ -440,6 +478,8 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://razorpay.com/docs/webhooks/validate-test/',
     secret_label: 'The Webhook Secret',
     handshake: false,
+    event_type: { sources: [inBody('event')], example: 'payment.captured' },
+    delivery_id: { from: 'header', name: 'x-razorpay-event-id', signed: false },
     verification: bodyHmac('x-razorpay-signature', 'hex'),
   },
   {
@@ -449,6 +489,8 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://docs.cdp.coinbase.com/commerce/docs/webhooks-security',
     secret_label: 'The Shared Secret (Settings, Webhook subscriptions)',
     handshake: false,
+    event_type: { sources: [inBody('event', 'type')], example: 'charge:confirmed' },
+    delivery_id: { from: 'json', path: ['event', 'id'], signed: true },
     verification: bodyHmac('x-cc-webhook-signature', 'hex'),
   },
   {
@@ -458,6 +500,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://plaid.com/docs/api/webhooks/webhook-verification/',
     secret_label: '— (not supported)',
     handshake: false,
+    event_type: { sources: [inBody('webhook_code')], example: 'SYNC_UPDATES_AVAILABLE', note: '`webhook_type` (`TRANSACTIONS`) beside it says the product.' },
     verification: {
       primitive: 'unsupported',
       reason:
@@ -471,6 +514,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://developers.zoom.us/docs/api/webhooks/#verify-webhook-events',
     secret_label: "The app's Secret Token (Features, Access)",
     handshake: true,
+    event_type: { sources: [inBody('event')], example: 'meeting.started' },
     handshake_answer: 'zoom_url_validation',
     verification: {
       primitive: 'hmac',
@@ -489,6 +533,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://dev.twitch.tv/docs/eventsub/handling-webhook-events/#verifying-the-event-message',
     secret_label: 'The secret you gave when creating the EventSub subscription',
     handshake: true,
+    event_type: { sources: [inBody('subscription', 'type'), inHeader('twitch-eventsub-subscription-type')], example: 'channel.follow', note: 'The signed body\'s `subscription.type`, which the unsigned `Twitch-Eventsub-Subscription-Type` header repeats.' },
     handshake_answer: 'twitch_callback_verification',
     // The message-type header is not signed: a notification must carry its `event`, so a captured
     // verification (or revocation) replayed as a notification never reaches the flow.
@@ -511,6 +556,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://learn.microsoft.com/en-us/graph/change-notifications-delivery-webhooks#processing-the-change-notification',
     secret_label: 'The clientState you set on the subscription',
     handshake: true,
+    event_type: { sources: [], note: 'One POST carries a batch: `value[]`, each change\'s type in `changeType` (`created`), or `lifecycleEvent` for lifecycle notifications. Batches are not split into events yet, so no type is read; a trigger with an event filter ignores its deliveries.' },
     handshake_answer: 'microsoft_graph_validation',
     // No signature: each notification of `value` carries the subscription's clientState.
     verification: { primitive: 'static_token', location: 'body_items', array: 'value', field: 'clientState' },
@@ -523,6 +569,8 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://cloud.google.com/pubsub/docs/authenticate-push-subscriptions',
     secret_label: "The push subscription's audience, a space, and its service account email (https://… push@my-project.iam.gserviceaccount.com)",
     handshake: false,
+    event_type: { sources: [], note: 'The push envelope carries none: the publisher\'s `message.attributes` (Cloud Storage\'s `eventType`) reach the flow but no filter; a trigger with an event filter ignores its deliveries.' },
+    delivery_id: { from: 'json', path: ['message', 'messageId'], signed: false },
     verification: {
       primitive: 'jwt',
       // Any Google Cloud project can push to any URL: the pasted audience and email say which is ours.
@@ -547,6 +595,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://docs.aws.amazon.com/sns/latest/dg/sns-verify-signature-of-message.html',
     secret_label: "The topic's ARN (arn:aws:sns:<region>:<account>:<topic>); set the topic's SignatureVersion attribute to 2 (SHA256), the only version accepted",
     handshake: true,
+    event_type: { sources: [], note: 'Only the envelope\'s kind (`Type`: `Notification`); the publisher\'s own type is in `Message` or `MessageAttributes`, which the flow reads; a trigger with an event filter ignores its deliveries.' },
     handshake_answer: 'aws_sns_subscription',
     // SNS posts its JSON as text/plain; charset=UTF-8.
     body_as: 'json',
@@ -571,6 +620,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://developer.calendly.com/api-docs/4c305798a61d3-webhook-signatures',
     secret_label: "The webhook subscription's signing key",
     handshake: false,
+    event_type: { sources: [inBody('event')], example: 'invitee.created' },
     verification: {
       primitive: 'hmac',
       algorithm: 'sha256',
@@ -588,6 +638,8 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://www.typeform.com/developers/webhooks/secure-your-webhooks/',
     secret_label: "The webhook's secret",
     handshake: false,
+    event_type: { sources: [inBody('event_type')], example: 'form_response' },
+    delivery_id: { from: 'json', path: ['event_id'], signed: true },
     verification: bodyHmac('typeform-signature', 'base64', 'sha256='),
   },
   {
@@ -597,6 +649,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://developers.hubspot.com/docs/api/webhooks/validating-requests#validate-the-v3-request-signature',
     secret_label: "The app's Client secret",
     handshake: false,
+    event_type: { sources: [], note: 'One POST carries a batch: a JSON array, each element\'s type in `subscriptionType` (`contact.creation`). Batches are not split into events yet, so no type is read; a trigger with an event filter ignores its deliveries.' },
     verification: {
       primitive: 'hmac',
       algorithm: 'sha256',
@@ -614,6 +667,8 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://developers.intercom.com/docs/references/webhooks/webhook-models#signed-notifications',
     secret_label: "The app's client_secret (Basic Information)",
     handshake: true,
+    event_type: { sources: [inBody('topic')], example: 'conversation.user.created', note: 'Its setup `ping` is a topic too.' },
+    delivery_id: { from: 'json', path: ['id'], signed: true },
     verification: bodyHmac('x-hub-signature', 'hex', 'sha1=', 'sha1'),
   },
   {
@@ -623,6 +678,8 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://linear.app/developers/webhooks#securing-webhooks',
     secret_label: "The webhook's signing secret",
     handshake: false,
+    event_type: { sources: [inBody('type')], example: 'Issue', note: '`action` (`create`) beside it says what happened.' },
+    delivery_id: { from: 'header', name: 'linear-delivery', signed: false },
     verification: {
       ...bodyHmac('linear-signature', 'hex'),
       // Only the timestamp inside the signed body counts (the linear-timestamp header is not signed).
@@ -636,6 +693,8 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://developer.atlassian.com/cloud/jira/platform/webhooks/#secure-admin-webhooks',
     secret_label: "The admin webhook's secret",
     handshake: false,
+    event_type: { sources: [inBody('webhookEvent')], example: 'jira:issue_updated' },
+    delivery_id: { from: 'header', name: 'x-atlassian-webhook-identifier', signed: false },
     // App (Connect/Forge) webhooks carry a JWT instead: configure those as an app, not here.
     verification: bodyHmac('x-hub-signature', 'hex', 'sha256='),
   },
@@ -646,6 +705,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://developers.asana.com/docs/webhooks-guide#security',
     secret_label: 'The X-Hook-Secret Asana sent in the handshake',
     handshake: true,
+    event_type: { sources: [], note: 'One POST carries a batch: `events[]`, each event\'s type in `action` (`changed`) with `resource.resource_type`. Batches are not split into events yet, so no type is read; a trigger with an event filter ignores its deliveries.' },
     handshake_answer: 'asana_hook_secret',
     // The secret arrives in the handshake: a trigger may be created without one.
     secret_from_handshake: true,
@@ -659,6 +719,8 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://developers.notion.com/reference/webhooks#step-3-validating-event-payloads-recommended',
     secret_label: 'The verification_token Notion sent when the subscription was created',
     handshake: true,
+    event_type: { sources: [inBody('type')], example: 'page.created' },
+    delivery_id: { from: 'json', path: ['id'], signed: true },
     handshake_answer: 'notion_verification',
     // The secret arrives in the handshake: a trigger may be created without one.
     secret_from_handshake: true,
@@ -672,6 +734,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://airtable.com/developers/web/api/webhooks-overview#webhook-notification-delivery',
     secret_label: 'The macSecretBase64 returned when the webhook was created',
     handshake: false,
+    event_type: { sources: [], note: 'A notification only says that the base changed (the payloads are fetched through Airtable\'s API); a trigger with an event filter ignores its deliveries.' },
     verification: { ...bodyHmac('x-airtable-content-mac', 'hex', 'hmac-sha256='), key: { format: 'base64' } },
   },
   {
@@ -681,6 +744,8 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://vercel.com/docs/webhooks/webhooks-api#securing-webhooks',
     secret_label: "The webhook's secret (shown once, when it is created)",
     handshake: false,
+    event_type: { sources: [inBody('type')], example: 'deployment.created' },
+    delivery_id: { from: 'json', path: ['id'], signed: true },
     verification: bodyHmac('x-vercel-signature', 'hex', undefined, 'sha1'),
   },
   {
@@ -690,6 +755,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://docs.netlify.com/site-deploys/deploy-notifications/#payload-signature',
     secret_label: "The notification's JWS secret token",
     handshake: false,
+    event_type: { sources: [], note: 'The deploy object carries no type: the event is the one chosen for the notification\'s URL; a trigger with an event filter ignores its deliveries.' },
     // Netlify's token carries no time, so there is none to check; its `sha256` claim binds the body.
     verification: { primitive: 'jwt', key: 'secret', header: 'x-webhook-signature', algorithms: ['HS256'], issuers: ['netlify'], bodySha256Claim: 'sha256' },
   },
@@ -700,6 +766,8 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://docs.sentry.io/organization/integrations/integration-platform/webhooks/#sentry-hook-signature',
     secret_label: "The integration's Client Secret",
     handshake: false,
+    event_type: { sources: [inHeader('sentry-hook-resource')], example: 'issue', note: 'The body\'s `action` (`created`) beside it says what happened.' },
+    delivery_id: { from: 'header', name: 'request-id', signed: false },
     // Sentry-Hook-Timestamp is sent but not signed, so it proves nothing and is not checked.
     verification: bodyHmac('sentry-hook-signature', 'hex'),
   },
@@ -710,6 +778,8 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://developer.pagerduty.com/docs/webhooks-overview#verifying-signatures',
     secret_label: "The webhook subscription's secret",
     handshake: false,
+    event_type: { sources: [inBody('event', 'event_type')], example: 'incident.triggered', note: 'V3 webhooks; legacy v1/v2 batches (`messages[]`) are not split.' },
+    delivery_id: { from: 'json', path: ['event', 'id'], signed: true },
     verification: {
       primitive: 'hmac',
       algorithm: 'sha256',
@@ -727,6 +797,8 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://developer.zendesk.com/documentation/webhooks/verifying/',
     secret_label: "The webhook's signing secret",
     handshake: false,
+    event_type: { sources: [inBody('type')], example: 'zen:event-type:user.created', note: 'Event-subscription webhooks; trigger and automation webhooks send the admin\'s own template.' },
+    delivery_id: { from: 'json', path: ['id'], signed: true },
     verification: {
       primitive: 'hmac',
       algorithm: 'sha256',
@@ -744,6 +816,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://developers.docusign.com/platform/webhooks/connect/validate/',
     secret_label: 'The Connect HMAC key',
     handshake: false,
+    event_type: { sources: [inBody('event')], example: 'envelope-completed', note: 'Connect\'s JSON format.' },
     verification: {
       primitive: 'hmac',
       algorithm: 'sha256',
@@ -761,6 +834,8 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://developer.okta.com/docs/concepts/event-hooks/#one-time-verification-request',
     secret_label: "The event hook's authentication field and secret as a header line, Name: value (e.g. Authorization: my-okta-secret)",
     handshake: true,
+    event_type: { sources: [], note: 'One POST carries a batch: `data.events[]`, each event\'s type in `eventType` (`user.session.start`); the envelope\'s `eventType` is always `com.okta.event_hook`. Batches are not split into events yet, so no type is read; a trigger with an event filter ignores its deliveries.' },
+    delivery_id: { from: 'json', path: ['eventId'], signed: false },
     handshake_answer: 'okta_verification',
     // The admin chooses the header (usually Authorization), so the pasted line names it.
     verification: { primitive: 'static_token', location: 'named_header' },
@@ -773,6 +848,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://auth0.com/docs/customize/log-streams/custom-log-streams',
     secret_label: "The log stream's Authorization Token, exactly as entered (with Bearer if you typed it)",
     handshake: false,
+    event_type: { sources: [], note: 'One POST carries a batch: log entries, each one\'s type in `data.type` (a log code such as `s`). Batches are not split into events yet, so no type is read; a trigger with an event filter ignores its deliveries.' },
     // Sent as the whole Authorization value, exactly as entered, so no scheme is taken off.
     verification: { primitive: 'static_token', location: 'header', header: 'authorization' },
     secret_fields: [{ from: 'header', name: 'authorization' }],
@@ -784,6 +860,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://developers.facebook.com/docs/graph-api/webhooks/getting-started#validate-payloads',
     secret_label: "The app's App Secret (App settings, Basic)",
     handshake: true,
+    event_type: { sources: [inBody('object')], example: 'whatsapp_business_account', note: 'Each change\'s `field` (`messages`) is in `entry[].changes[]`, a batch not split yet.' },
     handshake_answer: 'meta_subscribe',
     // The token the user typed into Meta's dashboard; the app secret is never one.
     needs_verify_token: true,
@@ -797,6 +874,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://core.telegram.org/bots/api#setwebhook',
     secret_label: 'The secret_token you gave setWebhook',
     handshake: false,
+    event_type: { sources: [], note: 'The type is which optional field the Update holds (`message`, `callback_query`), not a value; a trigger with an event filter ignores its deliveries.' },
     verification: { primitive: 'static_token', location: 'header', header: 'x-telegram-bot-api-secret-token' },
     secret_fields: [{ from: 'header', name: 'x-telegram-bot-api-secret-token' }],
   },
@@ -807,6 +885,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://www.dropbox.com/developers/reference/webhooks#notifications',
     secret_label: "The app's App secret",
     handshake: true,
+    event_type: { sources: [], note: 'A notification only lists the accounts whose files changed; a trigger with an event filter ignores its deliveries.' },
     handshake_answer: 'dropbox_challenge',
     verification: bodyHmac('x-dropbox-signature', 'hex'),
   },
@@ -817,6 +896,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://docs.x.com/x-api/webhooks/introduction#validating-the-signature-header',
     secret_label: "The app's API Key Secret (consumer secret)",
     handshake: true,
+    event_type: { sources: [], note: 'The type is the key the body holds (`tweet_create_events`), each an array of events; a trigger with an event filter ignores its deliveries.' },
     handshake_answer: 'x_crc',
     // Its CRC answer is an HMAC under the very key deliveries are signed with: only a JSON object
     // (which no CRC token can be) is a delivery, so an answered token never verifies as one.
@@ -830,6 +910,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://github.com/standard-webhooks/standard-webhooks/blob/main/spec/standard-webhooks.md#verifying-webhook-authenticity',
     secret_label: 'The signing secret (whsec_…)',
     handshake: false,
+    event_type: { sources: [inBody('type')], example: 'contact.created' },
     delivery_id: { from: 'header', name: 'webhook-id', signed: true },
     verification: svixStyle('webhook'),
   },
@@ -840,6 +921,7 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://en.wikipedia.org/wiki/HMAC',
     secret_label: 'The secret your sender signs with',
     handshake: false,
+    event_type: { sources: [inBody('type')], example: 'invoice.paid', note: 'Your sender\'s own: the body\'s top-level `type`, as for a trigger without a signature.' },
     verification: { primitive: 'configured' },
   },
 ];
@@ -849,6 +931,16 @@ const BY_ID = new Map(SENDERS.map((row) => [row.id, row]));
 /** The row for `id`, or `undefined` for an id the catalog does not know. */
 export function senderRow(id: string): SenderRow | undefined {
   return BY_ID.get(id);
+}
+
+/**
+ * The row a trigger's `signature` verifies with: the catalog's, or the `custom` row with the
+ * trigger's own HMAC settings; `undefined` for an unknown id or a `custom` without settings.
+ */
+export function rowOfSignature(signature: Pick<StoredSignature, 'service' | 'custom'>): SenderRow | undefined {
+  if (signature.service !== 'custom') return senderRow(signature.service);
+  if (!signature.custom) return undefined;
+  return customRow('content' in signature.custom ? signature.custom : hmacParamsFromCustomConfig(signature.custom));
 }
 
 /** The `custom` row with the trigger's own HMAC settings. */

@@ -27,7 +27,28 @@ export interface SignatureServiceListing {
   limits?: string;
   /** A trigger of this sender needs `signature.verify_token`, the token its handshake carries (Meta). */
   needs_verify_token: boolean;
+  /** Where the sender puts a delivery's event type, which filters match (`$.trigger.type`). */
+  event_type: ListedEventType;
+  /** Where the sender puts its own id of a delivery (`$.trigger.event_id`); `null` when it has none. */
+  delivery_id: ListedDeliveryId | null;
 }
+
+/** A value a request carries: a header (its lower-case name), or a member of the JSON body by its path. */
+export type ListedRequestValue = { from: 'header'; name: string } | { from: 'json'; path: string[] };
+
+/**
+ * The first of `sources` present is the type; none: the sender's deliveries carry no type, and
+ * `note` says what a filter can match instead.
+ */
+export interface ListedEventType {
+  sources: ListedRequestValue[];
+  /** One type as the sender writes it. */
+  example?: string;
+  note?: string;
+}
+
+/** `signed`: the sender's signature covers it, so deduplication keys on it; else it is shown, never trusted. */
+export type ListedDeliveryId = ListedRequestValue & { signed: boolean };
 
 /** A sender the catalog names but cannot verify, and why. */
 export interface LeftOutSender {

@@ -12,6 +12,8 @@ export const SIGNATURE_SERVICE_LISTING: SignatureServiceCatalog = {
     id: row.id, name: row.name, category: row.category, docs_url: row.docs_url, secret_label: row.secret_label, handshake: row.handshake,
     ...(row.limits !== undefined && { limits: row.limits }),
     needs_verify_token: row.needs_verify_token === true,
+    event_type: row.event_type,
+    delivery_id: row.delivery_id ?? null,
   })),
   left_out: SENDERS.flatMap((row) => (row.verification.primitive === 'unsupported'
     ? [{ id: row.id, name: row.name, docs_url: row.docs_url, reason: row.verification.reason }]
