@@ -28,7 +28,7 @@ describe('CORS on the local stack (CORS_ALLOWED_ORIGINS)', () => {
     expect(res.text).toBe('');
     expect(res.headers.get('access-control-allow-origin')).toBe(LISTED);
     expect(res.headers.get('access-control-allow-headers')!.split(',')).toEqual(['authorization', 'x-api-key', 'content-type']);
-    expect(res.headers.get('access-control-allow-methods')!.split(',')).toEqual(['DELETE', 'GET', 'PATCH', 'POST', 'PUT']);
+    expect(res.headers.get('access-control-allow-methods')!.split(',')).toEqual(['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT']);
     expect(res.headers.get('access-control-max-age')).toBe('600');
     expect(res.headers.get('access-control-allow-credentials')).toBeNull();
   });

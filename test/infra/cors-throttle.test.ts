@@ -42,7 +42,7 @@ describe('CORS from context corsAllowedOrigins', () => {
     expect(cors).toEqual({
       AllowOrigins: ['https://app.example.com', 'https://admin.example.com'],
       AllowHeaders: ['authorization', 'x-api-key', 'content-type'],
-      AllowMethods: ['DELETE', 'GET', 'PATCH', 'POST', 'PUT'],
+      AllowMethods: ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT'],
       ExposeHeaders: ['retry-after'],
       AllowCredentials: false,
       MaxAge: 600,
