@@ -58,6 +58,7 @@ function lambdaEnv(): Record<string, string> {
     SECRETS_KMS_KEY_ID: 'arn:aws:kms:us-east-1:000000000000:key/00000000-0000-0000-0000-000000000000',
     MFA_SIGNING_KEY_ID: 'arn:aws:kms:us-east-1:000000000000:key/11111111-1111-1111-1111-111111111111',
     MFA_TOKEN_ISSUER: 'https://api.example.com',
+    OBJECTS_BUCKET: 'flowgate-objects-000000000000-us-east-1',
     AUTH_JWT_SECRET: randomBytes(32).toString('base64url'),
   };
   for (const table of Object.values(TABLES)) env[table.env] = `bench-${table.env.toLowerCase()}`;
