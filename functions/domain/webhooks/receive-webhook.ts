@@ -346,7 +346,8 @@ async function recordRefusal(deps: ReceiverDeps, request: IncomingWebhook, deliv
   try {
     if (!(await deps.refusals.take(delivery.trigger.id, delivery.receivedAt.getTime()))) return;
     const withBody = request.rawBody.length <= deps.maxBodyBytes;
-    const body = withBody ? await parseWebhookBody(request.rawBody, request.headers['content-type']).catch(() => undefined) : undefined;
+    // The copy the earlier steps parsed, when they did (a body rule refuses after parsing): not parsed twice.
+    const body = withBody ? await bodyOf(request).catch(() => undefined) : undefined;
     const { signature } = delivery.trigger;
     const row = signature ? (await senderRowOf(signature)) ?? {} : undefined;
     const type = body && eventType(row, request.headers, body);
