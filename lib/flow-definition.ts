@@ -36,6 +36,21 @@ function* walkStates(states: unknown, path: readonly string[] = []): Generator<{
 }
 
 /**
+ * asl-validator's verdict on a definition's text, kept for the process: the validator builds and
+ * compiles its whole JSON schema on every call (about 0.3 s), and a synth checks each flow once
+ * more for every app built in the same process (the template tests build several).
+ */
+const aslVerdicts = new Map<string, string | undefined>();
+function aslSchemaErrors(text: string, definition: Record<string, unknown>): string | undefined {
+  if (!aslVerdicts.has(text)) {
+    // The validator writes defaults into what it is given: let it have its own copy.
+    const result = validateAsl(structuredClone(definition));
+    aslVerdicts.set(text, result.isValid ? undefined : result.errorsText('\n  '));
+  }
+  return aslVerdicts.get(text);
+}
+
+/**
  * Checks a flow definition, as its file holds it, before it becomes an express state machine:
  * it must be JSON, valid Amazon States Language (asl-validator: schema, transitions, terminal
  * states, paths), and use no integration pattern express workflows refuse. Strings such as
@@ -52,11 +67,8 @@ export function checkFlowDefinition(file: string, text: string): void {
   }
   if (!isObject(definition)) throw new Error(`flow definition ${file} is not a JSON object`);
 
-  // The validator writes defaults into what it is given: let it have its own copy.
-  const result = validateAsl(structuredClone(definition));
-  if (!result.isValid) {
-    throw new Error(`flow definition ${file} is not valid Amazon States Language:\n  ${result.errorsText('\n  ')}`);
-  }
+  const schemaErrors = aslSchemaErrors(text, definition);
+  if (schemaErrors !== undefined) throw new Error(`flow definition ${file} is not valid Amazon States Language:\n  ${schemaErrors}`);
 
   for (const { path, state } of walkStates(definition.States)) {
     if (state.Type === 'Task' && typeof state.Resource === 'string' && STANDARD_ONLY_RESOURCE.test(state.Resource)) {

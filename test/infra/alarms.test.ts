@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { App, type CfnElement } from 'aws-cdk-lib';
+import type { CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
@@ -12,15 +11,15 @@ import { buildServiceApp } from '../../lib/app.js';
 import { ALARM_THRESHOLDS } from '../../lib/constructs/alarms.js';
 import { listFlowNames } from '../../lib/flow-files.js';
 import type { ServiceStack } from '../../lib/service-stack.js';
+import { testApp } from '../support/synth.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CDK_CONTEXT = JSON.parse(readFileSync(resolve(ROOT, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
 const FLOW_NAMES = listFlowNames(resolve(ROOT, 'flows'));
 
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string };
 
 function synth(context: Record<string, unknown> = {}) {
-  const app = new App({ context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context } });
+  const app = testApp(context);
   const stack = buildServiceApp(app, { env: { account: '123456789012', region: 'eu-west-1' } });
   return { app, stack, template: Template.fromStack(stack) };
 }

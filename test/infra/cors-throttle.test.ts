@@ -1,17 +1,11 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildServiceApp } from '../../lib/app.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CDK_CONTEXT = JSON.parse(readFileSync(resolve(ROOT, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
+import { testApp } from '../support/synth.js';
 
 /** The app as `cdk synth` builds it (cdk.json's context and cdk-nag), minus bundling. */
 function synth(context: Record<string, unknown> = {}): Template {
-  const app = new App({ context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context } });
+  const app = testApp(context);
   return Template.fromStack(buildServiceApp(app));
 }
 

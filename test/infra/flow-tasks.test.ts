@@ -2,7 +2,6 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -10,10 +9,10 @@ import { buildServiceApp } from '../../lib/app.js';
 import { listFlowNames } from '../../lib/flow-files.js';
 import { functionReferences, listFlowFunctions } from '../../lib/flow-functions.js';
 import { checkFlowPermissions } from '../../lib/flow-permissions.js';
+import { testApp } from '../support/synth.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FLOWS = resolve(ROOT, 'flows');
-const CDK_CONTEXT = JSON.parse(readFileSync(resolve(ROOT, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
 
 interface Resource { Type: string; Properties: Record<string, any> }
 
@@ -39,7 +38,7 @@ function synth(flowsDir?: string, context: Record<string, unknown> = {}) {
   return synthApp(flowsDir, context).resources;
 }
 function synthApp(flowsDir?: string, context: Record<string, unknown> = {}) {
-  const app = new App({ context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context } });
+  const app = testApp(context);
   const stack = buildServiceApp(app, { flowsDir });
   return { app, resources: Template.fromStack(stack).toJSON().Resources as Record<string, Resource> };
 }

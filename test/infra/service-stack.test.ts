@@ -27,7 +27,7 @@ import { DataStores } from '../../lib/constructs/data-stores.js';
 import type { ServiceFunction } from '../../lib/constructs/service-function.js';
 import { listFlowNames } from '../../lib/flow-files.js';
 import { domainPrefixStackPart } from '../../lib/constructs/identity.js';
-import { CDK_CONTEXT, synth, type Synthesized } from '../support/synth.js';
+import { synth, testApp, type Synthesized } from '../support/synth.js';
 import { listFlowFunctions } from '../../lib/flow-functions.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -453,7 +453,7 @@ describe('the service stack, from functions/manifest.ts', () => {
     });
 
     it('is wired into synthesis: an unacknowledged finding fails the synth', () => {
-      const app = new App({ context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [] } });
+      const app = testApp();
       const stack = buildServiceApp(app);
       new Queue(stack, 'QueueWithoutDeadLetters');
       expect(() => app.synth()).toThrow(/AwsSolutions-SQS3/);

@@ -16,11 +16,17 @@ export interface Synthesized {
 }
 
 /**
- * The app exactly as `cdk synth` builds it (cdk.json's context and cdk-nag), minus bundling, with
- * extra context (`-c key=value`), an environment, or another folder of flows.
+ * The app exactly as `cdk synth` builds it (cdk.json's context and cdk-nag), minus bundling and
+ * CDK's built-in CloudFormation validation, with extra context (`-c key=value`), an environment,
+ * or another folder of flows. The validation takes several seconds of every synth and only warns;
+ * test/infra/synth.test.ts runs the real `cdk synth` with it and checks its report.
  */
 export function synth(context: Record<string, unknown> = {}, options: { env?: Environment; flowsDir?: string } = {}): Synthesized {
-  const app = new App({ context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context } });
+  const app = testApp(context);
   const stack = buildServiceApp(app, options);
   return { app, stack, template: Template.fromStack(stack) };
 }
+
+/** An app with cdk.json's context and `context`, built as {@link synth} builds it. */
+export const testApp = (context: Record<string, unknown> = {}): App =>
+  new App({ context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context }, builtinCloudFormationValidation: false });
