@@ -27,12 +27,14 @@ const MAX_BUNDLE_BYTES = 300 * 1000;
 const MAX_EXTRA_IMPORT_MS = 40;
 /**
  * What a function's own code may add to the SDK floor (its import over `dynamodbOnly`; over the
- * empty handler for a function without DynamoDB). The issue's +40 ms over empty is printed too, but
- * the floor alone takes +32 to +37 ms of it here and moves by 5 ms between runs, so it passes or
- * fails with the machine (bench/README.md, "The +40 ms target"); this is the bar that catches a
- * module imported at init that a request does not need. Measured: +1.7 to +9.6 ms.
+ * empty handler for a function without DynamoDB), as a share of what the floor itself adds over
+ * the empty handler in the same run. The issue's +40 ms over empty is printed too, but the floor
+ * alone takes most of it and moves with the machine (bench/README.md, "The +40 ms target"); this
+ * is the bar that catches a module imported at init that a request does not need. It was +15 ms
+ * when the floor was +25 ms (the quiet runs it was set in, where functions added +1.2 to +9.6 ms);
+ * a share of the floor measured beside it holds on a machine that imports twice as slowly.
  */
-const MAX_OWN_IMPORT_MS = 15;
+const MAX_OWN_IMPORT_SHARE = 0.6;
 const EMPTY = 'empty';
 const EMPTY_SPEC: FunctionSpec = { entry: 'bench/support/empty-handler.ts', timeoutSeconds: 3, memoryMb: 128, tables: {}, sendsTo: [] };
 /** The SDK floor: the DynamoDB document client alone, made as the functions make it (support/dynamodb-floor-handler.ts). */
@@ -100,6 +102,7 @@ export default async function coldStartBench() {
   const emptySize = await bundleSize(bundles[EMPTY]!);
   const floorSize = await bundleSize(bundles[FLOOR]!);
   const floorExtraMs = extraOver(wallOf(FLOOR), wallOf(EMPTY));
+  const maxOwnImportMs = MAX_OWN_IMPORT_SHARE * floorExtraMs;
   const rows = [];
   for (const name of names.filter((n) => !REFERENCES.has(n))) {
     const size = await bundleSize(bundles[name]!);
@@ -122,7 +125,7 @@ export default async function coldStartBench() {
       extra_over_dynamodb_ms: usesDynamo ? extraOver(wallOf(name), wallOf(FLOOR)) : null,
       size_met: size.initBytes <= MAX_BUNDLE_BYTES,
       import_met: extraMs <= MAX_EXTRA_IMPORT_MS,
-      own_import_met: (usesDynamo ? extraOver(wallOf(name), wallOf(FLOOR)) : extraMs) <= MAX_OWN_IMPORT_MS,
+      own_import_met: (usesDynamo ? extraOver(wallOf(name), wallOf(FLOOR)) : extraMs) <= maxOwnImportMs,
     });
   }
 
@@ -142,7 +145,7 @@ export default async function coldStartBench() {
   const overFloor = rows.flatMap((r) => (r.extra_over_dynamodb_ms === null ? [] : [r.extra_over_dynamodb_ms]));
   console.log(`of the +${MAX_EXTRA_IMPORT_MS} ms, the DynamoDB client alone takes +${fixed(floorExtraMs)} ms in this run; the functions that use it add ${fixed(Math.min(...overFloor))} to ${fixed(Math.max(...overFloor))} ms to it`);
   const ownMet = rows.every((r) => r.own_import_met);
-  console.log(`target: what each function's own code adds, over the DynamoDB client alone (over empty without DynamoDB), at most +${MAX_OWN_IMPORT_MS} ms: ${verdict(ownMet)}`);
+  console.log(`target: what each function's own code adds, over the DynamoDB client alone (over empty without DynamoDB), at most ${MAX_OWN_IMPORT_SHARE} of what that client adds, +${fixed(maxOwnImportMs)} ms in this run: ${verdict(ownMet)}`);
 
   await rm(outdir, { recursive: true, force: true });
   const chart: ChartRow[] = rows.flatMap((row) => [
@@ -156,7 +159,8 @@ export default async function coldStartBench() {
     rows,
     max_bundle_bytes: MAX_BUNDLE_BYTES,
     max_extra_import_ms: MAX_EXTRA_IMPORT_MS,
-    max_own_import_ms: MAX_OWN_IMPORT_MS,
+    max_own_import_share: MAX_OWN_IMPORT_SHARE,
+    max_own_import_ms: maxOwnImportMs,
     // The size target and the own-code bar; the +40 ms over empty is reported in import_met.
     target_met: sizeMet && ownMet,
     import_over_empty_met: importMet,

@@ -20,6 +20,15 @@ type AsyncMethods<T> = { [K in keyof T]: (...args: never[]) => Promise<unknown> 
  * of its methods. `methods` names every method, so that a port which grows one fails to compile here.
  */
 export function portOnFirstCall<T extends AsyncMethods<T>>(load: () => Promise<T>, methods: { [K in keyof T]: true }): T {
+  return portLoadedAhead(load, methods).port;
+}
+
+/**
+ * {@link portOnFirstCall}, plus `loadAhead()`, which starts the load without waiting for it: called
+ * as a request starts, the module compiles while the request waits on its first network round trip,
+ * instead of at init or in the way of the call that needs it. A failed load is retried by the call.
+ */
+export function portLoadedAhead<T extends AsyncMethods<T>>(load: () => Promise<T>, methods: { [K in keyof T]: true }): { port: T; loadAhead(): void } {
   const target = onFirstUse(load);
   const port = {} as Record<string, (...args: unknown[]) => Promise<unknown>>;
   for (const name of Object.keys(methods)) {
@@ -28,5 +37,8 @@ export function portOnFirstCall<T extends AsyncMethods<T>>(load: () => Promise<T
       return implementation[name]!(...args);
     };
   }
-  return port as unknown as T;
+  return {
+    port: port as unknown as T,
+    loadAhead: () => void target().catch(() => undefined),
+  };
 }

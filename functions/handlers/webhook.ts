@@ -4,9 +4,8 @@ import type { AwsClients } from '../adapters/aws/clients.js';
 import { dynamoClient } from '../adapters/aws/clients/dynamo.js';
 import { DynamoExecutionStore } from '../adapters/aws/dynamo-execution-store.js';
 import { DynamoTriggerStore } from '../adapters/aws/dynamo-trigger-store.js';
-import { sqsClient } from '../adapters/aws/clients/sqs.js';
 import { sfnFlowRunnerOnFirstUse } from '../adapters/aws/sfn-on-first-use.js';
-import { SqsEventQueue } from '../adapters/aws/sqs-event-queue.js';
+import { sqsEventQueueLoadedAhead } from '../adapters/aws/sqs-on-first-use.js';
 import { MeteredExecutionStore } from '../adapters/metered-execution-store.js';
 import { CountingExecutionStore } from '../adapters/counting-execution-store.js';
 import { DynamoDeliveryStats } from '../adapters/aws/dynamo-delivery-stats.js';
@@ -106,11 +105,12 @@ export function composeWebhook(settings: Settings, aws: AwsClients, senderKeys: 
   // Each delivery is counted by outcome as it is recorded (`GET /triggers/{id}/stats`).
   const counter = countAtOnce(new DynamoDeliveryStats(dynamoClient(aws), settings.executionsTable, Date.now), Date.now);
   const executions = new MeteredExecutionStore(new CountingExecutionStore(new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable, Date.now), counter), metricsRecorder);
-  return createWebhookHandler({
+  const flowQueue = sqsEventQueueLoadedAhead(settings.flowQueueUrl, aws);
+  const handler = createWebhookHandler({
     triggers: new CachedTriggerLookup(triggerStore, secretBox, settings.triggerCacheTtlMs, Date.now),
     executions,
     refusals: new RefusalBudget(executions, () => metricsRecorder.count(METRIC.webhookRefusalsNotRecorded)),
-    queue: new SqsEventQueue(sqsClient(aws), settings.flowQueueUrl),
+    queue: flowQueue.port,
     // Only wait-mode triggers run flows here: the Step Functions client loads on the first of them.
     flows: new MeteredFlowRunner(sfnFlowRunnerOnFirstUse(settings.flowArnPrefix, aws), metricsRecorder),
     now,
@@ -122,4 +122,8 @@ export function composeWebhook(settings: Settings, aws: AwsClients, senderKeys: 
     adoptSecret: async (record, secret, options) =>
       (await import('../domain/triggers/manage-triggers.js')).adoptHandshakeSecret({ store: triggerStore, secretBox, randomBytes, now }, record, secret, options),
   }, settings.publicWebhookBaseUrl ?? settings.webhookBaseUrl);
+  return (event: HttpEvent, context?: Context): Promise<HttpResult> => {
+    flowQueue.loadAhead();
+    return handler(event, context);
+  };
 }

@@ -1,3 +1,4 @@
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
@@ -159,17 +160,42 @@ describe('a bundled function, with only the credentials Lambda puts in its envir
     // flows/echo.asl.json answers with what it received.
     expect(JSON.parse(result.body)).toMatchObject({ webhook_id: record.webhook_id, event_id: 'evt_bundle' });
   });
+
+  it('acknowledges a delivery by queueing it with the SQS client it starts loading as the request begins', async () => {
+    const store = new DynamoTriggerStore(engines.dynamo, engines.engines.env.TRIGGERS_TABLE!, Date.now);
+    const deps = { store, secretBox: new LocalSecretBox(randomBytes(32).toString('base64')), randomBytes, now: Date.now };
+    const { record } = await createTrigger(deps, 'bundle-account', { flow: 'echo', response_mode: 'acknowledge', event_filter: [], api_key_enabled: false, signature: null, allowed_source_ips: null, enabled: true, deduplicate: false, acknowledge_response: null });
+    const eventId = `evt_bundle_ack_${randomBytes(4).toString('hex')}`;
+    const event = apiGatewayEvent({
+      method: 'POST',
+      routeKey: 'ANY /webhooks/{webhook_id}',
+      rawPath: `/webhooks/${record.webhook_id}`,
+      pathParameters: { webhook_id: record.webhook_id },
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'order.paid', id: eventId }),
+    });
+    const { result } = await invoke('webhook', event, functionEnv(ROLE));
+    expect(result.statusCode, JSON.stringify(result)).toBe(200);
+    expect(JSON.parse(result.body)).toMatchObject({ status: 'accepted' });
+    // What the flow worker will receive: the delivery, on the flow queue.
+    const queued: string[] = [];
+    for (let round = 0; round < 10 && !queued.some((body) => body.includes(eventId)); round++) {
+      const { Messages = [] } = await engines.sqs.send(new ReceiveMessageCommand({ QueueUrl: engines.engines.env.FLOW_QUEUE_URL!, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+      queued.push(...Messages.map((message) => message.Body ?? ''));
+    }
+    expect(queued.some((body) => body.includes(eventId))).toBe(true);
+  });
 });
 
 describe('what the webhook bundle loads at init', () => {
   const initCode = () => filesLoadedAtInit(bundles.webhook!).then((files) => files.map((file) => readFileSync(file, 'utf8')).join('\n'));
   const assetCode = () => readdirSync(dirname(bundles.webhook!)).map((file) => readFileSync(resolve(dirname(bundles.webhook!), file), 'utf8')).join('\n');
 
-  it('leaves the Step Functions and KMS clients and the multipart parser to chunks loaded on first use', async () => {
+  it('leaves the Step Functions, KMS and SQS clients and the multipart parser to chunks loaded on first use', async () => {
     const init = await initCode();
     const asset = assetCode();
-    // Step Functions' operation, KMS's service name on the wire, one of busboy's errors.
-    for (const marker of ['StartSyncExecution', 'TrentService', 'Unexpected end of form']) {
+    // Step Functions' operation, KMS's and SQS's service names on the wire, one of busboy's errors.
+    for (const marker of ['StartSyncExecution', 'TrentService', 'AmazonSQS', 'Unexpected end of form']) {
       expect(asset.includes(marker), `${marker} in the asset`).toBe(true);
       expect(init.includes(marker), `${marker} loaded at init`).toBe(false);
     }

@@ -1,6 +1,6 @@
 import type { EventQueue, Redelivery } from '../../domain/flows/ports.js';
 import type { SweepQueue } from '../../domain/kv/sweep-task.js';
-import { portOnFirstCall } from '../lazy.js';
+import { portLoadedAhead, portOnFirstCall } from '../lazy.js';
 import type { AwsClients } from './clients.js';
 
 /*
@@ -19,3 +19,11 @@ export const sqsRedeliveryOnFirstUse = (queueUrl: string, aws: AwsClients): Rede
 /** The flow queue, for the triggers function, which sends to it only to replay deliveries. */
 export const sqsEventQueueOnFirstUse = (queueUrl: string, aws: AwsClients): EventQueue =>
   portOnFirstCall(async () => (await import('./first-use/sqs.js')).eventQueue(queueUrl, aws), { send: true });
+
+/**
+ * The flow queue, for the receiver, which sends to it on every acknowledged delivery: loaded from
+ * the start of the first request (`loadAhead`), while it looks its trigger up, rather than at init.
+ * The SQS client is a tenth of the receiver's import at init (bench/README.md, cold start).
+ */
+export const sqsEventQueueLoadedAhead = (queueUrl: string, aws: AwsClients): { port: EventQueue; loadAhead(): void } =>
+  portLoadedAhead(async () => (await import('./first-use/sqs.js')).eventQueue(queueUrl, aws), { send: true });
