@@ -148,6 +148,11 @@ export interface EngineOptions {
   dataDir?: string;
   /** A data directory's folder for s3rver's buckets; a temporary folder, removed on stop, when unset. */
   objectsPath?: string;
+  /**
+   * Whether to start the Step Functions endpoint here (default true). The local stack's flow
+   * worker thread (`flow-worker-thread.ts`) starts its own instead, and its endpoint joins `env`.
+   */
+  stepFunctions?: boolean;
 }
 
 /** The one bucket that holds every object store's bytes, as deployed (`lib/constructs/object-storage.ts`). */
@@ -196,13 +201,13 @@ export async function startEngines(options: EngineOptions): Promise<Engines> {
   const sqsServer = await createSqsServer({ port: 0, hostname: "127.0.0.1", emulateQueueCreationLifecycle: false });
   const sqsEndpoint = `http://127.0.0.1:${(sqsServer.address() as { port: number }).port}`;
   const s3 = await startS3(options.objectsPath);
-  const sfn = await startLocalStepFunctions({ flowsDirs: options.flowsDirs, arnPrefix: LOCAL_FLOW_ARN_PREFIX, batchArnPrefix: LOCAL_FLOW_BATCH_ARN_PREFIX, tasks: options.tasks, engines: { dynamodb: dynamoEndpoint, sqs: sqsEndpoint } });
+  const sfn = options.stepFunctions === false ? undefined : await startLocalStepFunctions({ flowsDirs: options.flowsDirs, arnPrefix: LOCAL_FLOW_ARN_PREFIX, batchArnPrefix: LOCAL_FLOW_BATCH_ARN_PREFIX, tasks: options.tasks, engines: { dynamodb: dynamoEndpoint, sqs: sqsEndpoint } });
 
   const env: Record<string, string> = {
     ...LOCAL_AWS_ENV,
     AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
     AWS_ENDPOINT_URL_SQS: sqsEndpoint,
-    AWS_ENDPOINT_URL_SFN: sfn.endpoint,
+    ...(sfn && { AWS_ENDPOINT_URL_SFN: sfn.endpoint }),
     AWS_ENDPOINT_URL_S3: s3.endpoint,
     [SETTINGS.objectsBucket.env]: LOCAL_OBJECTS_BUCKET,
     [SETTINGS.flowArnPrefix.env]: LOCAL_FLOW_ARN_PREFIX,
@@ -232,7 +237,7 @@ export async function startEngines(options: EngineOptions): Promise<Engines> {
     env,
     queueUrls,
     async stop() {
-      await Promise.all([close(dynamoServer), close(sqsServer), close(sfn.server), s3.stop()]);
+      await Promise.all([close(dynamoServer), close(sqsServer), ...(sfn ? [close(sfn.server)] : []), s3.stop()]);
     },
   };
 }

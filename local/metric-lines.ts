@@ -47,3 +47,6 @@ export function receiveMetricLines(target: MetricLinesTarget): MetricLines {
     },
   };
 }
+
+/** A line written on another thread of this process (the flow worker's), received as if written here. */
+export const receiveLineFromThread = (line: string): void => fanOut(line);

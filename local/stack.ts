@@ -22,6 +22,7 @@ import { LocalCors } from './cors.js';
 import { openDataDir, type DataDir } from './data-dir.js';
 import { LOCAL_AWS_ENV, startEngines, type Engines } from './engines.js';
 import { LocalFlowTasks } from './flow-tasks.js';
+import { startFlowWorkerThread, type FlowWorkerThread } from './flow-worker-host.js';
 import { receiveMetricLines, type MetricLinesTarget } from './metric-lines.js';
 import { lambdaContext } from './lambda-context.js';
 import { recover, type RecoveryReport } from './recovery.js';
@@ -31,6 +32,8 @@ import { mintLocalToken } from './token.js';
 /** API Gateway HTTP APIs refuse larger payloads. */
 const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
 const KEEP_ALIVE_TIMEOUT_MS = 60_000;
+/** Poll loops on the flow queue, as Lambda runs several pollers per event source mapping. */
+const FLOW_WORKER_POLLERS = 4;
 const REPO_ROOT = resolve(import.meta.dirname, '..');
 const LOCAL_CREDENTIALS = { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY };
 
@@ -80,6 +83,13 @@ export interface LocalStackOptions {
    * `metricLines()` by default, or written to stdout as Lambda writes them (`npm start`, the cost bench).
    */
   metrics?: MetricLinesTarget;
+  /**
+   * Runs the flow worker and the Step Functions engine on a worker thread of their own
+   * (`flow-worker-thread.ts`), off the receiver's event loop, as Lambda runs them apart: `npm start`
+   * and the throughput bench do. Unset, they share this thread, and `aroundInvocation` and the
+   * `flowWorker` handler's own objects see its invocations (the cost bench, most tests).
+   */
+  flowWorkerThread?: boolean;
 }
 
 /** Calls `invoke` (one invocation of `fn` with `event`) and returns what it returns. */
@@ -133,13 +143,27 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const flowsDirs = (options.flowsDir ?? resolve(REPO_ROOT, 'flows')).split(delimiter).map((dir) => resolve(dir));
   const flowNames = listFlowNames(flowsDirs);
   const visibilityTimeoutSeconds = options.visibilityTimeoutSeconds ?? 30;
-  // Flow functions run in this process with this stack's settings (e.g. NOTIFY_URL), not process.env's.
-  const tasks = await LocalFlowTasks.load(flowsDirs, options.env ?? {});
+  const inThread = options.flowWorkerThread ?? false;
+  // Flow functions run with this stack's settings (e.g. NOTIFY_URL), not process.env's: here, or on the flow worker thread.
+  const tasks = inThread ? LocalFlowTasks.none() : await LocalFlowTasks.load(flowsDirs, options.env ?? {});
   const data: DataDir | undefined = options.dataDir === undefined ? undefined : await openDataDir(options.dataDir);
   const jwtSecret = options.jwtSecret ?? data?.secrets.jwtSecret ?? randomBytes(32).toString('base64url');
   let engines: Engines;
+  let flowWorker: FlowWorkerThread | undefined;
   try {
-    engines = await startEngines({ flowsDirs, visibilityTimeoutSeconds, tasks, dynamodbPath: data?.dynamodbPath, objectsPath: data?.objectsPath, dataDir: data?.path });
+    const started = await startEngines({ flowsDirs, visibilityTimeoutSeconds, tasks, dynamodbPath: data?.dynamodbPath, objectsPath: data?.objectsPath, dataDir: data?.path, stepFunctions: !inThread });
+    engines = started;
+    if (inThread) {
+      flowWorker = await startFlowWorkerThread({
+        flowsDirs,
+        taskEnv: options.env ?? {},
+        endpoints: { dynamodb: started.env.AWS_ENDPOINT_URL_DYNAMODB!, sqs: started.env.AWS_ENDPOINT_URL_SQS!, s3: started.env.AWS_ENDPOINT_URL_S3! },
+      }).catch(async (error: unknown) => {
+        await started.stop();
+        throw error;
+      });
+      engines = { ...started, env: { ...started.env, AWS_ENDPOINT_URL_SFN: flowWorker.sfnEndpoint } };
+    }
   } catch (error) {
     await data?.release();
     throw error;
@@ -165,6 +189,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   try {
     await new Promise<void>((done, fail) => server.once('error', fail).listen(options.port ?? 3000, '127.0.0.1', done));
   } catch (error) {
+    await flowWorker?.stop();
     await engines.stop();
     await data?.release();
     throw error;
@@ -213,6 +238,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   }).catch(async (error: unknown) => {
     server.close();
     destroyAwsClients(aws);
+    await flowWorker?.stop();
     await engines.stop();
     await data.release();
     throw error;
@@ -260,6 +286,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   for (const [name, queue] of Object.entries(QUEUES) as [QueueName, (typeof QUEUES)[QueueName]][]) {
     const queueUrl = engines.queueUrls[name];
     const queueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
+    if (flowWorker && name === 'flowEvents') {
+      flowWorker.start(config, { url: queueUrl, arn: queueArn }, FLOW_WORKER_POLLERS);
+      continue;
+    }
     pollers.push(new SqsPoller({
       sqs,
       queueUrl,
@@ -267,7 +297,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       handler: (event, context) => around(queue.consumer, event, () => (handlers[queue.consumer] as QueueFunction)(event, context)),
       context: () => lambdaContext(queue.consumer, FUNCTIONS[queue.consumer].timeoutSeconds),
       batchSize: queue.batchSize,
-      concurrency: name === 'flowEvents' ? 4 : 1,
+      concurrency: name === 'flowEvents' ? FLOW_WORKER_POLLERS : 1,
       onError: () => undefined,
     }));
   }
@@ -284,7 +314,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     metricLines: () => metricLines.lines(),
     token: (sub, tokenOptions) => mintLocalToken({ secret: jwtSecret, sub, ...tokenOptions }),
     async stop() {
-      await Promise.all(pollers.map((p) => p.stop()));
+      await Promise.all([...pollers.map((p) => p.stop()), flowWorker?.stop()]);
       metricLines.stop();
       server.closeAllConnections();
       await new Promise<void>((done) => server.close(() => done()));

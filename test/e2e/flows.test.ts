@@ -5,7 +5,8 @@ import { createTrigger, deliver, TEST_FLOWS_DIR, waitForExecutions } from '../su
 
 // 14 s of wait: a one-state flow that fails must be answered 502 even while other processes keep
 // both cores busy (at 8 s it was 504 under a load of 15), and still well before `slow`'s 20 s.
-const stack = useLocalStack({ flowsDir: TEST_FLOWS_DIR, env: { WAIT_TIMEOUT_MS: '14000', TRIGGER_CACHE_TTL_MS: '0' } });
+// As `npm start` runs it: the flow worker and Step Functions on their own thread.
+const stack = useLocalStack({ flowsDir: TEST_FLOWS_DIR, flowWorkerThread: true, env: { WAIT_TIMEOUT_MS: '14000', TRIGGER_CACHE_TTL_MS: '0' } });
 
 describe.concurrent('wait for completion', () => {
   it('answers with the flow output as the JSON body', async () => {

@@ -7,7 +7,8 @@ import { call, useLocalStack } from '../support/local-stack.js';
 import { totpCodeAt } from '../support/totp.js';
 import { createTrigger, deliver, TEST_FLOWS_DIR, waitForExecutions } from '../support/webhooks.js';
 
-const stack = useLocalStack({ flowsDir: TEST_FLOWS_DIR, env: { KV_SWEEP_SETTLE_SECONDS: '1', TRIGGER_CACHE_TTL_MS: '0' } });
+// As `npm start` runs it: the flow worker's lines come from its own thread.
+const stack = useLocalStack({ flowsDir: TEST_FLOWS_DIR, flowWorkerThread: true, env: { KV_SWEEP_SETTLE_SECONDS: '1', TRIGGER_CACHE_TTL_MS: '0' } });
 
 interface EmfLine {
   _aws: { Timestamp: number; CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] };

@@ -1,0 +1,53 @@
+import { Worker } from 'node:worker_threads';
+import type { FlowWorkerThreadData, FlowWorkerThreadMessage } from './flow-worker-thread.js';
+import { receiveLineFromThread } from './metric-lines.js';
+
+export interface FlowWorkerThread {
+  /** The thread's Step Functions endpoint: wait-mode deliveries run their flows there too. */
+  sfnEndpoint: string;
+  /** Starts polling the flow queue with the flow worker built from `config`. */
+  start(config: Record<string, string | undefined>, queue: { url: string; arn: string }, concurrency: number): void;
+  /** Stops polling (runs under way finish), then the thread. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The thread's entry: tsx's loader registered on the thread, then the TypeScript module. A thread
+ * does not take `--import` from its parent's flags on Node 20, so it registers tsx itself.
+ */
+const THREAD_MODULE = new URL('./flow-worker-thread.ts', import.meta.url);
+const THREAD_ENTRY = new URL(`data:text/javascript,${encodeURIComponent(
+  `import { register } from ${JSON.stringify(import.meta.resolve('tsx/esm/api'))}; register(); await import(${JSON.stringify(THREAD_MODULE.href)});`,
+)}`);
+
+/** Starts `flow-worker-thread.ts` and waits for its Step Functions endpoint. */
+export async function startFlowWorkerThread(data: FlowWorkerThreadData): Promise<FlowWorkerThread> {
+  const worker = new Worker(THREAD_ENTRY, { workerData: data });
+  const post = (message: FlowWorkerThreadMessage) => worker.postMessage(message);
+  let stopped: (() => void) | undefined;
+  const sfnEndpoint = await new Promise<string>((done, fail) => {
+    worker.once('error', fail);
+    worker.once('exit', (code) => fail(new Error(`the flow worker thread stopped (exit ${code}) before it was ready`)));
+    worker.on('message', (message: FlowWorkerThreadMessage) => {
+      if (message.type === 'sfn') done(message.endpoint);
+      else if (message.type === 'metric') receiveLineFromThread(message.line);
+      else if (message.type === 'stopped') stopped?.();
+    });
+  });
+  worker.removeAllListeners('exit');
+  worker.removeAllListeners('error');
+  // A fault on the thread is the worker's crash: what it had not finished is on the queue still.
+  worker.on('error', (error) => console.error('flow worker thread failed', error));
+  return {
+    sfnEndpoint,
+    start: (config, queue, concurrency) => post({ type: 'start', config, queueUrl: queue.url, queueArn: queue.arn, concurrency }),
+    async stop() {
+      await new Promise<void>((done) => {
+        stopped = done;
+        worker.once('exit', () => done());
+        post({ type: 'stop' });
+      });
+      await worker.terminate();
+    },
+  };
+}
