@@ -34,6 +34,10 @@ const ROUNDS = 3;
 /** The issue's bar: the stack as `npm start` runs it, on disk, against the durable floor. */
 const TARGET_RATIO = 0.5;
 const DRAIN_TIMEOUT_MS = 120_000;
+/** #35's bars: events completed per second at least this share of those acknowledged... */
+const COMPLETION_TARGET = 0.8;
+/** ...and at least this many times the completion of the stack with its flow worker on the receiver's thread, as it ran before. */
+const COMPLETION_GAIN_TARGET = 2;
 
 interface StackInfo {
   baseUrl: string;
@@ -46,8 +50,10 @@ interface StackInfo {
 export default async function throughputBench() {
   const secret = `whsec_${randomBytes(24).toString('base64url')}`;
   const dataRoot = await mkdtemp(join(tmpdir(), 'flowgate-bench-'));
-  const [disk, memory, bare, floor, recorded] = await Promise.all([
+  const [disk, inline, memory, bare, floor, recorded] = await Promise.all([
     startChild<StackInfo>('stack-child.ts', { BENCH_DATA_DIR: join(dataRoot, 'data') }),
+    // The same, with the flow worker on the receiver's thread: how `npm start` ran before #35.
+    startChild<StackInfo>('stack-child.ts', { BENCH_DATA_DIR: join(dataRoot, 'data-inline'), BENCH_FLOW_WORKER_INLINE: '1' }),
     startChild<StackInfo>('stack-child.ts'),
     startChild<{ url: string }>('bare-server-child.ts', { BENCH_STRIPE_SECRET: secret }),
     startChild<{ url: string }>('bare-server-child.ts', { BENCH_STRIPE_SECRET: secret, BENCH_DURABLE: '1' }),
@@ -62,7 +68,7 @@ export default async function throughputBench() {
       body: JSON.stringify({ flow: 'echo', response_mode: 'acknowledge', signature: { service: 'stripe', secret } }),
     });
     if (created.status !== 201) throw new Error(`creating the trigger failed: ${created.status} ${await created.text()}`);
-    const { url } = ((await created.json()) as { data: { url: string } }).data;
+    const { url, id: triggerId } = ((await created.json()) as { data: { url: string; id: string } }).data;
     const sqs = new SQSClient({ region: LOCAL_AWS_ENV.AWS_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, endpoint: stack.info.env.AWS_ENDPOINT_URL_SQS });
     const flowQueue = stack.info.queueUrls.flowEvents!;
     const queueDepth = async () => {
@@ -88,13 +94,30 @@ export default async function throughputBench() {
       await sleep(250);
       return { events: messages, ms: Date.now() - started, cpuUsPerEvent: messages > 0 ? cpuUs / messages : 0 };
     };
-    return { url, drain, close: () => sqs.destroy() };
+    /** How long each delivery received since `sinceMs` waited from its acknowledgment until its flow had run, in ms. */
+    const waits = async (sinceMs: number) => {
+      const ms: number[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await fetch(`${stack.info.baseUrl}/triggers/${triggerId}/executions?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { headers: { authorization: `Bearer ${stack.info.token}` } });
+        const { executions, next_cursor: next } = ((await page.json()) as { data: { executions: { received_at: string; finished_at?: string }[]; next_cursor?: string | null } }).data;
+        for (const e of executions) {
+          const received = Date.parse(e.received_at);
+          if (received >= sinceMs && e.finished_at) ms.push(Date.parse(e.finished_at) - received);
+        }
+        // Newest first: older pages are the warm-up's.
+        cursor = executions.length > 0 && Date.parse(executions.at(-1)!.received_at) >= sinceMs ? next ?? undefined : undefined;
+      } while (cursor);
+      return ms.sort((a, b) => a - b);
+    };
+    return { url, drain, waits, close: () => sqs.destroy() };
   };
-  const [onDisk, inMemory] = await Promise.all([prepare(disk), prepare(memory)]);
+  const [onDisk, onDiskInline, inMemory] = await Promise.all([prepare(disk), prepare(inline), prepare(memory)]);
 
   const body = Buffer.from(jsonEvent(BODY_BYTES));
   const servers = {
     stack: { child: disk, url: onDisk.url, drain: onDisk.drain },
+    inline: { child: inline, url: onDiskInline.url, drain: onDiskInline.drain },
     memory: { child: memory, url: inMemory.url, drain: inMemory.drain },
     bare: { child: bare, url: bare.info.url, drain: undefined },
     floor: { child: floor, url: floor.info.url, drain: undefined },
@@ -112,24 +135,30 @@ export default async function throughputBench() {
     return { ...result, serverCpuUsPerRequest: serverCpuUs / total };
   };
 
-  const order: Name[] = ['stack', 'memory', 'bare', 'floor', 'recorded'];
+  const order: Name[] = ['stack', 'inline', 'memory', 'bare', 'floor', 'recorded'];
   for (const name of order) {
     await load(name, WARMUP_REQUESTS);
     await servers[name].drain?.();
   }
-  const runs: Record<Name, (LoadResult & { serverCpuUsPerRequest: number })[]> = { stack: [], memory: [], bare: [], floor: [], recorded: [] };
-  const drains: Record<'stack' | 'memory', Awaited<ReturnType<typeof onDisk.drain>>[]> = { stack: [], memory: [] };
+  const measuredFrom = Date.now();
+  const runs: Record<Name, (LoadResult & { serverCpuUsPerRequest: number })[]> = { stack: [], inline: [], memory: [], bare: [], floor: [], recorded: [] };
+  type Drained = Name & ('stack' | 'inline' | 'memory');
+  const drains: Record<Drained, Awaited<ReturnType<typeof onDisk.drain>>[]> = { stack: [], inline: [], memory: [] };
   for (let round = 0; round < ROUNDS; round++) {
     // Each server goes first in turn.
     for (const name of [...order.slice(round % order.length), ...order.slice(0, round % order.length)]) {
       runs[name].push(await load(name, REQUESTS));
       // Always empty before the next run: the backlog would otherwise take the next server's core.
       const drained = await servers[name].drain?.();
-      if (drained) drains[name as 'stack' | 'memory'].push(drained);
+      if (drained) drains[name as Drained].push(drained);
     }
   }
   const workerCpuUs = { stack: median(drains.stack.map((d) => d.cpuUsPerEvent)), memory: median(drains.memory.map((d) => d.cpuUsPerEvent)) };
-  const drainSeconds = (name: 'stack' | 'memory') => drains[name].reduce((sum, d) => sum + d.ms, 0) / 1000;
+  const drainSeconds = (name: Drained) => drains[name].reduce((sum, d) => sum + d.ms, 0) / 1000;
+  /** Events whose flow had run, per second: a run's events over its load time plus the time until its last flow had run. */
+  const completion = (name: Drained) => median(runs[name].map((r, i) => REQUESTS / (REQUESTS / r.requestsPerSecond + drains[name][i]!.ms / 1000)));
+  const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+  const [stackWaits, inlineWaits] = await Promise.all([onDisk.waits(measuredFrom), onDiskInline.waits(measuredFrom)]);
 
   const summarise = (list: (typeof runs)[Name]) => ({
     requests_per_s: median(list.map((r) => r.requestsPerSecond)),
@@ -140,6 +169,19 @@ export default async function throughputBench() {
     samples_rps: list.map((r) => r.requestsPerSecond),
   });
   const local = summarise(runs.stack);
+  const localInline = summarise(runs.inline);
+  const endToEnd = (name: 'stack' | 'inline', waits: number[], acknowledged: number) => ({
+    acknowledged_per_s: acknowledged,
+    completed_per_s: completion(name),
+    completed_to_acknowledged: completion(name) / acknowledged,
+    wait_p50_ms: percentile(waits, 50),
+    wait_p99_ms: percentile(waits, 99),
+    waits_measured: waits.length,
+  });
+  const threaded = endToEnd('stack', stackWaits, local.requests_per_s);
+  const sameThread = endToEnd('inline', inlineWaits, localInline.requests_per_s);
+  const completionGain = threaded.completed_per_s / sameThread.completed_per_s;
+  const completionMet = threaded.completed_to_acknowledged >= COMPLETION_TARGET && completionGain >= COMPLETION_GAIN_TARGET;
   const localInMemory = summarise(runs.memory);
   const baseline = summarise(runs.bare);
   const durableFloor = summarise(runs.floor);
@@ -158,6 +200,7 @@ export default async function throughputBench() {
   const line = (label: string, s: ReturnType<typeof summarise>) =>
     console.log(`${label.padEnd(34)}${int(s.requests_per_s).padStart(9)}${fixed(s.p50_ms, 2).padStart(9)}${fixed(s.p99_ms, 2).padStart(9)}${int(s.server_cpu_us_per_request).padStart(19)}${`${Math.round(s.client_cpu_share * 100)}%`.padStart(12)}`);
   line('local stack, data directory', local);
+  line('  flow worker on the same thread', localInline);
   line('local stack, in memory', localInMemory);
   line('bare node:http verify + parse', baseline);
   line('durable floor: bare + SQS send', durableFloor);
@@ -167,22 +210,32 @@ export default async function throughputBench() {
   console.log(`the stacks' CPU includes their flow worker running the accepted events' flows: alone (while draining the backlog after each run, ${fixed(drainSeconds('stack'))} s on disk, ${fixed(drainSeconds('memory'))} s in memory) it costs ${int(workerCpuUs.stack)} µs/event on disk, ${int(workerCpuUs.memory)} in memory`);
   console.log(`stack on disk/recorded floor (per round): ${times(stackToRecorded)}: the floor with the two writes every acknowledged delivery needs (its record and its request, on disk), so the rest is the stack's own cost, its flow worker included`);
   console.log('"client CPU" is the load generator\'s share of one core: near 100% would mean the generator, not the server, set the pace');
+  console.log(`end to end, on disk: acknowledged/s, completed/s (a run's events over its load time plus the time until the last one's flow had run), and each event's wait from acknowledgment to its flow's end`);
+  const e2eLine = (label: string, e: typeof threaded) =>
+    console.log(`${label.padEnd(44)}${int(e.acknowledged_per_s).padStart(7)} ack/s${int(e.completed_per_s).padStart(7)} done/s  ${times(e.completed_to_acknowledged)} of ack   wait p50 ${int(e.wait_p50_ms)} ms, p99 ${int(e.wait_p99_ms)} ms (${int(e.waits_measured)} events)`);
+  e2eLine('flow worker on its own thread (npm start)', threaded);
+  e2eLine('flow worker on the receiver\'s thread (before)', sameThread);
+  console.log(`targets: completed ≥ ${COMPLETION_TARGET}x acknowledged: ${times(threaded.completed_to_acknowledged)}; completed ≥ ${COMPLETION_GAIN_TARGET}x the same-thread stack's: ${times(completionGain)}: ${verdict(completionMet)}`);
 
   onDisk.close();
+  onDiskInline.close();
   inMemory.close();
-  await Promise.all([disk.stop(), memory.stop(), bare.stop(), floor.stop(), recorded.stop()]);
+  await Promise.all([disk.stop(), inline.stop(), memory.stop(), bare.stop(), floor.stop(), recorded.stop()]);
   await rm(dataRoot, { recursive: true, force: true });
   const chart: ChartRow[] = [
     { label: 'stack on disk ÷ durable floor', group: 'requests/s over loopback HTTP', value: stackToFloor, target: TARGET_RATIO, better: 'higher', scale: 'log', text: `${times(stackToFloor)} (${int(local.requests_per_s)} vs ${int(durableFloor.requests_per_s)} req/s; p99 ${fixed(local.p99_ms, 1)} vs ${fixed(durableFloor.p99_ms, 1)} ms)` },
     { label: 'stack in memory ÷ durable floor', group: 'requests/s over loopback HTTP', value: memoryToFloor, better: 'higher', scale: 'log', text: `${times(memoryToFloor)} (${int(localInMemory.requests_per_s)} req/s)` },
     { label: 'stack on disk ÷ bare', group: 'requests/s over loopback HTTP', value: ratio, better: 'higher', scale: 'log', text: `${times(ratio)} (bare: ${int(baseline.requests_per_s)} req/s)` },
     { label: 'stack on disk ÷ recorded floor', group: 'requests/s over loopback HTTP', value: stackToRecorded, better: 'higher', scale: 'log', text: `${times(stackToRecorded)} (recorded floor: ${int(recordedFloor.requests_per_s)} req/s, its two writes on disk)` },
+    { label: 'completed ÷ acknowledged, on disk', group: 'events whose flow has run, per second', value: threaded.completed_to_acknowledged, target: COMPLETION_TARGET, better: 'higher', text: `${times(threaded.completed_to_acknowledged)} (${int(threaded.completed_per_s)} of ${int(threaded.acknowledged_per_s)}/s; wait p50 ${int(threaded.wait_p50_ms)} ms, p99 ${int(threaded.wait_p99_ms)} ms)` },
+    { label: 'completed, own thread ÷ same thread', group: 'events whose flow has run, per second', value: completionGain, target: COMPLETION_GAIN_TARGET, better: 'higher', text: `${times(completionGain)} (${int(threaded.completed_per_s)} vs ${int(sameThread.completed_per_s)}/s)` },
     { label: 'durable floor ÷ bare', group: 'requests/s over loopback HTTP', value: floorRatio, better: 'higher', scale: 'log', text: `${times(floorRatio)}: bare + one SQS send` },
   ];
   return {
     body_bytes: BODY_BYTES, requests: REQUESTS, concurrency: CONCURRENCY, rounds: ROUNDS,
     local_stack: local, local_stack_in_memory: localInMemory, flow_worker_cpu_us_per_event: workerCpuUs.stack, flow_worker_cpu_us_per_event_in_memory: workerCpuUs.memory,
     baseline, durable_floor: durableFloor, recorded_floor: recordedFloor, stack_to_recorded_floor: stackToRecorded, ratio, durable_floor_ratio: floorRatio, stack_to_durable_floor: stackToFloor, in_memory_to_durable_floor: memoryToFloor, disk_to_in_memory: diskToMemory,
-    target_ratio: TARGET_RATIO, target_met: met, chart,
+    end_to_end: threaded, end_to_end_same_thread: sameThread, completion_gain: completionGain, completion_target: COMPLETION_TARGET, completion_gain_target: COMPLETION_GAIN_TARGET, completion_met: completionMet,
+    target_ratio: TARGET_RATIO, target_met: met && completionMet, chart,
   };
 }
