@@ -16,21 +16,31 @@ export interface LoadResult {
   clientCpuShare: number;
 }
 
+/** One POST of the load: its headers and body. */
+export interface LoadRequest {
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
 /**
- * A bounded, closed-loop load: `total` POSTs of `body` to `url`, at most `concurrency` in flight,
- * each connection kept alive and reused. Plain `node:http` rather than `fetch`, whose per-request
- * cost would make the generator, not the server, the limit against a fast server.
+ * A bounded, closed-loop load: `total` POSTs to `url`, the i-th of them `requests(i)` (made before
+ * the clock starts, so the generator's signing is not timed), at most `concurrency` in flight, each
+ * connection kept alive and reused. Plain `node:http` rather than `fetch`, whose per-request cost
+ * would make the generator, not the server, the limit against a fast server.
  */
-export async function runLoad(url: string, options: { total: number; concurrency: number; headers: Record<string, string>; body: Buffer }): Promise<LoadResult> {
+export async function runLoad(url: string, options: { total: number; concurrency: number; requests: (index: number) => LoadRequest }): Promise<LoadResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: options.concurrency });
   const target = new URL(url);
-  const headers = { ...options.headers, 'content-length': String(options.body.length) };
+  const prepared = Array.from({ length: options.total }, (_, index) => {
+    const { headers, body } = options.requests(index);
+    return { headers: { ...headers, 'content-length': String(body.length) }, body };
+  });
   const latencies: number[] = [];
   const statuses: Record<number, number> = {};
   let sampleBody = '';
   let next = 0;
 
-  const send = () =>
+  const send = ({ headers, body }: LoadRequest) =>
     new Promise<{ status: number; text: string }>((done, fail) => {
       const req = request({ agent, method: 'POST', hostname: target.hostname, port: target.port, path: target.pathname + target.search, headers }, (res) => {
         const chunks: Buffer[] = [];
@@ -39,14 +49,14 @@ export async function runLoad(url: string, options: { total: number; concurrency
         res.on('error', fail);
       });
       req.on('error', fail);
-      req.end(options.body);
+      req.end(body);
     });
 
   const worker = async () => {
     while (next < options.total) {
-      next++;
+      const index = next++;
       const started = performance.now();
-      const { status, text } = await send();
+      const { status, text } = await send(prepared[index]!);
       latencies.push(performance.now() - started);
       statuses[status] = (statuses[status] ?? 0) + 1;
       sampleBody ||= text;
