@@ -100,10 +100,11 @@ export default async function throughputBench() {
       let cursor: string | undefined;
       do {
         const page = await fetch(`${stack.info.baseUrl}/triggers/${triggerId}/executions?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { headers: { authorization: `Bearer ${stack.info.token}` } });
-        const { executions, next_cursor: next } = ((await page.json()) as { data: { executions: { received_at: string; finished_at?: string }[]; next_cursor?: string | null } }).data;
+        const { executions, next_cursor: next } = ((await page.json()) as { data: { executions: { received_at: string; timeline: { finished_at?: string }[] }[]; next_cursor?: string | null } }).data;
         for (const e of executions) {
           const received = Date.parse(e.received_at);
-          if (received >= sinceMs && e.finished_at) ms.push(Date.parse(e.finished_at) - received);
+          const finished = e.timeline.at(-1)?.finished_at;
+          if (received >= sinceMs && finished) ms.push(Date.parse(finished) - received);
         }
         // Newest first: older pages are the warm-up's.
         cursor = executions.length > 0 && Date.parse(executions.at(-1)!.received_at) >= sinceMs ? next ?? undefined : undefined;
