@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { AwsClients } from '../adapters/aws/clients.js';
 import { dynamoClient } from '../adapters/aws/clients/dynamo.js';
-import { s3Client } from '../adapters/aws/clients/s3.js';
 import { DynamoObjectCatalog } from '../adapters/aws/dynamo-object-catalog.js';
-import { S3BlobStore } from '../adapters/aws/s3-blob-store.js';
+import { s3BlobStoreOnFirstUse } from '../adapters/aws/s3-on-first-use.js';
 import type { Authenticator } from '../domain/authenticator.js';
 import { contentTypeOf } from '../domain/kv/validation.js';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../domain/objects/limits.js';
@@ -122,7 +121,8 @@ export const createObjectsHandler = (service: ObjectService, authenticator: Auth
 export function composeObjects(settings: Settings, aws: AwsClients) {
   const service = new ObjectService({
     catalog: new DynamoObjectCatalog(dynamoClient(aws), settings.kvTable),
-    blobs: new S3BlobStore(s3Client(aws), settings.objectsBucket),
+    // The S3 client loads with the first request that reads or writes bytes.
+    blobs: s3BlobStoreOnFirstUse(settings.objectsBucket, aws),
     now: Date.now,
     randomBytes,
   });
