@@ -60,10 +60,24 @@ export type TableOperation = 'GetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'D
 export type TableAccess = readonly TableOperation[];
 
 /**
- * An S3 operation a function sends to the objects bucket (`functions/adapters/aws/s3-*.ts`);
- * each is granted as exactly `s3:<operation>`, on the bucket's objects only.
+ * The S3 operations functions send to the objects bucket (`functions/adapters/aws/s3-*.ts`), by
+ * the SDK's name, presigned ones included (a presigned URL acts with its signer's permissions),
+ * each with the IAM action that allows it. `s3:ListBucket` is granted on the bucket, every other
+ * action on its objects only.
  */
-export type BucketOperation = 'PutObject' | 'GetObject' | 'DeleteObject';
+export const BUCKET_OPERATIONS = {
+  PutObject: 's3:PutObject',
+  GetObject: 's3:GetObject',
+  HeadObject: 's3:GetObject',
+  DeleteObject: 's3:DeleteObject',
+  CreateMultipartUpload: 's3:PutObject',
+  UploadPart: 's3:PutObject',
+  CompleteMultipartUpload: 's3:PutObject',
+  AbortMultipartUpload: 's3:AbortMultipartUpload',
+  ListObjectsV2: 's3:ListBucket',
+  DeleteObjects: 's3:DeleteObject',
+} as const;
+export type BucketOperation = keyof typeof BUCKET_OPERATIONS;
 
 /** What a function does with the secrets key, and for which kinds of secret. */
 export interface SecretsKeyUse {
@@ -120,7 +134,7 @@ export const FUNCTIONS = {
   apiKeys: { entry: 'functions/entries/api-keys.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: ['GetItem', 'Query', 'PutItem', 'DeleteItem'] }, sendsTo: [] },
   kv: { entry: 'functions/entries/kv.ts', timeoutSeconds: 29, memoryMb: 512, tables: { auth: API_KEY_LOOKUP, kv: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['kvSweep'], queriesIndexes: { kv: ['byOwner'] } },
   // Object stores keep their catalog in the kv table (own key prefixes) and their bytes in the objects bucket.
-  objects: { entry: 'functions/entries/objects.ts', timeoutSeconds: 29, memoryMb: 1024, tables: { auth: API_KEY_LOOKUP, kv: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: [], objectsBucket: ['PutObject', 'GetObject', 'DeleteObject'] },
+  objects: { entry: 'functions/entries/objects.ts', timeoutSeconds: 29, memoryMb: 1024, tables: { auth: API_KEY_LOOKUP, kv: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: [], objectsBucket: ['PutObject', 'GetObject', 'HeadObject', 'DeleteObject', 'CreateMultipartUpload', 'UploadPart', 'CompleteMultipartUpload', 'AbortMultipartUpload'] },
   kvSweeper: { entry: 'functions/entries/kv-sweeper.ts', timeoutSeconds: 300, memoryMb: 512, tables: { kv: ['GetItem', 'Query', 'BatchWriteItem'] }, sendsTo: ['kvSweep'] },
   // Decrypt: a sign-in code is checked against the stored secret. The auth table: admin reset takes the account's API key.
   accounts: { entry: 'functions/entries/accounts.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: API_KEY_LOOKUP, accounts: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: [], secretsKey: { operations: ['encrypt', 'decrypt'], purposes: [SECRET_PURPOSES.totp] }, signsMfaTokens: true },
@@ -201,6 +215,11 @@ export const ROUTES: readonly RouteSpec[] = [
   objects('GET', '{store}/objects/{key+}', 'getObject', 'Read an object, or a range of it'),
   objects('HEAD', '{store}/objects/{key+}', 'headObject', "Read an object's size, etag, type and metadata"),
   objects('DELETE', '{store}/objects/{key+}', 'deleteObject', 'Delete an object'),
+  // `…/objects/{key}/url`: API Gateway's greedy parameter must end a path, so the handler takes the `/url` off the key.
+  objects('POST', '{store}/objects/{key+}', 'createObjectUrl', 'A presigned GET URL of an object (POST …/objects/{key}/url)'),
+  objects('POST', '{store}/uploads', 'createObjectUpload', 'Start an upload straight to S3: presigned PUT or part URLs'),
+  objects('POST', '{store}/uploads/{id}/complete', 'completeObjectUpload', 'Store what an upload sent, if it is the size declared'),
+  objects('DELETE', '{store}/uploads/{id}', 'abortObjectUpload', 'Abort an upload and give its reserved bytes back'),
 
   mfa('totp-registration', 'startTotpRegistration', 'Start a TOTP registration'),
   mfa('confirm-totp-registration', 'confirmTotpRegistration', 'Confirm a TOTP registration'),

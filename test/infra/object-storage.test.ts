@@ -51,7 +51,7 @@ describe('the objects bucket', () => {
     const statements = bucketStatements();
     expect(statements).toHaveLength(users.length);
     const [statement] = statements;
-    expect(statement!.actions).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:PutObject']);
+    expect(statement!.actions).toEqual(['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject']);
     expect(statement!.resources).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId(), 'Arn'] }, '/*']] });
     expect(statement!.roles).toEqual([roleRef('objects')]);
   });

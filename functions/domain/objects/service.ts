@@ -4,6 +4,8 @@ import { expiresAtFor, isExpired } from '../kv/service.js';
 import type { RandomBytes } from '../random-bytes.js';
 import { DOWNLOAD_URL_EXPIRY_SECONDS, GENERATION_BYTES, MAX_INLINE_OBJECT_BYTES, MAX_WRITE_ATTEMPTS, STORE_ID_BYTES } from './limits.js';
 import type { BlobStore, ObjectCatalog, ObjectInfo, ObjectPage, Store, StoreConfig, StoreGeneration, StorePage, StoreRef, StoredBytes } from './types.js';
+import { ObjectUploads } from './uploads.js';
+import { releaseUsage, reserveUsage, type UsageDelta } from './usage.js';
 import { isAllowedContentType } from './validation.js';
 
 export interface ObjectServiceOptions {
@@ -63,7 +65,12 @@ const quoted = (etag: string): string => (etag.startsWith('"') ? etag : `"${etag
  * by that swap. A write that loses it gives its reservation back and, unconditional, tries again.
  */
 export class ObjectService {
-  constructor(private readonly options: ObjectServiceOptions) {}
+  /** Presigned uploads (`./uploads.ts`). */
+  readonly uploads: ObjectUploads;
+
+  constructor(private readonly options: ObjectServiceOptions) {
+    this.uploads = new ObjectUploads(options, (ref) => this.getStore(ref));
+  }
 
   async createStore(ref: StoreRef, config: StoreConfig): Promise<Store> {
     const store: Store = {
@@ -145,6 +152,14 @@ export class ObjectService {
     return { info, body: await this.options.blobs.get(store, key, range === undefined ? undefined : absoluteRange(range, info.size)) };
   }
 
+  /** A presigned GET of a live object, working for `expiresInSeconds` (at most `MAX_URL_EXPIRY_SECONDS`). */
+  async objectUrl(ref: StoreRef, key: string, expiresInSeconds: number): Promise<{ info: ObjectInfo; url: string; expiresAt: string }> {
+    const store = await this.getStore(ref);
+    const info = await this.liveObject(store, key);
+    const expiresAt = new Date(this.options.now() + expiresInSeconds * 1000).toISOString();
+    return { info, url: await this.options.blobs.downloadUrl(store, key, expiresInSeconds), expiresAt };
+  }
+
   async headObject(ref: StoreRef, key: string): Promise<ObjectInfo> {
     return this.liveObject(await this.getStore(ref), key);
   }
@@ -175,16 +190,12 @@ export class ObjectService {
     return info;
   }
 
-  /** Counts a write's bytes in the store's usage before it lands, so that `max_bytes` holds. */
-  private async reserve(store: Store, delta: { objects: number; bytes: number }): Promise<void> {
-    if (await this.options.catalog.adjustUsage(store, store, delta, store.config.maxBytes)) return;
-    const now = await this.options.catalog.getStore(store);
-    if (!now || now.id !== store.id || now.generation !== store.generation) throw new AppError('conflict', 'store changed during the write', undefined, 'the store was purged or deleted during the write');
-    throw refused('payload_too_large', `the store's max_bytes is ${store.config.maxBytes} bytes and it holds ${now.usage.bytes}`);
+  private reserve(store: Store, delta: UsageDelta): Promise<void> {
+    return reserveUsage(this.options.catalog, store, delta);
   }
 
-  private async release(store: Store, delta: { objects: number; bytes: number }): Promise<void> {
-    await this.options.catalog.adjustUsage(store, store, { objects: -delta.objects, bytes: -delta.bytes }, null);
+  private release(store: Store, delta: UsageDelta): Promise<void> {
+    return releaseUsage(this.options.catalog, store, delta);
   }
 
   private randomHex(bytes: number): string {
