@@ -134,8 +134,9 @@ export const FUNCTIONS = {
   apiKeys: { entry: 'functions/entries/api-keys.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: ['GetItem', 'Query', 'PutItem', 'DeleteItem'] }, sendsTo: [] },
   kv: { entry: 'functions/entries/kv.ts', timeoutSeconds: 29, memoryMb: 512, tables: { auth: API_KEY_LOOKUP, kv: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['kvSweep'], queriesIndexes: { kv: ['byOwner'] } },
   // Object stores keep their catalog in the kv table (own key prefixes) and their bytes in the objects bucket.
-  objects: { entry: 'functions/entries/objects.ts', timeoutSeconds: 29, memoryMb: 1024, tables: { auth: API_KEY_LOOKUP, kv: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: [], objectsBucket: ['PutObject', 'GetObject', 'HeadObject', 'DeleteObject', 'CreateMultipartUpload', 'UploadPart', 'CompleteMultipartUpload', 'AbortMultipartUpload'] },
-  kvSweeper: { entry: 'functions/entries/kv-sweeper.ts', timeoutSeconds: 300, memoryMb: 512, tables: { kv: ['GetItem', 'Query', 'BatchWriteItem'] }, sendsTo: ['kvSweep'] },
+  objects: { entry: 'functions/entries/objects.ts', timeoutSeconds: 29, memoryMb: 1024, tables: { auth: API_KEY_LOOKUP, kv: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['kvSweep'], objectsBucket: ['PutObject', 'GetObject', 'HeadObject', 'DeleteObject', 'CreateMultipartUpload', 'UploadPart', 'CompleteMultipartUpload', 'AbortMultipartUpload'] },
+  // One sweeper for every kind of store: KV buckets' generations in the table, object stores' in the bucket and the table.
+  kvSweeper: { entry: 'functions/entries/kv-sweeper.ts', timeoutSeconds: 300, memoryMb: 512, tables: { kv: ['GetItem', 'Query', 'BatchWriteItem'] }, sendsTo: ['kvSweep'], objectsBucket: ['ListObjectsV2', 'DeleteObjects'] },
   // Decrypt: a sign-in code is checked against the stored secret. The auth table: admin reset takes the account's API key.
   accounts: { entry: 'functions/entries/accounts.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: API_KEY_LOOKUP, accounts: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: [], secretsKey: { operations: ['encrypt', 'decrypt'], purposes: [SECRET_PURPOSES.totp] }, signsMfaTokens: true },
   // 29 s, as the receiver: a bulk replay of 500 deliveries took about 3 s on the local stack (single-threaded engines).
@@ -209,7 +210,8 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/storage/objects', fn: 'objects', auth: 'gateway', operationId: 'listObjectStores', tag: TAGS.objects, summary: 'List object stores' },
   objects('PUT', '{store}', 'createObjectStore', 'Create an object store'),
   objects('GET', '{store}', 'getObjectStore', 'Read an object store and its usage'),
-  objects('DELETE', '{store}', 'deleteObjectStore', 'Delete an empty object store'),
+  objects('DELETE', '{store}', 'deleteObjectStore', 'Delete a store and all its objects'),
+  objects('DELETE', '{store}/purge', 'purgeObjectStore', 'Remove all objects, keep the configuration'),
   objects('GET', '{store}/objects', 'listObjects', 'List objects in key order'),
   objects('PUT', '{store}/objects/{key+}', 'putObject', 'Write an object (up to 4 MiB through the API)'),
   objects('GET', '{store}/objects/{key+}', 'getObject', 'Read an object, or a range of it'),

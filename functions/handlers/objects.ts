@@ -6,7 +6,9 @@ import { s3BlobStoreOnFirstUse } from '../adapters/aws/s3-on-first-use.js';
 import type { Authenticator } from '../domain/authenticator.js';
 import { contentTypeOf } from '../domain/kv/validation.js';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../domain/objects/limits.js';
-import { ObjectService } from '../domain/objects/service.js';
+import { ObjectService, objectsSettleSeconds } from '../domain/objects/service.js';
+import { sqsSweepQueueOnFirstUse } from '../adapters/aws/sqs-on-first-use.js';
+import { FUNCTIONS } from '../manifest.js';
 import { parseCompletion, parseNewUpload, parseUrlRequest, validateUploadId } from '../domain/objects/upload-requests.js';
 import type { ObjectInfo, Store, StoreRef } from '../domain/objects/types.js';
 import { metadataFrom, parseStoreConfig, validateDelimiter, validateObjectKey, validateObjectPrefix, validateStoreName } from '../domain/objects/validation.js';
@@ -69,6 +71,11 @@ export const createObjectsHandler = (service: ObjectService, authenticator: Auth
   createObjectStore: async (request) =>
     created(storeResource(await service.createStore(storeOf(request), parseStoreConfig(jsonObjectBody(request.event, { optional: true }))))),
   getObjectStore: async (request) => ok(storeResource(await service.getStore(storeOf(request)))),
+  async purgeObjectStore(request) {
+    const store = storeOf(request);
+    await service.purgeStore(store);
+    return json(200, { message: `Store '${store.name}' purged; its configuration is unchanged and the removed objects are reclaimed in the background.` });
+  },
   async deleteObjectStore(request) {
     await service.deleteStore(storeOf(request));
     return noContent();
@@ -153,6 +160,9 @@ export function composeObjects(settings: Settings, aws: AwsClients) {
     catalog: new DynamoObjectCatalog(dynamoClient(aws), settings.kvTable),
     // The S3 client loads with the first request that reads or writes bytes.
     blobs: s3BlobStoreOnFirstUse(settings.objectsBucket, aws),
+    // Only a purge or a store delete sends to the sweep queue: the SQS client loads on the first.
+    sweeps: sqsSweepQueueOnFirstUse(settings.kvSweepQueueUrl, aws),
+    settleMs: (settings.kvSweepSettleSeconds ?? objectsSettleSeconds(FUNCTIONS.objects.timeoutSeconds)) * 1000,
     now: Date.now,
     randomBytes,
   });

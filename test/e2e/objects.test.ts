@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { MAX_INLINE_OBJECT_BYTES, MAX_OBJECT_SIZE_BYTES } from '../../functions/domain/objects/limits.js';
 import { call, useLocalStack } from '../support/local-stack.js';
 
-/** One stack for the file: object stores over HTTP, on dynalite and s3rver. */
-const stack = useLocalStack();
+/** One stack for the file: object stores over HTTP, on dynalite and s3rver; a purge's final sweep comes after 1 s. */
+const stack = useLocalStack({ env: { KV_SWEEP_SETTLE_SECONDS: '1' } });
 
 let counter = 0;
 /** A fresh account with its own store, and helpers bound to it. */
@@ -212,13 +212,36 @@ describe('object stores', () => {
     expect((await owner.get('secret')).text).toBe('mine');
   });
 
-  it('a store that holds objects is not deleted (409) until they are; then it is gone', async () => {
+  it('DELETE …/purge removes every object at once and keeps the configuration; objects written after it survive the sweep, which removes the old bytes', async () => {
+    const t = await tenant({ description: 'kept', max_bytes: 1000 });
+    for (const key of ['a', 'b/c', 'd']) await t.put(key, `old ${key}`);
+    // A presigned URL names the bytes' own path, so it shows when the sweeper has removed them.
+    const oldBytes = (await call(stack, 'POST', `${t.objectPath('b/c')}/url`, { token: t.token })).json.data.url as string;
+    expect((await fetch(oldBytes)).status).toBe(200);
+    const purged = await call(stack, 'DELETE', `${t.base}/purge`, { token: t.token });
+    expect(purged.status).toBe(200);
+    expect(purged.json.message).toMatch(/configuration is unchanged/);
+    expect((await call(stack, 'GET', t.base, { token: t.token })).json.data).toMatchObject({ description: 'kept', max_bytes: 1000, objects: 0, bytes: 0 });
+    expect((await t.get('a')).status).toBe(404);
+    expect((await t.list()).json.data.objects).toEqual([]);
+    await t.put('b/c', 'new');
+    while ((await fetch(oldBytes)).status !== 404) await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await t.get('b/c')).text).toBe('new');
+    expect(await t.usage()).toMatchObject({ objects: 1, bytes: 3 });
+    expect((await call(stack, 'DELETE', '/storage/objects/never-made/purge', { token: t.token })).status).toBe(404);
+  });
+
+  it('a store that holds objects is deleted whole; its bytes are swept and a new store of the name starts empty', async () => {
     const t = await tenant();
     await t.put('k', 'v');
-    expect((await call(stack, 'DELETE', t.base, { token: t.token })).status).toBe(409);
-    await call(stack, 'DELETE', t.objectPath('k'), { token: t.token });
+    const bytes = (await call(stack, 'POST', `${t.objectPath('k')}/url`, { token: t.token })).json.data.url as string;
     expect((await call(stack, 'DELETE', t.base, { token: t.token })).status).toBe(204);
     expect((await call(stack, 'GET', t.base, { token: t.token })).status).toBe(404);
+    expect((await t.get('k')).status).toBe(404);
+    while ((await fetch(bytes)).status !== 404) await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await call(stack, 'PUT', t.base, { token: t.token })).status).toBe(201);
+    expect((await t.list()).json.data.objects).toEqual([]);
+    expect(await t.usage()).toMatchObject({ objects: 0, bytes: 0 });
   });
 
   it('bad keys, metadata and conditions are 400', async () => {

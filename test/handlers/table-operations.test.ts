@@ -211,7 +211,12 @@ describe('the DynamoDB operations each function sends are the ones the manifest 
     }
     expect((await as('objects', () => objects(httpEvent('completeObjectUpload', { apiKey, params: { ...store, id: multipart.id }, body: { parts } })))).statusCode).toBe(200);
     expect((await as('objects', () => objects(httpEvent('deleteObject', { apiKey, params: { ...store, key: 'up' } })))).statusCode).toBe(204);
+    // A purge and the delete of a store that holds objects, then the sweeps they left (bytes and catalog entries).
+    expect((await as('objects', () => objects(httpEvent('putObject', { apiKey, params: object, rawBody: 'old' })))).statusCode).toBe(200);
+    expect((await as('objects', () => objects(httpEvent('purgeObjectStore', { apiKey, params: store })))).statusCode).toBe(200);
+    expect((await as('objects', () => objects(httpEvent('putObject', { apiKey, params: object, rawBody: 'new' })))).statusCode).toBe(200);
     expect((await as('objects', () => objects(httpEvent('deleteObjectStore', { apiKey, params: store })))).statusCode).toBe(204);
+    expect(await drain('kvSweep')).toBeGreaterThan(0);
 
     // Accounts: start, a wrong code, the right code, a recovery code.
     const { secret } = data(await as('accounts', () => accounts(httpEvent('startTotpRegistration', { token }))));

@@ -2,6 +2,7 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, typ
 import { STORE_NAME_PATTERN } from '../../domain/objects/limits.js';
 import type { ObjectCatalog, ObjectInfo, ObjectPage, Store, StoreGeneration, StorePage, StoreRef, Upload } from '../../domain/objects/types.js';
 import { AppError } from '../../shared/errors.js';
+import { deleteSortKeys } from './batch-delete.js';
 import { ifConditionHolds } from './conditional.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { queryPage } from './query-page.js';
@@ -98,13 +99,29 @@ export class DynamoObjectCatalog implements ObjectCatalog {
     return { stores: items.map((item) => toStore(accountId, item)), nextCursor };
   }
 
-  deleteEmptyStore(ref: StoreRef, expected: StoreGeneration): Promise<boolean> {
+  deleteStore(ref: StoreRef, expected: StoreGeneration): Promise<boolean> {
     return ifConditionHolds(() => this.client.send(new DeleteCommand({
       TableName: this.table,
       Key: storeKey(ref),
-      ConditionExpression: 'id = :id AND generation = :generation AND (attribute_not_exists(objects) OR objects = :zero)',
-      ExpressionAttributeValues: { ':id': expected.id, ':generation': expected.generation, ':zero': 0 },
+      ConditionExpression: 'id = :id AND generation = :generation',
+      ExpressionAttributeValues: { ':id': expected.id, ':generation': expected.generation },
     })));
+  }
+
+  /** One write of the small store item, whatever the store holds: a purge's cost does not grow with it. */
+  swapGeneration(ref: StoreRef, expected: StoreGeneration, next: string): Promise<boolean> {
+    return ifConditionHolds(() => this.client.send(new UpdateCommand({
+      TableName: this.table,
+      Key: storeKey(ref),
+      UpdateExpression: 'SET generation = :next, objects = :zero, #bytes = :zero',
+      ConditionExpression: 'id = :id AND generation = :expected',
+      ExpressionAttributeNames: { '#bytes': 'bytes' },
+      ExpressionAttributeValues: { ':next': next, ':zero': 0, ':id': expected.id, ':expected': expected.generation },
+    })));
+  }
+
+  deleteEntries(at: StoreGeneration, keys: string[]): Promise<void> {
+    return deleteSortKeys(this.client, this.table, objectsPk(at), keys);
   }
 
   async adjustUsage(ref: StoreRef, at: StoreGeneration, delta: { objects: number; bytes: number }, maxBytes: number | null): Promise<boolean> {

@@ -1,6 +1,6 @@
 import {
-  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, DeleteObjectCommand, GetObjectCommand,
-  HeadObjectCommand, PutObjectCommand, S3ServiceException, UploadPartCommand, type S3Client,
+  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand,
+  HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3ServiceException, UploadPartCommand, type S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { BlobStore, StoreGeneration, StoredBytes, UploadedPart } from '../../domain/objects/types.js';
@@ -88,5 +88,23 @@ export class S3BlobStore implements BlobStore {
       if (error instanceof S3ServiceException && error.name === 'NoSuchUpload') return;
       throw error;
     }
+  }
+
+  async listGeneration(at: StoreGeneration, page: { after?: string; limit: number }): Promise<{ keys: string[]; last?: string }> {
+    const prefix = generationPrefix(at);
+    const result = await this.client.send(new ListObjectsV2Command({
+      Bucket: this.bucket, Prefix: prefix, MaxKeys: page.limit, ...(page.after !== undefined && { StartAfter: prefix + page.after }),
+    }));
+    const keys = (result.Contents ?? []).map((object) => object.Key!.slice(prefix.length));
+    return { keys, last: result.IsTruncated ? keys.at(-1) : undefined };
+  }
+
+  async deleteMany(at: StoreGeneration, keys: string[]): Promise<void> {
+    if (keys.length === 0) return;
+    const { Errors = [] } = await this.client.send(new DeleteObjectsCommand({
+      Bucket: this.bucket, Delete: { Objects: keys.map((key) => ({ Key: objectKey(at, key) })), Quiet: true },
+    }));
+    // Failed keys throw, so the message is retried from the same position.
+    if (Errors.length > 0) throw new Error(`S3 kept ${Errors.length} of ${keys.length} objects: ${Errors[0]!.Code}`);
   }
 }

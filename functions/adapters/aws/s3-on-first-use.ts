@@ -10,5 +10,5 @@ import type { AwsClients } from './clients.js';
  */
 export const s3BlobStoreOnFirstUse = (bucket: string, aws: AwsClients): BlobStore =>
   portOnFirstCall(async () => (await import('./first-use/s3.js')).blobStore(bucket, aws), {
-    put: true, get: true, delete: true, downloadUrl: true, head: true, uploadUrl: true, startMultipart: true, partUrl: true, completeMultipart: true, abortMultipart: true,
+    put: true, get: true, delete: true, downloadUrl: true, head: true, uploadUrl: true, startMultipart: true, partUrl: true, completeMultipart: true, abortMultipart: true, listGeneration: true, deleteMany: true,
   });

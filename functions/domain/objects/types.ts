@@ -68,8 +68,12 @@ export interface ObjectCatalog {
   createStore(store: Store): Promise<boolean>;
   getStore(ref: StoreRef): Promise<Store | undefined>;
   listStores(accountId: string, page: { limit: number; cursor?: string }): Promise<StorePage>;
-  /** Deletes the store if it is still at `expected` and holds no object; false otherwise. */
-  deleteEmptyStore(ref: StoreRef, expected: StoreGeneration): Promise<boolean>;
+  /** Deletes the store if it is still at `expected`; false otherwise. Its objects are left to the sweeper. */
+  deleteStore(ref: StoreRef, expected: StoreGeneration): Promise<boolean>;
+  /** Moves the store to generation `next` with its usage at zero, if it is still at `expected`; false otherwise. */
+  swapGeneration(ref: StoreRef, expected: StoreGeneration, next: string): Promise<boolean>;
+  /** Deletes the catalog entries of these keys in a generation (the sweeper). */
+  deleteEntries(at: StoreGeneration, keys: string[]): Promise<void>;
   /**
    * Adds `delta` to the store's usage if it is still at `at` and, when `maxBytes` is given and
    * bytes grow, the result stays within it; false otherwise.
@@ -137,4 +141,8 @@ export interface BlobStore {
   completeMultipart(at: StoreGeneration, key: string, multipartId: string, parts: UploadedPart[]): Promise<void>;
   /** Drops the parts of an unfinished multipart upload; nothing when the upload is already gone. */
   abortMultipart(at: StoreGeneration, key: string, multipartId: string): Promise<void>;
+  /** Up to `limit` keys of the generation after `after`, in key order; `last` is undefined when none are left (the sweeper). */
+  listGeneration(at: StoreGeneration, page: { after?: string; limit: number }): Promise<{ keys: string[]; last?: string }>;
+  /** Deletes these keys' bytes, up to 1,000 (the sweeper). */
+  deleteMany(at: StoreGeneration, keys: string[]): Promise<void>;
 }
