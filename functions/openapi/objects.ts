@@ -98,10 +98,25 @@ export const objectsDocs: OperationDocs = {
     responses: { '200': dataBody('The store', storeSchema), '400': badStore, '404': missingStore },
   },
   deleteObjectStore: {
-    description: `Deletes an empty store. ${SCOPE}`,
+    description:
+      'Deletes the store and every object in it: one small write whatever it holds, after which the store and its objects ' +
+      'read 404 and the name is free. The bytes are removed from S3 in the background (see `purgeObjectStore`); open ' +
+      `uploads die with it. ${SCOPE}`,
+    responses: { '204': { description: 'Deleted' }, '400': badStore, '404': missingStore, '503': errorBody('unavailable: the store kept being purged meanwhile; retry.') },
+  },
+  purgeObjectStore: {
+    description:
+      'Removes every object and keeps the configuration. The purge is one small atomic write whatever the store holds: the ' +
+      "store moves to a new generation with its usage at zero, so every earlier object reads 404 and listings are empty, while " +
+      'objects written after the response are kept. The old generation (bytes in S3 and catalog entries) is reclaimed in ' +
+      'the background by the sweeper the KV buckets use; its passes repeat until upload URLs made before the purge have ' +
+      `expired (${UPLOAD_URL_EXPIRY_SECONDS} s), so bytes they bring later are reclaimed too. Open uploads of the old generation ` +
+      `can no longer be completed (404). Concurrent purges both succeed. ${SCOPE}`,
     responses: {
-      '204': { description: 'Deleted' }, '400': badStore, '404': missingStore,
-      '409': errorBody('conflict: the store holds objects (expired ones too); delete them first.'),
+      '200': { description: 'Purged', content: { 'application/json': { type: 'object', properties: { message: { type: 'string', description: 'Confirmation text' } } } } },
+      '400': badStore,
+      '404': missingStore,
+      '503': errorBody('unavailable: the sweep could not be scheduled; nothing was removed, retry.'),
     },
   },
   listObjects: {
