@@ -271,7 +271,7 @@ describe('what other bundles leave to first use', () => {
     // s3rver checks signatures against its own key pairs: the local stack's credentials are one.
     const { AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY } = LOCAL_AWS_ENV;
     const env = functionEnv({
-      AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, KV_TABLE: engines.engines.env.KV_TABLE!, OBJECTS_BUCKET: engines.engines.env.OBJECTS_BUCKET!,
+      AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, KV_TABLE: engines.engines.env.KV_TABLE!, OBJECTS_BUCKET: engines.engines.env.OBJECTS_BUCKET!, KV_SWEEP_QUEUE_URL: engines.engines.env.KV_SWEEP_QUEUE_URL!,
       AWS_ENDPOINT_URL_S3: engines.engines.env.AWS_ENDPOINT_URL_S3!, AWS_ENDPOINT_URL_DYNAMODB: engines.engines.env.AWS_ENDPOINT_URL_DYNAMODB!,
     });
     const authorization = `Bearer ${await mintLocalToken({ secret: JWT_SECRET, sub: `bundle-objects-${randomBytes(4).toString('hex')}` })}`;
