@@ -3,9 +3,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import type { AwsClients } from '../adapters/aws/clients.js';
 import { dynamoClient } from '../adapters/aws/clients/dynamo.js';
 import { DynamoKvStore } from '../adapters/aws/dynamo-kv-store.js';
-import { DynamoObjectCatalog } from '../adapters/aws/dynamo-object-catalog.js';
-import { ObjectGenerationSweep } from '../adapters/aws/object-generation-sweep.js';
-import { s3BlobStoreOnFirstUse } from '../adapters/aws/s3-on-first-use.js';
+import { onFirstUse } from '../adapters/lazy.js';
 import { sqsClient } from '../adapters/aws/clients/sqs.js';
 import { SqsSweepQueue } from '../adapters/aws/sqs-sweep-queue.js';
 import { decodeSweepTask } from '../domain/kv/sweep-task.js';
@@ -36,11 +34,17 @@ export function createSweepHandler(sweeper: Pick<Sweeper, 'run'>): SqsBatchHandl
   };
 }
 
-/** The sweeper of every kind of store: a task that names an object store goes to the objects bucket's. */
+/**
+ * The sweeper of every kind of store: a task that names an object store goes to the objects
+ * bucket's, whose S3 client and catalog load with the first such task (they would take the
+ * bundle past 300 KB at init).
+ */
 export function composeKvSweeper(settings: Settings, aws: AwsClients) {
   const queue = new SqsSweepQueue(sqsClient(aws), settings.kvSweepQueueUrl);
   const kv = new Sweeper({ store: new DynamoKvStore(dynamoClient(aws), settings.kvTable), queue, now: Date.now });
-  // The S3 client loads with the first object store's task.
-  const objects = new Sweeper({ store: new ObjectGenerationSweep(new DynamoObjectCatalog(dynamoClient(aws), settings.kvTable), s3BlobStoreOnFirstUse(settings.objectsBucket, aws)), queue, now: Date.now });
-  return createSweepHandler({ run: (task, run) => (task.objectStoreId ? objects : kv).run(task, run) });
+  const objects = onFirstUse(async () => {
+    const { objectGenerationSweep } = await import('../adapters/aws/first-use/object-sweep.js');
+    return new Sweeper({ store: objectGenerationSweep(settings.kvTable, settings.objectsBucket, aws), queue, now: Date.now });
+  });
+  return createSweepHandler({ run: async (task, run) => (task.objectStoreId ? await objects() : kv).run(task, run) });
 }
