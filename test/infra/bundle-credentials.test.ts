@@ -102,7 +102,7 @@ const createApiKey = async () =>
 beforeAll(async () => {
   outdir = mkdtempSync(join(tmpdir(), 'flowgate-bundle-credentials-'));
   home = mkdtempSync(join(tmpdir(), 'flowgate-empty-home-'));
-  const names: FunctionName[] = ['apiKeys', 'webhook', 'system', 'triggers', 'accounts', 'objects'];
+  const names: FunctionName[] = ['apiKeys', 'webhook', 'system', 'triggers', 'accounts', 'objects', 'kvSweeper'];
   [bundles, relay, imds] = await Promise.all([
     bundleLikeCdk(outdir, names.map((name) => ({ name, spec: FUNCTIONS[name] }))),
     startRelay(engines.engines.env.AWS_ENDPOINT_URL_DYNAMODB!),
@@ -284,5 +284,14 @@ describe('what other bundles leave to first use', () => {
     const read = await invoke('objects', event('GET', '{store}/objects/{key+}', 'bundle/objects/a.txt', key), env);
     expect(read.result.statusCode).toBe(200);
     expect(Buffer.from(read.result.body, 'base64').toString()).toBe('hello');
+  });
+
+  it("kvSweeper: the S3 client and the objects catalog load with the first object store's task (300 KB at init)", async () => {
+    const { init, asset } = await loaded('kvSweeper');
+    for (const marker of ['AmazonS3', 'OBJSTORES#']) {
+      expect(asset.includes(marker), `${marker} in the asset`).toBe(true);
+      expect(init.includes(marker), `${marker} loaded at init`).toBe(false);
+    }
+    expect((await bundleSize(bundles.kvSweeper!)).initBytes).toBeLessThanOrEqual(300_000);
   });
 });
