@@ -60,10 +60,24 @@ export type TableOperation = 'GetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'D
 export type TableAccess = readonly TableOperation[];
 
 /**
- * An S3 operation a function sends to the objects bucket (`functions/adapters/aws/s3-*.ts`);
- * each is granted as exactly `s3:<operation>`, on the bucket's objects only.
+ * The S3 operations functions send to the objects bucket (`functions/adapters/aws/s3-*.ts`), by
+ * the SDK's name, presigned ones included (a presigned URL acts with its signer's permissions),
+ * each with the IAM action that allows it. `s3:ListBucket` is granted on the bucket, every other
+ * action on its objects only.
  */
-export type BucketOperation = 'PutObject' | 'GetObject' | 'DeleteObject';
+export const BUCKET_OPERATIONS = {
+  PutObject: 's3:PutObject',
+  GetObject: 's3:GetObject',
+  HeadObject: 's3:GetObject',
+  DeleteObject: 's3:DeleteObject',
+  CreateMultipartUpload: 's3:PutObject',
+  UploadPart: 's3:PutObject',
+  CompleteMultipartUpload: 's3:PutObject',
+  AbortMultipartUpload: 's3:AbortMultipartUpload',
+  ListObjectsV2: 's3:ListBucket',
+  DeleteObjects: 's3:DeleteObject',
+} as const;
+export type BucketOperation = keyof typeof BUCKET_OPERATIONS;
 
 /** What a function does with the secrets key, and for which kinds of secret. */
 export interface SecretsKeyUse {
@@ -120,8 +134,9 @@ export const FUNCTIONS = {
   apiKeys: { entry: 'functions/entries/api-keys.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: ['GetItem', 'Query', 'PutItem', 'DeleteItem'] }, sendsTo: [] },
   kv: { entry: 'functions/entries/kv.ts', timeoutSeconds: 29, memoryMb: 512, tables: { auth: API_KEY_LOOKUP, kv: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['kvSweep'], queriesIndexes: { kv: ['byOwner'] } },
   // Object stores keep their catalog in the kv table (own key prefixes) and their bytes in the objects bucket.
-  objects: { entry: 'functions/entries/objects.ts', timeoutSeconds: 29, memoryMb: 1024, tables: { auth: API_KEY_LOOKUP, kv: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: [], objectsBucket: ['PutObject', 'GetObject', 'DeleteObject'] },
-  kvSweeper: { entry: 'functions/entries/kv-sweeper.ts', timeoutSeconds: 300, memoryMb: 512, tables: { kv: ['GetItem', 'Query', 'BatchWriteItem'] }, sendsTo: ['kvSweep'] },
+  objects: { entry: 'functions/entries/objects.ts', timeoutSeconds: 29, memoryMb: 1024, tables: { auth: API_KEY_LOOKUP, kv: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['kvSweep'], objectsBucket: ['PutObject', 'GetObject', 'HeadObject', 'DeleteObject', 'CreateMultipartUpload', 'UploadPart', 'CompleteMultipartUpload', 'AbortMultipartUpload'] },
+  // One sweeper for every kind of store: KV buckets' generations in the table, object stores' in the bucket and the table.
+  kvSweeper: { entry: 'functions/entries/kv-sweeper.ts', timeoutSeconds: 300, memoryMb: 512, tables: { kv: ['GetItem', 'Query', 'BatchWriteItem'] }, sendsTo: ['kvSweep'], objectsBucket: ['ListObjectsV2', 'DeleteObjects'] },
   // Decrypt: a sign-in code is checked against the stored secret. The auth table: admin reset takes the account's API key.
   accounts: { entry: 'functions/entries/accounts.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: API_KEY_LOOKUP, accounts: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: [], secretsKey: { operations: ['encrypt', 'decrypt'], purposes: [SECRET_PURPOSES.totp] }, signsMfaTokens: true },
   // 29 s, as the receiver: a bulk replay of 500 deliveries took about 3 s on the local stack (single-threaded engines).
@@ -195,12 +210,18 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/storage/objects', fn: 'objects', auth: 'gateway', operationId: 'listObjectStores', tag: TAGS.objects, summary: 'List object stores' },
   objects('PUT', '{store}', 'createObjectStore', 'Create an object store'),
   objects('GET', '{store}', 'getObjectStore', 'Read an object store and its usage'),
-  objects('DELETE', '{store}', 'deleteObjectStore', 'Delete an empty object store'),
+  objects('DELETE', '{store}', 'deleteObjectStore', 'Delete a store and all its objects'),
+  objects('DELETE', '{store}/purge', 'purgeObjectStore', 'Remove all objects, keep the configuration'),
   objects('GET', '{store}/objects', 'listObjects', 'List objects in key order'),
   objects('PUT', '{store}/objects/{key+}', 'putObject', 'Write an object (up to 4 MiB through the API)'),
   objects('GET', '{store}/objects/{key+}', 'getObject', 'Read an object, or a range of it'),
   objects('HEAD', '{store}/objects/{key+}', 'headObject', "Read an object's size, etag, type and metadata"),
   objects('DELETE', '{store}/objects/{key+}', 'deleteObject', 'Delete an object'),
+  // `…/objects/{key}/url`: API Gateway's greedy parameter must end a path, so the handler takes the `/url` off the key.
+  objects('POST', '{store}/objects/{key+}', 'createObjectUrl', 'A presigned GET URL of an object (POST …/objects/{key}/url)'),
+  objects('POST', '{store}/uploads', 'createObjectUpload', 'Start an upload straight to S3: presigned PUT or part URLs'),
+  objects('POST', '{store}/uploads/{id}/complete', 'completeObjectUpload', 'Store what an upload sent, if it is the size declared'),
+  objects('DELETE', '{store}/uploads/{id}', 'abortObjectUpload', 'Abort an upload and give its reserved bytes back'),
 
   mfa('totp-registration', 'startTotpRegistration', 'Start a TOTP registration'),
   mfa('confirm-totp-registration', 'confirmTotpRegistration', 'Confirm a TOTP registration'),

@@ -156,8 +156,8 @@ export const SETTINGS = {
   }),
   kvSweepSettleSeconds: spec({
     env: 'KV_SWEEP_SETTLE_SECONDS',
-    description: 'How long after a purge the sweeper makes its final pass (local only; deployed it follows the kv function\'s timeout)',
-    source: local, readers: ['kv'], parse: (raw) => (isUnset(raw) ? undefined : wholeNumber(0, 0, 12 * 3600)(raw)),
+    description: 'How long after a purge the sweeper makes its final pass (local only; deployed it follows the kv and objects functions\' timeouts and upload URLs\' expiry)',
+    source: local, readers: ['kv', 'objects'], parse: (raw) => (isUnset(raw) ? undefined : wholeNumber(0, 0, 12 * 3600)(raw)),
   }),
   consoleCognitoDomain: spec({
     env: 'CONSOLE_COGNITO_DOMAIN',

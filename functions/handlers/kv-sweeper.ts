@@ -3,6 +3,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import type { AwsClients } from '../adapters/aws/clients.js';
 import { dynamoClient } from '../adapters/aws/clients/dynamo.js';
 import { DynamoKvStore } from '../adapters/aws/dynamo-kv-store.js';
+import { onFirstUse } from '../adapters/lazy.js';
 import { sqsClient } from '../adapters/aws/clients/sqs.js';
 import { SqsSweepQueue } from '../adapters/aws/sqs-sweep-queue.js';
 import { decodeSweepTask } from '../domain/kv/sweep-task.js';
@@ -19,13 +20,13 @@ type SqsBatchHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchRe
  * that fails is reported in `batchItemFailures`, comes back after the visibility timeout from its
  * own position (deletes are idempotent), and reaches the dead-letter queue after `maxReceiveCount`.
  */
-export function createSweepHandler(sweeper: Sweeper): SqsBatchHandler {
+export function createSweepHandler(sweeper: Pick<Sweeper, 'run'>): SqsBatchHandler {
   const processor = new BatchProcessor(EventType.SQS);
   return async (event, context) => {
     const response = await processPartialResponse(event, async (record: SQSRecord) => {
       const task = decodeSweepTask(record.body);
       const outcome = await sweeper.run(task, { remainingMs: () => context.getRemainingTimeInMillis() });
-      await logInfo('kv sweep', { bucket: task.name, generation: task.generation, ...outcome });
+      await logInfo(task.objectStoreId ? 'objects sweep' : 'kv sweep', { bucket: task.name, generation: task.generation, ...outcome });
       if (outcome.deleted > 0) metricsRecorder.count(METRIC.kvItemsReclaimed, outcome.deleted);
     }, processor, { context, throwOnFullBatchFailure: false });
     await publishMetrics();
@@ -33,5 +34,17 @@ export function createSweepHandler(sweeper: Sweeper): SqsBatchHandler {
   };
 }
 
-export const composeKvSweeper = (settings: Settings, aws: AwsClients) =>
-  createSweepHandler(new Sweeper({ store: new DynamoKvStore(dynamoClient(aws), settings.kvTable), queue: new SqsSweepQueue(sqsClient(aws), settings.kvSweepQueueUrl), now: Date.now }));
+/**
+ * The sweeper of every kind of store: a task that names an object store goes to the objects
+ * bucket's, whose S3 client and catalog load with the first such task (they would take the
+ * bundle past 300 KB at init).
+ */
+export function composeKvSweeper(settings: Settings, aws: AwsClients) {
+  const queue = new SqsSweepQueue(sqsClient(aws), settings.kvSweepQueueUrl);
+  const kv = new Sweeper({ store: new DynamoKvStore(dynamoClient(aws), settings.kvTable), queue, now: Date.now });
+  const objects = onFirstUse(async () => {
+    const { objectGenerationSweep } = await import('../adapters/aws/first-use/object-sweep.js');
+    return new Sweeper({ store: objectGenerationSweep(settings.kvTable, settings.objectsBucket, aws), queue, now: Date.now });
+  });
+  return createSweepHandler({ run: async (task, run) => (task.objectStoreId ? await objects() : kv).run(task, run) });
+}

@@ -1,13 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { AwsClients } from '../adapters/aws/clients.js';
 import { dynamoClient } from '../adapters/aws/clients/dynamo.js';
-import { s3Client } from '../adapters/aws/clients/s3.js';
 import { DynamoObjectCatalog } from '../adapters/aws/dynamo-object-catalog.js';
-import { S3BlobStore } from '../adapters/aws/s3-blob-store.js';
+import { s3BlobStoreOnFirstUse } from '../adapters/aws/s3-on-first-use.js';
 import type { Authenticator } from '../domain/authenticator.js';
 import { contentTypeOf } from '../domain/kv/validation.js';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../domain/objects/limits.js';
-import { ObjectService } from '../domain/objects/service.js';
+import { ObjectService, objectsSettleSeconds } from '../domain/objects/service.js';
+import { sqsSweepQueueOnFirstUse } from '../adapters/aws/sqs-on-first-use.js';
+import { FUNCTIONS } from '../manifest.js';
+import { parseCompletion, parseNewUpload, parseUrlRequest, validateUploadId } from '../domain/objects/upload-requests.js';
 import type { ObjectInfo, Store, StoreRef } from '../domain/objects/types.js';
 import { metadataFrom, parseStoreConfig, validateDelimiter, validateObjectKey, validateObjectPrefix, validateStoreName } from '../domain/objects/validation.js';
 import type { Settings } from '../settings.js';
@@ -69,6 +71,11 @@ export const createObjectsHandler = (service: ObjectService, authenticator: Auth
   createObjectStore: async (request) =>
     created(storeResource(await service.createStore(storeOf(request), parseStoreConfig(jsonObjectBody(request.event, { optional: true }))))),
   getObjectStore: async (request) => ok(storeResource(await service.getStore(storeOf(request)))),
+  async purgeObjectStore(request) {
+    const store = storeOf(request);
+    await service.purgeStore(store);
+    return json(200, { message: `Store '${store.name}' purged; its configuration is unchanged and the removed objects are reclaimed in the background.` });
+  },
   async deleteObjectStore(request) {
     await service.deleteStore(storeOf(request));
     return noContent();
@@ -113,6 +120,35 @@ export const createObjectsHandler = (service: ObjectService, authenticator: Auth
     const info = await service.headObject(storeOf(request), keyOf(request.event));
     return { statusCode: 200, headers: { ...objectHeaders(info), 'content-length': String(info.size) }, body: '' };
   },
+  async createObjectUrl(request) {
+    // The path is `…/objects/{key}/url`: the route's greedy parameter holds `{key}/url`.
+    const path = greedyPathParam(request.event, 'key');
+    if (!path.endsWith('/url')) throw new AppError('not_found', 'POST on an object path must end in /url');
+    const key = validateObjectKey(path.slice(0, -'/url'.length));
+    const expiresIn = parseUrlRequest(jsonObjectBody(request.event, { optional: true }));
+    const { info, url, expiresAt } = await service.objectUrl(storeOf(request), key, expiresIn);
+    return ok({ url, method: 'GET', expires_at: expiresAt, object: objectResource(info) });
+  },
+  async createObjectUpload(request) {
+    const target = await service.uploads.create(storeOf(request), parseNewUpload(jsonObjectBody(request.event)));
+    const { upload } = target;
+    return created({
+      id: upload.id, key: upload.key, size: upload.size, content_type: upload.contentType, metadata: upload.metadata,
+      expires_at: new Date(target.expiresAt * 1000).toISOString(),
+      ...('url' in target
+        ? { method: 'PUT', url: target.url, headers: { 'content-type': upload.contentType } }
+        : { method: 'PUT', part_size: target.partSize, parts: target.parts.map((part) => ({ part_number: part.partNumber, size: part.size, url: part.url })) }),
+    });
+  },
+  async completeObjectUpload(request) {
+    const parts = parseCompletion(jsonObjectBody(request.event, { optional: true }));
+    const info = await service.uploads.complete(storeOf(request), validateUploadId(pathParam(request.event, 'id')), parts);
+    return json(200, { data: objectResource(info) }, { etag: info.etag });
+  },
+  async abortObjectUpload(request) {
+    await service.uploads.abort(storeOf(request), validateUploadId(pathParam(request.event, 'id')));
+    return noContent();
+  },
   async deleteObject(request) {
     await service.deleteObject(storeOf(request), keyOf(request.event));
     return noContent();
@@ -122,7 +158,11 @@ export const createObjectsHandler = (service: ObjectService, authenticator: Auth
 export function composeObjects(settings: Settings, aws: AwsClients) {
   const service = new ObjectService({
     catalog: new DynamoObjectCatalog(dynamoClient(aws), settings.kvTable),
-    blobs: new S3BlobStore(s3Client(aws), settings.objectsBucket),
+    // The S3 client loads with the first request that reads or writes bytes.
+    blobs: s3BlobStoreOnFirstUse(settings.objectsBucket, aws),
+    // Only a purge or a store delete sends to the sweep queue: the SQS client loads on the first.
+    sweeps: sqsSweepQueueOnFirstUse(settings.kvSweepQueueUrl, aws),
+    settleMs: (settings.kvSweepSettleSeconds ?? objectsSettleSeconds(FUNCTIONS.objects.timeoutSeconds)) * 1000,
     now: Date.now,
     randomBytes,
   });

@@ -8,7 +8,11 @@ import {
   MAX_METADATA_BYTES,
   MAX_OBJECT_KEY_BYTES,
   MAX_OBJECT_SIZE_BYTES,
+  MAX_URL_EXPIRY_SECONDS,
+  MULTIPART_PART_BYTES,
   STORE_NAME_PATTERN,
+  UPLOAD_LIFETIME_SECONDS,
+  UPLOAD_URL_EXPIRY_SECONDS,
 } from '../domain/objects/limits.js';
 import { keyParameter } from './kv.js';
 import { dataBody, errorBody, pageParameters, type OperationDocs, type Schema } from './types.js';
@@ -94,10 +98,25 @@ export const objectsDocs: OperationDocs = {
     responses: { '200': dataBody('The store', storeSchema), '400': badStore, '404': missingStore },
   },
   deleteObjectStore: {
-    description: `Deletes an empty store. ${SCOPE}`,
+    description:
+      'Deletes the store and every object in it: one small write whatever it holds, after which the store and its objects ' +
+      'read 404 and the name is free. The bytes are removed from S3 in the background (see `purgeObjectStore`); open ' +
+      `uploads die with it. ${SCOPE}`,
+    responses: { '204': { description: 'Deleted' }, '400': badStore, '404': missingStore, '503': errorBody('unavailable: the store kept being purged meanwhile; retry.') },
+  },
+  purgeObjectStore: {
+    description:
+      'Removes every object and keeps the configuration. The purge is one small atomic write whatever the store holds: the ' +
+      "store moves to a new generation with its usage at zero, so every earlier object reads 404 and listings are empty, while " +
+      'objects written after the response are kept. The old generation (bytes in S3 and catalog entries) is reclaimed in ' +
+      'the background by the sweeper the KV buckets use; its passes repeat until upload URLs made before the purge have ' +
+      `expired (${UPLOAD_URL_EXPIRY_SECONDS} s), so bytes they bring later are reclaimed too. Open uploads of the old generation ` +
+      `can no longer be completed (404). Concurrent purges both succeed. ${SCOPE}`,
     responses: {
-      '204': { description: 'Deleted' }, '400': badStore, '404': missingStore,
-      '409': errorBody('conflict: the store holds objects (expired ones too); delete them first.'),
+      '200': { description: 'Purged', content: { 'application/json': { type: 'object', properties: { message: { type: 'string', description: 'Confirmation text' } } } } },
+      '400': badStore,
+      '404': missingStore,
+      '503': errorBody('unavailable: the sweep could not be scheduled; nothing was removed, retry.'),
     },
   },
   listObjects: {
@@ -167,5 +186,88 @@ export const objectsDocs: OperationDocs = {
     parameters: [objectKeyParameter],
     description: `Deletes one object and gives its bytes back to the store's usage. An expired object is removed too and answers 404. ${SCOPE}`,
     responses: { '204': { description: 'Deleted' }, '400': badKey, '404': missingKey, '503': errorBody('unavailable: other writes to the key kept winning; retry.') },
+  },
+  createObjectUrl: {
+    parameters: [{ ...objectKeyParameter, description: `${objectKeyParameter.description} The path ends in \`/url\` after the key: \`POST …/objects/{key}/url\` (API Gateway's greedy parameter must end a route, so the route is \`{key+}\` and the function takes the \`/url\` off).` }],
+    description:
+      `A presigned S3 GET of the object, for a browser or a client to fetch directly (\`Range\` works there). The URL names ` +
+      `the object's own path in the bucket and nothing else: edited to another key, S3 refuses it (403). ${SCOPE}`,
+    requestBody: { required: false, content: { 'application/json': { type: 'object', additionalProperties: false, properties: { expires_in: { type: 'integer', minimum: 1, maximum: MAX_URL_EXPIRY_SECONDS, default: DOWNLOAD_URL_EXPIRY_SECONDS, description: 'Seconds the URL works.' } } } } },
+    responses: {
+      '200': dataBody('The URL', { type: 'object', required: ['url', 'method', 'expires_at', 'object'], properties: { url: { type: 'string', format: 'uri' }, method: { const: 'GET' }, expires_at: { type: 'string', format: 'date-time' }, object: objectSchema } }),
+      '400': errorBody(`validation_error: bad store name or key, or \`expires_in\` not 1-${MAX_URL_EXPIRY_SECONDS}.`),
+      '404': errorBody('not_found: no such store or key, or the path does not end in `/url`.'),
+    },
+  },
+  createObjectUpload: {
+    description:
+      'Starts an upload straight to S3, for objects larger than the API carries. The size is declared here and counted in the ' +
+      "store's usage at once, so `max_object_size` and `max_bytes` are checked before a byte is sent (413). " +
+      `Up to ${MULTIPART_PART_BYTES} bytes the answer is one presigned \`url\`: PUT the bytes there with the \`headers\` given ` +
+      `(the content type is signed). Above it, \`parts\`: PUT each part's bytes (\`part_size\` each, the last smaller) to its ` +
+      'URL, keep the `ETag` each answers, and complete with them. URLs work for ' +
+      `${UPLOAD_URL_EXPIRY_SECONDS} s; an upload neither completed nor aborted is forgotten after ${UPLOAD_LIFETIME_SECONDS} s, ` +
+      'and S3 drops its parts after a day. Until it is completed the object does not exist. ' +
+      'A single PUT lands at the key at once: it replaces the bytes of an object already there, which is removed if the upload is then aborted or refused. ' +
+      `Conditional writes (\`If-Match\`) are not offered for uploads. ${SCOPE}`,
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': {
+          type: 'object', required: ['key', 'size'], additionalProperties: false,
+          properties: {
+            key: { type: 'string', description: KEY_RULES },
+            size: { type: 'integer', minimum: 0, maximum: MAX_OBJECT_SIZE_BYTES, description: 'Exactly the bytes that will be sent.' },
+            content_type: { type: 'string', default: 'application/octet-stream' },
+            metadata: { type: 'object', additionalProperties: { type: 'string' }, description: `As \`x-meta-*\` headers of a direct write: names of lower-case letters, digits, \`-\`, \`_\`; ${MAX_METADATA_BYTES} bytes in all.` },
+          },
+        },
+      },
+    },
+    responses: {
+      '201': dataBody('Where to send the bytes', {
+        type: 'object',
+        required: ['id', 'key', 'size', 'content_type', 'metadata', 'expires_at', 'method'],
+        properties: {
+          id: { type: 'string', pattern: '^[0-9a-f]{32}$' },
+          key: { type: 'string' }, size: { type: 'integer' }, content_type: { type: 'string' }, metadata: { type: 'object', additionalProperties: { type: 'string' } },
+          expires_at: { type: 'string', format: 'date-time', description: 'When the URLs stop working.' },
+          method: { const: 'PUT' },
+          url: { type: 'string', format: 'uri', description: 'One PUT of the whole object (small uploads).' },
+          headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'Headers the PUT to `url` must carry.' },
+          part_size: { type: 'integer', const: MULTIPART_PART_BYTES },
+          parts: { type: 'array', items: { type: 'object', required: ['part_number', 'size', 'url'], properties: { part_number: { type: 'integer', minimum: 1 }, size: { type: 'integer' }, url: { type: 'string', format: 'uri' } } } },
+        },
+      }),
+      '400': errorBody(`validation_error: bad store name, key, size or metadata, or a content type the store does not allow. ${KEY_RULES}`),
+      '404': missingStore,
+      '409': errorBody('conflict: the store was purged or deleted meanwhile.'),
+      '413': errorBody("payload_too_large: over the store's `max_object_size`, over its `max_bytes` (open uploads count), or over S3's 5 GiB."),
+    },
+  },
+  completeObjectUpload: {
+    parameters: [{ name: 'id', in: 'path', description: 'The upload id.', schema: { type: 'string' } }],
+    description:
+      'Stores what the upload sent: S3 assembles the parts (multipart), the function reads the size that landed, and the object ' +
+      "is recorded only if it is the size declared. Bytes of another size are removed, with the object the key held before, and the reservation " +
+      "is given back (413 when more arrived, 400 when fewer). Nothing sent yet is 409 and leaves the upload open. A key's earlier object is replaced; " +
+      `its bytes are given back to the store's usage. ${SCOPE}`,
+    requestBody: {
+      required: false,
+      content: { 'application/json': { type: 'object', additionalProperties: false, properties: { parts: { type: 'array', description: 'Required for a multipart upload: every part, with the `ETag` its PUT answered.', items: { type: 'object', required: ['part_number', 'etag'], properties: { part_number: { type: 'integer', minimum: 1, maximum: 10000 }, etag: { type: 'string' } } } } } } },
+    },
+    responses: {
+      '200': { ...dataBody('Stored', objectSchema), headers: { etag: { type: 'string' } } },
+      '400': errorBody('validation_error: fewer bytes arrived than declared (removed); `parts` missing or not what was uploaded (the upload stays open).'),
+      '404': errorBody('not_found: no such store, or no such open upload (completed, aborted or expired).'),
+      '409': errorBody('conflict: nothing has been sent to the upload URL yet.'),
+      '413': errorBody('payload_too_large: more bytes arrived than declared (removed).'),
+      '503': errorBody('unavailable: other writes to the key kept winning; retry.'),
+    },
+  },
+  abortObjectUpload: {
+    parameters: [{ name: 'id', in: 'path', description: 'The upload id.', schema: { type: 'string' } }],
+    description: "Drops an open upload and gives its reserved bytes back. Parts sent are dropped; bytes a single PUT already landed are removed, with the object the key held before. " + SCOPE,
+    responses: { '204': { description: 'Aborted' }, '400': badStore, '404': errorBody('not_found: no such store, or no such open upload.') },
   },
 };

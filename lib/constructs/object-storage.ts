@@ -2,8 +2,10 @@ import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Grant } from 'aws-cdk-lib/aws-iam';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type CfnBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import type { BucketOperation } from '../../functions/manifest.js';
+import { BUCKET_OPERATIONS, type BucketOperation } from '../../functions/manifest.js';
 import type { ServiceFunction } from './service-function.js';
+
+const LIST_BUCKET = 's3:ListBucket';
 
 export interface ObjectStorageProps {
   /** `retain` keeps the bucket (and the objects) when the stack is deleted or the bucket replaced. */
@@ -39,13 +41,16 @@ export class ObjectStorage extends Construct {
   }
 
   /**
-   * Grants exactly the S3 actions the manifest lists, on the bucket's objects only (never the
-   * bucket itself: no listing, no configuration). The object ARN ends in `/*` because store ids
+   * Grants exactly the S3 actions of the operations the manifest lists, on the bucket's objects
+   * only, but listing, on the bucket (never its configuration). The object ARN ends in `/*` because store ids
    * are random and made at run time.
    */
   connect(fn: ServiceFunction, operations: readonly BucketOperation[]): void {
-    const objects = this.bucket.arnForObjects('*');
-    Grant.addToPrincipal({ grantee: fn, actions: operations.map((operation) => `s3:${operation}`), resourceArns: [objects] });
+    const actions = [...new Set(operations.map((operation) => BUCKET_OPERATIONS[operation]))];
+    const onObjects = actions.filter((action) => action !== LIST_BUCKET);
+    if (onObjects.length > 0) Grant.addToPrincipal({ grantee: fn, actions: onObjects, resourceArns: [this.bucket.arnForObjects('*')] });
+    // Listing is an action on the bucket itself; only the sweeper lists (a generation's keys, by prefix).
+    if (actions.includes(LIST_BUCKET)) Grant.addToPrincipal({ grantee: fn, actions: [LIST_BUCKET], resourceArns: [this.bucket.bucketArn] });
     Validations.of(fn).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(this.bucket.node.defaultChild as CfnBucket)}.Arn>/*]`,
       reason: 'Object stores get random ids at run time, so the grant covers the bucket\'s objects (arn/*); the function adds each store\'s id and generation itself and checks the caller owns the store.',

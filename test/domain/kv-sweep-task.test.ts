@@ -12,6 +12,12 @@ describe('sweep tasks', () => {
     expect(decodeSweepTask(encodeSweepTask(started))).toEqual(started);
   });
 
+  it("an object store's task round-trips with its store id; a KV bucket's message has none", () => {
+    const objects = { ...task, objectStoreId: 'b'.repeat(32), pass: { startedAt: 1_900_000_000_500, after: 'photos/a b.png' } };
+    expect(decodeSweepTask(encodeSweepTask(objects))).toEqual(objects);
+    expect(JSON.parse(encodeSweepTask(task))).not.toHaveProperty('store_id');
+  });
+
   it('a finished pass is not carried into the next message', () =>
     expect(decodeSweepTask(encodeSweepTask({ ...task, pass: undefined }))).toEqual(task));
 
@@ -23,6 +29,7 @@ describe('sweep tasks', () => {
     ['no account', JSON.stringify({ ...JSON.parse(encodeSweepTask(task)), account_id: '' })],
     ['no settle time', JSON.stringify({ ...JSON.parse(encodeSweepTask(task)), settle_until: undefined })],
     ['a position without a pass', JSON.stringify({ ...JSON.parse(encodeSweepTask(task)), after: 'k' })],
+    ['a store id that is not 32 hex digits', JSON.stringify({ ...JSON.parse(encodeSweepTask(task)), store_id: '../other' })],
   ])('refuses %s', (_name, body) => expect(() => decodeSweepTask(body)).toThrow(/validation_error/));
 });
 

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { MAX_INLINE_OBJECT_BYTES, MAX_OBJECT_SIZE_BYTES } from '../../functions/domain/objects/limits.js';
 import { call, useLocalStack } from '../support/local-stack.js';
 
-/** One stack for the file: object stores over HTTP, on dynalite and s3rver. */
-const stack = useLocalStack();
+/** One stack for the file: object stores over HTTP, on dynalite and s3rver; a purge's final sweep comes after 1 s. */
+const stack = useLocalStack({ env: { KV_SWEEP_SETTLE_SECONDS: '1' } });
 
 let counter = 0;
 /** A fresh account with its own store, and helpers bound to it. */
@@ -23,7 +23,27 @@ async function tenant(config: Record<string, unknown> | false = {}) {
   const head = (key: string) => call(stack, 'HEAD', objectPath(key), { token });
   const list = (query = '') => call(stack, 'GET', `${base}/objects${query}`, { token });
   const usage = async () => (await call(stack, 'GET', base, { token })).json.data as { objects: number; bytes: number };
-  return { token, store, base, objectPath, put, get, getBytes, head, list, usage };
+  const startUpload = (body: Record<string, unknown>) => call(stack, 'POST', `${base}/uploads`, { token, body });
+  const complete = (id: string, body?: Record<string, unknown>) => call(stack, 'POST', `${base}/uploads/${id}/complete`, { token, body });
+  return { token, store, base, objectPath, put, get, getBytes, head, list, usage, startUpload, complete };
+}
+
+/** What a plain HTTP client does with an upload's answer: PUT the bytes to its URL, or each part to its own. */
+async function sendUpload(upload: { url?: string; headers?: Record<string, string>; parts?: { part_number: number; size: number; url: string }[] }, bytes: Uint8Array) {
+  if (upload.url) {
+    const res = await fetch(upload.url, { method: 'PUT', headers: upload.headers, body: bytes });
+    expect(res.status, await res.text()).toBe(200);
+    return undefined;
+  }
+  const parts = [];
+  let offset = 0;
+  for (const part of upload.parts!) {
+    const res = await fetch(part.url, { method: 'PUT', body: bytes.subarray(offset, offset + part.size) });
+    expect(res.status, await res.text()).toBe(200);
+    parts.push({ part_number: part.part_number, etag: res.headers.get('etag')! });
+    offset += part.size;
+  }
+  return parts;
 }
 
 describe('object stores', () => {
@@ -192,13 +212,36 @@ describe('object stores', () => {
     expect((await owner.get('secret')).text).toBe('mine');
   });
 
-  it('a store that holds objects is not deleted (409) until they are; then it is gone', async () => {
+  it('DELETE …/purge removes every object at once and keeps the configuration; objects written after it survive the sweep, which removes the old bytes', async () => {
+    const t = await tenant({ description: 'kept', max_bytes: 1000 });
+    for (const key of ['a', 'b/c', 'd']) await t.put(key, `old ${key}`);
+    // A presigned URL names the bytes' own path, so it shows when the sweeper has removed them.
+    const oldBytes = (await call(stack, 'POST', `${t.objectPath('b/c')}/url`, { token: t.token })).json.data.url as string;
+    expect((await fetch(oldBytes)).status).toBe(200);
+    const purged = await call(stack, 'DELETE', `${t.base}/purge`, { token: t.token });
+    expect(purged.status).toBe(200);
+    expect(purged.json.message).toMatch(/configuration is unchanged/);
+    expect((await call(stack, 'GET', t.base, { token: t.token })).json.data).toMatchObject({ description: 'kept', max_bytes: 1000, objects: 0, bytes: 0 });
+    expect((await t.get('a')).status).toBe(404);
+    expect((await t.list()).json.data.objects).toEqual([]);
+    await t.put('b/c', 'new');
+    while ((await fetch(oldBytes)).status !== 404) await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await t.get('b/c')).text).toBe('new');
+    expect(await t.usage()).toMatchObject({ objects: 1, bytes: 3 });
+    expect((await call(stack, 'DELETE', '/storage/objects/never-made/purge', { token: t.token })).status).toBe(404);
+  });
+
+  it('a store that holds objects is deleted whole; its bytes are swept and a new store of the name starts empty', async () => {
     const t = await tenant();
     await t.put('k', 'v');
-    expect((await call(stack, 'DELETE', t.base, { token: t.token })).status).toBe(409);
-    await call(stack, 'DELETE', t.objectPath('k'), { token: t.token });
+    const bytes = (await call(stack, 'POST', `${t.objectPath('k')}/url`, { token: t.token })).json.data.url as string;
     expect((await call(stack, 'DELETE', t.base, { token: t.token })).status).toBe(204);
     expect((await call(stack, 'GET', t.base, { token: t.token })).status).toBe(404);
+    expect((await t.get('k')).status).toBe(404);
+    while ((await fetch(bytes)).status !== 404) await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await call(stack, 'PUT', t.base, { token: t.token })).status).toBe(201);
+    expect((await t.list()).json.data.objects).toEqual([]);
+    expect(await t.usage()).toMatchObject({ objects: 0, bytes: 0 });
   });
 
   it('bad keys, metadata and conditions are 400', async () => {
@@ -207,5 +250,117 @@ describe('object stores', () => {
     expect((await t.put('a/\u0001', 'v')).status).toBe(400);
     expect((await t.put('m', 'v', { 'x-meta-ok': 'caf\u00e9' })).status).toBe(400);
     expect((await t.put('m', 'v', { 'if-none-match': '"abc"' })).status).toBe(400);
+  });
+
+  it('a presigned PUT uploads a small object with its type and metadata; complete records it, and it reads back through the API', async () => {
+    const t = await tenant();
+    const bytes = randomBytes(1000);
+    const created = await t.startUpload({ key: 'up/small.bin', size: 1000, content_type: 'application/x-test', metadata: { owner: 'ada' } });
+    expect(created.status).toBe(201);
+    expect(created.json.data).toMatchObject({ id: expect.stringMatching(/^[0-9a-f]{32}$/), key: 'up/small.bin', size: 1000, method: 'PUT', headers: { 'content-type': 'application/x-test' } });
+    expect(created.json.data.url).toMatch(/X-Amz-Signature=/);
+    // The size is reserved as soon as the upload is created.
+    expect(await t.usage()).toMatchObject({ objects: 0, bytes: 1000 });
+    await sendUpload(created.json.data, bytes);
+    const done = await t.complete(created.json.data.id);
+    expect(done.status).toBe(200);
+    expect(done.json.data).toMatchObject({ key: 'up/small.bin', size: 1000, content_type: 'application/x-test', metadata: { owner: 'ada' } });
+    expect((await t.getBytes('up/small.bin')).equals(bytes)).toBe(true);
+    expect((await t.head('up/small.bin')).headers.get('x-meta-owner')).toBe('ada');
+    expect(await t.usage()).toMatchObject({ objects: 1, bytes: 1000 });
+    // Completed once: the upload is gone.
+    expect((await t.complete(created.json.data.id)).status).toBe(404);
+  });
+
+  it('25 MB through presigned multipart (5 MiB parts) from a plain HTTP client; GET answers 307 to a presigned URL that serves it, Range too', async () => {
+    const t = await tenant();
+    const size = 25 * 1000 * 1000;
+    const bytes = randomBytes(size);
+    const created = await t.startUpload({ key: 'big/video.bin', size, content_type: 'video/mp4' });
+    expect(created.status).toBe(201);
+    expect(created.json.data.part_size).toBe(5 * 1024 * 1024);
+    expect(created.json.data.parts.map((p: { part_number: number; size: number }) => [p.part_number, p.size])).toEqual([1, 2, 3, 4, 5].map((n) => [n, Math.min(5 * 1024 * 1024, size - (n - 1) * 5 * 1024 * 1024)]));
+    const parts = await sendUpload(created.json.data, bytes);
+    expect((await t.complete(created.json.data.id)).status).toBe(400);
+    const done = await t.complete(created.json.data.id, { parts });
+    expect(done.status, done.text).toBe(200);
+    expect(done.json.data).toMatchObject({ size, content_type: 'video/mp4' });
+    expect(await t.usage()).toMatchObject({ objects: 1, bytes: size });
+    const redirect = await fetch(stack.baseUrl + t.objectPath('big/video.bin'), { headers: { authorization: `Bearer ${t.token}` }, redirect: 'manual' });
+    expect(redirect.status).toBe(307);
+    const location = redirect.headers.get('location')!;
+    expect(Buffer.from(await (await fetch(location)).arrayBuffer()).equals(bytes)).toBe(true);
+    const range = await fetch(location, { headers: { range: 'bytes=10000000-10000009' } });
+    expect(range.status).toBe(206);
+    expect(Buffer.from(await range.arrayBuffer()).equals(bytes.subarray(10_000_000, 10_000_010))).toBe(true);
+  }, 60_000);
+
+  it('an upload that is not its declared size is removed on complete and its bytes given back; limits are checked when it is created', async () => {
+    const t = await tenant({ max_object_size: 2000, max_bytes: 3000, allowed_content_types: ['text/*'] });
+    expect((await t.startUpload({ key: 'a', size: 2001, content_type: 'text/plain' })).status).toBe(413);
+    expect((await t.startUpload({ key: 'a', size: 10, content_type: 'image/png' })).status).toBe(400);
+    const first = await t.startUpload({ key: 'a', size: 2000, content_type: 'text/plain' });
+    expect(first.status).toBe(201);
+    // 2,000 reserved: a second upload of 2,000 would take the store past max_bytes.
+    expect((await t.startUpload({ key: 'b', size: 2000, content_type: 'text/plain' })).status).toBe(413);
+    await sendUpload(first.json.data, randomBytes(10));
+    const refused = await t.complete(first.json.data.id);
+    expect(refused.status).toBe(400);
+    expect(refused.json.message).toMatch(/declared 2000 bytes and 10 arrived/);
+    expect((await t.head('a')).status).toBe(404);
+    expect(await t.usage()).toMatchObject({ objects: 0, bytes: 0 });
+    const larger = await t.startUpload({ key: 'c', size: 5, content_type: 'text/plain' });
+    await sendUpload(larger.json.data, randomBytes(50));
+    expect((await t.complete(larger.json.data.id)).status).toBe(413);
+    expect(await t.usage()).toMatchObject({ objects: 0, bytes: 0 });
+    // Nothing sent yet: complete says so and leaves the upload open.
+    const early = await t.startUpload({ key: 'd', size: 3, content_type: 'text/plain' });
+    expect((await t.complete(early.json.data.id)).status).toBe(409);
+    await sendUpload(early.json.data, new TextEncoder().encode('abc'));
+    expect((await t.complete(early.json.data.id)).status).toBe(200);
+    expect((await t.get('d')).text).toBe('abc');
+  });
+
+  it('DELETE …/uploads/{id} aborts an upload and gives its reservation back, single PUT or multipart', async () => {
+    const t = await tenant({ max_bytes: 20 * 1024 * 1024 });
+    await t.put('keep', 'kept');
+    const single = await t.startUpload({ key: 'keep', size: 100 });
+    await sendUpload(single.json.data, randomBytes(100));
+    expect((await call(stack, 'DELETE', `${t.base}/uploads/${single.json.data.id}`, { token: t.token })).status).toBe(204);
+    const multi = await t.startUpload({ key: 'm', size: 6 * 1024 * 1024 });
+    await fetch(multi.json.data.parts[0].url, { method: 'PUT', body: randomBytes(5 * 1024 * 1024) });
+    expect((await call(stack, 'DELETE', `${t.base}/uploads/${multi.json.data.id}`, { token: t.token })).status).toBe(204);
+    expect((await call(stack, 'DELETE', `${t.base}/uploads/${multi.json.data.id}`, { token: t.token })).status).toBe(404);
+    expect((await t.complete(multi.json.data.id, { parts: [{ part_number: 1, etag: '"x"' }] })).status).toBe(404);
+    // The aborted single PUT had replaced the bytes of 'keep': both are gone rather than mismatched.
+    expect((await t.head('keep')).status).toBe(404);
+    expect(await t.usage()).toMatchObject({ objects: 0, bytes: 0 });
+    expect((await call(stack, 'DELETE', `${t.base}/uploads/not-an-id`, { token: t.token })).status).toBe(404);
+  });
+
+  it('POST …/objects/{key}/url answers a presigned GET (expires_in 1-3600); another account gets 404', async () => {
+    const t = await tenant();
+    await t.put('docs/report.txt', 'the report');
+    const url = (token: string, body?: Record<string, unknown>) => call(stack, 'POST', `${t.objectPath('docs/report.txt')}/url`, { token, body });
+    const res = await url(t.token, { expires_in: 60 });
+    expect(res.status).toBe(200);
+    expect(res.json.data).toMatchObject({ method: 'GET', object: { key: 'docs/report.txt', size: 10 } });
+    expect(res.json.data.url).toMatch(/X-Amz-Expires=60&/);
+    expect(await (await fetch(res.json.data.url)).text()).toBe('the report');
+    expect((await url(t.token, { expires_in: 3601 })).status).toBe(400);
+    expect((await url(t.token, { expires_in: 0 })).status).toBe(400);
+    expect((await call(stack, 'POST', t.objectPath('docs/report.txt'), { token: t.token })).status).toBe(404);
+    expect((await call(stack, 'POST', `${t.objectPath('docs/none.txt')}/url`, { token: t.token })).status).toBe(404);
+    const other = await tenant(false);
+    expect((await url(other.token)).status).toBe(404);
+    expect((await call(stack, 'POST', `${t.base}/uploads`, { token: other.token, body: { key: 'x', size: 1 } })).status).toBe(404);
+    // A URL is signed for one key: pointed at another, S3 refuses it.
+    const tampered = res.json.data.url.replace(encodeURIComponent('report.txt'), encodeURIComponent('other.txt')).replace('report.txt', 'other.txt');
+    expect((await fetch(tampered)).status).toBe(403);
+    // Keys S3 must escape still sign and verify: spaces, %, ?, # and Unicode.
+    const odd = 'a/café 100%?#日本';
+    await t.put(odd, 'odd');
+    const oddUrl = await call(stack, 'POST', `${t.objectPath(odd)}/url`, { token: t.token });
+    expect(await (await fetch(oddUrl.json.data.url)).text()).toBe('odd');
   });
 });

@@ -190,12 +190,33 @@ describe('the DynamoDB operations each function sends are the ones the manifest 
     const object = { ...store, key: 'a/b' };
     const objectCalls: [string, Record<string, string>, string?][] = [
       ['createObjectStore', store], ['listObjectStores', {}], ['getObjectStore', store], ['putObject', object, 'bytes'], ['getObject', object],
-      ['headObject', object], ['listObjects', store], ['deleteObject', object], ['deleteObjectStore', store],
+      ['headObject', object], ['createObjectUrl', { ...store, key: 'a/b/url' }, '{}'], ['listObjects', store], ['deleteObject', object],
     ];
     for (const [operationId, params, rawBody] of objectCalls) {
       const result = await as('objects', () => objects(httpEvent(operationId, { apiKey, params, rawBody })));
       expect(result.statusCode, operationId).toBeLessThan(300);
     }
+    // Presigned uploads: one PUT completed, one multipart aborted, one multipart completed.
+    const upload = async (size: number) => data(await as('objects', () => objects(httpEvent('createObjectUpload', { apiKey, params: store, body: { key: 'up', size } }))));
+    const single = await upload(3);
+    expect((await fetch(single.url, { method: 'PUT', headers: single.headers, body: 'abc' })).status).toBe(200);
+    expect((await as('objects', () => objects(httpEvent('completeObjectUpload', { apiKey, params: { ...store, id: single.id } })))).statusCode).toBe(200);
+    const aborted = await upload(6 * 1024 * 1024);
+    expect((await as('objects', () => objects(httpEvent('abortObjectUpload', { apiKey, params: { ...store, id: aborted.id } })))).statusCode).toBe(204);
+    const multipart = await upload(6 * 1024 * 1024);
+    const parts: { part_number: number; etag: string | null }[] = [];
+    for (const part of multipart.parts) {
+      const sent = await fetch(part.url, { method: 'PUT', body: new Uint8Array(part.size) });
+      parts.push({ part_number: part.part_number, etag: sent.headers.get('etag') });
+    }
+    expect((await as('objects', () => objects(httpEvent('completeObjectUpload', { apiKey, params: { ...store, id: multipart.id }, body: { parts } })))).statusCode).toBe(200);
+    expect((await as('objects', () => objects(httpEvent('deleteObject', { apiKey, params: { ...store, key: 'up' } })))).statusCode).toBe(204);
+    // A purge and the delete of a store that holds objects, then the sweeps they left (bytes and catalog entries).
+    expect((await as('objects', () => objects(httpEvent('putObject', { apiKey, params: object, rawBody: 'old' })))).statusCode).toBe(200);
+    expect((await as('objects', () => objects(httpEvent('purgeObjectStore', { apiKey, params: store })))).statusCode).toBe(200);
+    expect((await as('objects', () => objects(httpEvent('putObject', { apiKey, params: object, rawBody: 'new' })))).statusCode).toBe(200);
+    expect((await as('objects', () => objects(httpEvent('deleteObjectStore', { apiKey, params: store })))).statusCode).toBe(204);
+    expect(await drain('kvSweep')).toBeGreaterThan(0);
 
     // Accounts: start, a wrong code, the right code, a recovery code.
     const { secret } = data(await as('accounts', () => accounts(httpEvent('startTotpRegistration', { token }))));

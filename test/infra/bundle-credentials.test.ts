@@ -7,12 +7,13 @@ import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiGatewayEvent } from '../../bench/support/api-gateway-events.js';
 import { bundleLikeCdk } from '../../bench/support/bundle.js';
-import { filesLoadedAtInit } from '../../bench/support/bundle-files.js';
+import { bundleSize, filesLoadedAtInit } from '../../bench/support/bundle-files.js';
 import { DynamoTriggerStore } from '../../functions/adapters/aws/dynamo-trigger-store.js';
 import { LocalSecretBox } from '../../functions/adapters/local-secret-box.js';
 import { createTrigger } from '../../functions/domain/triggers/manage-triggers.js';
 import { FUNCTIONS, type FunctionName } from '../../functions/manifest.js';
 import { generateLocalSigningKey } from '../../functions/adapters/local-token-signer.js';
+import { LOCAL_AWS_ENV } from '../../local/engines.js';
 import { mintLocalToken } from '../../local/token.js';
 import { invokeBundled } from '../support/bundled-function.js';
 import { useEngines } from '../support/engines.js';
@@ -102,7 +103,7 @@ const createApiKey = async () =>
 beforeAll(async () => {
   outdir = mkdtempSync(join(tmpdir(), 'flowgate-bundle-credentials-'));
   home = mkdtempSync(join(tmpdir(), 'flowgate-empty-home-'));
-  const names: FunctionName[] = ['apiKeys', 'webhook', 'system', 'triggers', 'accounts'];
+  const names: FunctionName[] = ['apiKeys', 'webhook', 'system', 'triggers', 'accounts', 'objects', 'kvSweeper'];
   [bundles, relay, imds] = await Promise.all([
     bundleLikeCdk(outdir, names.map((name) => ({ name, spec: FUNCTIONS[name] }))),
     startRelay(engines.engines.env.AWS_ENDPOINT_URL_DYNAMODB!),
@@ -283,5 +284,40 @@ describe('what other bundles leave to first use', () => {
     const confirmed = await invoke('accounts', post('confirm-totp-registration', { secret, code: totpCodeAt(secret, Date.now()) }), env);
     expect(confirmed.result.statusCode, JSON.stringify(confirmed.result)).toBe(200);
     expect(JSON.parse(confirmed.result.body).data.recovery_codes).toHaveLength(10);
+  });
+
+  it('objects: the S3 client and its presigner load with the first request that touches bytes (300 KB at init); a fresh process writes and reads an object', async () => {
+    const { init, asset } = await loaded('objects');
+    // S3's signing name and one of its request shapes (the presigner is in the same chunk).
+    for (const marker of ['AmazonS3', 'PutObjectRequest']) {
+      expect(asset.includes(marker), `${marker} in the asset`).toBe(true);
+      expect(init.includes(marker), `${marker} loaded at init`).toBe(false);
+    }
+    expect((await bundleSize(bundles.objects!)).initBytes).toBeLessThanOrEqual(300_000);
+    // s3rver checks signatures against its own key pairs: the local stack's credentials are one.
+    const { AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY } = LOCAL_AWS_ENV;
+    const env = functionEnv({
+      AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, KV_TABLE: engines.engines.env.KV_TABLE!, OBJECTS_BUCKET: engines.engines.env.OBJECTS_BUCKET!, KV_SWEEP_QUEUE_URL: engines.engines.env.KV_SWEEP_QUEUE_URL!,
+      AWS_ENDPOINT_URL_S3: engines.engines.env.AWS_ENDPOINT_URL_S3!, AWS_ENDPOINT_URL_DYNAMODB: engines.engines.env.AWS_ENDPOINT_URL_DYNAMODB!,
+    });
+    const authorization = `Bearer ${await mintLocalToken({ secret: JWT_SECRET, sub: `bundle-objects-${randomBytes(4).toString('hex')}` })}`;
+    const event = (method: string, route: string, path: string, pathParameters: Record<string, string>, body?: string) =>
+      apiGatewayEvent({ method, routeKey: `${method} /storage/objects/${route}`, rawPath: `/storage/objects/${path}`, pathParameters, headers: { authorization, 'content-type': 'text/plain' }, body });
+    const store = { store: 'bundle' };
+    expect((await invoke('objects', event('PUT', '{store}', 'bundle', store), env)).result.statusCode).toBe(201);
+    const key = { ...store, key: 'a.txt' };
+    expect((await invoke('objects', event('PUT', '{store}/objects/{key+}', 'bundle/objects/a.txt', key, 'hello'), env)).result.statusCode).toBe(200);
+    const read = await invoke('objects', event('GET', '{store}/objects/{key+}', 'bundle/objects/a.txt', key), env);
+    expect(read.result.statusCode).toBe(200);
+    expect(Buffer.from(read.result.body, 'base64').toString()).toBe('hello');
+  });
+
+  it("kvSweeper: the S3 client and the objects catalog load with the first object store's task (300 KB at init)", async () => {
+    const { init, asset } = await loaded('kvSweeper');
+    for (const marker of ['AmazonS3', 'OBJSTORES#']) {
+      expect(asset.includes(marker), `${marker} in the asset`).toBe(true);
+      expect(init.includes(marker), `${marker} loaded at init`).toBe(false);
+    }
+    expect((await bundleSize(bundles.kvSweeper!)).initBytes).toBeLessThanOrEqual(300_000);
   });
 });

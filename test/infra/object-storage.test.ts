@@ -45,21 +45,24 @@ describe('the objects bucket', () => {
     expect(Object.values(synth({ dataRemovalPolicy: 'destroy' }).template.findResources('AWS::S3::Bucket'))[0]).toMatchObject({ DeletionPolicy: 'Delete' });
   });
 
-  it("grants only the manifest's S3 actions, only on the bucket's objects, only to the functions that use it", () => {
+  it("grants only the manifest's S3 actions, on the bucket's objects (listing on the bucket), only to the functions that use it", () => {
     const users = (Object.keys(FUNCTIONS) as FunctionName[]).filter((name) => 'objectsBucket' in FUNCTIONS[name]);
-    expect(users).toEqual(['objects']);
-    const statements = bucketStatements();
-    expect(statements).toHaveLength(users.length);
-    const [statement] = statements;
-    expect(statement!.actions).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:PutObject']);
-    expect(statement!.resources).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId(), 'Arn'] }, '/*']] });
-    expect(statement!.roles).toEqual([roleRef('objects')]);
+    expect(users).toEqual(['objects', 'kvSweeper']);
+    const objectsArn = { 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId(), 'Arn'] }, '/*']] };
+    const bucketArn = { 'Fn::GetAtt': [bucketId(), 'Arn'] };
+    expect(bucketStatements()).toEqual(expect.arrayContaining([
+      { roles: [roleRef('objects')], actions: ['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject'], resources: objectsArn },
+      // The sweeper lists a generation's keys and deletes them: nothing else.
+      { roles: [roleRef('kvSweeper')], actions: ['s3:DeleteObject'], resources: objectsArn },
+      { roles: [roleRef('kvSweeper')], actions: ['s3:ListBucket'], resources: bucketArn },
+    ]));
+    expect(bucketStatements()).toHaveLength(3);
   });
 
-  it('gives its name to the objects function only, as OBJECTS_BUCKET', () => {
+  it('gives its name to the functions that use it only, as OBJECTS_BUCKET', () => {
     const withName = Object.entries(resources('AWS::Lambda::Function'))
       .filter(([, fn]: [string, any]) => fn.Properties.Environment?.Variables?.OBJECTS_BUCKET !== undefined)
       .map(([, fn]: [string, any]) => fn.Properties.Environment.Variables.OBJECTS_BUCKET);
-    expect(withName).toEqual([{ Ref: bucketId() }]);
+    expect(withName).toEqual([{ Ref: bucketId() }, { Ref: bucketId() }]);
   });
 });

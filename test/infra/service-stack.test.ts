@@ -12,6 +12,7 @@ import {
   DEFAULT_ROUTE,
   FUNCTIONS,
   QUEUES,
+  BUCKET_OPERATIONS,
   ROUTES,
   TABLES,
   TAGS,
@@ -320,7 +321,7 @@ describe('the service stack, from functions/manifest.ts', () => {
       }
       if ('signsMfaTokens' in spec) expected.set(id(s.stack.mfaSigningKey.key), exactly('kms:Sign', 'kms:GetPublicKey'));
       if (spec.objectsBucket) {
-        expected.set(id(s.stack.objectStorage.bucket), exactly(...spec.objectsBucket.map((operation) => `s3:${operation}`)));
+        expected.set(id(s.stack.objectStorage.bucket), exactly(...new Set(spec.objectsBucket.map((operation) => BUCKET_OPERATIONS[operation]))));
       }
       if (spec.runsFlows) {
         for (const machine of Object.values(s.stack.flows.stateMachines)) expected.set(id(machine), exactly('states:StartSyncExecution'));

@@ -1,5 +1,4 @@
 import {
-  BatchWriteCommand,
   DeleteCommand,
   GetCommand,
   PutCommand,
@@ -11,6 +10,7 @@ import { BUCKET_NAME_PATTERN } from '../../domain/kv/limits.js';
 import type { Bucket, BucketPage, BucketRef, GenerationRef, KeyPage, KvStore, NewValue, StoredValue } from '../../domain/kv/types.js';
 import { isValidKey } from '../../domain/kv/validation.js';
 import { AppError } from '../../shared/errors.js';
+import { deleteSortKeys } from './batch-delete.js';
 import { ifConditionHolds } from './conditional.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 
@@ -40,15 +40,6 @@ export const BUCKETS_BY_OWNER = { indexName: 'byOwner', partitionKey: 'bucket_ow
  */
 export const VALUE_EXPIRY_ATTRIBUTE = 'expires_at';
 
-/** BatchWriteItem's limit. */
-const BATCH_WRITE_ITEMS = 25;
-/** Batch deletes in flight at once while sweeping. */
-const SWEEP_WRITE_CONCURRENCY = 4;
-const UNPROCESSED_RETRY_BASE_MS = 50;
-const UNPROCESSED_RETRY_MAX_MS = 5_000;
-const UNPROCESSED_MAX_ATTEMPTS = 10;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const toBucket = (accountId: string, item: Record<string, unknown>): Bucket => ({
   accountId,
@@ -224,26 +215,7 @@ export class DynamoKvStore implements KvStore {
     return { keys: (result.Items ?? []).map((item) => item.sk as string), last: result.LastEvaluatedKey?.sk as string | undefined };
   }
 
-  async deleteFromGeneration(at: GenerationRef, keys: string[]): Promise<void> {
-    const pk = generationPk(at);
-    const batches: string[][] = [];
-    for (let i = 0; i < keys.length; i += BATCH_WRITE_ITEMS) batches.push(keys.slice(i, i + BATCH_WRITE_ITEMS));
-    let next = 0;
-    const worker = async () => {
-      while (next < batches.length) await this.deleteBatch(pk, batches[next++]!);
-    };
-    await Promise.all(Array.from({ length: Math.min(SWEEP_WRITE_CONCURRENCY, batches.length) }, worker));
-  }
-
-  /** One BatchWriteItem, retrying what DynamoDB leaves unprocessed (throttling) with capped, jittered backoff. */
-  private async deleteBatch(pk: string, keys: string[]): Promise<void> {
-    let requests: Record<string, unknown>[] = keys.map((sk) => ({ DeleteRequest: { Key: { pk, sk } } }));
-    for (let attempt = 0; ; attempt++) {
-      const { UnprocessedItems } = await this.client.send(new BatchWriteCommand({ RequestItems: { [this.table]: requests } }));
-      requests = (UnprocessedItems?.[this.table] ?? []) as Record<string, unknown>[];
-      if (requests.length === 0) return;
-      if (attempt + 1 >= UNPROCESSED_MAX_ATTEMPTS) throw new Error(`${requests.length} deletes left unprocessed after ${UNPROCESSED_MAX_ATTEMPTS} attempts`);
-      await sleep(Math.random() * Math.min(UNPROCESSED_RETRY_MAX_MS, UNPROCESSED_RETRY_BASE_MS * 2 ** attempt));
-    }
+  deleteFromGeneration(at: GenerationRef, keys: string[]): Promise<void> {
+    return deleteSortKeys(this.client, this.table, generationPk(at), keys);
   }
 }

@@ -1,7 +1,8 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { STORE_NAME_PATTERN } from '../../domain/objects/limits.js';
-import type { ObjectCatalog, ObjectInfo, ObjectPage, Store, StoreGeneration, StorePage, StoreRef } from '../../domain/objects/types.js';
+import type { ObjectCatalog, ObjectInfo, ObjectPage, Store, StoreGeneration, StorePage, StoreRef, Upload } from '../../domain/objects/types.js';
 import { AppError } from '../../shared/errors.js';
+import { deleteSortKeys } from './batch-delete.js';
 import { ifConditionHolds } from './conditional.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { queryPage } from './query-page.js';
@@ -15,11 +16,16 @@ import { queryPage } from './query-page.js';
  * - `OBJECT#{store id}#{generation}` / `{key}`: size, etag, content_type, metadata, last_modified,
  *   revision, expires_at (the kv table's TTL attribute, so DynamoDB deletes expired entries).
  *
+ * - `OBJUPLOAD#{store id}#{generation}` / `{upload id}`: key, size, content_type, metadata,
+ *   multipart_id, expires_at: an open presigned upload. Creating one costs UpdateItem (usage) +
+ *   PutItem; completing it DeleteItem (upload) + GetItem + PutItem (object) + UpdateItem (usage).
+ *
  * One API write of an object costs: GetItem (store) + GetItem (object) + UpdateItem (usage, the
  * small store item) + PutItem (object, about 300 bytes plus key and metadata: 1 write unit).
  */
 export const storesPk = (accountId: string): string => `OBJSTORES#${accountId}`;
 export const objectsPk = (at: StoreGeneration): string => `OBJECT#${at.id}#${at.generation}`;
+export const uploadsPk = (at: StoreGeneration): string => `OBJUPLOAD#${at.id}#${at.generation}`;
 const storeKey = (ref: StoreRef) => ({ pk: storesPk(ref.accountId), sk: ref.name });
 
 /** The largest code point: appended to a common prefix, it starts a query after every key under it. */
@@ -93,13 +99,29 @@ export class DynamoObjectCatalog implements ObjectCatalog {
     return { stores: items.map((item) => toStore(accountId, item)), nextCursor };
   }
 
-  deleteEmptyStore(ref: StoreRef, expected: StoreGeneration): Promise<boolean> {
+  deleteStore(ref: StoreRef, expected: StoreGeneration): Promise<boolean> {
     return ifConditionHolds(() => this.client.send(new DeleteCommand({
       TableName: this.table,
       Key: storeKey(ref),
-      ConditionExpression: 'id = :id AND generation = :generation AND (attribute_not_exists(objects) OR objects = :zero)',
-      ExpressionAttributeValues: { ':id': expected.id, ':generation': expected.generation, ':zero': 0 },
+      ConditionExpression: 'id = :id AND generation = :generation',
+      ExpressionAttributeValues: { ':id': expected.id, ':generation': expected.generation },
     })));
+  }
+
+  /** One write of the small store item, whatever the store holds: a purge's cost does not grow with it. */
+  swapGeneration(ref: StoreRef, expected: StoreGeneration, next: string): Promise<boolean> {
+    return ifConditionHolds(() => this.client.send(new UpdateCommand({
+      TableName: this.table,
+      Key: storeKey(ref),
+      UpdateExpression: 'SET generation = :next, objects = :zero, #bytes = :zero',
+      ConditionExpression: 'id = :id AND generation = :expected',
+      ExpressionAttributeNames: { '#bytes': 'bytes' },
+      ExpressionAttributeValues: { ':next': next, ':zero': 0, ':id': expected.id, ':expected': expected.generation },
+    })));
+  }
+
+  deleteEntries(at: StoreGeneration, keys: string[]): Promise<void> {
+    return deleteSortKeys(this.client, this.table, objectsPk(at), keys);
   }
 
   async adjustUsage(ref: StoreRef, at: StoreGeneration, delta: { objects: number; bytes: number }, maxBytes: number | null): Promise<boolean> {
@@ -155,6 +177,43 @@ export class DynamoObjectCatalog implements ObjectCatalog {
       Key: { pk: objectsPk(at), sk: expected.key },
       ConditionExpression: 'revision = :revision',
       ExpressionAttributeValues: { ':revision': expected.revision },
+    })));
+  }
+
+  createUpload(at: StoreGeneration, upload: Upload): Promise<boolean> {
+    return ifConditionHolds(() => this.client.send(new PutCommand({
+      TableName: this.table,
+      Item: {
+        pk: uploadsPk(at),
+        sk: upload.id,
+        key: upload.key,
+        size: upload.size,
+        content_type: upload.contentType,
+        metadata: Object.keys(upload.metadata).length === 0 ? undefined : upload.metadata,
+        multipart_id: upload.multipartId,
+        expires_at: upload.expiresAt,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    })));
+  }
+
+  async getUpload(at: StoreGeneration, id: string): Promise<Upload | undefined> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: { pk: uploadsPk(at), sk: id }, ConsistentRead: true }));
+    if (!Item) return undefined;
+    return {
+      id,
+      key: Item.key as string,
+      size: Item.size as number,
+      contentType: Item.content_type as string,
+      metadata: (Item.metadata as Record<string, string> | undefined) ?? {},
+      ...(Item.multipart_id !== undefined && { multipartId: Item.multipart_id as string }),
+      expiresAt: Item.expires_at as number,
+    };
+  }
+
+  deleteUpload(at: StoreGeneration, id: string): Promise<boolean> {
+    return ifConditionHolds(() => this.client.send(new DeleteCommand({
+      TableName: this.table, Key: { pk: uploadsPk(at), sk: id }, ConditionExpression: 'attribute_exists(pk)',
     })));
   }
 

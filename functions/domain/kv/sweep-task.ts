@@ -5,10 +5,14 @@ import { isValidKey } from './validation.js';
 import type { GenerationRef } from './types.js';
 
 /**
- * Work for the sweeper: delete every item of one generation that is no longer the bucket's
+ * Work for the sweeper: delete everything of one generation that is no longer the store's
  * current one. Tasks are idempotent; running one twice, or two for the same generation, is safe.
+ * One queue and one sweeper serve every kind of store: a task names a KV bucket (`name`), or an
+ * object store (`name` and `objectStoreId`, under which its bytes and catalog entries live).
  */
 export interface SweepTask extends GenerationRef {
+  /** The object store's random id; unset for a KV bucket. */
+  objectStoreId?: string;
   /**
    * Epoch milliseconds after which nothing can still land in this generation: the purge or delete
    * that issued the task has committed or failed, and every write that read this generation
@@ -52,6 +56,8 @@ interface SweepMessage {
   settle_until: number;
   pass_started_at?: number;
   after?: string;
+  /** An object store's id; absent for a KV bucket (the messages of before object stores). */
+  store_id?: string;
 }
 
 export function encodeSweepTask(task: SweepTask): string {
@@ -63,6 +69,7 @@ export function encodeSweepTask(task: SweepTask): string {
     settle_until: task.settleUntil,
     pass_started_at: task.pass?.startedAt,
     after: task.pass?.after,
+    store_id: task.objectStoreId,
   };
   return JSON.stringify(message);
 }
@@ -78,16 +85,17 @@ export function decodeSweepTask(body: string): SweepTask {
     throw new AppError('validation_error', 'sweep message is not JSON');
   }
   if (!isPlainObject(message) || message.v !== 1) throw new AppError('validation_error', 'not a version 1 sweep message');
-  const { account_id: accountId, bucket, generation, settle_until: settleUntil, pass_started_at: startedAt, after } = message;
+  const { account_id: accountId, bucket, generation, settle_until: settleUntil, pass_started_at: startedAt, after, store_id: storeId } = message;
   const valid =
     typeof accountId === 'string' && accountId.length > 0 && Buffer.byteLength(accountId, 'utf8') <= MAX_ACCOUNT_ID_BYTES &&
     typeof bucket === 'string' && BUCKET_NAME_PATTERN.test(bucket) &&
     typeof generation === 'string' && GENERATION_PATTERN.test(generation) &&
     isTime(settleUntil) &&
     (startedAt === undefined || isTime(startedAt)) &&
-    (after === undefined || (startedAt !== undefined && typeof after === 'string' && isValidKey(after)));
+    (after === undefined || (startedAt !== undefined && typeof after === 'string' && isValidKey(after))) &&
+    (storeId === undefined || (typeof storeId === 'string' && GENERATION_PATTERN.test(storeId)));
   if (!valid) throw new AppError('validation_error', 'sweep message fields are not valid');
-  const task: SweepTask = { accountId, name: bucket, generation, settleUntil };
+  const task: SweepTask = { accountId, name: bucket, generation, settleUntil, ...(storeId !== undefined && { objectStoreId: storeId as string }) };
   if (startedAt !== undefined) task.pass = after === undefined ? { startedAt } : { startedAt, after };
   return task;
 }

@@ -1,9 +1,20 @@
 import type { Clock } from '../clock.js';
 import { CURRENT_GENERATION_RETRY_SECONDS, delaySecondsUntil, type SweepQueue, type SweepTask } from './sweep-task.js';
-import type { KvStore } from './types.js';
+
+/**
+ * What a sweep reads and deletes, for one kind of store: the store's current generation (its
+ * record, by the task's account and name), and a generation's keys page by page. `KvStore` is one;
+ * object stores' is `ObjectGenerationSweep`.
+ */
+export interface SweepTarget {
+  getBucket(task: SweepTask): Promise<{ generation: string } | undefined>;
+  /** Up to `limit` keys after `after`, in order; `last` is undefined when none are left. */
+  scanGeneration(task: SweepTask, page: { after?: string; limit: number }): Promise<{ keys: string[]; last?: string }>;
+  deleteFromGeneration(task: SweepTask, keys: string[]): Promise<void>;
+}
 
 export interface SweeperOptions {
-  store: KvStore;
+  store: SweepTarget;
   queue: SweepQueue;
   now: Clock;
   /** Keys read and deleted per step. */

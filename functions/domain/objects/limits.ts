@@ -37,3 +37,18 @@ export const MAX_ALLOWED_CONTENT_TYPES = 32;
 
 /** A write that keeps losing its compare-and-swap to other writers of the key gives up (503). */
 export const MAX_WRITE_ATTEMPTS = 3;
+
+/**
+ * Presigned uploads: one PUT up to this size, multipart above it in parts of this size (S3's
+ * smallest part but the last). 5 GiB is then at most 1,024 part URLs, well inside S3's 10,000.
+ */
+export const MULTIPART_PART_BYTES = 5 * 1024 * 1024;
+/** How long upload URLs work, and how long an upload may stay open before its catalog entry expires. */
+export const UPLOAD_URL_EXPIRY_SECONDS = 3600;
+/** An open upload is forgotten after a day, as the bucket's rule aborts incomplete multipart uploads after a day. */
+export const UPLOAD_LIFETIME_SECONDS = 24 * 3600;
+/** `POST …/objects/{key}/url`: a presigned GET works at most an hour (S3 allows 7 days; a leaked URL should not). */
+export const MAX_URL_EXPIRY_SECONDS = 3600;
+/** Upload ids are 128 random bits as 32 hex digits. */
+export const UPLOAD_ID_BYTES = 16;
+export const UPLOAD_ID_PATTERN = /^[0-9a-f]{32}$/;

@@ -2,13 +2,29 @@ import { AppError } from '../../shared/errors.js';
 import type { Clock } from '../clock.js';
 import { expiresAtFor, isExpired } from '../kv/service.js';
 import type { RandomBytes } from '../random-bytes.js';
+import { FIRST_SWEEP_DELAY_SECONDS, SETTLE_MARGIN_SECONDS, settleSecondsFor, type SweepQueue } from '../kv/sweep-task.js';
+import { UPLOAD_URL_EXPIRY_SECONDS } from './limits.js';
 import { DOWNLOAD_URL_EXPIRY_SECONDS, GENERATION_BYTES, MAX_INLINE_OBJECT_BYTES, MAX_WRITE_ATTEMPTS, STORE_ID_BYTES } from './limits.js';
 import type { BlobStore, ObjectCatalog, ObjectInfo, ObjectPage, Store, StoreConfig, StoreGeneration, StorePage, StoreRef, StoredBytes } from './types.js';
+import { ObjectUploads } from './uploads.js';
+import { releaseUsage, reserveUsage, type UsageDelta } from './usage.js';
 import { isAllowedContentType } from './validation.js';
+
+/**
+ * How long an object store's old generation may still receive bytes: a write that read it before
+ * the swap (as for KV), and also a presigned PUT, whose URL works for `UPLOAD_URL_EXPIRY_SECONDS`
+ * after it was made. The sweeper's passes repeat until then (every 15 minutes, SQS's longest delay).
+ */
+export const objectsSettleSeconds = (writerTimeoutSeconds: number): number =>
+  Math.max(settleSecondsFor(writerTimeoutSeconds), UPLOAD_URL_EXPIRY_SECONDS + SETTLE_MARGIN_SECONDS);
 
 export interface ObjectServiceOptions {
   catalog: ObjectCatalog;
   blobs: BlobStore;
+  /** The sweep queue every kind of store shares (`../kv/sweep-task.ts`). */
+  sweeps: SweepQueue;
+  /** See `SweepTask.settleUntil`: `objectsSettleSeconds(…)` in production. */
+  settleMs: number;
   now: Clock;
   randomBytes: RandomBytes;
 }
@@ -63,7 +79,12 @@ const quoted = (etag: string): string => (etag.startsWith('"') ? etag : `"${etag
  * by that swap. A write that loses it gives its reservation back and, unconditional, tries again.
  */
 export class ObjectService {
-  constructor(private readonly options: ObjectServiceOptions) {}
+  /** Presigned uploads (`./uploads.ts`). */
+  readonly uploads: ObjectUploads;
+
+  constructor(private readonly options: ObjectServiceOptions) {
+    this.uploads = new ObjectUploads(options, (ref) => this.getStore(ref));
+  }
 
   async createStore(ref: StoreRef, config: StoreConfig): Promise<Store> {
     const store: Store = {
@@ -89,14 +110,32 @@ export class ObjectService {
   }
 
   /**
-   * Deletes an empty store. A store that holds objects is refused (409) until the background
-   * sweep that reclaims a generation exists: deleting it would leave its bytes in S3 unreachable.
+   * Moves the store to a new generation with its usage at zero: one conditional write, whatever
+   * it holds, as a KV purge (`KvService.purgeBucket`, whose timeline holds here too). The old
+   * generation's bytes and catalog entries are left to the sweeper, enqueued first so that it is
+   * never lost; objects written after the purge are in the new generation and survive it.
    */
-  async deleteStore(ref: StoreRef): Promise<void> {
+  async purgeStore(ref: StoreRef): Promise<void> {
     const store = await this.getStore(ref);
-    if (!(await this.options.catalog.deleteEmptyStore(ref, store))) {
-      throw new AppError('conflict', 'store not empty', undefined, 'the store holds objects: delete them first');
+    await this.enqueueSweep(store);
+    if (await this.options.catalog.swapGeneration(ref, store, this.randomHex(GENERATION_BYTES))) return;
+    const now = await this.options.catalog.getStore(ref);
+    if (!now || now.id !== store.id) throw notFound('store deleted during purge');
+  }
+
+  /** Deletes the store, whatever it holds, and leaves its objects to the sweeper; retried when a purge moves it meanwhile. */
+  async deleteStore(ref: StoreRef): Promise<void> {
+    for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+      const store = await this.getStore(ref);
+      await this.enqueueSweep(store);
+      if (await this.options.catalog.deleteStore(ref, store)) return;
     }
+    throw new AppError('unavailable', 'store kept changing generation during delete');
+  }
+
+  private enqueueSweep(store: Store): Promise<void> {
+    const task = { accountId: store.accountId, name: store.name, objectStoreId: store.id, generation: store.generation, settleUntil: this.options.now() + this.options.settleMs };
+    return this.options.sweeps.enqueue(task, FIRST_SWEEP_DELAY_SECONDS);
   }
 
   async putObject(ref: StoreRef, key: string, object: NewObject, condition: WriteCondition = {}): Promise<ObjectInfo> {
@@ -145,6 +184,14 @@ export class ObjectService {
     return { info, body: await this.options.blobs.get(store, key, range === undefined ? undefined : absoluteRange(range, info.size)) };
   }
 
+  /** A presigned GET of a live object, working for `expiresInSeconds` (at most `MAX_URL_EXPIRY_SECONDS`). */
+  async objectUrl(ref: StoreRef, key: string, expiresInSeconds: number): Promise<{ info: ObjectInfo; url: string; expiresAt: string }> {
+    const store = await this.getStore(ref);
+    const info = await this.liveObject(store, key);
+    const expiresAt = new Date(this.options.now() + expiresInSeconds * 1000).toISOString();
+    return { info, url: await this.options.blobs.downloadUrl(store, key, expiresInSeconds), expiresAt };
+  }
+
   async headObject(ref: StoreRef, key: string): Promise<ObjectInfo> {
     return this.liveObject(await this.getStore(ref), key);
   }
@@ -175,16 +222,12 @@ export class ObjectService {
     return info;
   }
 
-  /** Counts a write's bytes in the store's usage before it lands, so that `max_bytes` holds. */
-  private async reserve(store: Store, delta: { objects: number; bytes: number }): Promise<void> {
-    if (await this.options.catalog.adjustUsage(store, store, delta, store.config.maxBytes)) return;
-    const now = await this.options.catalog.getStore(store);
-    if (!now || now.id !== store.id || now.generation !== store.generation) throw new AppError('conflict', 'store changed during the write', undefined, 'the store was purged or deleted during the write');
-    throw refused('payload_too_large', `the store's max_bytes is ${store.config.maxBytes} bytes and it holds ${now.usage.bytes}`);
+  private reserve(store: Store, delta: UsageDelta): Promise<void> {
+    return reserveUsage(this.options.catalog, store, delta);
   }
 
-  private async release(store: Store, delta: { objects: number; bytes: number }): Promise<void> {
-    await this.options.catalog.adjustUsage(store, store, { objects: -delta.objects, bytes: -delta.bytes }, null);
+  private release(store: Store, delta: UsageDelta): Promise<void> {
+    return releaseUsage(this.options.catalog, store, delta);
   }
 
   private randomHex(bytes: number): string {

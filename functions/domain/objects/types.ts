@@ -68,8 +68,12 @@ export interface ObjectCatalog {
   createStore(store: Store): Promise<boolean>;
   getStore(ref: StoreRef): Promise<Store | undefined>;
   listStores(accountId: string, page: { limit: number; cursor?: string }): Promise<StorePage>;
-  /** Deletes the store if it is still at `expected` and holds no object; false otherwise. */
-  deleteEmptyStore(ref: StoreRef, expected: StoreGeneration): Promise<boolean>;
+  /** Deletes the store if it is still at `expected`; false otherwise. Its objects are left to the sweeper. */
+  deleteStore(ref: StoreRef, expected: StoreGeneration): Promise<boolean>;
+  /** Moves the store to generation `next` with its usage at zero, if it is still at `expected`; false otherwise. */
+  swapGeneration(ref: StoreRef, expected: StoreGeneration, next: string): Promise<boolean>;
+  /** Deletes the catalog entries of these keys in a generation (the sweeper). */
+  deleteEntries(at: StoreGeneration, keys: string[]): Promise<void>;
   /**
    * Adds `delta` to the store's usage if it is still at `at` and, when `maxBytes` is given and
    * bytes grow, the result stays within it; false otherwise.
@@ -81,8 +85,33 @@ export interface ObjectCatalog {
   putObject(at: StoreGeneration, info: ObjectInfo, expected: ObjectInfo | undefined): Promise<boolean>;
   /** Deletes the key if it still holds `expected`; false otherwise. */
   deleteObject(at: StoreGeneration, expected: ObjectInfo): Promise<boolean>;
+  /** Records an open upload (its size already reserved in the store's usage); false when the id is taken. */
+  createUpload(at: StoreGeneration, upload: Upload): Promise<boolean>;
+  getUpload(at: StoreGeneration, id: string): Promise<Upload | undefined>;
+  /** Deletes the upload if it is still open: true for exactly one of concurrent completes and aborts. */
+  deleteUpload(at: StoreGeneration, id: string): Promise<boolean>;
   /** Objects in key order, expired ones left out; with a delimiter, keys sharing a prefix up to it are one entry. */
   listObjects(at: StoreGeneration, page: { prefix?: string; delimiter?: string; limit: number; cursor?: string; nowSeconds: number }): Promise<ObjectPage>;
+}
+
+/** An upload straight to S3 through presigned URLs, open until completed or aborted. */
+export interface Upload {
+  id: string;
+  key: string;
+  /** Declared at creation and reserved in the store's usage; the bytes that land must match it. */
+  size: number;
+  contentType: string;
+  metadata: Record<string, string>;
+  /** S3's multipart upload id; undefined: one presigned PUT. */
+  multipartId?: string;
+  /** Epoch seconds after which the upload is forgotten (and its URLs long expired). */
+  expiresAt: number;
+}
+
+/** A part of a multipart upload as the client reports it: its number and the ETag S3 answered. */
+export interface UploadedPart {
+  partNumber: number;
+  etag: string;
 }
 
 export interface StoredBytes {
@@ -100,4 +129,20 @@ export interface BlobStore {
   delete(at: StoreGeneration, key: string): Promise<void>;
   /** A presigned GET of the object that works for `expiresInSeconds`. */
   downloadUrl(at: StoreGeneration, key: string, expiresInSeconds: number): Promise<string>;
+  /** Size and etag of what is at the key now (what landed through a presigned URL); undefined when nothing. */
+  head(at: StoreGeneration, key: string): Promise<{ size: number; etag: string } | undefined>;
+  /** A presigned PUT of the whole object; the client must send the signed `Content-Type`. */
+  uploadUrl(at: StoreGeneration, key: string, contentType: string, expiresInSeconds: number): Promise<string>;
+  /** Starts a multipart upload and returns S3's upload id. */
+  startMultipart(at: StoreGeneration, key: string, contentType: string, metadata: Record<string, string>): Promise<string>;
+  /** A presigned PUT of one part (numbered from 1). */
+  partUrl(at: StoreGeneration, key: string, multipartId: string, partNumber: number, expiresInSeconds: number): Promise<string>;
+  /** Assembles the parts into the object; `validation_error` when S3 refuses the parts as given. */
+  completeMultipart(at: StoreGeneration, key: string, multipartId: string, parts: UploadedPart[]): Promise<void>;
+  /** Drops the parts of an unfinished multipart upload; nothing when the upload is already gone. */
+  abortMultipart(at: StoreGeneration, key: string, multipartId: string): Promise<void>;
+  /** Up to `limit` keys of the generation after `after`, in key order; `last` is undefined when none are left (the sweeper). */
+  listGeneration(at: StoreGeneration, page: { after?: string; limit: number }): Promise<{ keys: string[]; last?: string }>;
+  /** Deletes these keys' bytes, up to 1,000 (the sweeper). */
+  deleteMany(at: StoreGeneration, keys: string[]): Promise<void>;
 }
