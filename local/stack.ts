@@ -16,6 +16,7 @@ import { composeTriggers } from '../functions/handlers/triggers.js';
 import type { KeyFetcher } from '../functions/domain/webhooks/senders/context.js';
 import { RouteMatcher } from '../functions/shared/route-match.js';
 import { parseCorsOrigins } from '../functions/cors.js';
+import { listBatchFlowNames } from '../lib/flow-batch.js';
 import { listFlowNames, readFlowDefinition } from '../lib/flow-files.js';
 import { apiGatewayPath, toApiGatewayEvent, writeApiGatewayResult } from './api-gateway.js';
 import { LocalCors } from './cors.js';
@@ -176,6 +177,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     ...engines.env,
     [SETTINGS.authJwtSecret.env]: jwtSecret,
     [SETTINGS.flowNames.env]: flowNames.join(','),
+    // As the CDK stack tells the deployed worker; read once, where the engine reads a flow on each run.
+    [SETTINGS.flowBatchNames.env]: listBatchFlowNames(flowsDirs).join(','),
     [SETTINGS.webhookBaseUrl.env]: webhookBaseUrl,
     // Kept in the data directory: secrets sealed before a restart must open after it.
     [SETTINGS.localSecretsKey.env]: data?.secrets.localSecretsKey ?? randomBytes(32).toString('base64'),

@@ -16,22 +16,34 @@ import { TEST_FLOWS_DIR } from '../support/webhooks.js';
 /**
  * The flow worker runs a batch's events of one flow in one execution of the flow's batch state
  * machine, each event's outcome its own; a flow without one (it reads `$$.Execution`) runs an
- * execution per event, as before.
+ * execution per event, as before. A batch that fails as a whole (an error no Catch holds) reruns
+ * nothing: its events come back through the queue and run alone.
  */
 const extraFlows = mkdtempSync(join(tmpdir(), 'flowgate-batch-flows-'));
 writeFileSync(join(extraFlows, 'reads-execution.asl.json'), JSON.stringify({
   StartAt: 'Own', States: { Own: { Type: 'Pass', Parameters: { 'input.$': '$$.Execution.Input' }, End: true } },
 }));
+// A path that does not resolve is States.Runtime, which no Catch holds: it fails its whole batch.
+writeFileSync(join(extraFlows, 'fails-at-runtime.asl.json'), JSON.stringify({
+  StartAt: 'Check',
+  States: {
+    Check: { Type: 'Choice', Choices: [{ Variable: '$.trigger.type', StringEquals: 'runtime', Next: 'Unresolved' }], Default: 'Ok' },
+    Unresolved: { Type: 'Pass', Parameters: { 'missing.$': '$.trigger.nowhere' }, End: true },
+    Ok: { Type: 'Pass', Parameters: { 'event_id.$': '$.trigger.event_id' }, End: true },
+  },
+}));
 const stack = useLocalStack({ flowsDir: [TEST_FLOWS_DIR, extraFlows].join(delimiter) });
 
-async function runBatch(flow: string, types: string[]) {
+type Ref = { triggerId: string; executionId: string };
+
+async function runBatch(flow: string, types: string[], again?: { refs: Ref[]; receiveCount: number }) {
   const executions = new DynamoExecutionStore(dynamoClient(stack.aws), stack.engines.env[TABLES.executions.env]!, Date.now);
-  const triggerId = `t-batch-${randomBytes(4).toString('hex')}`;
-  const refs = types.map(() => ({ triggerId, executionId: newExecutionId(Date.now(), randomBytes(16).toString('hex')) }));
-  await Promise.all(refs.map((ref, i) => executions.record(ref, { event_id: `evt_${i}`, received_at: receivedAtOf(ref.executionId), status: 'queued', attempts: 0 })));
+  const triggerId = again?.refs[0]!.triggerId ?? `t-batch-${randomBytes(4).toString('hex')}`;
+  const refs = again?.refs ?? types.map(() => ({ triggerId, executionId: newExecutionId(Date.now(), randomBytes(16).toString('hex')) }));
+  if (!again) await Promise.all(refs.map((ref, i) => executions.record(ref, { event_id: `evt_${i}`, received_at: receivedAtOf(ref.executionId), status: 'queued', attempts: 0 })));
   const records = refs.map((ref, i) => ({
     messageId: `m${i}`, receiptHandle: `r${i}`, body: JSON.stringify({ v: 1, trigger_id: triggerId, flow, ref, input: { trigger: { type: types[i], event_id: `evt_${i}` } } }),
-    attributes: { ApproximateReceiveCount: '1' },
+    attributes: { ApproximateReceiveCount: String(again?.receiveCount ?? 1) },
   }) as unknown as SQSRecord);
   const started: string[] = [];
   const client = sfnClient(stack.aws);
@@ -43,7 +55,7 @@ async function runBatch(flow: string, types: string[]) {
   try {
     const response = await stack.handlers.flowWorker({ Records: records }, lambdaContext('flowWorker', FUNCTIONS.flowWorker.timeoutSeconds));
     const outcomes = await Promise.all(refs.map(async (ref) => (await executions.get(ref))!));
-    return { response, outcomes, started };
+    return { response, outcomes, started, refs };
   } finally {
     client.middlewareStack.remove(name);
   }
@@ -61,9 +73,25 @@ describe('flow worker batches', () => {
     expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(['m2', 'm6']);
   });
 
-  it('runs a flow that reads its execution one execution per event (no batch state machine), and remembers that', async () => {
+  it('reruns nothing of a batch that failed as a whole: every event comes back through the queue, its attempt counted, and then runs alone', async () => {
+    const types = ['ok', 'runtime', 'ok'];
+    const first = await runBatch('fails-at-runtime', types);
+    // Today's worker ran each event again at once, in an execution of its own: the ones that had
+    // already run, twice. None may run again before it comes back through the queue.
+    expect(first.started).toEqual([expect.stringMatching(/:stateMachine:batch-fails-at-runtime$/)]);
+    expect(first.outcomes.map((o) => [o.status, o.attempts, o.error])).toEqual(Array(3).fill(['queued', 1, 'batch_failed']));
+    expect(first.response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(['m0', 'm1', 'm2']);
+
+    const second = await runBatch('fails-at-runtime', types, { refs: first.refs, receiveCount: 2 });
+    expect(second.started).toEqual(Array(3).fill(expect.stringMatching(/:stateMachine:flow-fails-at-runtime$/)));
+    expect(second.outcomes.map((o) => [o.status, o.attempts, o.error])).toEqual([['succeeded', 2, undefined], ['queued', 2, 'States.Runtime'], ['succeeded', 2, undefined]]);
+    expect(second.response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(['m1']);
+  });
+
+  it('never calls a batch state machine the stack does not have: a flow that reads its execution runs one execution per event', async () => {
     const first = await runBatch('reads-execution', ['a', 'b', 'c']);
-    expect(first.started.filter((arn) => arn.includes(':stateMachine:batch-'))).toHaveLength(1);
+    // The worker is told which flows have one (FLOW_BATCH_NAMES): no call is denied and paid for.
+    expect(first.started.filter((arn) => arn.includes(':stateMachine:batch-'))).toHaveLength(0);
     expect(first.started.filter((arn) => arn.endsWith(':stateMachine:flow-reads-execution'))).toHaveLength(3);
     expect(first.outcomes.map((o) => [o.status, o.error])).toEqual([["succeeded", undefined], ["succeeded", undefined], ["succeeded", undefined]]);
     // Each ran in an execution of its own: its execution's input is its own event, not the batch.
