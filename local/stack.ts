@@ -5,7 +5,7 @@ import { delimiter, resolve } from 'node:path';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { generateLocalSigningKey } from '../functions/adapters/local-token-signer.js';
 import { createAwsClients, destroyAwsClients, type AwsClients } from '../functions/adapters/aws/clients.js';
-import { COMPOSERS, type HttpFunction, type QueueFunction } from '../functions/composition.js';
+import { COMPOSERS, composeLocalSystem, type HttpFunction, type QueueFunction } from '../functions/composition.js';
 import { dynamoClient } from '../functions/adapters/aws/clients/dynamo.js';
 import { sqsClient } from '../functions/adapters/aws/clients/sqs.js';
 import { DEFAULT_ROUTE, FUNCTIONS, QUEUES, ROUTES, TABLES, routeKey, type FunctionName, type QueueName } from '../functions/manifest.js';
@@ -22,6 +22,7 @@ import { apiGatewayPath, toApiGatewayEvent, writeApiGatewayResult } from './api-
 import { LocalCors } from './cors.js';
 import { openDataDir, type DataDir } from './data-dir.js';
 import { LOCAL_AWS_ENV, startEngines, type Engines } from './engines.js';
+import { FlowBacklog } from './flow-backlog.js';
 import { LocalFlowTasks } from './flow-tasks.js';
 import { receiveMetricLines, type MetricLinesTarget } from './metric-lines.js';
 import { lambdaContext } from './lambda-context.js';
@@ -194,9 +195,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   });
   // The logger is one per process; a level given to this stack applies to it.
   if (config.POWERTOOLS_LOG_LEVEL) configureLogging({ logLevel: parseSetting('logLevel', config.POWERTOOLS_LOG_LEVEL) });
+  // Before anything sends to the flow queue (the recovery below included): `GET /health` reads it.
+  const backlog = new FlowBacklog();
+  backlog.watch(sqsClient(aws), engines.queueUrls.flowEvents);
   const handlers = Object.fromEntries(
     (Object.keys(FUNCTIONS) as FunctionName[]).map((name) => [name, name === 'webhook'
       ? composeWebhook(readSettings(name, config), aws, options.senderKeys, options.now)
+      : name === 'system' ? composeLocalSystem(readSettings(name, config), async () => backlog.read())
       // Read from the folders on each request, as the engine reads a flow on each run: an edited flow needs no restart.
       : name === 'triggers' ? composeTriggers(readSettings(name, config), aws, async (flow) => {
         const text = await readFlowDefinition(flowsDirs, flow);
@@ -272,6 +277,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       batchSize: queue.batchSize,
       concurrency: name === 'flowEvents' ? 4 : 1,
       onError: () => undefined,
+      // Done, or failed for the last time (the queue moves it to its dead-letter queue): no longer waiting.
+      ...(name === 'flowEvents' && {
+        onSettled: (deleted, failed) => {
+          for (const record of deleted) backlog.done(record.messageId);
+          for (const record of failed) if (Number(record.attributes.ApproximateReceiveCount) >= queue.maxReceiveCount) backlog.done(record.messageId);
+        },
+      }),
     }));
   }
 

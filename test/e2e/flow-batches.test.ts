@@ -10,8 +10,8 @@ import { DynamoExecutionStore } from '../../functions/adapters/aws/dynamo-execut
 import { newExecutionId, receivedAtOf } from '../../functions/domain/flows/execution-id.js';
 import { FUNCTIONS, TABLES } from '../../functions/manifest.js';
 import { lambdaContext } from '../../local/lambda-context.js';
-import { useLocalStack } from '../support/local-stack.js';
-import { TEST_FLOWS_DIR } from '../support/webhooks.js';
+import { call, useLocalStack } from '../support/local-stack.js';
+import { createTrigger, deliver, TEST_FLOWS_DIR, waitForExecutions } from '../support/webhooks.js';
 
 /**
  * The flow worker runs a batch's events of one flow in one execution of the flow's batch state
@@ -31,6 +31,9 @@ writeFileSync(join(extraFlows, 'fails-at-runtime.asl.json'), JSON.stringify({
     Unresolved: { Type: 'Pass', Parameters: { 'missing.$': '$.trigger.nowhere' }, End: true },
     Ok: { Type: 'Pass', Parameters: { 'event_id.$': '$.trigger.event_id' }, End: true },
   },
+}));
+writeFileSync(join(extraFlows, 'waits-a-little.asl.json'), JSON.stringify({
+  StartAt: 'Wait', States: { Wait: { Type: 'Wait', Seconds: 3, Next: 'Done' }, Done: { Type: 'Pass', End: true } },
 }));
 const stack = useLocalStack({ flowsDir: [TEST_FLOWS_DIR, extraFlows].join(delimiter) });
 
@@ -98,5 +101,29 @@ describe('flow worker batches', () => {
     expect(first.outcomes.map((o) => (o.output as { input: { trigger: { type: string } } }).input.trigger.type)).toEqual(['a', 'b', 'c']);
     const second = await runBatch('reads-execution', ['a', 'b']);
     expect(second.started.every((arn) => arn.endsWith(':stateMachine:flow-reads-execution'))).toBe(true);
+  });
+});
+
+describe('the backlog in GET /health', () => {
+  /** Polls /health until its backlog satisfies `done`; returns it. */
+  async function backlogWhen(done: (backlog: { waiting: number; oldest_age_seconds: number | null }) => boolean) {
+    const deadline = Date.now() + 20_000;
+    let backlog;
+    while (Date.now() < deadline) {
+      backlog = (await call(stack, 'GET', '/health')).json.backlog;
+      if (done(backlog)) return backlog;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`backlog never settled: ${JSON.stringify(backlog)}`);
+  }
+
+  it('shows how many acknowledged events wait for their flow and how long the oldest has waited, until each has run', async () => {
+    const token = await stack.token('backlog-owner');
+    const trigger = await createTrigger(stack, token, { flow: 'waits-a-little' });
+    for (let i = 0; i < 3; i++) expect((await deliver(trigger.url, JSON.stringify({ id: `evt_wait_${i}` }))).json).toEqual({ status: 'accepted', event_id: `evt_wait_${i}` });
+    // Each flow waits 3 s: the events are still waiting when their oldest has waited a second.
+    expect(await backlogWhen((b) => b.oldest_age_seconds !== null && b.oldest_age_seconds >= 1)).toEqual({ waiting: 3, oldest_age_seconds: expect.any(Number) });
+    await waitForExecutions(stack, token, trigger.id, (e) => e.length === 3 && e.every((x) => x.status === 'succeeded'));
+    expect(await backlogWhen((b) => b.waiting === 0)).toEqual({ waiting: 0, oldest_age_seconds: null });
   });
 });
