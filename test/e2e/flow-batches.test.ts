@@ -32,6 +32,16 @@ writeFileSync(join(extraFlows, 'fails-at-runtime.asl.json'), JSON.stringify({
     Ok: { Type: 'Pass', Parameters: { 'event_id.$': '$.trigger.event_id' }, End: true },
   },
 }));
+// Its time limit is the whole batch's: one slow event times the batch out.
+writeFileSync(join(extraFlows, 'slow-on-type.asl.json'), JSON.stringify({
+  TimeoutSeconds: 1,
+  StartAt: 'Check',
+  States: {
+    Check: { Type: 'Choice', Choices: [{ Variable: '$.trigger.type', StringEquals: 'slow', Next: 'Wait' }], Default: 'Done' },
+    Wait: { Type: 'Wait', Seconds: 3, Next: 'Done' },
+    Done: { Type: 'Pass', End: true },
+  },
+}));
 writeFileSync(join(extraFlows, 'waits-a-little.asl.json'), JSON.stringify({
   StartAt: 'Wait', States: { Wait: { Type: 'Wait', Seconds: 3, Next: 'Done' }, Done: { Type: 'Pass', End: true } },
 }));
@@ -89,6 +99,15 @@ describe('flow worker batches', () => {
     expect(second.started).toEqual(Array(3).fill(expect.stringMatching(/:stateMachine:flow-fails-at-runtime$/)));
     expect(second.outcomes.map((o) => [o.status, o.attempts, o.error])).toEqual([['succeeded', 2, undefined], ['queued', 2, 'States.Runtime'], ['succeeded', 2, undefined]]);
     expect(second.response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(['m1']);
+  });
+
+  it('reruns nothing of a batch that timed out: its events come back through the queue, and then run alone, so only the slow one times out again', async () => {
+    const first = await runBatch('slow-on-type', ['ok', 'slow']);
+    expect(first.started).toEqual([expect.stringMatching(/:stateMachine:batch-slow-on-type$/)]);
+    expect(first.outcomes.map((o) => [o.status, o.attempts, o.error])).toEqual(Array(2).fill(['queued', 1, 'flow_timeout']));
+    const second = await runBatch('slow-on-type', ['ok', 'slow'], { refs: first.refs, receiveCount: 2 });
+    expect(second.started).toEqual(Array(2).fill(expect.stringMatching(/:stateMachine:flow-slow-on-type$/)));
+    expect(second.outcomes.map((o) => [o.status, o.attempts, o.error])).toEqual([['succeeded', 2, undefined], ['queued', 2, 'flow_timeout']]);
   });
 
   it('never calls a batch state machine the stack does not have: a flow that reads its execution runs one execution per event', async () => {
