@@ -6,7 +6,7 @@ import { composeFlowWorker } from './handlers/flow-worker.js';
 import { composeKvSweeper } from './handlers/kv-sweeper.js';
 import { composeKv } from './handlers/kv.js';
 import { composeObjects } from './handlers/objects.js';
-import { createSystemHandler, hostedUiFrom } from './handlers/system.js';
+import { createSystemHandler, hostedUiFrom, type SystemDeps } from './handlers/system.js';
 import { composeTriggers } from './handlers/triggers.js';
 import { composeWebhook } from './handlers/webhook.js';
 import type { FunctionName } from './manifest.js';
@@ -20,9 +20,12 @@ export type QueueFunction = (event: SQSEvent, context: Context) => Promise<SQSBa
  * root, for whoever hosts every function in one process (the local stack, benchmarks). Each
  * Lambda entry (`functions/entries/`) imports only its own composer, so a bundle holds one function.
  */
+/** The system function hosted in one process: the console is built from its source into memory on first request. */
+export const composeLocalSystem = (settings: Settings, backlog?: SystemDeps['backlog']) =>
+  createSystemHandler({ consoleFiles: async () => (await import('../console/build.js')).buildConsole(), hostedUi: hostedUiFrom(settings), ...(backlog && { backlog }) });
+
 export const COMPOSERS = {
-  // Hosted in one process, the console is built from its source into memory on first request.
-  system: (settings) => createSystemHandler({ consoleFiles: async () => (await import('../console/build.js')).buildConsole(), hostedUi: hostedUiFrom(settings) }),
+  system: (settings) => composeLocalSystem(settings),
   apiKeys: composeApiKeys,
   kv: composeKv,
   kvSweeper: composeKvSweeper,

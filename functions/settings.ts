@@ -107,6 +107,7 @@ export const SETTINGS = {
   flowNames: spec({ env: 'FLOW_NAMES', description: 'The deployed flows, comma-separated', source: wiring, readers: functionsWhere((name) => 'readsFlowNames' in FUNCTIONS[name]), parse: list }),
   flowArnPrefix: spec({ env: 'FLOW_STATE_MACHINE_ARN_PREFIX', description: 'ARN of a flow\'s state machine less the flow name', source: wiring, readers: flowRunners, parse: required }),
   flowBatchArnPrefix: spec({ env: 'FLOW_BATCH_STATE_MACHINE_ARN_PREFIX', description: 'ARN of a flow\'s batch state machine less the flow name (lib/flow-batch.ts)', source: wiring, readers: [QUEUES.flowEvents.consumer], parse: optional }),
+  flowBatchNames: spec({ env: 'FLOW_BATCH_NAMES', description: 'The flows that have a batch state machine, comma-separated: only their events are run in batches', source: wiring, readers: [QUEUES.flowEvents.consumer], parse: list }),
   // The SDK reads this variable itself; the Step Functions client must know of it too, since it
   // drops the `sync-` host prefix of StartSyncExecution for a local endpoint (clients/sfn.ts).
   sfnEndpoint: spec({ env: 'AWS_ENDPOINT_URL_SFN', description: 'Step Functions endpoint of a bundle run against local engines (benchmarks, bundle tests); never set deployed', source: local, readers: flowRunners, parse: optional }),

@@ -148,6 +148,8 @@ export class ServiceStack extends Stack {
       [SETTINGS.flowNames.env]: this.flows.names.join(','),
       [SETTINGS.flowArnPrefix.env]: this.flows.arnPrefix,
       [SETTINGS.flowBatchArnPrefix.env]: this.flows.batchArnPrefix,
+      // Only these: a batch call for any other flow would be denied, and paid for, every time.
+      [SETTINGS.flowBatchNames.env]: Object.keys(this.flows.batchStateMachines).join(',') || undefined,
       [SETTINGS.webhookBaseUrl.env]: this.http.webhookBaseUrl,
       [SETTINGS.publicWebhookBaseUrl.env]: props.publicWebhookBaseUrl,
       [SETTINGS.secretsKmsKeyId.env]: this.secretsKey.key.keyArn,

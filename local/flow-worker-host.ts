@@ -2,11 +2,19 @@ import { Worker } from 'node:worker_threads';
 import type { FlowWorkerThreadData, FlowWorkerThreadMessage } from './flow-worker-thread.js';
 import { receiveLineFromThread } from './metric-lines.js';
 
+export interface BacklogReports {
+  sent(messageId: string): void;
+  settled(messageIds: readonly string[]): void;
+}
+
 export interface FlowWorkerThread {
   /** The thread's Step Functions endpoint: wait-mode deliveries run their flows there too. */
   sfnEndpoint: string;
-  /** Starts polling the flow queue with the flow worker built from `config`. */
-  start(config: Record<string, string | undefined>, queue: { url: string; arn: string }, concurrency: number): void;
+  /**
+   * Starts polling the flow queue with the flow worker built from `config`; `backlog` hears of
+   * every message the thread sends to the queue and of those that no longer wait (`GET /health`).
+   */
+  start(config: Record<string, string | undefined>, queue: { url: string; arn: string }, concurrency: number, backlog: BacklogReports): void;
   /** Stops polling (runs under way finish), then the thread. */
   stop(): Promise<void>;
 }
@@ -25,6 +33,7 @@ export async function startFlowWorkerThread(data: FlowWorkerThreadData): Promise
   const worker = new Worker(THREAD_ENTRY, { workerData: data });
   const post = (message: FlowWorkerThreadMessage) => worker.postMessage(message);
   let stopped: (() => void) | undefined;
+  let backlog: BacklogReports | undefined;
   const sfnEndpoint = await new Promise<string>((done, fail) => {
     worker.once('error', fail);
     worker.once('exit', (code) => fail(new Error(`the flow worker thread stopped (exit ${code}) before it was ready`)));
@@ -32,6 +41,8 @@ export async function startFlowWorkerThread(data: FlowWorkerThreadData): Promise
       if (message.type === 'sfn') done(message.endpoint);
       else if (message.type === 'metric') receiveLineFromThread(message.line);
       else if (message.type === 'stopped') stopped?.();
+      else if (message.type === 'queued') backlog?.sent(message.messageId);
+      else if (message.type === 'settled') backlog?.settled(message.messageIds);
     });
   });
   worker.removeAllListeners('exit');
@@ -40,7 +51,10 @@ export async function startFlowWorkerThread(data: FlowWorkerThreadData): Promise
   worker.on('error', (error) => console.error('flow worker thread failed', error));
   return {
     sfnEndpoint,
-    start: (config, queue, concurrency) => post({ type: 'start', config, queueUrl: queue.url, queueArn: queue.arn, concurrency }),
+    start: (config, queue, concurrency, reports) => {
+      backlog = reports;
+      post({ type: 'start', config, queueUrl: queue.url, queueArn: queue.arn, concurrency });
+    },
     async stop() {
       await new Promise<void>((done) => {
         stopped = done;

@@ -21,6 +21,7 @@ import { parseSetting, readSettings } from '../functions/settings.js';
 import { configureLogging } from '../functions/shared/logger.js';
 import { sendMetricsTo } from '../functions/shared/metrics.js';
 import { LOCAL_AWS_ENV, LOCAL_FLOW_ARN_PREFIX, LOCAL_FLOW_BATCH_ARN_PREFIX } from './engines.js';
+import { settledIds, watchSends } from './flow-backlog.js';
 import { LocalFlowTasks } from './flow-tasks.js';
 import { lambdaContext } from './lambda-context.js';
 import { startLocalStepFunctions } from './sfn-server.js';
@@ -38,7 +39,9 @@ export type FlowWorkerThreadMessage =
   | { type: 'start'; config: Record<string, string | undefined>; queueUrl: string; queueArn: string; concurrency: number }
   | { type: 'stop' }
   | { type: 'stopped' }
-  | { type: 'metric'; line: string };
+  | { type: 'metric'; line: string }
+  | { type: 'queued'; messageId: string }
+  | { type: 'settled'; messageIds: string[] };
 
 const port = parentPort!;
 const data = workerData as FlowWorkerThreadData;
@@ -60,6 +63,8 @@ port.on('message', async (message: FlowWorkerThreadMessage) => {
     });
     const consumer = QUEUES.flowEvents.consumer;
     const handler = COMPOSERS[consumer](readSettings(consumer, message.config), aws) as QueueFunction;
+    // The main thread keeps the flow queue's ledger (`flow-backlog.ts`): what this side sends and settles goes there.
+    watchSends(sqsClient(aws), message.queueUrl, (messageId) => post({ type: 'queued', messageId }));
     const poller = new SqsPoller({
       sqs: sqsClient(aws),
       queueUrl: message.queueUrl,
@@ -69,6 +74,7 @@ port.on('message', async (message: FlowWorkerThreadMessage) => {
       batchSize: QUEUES.flowEvents.batchSize,
       concurrency: message.concurrency,
       onError: () => undefined,
+      onSettled: (deleted, failed) => post({ type: 'settled', messageIds: settledIds(deleted, failed, QUEUES.flowEvents.maxReceiveCount) }),
     });
     stopWorker = async () => {
       await poller.stop();

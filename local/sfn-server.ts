@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import { ExecutionError, ExecutionTimeoutError, StateMachine } from 'aws-local-stepfunctions';
 import type { EngineEndpoints } from './flow-integrations.js';
 import { LocalFlowTasks } from './flow-tasks.js';
-import { batchDefinitionOf } from '../lib/flow-batch.js';
+import { batchDefinitionOf, readBatchDeclaration } from '../lib/flow-batch.js';
 import { FLOW_NAME } from '../functions/domain/flows/flow-name.js';
 import { EXPRESS_MAX_DURATION_MS, MAX_FLOW_INPUT_BYTES as MAX_PAYLOAD_BYTES } from '../functions/domain/flows/limits.js';
 import { flowFile } from '../lib/flow-files.js';
@@ -93,16 +93,18 @@ async function startSyncExecution(options: LocalStepFunctionsOptions, request: {
   const flowName = arn.startsWith(prefix) ? arn.slice(prefix.length) : '';
   if (!FLOW_NAME.test(flowName)) throw { __type: 'StateMachineDoesNotExist', message: `no state machine ${arn}` };
   let file: string | undefined;
+  let folder: string | undefined;
   for (const dir of options.flowsDirs) {
     try {
       file = await readFile(flowFile(dir, flowName), 'utf8');
+      folder = dir;
       break;
     } catch {
       // not in this folder
     }
   }
   // The stack deploys a batch state machine only for a flow that can run as one (flow-batch.ts).
-  const flowDefinition = batch && file !== undefined ? batchDefinitionOf(file) : file;
+  const flowDefinition = batch && file !== undefined ? batchDefinitionOf(file, readBatchDeclaration(folder!, flowName)) : file;
   if (flowDefinition === undefined) throw { __type: 'StateMachineDoesNotExist', message: `no state machine ${arn}` };
   const tasks = options.tasks ?? LocalFlowTasks.none();
   const definition = tasks.substitute(flowDefinition);

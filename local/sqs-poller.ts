@@ -13,6 +13,8 @@ export interface PollerOptions {
   /** Parallel poll loops, as Lambda runs several pollers per event source mapping. */
   concurrency: number;
   onError: (error: unknown) => void;
+  /** After each batch: the records deleted as done, and those the handler reported failed (they stay on the queue). */
+  onSettled?: (deleted: readonly SQSRecord[], failed: readonly SQSRecord[]) => void;
 }
 
 function toRecord(message: Message, queueArn: string): SQSRecord {
@@ -86,10 +88,12 @@ export class SqsPoller {
       return;
     }
     const done = records.filter((r) => !failed.has(r.messageId));
-    if (done.length === 0) return;
-    await this.options.sqs.send(new DeleteMessageBatchCommand({
-      QueueUrl: this.options.queueUrl,
-      Entries: done.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle })),
-    }));
+    if (done.length > 0) {
+      await this.options.sqs.send(new DeleteMessageBatchCommand({
+        QueueUrl: this.options.queueUrl,
+        Entries: done.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle })),
+      }));
+    }
+    this.options.onSettled?.(done, records.filter((r) => failed.has(r.messageId)));
   }
 }

@@ -5,7 +5,7 @@ import { delimiter, resolve } from 'node:path';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { generateLocalSigningKey } from '../functions/adapters/local-token-signer.js';
 import { createAwsClients, destroyAwsClients, type AwsClients } from '../functions/adapters/aws/clients.js';
-import { COMPOSERS, type HttpFunction, type QueueFunction } from '../functions/composition.js';
+import { COMPOSERS, composeLocalSystem, type HttpFunction, type QueueFunction } from '../functions/composition.js';
 import { dynamoClient } from '../functions/adapters/aws/clients/dynamo.js';
 import { sqsClient } from '../functions/adapters/aws/clients/sqs.js';
 import { DEFAULT_ROUTE, FUNCTIONS, QUEUES, ROUTES, TABLES, routeKey, type FunctionName, type QueueName } from '../functions/manifest.js';
@@ -16,11 +16,13 @@ import { composeTriggers } from '../functions/handlers/triggers.js';
 import type { KeyFetcher } from '../functions/domain/webhooks/senders/context.js';
 import { RouteMatcher } from '../functions/shared/route-match.js';
 import { parseCorsOrigins } from '../functions/cors.js';
+import { listBatchFlowNames } from '../lib/flow-batch.js';
 import { listFlowNames, readFlowDefinition } from '../lib/flow-files.js';
 import { apiGatewayPath, toApiGatewayEvent, writeApiGatewayResult } from './api-gateway.js';
 import { LocalCors } from './cors.js';
 import { openDataDir, type DataDir } from './data-dir.js';
 import { LOCAL_AWS_ENV, startEngines, type Engines } from './engines.js';
+import { FlowBacklog, settledIds } from './flow-backlog.js';
 import { LocalFlowTasks } from './flow-tasks.js';
 import { startFlowWorkerThread, type FlowWorkerThread } from './flow-worker-host.js';
 import { receiveMetricLines, type MetricLinesTarget } from './metric-lines.js';
@@ -201,6 +203,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     ...engines.env,
     [SETTINGS.authJwtSecret.env]: jwtSecret,
     [SETTINGS.flowNames.env]: flowNames.join(','),
+    // As the CDK stack tells the deployed worker; read once, where the engine reads a flow on each run.
+    [SETTINGS.flowBatchNames.env]: listBatchFlowNames(flowsDirs).join(','),
     [SETTINGS.webhookBaseUrl.env]: webhookBaseUrl,
     // Kept in the data directory: secrets sealed before a restart must open after it.
     [SETTINGS.localSecretsKey.env]: data?.secrets.localSecretsKey ?? randomBytes(32).toString('base64'),
@@ -216,9 +220,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   });
   // The logger is one per process; a level given to this stack applies to it.
   if (config.POWERTOOLS_LOG_LEVEL) configureLogging({ logLevel: parseSetting('logLevel', config.POWERTOOLS_LOG_LEVEL) });
+  // Before anything sends to the flow queue (the recovery below included): `GET /health` reads it.
+  const backlog = new FlowBacklog();
+  backlog.watch(sqsClient(aws), engines.queueUrls.flowEvents);
   const handlers = Object.fromEntries(
     (Object.keys(FUNCTIONS) as FunctionName[]).map((name) => [name, name === 'webhook'
       ? composeWebhook(readSettings(name, config), aws, options.senderKeys, options.now)
+      : name === 'system' ? composeLocalSystem(readSettings(name, config), async () => backlog.read())
       // Read from the folders on each request, as the engine reads a flow on each run: an edited flow needs no restart.
       : name === 'triggers' ? composeTriggers(readSettings(name, config), aws, async (flow) => {
         const text = await readFlowDefinition(flowsDirs, flow);
@@ -287,7 +295,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const queueUrl = engines.queueUrls[name];
     const queueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
     if (flowWorker && name === 'flowEvents') {
-      flowWorker.start(config, { url: queueUrl, arn: queueArn }, FLOW_WORKER_POLLERS);
+      flowWorker.start(config, { url: queueUrl, arn: queueArn }, FLOW_WORKER_POLLERS, { sent: (id) => backlog.sent(id), settled: (ids) => ids.forEach((id) => backlog.done(id)) });
       continue;
     }
     pollers.push(new SqsPoller({
@@ -299,6 +307,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       batchSize: queue.batchSize,
       concurrency: name === 'flowEvents' ? FLOW_WORKER_POLLERS : 1,
       onError: () => undefined,
+      // Done, or failed for the last time (the queue moves it to its dead-letter queue): no longer waiting.
+      ...(name === 'flowEvents' && {
+        onSettled: (deleted, failed) => settledIds(deleted, failed, queue.maxReceiveCount).forEach((id) => backlog.done(id)),
+      }),
     }));
   }
 

@@ -42,7 +42,7 @@ export function createFlowWorkerHandler(deps: WorkerDeps & { batching?: WorkerBa
   return async (event: SQSEvent, context: Context) => {
     const timeoutMs = Math.min(EXPRESS_MAX_DURATION_MS, context.getRemainingTimeInMillis() - RECORDING_MARGIN_MS);
     const batched = deps.batching
-      ? batchedRunners(event.Records.map((record) => ({ id: record.messageId, body: record.body })), deps.batching.single, deps.batching.batches, timeoutMs)
+      ? batchedRunners(event.Records.map((record) => ({ id: record.messageId, body: record.body, receiveCount: Number(record.attributes.ApproximateReceiveCount) })), deps.batching.single, deps.batching.batches, timeoutMs)
       : new Map<string, FlowRunner>();
     const tally = new StatsTally();
     const counted = { ...deps, executions: new CountingExecutionStore(deps.executions, tally) };
@@ -62,7 +62,8 @@ export function createFlowWorkerHandler(deps: WorkerDeps & { batching?: WorkerBa
 }
 
 export function composeFlowWorker(settings: Settings, aws: AwsClients) {
-  const runner = new SfnFlowRunner(sfnClient(aws), settings.flowArnPrefix, settings.flowBatchArnPrefix);
+  const runner = new SfnFlowRunner(sfnClient(aws), settings.flowArnPrefix,
+    settings.flowBatchArnPrefix === undefined ? undefined : { arnPrefix: settings.flowBatchArnPrefix, flows: settings.flowBatchNames });
   const meter = (inner: FlowRunner) => new MeteredFlowRunner(inner, metricsRecorder);
   return createFlowWorkerHandler({
     executions: new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable, Date.now),

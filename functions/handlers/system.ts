@@ -37,9 +37,20 @@ export interface HostedUiSettings {
   clientId: string;
 }
 
+/** The acknowledged events that wait for their flow, as `GET /health` shows them (the local stack's). */
+export interface FlowBacklog {
+  waiting: number;
+  oldest_age_seconds: number | null;
+}
+
 export interface SystemDeps {
   /** The console's built files; called on the first console request only, never at init. */
   consoleFiles: () => Promise<ConsoleFiles>;
+  /**
+   * The flow queue's backlog, where it is cheap to know (the local stack keeps a ledger); deployed,
+   * the function touches no AWS service, and the queue's metrics say it (README, Metrics and alarms).
+   */
+  backlog?: () => Promise<FlowBacklog>;
   /** Absent with an external token issuer: the console then offers token paste and API keys only. */
   hostedUi?: HostedUiSettings;
 }
@@ -60,7 +71,7 @@ function createRouted(deps: SystemDeps) {
   const headers = consoleHeaders(deps.hostedUi);
   const config = JSON.stringify({ cognito: deps.hostedUi ? { domain: deps.hostedUi.domain, clientId: deps.hostedUi.clientId } : null });
   return createPublicHttpHandler('system', {
-    getHealth: async () => json(200, { status: 'ok' }),
+    getHealth: async () => json(200, deps.backlog ? { status: 'ok', backlog: await deps.backlog() } : { status: 'ok' }),
     // Advertises the URL it was served from, so clients generated from it call this deployment.
     getOpenApi: async (event) => ({ statusCode: 200, headers: { 'content-type': 'application/json' }, body: (await openApiJson())(servedFromUrl(event)) }),
     // The shell names the hashed assets of this build, so it is never cached; they are, for a year.

@@ -2,9 +2,29 @@ import { errorBody, type OperationDocs } from './types.js';
 
 export const systemDocs: OperationDocs = {
   getHealth: {
-    description: 'Answers 200 once the service is ready to serve. No credentials.',
+    description: 'Answers 200 once the service is ready to serve. No credentials. The local stack adds `backlog`: how many acknowledged events wait for their flow (queued, running, or waiting out a retry) and how long the oldest has waited, from its own ledger of the flow queue. Deployed, the answer has no `backlog`: the flow queue\'s CloudWatch metrics show it (the dashboard, and the `FlowQueueOldestMessage` alarm).',
     responses: {
-      '200': { description: 'Ready', content: { 'application/json': { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } } } },
+      '200': {
+        description: 'Ready',
+        content: {
+          'application/json': {
+            type: 'object',
+            required: ['status'],
+            properties: {
+              status: { const: 'ok' },
+              backlog: {
+                type: 'object',
+                description: 'Local stack only.',
+                required: ['waiting', 'oldest_age_seconds'],
+                properties: {
+                  waiting: { type: 'integer', minimum: 0, description: 'Acknowledged events whose flow has not reached an outcome yet.' },
+                  oldest_age_seconds: { type: ['integer', 'null'], minimum: 0, description: 'Seconds since the oldest of them was queued; null when none waits.' },
+                },
+              },
+            },
+          },
+        },
+      },
     },
   },
   getOpenApi: {

@@ -5,7 +5,7 @@ import { PolicyStatement, type IRole } from 'aws-cdk-lib/aws-iam';
 import { DefinitionBody, LogLevel as FlowLogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { FLOW_NAME } from '../../functions/domain/flows/flow-name.js';
-import { batchDefinitionOf } from '../flow-batch.js';
+import { batchDefinitionOf, readBatchDeclaration } from '../flow-batch.js';
 import { checkFlowDefinition } from '../flow-definition.js';
 import { checkFunctionReferences, functionSubstitutionKey } from '../flow-functions.js';
 import { readFlowPermissions } from '../flow-permissions.js';
@@ -41,7 +41,7 @@ export class Flows extends Construct {
   readonly stateMachines: Record<string, StateMachine>;
   /** ARN of a flow's state machine without the flow name. */
   readonly arnPrefix: string;
-  /** The flows' batch state machines (lib/flow-batch.ts), by flow: those that can run as one. */
+  /** The flows' batch state machines (lib/flow-batch.ts), by flow: those that can run as one; the flow worker is told their names. */
   readonly batchStateMachines: Record<string, StateMachine>;
   /** ARN of a flow's batch state machine without the flow name. */
   readonly batchArnPrefix: string;
@@ -82,7 +82,7 @@ export class Flows extends Construct {
       const stateMachine = this.expressMachine(name, stateMachineName, definition, substitutions, props);
       // Its batch state machine shares its role, so it may do exactly what the flow may. A name
       // over the limit leaves the flow without one: its events then run one execution each.
-      const batchDefinition = batchDefinitionOf(definition);
+      const batchDefinition = batchDefinitionOf(definition, readBatchDeclaration(props.flowsDir, name));
       const batchName = batchNamePrefix + name;
       if (batchDefinition !== undefined && batchName.length <= MAX_STATE_MACHINE_NAME_LENGTH) {
         this.batchStateMachines[name] = this.expressMachine(`${name}Batch`, batchName, batchDefinition, substitutions, props, stateMachine.role);

@@ -57,4 +57,16 @@ describe.concurrent('acknowledge immediately', () => {
     const [execution] = await waitForExecutions(stack, token, trigger.id, (e) => e[0]?.status === 'failed', 80_000);
     expect(execution).toMatchObject({ event_id: 'evt_doomed', attempts: QUEUES.flowEvents.maxReceiveCount, error: 'Fixture.AlwaysFails' });
   }, 90_000);
+
+  it('GET /health counts the deliveries the flow worker thread has not settled, and none once every flow has run', async () => {
+    const token = await stack.token('backlog-owner');
+    const trigger = await createTrigger(stack, token, { flow: 'echo' });
+    for (let i = 0; i < 5; i++) expect((await deliver(trigger.url, JSON.stringify({ id: `evt_backlog_${i}` }))).status).toBe(200);
+    await waitForExecutions(stack, token, trigger.id, (e) => e.length === 5 && e.every((x) => x.status === 'succeeded'));
+    // The thread reports each settled message to the main thread's ledger; one it lost would wait for ever.
+    const backlog = async () => ((await (await fetch(`${stack.baseUrl}/health`)).json()) as { backlog: { waiting: number } }).backlog;
+    const deadline = Date.now() + 30_000;
+    while ((await backlog()).waiting !== 0 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 100));
+    expect(await backlog()).toEqual({ waiting: 0, oldest_age_seconds: null });
+  });
 });

@@ -8,7 +8,8 @@ describe('local stack', () => {
   it('GET /health answers 200 when ready', async () => {
     const res = await call(stack, 'GET', '/health');
     expect(res.status).toBe(200);
-    expect(res.json).toEqual({ status: 'ok' });
+    // An idle stack: no acknowledged event waits for its flow.
+    expect(res.json).toEqual({ status: 'ok', backlog: { waiting: 0, oldest_age_seconds: null } });
   });
 
   it('an unknown route is 404 not_found, with or without credentials', async () => {

@@ -51,9 +51,9 @@ it('every request that reaches the local stack while it starts is answered: 200,
     expect(unanswered).toEqual([]);
     for (const { answered, body } of answers) {
       expect([200, 503]).toContain(answered);
-      expect(JSON.parse(body)).toEqual(answered === 200 ? { status: 'ok' } : { error: 'unavailable' });
+      expect(JSON.parse(body)).toEqual(answered === 200 ? { status: 'ok', backlog: { waiting: 0, oldest_age_seconds: null } } : { error: 'unavailable' });
     }
-    expect(await poll(`${stack.baseUrl}/health`)).toEqual({ answered: 200, body: '{"status":"ok"}' });
+    expect(await poll(`${stack.baseUrl}/health`)).toEqual({ answered: 200, body: '{"status":"ok","backlog":{"waiting":0,"oldest_age_seconds":null}}' });
   } finally {
     await stack.stop();
   }

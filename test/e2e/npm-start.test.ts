@@ -43,7 +43,7 @@ describe('npm start', () => {
     const token = /Bearer token[^\n]*\n\s*(\S+)/.exec(output)![1]!;
     expect(output).toContain(`Data directory:    ${dataDir} (created)`);
     const base = `http://127.0.0.1:${port}`;
-    expect(await (await fetch(`${base}/health`)).json()).toEqual({ status: 'ok' });
+    expect(await (await fetch(`${base}/health`)).json()).toEqual({ status: 'ok', backlog: { waiting: 0, oldest_age_seconds: null } });
     const created = await fetch(`${base}/triggers`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ flow: 'echo', signature: { service: 'github', secret: 'a-signing-secret' } }) });
     expect(created.status).toBe(201);
     const { data } = await created.json() as { data: { url: string } };

@@ -9,7 +9,7 @@ const second = useLocalStack({ env: { WEBHOOK_MAX_BODY_BYTES: '5000' } });
 describe('two local stacks in one process', () => {
   it('both serve, each on its own port', async () => {
     expect(first.baseUrl).not.toBe(second.baseUrl);
-    for (const stack of [first, second]) expect((await call(stack, 'GET', '/health')).json).toEqual({ status: 'ok' });
+    for (const stack of [first, second]) expect((await call(stack, 'GET', '/health')).json).toEqual({ status: 'ok', backlog: { waiting: 0, oldest_age_seconds: null } });
   });
 
   it('each keeps its own data, tokens and settings', async () => {

@@ -9,13 +9,17 @@ export const MAX_BATCH_INPUT_BYTES = 200 * 1024;
 
 /**
  * The flow runner each record of a worker batch runs its flow with: records of one flow (two or
- * more, their inputs inline in the message) share one execution of that flow's batch state
- * machine, started at once; every other record, and every record of a batch that could not run as
- * one, runs in an execution of its own through `single`. The records' handling is otherwise
- * theirs alone (attempts, outcome, retry), as `runQueuedFlow` does it.
+ * more, their inputs inline in the message, each on its first attempt) share one execution of that
+ * flow's batch state machine, started at once; every other record, and every record of a batch
+ * that did not start, runs in an execution of its own through `single`. The records' handling is
+ * otherwise theirs alone (attempts, outcome, retry), as `runQueuedFlow` does it.
+ *
+ * A batch that failed or timed out as a whole gives each of its records a failed attempt (what
+ * each did is unknown: it is never run again here), and a retried record always runs alone, so an
+ * event that fails its batch that way fails only itself from its second attempt on.
  */
 export function batchedRunners(
-  records: readonly { id: string; body: string }[],
+  records: readonly { id: string; body: string; receiveCount: number }[],
   single: FlowRunner,
   batch: BatchFlowRunner,
   timeoutMs: number,
@@ -28,7 +32,7 @@ export function batchedRunners(
     } catch {
       continue; // runQueuedFlow reports it
     }
-    if (!message.input) continue;
+    if (!message.input || record.receiveCount > 1 || (message.attempts_before ?? 0) > 0) continue;
     const members = byFlow.get(message.flow) ?? [];
     members.push({ id: record.id, inputJson: JSON.stringify(message.input) });
     byFlow.set(message.flow, members);
@@ -37,7 +41,9 @@ export function batchedRunners(
   for (const [flow, members] of byFlow) {
     for (const group of bySize(members)) {
       if (group.length < 2) continue;
-      const results = batch.runBatch(flow, group.map((member) => member.inputJson), { timeoutMs }).catch(() => undefined);
+      const results = batch.runBatch(flow, group.map((member) => member.inputJson), { timeoutMs });
+      // Each member awaits it (an outage fails each as its own run would); none may leave it unhandled.
+      results.catch(() => undefined);
       group.forEach((member, index) => {
         runners.set(member.id, {
           async run(name, inputJson, options): Promise<FlowResult> {

@@ -10,10 +10,19 @@ export interface FlowRunner {
 }
 
 /**
+ * The error of every event of a batch that failed as a whole (`States.Runtime` or
+ * `States.DataLimitExceeded`, which no Catch holds): each may have run or not, so each goes back
+ * through the queue, its attempt counted, to run alone.
+ */
+export const BATCH_FAILED = 'batch_failed';
+
+/**
  * Runs one flow for several events in one execution (the flow's batch state machine), each event
- * alone with its own input. `undefined`: the batch could not run as one (the flow has no batch
- * state machine, or the batch as a whole failed, e.g. its output was over the limit), and each
- * event should run in its own execution. A batch that timed out answers `timed_out` for every event.
+ * alone with its own input. `undefined`: the batch did not start (the flow has no batch state
+ * machine, or Step Functions refused the input), so nothing ran and each event should run in its
+ * own execution now. A batch that started and failed as a whole answers `failed` with
+ * `BATCH_FAILED` for every event, one that timed out `timed_out`: what each event did is unknown.
+ * Throws `AppError('unavailable')` when Step Functions could not be reached.
  */
 export interface BatchFlowRunner {
   runBatch(flow: string, inputsJson: readonly string[], options: { timeoutMs: number }): Promise<FlowResult[] | undefined>;
