@@ -90,6 +90,16 @@ export interface Execution {
   flow?: string;
   /** Wait mode: what the sender was answered, when the flow shaped its reply. */
   reply?: ReplySummary;
+  /** The event is one element of a batch its sender sent in one POST (`request_id`: the execution id the POST's request is stored under). */
+  batch?: BatchPosition;
+}
+
+/** Where an element of a batch was in its POST: the POST's request is stored once, under `request_id`. */
+export interface BatchPosition {
+  request_id: string;
+  /** From 0, in the sender's order. */
+  index: number;
+  size: number;
 }
 
 /** What an execution keeps of a reply its flow shaped (never its body: the flow's output has it). */
