@@ -1,5 +1,6 @@
 import { AppError } from '../../shared/errors.js';
 import { admit } from './receiver/admit.js';
+import { batchOf, receiveBatch } from './receiver/batch.js';
 import { dispatch } from './receiver/dispatch.js';
 import { wholeDelivery } from './receiver/events.js';
 import { answerEarlyHandshake, answerSignedHandshake } from './receiver/handshake.js';
@@ -23,7 +24,9 @@ export { DEDUP_WINDOW_SECONDS } from './replay-key.js';
  * 4. handshake, once verified: Slack's URL challenge, Discord's PING, SNS's subscription;
  * 5. then per event: route (event filter, the flow input's size (413: over Step Functions'
  *    256 KiB the flow could never start), duplicates) and dispatch (queued, acknowledge mode; or
- *    run while the sender waits), each recorded with its request.
+ *    run while the sender waits), each recorded with its request. A batching sender's POST is
+ *    stored once and each of its elements passes route and dispatch as an event of its own
+ *    (`receiver/batch.ts`).
  *
  * Every delivery to a known, enabled trigger is recorded, refusals included (within a budget).
  */
@@ -38,6 +41,8 @@ export async function receiveWebhook(deps: ReceiverDeps, request: IncomingWebhoo
     const signed = await answerSignedHandshake(deps, request, delivery, trigger, body);
     if (signed) return signed;
     const event = wholeDelivery(deps, request, delivery, row, body);
+    const batch = batchOf(request, delivery, row, body);
+    if (batch) return await receiveBatch(deps, request, delivery, batch, event);
     const routed = await route(deps, trigger.record, event);
     return (isAnswered(routed) ? routed : await dispatch(deps, trigger.record, event, routed, request.answerByMs)).reply;
   } catch (error) {

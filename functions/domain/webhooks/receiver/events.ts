@@ -1,4 +1,4 @@
-import type { ExecutionRef, NewExecution, StoredRequest } from '../../flows/ports.js';
+import type { BatchRequestLink, ExecutionRef, NewExecution, StoredRequest } from '../../flows/ports.js';
 import type { WebhookBody } from '../body.js';
 import { replayClaim, type ReplayClaim } from '../replay-key.js';
 import { withheldFromFlow } from '../secret-fields.js';
@@ -19,7 +19,7 @@ export interface ReceivedEvent {
   /** What every record of the event starts from. */
   execution: Pick<NewExecution, 'event_id' | 'received_at' | 'type' | 'batch'>;
   /** What its first record keeps of the request: the request itself, or the batch request it came in (stored once). */
-  stored: StoredRequest;
+  stored: StoredRequest | BatchRequestLink;
   /** The claim that makes it run at most once (`replay-key.ts`), if any. */
   claim?: ReplayClaim;
   /**
