@@ -1,6 +1,5 @@
 import { AppError } from '../../shared/errors.js';
 import { admit } from './receiver/admit.js';
-import { batchOf, receiveBatch } from './receiver/batch.js';
 import { dispatch } from './receiver/dispatch.js';
 import { wholeDelivery } from './receiver/events.js';
 import { answerEarlyHandshake, answerSignedHandshake } from './receiver/handshake.js';
@@ -12,6 +11,9 @@ import type { IncomingWebhook, ReceiverDeps, WebhookReply } from './receiver/typ
 
 export type { IncomingWebhook, ReceiverDeps, WebhookReply } from './receiver/types.js';
 export { DEDUP_WINDOW_SECONDS } from './replay-key.js';
+
+/** The batch stage loads with the first POST of a batching sender: the receiver's bundle has a 300 KB budget at init. */
+let batches: Promise<typeof import('./receiver/batch.js')> | undefined;
 
 /**
  * The receiver: a short pipeline of stages (`receiver/`), each passed once, in the documented
@@ -41,8 +43,11 @@ export async function receiveWebhook(deps: ReceiverDeps, request: IncomingWebhoo
     const signed = await answerSignedHandshake(deps, request, delivery, trigger, body);
     if (signed) return signed;
     const event = wholeDelivery(deps, request, delivery, row, body);
-    const batch = batchOf(request, delivery, row, body);
-    if (batch) return await receiveBatch(deps, request, delivery, batch, event);
+    if (row?.batch && trigger.record.split_batches !== false) {
+      const { batchOf, receiveBatch } = await (batches ??= import('./receiver/batch.js'));
+      const batch = batchOf(request, delivery, row, body);
+      if (batch) return await receiveBatch(deps, request, delivery, batch, event);
+    }
     const routed = await route(deps, trigger.record, event);
     return (isAnswered(routed) ? routed : await dispatch(deps, trigger.record, event, routed, request.answerByMs)).reply;
   } catch (error) {
