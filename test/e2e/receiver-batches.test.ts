@@ -171,6 +171,19 @@ describe('a batching sender\'s POST becomes one event per element', () => {
     });
   }
 
+  it('split_batches is a boolean: anything else is 400; PATCH turns it on and off', async () => {
+    const token = await stack.token('batches-settings');
+    const trigger = await createTrigger(stack, token, { flow: 'echo', signature: SENDERS[0]!.signature });
+    expect(trigger.split_batches).toBe(true);
+    const refused = await call(stack, 'PATCH', `/triggers/${trigger.id}`, { token, body: { split_batches: 'no' } });
+    expect(refused.status).toBe(400);
+    expect(refused.json.error).toBe('validation_error');
+    const off = await call(stack, 'PATCH', `/triggers/${trigger.id}`, { token, body: { split_batches: false } });
+    expect(off.json.data.split_batches).toBe(false);
+    const on = await call(stack, 'PATCH', `/triggers/${trigger.id}`, { token, body: { split_batches: true } });
+    expect(on.json.data.split_batches).toBe(true);
+  });
+
   it('sendgrid, wait mode: the answer is the flows\' outputs as a JSON array in element order, an ignored element as its status', async () => {
     const sender = SENDERS[0]!;
     const token = await stack.token('batches-wait');
