@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SENDERS } from '../functions/domain/webhooks/senders/catalog.js';
-import type { EventTypeRule, RequestValue, SignedValue, Verification } from '../functions/domain/webhooks/senders/catalog-types.js';
+import type { BatchRule, EventTypeRule, RequestValue, SignedValue, Verification } from '../functions/domain/webhooks/senders/catalog-types.js';
 import type { TimestampedBodyParams } from '../functions/domain/webhooks/senders/primitives/timestamped-body.js';
 import { HANDSHAKE_WORDS } from '../functions/domain/webhooks/handshake-words.js';
 
@@ -51,14 +51,25 @@ function eventTypeCell(rule: EventTypeRule): string {
   return rule.note ? `${where}. ${rule.note}` : where;
 }
 
+/** Where a batch's events are, and each one's type and id. */
+function batchCell(rule: BatchRule | undefined): string {
+  if (!rule) return '';
+  const path = (segments: readonly string[]) => `\`${segments.join('.')}\``;
+  const list = rule.list.length === 0 ? 'the body, an array' : `body ${path(rule.list)}[]`;
+  const nested = rule.nested ? `, each one's ${path(rule.nested.list)}[]` : '';
+  const type = rule.type.map(path).join(', else ');
+  const id = rule.id ? `; id ${rule.id.paths.map(path).join(' + ')}${rule.id.signed ? ', signed' : ', unsigned'}` : '; no id';
+  return `${list}${nested}: type ${type}${id}${rule.note ? `. ${rule.note}` : ''}`;
+}
+
 /** Where the delivery id is, and whether deduplication may key on it. */
 const deliveryIdCell = (id: SignedValue | undefined) => (id ? `${place(id)}${id.signed ? ', signed' : ', unsigned'}` : '');
 
 /** The table, one row per catalog row, in the catalog's order. */
 export function sendersTable(): string {
   const rows = SENDERS.map((row) =>
-    `| [${cell(row.name)}](${row.docs_url}) | \`${row.id}\` | ${row.category} | ${cell(verifiedBy(row.verification))}${row.limits ? `. ${cell(row.limits)}` : ''} | ${cell(row.secret_label)} | ${row.handshake ? 'yes' : ''} | ${cell(eventTypeCell(row.event_type))} | ${cell(deliveryIdCell(row.delivery_id))} |`);
-  return ['| Sender | `signature.service` | Group | Verified by | `signature.secret` | Handshake | Event type (`$.trigger.type`) | Delivery id (`$.trigger.event_id`) |', '|---|---|---|---|---|---|---|---|', ...rows].join('\n');
+    `| [${cell(row.name)}](${row.docs_url}) | \`${row.id}\` | ${row.category} | ${cell(verifiedBy(row.verification))}${row.limits ? `. ${cell(row.limits)}` : ''} | ${cell(row.secret_label)} | ${row.handshake ? 'yes' : ''} | ${cell(eventTypeCell(row.event_type))} | ${cell(deliveryIdCell(row.delivery_id))} | ${cell(batchCell(row.batch))} |`);
+  return ['| Sender | `signature.service` | Group | Verified by | `signature.secret` | Handshake | Event type (`$.trigger.type`) | Delivery id (`$.trigger.event_id`) | Batch (one event per element) |', '|---|---|---|---|---|---|---|---|---|', ...rows].join('\n');
 }
 
 /** One line per sender with a handshake: what the receiver answers, or that it does not yet. */

@@ -1,5 +1,5 @@
 import type {
-  ExecutionChange, ExecutionRef, ExecutionStore, NewExecution, StoredRequest,
+  ExecutionChange, ExecutionRef, ExecutionStore, NewExecution, StoredRequest, BatchRequestLink,
 } from '../domain/flows/ports.js';
 import { ForwardingExecutionStore } from './forwarding-execution-store.js';
 import { countOfRecord, countOfUpdate } from '../domain/stats/outcomes.js';
@@ -16,7 +16,7 @@ export class CountingExecutionStore extends ForwardingExecutionStore {
     super(inner);
   }
 
-  async record(ref: ExecutionRef, execution: NewExecution, request?: StoredRequest): Promise<void> {
+  async record(ref: ExecutionRef, execution: NewExecution, request?: StoredRequest | BatchRequestLink): Promise<void> {
     await this.inner.record(ref, execution, request);
     await this.counter.count(ref, countOfRecord(execution.status));
   }

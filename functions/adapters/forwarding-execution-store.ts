@@ -1,5 +1,5 @@
 import type {
-  ExecutionChange, ExecutionFilter, ExecutionRef, ExecutionStore, NewExecution, StoredRequest,
+  ExecutionChange, ExecutionFilter, ExecutionRef, ExecutionStore, NewExecution, StoredRequest, BatchRequestLink,
 } from '../domain/flows/ports.js';
 
 /**
@@ -9,7 +9,8 @@ import type {
 export class ForwardingExecutionStore implements ExecutionStore {
   constructor(protected readonly inner: ExecutionStore) {}
 
-  record(ref: ExecutionRef, execution: NewExecution, request?: StoredRequest): Promise<void> { return this.inner.record(ref, execution, request); }
+  record(ref: ExecutionRef, execution: NewExecution, request?: StoredRequest | BatchRequestLink): Promise<void> { return this.inner.record(ref, execution, request); }
+  storeRequest(ref: ExecutionRef, request: StoredRequest): Promise<void> { return this.inner.storeRequest(ref, request); }
   update(ref: ExecutionRef, change: ExecutionChange): Promise<void> { return this.inner.update(ref, change); }
   discard(ref: ExecutionRef, eventId: string): Promise<void> { return this.inner.discard(ref, eventId); }
   get(ref: ExecutionRef) { return this.inner.get(ref); }

@@ -1,5 +1,5 @@
 import type {
-  Execution, ExecutionRef, ExecutionStore, NewExecution, StoredRequest,
+  Execution, ExecutionRef, ExecutionStore, NewExecution, StoredRequest, BatchRequestLink,
 } from '../domain/flows/ports.js';
 import { ForwardingExecutionStore } from './forwarding-execution-store.js';
 import { METRIC, type MetricName } from '../shared/metric-names.js';
@@ -26,7 +26,7 @@ export class MeteredExecutionStore extends ForwardingExecutionStore {
     super(inner);
   }
 
-  async record(ref: ExecutionRef, execution: NewExecution, request?: StoredRequest): Promise<void> {
+  async record(ref: ExecutionRef, execution: NewExecution, request?: StoredRequest | BatchRequestLink): Promise<void> {
     await this.inner.record(ref, execution, request);
     const name = RECORDED_METRIC[execution.status];
     if (name) this.metrics.count(name);

@@ -82,6 +82,17 @@ describeEach(settings, {
       'never by an unsigned header such as `Idempotency-Key`. Whatever this says, a sender that signs a timestamp has an exact replay of its signed content ' +
       'answered duplicate within twice its tolerance, and Mailgun\'s token and PayPal\'s transmission id are accepted once.',
   },
+  split_batches: {
+    description:
+      'For a sender whose one POST carries several events (the senders listed with `batch` by `GET /signature-services`: SendGrid, HubSpot, Okta, ' +
+      'Microsoft Graph, Meta, Asana, Adyen): `true` (default) makes each element an event of its own, with its own execution, `type`, `event_id`, ' +
+      'event filter decision, deduplication and flow run; its flow input is `{"trigger": {"event": <element>, "type", "event_id", "batch": ' +
+      '{"request_id", "index", "size"}, "headers", …}}`, and the POST is stored once (its elements\' executions show it). The sender gets one answer: ' +
+      'acknowledge mode 200 `{"status": "accepted", "request_id", "events": [{"status", "event_id"}, …]}` once every element is queued (or ' +
+      '`acknowledge_response`); wait mode the flows\' outputs as a JSON array in element order (an element ignored or a duplicate as ' +
+      '`{"status", "event_id"}`), or the first failure\'s error. `false`: the whole POST is one event, as for any other sender. ' +
+      'Other senders\' deliveries are never split.',
+  },
   acknowledge_response: {
     description:
       'The fixed answer to the deliveries the receiver answers itself with a 2xx: accepted (acknowledge mode), ignored (event filter) and duplicate. ' +
@@ -162,7 +173,7 @@ const trigger: Schema = {
   type: 'object',
   required: [
     'id', 'webhook_id', 'url', 'flow', 'response_mode', 'event_filter', 'api_key_enabled', 'previous_api_key_expires_at', 'signature',
-    'allowed_source_ips', 'enabled', 'deduplicate', 'created_at', 'updated_at',
+    'allowed_source_ips', 'enabled', 'deduplicate', 'split_batches', 'created_at', 'updated_at',
   ],
   description: 'A trigger as its owner sees it: never a signing secret, an API key or a key hash.',
   properties: {
@@ -188,6 +199,7 @@ const trigger: Schema = {
     allowed_source_ips: settingsProperties.allowed_source_ips,
     enabled: settingsProperties.enabled,
     deduplicate: settingsProperties.deduplicate,
+    split_batches: settingsProperties.split_batches,
     created_at: { type: 'string', format: 'date-time', readOnly: true },
     updated_at: { type: 'string', format: 'date-time', readOnly: true },
   },
@@ -249,6 +261,17 @@ const execution: Schema = {
     },
     timeline: { type: 'array', items: attempt, description: 'Every run of the flow for this delivery, oldest first.' },
     replay_of: { type: 'string', pattern: EXECUTION_ID.source, description: 'The execution this one replays.' },
+    batch: {
+      type: 'object',
+      required: ['request_id', 'index', 'size'],
+      description: 'The event is one element of a POST that carried several (a batching sender, `split_batches`), as the flow sees it in `$.trigger.batch`. ' +
+        'The POST was stored once: this execution\'s `request` is the whole POST. A replay runs this element alone.',
+      properties: {
+        request_id: { type: 'string', pattern: EXECUTION_ID.source, description: 'The POST\'s id: shared by every element of it.' },
+        index: { type: 'integer', minimum: 0, description: 'The element\'s place in the POST, from 0, in the sender\'s order.' },
+        size: { type: 'integer', minimum: 1, description: 'How many events the POST carried.' },
+      },
+    },
     flow: { type: 'string', description: 'The flow that runs it (`GET /flows/{name}`): set when it was queued or run; absent on refused, ignored, duplicate and handshake deliveries, and on those recorded before flows were kept.' },
     reply: {
       type: 'object',
@@ -519,7 +542,7 @@ export const triggersDocs: OperationDocs = {
             type: 'array',
             items: {
               type: 'object',
-              required: ['id', 'name', 'category', 'docs_url', 'secret_label', 'handshake', 'needs_verify_token', 'event_type', 'delivery_id'],
+              required: ['id', 'name', 'category', 'docs_url', 'secret_label', 'handshake', 'needs_verify_token', 'event_type', 'delivery_id', 'batch'],
               properties: {
                 id: { type: 'string', enum: SENDERS.filter((row) => row.verification.primitive !== 'unsupported').map((row) => row.id) },
                 name: { type: 'string' },
@@ -545,6 +568,38 @@ export const triggersDocs: OperationDocs = {
                   oneOf: [
                     { type: 'null' },
                     { allOf: [requestValue, { type: 'object', required: ['signed'], properties: { signed: { type: 'boolean' } } }] },
+                  ],
+                },
+                batch: {
+                  description: 'One POST carries several events (null: one event a POST). With the trigger\'s `split_batches` (default), each element of the list at `list` ' +
+                    '(`[]`: the body is the array) is an event of its own: its `$.trigger.type` the first of `type` present in it, its `$.trigger.event_id` its `id` ' +
+                    '(several paths joined with `:`; none: the element\'s SHA-256, base64url, so a retry keeps its id), deduplicated on that id when `signed`, else on the element\'s SHA-256. ' +
+                    '`nested`: a list of lists (Meta\'s `entry[].changes[]`), each inner element given its outer element\'s `parent.fields` under `parent.as`. ' +
+                    'A body without the list, or with an empty one, is one event as for other senders.',
+                  oneOf: [
+                    { type: 'null' },
+                    {
+                      type: 'object',
+                      required: ['list', 'type'],
+                      properties: {
+                        list: { type: 'array', items: { type: 'string' } },
+                        nested: {
+                          type: 'object',
+                          required: ['list', 'parent'],
+                          properties: {
+                            list: { type: 'array', items: { type: 'string' } },
+                            parent: { type: 'object', required: ['as', 'fields'], properties: { as: { type: 'string' }, fields: { type: 'array', items: { type: 'string' } } } },
+                          },
+                        },
+                        type: { type: 'array', items: { type: 'array', items: { type: 'string' } } },
+                        id: {
+                          type: 'object',
+                          required: ['paths', 'signed'],
+                          properties: { paths: { type: 'array', items: { type: 'array', items: { type: 'string' } } }, signed: { type: 'boolean' } },
+                        },
+                        note: { type: 'string' },
+                      },
+                    },
                   ],
                 },
               },

@@ -1,6 +1,6 @@
 // Filters and deduplication over HTTP on each sender's own event type and delivery id, read from
 // its catalog row: deliveries shaped as the senders' docs show them, signed as the senders sign.
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { useLocalStack } from '../support/local-stack.js';
 import { signStandardWebhooks } from '../support/signers.js';
@@ -99,4 +99,30 @@ describe('deduplication on the sender\'s own delivery id', () => {
       expect(executions.every((e) => e.event_id === 'msg_retried_1' && e.type === 'user.created')).toBe(true);
     });
   }
+});
+
+describe('discord: Webhook Events run the flow; Interactions\' PING is still answered PONG', () => {
+  it('a signed Webhook Event ({"type": 1, "event": …}) runs the flow with its event.type, filtered; an Interactions PING gets PONG and runs nothing', async () => {
+    const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+    const hexKey = (publicKey.export({ format: 'der', type: 'spki' }) as Buffer).subarray(-32).toString('hex');
+    const signed = (body: string) => {
+      const timestamp = String(nowSeconds());
+      return { 'x-signature-timestamp': timestamp, 'x-signature-ed25519': sign(null, Buffer.from(timestamp + body), privateKey).toString('hex') };
+    };
+    const event = (type: string) => JSON.stringify({
+      version: 1, application_id: '1234567765431', type: 1,
+      event: { type, timestamp: new Date().toISOString(), data: { integration_type: 0, scopes: ['applications.commands'], user: { id: '53908232999183680', username: 'mason' } } },
+    });
+    const ping = JSON.stringify({ type: 1, id: '786008729715212338', application_id: '1234567765431', token: 'A_UNIQUE_TOKEN', version: 1 });
+    const token = await stack.token('events-discord');
+    const trigger = await createTrigger(stack, token, { flow: 'echo', event_filter: ['APPLICATION_AUTHORIZED'], signature: { service: 'discord', secret: hexKey } });
+    const authorized = await deliver(trigger.url, event('APPLICATION_AUTHORIZED'), signed(event('APPLICATION_AUTHORIZED')));
+    expect(authorized.json).toMatchObject({ status: 'accepted' });
+    const other = event('ENTITLEMENT_CREATE');
+    expect((await deliver(trigger.url, other, signed(other))).json).toEqual({ status: 'ignored' });
+    const pong = await deliver(trigger.url, ping, signed(ping));
+    expect(pong.json).toEqual({ type: 1 });
+    const executions = await waitForExecutions(stack, token, trigger.id, (list) => list.length === 3 && list.every((e) => e.status !== 'queued' && e.status !== 'running'));
+    expect(executions.map((e) => [e.status, e.type]).sort()).toEqual([['handshake', 'discord_ping'], ['ignored', 'ENTITLEMENT_CREATE'], ['succeeded', 'APPLICATION_AUTHORIZED']]);
+  });
 });

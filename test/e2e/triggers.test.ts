@@ -22,6 +22,7 @@ describe('POST /triggers', () => {
       webhook_id: expect.any(String),
       url: expect.any(String),
       ...DEFAULT_TRIGGER_SETTINGS,
+      split_batches: true,
       previous_api_key_expires_at: null,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updated_at: expect.any(String),

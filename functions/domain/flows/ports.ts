@@ -99,6 +99,21 @@ export interface Execution {
   flow?: string;
   /** Wait mode: what the sender was answered, when the flow shaped its reply. */
   reply?: ReplySummary;
+  /** The event is one element of a batch its sender sent in one POST (`request_id`: the execution id the POST's request is stored under). */
+  batch?: BatchPosition;
+}
+
+/** An element's record keeps its batch's request by this link, not a copy. */
+export interface BatchRequestLink {
+  batch_request: string;
+}
+
+/** Where an element of a batch was in its POST: the POST's request is stored once, under `request_id`. */
+export interface BatchPosition {
+  request_id: string;
+  /** From 0, in the sender's order. */
+  index: number;
+  size: number;
 }
 
 /** What an execution keeps of a reply its flow shaped (never its body: the flow's output has it). */
@@ -142,8 +157,13 @@ export interface ExecutionPage {
 
 /** Delivery records of a trigger (kept 7 days), their requests, dedup claims, and event payloads stored aside. */
 export interface ExecutionStore {
-  /** Writes a new record, and the request it was made from (once: no later change rewrites it). */
-  record(ref: ExecutionRef, execution: NewExecution, request?: StoredRequest): Promise<void>;
+  /**
+   * Writes a new record, and the request it was made from (once: no later change rewrites it), or,
+   * for an element of a batch, a link to the batch's request stored once by `storeRequest`.
+   */
+  record(ref: ExecutionRef, execution: NewExecution, request?: StoredRequest | BatchRequestLink): Promise<void>;
+  /** Stores a batch's request once, under `ref` (the batch's `request_id` is its execution id), for its elements' records to link to. */
+  storeRequest(ref: ExecutionRef, request: StoredRequest): Promise<void>;
   /**
    * Removes a record whose event was not accepted after all (the queue refused it), with the
    * request recorded for it, so that nothing of a delivery answered 503 is left behind.

@@ -9,7 +9,9 @@ import { newExecutionId } from './execution-id.js';
 import type { BulkReplayRequest } from './execution-filter.js';
 import { MAX_FLOW_INPUT_BYTES } from './limits.js';
 import { buildFlowMessage } from './message.js';
-import type { EventQueue, ExecutionDetail, ExecutionStore } from './ports.js';
+import type { BatchPosition, EventQueue, ExecutionDetail, ExecutionStore } from './ports.js';
+import { batchElements, elementType } from '../webhooks/batch-elements.js';
+import type { BatchRule, SenderRow } from '../webhooks/senders/catalog-types.js';
 
 export interface ReplayDeps {
   executions: ExecutionStore;
@@ -49,13 +51,25 @@ async function storedFlowInput(trigger: TriggerRecord, original: ExecutionDetail
   } catch {
     throw new AppError('not_replayable', 'the stored body is not one the receiver accepts');
   }
-  const data = buildTriggerData({
-    row: trigger.signature ? rowOfSignature(trigger.signature) ?? {} : undefined, headers, body, webhookId: trigger.webhook_id, receivedAt: new Date(original.received_at), newEventId: () => original.event_id,
-  });
+  const row: Partial<SenderRow> | undefined = trigger.signature ? rowOfSignature(trigger.signature) ?? {} : undefined;
+  const data = original.batch
+    ? batchElementInput(row?.batch, original.batch, headers, body, trigger.webhook_id, original)
+    : buildTriggerData({ row, headers, body, webhookId: trigger.webhook_id, receivedAt: new Date(original.received_at), newEventId: () => original.event_id });
   data.event_id = original.event_id;
   const inputJson = JSON.stringify({ trigger: data });
   if (Buffer.byteLength(inputJson) > MAX_FLOW_INPUT_BYTES) throw new AppError('not_replayable', 'flow input over the Step Functions limit');
   return { inputJson, type: data.type };
+}
+
+/** An element of a batch runs again alone, as it first ran: the element at its index of the stored POST. */
+function batchElementInput(rule: BatchRule | undefined, position: BatchPosition, headers: Record<string, string>, body: WebhookBody, webhookId: string, original: ExecutionDetail) {
+  const element = rule && body.kind === 'json' ? batchElements(rule, body.value)?.[position.index] : undefined;
+  if (element === undefined) throw new AppError('not_replayable', 'the element is not in the stored request');
+  const data = buildTriggerData({ row: {}, headers, body: { kind: 'json', value: element }, webhookId, receivedAt: new Date(original.received_at), newEventId: () => original.event_id });
+  const type = elementType(rule!, element);
+  if (type !== undefined) data.type = type;
+  data.batch = position;
+  return data;
 }
 
 async function replay(deps: ReplayDeps, trigger: TriggerRecord, original: ExecutionDetail): Promise<{ execution_id: string; replay_of: string }> {
@@ -70,7 +84,8 @@ async function replay(deps: ReplayDeps, trigger: TriggerRecord, original: Execut
     attempts: 0,
     replay_of: original.execution_id,
     flow: trigger.flow,
-  }, original.request);
+    ...(original.batch && { batch: original.batch }),
+  }, original.batch ? { batch_request: original.batch.request_id } : original.request);
   try {
     await deps.queue.send(await buildFlowMessage(deps, { triggerId: trigger.id, flow: trigger.flow, ref }, inputJson));
   } catch (error) {

@@ -59,6 +59,7 @@ export async function createTrigger(deps: TriggerDeps, accountId: string, settin
     allowed_source_ips: settings.allowed_source_ips,
     enabled: settings.enabled,
     deduplicate: settings.deduplicate,
+    ...(settings.split_batches === false && { split_batches: false }),
     ...(settings.acknowledge_response && { acknowledge_response: settings.acknowledge_response }),
     created_at: now,
     updated_at: now,

@@ -124,6 +124,7 @@ function buildTriggerSchemas() {
     allowed_source_ips: z.nullable(allowedSourceIpsSchema),
     enabled: z.boolean(),
     deduplicate: z.boolean(),
+    split_batches: z.boolean(),
     acknowledge_response: z.nullable(acknowledgeResponseSchema),
   };
 
@@ -136,6 +137,8 @@ function buildTriggerSchemas() {
     allowed_source_ips: z._default(settings.allowed_source_ips, null),
     enabled: z._default(settings.enabled, true),
     deduplicate: z._default(settings.deduplicate, false),
+    // Absent: true (records older than the setting have none either).
+    split_batches: z.optional(settings.split_batches),
     // Absent and null alike: the default answer, `{"status": "accepted", …}` as JSON.
     acknowledge_response: z._default(settings.acknowledge_response, null),
   });

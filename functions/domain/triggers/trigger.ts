@@ -41,6 +41,8 @@ export interface TriggerRecord {
   allowed_source_ips?: string[] | null;
   enabled: boolean;
   deduplicate: boolean;
+  /** False: a batching sender's POST reaches the flow whole; absent (records older than the setting) or true: split into its events. */
+  split_batches?: boolean;
   /** Absent or null: the default JSON answer. */
   acknowledge_response?: AcknowledgeResponse | null;
   created_at: string;
@@ -95,6 +97,7 @@ export interface PublicTrigger {
   allowed_source_ips: string[] | null;
   enabled: boolean;
   deduplicate: boolean;
+  split_batches: boolean;
   acknowledge_response: AcknowledgeResponse | null;
   created_at: string;
   updated_at: string;
@@ -143,6 +146,7 @@ export const toPublicTrigger = (record: TriggerRecord, webhookBaseUrl: string, n
   allowed_source_ips: record.allowed_source_ips ?? null,
   enabled: record.enabled,
   deduplicate: record.deduplicate,
+  split_batches: record.split_batches !== false,
   acknowledge_response: record.acknowledge_response ?? null,
   created_at: record.created_at,
   updated_at: record.updated_at,

@@ -110,7 +110,9 @@ export const HANDSHAKES = {
     answer: (request) => {
       const type = member(request.json, 'type');
       // Interactions PING (type 1) wants PONG (type 1); a webhook events PING (type 0) wants 204.
-      if (type === 1 && !isPlainObject(member(request.json, 'data'))) return { reply: { status: 200, json: { type: 1 } } };
+      // A Webhook Event is type 1 too, but carries its `event` (an Interactions PING carries
+      // `application_id` and `token`, never an `event`): a delivery, whose flow runs.
+      if (type === 1 && !isPlainObject(member(request.json, 'data')) && member(request.json, 'event') === undefined) return { reply: { status: 200, json: { type: 1 } } };
       if (type === 0 && member(request.json, 'event') === undefined) return { reply: { status: 204, text: '', contentType: 'text/plain' } };
       return undefined;
     },

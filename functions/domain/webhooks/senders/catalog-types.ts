@@ -11,7 +11,7 @@ import type { Ed25519Params } from './primitives/ed25519.js';
 import type { JwtAlgorithm, JwtParams } from './primitives/jwt.js';
 import type { BasicParams, StaticTokenParams } from './primitives/token.js';
 import type { CertificateUrlRule, X509RsaParams } from './primitives/x509-rsa.js';
-import type { SignatureServiceListing } from './listing-types.js';
+import type { ListedBatch, SignatureServiceListing } from './listing-types.js';
 import type { SecretField } from '../secret-fields.js';
 
 export type { SecretField };
@@ -25,7 +25,7 @@ export { SENDER_CATEGORIES, type SenderCategory } from './listing-types.js';
  * category, docs, what to paste, whether it expects a handshake or a reply of its own) and how its
  * requests are verified and answered.
  */
-export interface SenderRow extends Omit<SignatureServiceListing, 'needs_verify_token' | 'event_type' | 'delivery_id'> {
+export interface SenderRow extends Omit<SignatureServiceListing, 'needs_verify_token' | 'event_type' | 'delivery_id' | 'batch'> {
   /** The handshake the receiver answers for this sender itself (`handshakes.ts`), when it does. */
   handshake_answer?: HandshakeKindName;
   /**
@@ -63,6 +63,13 @@ export interface SenderRow extends Omit<SignatureServiceListing, 'needs_verify_t
    */
   event_type: EventTypeRule;
   /**
+   * One POST carries several events (SendGrid's array, Okta's `data.events[]`): where the list is,
+   * and where each element's type and id are. The receiver verifies and stores the POST once, then
+   * routes and dispatches each element as an event of its own (`receiver/batch.ts`), unless the
+   * trigger sets `split_batches: false`.
+   */
+  batch?: BatchRule;
+  /**
    * The signed id deduplication keys on where the delivery id is not one (Mailgun signs only
    * `signature.token`, PayPal its `paypal-transmission-id`). With neither, deduplication keys on
    * the SHA-256 of the signed content without its timestamp (`replay-key.ts`).
@@ -83,6 +90,9 @@ export interface SenderRow extends Omit<SignatureServiceListing, 'needs_verify_t
   signed_fields?: { by: string; fields: Readonly<Record<string, readonly string[]>> };
   verification: Verification;
 }
+
+/** Where a batching sender's events are in its JSON body (`listing-types.ts`, which the console reads too). */
+export type BatchRule = ListedBatch;
 
 /** A verified body's shape, checked before anything reads it as a delivery: 415 or 400 otherwise. */
 export interface BodyRule {

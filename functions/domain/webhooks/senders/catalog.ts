@@ -249,7 +249,9 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://www.twilio.com/docs/sendgrid/for-developers/tracking-events/getting-started-event-webhook-security-features',
     secret_label: 'The Event Webhook Verification Key (Signature Verification): a base64 public key starting MFkw',
     handshake: false,
-    event_type: { sources: [], note: 'One POST carries a batch: a JSON array, each element\'s type in `event` (`delivered`). Batches are not split into events yet, so no type is read; a trigger with an event filter ignores its deliveries.' },
+    event_type: { sources: [], note: 'One POST carries a batch: a JSON array, each element an event whose type (`event`, `delivered`) a filter matches. With `split_batches: false` the POST is one event without a type, and a trigger with an event filter ignores it.' },
+    // docs.sendgrid.com …/tracking-events: `sg_event_id` is unique for every event and the recommended dedupe key.
+    batch: { list: [], type: [['event']], id: { paths: [['sg_event_id']], signed: true } },
     verification: {
       primitive: 'ecdsa_p256',
       signatureHeader: 'x-twilio-email-event-webhook-signature',
@@ -430,7 +432,14 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://docs.adyen.com/development-resources/webhooks/secure-webhooks/verify-hmac-signatures',
     secret_label: "The webhook's HMAC key (hex)",
     handshake: true,
-    event_type: { sources: [], note: 'One POST carries a batch: `notificationItems[]`, each item\'s type in `NotificationRequestItem.eventCode` (`AUTHORISATION`). Batches are not split into events yet, so no type is read; a trigger with an event filter ignores its deliveries.' },
+    event_type: { sources: [], note: 'One POST carries a batch: `notificationItems[]`, each item an event whose type (`NotificationRequestItem.eventCode`, `AUTHORISATION`) a filter matches. With `split_batches: false` the POST is one event without a type, and a trigger with an event filter ignores it.' },
+    // Adyen identifies a notification by its pspReference and eventCode, both in the signed content.
+    batch: {
+      list: ['notificationItems'],
+      type: [['NotificationRequestItem', 'eventCode']],
+      id: { paths: [['NotificationRequestItem', 'pspReference'], ['NotificationRequestItem', 'eventCode']], signed: true },
+      note: 'The id is `pspReference:eventCode`, the pair Adyen says identifies a notification.',
+    },
     verification: {
       primitive: 'hmac',
       algorithm: 'sha256',
@@ -556,7 +565,8 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://learn.microsoft.com/en-us/graph/change-notifications-delivery-webhooks#processing-the-change-notification',
     secret_label: 'The clientState you set on the subscription',
     handshake: true,
-    event_type: { sources: [], note: 'One POST carries a batch: `value[]`, each change\'s type in `changeType` (`created`), or `lifecycleEvent` for lifecycle notifications. Batches are not split into events yet, so no type is read; a trigger with an event filter ignores its deliveries.' },
+    event_type: { sources: [], note: 'One POST carries a batch: `value[]`, each notification an event whose type (`changeType`, `created`; `lifecycleEvent` for lifecycle notifications) a filter matches. With `split_batches: false` the POST is one event without a type, and a trigger with an event filter ignores it.' },
+    batch: { list: ['value'], type: [['changeType'], ['lifecycleEvent']], note: 'Notifications carry no id: a deduplicating trigger keys on each one\'s SHA-256 (its `clientState` redacted).' },
     handshake_answer: 'microsoft_graph_validation',
     // No signature: each notification of `value` carries the subscription's clientState.
     verification: { primitive: 'static_token', location: 'body_items', array: 'value', field: 'clientState' },
@@ -649,7 +659,8 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://developers.hubspot.com/docs/api/webhooks/validating-requests#validate-the-v3-request-signature',
     secret_label: "The app's Client secret",
     handshake: false,
-    event_type: { sources: [], note: 'One POST carries a batch: a JSON array, each element\'s type in `subscriptionType` (`contact.creation`). Batches are not split into events yet, so no type is read; a trigger with an event filter ignores its deliveries.' },
+    event_type: { sources: [], note: 'One POST carries a batch: a JSON array, each element an event whose type (`subscriptionType`, `contact.creation`) a filter matches. With `split_batches: false` the POST is one event without a type, and a trigger with an event filter ignores it.' },
+    batch: { list: [], type: [['subscriptionType']], id: { paths: [['eventId']], signed: true }, note: '`eventId` is an integer, read as its decimal text.' },
     verification: {
       primitive: 'hmac',
       algorithm: 'sha256',
@@ -705,7 +716,8 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://developers.asana.com/docs/webhooks-guide#security',
     secret_label: 'The X-Hook-Secret Asana sent in the handshake',
     handshake: true,
-    event_type: { sources: [], note: 'One POST carries a batch: `events[]`, each event\'s type in `action` (`changed`) with `resource.resource_type`. Batches are not split into events yet, so no type is read; a trigger with an event filter ignores its deliveries.' },
+    event_type: { sources: [], note: 'One POST carries a batch: `events[]`, each an event whose type (`action`, `changed`) a filter matches; its `resource.resource_type` reaches the flow. With `split_batches: false` the POST is one event without a type, and a trigger with an event filter ignores it.' },
+    batch: { list: ['events'], type: [['action']], note: 'Events carry no id: a deduplicating trigger keys on each one\'s SHA-256.' },
     handshake_answer: 'asana_hook_secret',
     // The secret arrives in the handshake: a trigger may be created without one.
     secret_from_handshake: true,
@@ -834,7 +846,9 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://developer.okta.com/docs/concepts/event-hooks/#one-time-verification-request',
     secret_label: "The event hook's authentication field and secret as a header line, Name: value (e.g. Authorization: my-okta-secret)",
     handshake: true,
-    event_type: { sources: [], note: 'One POST carries a batch: `data.events[]`, each event\'s type in `eventType` (`user.session.start`); the envelope\'s `eventType` is always `com.okta.event_hook`. Batches are not split into events yet, so no type is read; a trigger with an event filter ignores its deliveries.' },
+    event_type: { sources: [], note: 'One POST carries a batch: `data.events[]`, each an event whose type (`eventType`, `user.session.start`) a filter matches; the envelope\'s `eventType` is always `com.okta.event_hook`. With `split_batches: false` the POST is one event without a type, and a trigger with an event filter ignores it.' },
+    // Okta signs nothing (a static header): each event's `uuid` is shown, and deduplication keys on the event's SHA-256.
+    batch: { list: ['data', 'events'], type: [['eventType']], id: { paths: [['uuid']], signed: false } },
     delivery_id: { from: 'json', path: ['eventId'], signed: false },
     handshake_answer: 'okta_verification',
     // The admin chooses the header (usually Authorization), so the pasted line names it.
@@ -860,7 +874,16 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://developers.facebook.com/docs/graph-api/webhooks/getting-started#validate-payloads',
     secret_label: "The app's App Secret (App settings, Basic)",
     handshake: true,
-    event_type: { sources: [inBody('object')], example: 'whatsapp_business_account', note: 'Each change\'s `field` (`messages`) is in `entry[].changes[]`, a batch not split yet.' },
+    event_type: { sources: [inBody('object')], example: 'whatsapp_business_account', note: 'For a POST not split into its changes (`split_batches: false`, or Messenger\'s `entry[].messaging[]`, which is not split).' },
+    // Decided: the event is a change (`{field, value}`), Meta's unit of what happened, with its
+    // entry's `id` (the account or page) and `time` under `entry`. The envelope's `object` is not
+    // copied on: the field already names the product (`messages` is WhatsApp's, `feed` a Page's).
+    batch: {
+      list: ['entry'],
+      nested: { list: ['changes'], parent: { as: 'entry', fields: ['id', 'time'] } },
+      type: [['field']],
+      note: 'Each change of each entry is an event, `{field, value, entry: {id, time}}`; entries with `messaging[]` (Messenger) instead are not split. Changes carry no id: a deduplicating trigger keys on each one\'s SHA-256.',
+    },
     handshake_answer: 'meta_subscribe',
     // The token the user typed into Meta's dashboard; the app secret is never one.
     needs_verify_token: true,

@@ -31,6 +31,8 @@ export interface SignatureServiceListing {
   event_type: ListedEventType;
   /** Where the sender puts its own id of a delivery (`$.trigger.event_id`); `null` when it has none. */
   delivery_id: ListedDeliveryId | null;
+  /** One POST carries several events: where they are, and each one's type and id; `null` for a sender that sends one event a POST. */
+  batch: ListedBatch | null;
 }
 
 /** A value a request carries: a header (its lower-case name), or a member of the JSON body by its path. */
@@ -49,6 +51,26 @@ export interface ListedEventType {
 
 /** `signed`: the sender's signature covers it, so deduplication keys on it; else it is shown, never trusted. */
 export type ListedDeliveryId = ListedRequestValue & { signed: boolean };
+
+/** Where a batching sender's events are in its JSON body, and what each says of itself. */
+export interface ListedBatch {
+  /** The path of the list; `[]` for a body that is the list itself. */
+  list: string[];
+  /**
+   * A list of lists (Meta's `entry[].changes[]`): each outer element's inner list at `list`; its
+   * elements are the events, each given the outer element's `parent.fields` under `parent.as`.
+   */
+  nested?: { list: string[]; parent: { as: string; fields: string[] } };
+  /** Where an element's type is, relative to the element: the first path holding text. */
+  type: string[][];
+  /**
+   * Where an element's own id is (several paths: the values joined with `:`). `signed`: the row's
+   * signature covers the body, so deduplication keys on it; otherwise on the element's SHA-256.
+   */
+  id?: { paths: string[][]; signed: boolean };
+  /** What the sender's documentation says of its batches and ids, for the listing. */
+  note?: string;
+}
 
 /** A sender the catalog names but cannot verify, and why. */
 export interface LeftOutSender {

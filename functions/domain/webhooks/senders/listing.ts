@@ -14,6 +14,7 @@ export const SIGNATURE_SERVICE_LISTING: SignatureServiceCatalog = {
     needs_verify_token: row.needs_verify_token === true,
     event_type: row.event_type,
     delivery_id: row.delivery_id ?? null,
+    batch: row.batch ?? null,
   })),
   left_out: SENDERS.flatMap((row) => (row.verification.primitive === 'unsupported'
     ? [{ id: row.id, name: row.name, docs_url: row.docs_url, reason: row.verification.reason }]

@@ -1,0 +1,113 @@
+import { newExecutionId } from '../../flows/execution-id.js';
+import type { BatchPosition } from '../../flows/ports.js';
+import type { WebhookBody } from '../body.js';
+import { batchElements, elementContentId, elementDedupKey, elementId, elementType } from '../batch-elements.js';
+import { DEDUP_WINDOW_SECONDS, singleUseWindowSeconds } from '../replay-key.js';
+import type { BatchRule, SenderRow } from '../senders/catalog-types.js';
+import { storedRequest } from '../stored-request.js';
+import { buildTriggerData } from '../trigger-input.js';
+import { dispatch } from './dispatch.js';
+import { visibleToFlow, type ReceivedEvent } from './events.js';
+import { isAnswered, route, type EventOutcome } from './route.js';
+import { ownAnswer, type Delivery, type IncomingWebhook, type ReceiverDeps, type WebhookReply } from './types.js';
+
+/** Elements of one batch routed and dispatched at once: enough to keep a 100-element POST quick, few enough not to flood the store. */
+const ELEMENT_CONCURRENCY = 8;
+
+/** A batch to split: the sender's rule, and its elements as the flow may see them (the sender's secrets withheld). */
+export interface SplitBatch {
+  rule: BatchRule;
+  elements: unknown[];
+  headers: Record<string, string>;
+  /** The row's single-use window (`replay-key.ts`): a deduplicating trigger's element claims last at least as long. */
+  replayWindowSeconds?: number;
+}
+
+/**
+ * The batch a verified delivery carries, when its sender batches, the trigger splits batches and
+ * the body holds a list where the row says; `undefined` otherwise (one delivery, as today).
+ */
+export function batchOf(request: IncomingWebhook, delivery: Delivery, row: SenderRow | undefined, body: WebhookBody): SplitBatch | undefined {
+  if (!row?.batch || delivery.trigger.split_batches === false || body.kind !== 'json') return undefined;
+  const { headers, body: visible } = visibleToFlow(request, delivery, row, body);
+  const elements = batchElements(row.batch, visible.value);
+  const replayWindowSeconds = singleUseWindowSeconds(row);
+  return elements && { rule: row.batch, elements, headers, ...(replayWindowSeconds !== undefined && { replayWindowSeconds }) };
+}
+
+/**
+ * The per-event stages once per element: the POST's request is stored once (under the delivery's
+ * execution id, the batch's `request_id`), then each element is routed and dispatched as an event
+ * of its own, with its own record, type, id, filter decision, claim and flow run. The sender gets
+ * one answer: acknowledge mode, once every element is recorded and queued (one that could not be
+ * fails the POST, so the sender sends it again); wait mode, the elements' results as a JSON array
+ * in their order (a flow's output, or `{status, event_id}` for an element ignored or a duplicate),
+ * or the first failure's error.
+ */
+export async function receiveBatch(deps: ReceiverDeps, request: IncomingWebhook, delivery: Delivery, batch: SplitBatch, whole: ReceivedEvent): Promise<WebhookReply> {
+  const { trigger: record } = delivery;
+  // Without `deduplicate`, the POST's own single-use claim (an exact replay within the sender's
+  // tolerance) holds for the POST as a whole, before any element is looked at: a replay is one
+  // duplicate record, as an unsplit POST's is. With it, each element claims its own key instead.
+  const postClaim = record.deduplicate ? undefined : whole.claim;
+  if (postClaim && !(await deps.executions.claimEvent(record.id, postClaim.key, postClaim.ttlSeconds))) {
+    await deps.executions.record(whole.ref, { ...whole.execution, status: 'duplicate', attempts: 0 }, whole.stored);
+    return ownAnswer(record, { status: 'duplicate' });
+  }
+  try {
+    return await receiveElements(deps, request, delivery, batch);
+  } catch (error) {
+    // Nothing of a POST that failed may keep its retry out.
+    if (postClaim) await deps.executions.releaseEvent(record.id, postClaim.key).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function receiveElements(deps: ReceiverDeps, request: IncomingWebhook, delivery: Delivery, batch: SplitBatch): Promise<WebhookReply> {
+  const { trigger: record, ref: requestRef } = delivery;
+  await deps.executions.storeRequest(requestRef, storedRequest(request, true, delivery.secrets));
+  const size = batch.elements.length;
+  const events = batch.elements.map((element, index) => elementEvent(deps, request, delivery, batch, element, { request_id: requestRef.executionId, index, size }));
+  const outcomes = new Array<PromiseSettledResult<EventOutcome>>(size);
+  let next = 0;
+  const worker = async () => {
+    for (let index = next++; index < size; index = next++) {
+      const event = events[index]!;
+      outcomes[index] = await route(deps, record, event)
+        .then((routed) => (isAnswered(routed) ? routed : dispatch(deps, record, event, routed, request.answerByMs)))
+        .then((value) => ({ status: 'fulfilled' as const, value }), (reason: unknown) => ({ status: 'rejected' as const, reason }));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(ELEMENT_CONCURRENCY, size) }, worker));
+  const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
+  const results = outcomes.map((outcome) => (outcome as PromiseFulfilledResult<EventOutcome>).value.result);
+  if (record.response_mode === 'wait') return { status: 200, body: results };
+  return ownAnswer(record, { status: 'accepted', request_id: requestRef.executionId, events: results });
+}
+
+/** One element as an event: its own execution id, type, id and claim; its records point at the batch's stored request. */
+function elementEvent(deps: ReceiverDeps, request: IncomingWebhook, delivery: Delivery, batch: SplitBatch, element: unknown, position: BatchPosition): ReceivedEvent {
+  const { rule } = batch;
+  const id = elementId(rule, element);
+  const type = elementType(rule, element);
+  const data = buildTriggerData({
+    // The element's type and id are read by the batch rule, below and in `newEventId`.
+    row: {},
+    headers: batch.headers,
+    body: { kind: 'json', value: element },
+    webhookId: request.webhookId,
+    receivedAt: delivery.receivedAt,
+    newEventId: () => id ?? elementContentId(element),
+  });
+  if (type !== undefined) data.type = type;
+  data.batch = position;
+  return {
+    ref: { triggerId: delivery.trigger.id, executionId: newExecutionId(delivery.receivedAt.getTime(), deps.newId()) },
+    data,
+    execution: { event_id: data.event_id, received_at: data.received_at, ...(type !== undefined && { type }), batch: position },
+    stored: { batch_request: position.request_id },
+    ...(delivery.trigger.deduplicate && { claim: { key: elementDedupKey(rule, element), ttlSeconds: Math.max(DEDUP_WINDOW_SECONDS, batch.replayWindowSeconds ?? 0) } }),
+    spentFirst: false,
+  };
+}

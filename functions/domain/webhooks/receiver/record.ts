@@ -1,0 +1,59 @@
+import { logFault } from '../../../shared/logger.js';
+import type { HandshakeKindName } from '../handshakes.js';
+import { storedRequest } from '../stored-request.js';
+import { eventType, senderEventId } from '../trigger-input.js';
+import { bodyOf } from './read.js';
+import { senderRowOf } from './sender-row.js';
+import type { Delivery, IncomingWebhook, ReceiverDeps } from './types.js';
+
+/**
+ * Refusals recorded as `refused` executions of the trigger they were sent to. Unknown and disabled
+ * ids (404) are not: there is no trigger to own them.
+ */
+export const RECORDED_REFUSALS: ReadonlySet<string> = new Set([
+  'method_not_allowed', 'payload_too_large', 'ip_not_allowed', 'unauthorized', 'invalid_signature', 'unsupported_media_type', 'validation_error',
+]);
+
+/**
+ * Stage "record", for a refused delivery: recorded when the trigger's refusal budget allows, with
+ * what can be read from it (the body's event id and type, when it parses). The refusal is answered
+ * whatever happens here.
+ */
+export async function recordRefusal(deps: ReceiverDeps, request: IncomingWebhook, delivery: Delivery, code: string): Promise<void> {
+  try {
+    if (!(await deps.refusals.take(delivery.trigger.id, delivery.receivedAt.getTime()))) return;
+    const withBody = request.rawBody.length <= deps.maxBodyBytes;
+    // The copy the earlier stages parsed, when they did (a body rule refuses after parsing): not parsed twice.
+    const body = withBody ? await bodyOf(request).catch(() => undefined) : undefined;
+    const { signature } = delivery.trigger;
+    const row = signature ? (await senderRowOf(signature)) ?? {} : undefined;
+    const type = body && eventType(row, request.headers, body);
+    await deps.executions.record(delivery.ref, {
+      event_id: (body && senderEventId(row, request.headers, body)) ?? deps.newId(),
+      received_at: delivery.receivedAt.toISOString(),
+      ...(type !== undefined && { type }),
+      status: 'refused',
+      error: code,
+      attempts: 0,
+    }, storedRequest(request, withBody, delivery.secrets));
+  } catch (error) {
+    await logFault('refused delivery not recorded', error);
+  }
+}
+
+/**
+ * Stage "record", for a handshake: a `handshake` execution (its type the kind) within the
+ * trigger's refusal budget, since an unsigned one could be sent by anyone. `withBody` false for a
+ * handshake whose secret is revealed once (its body carries it).
+ */
+export async function recordHandshake(deps: ReceiverDeps, request: IncomingWebhook, delivery: Delivery, kind: HandshakeKindName, withBody: boolean): Promise<void> {
+  try {
+    if (await deps.refusals.take(delivery.trigger.id, delivery.receivedAt.getTime())) {
+      await deps.executions.record(delivery.ref, {
+        event_id: deps.newId(), received_at: delivery.receivedAt.toISOString(), type: kind, status: 'handshake', attempts: 0,
+      }, storedRequest(request, withBody && request.rawBody.length <= deps.maxBodyBytes, delivery.secrets));
+    }
+  } catch (error) {
+    await logFault('handshake not recorded', error);
+  }
+}

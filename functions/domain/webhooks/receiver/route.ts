@@ -1,0 +1,42 @@
+import { AppError } from '../../../shared/errors.js';
+import { MAX_FLOW_INPUT_BYTES } from '../../flows/limits.js';
+import type { TriggerRecord } from '../../triggers/trigger.js';
+import { matchesEventFilter } from '../trigger-input.js';
+import type { ReceivedEvent } from './events.js';
+import { ownAnswer, type ReceiverDeps, type WebhookReply } from './types.js';
+
+/** How an event ended, for its POST's answer: the reply, and what a batch's answer lists for it. */
+export interface EventOutcome {
+  reply: WebhookReply;
+  result: unknown;
+}
+
+/** An event routed to its flow: its input, serialised once, and how to give its claim back if the flow never starts. */
+export interface FlowBound {
+  inputJson: string;
+  releaseClaim(): Promise<void>;
+}
+
+/**
+ * Stage "route", once per event: the event filter and the claim that makes it run at most once.
+ * An event ignored or a duplicate is recorded so and answered here; one bound for its flow comes
+ * back with its input.
+ */
+export async function route(deps: ReceiverDeps, record: TriggerRecord, event: ReceivedEvent): Promise<EventOutcome | FlowBound> {
+  const { ref, data, execution, stored, claim, spentFirst } = event;
+  const answered = async (status: 'duplicate' | 'ignored'): Promise<EventOutcome> => {
+    await deps.executions.record(ref, { ...execution, status, attempts: 0 }, stored);
+    return { reply: ownAnswer(record, { status }), result: { status, event_id: data.event_id } };
+  };
+  if (spentFirst && !(await deps.executions.claimEvent(record.id, claim!.key, claim!.ttlSeconds))) return answered('duplicate');
+  if (!matchesEventFilter(record.event_filter, data.type)) return answered('ignored');
+  // Serialised once: its size decides whether the flow can start at all, and the same text goes
+  // into the queue message or the synchronous start.
+  const inputJson = JSON.stringify({ trigger: data });
+  if (Buffer.byteLength(inputJson) > MAX_FLOW_INPUT_BYTES) throw new AppError('payload_too_large', 'flow input over the Step Functions limit');
+  if (claim && !spentFirst && !(await deps.executions.claimEvent(record.id, claim.key, claim.ttlSeconds))) return answered('duplicate');
+  // A claimed event whose flow never started must stay claimable, or the sender's retry is lost.
+  return { inputJson, releaseClaim: () => (claim ? deps.executions.releaseEvent(record.id, claim.key) : Promise.resolve()) };
+}
+
+export const isAnswered = (routed: EventOutcome | FlowBound): routed is EventOutcome => 'reply' in routed;
