@@ -481,6 +481,14 @@ describe('the handshake window (Asana, Notion)', () => {
   const asana = { ...DEFAULTS, signature: { service: 'asana', handshake_window_seconds: 60 } };
   const at = (deps: TriggerDeps, ms: number) => ({ ...deps, now: () => NOW.getTime() + ms });
 
+  it('the window opens when the trigger is created, to the millisecond, however long sealing takes', async () => {
+    const { deps } = setup();
+    let ticks = 0;
+    // A clock that moves on every reading, as a busy machine's does between two of them.
+    const { record } = await createTrigger({ ...deps, now: () => NOW.getTime() + ticks++ }, ACCOUNT, asana);
+    expect((record.signature as { handshake_armed_at?: string }).handshake_armed_at).toBe(record.created_at);
+  });
+
   it('adoptHandshakeSecret takes a handover up to the window\'s last second, with when and from where, and refuses one after', async () => {
     const { deps, store } = setup();
     const { record } = await createTrigger(deps, ACCOUNT, asana);

@@ -26,7 +26,8 @@ export interface TriggerChange {
   apiKey?: string;
 }
 
-async function sealSignature(deps: TriggerDeps, record: Pick<TriggerRecord, 'account_id' | 'id'>, signature: TriggerSettings['signature']): Promise<StoredSignature | null> {
+/** `at`: the change's one reading of the clock, so a window armed now opens exactly when the record says it changed. */
+async function sealSignature(deps: TriggerDeps, record: Pick<TriggerRecord, 'account_id' | 'id'>, signature: TriggerSettings['signature'], at: string): Promise<StoredSignature | null> {
   if (!signature) return null;
   // Asana and Notion hand the secret over in their handshake: until then the trigger has none.
   const secret_sealed = signature.secret === undefined ? undefined : await deps.secretBox.seal(signature.secret, signingSecretContext(record));
@@ -38,7 +39,7 @@ async function sealSignature(deps: TriggerDeps, record: Pick<TriggerRecord, 'acc
     ...(signature.verify_token !== undefined && { verify_token_hash: hashApiKey(signature.verify_token) }),
     ...(signature.handshake_window_seconds !== undefined && { handshake_window_seconds: signature.handshake_window_seconds }),
     // Set up without its secret: the handshake window opens now.
-    ...(secret_sealed === undefined && { handshake_armed_at: new Date(deps.now()).toISOString() }),
+    ...(secret_sealed === undefined && { handshake_armed_at: at }),
   };
 }
 
@@ -55,7 +56,7 @@ export async function createTrigger(deps: TriggerDeps, accountId: string, settin
     event_filter: settings.event_filter,
     api_key_enabled: settings.api_key_enabled,
     ...(apiKey && { api_key_hash: hashApiKey(apiKey) }),
-    signature: await sealSignature(deps, { account_id: accountId, id }, settings.signature),
+    signature: await sealSignature(deps, { account_id: accountId, id }, settings.signature, now),
     allowed_source_ips: settings.allowed_source_ips,
     enabled: settings.enabled,
     deduplicate: settings.deduplicate,
@@ -110,7 +111,7 @@ export function updateTrigger(deps: TriggerDeps, accountId: string, id: string, 
   return changeTrigger(deps, accountId, id, async (current) => {
     const { signature, api_key_enabled, ...plain } = patch;
     const record: TriggerRecord = { ...current, ...plain };
-    if (signature !== undefined) record.signature = await sealSignature(deps, current, signature);
+    if (signature !== undefined) record.signature = await sealSignature(deps, current, signature, new Date(deps.now()).toISOString());
     let apiKey: string | undefined;
     if (api_key_enabled === true && !current.api_key_enabled) {
       apiKey = generateApiKey(deps.randomBytes);
