@@ -159,6 +159,11 @@ export const SETTINGS = {
     description: 'How long after a purge the sweeper makes its final pass (local only; deployed it follows the kv function\'s timeout)',
     source: local, readers: ['kv'], parse: (raw) => (isUnset(raw) ? undefined : wholeNumber(0, 0, 12 * 3600)(raw)),
   }),
+  streamsLeaseSeconds: spec({
+    env: 'STREAMS_LEASE_SECONDS',
+    description: 'How long a sequence whose publisher died stops the watermark before it is skipped (local only; deployed it follows the streams function\'s timeout)',
+    source: local, readers: ['streams'], parse: (raw) => (isUnset(raw) ? undefined : wholeNumber(0, 2, 3600)(raw)),
+  }),
   consoleCognitoDomain: spec({
     env: 'CONSOLE_COGNITO_DOMAIN',
     description: 'Origin of the Cognito hosted UI the console signs in with (https://<prefix>.auth.<region>.amazoncognito.com); unset with an external issuer',
