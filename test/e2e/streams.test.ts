@@ -231,4 +231,118 @@ describe('streams', () => {
     expect(await t.info()).toMatchObject({ messages: 0, last_seq: 0, consumers: 0 });
     expect((await call(stack, 'GET', '/storage/streams', { token: t.token })).json.data.streams).toHaveLength(1);
   });
+
+  it('consumers start where their deliver policy says', async () => {
+    const t = await tenant();
+    const startTime = await (async () => {
+      await t.seqsOf([{ data: 1 }, { data: 2 }]);
+      await sleep(20);
+      const at = new Date().toISOString();
+      await sleep(20);
+      await t.seqsOf([{ data: 3 }, { data: 4 }, { data: 5 }]);
+      return at;
+    })();
+    const policies: [string, Record<string, unknown>, number[]][] = [
+      ['all', { deliver_policy: 'all' }, [1, 2, 3, 4, 5]],
+      ['new', { deliver_policy: 'new' }, []],
+      ['last', { deliver_policy: 'last' }, [5]],
+      ['seq', { deliver_policy: 'by_start_sequence', opt_start_seq: 4 }, [4, 5]],
+      ['time', { deliver_policy: 'by_start_time', opt_start_time: startTime }, [3, 4, 5]],
+    ];
+    for (const [name, config] of policies) await t.createConsumer(name, config);
+    expect((await t.consumer('all'))).toMatchObject({ num_pending: 5, num_ack_pending: 0, ack_floor: 0, delivered_seq: 0 });
+    for (const [name, , expected] of policies) {
+      expect((await t.fetchBatch(name, { batch: 10 })).map((m) => m.seq), name).toEqual(expected);
+    }
+    await t.seqsOf([{ data: 6 }]);
+    for (const [name] of policies) expect((await t.fetchBatch(name, { batch: 10 })).map((m) => m.seq), name).toEqual([6]);
+    expect(await t.info()).toMatchObject({ consumers: 5 });
+    expect((await call(stack, 'DELETE', t.consumerPath('new'), { token: t.token })).status).toBe(204);
+    expect((await call(stack, 'GET', t.consumerPath('new'), { token: t.token })).status).toBe(404);
+    expect(await t.info()).toMatchObject({ consumers: 4 });
+  });
+
+  it('fetch long-polls until a message arrives; ack removes it from pending and moves the ack floor', async () => {
+    const t = await tenant();
+    await t.createConsumer('w');
+    const started = Date.now();
+    const fetching = t.fetchBatch('w', { batch: 5, wait_ms: 10_000 });
+    await sleep(300);
+    await t.seqsOf([{ data: 'late' }]);
+    const got = await fetching;
+    expect(got.map((m) => [m.seq, m.data, m.deliveries])).toEqual([[1, 'late', 1]]);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(await t.consumer('w')).toMatchObject({ num_pending: 0, num_ack_pending: 1, ack_floor: 0, delivered_seq: 1 });
+    expect(await t.ack('w', [1, 1, 99])).toEqual([1]);
+    expect(await t.consumer('w')).toMatchObject({ num_ack_pending: 0, ack_floor: 1 });
+    // An empty fetch without wait answers at once.
+    expect(await t.fetchBatch('w')).toEqual([]);
+  });
+
+  it('a message not acknowledged within ack_wait is delivered again; nak redelivers after its delay; backoff spaces redeliveries; max_deliver then dead', async () => {
+    const t = await tenant();
+    await t.seqsOf([{ data: 'a' }, { data: 'b' }]);
+    await t.createConsumer('w', { ack_wait_seconds: 1, max_deliver: 3 });
+    const first = await t.fetchBatch('w', { batch: 10 });
+    expect(first.map((m) => [m.seq, m.deliveries])).toEqual([[1, 1], [2, 1]]);
+    await t.ack('w', [2]);
+    // Not yet due: nothing; then seq 1 comes back with its delivery count.
+    expect(await t.fetchBatch('w', { batch: 10 })).toEqual([]);
+    const again = await t.fetchBatch('w', { batch: 10, wait_ms: 5_000 });
+    expect(again.map((m) => [m.seq, m.deliveries])).toEqual([[1, 2]]);
+    // nak with a delay of 1 s: not at once, then again.
+    expect((await call(stack, 'POST', `${t.consumerPath('w')}/nak`, { token: t.token, body: { seq: 1, delay_seconds: 1 } })).status).toBe(200);
+    expect(await t.fetchBatch('w')).toEqual([]);
+    expect((await t.fetchBatch('w', { wait_ms: 5_000 })).map((m) => [m.seq, m.deliveries])).toEqual([[1, 3]]);
+    // The third delivery was the last: once its wait passes it is dead, not delivered.
+    // A fetch finds it due and records it dead (and delivers nothing).
+    await waitFor(async () => {
+      expect(await t.fetchBatch('w')).toEqual([]);
+      return (await call(stack, 'GET', `${t.consumerPath('w')}/dead`, { token: t.token })).json.data.dead;
+    }, (list) => list.length === 1);
+    const dead = (await call(stack, 'GET', `${t.consumerPath('w')}/dead`, { token: t.token })).json.data;
+    expect(dead).toEqual({ dead: [{ seq: 1, deliveries: 3, dead_at: expect.any(String) }], next_cursor: null });
+    expect(await t.consumer('w')).toMatchObject({ num_ack_pending: 0, num_redelivered: 2, ack_floor: 2 });
+    expect((await call(stack, 'POST', `${t.consumerPath('w')}/nak`, { token: t.token, body: { seq: 1 } })).status).toBe(404);
+
+    // backoff_seconds [1, 3]: the second delivery comes after about 1 s, the third not before 3 s more.
+    const b = await tenant();
+    await b.seqsOf([{ data: 'x' }]);
+    await b.createConsumer('w', { backoff_seconds: [1, 3] });
+    await b.fetchBatch('w');
+    const second = await b.fetchBatch('w', { wait_ms: 5_000 });
+    expect(second.map((m) => m.deliveries)).toEqual([2]);
+    const secondAt = Date.now();
+    const third = await b.fetchBatch('w', { wait_ms: 10_000 });
+    expect(third.map((m) => m.deliveries)).toEqual([3]);
+    expect(Date.now() - secondAt).toBeGreaterThanOrEqual(2_500);
+  }, 60_000);
+
+  it('two concurrent fetchers never share a pending message', async () => {
+    const t = await tenant();
+    await t.seqsOf(range(1, 60).map((n) => ({ data: n })));
+    await t.createConsumer('w', { ack_wait_seconds: 60 });
+    const fetchers = range(1, 4).map(async () => {
+      const seen: number[] = [];
+      for (let empty = 0; empty < 2;) {
+        const batch = await t.fetchBatch('w', { batch: 7 });
+        if (batch.length === 0) empty++;
+        seen.push(...batch.map((m) => m.seq));
+      }
+      return seen;
+    });
+    const seen = (await Promise.all(fetchers)).flat();
+    expect(seen.sort((a, b) => a - b)).toEqual(range(1, 60));
+    expect(await t.consumer('w')).toMatchObject({ num_pending: 0, num_ack_pending: 60 });
+  });
+
+  it('max_ack_pending bounds what is delivered and not acknowledged', async () => {
+    const t = await tenant();
+    await t.seqsOf(range(1, 5).map((n) => ({ data: n })));
+    await t.createConsumer('w', { max_ack_pending: 2 });
+    expect((await t.fetchBatch('w', { batch: 10 })).map((m) => m.seq)).toEqual([1, 2]);
+    expect(await t.fetchBatch('w', { batch: 10 })).toEqual([]);
+    await t.ack('w', [1]);
+    expect((await t.fetchBatch('w', { batch: 10 })).map((m) => m.seq)).toEqual([3]);
+  });
 });
