@@ -122,7 +122,7 @@ export const FUNCTIONS = {
   // Object stores keep their catalog in the kv table (own key prefixes) and their bytes in the objects bucket.
   objects: { entry: 'functions/entries/objects.ts', timeoutSeconds: 29, memoryMb: 1024, tables: { auth: API_KEY_LOOKUP, kv: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: [], objectsBucket: ['PutObject', 'GetObject', 'DeleteObject'] },
   // Streams keep everything in the kv table (own key prefixes): heads, messages, consumers, pending deliveries.
-  streams: { entry: 'functions/entries/streams.ts', timeoutSeconds: 29, memoryMb: 512, tables: { auth: API_KEY_LOOKUP, kv: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'BatchGetItem'] }, sendsTo: [] },
+  streams: { entry: 'functions/entries/streams.ts', timeoutSeconds: 29, memoryMb: 512, tables: { auth: API_KEY_LOOKUP, kv: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'BatchGetItem'] }, sendsTo: ['kvSweep'] },
   kvSweeper: { entry: 'functions/entries/kv-sweeper.ts', timeoutSeconds: 300, memoryMb: 512, tables: { kv: ['GetItem', 'Query', 'BatchWriteItem'] }, sendsTo: ['kvSweep'] },
   // Decrypt: a sign-in code is checked against the stored secret. The auth table: admin reset takes the account's API key.
   accounts: { entry: 'functions/entries/accounts.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: API_KEY_LOOKUP, accounts: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: [], secretsKey: { operations: ['encrypt', 'decrypt'], purposes: [SECRET_PURPOSES.totp] }, signsMfaTokens: true },

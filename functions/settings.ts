@@ -156,8 +156,8 @@ export const SETTINGS = {
   }),
   kvSweepSettleSeconds: spec({
     env: 'KV_SWEEP_SETTLE_SECONDS',
-    description: 'How long after a purge the sweeper makes its final pass (local only; deployed it follows the kv function\'s timeout)',
-    source: local, readers: ['kv'], parse: (raw) => (isUnset(raw) ? undefined : wholeNumber(0, 0, 12 * 3600)(raw)),
+    description: 'How long after a purge the sweeper makes its final pass (local only; deployed it follows the kv and streams functions\' timeouts)',
+    source: local, readers: ['kv', 'streams'], parse: (raw) => (isUnset(raw) ? undefined : wholeNumber(0, 0, 12 * 3600)(raw)),
   }),
   streamsLeaseSeconds: spec({
     env: 'STREAMS_LEASE_SECONDS',

@@ -3,6 +3,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import type { AwsClients } from '../adapters/aws/clients.js';
 import { dynamoClient } from '../adapters/aws/clients/dynamo.js';
 import { DynamoKvStore } from '../adapters/aws/dynamo-kv-store.js';
+import { DynamoStreamStore } from '../adapters/aws/dynamo-stream-store.js';
 import { sqsClient } from '../adapters/aws/clients/sqs.js';
 import { SqsSweepQueue } from '../adapters/aws/sqs-sweep-queue.js';
 import { decodeSweepTask } from '../domain/kv/sweep-task.js';
@@ -25,7 +26,7 @@ export function createSweepHandler(sweeper: Sweeper): SqsBatchHandler {
     const response = await processPartialResponse(event, async (record: SQSRecord) => {
       const task = decodeSweepTask(record.body);
       const outcome = await sweeper.run(task, { remainingMs: () => context.getRemainingTimeInMillis() });
-      await logInfo('kv sweep', { bucket: task.name, generation: task.generation, ...outcome });
+      await logInfo('kv sweep', { bucket: task.name, generation: task.generation, kind: task.kind, ...outcome });
       if (outcome.deleted > 0) metricsRecorder.count(METRIC.kvItemsReclaimed, outcome.deleted);
     }, processor, { context, throwOnFullBatchFailure: false });
     await publishMetrics();
@@ -33,5 +34,13 @@ export function createSweepHandler(sweeper: Sweeper): SqsBatchHandler {
   };
 }
 
-export const composeKvSweeper = (settings: Settings, aws: AwsClients) =>
-  createSweepHandler(new Sweeper({ store: new DynamoKvStore(dynamoClient(aws), settings.kvTable), queue: new SqsSweepQueue(sqsClient(aws), settings.kvSweepQueueUrl), now: Date.now }));
+export function composeKvSweeper(settings: Settings, aws: AwsClients) {
+  const streams = new DynamoStreamStore(dynamoClient(aws), settings.kvTable);
+  return createSweepHandler(new Sweeper({
+    store: new DynamoKvStore(dynamoClient(aws), settings.kvTable),
+    // Streams' old generations (purged messages, deleted streams' messages and consumers) are swept alike.
+    others: { stream_messages: streams, stream_consumers: streams },
+    queue: new SqsSweepQueue(sqsClient(aws), settings.kvSweepQueueUrl),
+    now: Date.now,
+  }));
+}

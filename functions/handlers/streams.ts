@@ -3,6 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { AwsClients } from '../adapters/aws/clients.js';
 import { dynamoClient } from '../adapters/aws/clients/dynamo.js';
 import { DynamoStreamStore } from '../adapters/aws/dynamo-stream-store.js';
+import { sqsSweepQueueOnFirstUse } from '../adapters/aws/sqs-on-first-use.js';
+import { settleSecondsFor } from '../domain/kv/sweep-task.js';
 import type { Authenticator } from '../domain/authenticator.js';
 import { ConsumerService, type ConsumerInfo, type Delivery } from '../domain/streams/consumers.js';
 import { DEFAULT_LIST_LIMIT, DEFAULT_READ_LIMIT, MAX_LIST_LIMIT, MAX_READ_LIMIT } from '../domain/streams/limits.js';
@@ -148,7 +150,13 @@ export function composeStreams(settings: Settings, aws: AwsClients) {
   const store = new DynamoStreamStore(dynamoClient(aws), settings.kvTable);
   const common = { store, now: Date.now, randomBytes, sleep: (ms: number) => sleep(ms).then(() => undefined) };
   const leaseMs = settings.streamsLeaseSeconds === undefined ? WRITE_DEADLINE_MS + LEASE_MARGIN_MS : settings.streamsLeaseSeconds * 1000;
-  const streams = new StreamService({ ...common, writeDeadlineMs: Math.min(WRITE_DEADLINE_MS, leaseMs / 2), leaseMs, commitWaitMs: COMMIT_WAIT_MS });
+  const streams = new StreamService({
+    ...common,
+    // Only a purge or delete sends to the sweep queue: the SQS client loads on the first.
+    sweeps: sqsSweepQueueOnFirstUse(settings.kvSweepQueueUrl, aws),
+    settleMs: (settings.kvSweepSettleSeconds ?? settleSecondsFor(FUNCTIONS.streams.timeoutSeconds)) * 1000,
+    writeDeadlineMs: Math.min(WRITE_DEADLINE_MS, leaseMs / 2), leaseMs, commitWaitMs: COMMIT_WAIT_MS,
+  });
   const consumers = new ConsumerService({ ...common, streams });
   return createStreamsHandler(streams, consumers, createGatewayAuthenticator(settings, aws));
 }

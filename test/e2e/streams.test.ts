@@ -1,8 +1,27 @@
-import { describe, expect, it } from 'vitest';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, describe, expect, it } from 'vitest';
+import { LOCAL_AWS_ENV } from '../../local/engines.js';
 import { call, useLocalStack } from '../support/local-stack.js';
 
-/** One stack for the file: streams and consumers over HTTP, on dynalite. */
-const stack = useLocalStack();
+/** One stack for the file: streams and consumers over HTTP, on dynalite. The sweeper's final pass comes a second after a purge. */
+const stack = useLocalStack({ env: { KV_SWEEP_SETTLE_SECONDS: '1' } });
+let doc: DynamoDBDocumentClient | undefined;
+afterAll(() => doc?.destroy());
+const dynamo = () => (doc ??= DynamoDBDocumentClient.from(new DynamoDBClient({
+  region: LOCAL_AWS_ENV.AWS_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, endpoint: stack.engines.env.AWS_ENDPOINT_URL_DYNAMODB,
+})));
+/** Items of the kv table whose partition key starts with `prefix` (a test may Scan; the product never does). */
+async function itemsUnder(prefix: string): Promise<number> {
+  let count = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo().send(new ScanCommand({ TableName: stack.engines.env.KV_TABLE, FilterExpression: 'begins_with(pk, :p)', ExpressionAttributeValues: { ':p': prefix }, ExclusiveStartKey: start }));
+    count += page.Items?.length ?? 0;
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return count;
+}
 
 let counter = 0;
 /** A fresh account with its own stream, and helpers bound to it. */
@@ -37,7 +56,7 @@ async function tenant(config: Record<string, unknown> | false = {}) {
   };
   const ack = async (name: string, seqs: number[]) => (await call(stack, 'POST', `${consumerPath(name)}/ack`, { token, body: { seqs } })).json.data.acked as number[];
   const consumer = async (name: string) => (await call(stack, 'GET', consumerPath(name), { token })).json.data;
-  return { token, stream, base, publish, seqsOf, read, info, consumerPath, createConsumer, fetchBatch, ack, consumer };
+  return { account: `streams-user-${n}`, token, stream, base, publish, seqsOf, read, info, consumerPath, createConsumer, fetchBatch, ack, consumer };
 }
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
@@ -101,14 +120,14 @@ describe('streams', () => {
         expect(page.messages.map((m) => m.seq)).toEqual(range(after + 1, page.next_after_seq));
         tail.push(...page.messages.map((m) => m.seq));
         after = page.next_after_seq;
-        await sleep(page.messages.length === 0 ? 20 : 5);
+        await sleep(page.messages.length === 0 ? 50 : 10);
       }
     })();
-    // Each publisher sends 100 messages, alternately one at a time and in batches of 10.
+    // Each publisher sends 100 messages, half of them in batches of 4, half in batches of 10 (single publishes: the benchmark).
     const publishers = range(1, 8).map(async (p) => {
       const seqs: number[] = [];
       for (let i = 0; i < 100;) {
-        const size = p % 2 === 0 ? 1 : 10;
+        const size = p % 2 === 0 ? 4 : 10;
         seqs.push(...await t.seqsOf(range(i, i + size - 1).map((k) => ({ data: { p, k } }))));
         i += size;
       }
@@ -345,4 +364,24 @@ describe('streams', () => {
     await t.ack('w', [1]);
     expect((await t.fetchBatch('w', { batch: 10 })).map((m) => m.seq)).toEqual([3]);
   });
+
+  it('the sweeper reclaims a purged generation, and a deleted stream\'s messages and consumers', async () => {
+    const t = await tenant();
+    await t.seqsOf(range(1, 30).map((n) => ({ data: n })));
+    await t.createConsumer('w');
+    await t.fetchBatch('w', { batch: 5 });
+    const messages = `STREAMMSG#${t.account}#${t.stream}#`;
+    const consumers = `STREAMCON#${t.account}#${t.stream}#`;
+    expect(await itemsUnder(messages)).toBe(30);
+    expect((await call(stack, 'DELETE', `${t.base}/purge`, { token: t.token })).status).toBe(200);
+    await waitFor(() => itemsUnder(messages), (n) => n === 0, 30_000);
+    await t.seqsOf([{ data: 'kept' }]);
+    expect(await itemsUnder(consumers)).toBe(1 + 5);
+    expect((await call(stack, 'DELETE', t.base, { token: t.token })).status).toBe(204);
+    expect((await call(stack, 'GET', t.base, { token: t.token })).status).toBe(404);
+    await waitFor(async () => [await itemsUnder(messages), await itemsUnder(consumers)], ([m, c]) => m === 0 && c === 0, 30_000);
+    // A stream of the same name starts empty, without the old consumers.
+    expect((await call(stack, 'PUT', t.base, { token: t.token, body: {} })).status).toBe(201);
+    expect(await t.info()).toMatchObject({ messages: 0, last_seq: 0, consumers: 0 });
+  }, 60_000);
 });

@@ -9,6 +9,8 @@ import {
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
+import type { SweepTask } from '../../domain/kv/sweep-task.js';
+import type { GenerationStore } from '../../domain/kv/sweeper.js';
 import { seqKey } from '../../domain/streams/log.js';
 import { STREAM_NAME_PATTERN } from '../../domain/streams/limits.js';
 import type {
@@ -106,7 +108,13 @@ const pendingKey = (id: string, seq: number) => `P#${id}#${seqKey(seq)}`;
 const deadKey = (id: string, seq: number) => `D#${id}#${seqKey(seq)}`;
 const seqOfKey = (sk: string) => Number(sk.slice(sk.lastIndexOf('#') + 1));
 
-export class DynamoStreamStore implements StreamStore {
+/** The partition a sweep task of a stream reclaims. */
+const sweptPk = (task: SweepTask): string => task.kind === 'stream_consumers'
+  ? consumersPk({ stream: task, consumerGeneration: task.generation, name: '' })
+  : messagesPk(task);
+
+/** Also the sweeper's store of stream generations: purged messages, deleted streams' messages and consumers. */
+export class DynamoStreamStore implements StreamStore, GenerationStore {
   constructor(private readonly client: DynamoDBDocumentClient, private readonly table: string) {}
 
   createStream(stream: Stream): Promise<boolean> {
@@ -486,6 +494,30 @@ export class DynamoStreamStore implements StreamStore {
       dead: (result.Items ?? []).map((item) => ({ seq: seqOfKey(item.sk as string), deliveries: item.deliveries as number, deadAt: item.dead_at as number })),
       nextCursor: encodeCursor(result.LastEvaluatedKey),
     };
+  }
+
+  async isCurrent(task: SweepTask): Promise<boolean> {
+    const stream = await this.getStream(task);
+    return task.kind === 'stream_consumers' ? stream?.consumerGeneration === task.generation : stream?.head.generation === task.generation;
+  }
+
+  async scanGeneration(task: SweepTask, page: { after?: string; limit: number }): Promise<{ keys: string[]; last?: string }> {
+    const pk = sweptPk(task);
+    const result = await this.client.send(new QueryCommand({
+      TableName: this.table,
+      KeyConditionExpression: 'pk = :pk',
+      ProjectionExpression: 'sk',
+      ExpressionAttributeValues: { ':pk': pk },
+      Limit: page.limit,
+      ExclusiveStartKey: page.after === undefined ? undefined : { pk, sk: page.after },
+      ConsistentRead: true,
+    }));
+    return { keys: (result.Items ?? []).map((item) => item.sk as string), last: result.LastEvaluatedKey?.sk as string | undefined };
+  }
+
+  async deleteFromGeneration(task: SweepTask, keys: string[]): Promise<void> {
+    const pk = sweptPk(task);
+    for (const batch of chunks(keys, BATCH_WRITE_ITEMS)) await this.batchWrite(batch.map((sk) => ({ DeleteRequest: { Key: { pk, sk } } })));
   }
 
   /** One BatchWriteItem, retrying what DynamoDB leaves unprocessed (throttling) with capped, jittered backoff. */

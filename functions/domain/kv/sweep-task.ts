@@ -8,7 +8,16 @@ import type { GenerationRef } from './types.js';
  * Work for the sweeper: delete every item of one generation that is no longer the bucket's
  * current one. Tasks are idempotent; running one twice, or two for the same generation, is safe.
  */
+/**
+ * Whose generation a task reclaims: a KV bucket's data (no kind), or a stream's messages or
+ * consumers (`domain/streams`). Every kind is a generation partition that the sweeper checks is no
+ * longer current before it deletes anything.
+ */
+export const SWEEP_KINDS = ['stream_messages', 'stream_consumers'] as const;
+export type SweepKind = (typeof SWEEP_KINDS)[number];
+
 export interface SweepTask extends GenerationRef {
+  kind?: SweepKind;
   /**
    * Epoch milliseconds after which nothing can still land in this generation: the purge or delete
    * that issued the task has committed or failed, and every write that read this generation
@@ -46,6 +55,7 @@ export const delaySecondsUntil = (until: number, now: number): number =>
 
 interface SweepMessage {
   v: 1;
+  kind?: SweepKind;
   account_id: string;
   bucket: string;
   generation: string;
@@ -57,6 +67,7 @@ interface SweepMessage {
 export function encodeSweepTask(task: SweepTask): string {
   const message: SweepMessage = {
     v: 1,
+    kind: task.kind,
     account_id: task.accountId,
     bucket: task.name,
     generation: task.generation,
@@ -78,16 +89,17 @@ export function decodeSweepTask(body: string): SweepTask {
     throw new AppError('validation_error', 'sweep message is not JSON');
   }
   if (!isPlainObject(message) || message.v !== 1) throw new AppError('validation_error', 'not a version 1 sweep message');
-  const { account_id: accountId, bucket, generation, settle_until: settleUntil, pass_started_at: startedAt, after } = message;
+  const { account_id: accountId, bucket, generation, settle_until: settleUntil, pass_started_at: startedAt, after, kind } = message;
   const valid =
     typeof accountId === 'string' && accountId.length > 0 && Buffer.byteLength(accountId, 'utf8') <= MAX_ACCOUNT_ID_BYTES &&
     typeof bucket === 'string' && BUCKET_NAME_PATTERN.test(bucket) &&
     typeof generation === 'string' && GENERATION_PATTERN.test(generation) &&
     isTime(settleUntil) &&
+    (kind === undefined || SWEEP_KINDS.includes(kind as SweepKind)) &&
     (startedAt === undefined || isTime(startedAt)) &&
     (after === undefined || (startedAt !== undefined && typeof after === 'string' && isValidKey(after)));
   if (!valid) throw new AppError('validation_error', 'sweep message fields are not valid');
-  const task: SweepTask = { accountId, name: bucket, generation, settleUntil };
+  const task: SweepTask = { accountId, name: bucket, generation, settleUntil, ...(kind !== undefined && { kind: kind as SweepKind }) };
   if (startedAt !== undefined) task.pass = after === undefined ? { startedAt } : { startedAt, after };
   return task;
 }

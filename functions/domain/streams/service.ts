@@ -1,5 +1,6 @@
 import { AppError } from '../../shared/errors.js';
 import type { Clock } from '../clock.js';
+import { FIRST_SWEEP_DELAY_SECONDS, type SweepKind, type SweepQueue } from '../kv/sweep-task.js';
 import type { RandomBytes } from '../random-bytes.js';
 import { GENERATION_BYTES } from './limits.js';
 import { commitStep, countsOf, isExpired, refusesNew, retentionStep } from './log.js';
@@ -8,6 +9,10 @@ import { messageSize } from './validation.js';
 
 export interface StreamServiceOptions {
   store: StreamStore;
+  /** The KV sweeper's queue: it reclaims a purged generation's messages and a deleted stream's partitions. */
+  sweeps: SweepQueue;
+  /** See `SweepTask.settleUntil`: `settleSecondsFor(streams function timeout)` in production. */
+  settleMs: number;
   now: Clock;
   randomBytes: RandomBytes;
   sleep: (ms: number) => Promise<void>;
@@ -104,6 +109,8 @@ export class StreamService {
    */
   async purgeStream(ref: StreamRef): Promise<Stream> {
     const stream = await this.read(ref);
+    // Enqueued first, as for KV buckets: a refused sweep changes nothing (503); the sweeper leaves a current generation alone.
+    await this.enqueueSweep(stream, 'stream_messages', stream.head.generation);
     // Lost to a concurrent purge: it did our work during our request.
     if (!(await this.options.store.swapGeneration(ref, stream.head.generation, this.newGeneration()))) await this.read(ref);
     return this.read(ref);
@@ -112,6 +119,8 @@ export class StreamService {
   async deleteStream(ref: StreamRef): Promise<void> {
     for (let attempt = 0; attempt < 5; attempt++) {
       const stream = await this.read(ref);
+      await this.enqueueSweep(stream, 'stream_messages', stream.head.generation);
+      await this.enqueueSweep(stream, 'stream_consumers', stream.consumerGeneration);
       if (await this.options.store.deleteStream(ref, stream.head.generation)) return;
     }
     throw new AppError('unavailable', 'stream kept changing generation during delete');
@@ -297,6 +306,11 @@ export class StreamService {
     const [message] = await this.options.store.getMessages(messagesOf(stream), [seq]);
     if (!message || message.skipped || isExpired(stream.config, message.ts, this.options.now())) throw notFound('no such message');
     return message;
+  }
+
+  private enqueueSweep(stream: Stream, kind: SweepKind, generation: string): Promise<void> {
+    const task = { accountId: stream.accountId, name: stream.name, generation, kind, settleUntil: this.options.now() + this.options.settleMs };
+    return this.options.sweeps.enqueue(task, FIRST_SWEEP_DELAY_SECONDS);
   }
 
   private newGeneration(): string {
