@@ -129,8 +129,10 @@ export class StreamService {
   /** Publishes a batch in order; the sequence of each message (a duplicate's is its first publish's). */
   async publish(ref: StreamRef, batch: NewMessage[]): Promise<number[]> {
     const { store, now } = this.options;
-    // The head as it is: a publish does not stop to help others before it has its own sequences.
+    // The head as it is: a publish does not stop to help others before it has its own sequences,
+    // except to skip reservations past their lease (its own reservation will reset `reservedAt`).
     let stream = await this.read(ref);
+    if (stream.head.reserved > stream.head.lastSeq && now() - stream.head.reservedAt > this.options.leaseMs && (await this.advance(stream))) stream = await this.read(ref);
     const { config } = stream;
     const sizes = batch.map(messageSize);
     if (sizes.some((size) => size > config.maxMsgSize)) {
