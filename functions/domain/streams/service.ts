@@ -167,7 +167,9 @@ export class StreamService {
       if (now() - reservation.at > this.options.writeDeadlineMs) throw new AppError('unavailable', 'publish too slow to write its reservation');
       const messages: StoredMessage[] = fresh.map((i) => ({ ...batch[i]!, seq: seqs[i]!, ts: reservation.at, size: sizes[i]! }));
       const records = claims.mine.map((record) => ({ ...record, seq: seqs[claims.indexOf.get(record.msgId)!]! }));
-      await store.putMessages(at, messages, records);
+      // The msg_ids' sequences only after the messages: a record with a sequence always names a written message.
+      await store.putMessages(at, messages, []);
+      if (records.length > 0) await store.putMessages(at, [], records);
       // The fast path: every earlier sequence is committed, so ours go in one conditional write.
       const committed = await store.commit(ref, { generation: at.generation, fromSeq: first - 1, toSeq: last, addBytes: bytes, lastTs: reservation.at });
       if (committed) await this.retain({ ...stream, head: committed });
