@@ -83,6 +83,33 @@ describe('a publisher that dies between reserving and writing', () => {
   });
 });
 
+describe('msg_id records', () => {
+  it('a record naming a sequence that was skipped (its publisher died before writing) is replaced, not answered', async () => {
+    const { clock, streams } = fixture();
+    const ref = newRef();
+    const { stream } = await streams.createStream(ref, parseStreamConfig({}));
+    const at = { ...ref, generation: stream.head.generation };
+    // The dead publisher: it claimed msg_id m, reserved sequence 1, recorded it, and died before writing the message.
+    await store.claimMsgId(at, { msgId: 'm', seq: null, at: clock.now, token: 'dead' }, { windowBefore: 0, claimBefore: 0 });
+    await store.reserve(ref, { generation: at.generation, count: 1, bytes: 3, now: clock.now });
+    await store.putMessages(at, [], [{ msgId: 'm', seq: 1, at: clock.now, token: 'dead' }]);
+    clock.now += LEASE_MS + 1;
+    expect(await streams.publish(ref, [message('x', 'm')])).toEqual([2]);
+    expect(await streams.publish(ref, [message('x again', 'm')])).toEqual([2]);
+    expect((await streams.readMessages(ref, { start: { afterSeq: 0 }, limit: 10 })).messages.map((m) => [m.seq, m.msgId])).toEqual([[2, 'm']]);
+  });
+
+  it('a duplicate of a publish not yet committed waits for it and answers its sequence', async () => {
+    const { clock, streams } = fixture();
+    const ref = newRef();
+    await streams.createStream(ref, parseStreamConfig({}));
+    const [first, second] = await Promise.all([streams.publish(ref, [message('a', 'same')]), streams.publish(ref, [message('b', 'same')])]);
+    expect(first).toEqual(second);
+    expect((await streams.readMessages(ref, { start: { afterSeq: 0 }, limit: 10 })).messages).toHaveLength(1);
+    void clock;
+  });
+});
+
 describe('time on the injected clock', () => {
   it('max_age_seconds hides a message the moment it is older, and the next read drops it', async () => {
     const { clock, streams } = fixture();

@@ -167,9 +167,10 @@ export class StreamService {
       if (now() - reservation.at > this.options.writeDeadlineMs) throw new AppError('unavailable', 'publish too slow to write its reservation');
       const messages: StoredMessage[] = fresh.map((i) => ({ ...batch[i]!, seq: seqs[i]!, ts: reservation.at, size: sizes[i]! }));
       const records = claims.mine.map((record) => ({ ...record, seq: seqs[claims.indexOf.get(record.msgId)!]! }));
-      // The msg_ids' sequences only after the messages: a record with a sequence always names a written message.
-      await store.putMessages(at, messages, []);
+      // The msg_ids' sequences first: a publish killed after writing its messages is then never stored twice, and a
+      // record whose sequence was skipped instead (killed before writing) is found void and replaced (`isStored`).
       if (records.length > 0) await store.putMessages(at, [], records);
+      await store.putMessages(at, messages, []);
       // The fast path: every earlier sequence is committed, so ours go in one conditional write.
       const committed = await store.commit(ref, { generation: at.generation, fromSeq: first - 1, toSeq: last, addBytes: bytes, lastTs: reservation.at });
       if (committed) await this.retain({ ...stream, head: committed });
@@ -207,15 +208,45 @@ export class StreamService {
           mine.push(claim);
           break;
         }
-        if (result.record?.seq != null) {
-          seqs[i] = result.record.seq;
-          break;
+        const record = result.record;
+        if (record?.seq != null) {
+          if (await this.isStored(at, { ...record, seq: record.seq }, deadline)) {
+            seqs[i] = record.seq;
+            break;
+          }
+          // Its sequence was skipped (the publisher died before writing): replace the record, unless another did.
+          const retaken = await store.claimMsgId(at, claim, { windowBefore: record.at + 1, claimBefore: claim.at - this.options.leaseMs });
+          if (retaken.claimed) {
+            mine.push(claim);
+            break;
+          }
+          continue;
         }
         if (now() > deadline) throw new AppError('unavailable', 'a publish with this msg_id is still in flight');
         await this.options.sleep(POLL_MS * 5);
       }
     }
     return { mine, indexOf, sameAs };
+  }
+
+  /**
+   * Whether the message a msg_id's record names was stored: once the watermark has passed its
+   * sequence, the message is there (or was, before retention), unless its sequence was skipped.
+   */
+  private async isStored(at: MessagesRef, record: DedupRecord & { seq: number }, deadline: number): Promise<boolean> {
+    for (;;) {
+      const stream = await this.options.store.getStream(at);
+      if (!stream || stream.head.generation !== at.generation) return false;
+      if (record.seq < stream.head.firstSeq) return true;
+      if (record.seq <= stream.head.lastSeq) {
+        const [message] = await this.options.store.getMessages(at, [record.seq]);
+        return message !== undefined && !message.skipped && message.msgId === record.msgId;
+      }
+      if (!(await this.advance(stream))) {
+        if (this.options.now() > deadline) throw new AppError('unavailable', 'the first publish of this msg_id has not committed yet');
+        await this.options.sleep(POLL_MS);
+      }
+    }
   }
 
   /** Waits, helping, until the watermark covers `own.toSeq` (or the generation moved: purged, fine). */
