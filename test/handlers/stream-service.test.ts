@@ -111,6 +111,23 @@ describe('msg_id records', () => {
 });
 
 describe('time on the injected clock', () => {
+  it('start_time and by_start_time find the first message at or after the time, past many earlier ones', async () => {
+    const { clock, streams, consumers } = fixture();
+    const ref = newRef();
+    await streams.createStream(ref, parseStreamConfig({}));
+    for (let i = 0; i < 3; i++) await streams.publish(ref, Array.from({ length: 100 }, (_, k) => message(i * 100 + k)));
+    clock.now += 1000;
+    const from = clock.now;
+    await streams.publish(ref, [message('late')]);
+    const read = await streams.readMessages(ref, { start: { startTime: from }, limit: 1 });
+    expect(read.messages.map((m) => m.seq)).toEqual([301]);
+    const created = await consumers.createConsumer(ref, 't', { deliverPolicy: 'by_start_time', optStartSeq: null, optStartTime: from, ackWaitSeconds: 30, maxDeliver: null, backoffSeconds: [], maxAckPending: 10 });
+    expect(created.deliveredSeq).toBe(300);
+    const later = await consumers.createConsumer(ref, 'none', { deliverPolicy: 'by_start_time', optStartSeq: null, optStartTime: clock.now + 1, ackWaitSeconds: 30, maxDeliver: null, backoffSeconds: [], maxAckPending: 10 });
+    expect(later.deliveredSeq).toBe(301);
+  });
+
+
   it('max_age_seconds hides a message the moment it is older, and the next read drops it', async () => {
     const { clock, streams } = fixture();
     const ref = newRef();

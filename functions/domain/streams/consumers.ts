@@ -1,7 +1,7 @@
 import { AppError } from '../../shared/errors.js';
 import type { Clock } from '../clock.js';
 import type { RandomBytes } from '../random-bytes.js';
-import { FETCH_POLL_MS, MAX_CONSUMERS } from './limits.js';
+import { FETCH_POLL_MS, MAX_CONSUMERS, MAX_READ_LIMIT } from './limits.js';
 import { ackWaitAfter, isExpired } from './log.js';
 import { messagesOf, type StreamService } from './service.js';
 import type { Consumer, ConsumerConfig, ConsumerRef, DeadMessage, StoredMessage, Stream, StreamRef, StreamStore } from './types.js';
@@ -75,8 +75,14 @@ export class ConsumerService {
       case 'last': return Math.max(before, head.lastSeq - 1);
       case 'by_start_sequence': return Math.max(before, config.optStartSeq! - 1);
       case 'by_start_time': {
-        const { messages, nextAfterSeq } = await this.options.streams.readMessages(stream, { start: { startTime: config.optStartTime! }, limit: 1 });
-        return messages[0] ? messages[0].seq - 1 : Math.max(nextAfterSeq, head.lastSeq);
+        // Reads from the first message up to the time (publish times follow sequences within a publisher's clock skew).
+        for (let after = before; ;) {
+          const { messages, nextAfterSeq } = await this.options.streams.readMessages(stream, { start: { afterSeq: after }, limit: MAX_READ_LIMIT });
+          const first = messages.find((message) => message.ts >= config.optStartTime!);
+          if (first) return first.seq - 1;
+          if (nextAfterSeq <= after || nextAfterSeq >= head.lastSeq) return Math.max(after, nextAfterSeq);
+          after = nextAfterSeq;
+        }
       }
     }
   }

@@ -2,7 +2,7 @@ import { AppError } from '../../shared/errors.js';
 import type { Clock } from '../clock.js';
 import { FIRST_SWEEP_DELAY_SECONDS, type SweepKind, type SweepQueue } from '../kv/sweep-task.js';
 import type { RandomBytes } from '../random-bytes.js';
-import { GENERATION_BYTES } from './limits.js';
+import { GENERATION_BYTES, MAX_READ_LIMIT } from './limits.js';
 import { commitStep, countsOf, isExpired, refusesNew, retentionStep } from './log.js';
 import type { DedupRecord, MessagesRef, NewMessage, StoredMessage, Stream, StreamConfig, StreamHead, StreamPage, StreamRef, StreamStore } from './types.js';
 import { messageSize } from './validation.js';
@@ -322,14 +322,18 @@ export class StreamService {
     const messages: StoredMessage[] = [];
     let nextAfterSeq = from - 1;
     // A page read over skipped, expired or too early messages goes on reading, a bounded number of times.
+    // Looking for `start_time`, whole pages are read until the first message at or after it.
+    const seeking = () => startTime > -Infinity && messages.length === 0;
     for (let queries = 0; queries < 8 && messages.length < request.limit && from <= head.lastSeq; queries++) {
-      const items = await this.options.store.readMessages(at, { fromSeq: from, toSeq: head.lastSeq, limit: request.limit - messages.length });
+      const limit = seeking() ? MAX_READ_LIMIT : request.limit - messages.length;
+      const items = await this.options.store.readMessages(at, { fromSeq: from, toSeq: head.lastSeq, limit });
       if (items.length === 0) break;
       for (const item of items) {
+        if (messages.length >= request.limit) break;
         nextAfterSeq = item.seq;
         if (!item.skipped && !isExpired(stream.config, item.ts, now) && item.ts >= startTime) messages.push(item);
       }
-      from = items.at(-1)!.seq + 1;
+      from = nextAfterSeq + 1;
     }
     return { messages, nextAfterSeq: Math.max(nextAfterSeq, 'afterSeq' in request.start ? request.start.afterSeq : 0), stream };
   }
