@@ -6,6 +6,7 @@ import { composeFlowWorker } from './handlers/flow-worker.js';
 import { composeKvSweeper } from './handlers/kv-sweeper.js';
 import { composeKv } from './handlers/kv.js';
 import { composeObjects } from './handlers/objects.js';
+import { composeStreams } from './handlers/streams.js';
 import { createSystemHandler, hostedUiFrom, type SystemDeps } from './handlers/system.js';
 import { composeTriggers } from './handlers/triggers.js';
 import { composeWebhook } from './handlers/webhook.js';
@@ -30,6 +31,7 @@ export const COMPOSERS = {
   kv: composeKv,
   kvSweeper: composeKvSweeper,
   objects: composeObjects,
+  streams: composeStreams,
   accounts: composeAccounts,
   triggers: composeTriggers,
   webhook: composeWebhook,

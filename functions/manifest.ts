@@ -135,7 +135,9 @@ export const FUNCTIONS = {
   kv: { entry: 'functions/entries/kv.ts', timeoutSeconds: 29, memoryMb: 512, tables: { auth: API_KEY_LOOKUP, kv: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['kvSweep'], queriesIndexes: { kv: ['byOwner'] } },
   // Object stores keep their catalog in the kv table (own key prefixes) and their bytes in the objects bucket.
   objects: { entry: 'functions/entries/objects.ts', timeoutSeconds: 29, memoryMb: 1024, tables: { auth: API_KEY_LOOKUP, kv: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['kvSweep'], objectsBucket: ['PutObject', 'GetObject', 'HeadObject', 'DeleteObject', 'CreateMultipartUpload', 'UploadPart', 'CompleteMultipartUpload', 'AbortMultipartUpload'] },
-  // One sweeper for every kind of store: KV buckets' generations in the table, object stores' in the bucket and the table.
+  // Streams keep everything in the kv table (own key prefixes): heads, messages, consumers, pending deliveries.
+  streams: { entry: 'functions/entries/streams.ts', timeoutSeconds: 29, memoryMb: 512, tables: { auth: API_KEY_LOOKUP, kv: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'BatchGetItem'] }, sendsTo: ['kvSweep'] },
+  // One sweeper for every kind of store: KV buckets' and streams' generations in the table, object stores' in the bucket and the table.
   kvSweeper: { entry: 'functions/entries/kv-sweeper.ts', timeoutSeconds: 300, memoryMb: 512, tables: { kv: ['GetItem', 'Query', 'BatchWriteItem'] }, sendsTo: ['kvSweep'], objectsBucket: ['ListObjectsV2', 'DeleteObjects'] },
   // Decrypt: a sign-in code is checked against the stored secret. The auth table: admin reset takes the account's API key.
   accounts: { entry: 'functions/entries/accounts.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: API_KEY_LOOKUP, accounts: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: [], secretsKey: { operations: ['encrypt', 'decrypt'], purposes: [SECRET_PURPOSES.totp] }, signsMfaTokens: true },
@@ -172,6 +174,7 @@ export const TAGS = {
   apiKeys: 'API Keys',
   kv: 'KV Buckets',
   objects: 'Object Stores',
+  streams: 'Streams',
   mfa: 'Multi-Factor Authentication',
   triggers: 'Webhook Triggers',
 } as const;
@@ -180,6 +183,8 @@ const kv = (method: HttpMethod, path: string, operationId: string, summary: stri
   ({ method, path: `/storage/kv/${path}`, fn: 'kv', auth: 'gateway', operationId, tag: TAGS.kv, summary });
 const objects = (method: HttpMethod, path: string, operationId: string, summary: string): RouteSpec =>
   ({ method, path: `/storage/objects/${path}`, fn: 'objects', auth: 'gateway', operationId, tag: TAGS.objects, summary });
+const streams = (method: HttpMethod, path: string, operationId: string, summary: string): RouteSpec =>
+  ({ method, path: `/storage/streams/${path}`, fn: 'streams', auth: 'gateway', operationId, tag: TAGS.streams, summary });
 const trigger = (method: HttpMethod, path: string, operationId: string, summary: string): RouteSpec =>
   ({ method, path, fn: 'triggers', auth: 'gateway', operationId, tag: TAGS.triggers, summary });
 const mfa = (path: string, operationId: string, summary: string, method: HttpMethod = 'POST', auth: RouteAuth = 'bearer'): RouteSpec =>
@@ -222,6 +227,22 @@ export const ROUTES: readonly RouteSpec[] = [
   objects('POST', '{store}/uploads', 'createObjectUpload', 'Start an upload straight to S3: presigned PUT or part URLs'),
   objects('POST', '{store}/uploads/{id}/complete', 'completeObjectUpload', 'Store what an upload sent, if it is the size declared'),
   objects('DELETE', '{store}/uploads/{id}', 'abortObjectUpload', 'Abort an upload and give its reserved bytes back'),
+
+  { method: 'GET', path: '/storage/streams', fn: 'streams', auth: 'gateway', operationId: 'listStreams', tag: TAGS.streams, summary: 'List streams' },
+  streams('PUT', '{stream}', 'createStream', 'Create a stream'),
+  streams('GET', '{stream}', 'getStream', 'Read a stream: configuration, counts, first and last sequence'),
+  streams('DELETE', '{stream}', 'deleteStream', 'Delete a stream, its messages and consumers'),
+  streams('DELETE', '{stream}/purge', 'purgeStream', 'Remove every message, keep the configuration and consumers'),
+  streams('POST', '{stream}/messages', 'publishMessages', 'Publish up to 100 messages in order'),
+  streams('GET', '{stream}/messages', 'readMessages', 'Read messages in sequence order'),
+  streams('GET', '{stream}/messages/{seq}', 'getMessage', 'Read one message by sequence'),
+  streams('PUT', '{stream}/consumers/{consumer}', 'createConsumer', 'Create a durable consumer'),
+  streams('GET', '{stream}/consumers/{consumer}', 'getConsumer', 'Read a consumer and its position'),
+  streams('DELETE', '{stream}/consumers/{consumer}', 'deleteConsumer', 'Delete a consumer'),
+  streams('POST', '{stream}/consumers/{consumer}/fetch', 'fetchMessages', 'Fetch messages to process (long-poll up to 20 s)'),
+  streams('POST', '{stream}/consumers/{consumer}/ack', 'ackMessages', 'Acknowledge processed messages'),
+  streams('POST', '{stream}/consumers/{consumer}/nak', 'nakMessage', 'Ask for a message again, after a delay'),
+  streams('GET', '{stream}/consumers/{consumer}/dead', 'listDeadMessages', 'Messages that reached max_deliver'),
 
   mfa('totp-registration', 'startTotpRegistration', 'Start a TOTP registration'),
   mfa('confirm-totp-registration', 'confirmTotpRegistration', 'Confirm a TOTP registration'),

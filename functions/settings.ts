@@ -157,8 +157,13 @@ export const SETTINGS = {
   }),
   kvSweepSettleSeconds: spec({
     env: 'KV_SWEEP_SETTLE_SECONDS',
-    description: 'How long after a purge the sweeper makes its final pass (local only; deployed it follows the kv and objects functions\' timeouts and upload URLs\' expiry)',
-    source: local, readers: ['kv', 'objects'], parse: (raw) => (isUnset(raw) ? undefined : wholeNumber(0, 0, 12 * 3600)(raw)),
+    description: 'How long after a purge the sweeper makes its final pass (local only; deployed it follows the kv, objects and streams functions\' timeouts and upload URLs\' expiry)',
+    source: local, readers: ['kv', 'objects', 'streams'], parse: (raw) => (isUnset(raw) ? undefined : wholeNumber(0, 0, 12 * 3600)(raw)),
+  }),
+  streamsLeaseSeconds: spec({
+    env: 'STREAMS_LEASE_SECONDS',
+    description: 'How long a sequence whose publisher died stops the watermark before it is skipped (local only; deployed it follows the streams function\'s timeout)',
+    source: local, readers: ['streams'], parse: (raw) => (isUnset(raw) ? undefined : wholeNumber(0, 2, 3600)(raw)),
   }),
   consoleCognitoDomain: spec({
     env: 'CONSOLE_COGNITO_DOMAIN',

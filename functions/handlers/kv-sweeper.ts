@@ -3,11 +3,11 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import type { AwsClients } from '../adapters/aws/clients.js';
 import { dynamoClient } from '../adapters/aws/clients/dynamo.js';
 import { DynamoKvStore } from '../adapters/aws/dynamo-kv-store.js';
-import { onFirstUse } from '../adapters/lazy.js';
+import { onFirstUse, portOnFirstCall } from '../adapters/lazy.js';
 import { sqsClient } from '../adapters/aws/clients/sqs.js';
 import { SqsSweepQueue } from '../adapters/aws/sqs-sweep-queue.js';
 import { decodeSweepTask } from '../domain/kv/sweep-task.js';
-import { Sweeper } from '../domain/kv/sweeper.js';
+import { Sweeper, type GenerationStore } from '../domain/kv/sweeper.js';
 import type { Settings } from '../settings.js';
 import { logInfo } from '../shared/logger.js';
 import { METRIC } from '../shared/metric-names.js';
@@ -26,7 +26,7 @@ export function createSweepHandler(sweeper: Pick<Sweeper, 'run'>): SqsBatchHandl
     const response = await processPartialResponse(event, async (record: SQSRecord) => {
       const task = decodeSweepTask(record.body);
       const outcome = await sweeper.run(task, { remainingMs: () => context.getRemainingTimeInMillis() });
-      await logInfo(task.objectStoreId ? 'objects sweep' : 'kv sweep', { bucket: task.name, generation: task.generation, ...outcome });
+      await logInfo(task.objectStoreId ? 'objects sweep' : task.kind ? 'streams sweep' : 'kv sweep', { bucket: task.name, generation: task.generation, kind: task.kind, ...outcome });
       if (outcome.deleted > 0) metricsRecorder.count(METRIC.kvItemsReclaimed, outcome.deleted);
     }, processor, { context, throwOnFullBatchFailure: false });
     await publishMetrics();
@@ -37,11 +37,22 @@ export function createSweepHandler(sweeper: Pick<Sweeper, 'run'>): SqsBatchHandl
 /**
  * The sweeper of every kind of store: a task that names an object store goes to the objects
  * bucket's, whose S3 client and catalog load with the first such task (they would take the
- * bundle past 300 KB at init).
+ * bundle past 300 KB at init); a stream's (`kind`) to the streams store, loaded with the first of
+ * them for the same reason.
  */
 export function composeKvSweeper(settings: Settings, aws: AwsClients) {
   const queue = new SqsSweepQueue(sqsClient(aws), settings.kvSweepQueueUrl);
-  const kv = new Sweeper({ store: new DynamoKvStore(dynamoClient(aws), settings.kvTable), queue, now: Date.now });
+  const streams = portOnFirstCall<GenerationStore>(
+    async () => new (await import('../adapters/aws/dynamo-stream-store.js')).DynamoStreamStore(dynamoClient(aws), settings.kvTable),
+    { isCurrent: true, scanGeneration: true, deleteFromGeneration: true },
+  );
+  const kv = new Sweeper({
+    store: new DynamoKvStore(dynamoClient(aws), settings.kvTable),
+    // Streams' old generations (purged messages, deleted streams' messages and consumers) are swept alike.
+    others: { stream_messages: streams, stream_consumers: streams },
+    queue,
+    now: Date.now,
+  });
   const objects = onFirstUse(async () => {
     const { objectGenerationSweep } = await import('../adapters/aws/first-use/object-sweep.js');
     return new Sweeper({ store: objectGenerationSweep(settings.kvTable, settings.objectsBucket, aws), queue, now: Date.now });

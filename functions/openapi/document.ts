@@ -3,12 +3,13 @@ import { accountsDocs } from './accounts.js';
 import { apiKeysDocs } from './api-keys.js';
 import { kvDocs } from './kv.js';
 import { objectsDocs } from './objects.js';
+import { streamsDocs } from './streams.js';
 import { systemDocs } from './system.js';
 import { triggerStatsDocs } from './trigger-stats.js';
 import { triggersDocs } from './triggers.js';
 import { errorBody, type OperationDoc, type Schema } from './types.js';
 
-const OPERATION_DOCS: Record<string, OperationDoc> = { ...systemDocs, ...apiKeysDocs, ...kvDocs, ...objectsDocs, ...accountsDocs, ...triggersDocs, ...triggerStatsDocs };
+const OPERATION_DOCS: Record<string, OperationDoc> = { ...systemDocs, ...apiKeysDocs, ...kvDocs, ...objectsDocs, ...streamsDocs, ...accountsDocs, ...triggersDocs, ...triggerStatsDocs };
 
 /** The route's path parameters, each with what its operation's docs say about it. */
 const pathParameters = (route: RouteSpec, doc: OperationDoc | undefined) =>

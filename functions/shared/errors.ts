@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   already_registered: 409,
   conflict: 409,
   not_replayable: 409,
+  stream_full: 409,
   precondition_failed: 412,
   payload_too_large: 413,
   headers_too_large: 431,

@@ -18,6 +18,11 @@ describe('sweep tasks', () => {
     expect(JSON.parse(encodeSweepTask(task))).not.toHaveProperty('store_id');
   });
 
+  it('a stream task keeps its kind; a bucket task has none', () => {
+    for (const kind of ['stream_messages', 'stream_consumers'] as const) expect(decodeSweepTask(encodeSweepTask({ ...task, kind }))).toEqual({ ...task, kind });
+    expect(decodeSweepTask(encodeSweepTask(task))).not.toHaveProperty('kind');
+  });
+
   it('a finished pass is not carried into the next message', () =>
     expect(decodeSweepTask(encodeSweepTask({ ...task, pass: undefined }))).toEqual(task));
 
@@ -28,6 +33,7 @@ describe('sweep tasks', () => {
     ['a generation that is not 32 hex digits', JSON.stringify({ ...JSON.parse(encodeSweepTask(task)), generation: 'current' })],
     ['no account', JSON.stringify({ ...JSON.parse(encodeSweepTask(task)), account_id: '' })],
     ['no settle time', JSON.stringify({ ...JSON.parse(encodeSweepTask(task)), settle_until: undefined })],
+    ['an unknown kind', JSON.stringify({ ...JSON.parse(encodeSweepTask(task)), kind: 'objects' })],
     ['a position without a pass', JSON.stringify({ ...JSON.parse(encodeSweepTask(task)), after: 'k' })],
     ['a store id that is not 32 hex digits', JSON.stringify({ ...JSON.parse(encodeSweepTask(task)), store_id: '../other' })],
   ])('refuses %s', (_name, body) => expect(() => decodeSweepTask(body)).toThrow(/validation_error/));

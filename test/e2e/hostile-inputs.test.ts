@@ -242,10 +242,16 @@ function wouldSucceed(route: RouteSpec, f: Fixture): HttpReq {
   const path = route.path
     .replace('{bucket}', route.operationId === 'createKVBucket' ? FRESH : SEEDED)
     .replace('{key+}', 'a')
+    .replace('{stream}', SEEDED)
+    .replace('{consumer}', 'c')
+    .replace('{seq}', '1')
     .replace('{name}', 'echo')
     .replace('{id}', route.fn === 'apiKeys' ? f.apiKeyId : route.operationId === 'regenerateTriggerApiKey' ? f.hooks.keyed.id : f.hooks.open.id);
   const bodies: Partial<Record<string, { body: Body; type: string }>> = {
     createKVBucket: { body: '{}', type: 'application/json' },
+    publishMessages: { body: JSON.stringify({ messages: [{ data: 'x' }] }), type: 'application/json' },
+    ackMessages: { body: JSON.stringify({ seqs: [1] }), type: 'application/json' },
+    nakMessage: { body: JSON.stringify({ seq: 1 }), type: 'application/json' },
     putKVValue: { body: 'overwritten', type: 'text/plain' },
     confirmTotpRegistration: { body: JSON.stringify({ code: '123456', secret: TOTP_SECRET }), type: 'application/json' },
     verifyRecoveryCode: { body: JSON.stringify({ code: 'abcd-efgh-ijkl' }), type: 'application/json' },

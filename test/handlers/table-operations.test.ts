@@ -147,7 +147,7 @@ beforeAll(async () => {
 
   // Each handler as the composition root builds it, over clients whose calls are recorded.
   const aws = localClients();
-  for (const name of ['apiKeys', 'kv', 'kvSweeper', 'objects', 'accounts', 'triggers', 'webhook', 'flowWorker'] as const) {
+  for (const name of ['apiKeys', 'kv', 'kvSweeper', 'objects', 'streams', 'accounts', 'triggers', 'webhook', 'flowWorker'] as const) {
     Object.assign(handlers, { [name]: COMPOSERS[name](readSettings(name, env), aws) });
   }
   record(dynamoClient(aws), tableOf);
@@ -164,7 +164,7 @@ beforeAll(async () => {
 describe('the DynamoDB operations each function sends are the ones the manifest grants it', () => {
   it('through every route and consumer', async () => {
     const token = await mintLocalToken({ secret: JWT_SECRET, sub: 'grants-user' });
-    const { apiKeys, kv, objects, accounts, triggers, webhook } = handlers;
+    const { apiKeys, kv, objects, streams, accounts, triggers, webhook } = handlers;
 
     // API keys: issue two, list, revoke one; the other authenticates the gateway calls below.
     const spare = data(await as('apiKeys', () => apiKeys(httpEvent('createApiKey', { token }))));
@@ -217,6 +217,21 @@ describe('the DynamoDB operations each function sends are the ones the manifest 
     expect((await as('objects', () => objects(httpEvent('putObject', { apiKey, params: object, rawBody: 'new' })))).statusCode).toBe(200);
     expect((await as('objects', () => objects(httpEvent('deleteObjectStore', { apiKey, params: store })))).statusCode).toBe(204);
     expect(await drain('kvSweep')).toBeGreaterThan(0);
+
+    // Streams: every route; retention (max_msgs 2) also sweeps what it dropped.
+    const stream = { stream: 'grants' };
+    const consumer = { ...stream, consumer: 'c' };
+    const streamCalls: [string, Record<string, string>, unknown?, Record<string, string>?][] = [
+      ['createStream', stream, { max_msgs: 2 }], ['listStreams', {}], ['publishMessages', stream, { messages: [{ data: 1, msg_id: 'a' }, { data: 2 }, { data: 3 }] }],
+      ['getStream', stream], ['readMessages', stream, undefined, { after_seq: '0' }], ['getMessage', { ...stream, seq: '3' }],
+      ['createConsumer', consumer, { ack_wait_seconds: 1 }], ['getConsumer', consumer], ['fetchMessages', consumer, { batch: 2 }],
+      ['nakMessage', consumer, { seq: 2 }], ['ackMessages', consumer, { seqs: [2, 3] }], ['listDeadMessages', consumer],
+      ['deleteConsumer', consumer], ['purgeStream', stream], ['deleteStream', stream],
+    ];
+    for (const [operationId, params, body, query] of streamCalls) {
+      const result = await as('streams', () => streams(httpEvent(operationId, { apiKey, params, body, query })));
+      expect(result.statusCode, `${operationId} ${result.body}`).toBeLessThan(300);
+    }
 
     // Accounts: start, a wrong code, the right code, a recovery code.
     const { secret } = data(await as('accounts', () => accounts(httpEvent('startTotpRegistration', { token }))));

@@ -46,7 +46,7 @@ describe('least privilege: each role may send only what the handlers send', () =
     s = synth();
   });
 
-  it('no function may Scan, read streams, describe tables; only the sweeper writes in batches, and only the triggers function reads in batches', () => {
+  it('no function may Scan, read streams, describe tables; only the sweeper and the streams function write in batches, and only the triggers and streams functions read in batches', () => {
     const dynamoActions = new Map<FunctionName, string[]>(functionEntries.map(([name]) => [name,
       roleStatements(s, idOf(s.stack, s.stack.functions[name].role)).flatMap((st) => asArray(st.Action)).filter((a) => a.startsWith('dynamodb:'))]));
     const all = [...dynamoActions.values()].flat();
@@ -54,9 +54,11 @@ describe('least privilege: each role may send only what the handlers send', () =
     for (const action of ['dynamodb:Scan', 'dynamodb:DescribeTable', 'dynamodb:ConditionCheckItem', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:DescribeStream', 'dynamodb:ListStreams']) {
       expect(all, action).not.toContain(action);
     }
-    for (const [name, actions] of dynamoActions) expect(actions.includes('dynamodb:BatchWriteItem'), name).toBe(name === 'kvSweeper');
-    // The execution list by event id reads the records the event's requests name, and outputs kept aside, in batches.
-    for (const [name, actions] of dynamoActions) expect(actions.includes('dynamodb:BatchGetItem'), name).toBe(name === 'triggers');
+    // A publish writes its messages (sequences it alone owns) in batches, and retention deletes what it dropped.
+    for (const [name, actions] of dynamoActions) expect(actions.includes('dynamodb:BatchWriteItem'), name).toBe(name === 'kvSweeper' || name === 'streams');
+    // The execution list by event id reads the records the event's requests name, and outputs kept aside, in batches;
+    // a consumer's fetch reads the messages it claimed in one batch.
+    for (const [name, actions] of dynamoActions) expect(actions.includes('dynamodb:BatchGetItem'), name).toBe(name === 'triggers' || name === 'streams');
     // The receiver reads a trigger and nothing else of that table.
     expect(dynamoActions.get('webhook')).not.toContain('dynamodb:Query');
   });

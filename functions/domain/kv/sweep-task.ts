@@ -10,9 +10,18 @@ import type { GenerationRef } from './types.js';
  * One queue and one sweeper serve every kind of store: a task names a KV bucket (`name`), or an
  * object store (`name` and `objectStoreId`, under which its bytes and catalog entries live).
  */
+/**
+ * Whose generation a task reclaims: a KV bucket's data (no kind), or a stream's messages or
+ * consumers (`domain/streams`). Every kind is a generation partition that the sweeper checks is no
+ * longer current before it deletes anything.
+ */
+export const SWEEP_KINDS = ['stream_messages', 'stream_consumers'] as const;
+export type SweepKind = (typeof SWEEP_KINDS)[number];
+
 export interface SweepTask extends GenerationRef {
-  /** The object store's random id; unset for a KV bucket. */
+  /** The object store's random id; unset for a KV bucket and a stream. */
   objectStoreId?: string;
+  kind?: SweepKind;
   /**
    * Epoch milliseconds after which nothing can still land in this generation: the purge or delete
    * that issued the task has committed or failed, and every write that read this generation
@@ -50,6 +59,7 @@ export const delaySecondsUntil = (until: number, now: number): number =>
 
 interface SweepMessage {
   v: 1;
+  kind?: SweepKind;
   account_id: string;
   bucket: string;
   generation: string;
@@ -63,6 +73,7 @@ interface SweepMessage {
 export function encodeSweepTask(task: SweepTask): string {
   const message: SweepMessage = {
     v: 1,
+    kind: task.kind,
     account_id: task.accountId,
     bucket: task.name,
     generation: task.generation,
@@ -85,17 +96,18 @@ export function decodeSweepTask(body: string): SweepTask {
     throw new AppError('validation_error', 'sweep message is not JSON');
   }
   if (!isPlainObject(message) || message.v !== 1) throw new AppError('validation_error', 'not a version 1 sweep message');
-  const { account_id: accountId, bucket, generation, settle_until: settleUntil, pass_started_at: startedAt, after, store_id: storeId } = message;
+  const { account_id: accountId, bucket, generation, settle_until: settleUntil, pass_started_at: startedAt, after, store_id: storeId, kind } = message;
   const valid =
     typeof accountId === 'string' && accountId.length > 0 && Buffer.byteLength(accountId, 'utf8') <= MAX_ACCOUNT_ID_BYTES &&
     typeof bucket === 'string' && BUCKET_NAME_PATTERN.test(bucket) &&
     typeof generation === 'string' && GENERATION_PATTERN.test(generation) &&
     isTime(settleUntil) &&
+    (kind === undefined || SWEEP_KINDS.includes(kind as SweepKind)) &&
     (startedAt === undefined || isTime(startedAt)) &&
     (after === undefined || (startedAt !== undefined && typeof after === 'string' && isValidKey(after))) &&
     (storeId === undefined || (typeof storeId === 'string' && GENERATION_PATTERN.test(storeId)));
   if (!valid) throw new AppError('validation_error', 'sweep message fields are not valid');
-  const task: SweepTask = { accountId, name: bucket, generation, settleUntil, ...(storeId !== undefined && { objectStoreId: storeId as string }) };
+  const task: SweepTask = { accountId, name: bucket, generation, settleUntil, ...(storeId !== undefined && { objectStoreId: storeId as string }), ...(kind !== undefined && { kind: kind as SweepKind }) };
   if (startedAt !== undefined) task.pass = after === undefined ? { startedAt } : { startedAt, after };
   return task;
 }

@@ -1,10 +1,10 @@
 import type { Clock } from '../clock.js';
-import { CURRENT_GENERATION_RETRY_SECONDS, delaySecondsUntil, type SweepQueue, type SweepTask } from './sweep-task.js';
+import { CURRENT_GENERATION_RETRY_SECONDS, delaySecondsUntil, type SweepKind, type SweepQueue, type SweepTask } from './sweep-task.js';
 
 /**
- * What a sweep reads and deletes, for one kind of store: the store's current generation (its
- * record, by the task's account and name), and a generation's keys page by page. `KvStore` is one;
- * object stores' is `ObjectGenerationSweep`.
+ * What a sweep reads and deletes, for a KV bucket or an object store: the store's current
+ * generation (its record, by the task's account and name), and a generation's keys page by page.
+ * `KvStore` is one; object stores' is `ObjectGenerationSweep`.
  */
 export interface SweepTarget {
   getBucket(task: SweepTask): Promise<{ generation: string } | undefined>;
@@ -13,8 +13,17 @@ export interface SweepTarget {
   deleteFromGeneration(task: SweepTask, keys: string[]): Promise<void>;
 }
 
+/** Generations of another kind of store (`SweepTask.kind`): whether one is current, its keys, their deletion. */
+export interface GenerationStore {
+  isCurrent(task: SweepTask): Promise<boolean>;
+  scanGeneration(at: SweepTask, page: { after?: string; limit: number }): Promise<{ keys: string[]; last?: string }>;
+  deleteFromGeneration(at: SweepTask, keys: string[]): Promise<void>;
+}
+
 export interface SweeperOptions {
   store: SweepTarget;
+  /** The stores of tasks with a `kind`; a task of a kind without one fails (and reaches the DLQ). */
+  others?: Partial<Record<SweepKind, GenerationStore>>;
   queue: SweepQueue;
   now: Clock;
   /** Keys read and deleted per step. */
@@ -64,9 +73,9 @@ export class Sweeper {
   }
 
   async run(task: SweepTask, run: SweepRun): Promise<SweepOutcome> {
-    const { store, queue, now } = this.options;
-    const bucket = await store.getBucket(task);
-    if (bucket?.generation === task.generation) {
+    const { queue, now } = this.options;
+    const store = this.storeFor(task);
+    if (await store.isCurrent(task)) {
       // Enqueued before its swap: the swap may not have committed yet, or it failed.
       if (now() >= task.settleUntil) return { status: 'abandoned', deleted: 0 };
       await queue.enqueue(task, Math.min(CURRENT_GENERATION_RETRY_SECONDS, Math.max(1, delaySecondsUntil(task.settleUntil, now()))));
@@ -90,5 +99,19 @@ export class Sweeper {
     if (startedAt >= task.settleUntil) return { status: 'done', deleted };
     await queue.enqueue({ ...task, pass: undefined }, delaySecondsUntil(task.settleUntil, now()));
     return { status: 'final_pass_scheduled', deleted };
+  }
+
+  private storeFor(task: SweepTask): GenerationStore {
+    if (task.kind) {
+      const other = this.options.others?.[task.kind];
+      if (!other) throw new Error(`no store for sweeps of ${task.kind}`);
+      return other;
+    }
+    const { store } = this.options;
+    return {
+      isCurrent: async (ref) => (await store.getBucket(ref))?.generation === ref.generation,
+      scanGeneration: (at, page) => store.scanGeneration(at, page),
+      deleteFromGeneration: (at, keys) => store.deleteFromGeneration(at, keys),
+    };
   }
 }

@@ -1,0 +1,533 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
+import type { SweepTask } from '../../domain/kv/sweep-task.js';
+import type { GenerationStore } from '../../domain/kv/sweeper.js';
+import { seqKey } from '../../domain/streams/log.js';
+import { STREAM_NAME_PATTERN } from '../../domain/streams/limits.js';
+import type {
+  Consumer, ConsumerRef, DeadMessage, DedupRecord, MessageMark, MessagesRef, Pending, Reservation,
+  StoredMessage, Stream, StreamHead, StreamPage, StreamRef, StreamStore,
+} from '../../domain/streams/types.js';
+import { AppError } from '../../shared/errors.js';
+import { ifConditionHolds } from './conditional.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+
+/**
+ * Item layout, in the kv table beside the KV buckets and object stores (own key prefixes, no index):
+ *
+ * - `STREAMS#{account}` / `{stream}`: the configuration and the head (generation, reserved,
+ *   reserved_bytes, reserved_at, last_seq, last_bytes, last_ts, first_seq, dropped_bytes,
+ *   swept_seq), about 300 bytes plus the description: a publish updates it twice (reserve, commit).
+ *   An account's streams are one partition, so listing them is one Query.
+ * - `STREAMMSG#{account}#{stream}#{generation}` / `{seq, 16 digits}`: data (JSON text), headers,
+ *   msg_id, ts, size; or `skipped` for a sequence whose publisher died before writing it.
+ *   `… / ID#{msg_id}`: the duplicate window's record (seq, at, token, expires_at: the kv table's TTL).
+ * - `STREAMCON#{account}#{stream}#{consumer generation}` / `C#{name}`: a consumer;
+ *   `P#{consumer id}#{seq}`: a pending delivery; `D#{consumer id}#{seq}`: a dead message.
+ */
+export const streamsPk = (accountId: string): string => `STREAMS#${accountId}`;
+export const messagesPk = (at: MessagesRef): string => `STREAMMSG#${at.accountId}#${at.name}#${at.generation}`;
+export const consumersPk = (ref: ConsumerRef): string => `STREAMCON#${ref.stream.accountId}#${ref.stream.name}#${ref.consumerGeneration}`;
+const streamKey = (ref: StreamRef) => ({ pk: streamsPk(ref.accountId), sk: ref.name });
+
+const BATCH_WRITE_ITEMS = 25;
+const BATCH_GET_ITEMS = 100;
+const UNPROCESSED_MAX_ATTEMPTS = 10;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const chunks = <T>(items: T[], size: number): T[][] => Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
+/** Dedup records outlive their window by this much before DynamoDB's TTL may take them (read time decides). */
+const DEDUP_TTL_MARGIN_SECONDS = 3600;
+
+const toHead = (item: Record<string, unknown>): StreamHead => ({
+  generation: item.generation as string,
+  reserved: item.reserved as number,
+  reservedBytes: item.reserved_bytes as number,
+  reservedAt: item.reserved_at as number,
+  lastSeq: item.last_seq as number,
+  lastBytes: item.last_bytes as number,
+  lastTs: (item.last_ts as number | undefined) ?? null,
+  firstSeq: item.first_seq as number,
+  droppedBytes: item.dropped_bytes as number,
+  sweptSeq: item.swept_seq as number,
+});
+
+const toStream = (accountId: string, item: Record<string, unknown>): Stream => ({
+  accountId,
+  name: item.sk as string,
+  config: {
+    description: (item.description as string | undefined) ?? null,
+    maxMsgs: (item.max_msgs as number | undefined) ?? null,
+    maxBytes: (item.max_bytes as number | undefined) ?? null,
+    maxAgeSeconds: (item.max_age_seconds as number | undefined) ?? null,
+    maxMsgSize: item.max_msg_size as number,
+    discard: item.discard as 'old' | 'new',
+    duplicateWindowSeconds: item.duplicate_window_seconds as number,
+  },
+  createdAt: item.created_at as string,
+  consumerGeneration: item.consumer_generation as string,
+  head: toHead(item),
+});
+
+const toMessage = (item: Record<string, unknown>): StoredMessage & { skipped?: boolean } => ({
+  seq: Number(item.sk),
+  ts: item.ts as number,
+  size: (item.size as number | undefined) ?? 0,
+  data: (item.data as string | undefined) ?? 'null',
+  headers: (item.headers as Record<string, string> | undefined) ?? null,
+  msgId: (item.msg_id as string | undefined) ?? null,
+  ...(item.skipped === true && { skipped: true }),
+});
+
+const toConsumer = (item: Record<string, unknown>): Consumer => ({
+  name: (item.sk as string).slice(2),
+  id: item.id as string,
+  createdAt: item.created_at as string,
+  deliveredSeq: item.delivered_seq as number,
+  numRedelivered: (item.num_redelivered as number | undefined) ?? 0,
+  config: {
+    deliverPolicy: item.deliver_policy as Consumer['config']['deliverPolicy'],
+    optStartSeq: (item.opt_start_seq as number | undefined) ?? null,
+    optStartTime: (item.opt_start_time as number | undefined) ?? null,
+    ackWaitSeconds: item.ack_wait_seconds as number,
+    maxDeliver: (item.max_deliver as number | undefined) ?? null,
+    backoffSeconds: (item.backoff_seconds as number[] | undefined) ?? [],
+    maxAckPending: item.max_ack_pending as number,
+  },
+});
+
+const pendingKey = (id: string, seq: number) => `P#${id}#${seqKey(seq)}`;
+const deadKey = (id: string, seq: number) => `D#${id}#${seqKey(seq)}`;
+const seqOfKey = (sk: string) => Number(sk.slice(sk.lastIndexOf('#') + 1));
+
+/** The partition a sweep task of a stream reclaims. */
+const sweptPk = (task: SweepTask): string => task.kind === 'stream_consumers'
+  ? consumersPk({ stream: task, consumerGeneration: task.generation, name: '' })
+  : messagesPk(task);
+
+/** Also the sweeper's store of stream generations: purged messages, deleted streams' messages and consumers. */
+export class DynamoStreamStore implements StreamStore, GenerationStore {
+  constructor(private readonly client: DynamoDBDocumentClient, private readonly table: string) {}
+
+  createStream(stream: Stream): Promise<boolean> {
+    const { config, head } = stream;
+    return ifConditionHolds(() => this.client.send(new PutCommand({
+      TableName: this.table,
+      Item: {
+        ...streamKey(stream),
+        description: config.description ?? undefined,
+        max_msgs: config.maxMsgs ?? undefined,
+        max_bytes: config.maxBytes ?? undefined,
+        max_age_seconds: config.maxAgeSeconds ?? undefined,
+        max_msg_size: config.maxMsgSize,
+        discard: config.discard,
+        duplicate_window_seconds: config.duplicateWindowSeconds,
+        created_at: stream.createdAt,
+        consumer_generation: stream.consumerGeneration,
+        generation: head.generation,
+        reserved: head.reserved,
+        reserved_bytes: head.reservedBytes,
+        reserved_at: head.reservedAt,
+        last_seq: head.lastSeq,
+        last_bytes: head.lastBytes,
+        first_seq: head.firstSeq,
+        dropped_bytes: head.droppedBytes,
+        swept_seq: head.sweptSeq,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    })));
+  }
+
+  async getStream(ref: StreamRef): Promise<Stream | undefined> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: streamKey(ref), ConsistentRead: true }));
+    return Item && toStream(ref.accountId, Item);
+  }
+
+  async listStreams(accountId: string, page: { limit: number; cursor?: string }): Promise<StreamPage> {
+    const pk = streamsPk(accountId);
+    const start = decodeCursor(page.cursor, pk);
+    if (start && !STREAM_NAME_PATTERN.test(start.sk as string)) throw new AppError('validation_error', 'cursor does not belong to this listing');
+    const result = await this.client.send(new QueryCommand({
+      TableName: this.table,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': pk },
+      Limit: page.limit,
+      ExclusiveStartKey: start,
+      ConsistentRead: true,
+    }));
+    return { streams: (result.Items ?? []).map((item) => toStream(accountId, item)), nextCursor: encodeCursor(result.LastEvaluatedKey) };
+  }
+
+  deleteStream(ref: StreamRef, generation: string): Promise<boolean> {
+    return ifConditionHolds(() => this.client.send(new DeleteCommand({
+      TableName: this.table,
+      Key: streamKey(ref),
+      ConditionExpression: 'generation = :g',
+      ExpressionAttributeValues: { ':g': generation },
+    })));
+  }
+
+  swapGeneration(ref: StreamRef, expected: string, next: string): Promise<boolean> {
+    // Everything reserved so far belongs to the old generation: committed or not, it is purged.
+    return ifConditionHolds(() => this.client.send(new UpdateCommand({
+      TableName: this.table,
+      Key: streamKey(ref),
+      UpdateExpression: 'SET generation = :next, first_seq = reserved + :one, last_seq = reserved, swept_seq = reserved, last_bytes = reserved_bytes, dropped_bytes = reserved_bytes',
+      ConditionExpression: 'generation = :expected',
+      ExpressionAttributeValues: { ':next': next, ':expected': expected, ':one': 1 },
+    })));
+  }
+
+  async reserve(ref: StreamRef, request: { generation: string; count: number; bytes: number; now: number; expect?: StreamHead }): Promise<Reservation> {
+    const values: Record<string, unknown> = { ':g': request.generation, ':n': request.count, ':b': request.bytes, ':now': request.now };
+    let condition = 'generation = :g';
+    if (request.expect) {
+      condition += ' AND reserved = :r AND first_seq = :f AND dropped_bytes = :d';
+      Object.assign(values, { ':r': request.expect.reserved, ':f': request.expect.firstSeq, ':d': request.expect.droppedBytes });
+    }
+    try {
+      const { Attributes } = await this.client.send(new UpdateCommand({
+        TableName: this.table,
+        Key: streamKey(ref),
+        UpdateExpression: 'SET reserved_at = :now ADD reserved :n, reserved_bytes :b',
+        ConditionExpression: condition,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }));
+      return { head: toHead(Attributes!), at: request.now };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      // dynalite does not return the item with the failure (ReturnValuesOnConditionCheckFailure): read it.
+      const stream = await this.getStream(ref);
+      return stream?.head.generation === request.generation ? 'conflict' : 'moved';
+    }
+  }
+
+  async putMessages(at: MessagesRef, messages: StoredMessage[], dedup: DedupRecord[]): Promise<void> {
+    const pk = messagesPk(at);
+    const items: Record<string, unknown>[] = [
+      ...messages.map((m) => ({ pk, sk: seqKey(m.seq), ts: m.ts, size: m.size, data: m.data, headers: m.headers ?? undefined, msg_id: m.msgId ?? undefined })),
+      ...dedup.map((d) => this.dedupItem(pk, d)),
+    ];
+    await Promise.all(chunks(items, BATCH_WRITE_ITEMS).map((batch) => this.batchWrite(batch.map((Item) => ({ PutRequest: { Item } })))));
+  }
+
+  skipSequence(at: MessagesRef, seq: number, now: number): Promise<boolean> {
+    return ifConditionHolds(() => this.client.send(new PutCommand({
+      TableName: this.table,
+      Item: { pk: messagesPk(at), sk: seqKey(seq), ts: now, size: 0, skipped: true },
+      ConditionExpression: 'attribute_not_exists(sk)',
+    })));
+  }
+
+  async marks(at: MessagesRef, range: { fromSeq: number; toSeq: number; limit: number }): Promise<MessageMark[]> {
+    if (range.toSeq < range.fromSeq) return [];
+    const items = await this.queryRange(at, range, 'sk, ts, size, skipped');
+    return items.map((item) => ({ seq: Number(item.sk), ts: item.ts as number, size: (item.size as number | undefined) ?? 0, skipped: item.skipped === true }));
+  }
+
+  async readMessages(at: MessagesRef, range: { fromSeq: number; toSeq: number; limit: number }) {
+    if (range.toSeq < range.fromSeq) return [];
+    return (await this.queryRange(at, range)).map(toMessage);
+  }
+
+  private async queryRange(at: MessagesRef, range: { fromSeq: number; toSeq: number; limit: number }, projection?: string) {
+    const result = await this.client.send(new QueryCommand({
+      TableName: this.table,
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':pk': messagesPk(at), ':from': seqKey(range.fromSeq), ':to': seqKey(range.toSeq) },
+      ...(projection && { ProjectionExpression: projection.split(', ').map((_, i) => `#p${i}`).join(', '), ExpressionAttributeNames: Object.fromEntries(projection.split(', ').map((name, i) => [`#p${i}`, name])) }),
+      Limit: range.limit,
+      ConsistentRead: true,
+    }));
+    return result.Items ?? [];
+  }
+
+  async getMessages(at: MessagesRef, seqs: number[]) {
+    const pk = messagesPk(at);
+    const found: Record<string, unknown>[] = [];
+    for (const batch of chunks(seqs, BATCH_GET_ITEMS)) {
+      let keys: Record<string, unknown>[] = batch.map((seq) => ({ pk, sk: seqKey(seq) }));
+      for (let attempt = 0; keys.length > 0; attempt++) {
+        if (attempt >= UNPROCESSED_MAX_ATTEMPTS) throw new Error('reads left unprocessed');
+        const result = await this.client.send(new BatchGetCommand({ RequestItems: { [this.table]: { Keys: keys, ConsistentRead: true } } }));
+        found.push(...(result.Responses?.[this.table] ?? []));
+        keys = (result.UnprocessedKeys?.[this.table]?.Keys ?? []) as Record<string, unknown>[];
+        if (keys.length > 0) await sleep(Math.random() * 50 * 2 ** attempt);
+      }
+    }
+    return found.map(toMessage).sort((a, b) => a.seq - b.seq);
+  }
+
+  async commit(ref: StreamRef, request: { generation: string; fromSeq: number; toSeq: number; addBytes: number; lastTs: number | null }): Promise<StreamHead | undefined> {
+    try {
+      const { Attributes } = await this.client.send(new UpdateCommand({
+        TableName: this.table,
+        Key: streamKey(ref),
+        UpdateExpression: `SET last_seq = :to, last_bytes = last_bytes + :bytes${request.lastTs === null ? '' : ', last_ts = :ts'}`,
+        ConditionExpression: 'generation = :g AND last_seq = :from',
+        ExpressionAttributeValues: {
+          ':to': request.toSeq, ':bytes': request.addBytes, ':g': request.generation, ':from': request.fromSeq,
+          ...(request.lastTs !== null && { ':ts': request.lastTs }),
+        },
+        ReturnValues: 'ALL_NEW',
+      }));
+      return toHead(Attributes!);
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return undefined;
+      throw error;
+    }
+  }
+
+  trim(ref: StreamRef, request: { generation: string; fromSeq: number; firstSeq: number; droppedBytes: number }): Promise<boolean> {
+    return ifConditionHolds(() => this.client.send(new UpdateCommand({
+      TableName: this.table,
+      Key: streamKey(ref),
+      UpdateExpression: 'SET first_seq = :first, dropped_bytes = :dropped',
+      ConditionExpression: 'generation = :g AND first_seq = :from',
+      ExpressionAttributeValues: { ':first': request.firstSeq, ':dropped': request.droppedBytes, ':g': request.generation, ':from': request.fromSeq },
+    })));
+  }
+
+  async sweep(ref: StreamRef, at: MessagesRef, range: { fromSeq: number; toSeq: number }): Promise<void> {
+    const pk = messagesPk(at);
+    const seqs = Array.from({ length: range.toSeq - range.fromSeq + 1 }, (_, i) => range.fromSeq + i);
+    await Promise.all(chunks(seqs, BATCH_WRITE_ITEMS).map((batch) => this.batchWrite(batch.map((seq) => ({ DeleteRequest: { Key: { pk, sk: seqKey(seq) } } })))));
+    await ifConditionHolds(() => this.client.send(new UpdateCommand({
+      TableName: this.table,
+      Key: streamKey(ref),
+      UpdateExpression: 'SET swept_seq = :to',
+      ConditionExpression: 'generation = :g AND swept_seq < :to',
+      ExpressionAttributeValues: { ':to': range.toSeq, ':g': at.generation },
+    })));
+  }
+
+  private dedupItem(pk: string, record: DedupRecord) {
+    return { pk, sk: `ID#${record.msgId}`, seq: record.seq ?? undefined, at: record.at, token: record.token, expires_at: Math.ceil(record.at / 1000) + DEDUP_TTL_MARGIN_SECONDS + 86_400 };
+  }
+
+  async claimMsgId(at: MessagesRef, claim: DedupRecord, stale: { windowBefore: number; claimBefore: number }) {
+    const pk = messagesPk(at);
+    try {
+      await this.client.send(new PutCommand({
+        TableName: this.table,
+        Item: this.dedupItem(pk, claim),
+        // A record outside the window, or a claim whose publisher is gone, is taken over.
+        ConditionExpression: 'attribute_not_exists(sk) OR (attribute_exists(seq) AND #at < :window) OR (attribute_not_exists(seq) AND #at < :lease)',
+        ExpressionAttributeNames: { '#at': 'at' },
+        ExpressionAttributeValues: { ':window': stale.windowBefore, ':lease': stale.claimBefore },
+      }));
+      return { claimed: true as const };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      // Undefined when released between the two calls: the caller tries again.
+      return { claimed: false as const, record: await this.getMsgId(at, claim.msgId) };
+    }
+  }
+
+  async releaseMsgId(at: MessagesRef, msgId: string, token: string): Promise<void> {
+    await ifConditionHolds(() => this.client.send(new DeleteCommand({
+      TableName: this.table,
+      Key: { pk: messagesPk(at), sk: `ID#${msgId}` },
+      ConditionExpression: '#token = :token',
+      ExpressionAttributeNames: { '#token': 'token' },
+      ExpressionAttributeValues: { ':token': token },
+    })));
+  }
+
+  async getMsgId(at: MessagesRef, msgId: string): Promise<DedupRecord | undefined> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: { pk: messagesPk(at), sk: `ID#${msgId}` }, ConsistentRead: true }));
+    return Item && { msgId, seq: (Item.seq as number | undefined) ?? null, at: Item.at as number, token: Item.token as string };
+  }
+
+  createConsumer(stream: Stream, consumer: Consumer): Promise<boolean> {
+    const { config } = consumer;
+    return ifConditionHolds(() => this.client.send(new PutCommand({
+      TableName: this.table,
+      Item: {
+        pk: consumersPk({ stream, consumerGeneration: stream.consumerGeneration, name: consumer.name }),
+        sk: `C#${consumer.name}`,
+        id: consumer.id,
+        created_at: consumer.createdAt,
+        delivered_seq: consumer.deliveredSeq,
+        num_redelivered: 0,
+        deliver_policy: config.deliverPolicy,
+        opt_start_seq: config.optStartSeq ?? undefined,
+        opt_start_time: config.optStartTime ?? undefined,
+        ack_wait_seconds: config.ackWaitSeconds,
+        max_deliver: config.maxDeliver ?? undefined,
+        backoff_seconds: config.backoffSeconds.length > 0 ? config.backoffSeconds : undefined,
+        max_ack_pending: config.maxAckPending,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    })));
+  }
+
+  async getConsumer(ref: ConsumerRef): Promise<Consumer | undefined> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: { pk: consumersPk(ref), sk: `C#${ref.name}` }, ConsistentRead: true }));
+    return Item && toConsumer(Item);
+  }
+
+  async deleteConsumer(ref: ConsumerRef): Promise<Consumer | undefined> {
+    const { Attributes } = await this.client.send(new DeleteCommand({ TableName: this.table, Key: { pk: consumersPk(ref), sk: `C#${ref.name}` }, ReturnValues: 'ALL_OLD' }));
+    return Attributes && toConsumer(Attributes);
+  }
+
+  async countConsumers(stream: Stream): Promise<number> {
+    const result = await this.client.send(new QueryCommand({
+      TableName: this.table,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :c)',
+      ExpressionAttributeValues: { ':pk': consumersPk({ stream, consumerGeneration: stream.consumerGeneration, name: '' }), ':c': 'C#' },
+      Select: 'COUNT',
+      ConsistentRead: true,
+    }));
+    return result.Count ?? 0;
+  }
+
+  async advanceDelivered(ref: ConsumerRef, to: number): Promise<void> {
+    await ifConditionHolds(() => this.client.send(new UpdateCommand({
+      TableName: this.table,
+      Key: { pk: consumersPk(ref), sk: `C#${ref.name}` },
+      UpdateExpression: 'SET delivered_seq = :to',
+      ConditionExpression: 'delivered_seq < :to',
+      ExpressionAttributeValues: { ':to': to },
+    })));
+  }
+
+  async countRedelivered(ref: ConsumerRef, count: number): Promise<void> {
+    await ifConditionHolds(() => this.client.send(new UpdateCommand({
+      TableName: this.table,
+      Key: { pk: consumersPk(ref), sk: `C#${ref.name}` },
+      UpdateExpression: 'ADD num_redelivered :n',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':n': count },
+    })));
+  }
+
+  async listPending(ref: ConsumerRef, id: string, limit: number): Promise<Pending[]> {
+    const pending: Pending[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const result = await this.client.send(new QueryCommand({
+        TableName: this.table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+        ExpressionAttributeValues: { ':pk': consumersPk(ref), ':p': `P#${id}#` },
+        Limit: limit - pending.length,
+        ExclusiveStartKey: start,
+        ConsistentRead: true,
+      }));
+      pending.push(...(result.Items ?? []).map((item) => ({ seq: seqOfKey(item.sk as string), deliveries: item.deliveries as number, deliverAt: item.deliver_at as number })));
+      start = result.LastEvaluatedKey;
+    } while (start && pending.length < limit);
+    return pending;
+  }
+
+  claimNew(ref: ConsumerRef, id: string, pending: Pending): Promise<boolean> {
+    return ifConditionHolds(() => this.client.send(new PutCommand({
+      TableName: this.table,
+      Item: { pk: consumersPk(ref), sk: pendingKey(id, pending.seq), deliveries: pending.deliveries, deliver_at: pending.deliverAt },
+      ConditionExpression: 'attribute_not_exists(sk)',
+    })));
+  }
+
+  claimDue(ref: ConsumerRef, id: string, pending: Pending, expectDeliverAt: number): Promise<boolean> {
+    return ifConditionHolds(() => this.client.send(new UpdateCommand({
+      TableName: this.table,
+      Key: { pk: consumersPk(ref), sk: pendingKey(id, pending.seq) },
+      UpdateExpression: 'SET deliveries = :d, deliver_at = :at',
+      ConditionExpression: 'deliver_at = :expect',
+      ExpressionAttributeValues: { ':d': pending.deliveries, ':at': pending.deliverAt, ':expect': expectDeliverAt },
+    })));
+  }
+
+  async ack(ref: ConsumerRef, id: string, seqs: number[]): Promise<number[]> {
+    const pk = consumersPk(ref);
+    const acked = await Promise.all(seqs.map(async (seq) => {
+      const { Attributes } = await this.client.send(new DeleteCommand({ TableName: this.table, Key: { pk, sk: pendingKey(id, seq) }, ReturnValues: 'ALL_OLD' }));
+      return Attributes ? seq : undefined;
+    }));
+    return acked.filter((seq): seq is number => seq !== undefined);
+  }
+
+  nak(ref: ConsumerRef, id: string, seq: number, deliverAt: number): Promise<boolean> {
+    return ifConditionHolds(() => this.client.send(new UpdateCommand({
+      TableName: this.table,
+      Key: { pk: consumersPk(ref), sk: pendingKey(id, seq) },
+      UpdateExpression: 'SET deliver_at = :at',
+      ConditionExpression: 'attribute_exists(sk)',
+      ExpressionAttributeValues: { ':at': deliverAt },
+    })));
+  }
+
+  async markDead(ref: ConsumerRef, id: string, dead: DeadMessage, expectDeliverAt: number): Promise<void> {
+    const pk = consumersPk(ref);
+    // The dead record first: a crash between the two writes leaves it pending, to be marked again.
+    await this.client.send(new PutCommand({ TableName: this.table, Item: { pk, sk: deadKey(id, dead.seq), deliveries: dead.deliveries, dead_at: dead.deadAt } }));
+    await ifConditionHolds(() => this.client.send(new DeleteCommand({
+      TableName: this.table,
+      Key: { pk, sk: pendingKey(id, dead.seq) },
+      ConditionExpression: 'deliver_at = :expect',
+      ExpressionAttributeValues: { ':expect': expectDeliverAt },
+    })));
+  }
+
+  async listDead(ref: ConsumerRef, id: string, page: { limit: number; cursor?: string }) {
+    const pk = consumersPk(ref);
+    const prefix = `D#${id}#`;
+    const result = await this.client.send(new QueryCommand({
+      TableName: this.table,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :d)',
+      ExpressionAttributeValues: { ':pk': pk, ':d': prefix },
+      Limit: page.limit,
+      ExclusiveStartKey: decodeCursor(page.cursor, pk, prefix),
+      ConsistentRead: true,
+    }));
+    return {
+      dead: (result.Items ?? []).map((item) => ({ seq: seqOfKey(item.sk as string), deliveries: item.deliveries as number, deadAt: item.dead_at as number })),
+      nextCursor: encodeCursor(result.LastEvaluatedKey),
+    };
+  }
+
+  async isCurrent(task: SweepTask): Promise<boolean> {
+    const stream = await this.getStream(task);
+    return task.kind === 'stream_consumers' ? stream?.consumerGeneration === task.generation : stream?.head.generation === task.generation;
+  }
+
+  async scanGeneration(task: SweepTask, page: { after?: string; limit: number }): Promise<{ keys: string[]; last?: string }> {
+    const pk = sweptPk(task);
+    const result = await this.client.send(new QueryCommand({
+      TableName: this.table,
+      KeyConditionExpression: 'pk = :pk',
+      ProjectionExpression: 'sk',
+      ExpressionAttributeValues: { ':pk': pk },
+      Limit: page.limit,
+      ExclusiveStartKey: page.after === undefined ? undefined : { pk, sk: page.after },
+      ConsistentRead: true,
+    }));
+    return { keys: (result.Items ?? []).map((item) => item.sk as string), last: result.LastEvaluatedKey?.sk as string | undefined };
+  }
+
+  async deleteFromGeneration(task: SweepTask, keys: string[]): Promise<void> {
+    const pk = sweptPk(task);
+    for (const batch of chunks(keys, BATCH_WRITE_ITEMS)) await this.batchWrite(batch.map((sk) => ({ DeleteRequest: { Key: { pk, sk } } })));
+  }
+
+  /** One BatchWriteItem, retrying what DynamoDB leaves unprocessed (throttling) with capped, jittered backoff. */
+  private async batchWrite(requests: Record<string, unknown>[]): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      const { UnprocessedItems } = await this.client.send(new BatchWriteCommand({ RequestItems: { [this.table]: requests } }));
+      requests = (UnprocessedItems?.[this.table] ?? []) as Record<string, unknown>[];
+      if (requests.length === 0) return;
+      if (attempt + 1 >= UNPROCESSED_MAX_ATTEMPTS) throw new Error(`${requests.length} writes left unprocessed after ${UNPROCESSED_MAX_ATTEMPTS} attempts`);
+      await sleep(Math.random() * Math.min(5_000, 50 * 2 ** attempt));
+    }
+  }
+}
