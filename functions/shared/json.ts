@@ -62,3 +62,13 @@ export function parseJsonWithinDepth(text: string): unknown {
 
 export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The value at `path` of plain objects, own members only (never an inherited one such as `constructor`). */
+export function valueAt(root: unknown, path: readonly string[]): unknown {
+  let value = root;
+  for (const segment of path) {
+    if (!isPlainObject(value) || !Object.hasOwn(value, segment)) return undefined;
+    value = value[segment];
+  }
+  return value;
+}

@@ -10,7 +10,7 @@ import { BUCKET_NAME_PATTERN } from '../../domain/kv/limits.js';
 import type { Bucket, BucketPage, BucketRef, GenerationRef, KeyPage, KvStore, NewValue, StoredValue } from '../../domain/kv/types.js';
 import { isValidKey } from '../../domain/kv/validation.js';
 import { AppError } from '../../shared/errors.js';
-import { deleteSortKeys } from './batch-delete.js';
+import { deleteSortKeys, scanSortKeys } from './partition-keys.js';
 import { ifConditionHolds } from './conditional.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 
@@ -201,18 +201,8 @@ export class DynamoKvStore implements KvStore {
     return { keys: (result.Items ?? []).map((item) => item.sk as string), nextCursor: encodeCursor(result.LastEvaluatedKey) };
   }
 
-  async scanGeneration(at: GenerationRef, page: { after?: string; limit: number }): Promise<{ keys: string[]; last?: string }> {
-    const pk = generationPk(at);
-    const result = await this.client.send(new QueryCommand({
-      TableName: this.table,
-      KeyConditionExpression: 'pk = :pk',
-      ProjectionExpression: 'sk',
-      ExpressionAttributeValues: { ':pk': pk },
-      Limit: page.limit,
-      ExclusiveStartKey: page.after === undefined ? undefined : { pk, sk: page.after },
-      ConsistentRead: true,
-    }));
-    return { keys: (result.Items ?? []).map((item) => item.sk as string), last: result.LastEvaluatedKey?.sk as string | undefined };
+  scanGeneration(at: GenerationRef, page: { after?: string; limit: number }): Promise<{ keys: string[]; last?: string }> {
+    return scanSortKeys(this.client, this.table, generationPk(at), page);
   }
 
   deleteFromGeneration(at: GenerationRef, keys: string[]): Promise<void> {

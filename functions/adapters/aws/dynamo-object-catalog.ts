@@ -2,7 +2,7 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, typ
 import { STORE_NAME_PATTERN } from '../../domain/objects/limits.js';
 import type { ObjectCatalog, ObjectInfo, ObjectPage, Store, StoreGeneration, StorePage, StoreRef, Upload } from '../../domain/objects/types.js';
 import { AppError } from '../../shared/errors.js';
-import { deleteSortKeys } from './batch-delete.js';
+import { deleteSortKeys } from './partition-keys.js';
 import { ifConditionHolds } from './conditional.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { queryPage } from './query-page.js';

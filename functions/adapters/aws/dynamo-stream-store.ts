@@ -20,6 +20,7 @@ import type {
 import { AppError } from '../../shared/errors.js';
 import { ifConditionHolds } from './conditional.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
+import { scanSortKeys } from './partition-keys.js';
 
 /**
  * Item layout, in the kv table beside the KV buckets and object stores (own key prefixes, no index):
@@ -501,18 +502,8 @@ export class DynamoStreamStore implements StreamStore, GenerationStore {
     return task.kind === 'stream_consumers' ? stream?.consumerGeneration === task.generation : stream?.head.generation === task.generation;
   }
 
-  async scanGeneration(task: SweepTask, page: { after?: string; limit: number }): Promise<{ keys: string[]; last?: string }> {
-    const pk = sweptPk(task);
-    const result = await this.client.send(new QueryCommand({
-      TableName: this.table,
-      KeyConditionExpression: 'pk = :pk',
-      ProjectionExpression: 'sk',
-      ExpressionAttributeValues: { ':pk': pk },
-      Limit: page.limit,
-      ExclusiveStartKey: page.after === undefined ? undefined : { pk, sk: page.after },
-      ConsistentRead: true,
-    }));
-    return { keys: (result.Items ?? []).map((item) => item.sk as string), last: result.LastEvaluatedKey?.sk as string | undefined };
+  scanGeneration(task: SweepTask, page: { after?: string; limit: number }): Promise<{ keys: string[]; last?: string }> {
+    return scanSortKeys(this.client, this.table, sweptPk(task), page);
   }
 
   async deleteFromGeneration(task: SweepTask, keys: string[]): Promise<void> {

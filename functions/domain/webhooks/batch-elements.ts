@@ -1,19 +1,9 @@
 import { createHash } from 'node:crypto';
-import { isPlainObject } from '../../shared/json.js';
+import { isPlainObject, valueAt } from '../../shared/json.js';
 import type { BatchRule, JsonPath } from './senders/catalog-types.js';
 
 /** Type and id values read out of an element: text of 1–256 characters (ids may also be integers, as HubSpot's `eventId`). */
 const MAX_VALUE_LENGTH = 256;
-
-/** The value at `path` of plain objects, own members only. */
-function valueAt(root: unknown, path: readonly string[]): unknown {
-  let value = root;
-  for (const segment of path) {
-    if (!isPlainObject(value) || !Object.hasOwn(value, segment)) return undefined;
-    value = value[segment];
-  }
-  return value;
-}
 
 const asText = (value: unknown, integers: boolean): string | undefined => {
   if (integers && Number.isSafeInteger(value)) return String(value);

@@ -3,7 +3,7 @@
 // everything the signature does not cover, so nothing it does not cover may tell two deliveries
 // apart, or make two different ones look the same.
 import { createHash } from 'node:crypto';
-import { isPlainObject } from '../../shared/json.js';
+import { valueAt } from '../../shared/json.js';
 import type { WebhookBody } from './body.js';
 import { headerValue } from './headers.js';
 import type { RequestValue, SenderRow, Verification } from './senders/catalog-types.js';
@@ -133,12 +133,3 @@ export function requestValue(source: RequestValue, headers: Record<string, strin
   return typeof value === 'string' && value.length >= 1 && value.length <= MAX_ID_LENGTH ? value : undefined;
 }
 
-/** The value at `path` of plain objects, own members only. */
-function valueAt(root: unknown, path: readonly string[]): unknown {
-  let value = root;
-  for (const segment of path) {
-    if (!isPlainObject(value) || !Object.hasOwn(value, segment)) return undefined;
-    value = value[segment];
-  }
-  return value;
-}

@@ -1,4 +1,9 @@
-import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+/*
+ * One partition's sort keys, read and deleted page by page: how each kind of store's sweep reclaims
+ * a generation it no longer uses (KV buckets, object stores' catalogs, streams).
+ */
 
 /** BatchWriteItem's limit. */
 const BATCH_WRITE_ITEMS = 25;
@@ -31,4 +36,18 @@ async function deleteBatch(client: DynamoDBDocumentClient, table: string, pk: st
     if (attempt + 1 >= UNPROCESSED_MAX_ATTEMPTS) throw new Error(`${requests.length} deletes left unprocessed after ${UNPROCESSED_MAX_ATTEMPTS} attempts`);
     await sleep(Math.random() * Math.min(UNPROCESSED_RETRY_MAX_MS, UNPROCESSED_RETRY_BASE_MS * 2 ** attempt));
   }
+}
+
+/** Up to `page.limit` sort keys of partition `pk` after `page.after`, in order; `last` is undefined when none are left. */
+export async function scanSortKeys(client: DynamoDBDocumentClient, table: string, pk: string, page: { after?: string; limit: number }): Promise<{ keys: string[]; last?: string }> {
+  const result = await client.send(new QueryCommand({
+    TableName: table,
+    KeyConditionExpression: 'pk = :pk',
+    ProjectionExpression: 'sk',
+    ExpressionAttributeValues: { ':pk': pk },
+    Limit: page.limit,
+    ExclusiveStartKey: page.after === undefined ? undefined : { pk, sk: page.after },
+    ConsistentRead: true,
+  }));
+  return { keys: (result.Items ?? []).map((item) => item.sk as string), last: result.LastEvaluatedKey?.sk as string | undefined };
 }
