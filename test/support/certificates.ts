@@ -95,8 +95,17 @@ const bool = (value: boolean) => tlv(0x01, Buffer.from([value ? 0xff : 0x00]));
 const octets = (content: Buffer) => tlv(0x04, content);
 const utf8 = (text: string) => tlv(0x0c, Buffer.from(text, 'utf8'));
 const bitString = (content: Buffer) => tlv(0x03, Buffer.concat([Buffer.from([0]), content]));
-/** A positive INTEGER: a leading zero byte when the high bit is set. */
-const integer = (bytes: Buffer) => tlv(0x02, bytes[0]! & 0x80 ? Buffer.concat([Buffer.from([0]), bytes]) : bytes);
+/**
+ * A positive INTEGER in DER's one encoding: no leading zero byte unless the next has its high bit
+ * set, and one then. (A random serial starting 0x00 0x0_–0x7_, one in 512, was refused by OpenSSL
+ * as "illegal padding".)
+ */
+function integer(bytes: Buffer): Buffer {
+  let start = 0;
+  while (start < bytes.length - 1 && bytes[start] === 0 && !(bytes[start + 1]! & 0x80)) start++;
+  const minimal = bytes.subarray(start);
+  return tlv(0x02, minimal[0]! & 0x80 ? Buffer.concat([Buffer.from([0]), minimal]) : minimal);
+}
 
 function oid(dotted: string): Buffer {
   const [first, second, ...rest] = dotted.split('.').map(Number);
