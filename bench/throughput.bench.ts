@@ -27,7 +27,8 @@ import { fixed, int, median, sleep, times, verdict } from './support/timing.js';
  * queue is drained so that the flow worker's backlog does not steal the next server's core.
  */
 const BODY_BYTES = KB;
-const REQUESTS = 2000;
+/** 1,000 a run: six servers, three rounds and the drains fit in about four minutes, so `npm run bench` as a whole stays within ten. */
+const REQUESTS = 1000;
 const CONCURRENCY = 50;
 const WARMUP_REQUESTS = 300;
 const ROUNDS = 3;
