@@ -12,7 +12,6 @@
  * run; `stop` stops polling and answers `stopped`. EMF metric lines come back as `metric`.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { Context } from 'aws-lambda';
 import { createAwsClients, destroyAwsClients } from '../functions/adapters/aws/clients.js';
 import { sqsClient } from '../functions/adapters/aws/clients/sqs.js';
 import { COMPOSERS, type QueueFunction } from '../functions/composition.js';
@@ -69,7 +68,7 @@ port.on('message', async (message: FlowWorkerThreadMessage) => {
       sqs: sqsClient(aws),
       queueUrl: message.queueUrl,
       queueArn: message.queueArn,
-      handler: (event, context: Context) => handler(event, context),
+      handler,
       context: () => lambdaContext(consumer, FUNCTIONS[consumer].timeoutSeconds),
       batchSize: QUEUES.flowEvents.batchSize,
       concurrency: message.concurrency,
