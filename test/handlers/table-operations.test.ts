@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSEvent } from 'aws-lambda';
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FUNCTIONS, QUEUES, ROUTES, TABLES, type FunctionName, type FunctionSpec, type QueueName, type TableName } from '../../functions/manifest.js';
 import type { HttpEvent, HttpResult } from '../../functions/shared/http.js';
 import { lambdaContext } from '../../local/lambda-context.js';
@@ -160,6 +160,8 @@ beforeAll(async () => {
   triggersQueueDown = COMPOSERS.triggers(readSettings('triggers', { ...env, FLOW_QUEUE_URL: 'http://127.0.0.1:9/000000000000/unreachable' }), awsQueueDown);
   record(dynamoClient(awsQueueDown), tableOf);
 }, 60_000);
+// Test files share their worker's process (vitest.config.ts): the next file's clients retry as usual.
+afterAll(() => vi.unstubAllEnvs());
 
 describe('the DynamoDB operations each function sends are the ones the manifest grants it', () => {
   it('through every route and consumer', async () => {
