@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SENDERS } from '../functions/domain/webhooks/senders/catalog.js';
-import type { BatchRule, EventTypeRule, RequestValue, SignedValue, Verification } from '../functions/domain/webhooks/senders/catalog-types.js';
+import type { BatchRule, DeliveryPolicy, EventTypeRule, RequestValue, SignedValue, Verification } from '../functions/domain/webhooks/senders/catalog-types.js';
 import type { TimestampedBodyParams } from '../functions/domain/webhooks/senders/primitives/timestamped-body.js';
 import { HANDSHAKE_WORDS } from '../functions/domain/webhooks/handshake-words.js';
 
@@ -65,11 +65,15 @@ function batchCell(rule: BatchRule | undefined): string {
 /** Where the delivery id is, and whether deduplication may key on it. */
 const deliveryIdCell = (id: SignedValue | undefined) => (id ? `${place(id)}${id.signed ? ', signed' : ', unsigned'}` : '');
 
+/** How long the sender waits for an answer; "undocumented" where its documentation does not say. */
+const timeoutCell = (policy: DeliveryPolicy) =>
+  `${policy.timeout_seconds === null ? 'undocumented' : `${policy.timeout_seconds} s`}${policy.unconfirmed ? ' (some figures unconfirmed)' : ''}`;
+
 /** The table, one row per catalog row, in the catalog's order. */
 export function sendersTable(): string {
   const rows = SENDERS.map((row) =>
-    `| [${cell(row.name)}](${row.docs_url}) | \`${row.id}\` | ${row.category} | ${cell(verifiedBy(row.verification))}${row.limits ? `. ${cell(row.limits)}` : ''} | ${cell(row.secret_label)} | ${row.handshake ? 'yes' : ''} | ${cell(eventTypeCell(row.event_type))} | ${cell(deliveryIdCell(row.delivery_id))} | ${cell(batchCell(row.batch))} |`);
-  return ['| Sender | `signature.service` | Group | Verified by | `signature.secret` | Handshake | Event type (`$.trigger.type`) | Delivery id (`$.trigger.event_id`) | Batch (one event per element) |', '|---|---|---|---|---|---|---|---|---|', ...rows].join('\n');
+    `| [${cell(row.name)}](${row.docs_url}) | \`${row.id}\` | ${row.category} | ${cell(verifiedBy(row.verification))}${row.limits ? `. ${cell(row.limits)}` : ''} | ${cell(row.secret_label)} | ${row.handshake ? 'yes' : ''} | ${cell(eventTypeCell(row.event_type))} | ${cell(deliveryIdCell(row.delivery_id))} | ${cell(batchCell(row.batch))} | ${timeoutCell(row.delivery_policy)} | ${cell(row.delivery_policy.retries)} |`);
+  return ['| Sender | `signature.service` | Group | Verified by | `signature.secret` | Handshake | Event type (`$.trigger.type`) | Delivery id (`$.trigger.event_id`) | Batch (one event per element) | Time-out | Retries |', '|---|---|---|---|---|---|---|---|---|---|---|', ...rows].join('\n');
 }
 
 /** One line per sender with a handshake: what the receiver answers, or that it does not yet. */

@@ -136,7 +136,8 @@ export const SETTINGS = {
   waitTimeoutMs: spec({
     env: 'WAIT_TIMEOUT_MS',
     description: `How long a wait-mode delivery waits for its flow (default 25000; at most ${MAX_WAIT_TIMEOUT_MS}: API Gateway gives up 30 s after the request arrived)`,
-    source: context('waitTimeoutMs'), readers: ['webhook'], parse: wholeNumber(25_000, 1, MAX_WAIT_TIMEOUT_MS),
+    // The triggers function shows it with each flow (`GET /flows/{name}`), so the console can warn of a sender that gives up sooner.
+    source: context('waitTimeoutMs'), readers: ['webhook', 'triggers'], parse: wholeNumber(25_000, 1, MAX_WAIT_TIMEOUT_MS),
   }),
   triggerCacheTtlMs: spec({
     env: 'TRIGGER_CACHE_TTL_MS',

@@ -85,6 +85,10 @@ export interface SignatureFields {
   body(): SignatureBody;
   /** The settings are `current`'s and no new secret is given: a change can leave the stored signature alone. */
   unchanged(): boolean;
+  /** The sender chosen, as the catalog lists it; `undefined` with verification off or before the catalog arrives. */
+  sender(): SignatureServiceListing | undefined;
+  /** Calls `listener` whenever the chosen sender may have changed. */
+  onSenderChange(listener: () => void): void;
 }
 
 /**
@@ -138,6 +142,7 @@ export function signatureFields(options: { current: Signature | null | undefined
   const section = el('fieldset', { hidden: !verify.checked }, el('legend', {}, 'Signature'),
     serviceField, field('secret', 'Signing secret', secret, secretHint), verifyTokenField, custom);
 
+  const senderListeners: (() => void)[] = [];
   /** The chosen sender's docs link and secret label; `custom`'s fields when it is chosen. */
   const show = () => {
     const chosen = listed.get(service.value);
@@ -151,8 +156,12 @@ export function signatureFields(options: { current: Signature | null | undefined
     verifyTokenField.hidden = chosen?.needs_verify_token !== true;
     fieldsPart.hidden = !fieldsKind.checked;
     jsonPart.hidden = !jsonKind.checked;
+    for (const listener of senderListeners) listener();
   };
-  verify.addEventListener('change', () => (section.hidden = !verify.checked));
+  verify.addEventListener('change', () => {
+    section.hidden = !verify.checked;
+    for (const listener of senderListeners) listener();
+  });
   service.addEventListener('change', show);
   fieldsKind.addEventListener('change', show);
   jsonKind.addEventListener('change', show);
@@ -209,6 +218,8 @@ export function signatureFields(options: { current: Signature | null | undefined
         ...(!verifyTokenField.hidden && { verify_token: verifyToken.value }),
       }
       : null),
+    sender: () => (verify.checked ? listed.get(service.value) : undefined),
+    onSenderChange: (listener) => senderListeners.push(listener),
     unchanged: () => secret.value === '' && verifyToken.value === '' && (current
       ? verify.checked && current.service === service.value && (service.value !== 'custom' || sameCustom())
       : !verify.checked),

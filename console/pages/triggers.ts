@@ -6,6 +6,7 @@ import { deliveriesHash } from './deliveries.js';
 import { flowLink, flowPreview } from './flow.js';
 import { handoverSummary, rejectHandoverButton } from './handover.js';
 import { fixedAnswerFields, fixedAnswerSummary, type AcknowledgeResponse } from './fixed-answer.js';
+import { senderDeliveryFields } from './sender-delivery.js';
 import { signatureFields, type Signature } from './signature-fields.js';
 import { actionButton, alertRegion, checkbox, copyButton, el, field, openDialog, pageHeading, select, textInput, withProgress } from '../dom.js';
 
@@ -20,6 +21,8 @@ export interface Trigger {
   allowed_source_ips: string[] | null;
   enabled: boolean;
   deduplicate: boolean;
+  /** A batching sender's POST becomes one event per element (the API's default). */
+  split_batches?: boolean;
   /** Null (or absent, from an older API) for the default JSON answers. */
   acknowledge_response?: AcknowledgeResponse | null;
   api_key?: string;
@@ -212,11 +215,14 @@ function triggerForm(options: { trigger?: Trigger; onDone: (trigger: Trigger) =>
     const { flows } = await api<{ flows: string[] }>('GET', '/flows');
     flow.replaceChildren(...(flows.length ? flows.map((name) => el('option', { value: name }, name)) : [el('option', { value: '' }, 'No flow is deployed')]));
     if (trigger) flow.value = trigger.flow;
+    delivery.update();
   });
   const mode = select(Object.entries(RESPONSE_MODES), trigger?.response_mode);
   const filter = textInput(trigger?.event_filter.join(', '));
   const [apiKeyRow, apiKey] = checkbox('api-key-enabled', 'Secure with API key', trigger?.api_key_enabled);
   const signature = signatureFields({ current: trigger?.signature, alert });
+  const delivery = senderDeliveryFields({ sender: signature.sender, mode, flow, filter, splitBatches: trigger?.split_batches });
+  signature.onSenderChange(delivery.update);
   const fixedAnswer = fixedAnswerFields(trigger?.acknowledge_response);
   const [dedupRow, dedup] = checkbox('deduplicate', 'Deduplicate', trigger?.deduplicate);
   const sourceIps = textInput(trigger?.allowed_source_ips?.join(', '));
@@ -229,8 +235,9 @@ function triggerForm(options: { trigger?: Trigger; onDone: (trigger: Trigger) =>
     field('flow', 'Flow', flow, 'The deployed flow each delivery runs.'),
     flowPreview(flow),
     field('response-mode', 'Response mode', mode),
-    field('event-filter', 'Event filter', filter, 'Event types to accept, separated by commas; a trailing * matches a prefix. Empty accepts every event.'),
-    apiKeyRow, ...signature.elements, ...fixedAnswer.elements, dedupRow,
+    field('event-filter', 'Event filter', filter, 'Event types to accept, separated by commas; a trailing * matches a prefix. Empty accepts every event. The chosen sender\'s event names are suggested.'),
+    delivery.suggestions,
+    apiKeyRow, ...signature.elements, delivery.timing, delivery.splitRow, ...fixedAnswer.elements, dedupRow,
     field('source-ips', 'Allowed source IPs', sourceIps, 'Addresses or CIDR ranges deliveries may come from, separated by commas. Empty allows any address.'),
     alert,
     el('div', { class: 'actions' }, submit, cancel));
@@ -245,6 +252,7 @@ function triggerForm(options: { trigger?: Trigger; onDone: (trigger: Trigger) =>
         event_filter: filter.value.split(',').map((s) => s.trim()).filter(Boolean),
         api_key_enabled: apiKey.checked,
         deduplicate: dedup.checked,
+        split_batches: delivery.splitBatches(),
         allowed_source_ips: ips.length ? ips : null,
         acknowledge_response: fixedAnswer.body(),
       };

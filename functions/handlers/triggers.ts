@@ -22,6 +22,7 @@ import { FLOW_NAME } from '../domain/flows/flow-name.js';
 import { onFirstUse } from '../adapters/lazy.js';
 import type { EventQueue, ExecutionStore } from '../domain/flows/ports.js';
 import type { DeliveryStatsStore } from '../domain/stats/ports.js';
+import { flowWaitLimitSeconds } from '../domain/webhooks/wait-budget.js';
 import { AppError } from '../shared/errors.js';
 import { createHttpHandler } from '../shared/handler.js';
 import { metricsRecorder } from '../shared/metrics.js';
@@ -38,6 +39,8 @@ export interface TriggersHandlerDeps extends TriggerDeps {
   flowDefinition: FlowDefinitionSource;
   /** Base of the URLs shown (`<base>/<webhook_id>`). */
   webhookBaseUrl: string;
+  /** How long a wait-mode delivery waits for its flow (`WAIT_TIMEOUT_MS`), shown with each flow. */
+  waitTimeoutMs: number;
   /** Delivery counts by outcome (`GET /triggers/{id}/stats`). */
   stats: DeliveryStatsStore;
 }
@@ -144,7 +147,7 @@ export function createTriggersHandler(deps: TriggersHandlerDeps, authenticator: 
     // Only a flow GET /flows lists (and a trigger may name); locally its file may have gone since.
     const definition = flows.has(name) ? await deps.flowDefinition(name) : undefined;
     if (!definition) throw new AppError('not_found', `no deployed flow ${name}`);
-    return ok({ name, definition });
+    return ok({ name, definition, wait_limit_seconds: flowWaitLimitSeconds({ waitTimeoutMs: deps.waitTimeoutMs, definition }) });
   },
   // The catalog is about 30 KB of rows: loaded by the first request for it, not at init.
   listSignatureServices: async () => ok((await senderListing()).SIGNATURE_SERVICE_LISTING),
@@ -166,5 +169,6 @@ export const composeTriggers = (settings: Settings, aws: AwsClients, flowDefinit
   flows: new Set(settings.flowNames),
   flowDefinition,
   webhookBaseUrl: settings.publicWebhookBaseUrl ?? settings.webhookBaseUrl,
+  waitTimeoutMs: settings.waitTimeoutMs,
   stats: new DynamoDeliveryStats(dynamoClient(aws), settings.executionsTable, Date.now),
 }, createGatewayAuthenticator(settings, aws));

@@ -6,6 +6,7 @@ import { EXECUTION_STATUSES } from '../domain/flows/ports.js';
 import { FLOW_NAME } from '../domain/flows/flow-name.js';
 import { triggerSchemas } from '../domain/triggers/trigger-requests.js';
 import { HANDSHAKE_WORDS } from '../domain/webhooks/handshake-words.js';
+import { MAX_BATCH_ELEMENTS } from '../domain/webhooks/batch-elements.js';
 import { SENDERS } from '../domain/webhooks/senders/catalog.js';
 import { SENDER_CATEGORIES } from '../domain/webhooks/senders/catalog-types.js';
 import { WEBHOOK_ID } from '../domain/triggers/webhook-url.js';
@@ -90,8 +91,9 @@ describeEach(settings, {
       '{"request_id", "index", "size"}, "headers", …}}`, and the POST is stored once (its elements\' executions show it). The sender gets one answer: ' +
       'acknowledge mode 200 `{"status": "accepted", "request_id", "events": [{"status", "event_id"}, …]}` once every element is queued (or ' +
       '`acknowledge_response`); wait mode the flows\' outputs as a JSON array in element order (an element ignored or a duplicate as ' +
-      '`{"status", "event_id"}`), or the first failure\'s error. `false`: the whole POST is one event, as for any other sender. ' +
-      'Other senders\' deliveries are never split.',
+      `\`{"status", "event_id"}\`), or the first failure's error. A POST of more than ${MAX_BATCH_ELEMENTS} elements is refused 413 \`payload_too_large\` ` +
+      '(recorded, nothing run): no batching sender documents a larger batch, and each element is written and queued before the sender is answered. ' +
+      '`false`: the whole POST is one event, as for any other sender, whatever its size. Other senders\' deliveries are never split.',
   },
   acknowledge_response: {
     description:
@@ -474,7 +476,7 @@ const receiveWebhook: OperationDoc = {
     '403': errorBody('ip_not_allowed: the trigger has `allowed_source_ips` and the address API Gateway saw is in none of them. Checked after the size and before the API key and signature.'),
     '404': errorBody('not_found: no enabled trigger has this webhook id (unknown, disabled, deleted, or replaced by regenerate-url). Answered for every method.'),
     '405': { ...errorBody('method_not_allowed: a known webhook id with a method other than POST.'), headers: { allow: { type: 'string', const: 'POST' } } },
-    '413': errorBody('payload_too_large: the body is over `WEBHOOK_MAX_BODY_BYTES` (default 1,000,000 bytes), checked before credentials; or, after the event filter, the flow input (`{"trigger": …}`, which holds a JSON body about twice) is over Step Functions\' 256 KiB, in both response modes.'),
+    '413': errorBody(`payload_too_large: the body is over \`WEBHOOK_MAX_BODY_BYTES\` (default 1,000,000 bytes), checked before credentials; or, after the event filter, the flow input (\`{"trigger": …}\`, which holds a JSON body about twice) is over Step Functions' 256 KiB, in both response modes; or a batching sender's POST to a trigger that splits batches carries more than ${MAX_BATCH_ELEMENTS} elements (\`split_batches\`).`),
     '415': errorBody('unsupported_media_type: not JSON, urlencoded form or multipart form data. Checked after credentials.'),
     '502': errorBody('flow_failed: wait mode, the flow failed, or shaped a reply that breaks the rules above (the reason is on the execution\'s timeline).'),
     '503': errorBody('unavailable: acknowledge mode, the queue did not take the event (nothing was stored; retry), or the flow could not be started.'),
@@ -511,9 +513,14 @@ export const triggersDocs: OperationDocs = {
     responses: {
       '200': dataBody('The flow', {
         type: 'object',
-        required: ['name', 'definition'],
+        required: ['name', 'definition', 'wait_limit_seconds'],
         properties: {
           name: { type: 'string' },
+          wait_limit_seconds: {
+            type: 'integer', minimum: 1,
+            description: 'The longest a wait-mode delivery waits for this flow: the deployment\'s `WAIT_TIMEOUT_MS` (default 25 s), or the flow\'s own `TimeoutSeconds` when shorter. ' +
+              'A sender whose `delivery_policy.timeout_seconds` (`GET /signature-services`) is shorter may give up first; the console warns of it.',
+          },
           definition: {
             type: 'object',
             required: ['StartAt', 'States'],
@@ -542,7 +549,7 @@ export const triggersDocs: OperationDocs = {
             type: 'array',
             items: {
               type: 'object',
-              required: ['id', 'name', 'category', 'docs_url', 'secret_label', 'handshake', 'needs_verify_token', 'event_type', 'delivery_id', 'batch'],
+              required: ['id', 'name', 'category', 'docs_url', 'secret_label', 'handshake', 'needs_verify_token', 'event_type', 'delivery_id', 'batch', 'delivery_policy', 'event_names'],
               properties: {
                 id: { type: 'string', enum: SENDERS.filter((row) => row.verification.primitive !== 'unsupported').map((row) => row.id) },
                 name: { type: 'string' },
@@ -600,6 +607,26 @@ export const triggersDocs: OperationDocs = {
                         note: { type: 'string' },
                       },
                     },
+                  ],
+                },
+                delivery_policy: {
+                  type: 'object',
+                  description: 'How long the sender waits for an answer and how it retries, as its documentation says (null: it does not say). A wait-mode trigger whose flow may run longer ' +
+                    'than `timeout_seconds` answers after the sender gave up: the sender counts the delivery failed and may send it again (the same `event_id` where it has one).',
+                  required: ['timeout_seconds', 'retry_window_seconds', 'retries'],
+                  properties: {
+                    timeout_seconds: { type: ['integer', 'null'], minimum: 1, description: 'Seconds the sender waits for an answer; null: undocumented.' },
+                    retry_window_seconds: { type: ['integer', 'null'], minimum: 0, description: 'Seconds after the first attempt within which it retries a failed delivery; 0: it never retries by itself; null: undocumented.' },
+                    retries: { type: 'string', description: 'Its schedule and what it counts as a failure, in a sentence or two.' },
+                    unconfirmed: { type: 'boolean', enum: [true], description: 'A figure comes from a secondary source, or could not be confirmed in the sender\'s own documentation.' },
+                  },
+                },
+                event_names: {
+                  description: 'Event names to pick an event filter from: read from a package that publishes them (GitHub: `@octokit/webhooks-types`; Stripe: `stripe`; Paddle: its SDK), ' +
+                    'else the examples the sender\'s documentation shows; null when neither gives any. `source` says which.',
+                  oneOf: [
+                    { type: 'null' },
+                    { type: 'object', required: ['names', 'source'], properties: { names: { type: 'array', items: { type: 'string' } }, source: { type: 'string' } } },
                   ],
                 },
               },

@@ -40,7 +40,8 @@ describe('GET /flows/{name}', () => {
     for (const name of listFlowNames(FLOWS_DIR)) {
       const got = await call(stack, 'GET', `/flows/${name}`, { token });
       expect(got.status, name).toBe(200);
-      expect(got.json, name).toEqual({ data: { name, definition: fileDefinition(FLOWS_DIR, name) } });
+      // wait_limit_seconds: WAIT_TIMEOUT_MS's default, these flows having no shorter TimeoutSeconds of their own.
+      expect(got.json, name).toEqual({ data: { name, definition: fileDefinition(FLOWS_DIR, name), wait_limit_seconds: 25 } });
       expect((await call(stack, 'GET', `/flows/${name}`, { apiKey })).json, name).toEqual(got.json);
     }
     // A function a flow calls is named as the flow's file names it, not by an ARN.

@@ -5,6 +5,7 @@
 // the senders' docs show them and signed as the senders sign.
 import { createHmac, generateKeyPairSync, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { MAX_BATCH_ELEMENTS } from '../../functions/domain/webhooks/batch-elements.js';
 import { call, useLocalStack } from '../support/local-stack.js';
 import { createTrigger, deliver, TEST_FLOWS_DIR, waitForExecutions } from '../support/webhooks.js';
 
@@ -212,5 +213,26 @@ describe('a batching sender\'s POST becomes one event per element', () => {
     const replay = after.find((e) => e.replay_of === second.execution_id);
     expect(replay).toMatchObject({ status: 'succeeded', event_id: 'sg-evt-1', type: 'open', batch: second.batch });
     expect(replay.output.event).toMatchObject({ sg_event_id: 'sg-evt-1', event: 'open' });
+  });
+
+  it(`a POST of more than ${MAX_BATCH_ELEMENTS} elements is refused 413 with what to do, recorded, and runs nothing; with split_batches false it is taken whole`, async () => {
+    const sender = SENDERS[1]!; // HubSpot: its body is the array itself, so any count is a genuine shape
+    const token = await stack.token('batches-cap');
+    const trigger = await createTrigger(stack, token, { flow: 'echo-trigger', signature: sender.signature });
+    // Small elements (an id and a type), so the whole POST still fits a flow's input below.
+    const body = JSON.stringify(Array.from({ length: MAX_BATCH_ELEMENTS + 1 }, (_, i) => ({ eventId: i, subscriptionType: sender.types[i % 2] })));
+    const refused = await deliver(trigger.url, body, sender.headers(body, trigger.url));
+    expect(refused.status, refused.text).toBe(413);
+    expect(refused.json).toEqual({ error: 'payload_too_large', message: expect.stringMatching(new RegExp(`at most ${MAX_BATCH_ELEMENTS} events .* carries ${MAX_BATCH_ELEMENTS + 1}.*split_batches`)) });
+    const [record] = await waitForExecutions(stack, token, trigger.id, (list) => list.length === 1);
+    expect(record).toMatchObject({ status: 'refused', error: 'payload_too_large' });
+
+    // A trigger that does not split takes the same POST whole.
+    const whole = await createTrigger(stack, token, { flow: 'echo-trigger', split_batches: false, signature: sender.signature });
+    const taken = await deliver(whole.url, body, sender.headers(body, whole.url));
+    expect(taken.status, taken.text).toBe(200);
+    const [execution] = await waitForExecutions(stack, token, whole.id, (list) => settled(list, 1));
+    expect(execution.status).toBe('succeeded');
+    expect(execution.output.event).toHaveLength(MAX_BATCH_ELEMENTS + 1);
   });
 });

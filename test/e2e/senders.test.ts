@@ -25,8 +25,8 @@ describe('GET /signature-services', () => {
       expect(left_out.find((sender) => sender.id === id)?.reason, id).toMatch(/\w{10,}/);
     }
     for (const service of services) {
-      // needs_verify_token added with issue 30 (a meta trigger needs its own verify token); event_type, delivery_id and batch with issue 31.
-      const keys = ['batch', 'category', 'delivery_id', 'docs_url', 'event_type', 'handshake', 'id', 'name', 'needs_verify_token', 'secret_label', ...('limits' in service ? ['limits'] : [])];
+      // needs_verify_token added with issue 30 (a meta trigger needs its own verify token); event_type, delivery_id, batch, delivery_policy and event_names with issue 31.
+      const keys = ['batch', 'category', 'delivery_id', 'delivery_policy', 'docs_url', 'event_names', 'event_type', 'handshake', 'id', 'name', 'needs_verify_token', 'secret_label', ...('limits' in service ? ['limits'] : [])];
       expect(Object.keys(service).sort()).toEqual(keys.sort());
       expect(new URL(service.docs_url as string).protocol).toBe('https:');
     }

@@ -553,6 +553,7 @@ describe('the service stack, as configured by CDK context', () => {
     const tuned = synth({ webhookMaxBodyBytes: '524288', waitTimeoutMs: 10_000, triggerCacheTtlMs: '0', totpIssuer: 'Acme Corp', logLevel: 'warn' });
     const expected: Partial<Record<FunctionName, Record<string, string>>> = {
       webhook: { WEBHOOK_MAX_BODY_BYTES: '524288', WAIT_TIMEOUT_MS: '10000', TRIGGER_CACHE_TTL_MS: '0' },
+      triggers: { WAIT_TIMEOUT_MS: '10000' },
       accounts: { TOTP_ISSUER: 'Acme Corp' },
     };
     for (const [name] of functionEntries) {

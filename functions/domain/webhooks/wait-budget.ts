@@ -29,3 +29,14 @@ export function flowWaitMs(input: { waitTimeoutMs: number; nowMs: number; answer
   if (input.answerByMs === undefined) return input.waitTimeoutMs;
   return Math.min(input.waitTimeoutMs, input.answerByMs - OUTCOME_RESERVE_MS - input.nowMs);
 }
+
+/**
+ * The longest a wait-mode delivery can wait for `flow`, in whole seconds (rounded up): the
+ * deployment's `WAIT_TIMEOUT_MS`, or the flow's own `TimeoutSeconds` when that is shorter (the flow
+ * then fails first). What the console compares with a sender's delivery time-out.
+ */
+export function flowWaitLimitSeconds(input: { waitTimeoutMs: number; definition: Record<string, unknown> }): number {
+  const own = input.definition.TimeoutSeconds;
+  const waitSeconds = Math.ceil(input.waitTimeoutMs / 1000);
+  return typeof own === 'number' && Number.isInteger(own) && own > 0 ? Math.min(own, waitSeconds) : waitSeconds;
+}

@@ -1,7 +1,8 @@
 import { newExecutionId } from '../../flows/execution-id.js';
 import type { BatchPosition } from '../../flows/ports.js';
 import type { WebhookBody } from '../body.js';
-import { batchElements, elementContentId, elementDedupKey, elementId, elementType } from '../batch-elements.js';
+import { AppError } from '../../../shared/errors.js';
+import { MAX_BATCH_ELEMENTS, batchElements, elementContentId, elementDedupKey, elementId, elementType } from '../batch-elements.js';
 import { DEDUP_WINDOW_SECONDS, singleUseWindowSeconds } from '../replay-key.js';
 import type { BatchRule, SenderRow } from '../senders/catalog-types.js';
 import { storedRequest } from '../stored-request.js';
@@ -25,12 +26,17 @@ export interface SplitBatch {
 
 /**
  * The batch a verified delivery carries, when its sender batches, the trigger splits batches and
- * the body holds a list where the row says; `undefined` otherwise (one delivery, as today).
+ * the body holds a list where the row says; `undefined` otherwise (one delivery, as today). A batch
+ * of more than `MAX_BATCH_ELEMENTS` is refused, 413 `payload_too_large`, before anything is written.
  */
 export function batchOf(request: IncomingWebhook, delivery: Delivery, row: SenderRow | undefined, body: WebhookBody): SplitBatch | undefined {
   if (!row?.batch || delivery.trigger.split_batches === false || body.kind !== 'json') return undefined;
   const { headers, body: visible } = visibleToFlow(request, delivery, row, body);
   const elements = batchElements(row.batch, visible.value);
+  if (elements && elements.length > MAX_BATCH_ELEMENTS) {
+    throw new AppError('payload_too_large', `batch of ${elements.length} elements`, undefined,
+      `A batch may carry at most ${MAX_BATCH_ELEMENTS} events to a trigger that splits batches; this one carries ${elements.length}. Have the sender send fewer per POST, or set the trigger's split_batches to false to take such a POST whole.`);
+  }
   const replayWindowSeconds = singleUseWindowSeconds(row);
   return elements && { rule: row.batch, elements, headers, ...(replayWindowSeconds !== undefined && { replayWindowSeconds }) };
 }

@@ -11,10 +11,10 @@ import type { Ed25519Params } from './primitives/ed25519.js';
 import type { JwtAlgorithm, JwtParams } from './primitives/jwt.js';
 import type { BasicParams, StaticTokenParams } from './primitives/token.js';
 import type { CertificateUrlRule, X509RsaParams } from './primitives/x509-rsa.js';
-import type { ListedBatch, SignatureServiceListing } from './listing-types.js';
+import type { DeliveryPolicy, ListedBatch, SignatureServiceListing } from './listing-types.js';
 import type { SecretField } from '../secret-fields.js';
 
-export type { SecretField };
+export type { SecretField, DeliveryPolicy };
 
 export type { HmacAlgorithm, SignatureEncoding };
 // The categories live with the listing's shapes, which the console imports (they import nothing).
@@ -25,7 +25,7 @@ export { SENDER_CATEGORIES, type SenderCategory } from './listing-types.js';
  * category, docs, what to paste, whether it expects a handshake or a reply of its own) and how its
  * requests are verified and answered.
  */
-export interface SenderRow extends Omit<SignatureServiceListing, 'needs_verify_token' | 'event_type' | 'delivery_id' | 'batch'> {
+export interface SenderRow extends Omit<SignatureServiceListing, 'needs_verify_token' | 'event_type' | 'delivery_id' | 'batch' | 'event_names'> {
   /** The handshake the receiver answers for this sender itself (`handshakes.ts`), when it does. */
   handshake_answer?: HandshakeKindName;
   /**

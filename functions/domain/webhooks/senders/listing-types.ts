@@ -33,6 +33,35 @@ export interface SignatureServiceListing {
   delivery_id: ListedDeliveryId | null;
   /** One POST carries several events: where they are, and each one's type and id; `null` for a sender that sends one event a POST. */
   batch: ListedBatch | null;
+  /** How long the sender waits for an answer, and how it retries one that fails or comes late. */
+  delivery_policy: DeliveryPolicy;
+  /**
+   * Event names to pick a filter from: the list a package of the sender publishes, else the names
+   * its documentation shows; `null` when neither gives any.
+   */
+  event_names: ListedEventNames | null;
+}
+
+/**
+ * A sender's delivery time-out and retries, as its documentation says; `null` where it does not
+ * (undocumented). A wait-mode trigger whose flow may take longer than `timeout_seconds` answers
+ * after the sender gave up: it counts the delivery failed and, as `retries` says, may send it again.
+ */
+export interface DeliveryPolicy {
+  /** Seconds the sender waits for an answer before it counts the attempt failed. */
+  timeout_seconds: number | null;
+  /** Seconds after the first attempt within which the sender retries a failed delivery; 0: it never retries by itself. */
+  retry_window_seconds: number | null;
+  /** The sender's schedule and what it counts as a failure, in a sentence or two. */
+  retries: string;
+  /** A figure comes from a secondary source, or could not be confirmed in the sender's own documentation. */
+  unconfirmed?: true;
+}
+
+/** A sender's event names, and where they come from (a package and the type that lists them, or its documentation). */
+export interface ListedEventNames {
+  names: string[];
+  source: string;
 }
 
 /** A value a request carries: a header (its lower-case name), or a member of the JSON body by its path. */

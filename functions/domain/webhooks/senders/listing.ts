@@ -1,7 +1,8 @@
 import { SENDERS } from './catalog.js';
+import { eventNamesOf } from './event-names.js';
 import type { SignatureServiceCatalog } from './listing-types.js';
 
-export type { LeftOutSender, SignatureServiceCatalog, SignatureServiceListing } from './listing-types.js';
+export type { DeliveryPolicy, LeftOutSender, ListedEventNames, SignatureServiceCatalog, SignatureServiceListing } from './listing-types.js';
 
 /**
  * The catalog as the API, the OpenAPI document, the README and the console show it: the senders
@@ -15,6 +16,8 @@ export const SIGNATURE_SERVICE_LISTING: SignatureServiceCatalog = {
     event_type: row.event_type,
     delivery_id: row.delivery_id ?? null,
     batch: row.batch ?? null,
+    delivery_policy: row.delivery_policy,
+    event_names: eventNamesOf(row.id),
   })),
   left_out: SENDERS.flatMap((row) => (row.verification.primitive === 'unsupported'
     ? [{ id: row.id, name: row.name, docs_url: row.docs_url, reason: row.verification.reason }]
