@@ -13,14 +13,14 @@ import type { RequestValue } from '../../functions/domain/webhooks/senders/catal
 import { senderRow } from '../../functions/domain/webhooks/senders/catalog.js';
 import { useLocalStack } from '../support/local-stack.js';
 import { DELIVERIES, type SenderDelivery } from '../support/sender-deliveries.js';
-import { HTTP_SENDERS, NOT_SENT_OVER_HTTP, SENDER_KEYS } from '../support/sender-http.js';
+import { HTTP_SENDERS, ROWS_NOT_SENT, SENDER_KEYS } from '../support/sender-http.js';
 import { createTrigger, deliver, TEST_FLOWS_DIR, waitForExecutions } from '../support/webhooks.js';
 
 const stack = useLocalStack({ flowsDir: TEST_FLOWS_DIR, senderKeys: SENDER_KEYS });
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 const settled = (count: number) => (list: { status: string }[]) => list.length === count && list.every((e) => e.status !== 'queued' && e.status !== 'running');
-const overHttp = ([service]: [string, SenderDelivery]) => !(service in NOT_SENT_OVER_HTTP);
+const overHttp = ([service]: [string, SenderDelivery]) => !(service in ROWS_NOT_SENT);
 const TYPED = Object.entries(DELIVERIES).filter(([, delivery]) => delivery.type).filter(overHttp);
 const WITH_ID = Object.entries(DELIVERIES).filter(([, delivery]) => delivery.id).filter(overHttp);
 

@@ -226,10 +226,12 @@ export const HTTP_SENDERS: Readonly<Record<string, HttpSender>> = {
   },
 };
 
-/**
- * Rows that read a type or an id which no delivery here is sent for, and why: each is proven
- * elsewhere or cannot be sent to a trigger at all.
- */
-export const NOT_SENT_OVER_HTTP: Readonly<Record<string, string>> = {
+/** Rows that read a type or an id and have no delivery sent over HTTP, and why: none can be created as a trigger. */
+export const ROWS_NOT_SENT: Readonly<Record<string, string>> = {
   plaid: 'unsupported: no trigger can verify it, so none can be created',
+};
+
+/** Rows whose delivery is sent over HTTP but whose delivery id is not, and why. */
+export const IDS_NOT_SENT: Readonly<Record<string, string>> = {
+  discord: 'the id is an Interaction\'s snowflake (read in test/domain/senders/event-types.test.ts): Interactions are answered at once and never retried, and Webhook Events, sent here, carry no id',
 };

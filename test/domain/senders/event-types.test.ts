@@ -1,11 +1,14 @@
 // Each sender's event type and delivery id, read from its catalog row out of a delivery shaped as
 // the sender's documentation shows it (the shared table of test/support/sender-deliveries.ts, which
 // test/e2e/receiver-sender-events.test.ts sends over HTTP).
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { WebhookBody } from '../../../functions/domain/webhooks/body.js';
 import { SENDERS, senderRow } from '../../../functions/domain/webhooks/senders/catalog.js';
 import { eventType, senderEventId } from '../../../functions/domain/webhooks/trigger-input.js';
-import { DELIVERIES } from '../../support/sender-deliveries.js';
+import { DELIVERIES, type SenderDelivery } from '../../support/sender-deliveries.js';
+import { HTTP_SENDERS, IDS_NOT_SENT, ROWS_NOT_SENT, type HttpSender } from '../../support/sender-http.js';
 
 const json = (value: unknown): WebhookBody => ({ kind: 'json', value });
 
@@ -83,5 +86,48 @@ describe('the fact sheet\'s event types and delivery ids are each read and teste
     const untested = SENDERS.filter((row) => row.delivery_id && !DELIVERIES[row.id]?.id).map((row) => row.id);
     // Discord's is an interaction's, proven above: its Webhook Events carry none.
     expect(untested).toEqual(['discord']);
+  });
+});
+
+/**
+ * Over HTTP: test/e2e/receiver-sender-events.test.ts sends every delivery of the shared table that
+ * has a type or an id, signed by its sender of test/support/sender-http.ts (it fails for a delivery
+ * without one); test/e2e/receiver-batches.test.ts sends each batching row's POST. So a row is
+ * proven over HTTP when its delivery and its sender are in those tables, or its batch in that file.
+ */
+const E2E = resolve(import.meta.dirname, '../../e2e');
+const SENDS_THE_TABLE = readFileSync(join(E2E, 'receiver-sender-events.test.ts'), 'utf8');
+const BATCHES_SENT = new Set([...readFileSync(join(E2E, 'receiver-batches.test.ts'), 'utf8').matchAll(/\bservice: '([a-z0-9_]+)'/g)].map((m) => m[1]!));
+
+/** The rows, and the fact sheet's senders, whose type or id no HTTP test sends. */
+function notSentOverHttp(deliveries: Readonly<Record<string, SenderDelivery>>, senders: Readonly<Record<string, HttpSender>>): string[] {
+  const sent = (id: string, what: 'type' | 'id') => Boolean(deliveries[id]?.[what] && senders[id]) || id in ROWS_NOT_SENT || (what === 'id' && id in IDS_NOT_SENT);
+  const rows = SENDERS.filter((row) =>
+    (row.event_type.sources.length > 0 && !sent(row.id, 'type'))
+    || (row.delivery_id && !sent(row.id, 'id'))
+    || (row.batch && !BATCHES_SENT.has(row.id)));
+  const factSheet = [
+    ...FACT_SHEET_TYPED.filter((id) => !sent(id, 'type') && !BATCHES_SENT.has(id) && !TYPES_NOT_READ[id]),
+    ...FACT_SHEET_IDS.filter((id) => !sent(id, 'id') && !BATCHES_SENT.has(id) && !IDS_NOT_READ[id]),
+  ];
+  return [...new Set([...rows.map((row) => row.id), ...factSheet])];
+}
+
+describe('every row\'s event type and delivery id is proven over HTTP, or said why not', () => {
+  it('test/e2e/receiver-sender-events.test.ts sends the shared table, each delivery with a type and each with an id', () => {
+    expect(SENDS_THE_TABLE).toContain("from '../support/sender-deliveries.js'");
+    expect(SENDS_THE_TABLE).toMatch(/for \(const \[service, delivery\] of TYPED\)/);
+    expect(SENDS_THE_TABLE).toMatch(/for \(const \[service, delivery\] of WITH_ID\)/);
+  });
+
+  it('every row (and fact-sheet sender) with a type, an id or a batch has a delivery sent over HTTP, or a reason', () => {
+    expect(notSentOverHttp(DELIVERIES, HTTP_SENDERS)).toEqual([]);
+  });
+
+  it('would fail for a row whose delivery or whose signer is gone', () => {
+    const { gitlab: _gitlab, ...withoutGitlab } = DELIVERIES;
+    const { clerk: _clerk, ...withoutClerk } = HTTP_SENDERS;
+    expect(notSentOverHttp(withoutGitlab, HTTP_SENDERS)).toEqual(['gitlab']);
+    expect(notSentOverHttp(DELIVERIES, withoutClerk)).toEqual(['clerk']);
   });
 });
