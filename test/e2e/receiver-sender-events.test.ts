@@ -4,12 +4,12 @@
 // For every row with a type: the delivery is recorded with it, a filter on it runs the flow, and
 // another type is ignored. For every row with an id: the same delivery twice on a deduplicating
 // trigger runs once, and `event_id` is the sender's id. For GitHub, every example payload
-// @octokit/webhooks-examples ships, with its event name. Every delivery is sent before the tests
-// look, all rows side by side (the stack works on them together); each test then waits for its own
-// trigger's executions and checks them. The count that keeps every row here is in
-// test/domain/senders/event-types.test.ts.
+// @octokit/webhooks-examples ships, with its event name; and Discord's two kinds of webhook told
+// apart. Every delivery is sent before the tests look, all rows side by side (the stack works on
+// them together); each test then waits for its own trigger's executions and checks them. The
+// count that keeps every row here is in test/domain/senders/event-types.test.ts.
 import { createRequire } from 'node:module';
-import { randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RequestValue } from '../../functions/domain/webhooks/senders/catalog-types.js';
 import { senderRow } from '../../functions/domain/webhooks/senders/catalog.js';
@@ -53,20 +53,24 @@ function another(service: string, delivery: SenderDelivery, type: string): Sende
   return { headers, body, type, ...(delivery.id && { id: `${delivery.id}-2` }) };
 }
 
-/** Requests in flight at once: enough to keep the stack busy, few enough not to queue up behind each other. */
-const IN_FLIGHT = 24;
+/**
+ * Requests in flight at once: enough to keep the stack busy, few enough that none waits long
+ * behind the others (Paddle's signature is good for 5 s, and is signed as its request goes out).
+ */
+const IN_FLIGHT = 8;
 let inFlight = 0;
 const waiting: (() => void)[] = [];
 
 /** Runs `request` once fewer than `IN_FLIGHT` others are running. */
 async function limited<T>(request: () => Promise<T>): Promise<T> {
-  if (inFlight >= IN_FLIGHT) await new Promise<void>((resolve) => waiting.push(resolve));
-  inFlight++;
+  if (inFlight < IN_FLIGHT) inFlight++;
+  else await new Promise<void>((resolve) => waiting.push(resolve)); // a finishing request hands over its place
   try {
     return await request();
   } finally {
-    inFlight--;
-    waiting.shift()?.();
+    const next = waiting.shift();
+    if (next) next();
+    else inFlight--;
   }
 }
 
@@ -77,17 +81,17 @@ interface Sent {
 }
 
 /** A filtered trigger, sent the row's delivery and another of another type. */
-async function sendTypes(service: string, delivery: SenderDelivery): Promise<Sent & { other: SenderDelivery }> {
+async function sendTypes(service: string, delivery: SenderDelivery): Promise<Sent & { other: SenderDelivery; answers: unknown[] }> {
   const token = await stack.token(`types-${service}`);
   const trigger = await limited(() => createTrigger(stack, token, { flow: 'echo', event_filter: [delivery.type], ...HTTP_SENDERS[service]?.trigger }));
   const other = another(service, delivery, `${delivery.type}.other`);
   const answers = await Promise.all([send(() => signed(service, trigger.url, delivery, 'genuine')), send(() => signed(service, trigger.url, other, 'other'))]);
   for (const answer of answers) expect(answer.status, answer.text).toBe(200);
-  return { token, triggerId: trigger.id, other };
+  return { token, triggerId: trigger.id, other, answers: answers.map((answer) => answer.json) };
 }
 
 /** A deduplicating trigger, sent the row's delivery, then the same delivery again (signed anew where the sender signs a time). */
-async function sendTwice(service: string, delivery: SenderDelivery): Promise<Sent> {
+async function sendTwice(service: string, delivery: SenderDelivery): Promise<Sent & { answers: unknown[] }> {
   const token = await stack.token(`ids-${service}`);
   const trigger = await limited(() => createTrigger(stack, token, { flow: 'echo', deduplicate: true, ...HTTP_SENDERS[service]?.trigger }));
   let first: Promise<SentDelivery> | undefined;
@@ -96,7 +100,7 @@ async function sendTwice(service: string, delivery: SenderDelivery): Promise<Sen
   expect(answer.status, answer.text).toBe(200);
   const again = await send(() => (HTTP_SENDERS[service]?.retry === 'same bytes' ? signFirst() : signed(service, trigger.url, delivery, 'retried')));
   expect(again.status, again.text).toBe(200);
-  return { token, triggerId: trigger.id };
+  return { token, triggerId: trigger.id, answers: [answer.json, again.json] };
 }
 
 /** The examples @octokit/webhooks-examples ships, by event name (its main is JSON). */
@@ -140,7 +144,8 @@ beforeAll(async () => {
 describe('a filter on the sender\'s own event type, over HTTP', () => {
   for (const [service, delivery] of TYPED) {
     it(`${service}: a delivery as its docs show it is recorded as '${delivery.type}'; a filter on it runs the flow, and another type is ignored`, async () => {
-      const { token, triggerId, other } = await typesSent.get(service)!;
+      const { token, triggerId, other, answers } = await typesSent.get(service)!;
+      expect(answers).toEqual([{ status: 'accepted', event_id: delivery.id ?? expect.any(String) }, { status: 'ignored' }]);
       const executions = await waitForExecutions(stack, token, triggerId, settled(2));
       expect(executions.map((e) => [e.status, e.type]).sort()).toEqual([['ignored', other.type], ['succeeded', delivery.type]]);
       if (delivery.id) expect(executions.find((e) => e.status === 'succeeded').event_id).toBe(delivery.id);
@@ -151,7 +156,8 @@ describe('a filter on the sender\'s own event type, over HTTP', () => {
 describe('deduplication on the sender\'s own delivery id, over HTTP', () => {
   for (const [service, delivery] of WITH_ID) {
     it(`${service}: the same delivery twice (signed anew where the sender signs a time) runs the flow once, with event_id '${delivery.id}'`, async () => {
-      const { token, triggerId } = await twiceSent.get(service)!;
+      const { token, triggerId, answers } = await twiceSent.get(service)!;
+      expect(answers).toEqual([{ status: 'accepted', event_id: delivery.id }, { status: 'duplicate' }]);
       const executions = await waitForExecutions(stack, token, triggerId, settled(2));
       expect(executions.map((e) => e.status).sort()).toEqual(['duplicate', 'succeeded']);
       expect(executions.map((e) => e.event_id)).toEqual([delivery.id, delivery.id]);
@@ -175,5 +181,31 @@ describe('github: every example payload @octokit/webhooks-examples ships, sent w
       const otherHalfWithMore = GITHUB_EXAMPLES.filter((definition) => GITHUB_HALVES[1 - half]!.includes(definition.name) && definition.examples.length > 1);
       expect(new Set(executions.filter((e) => e.status === 'ignored').map((e) => e.type))).toEqual(new Set(otherHalfWithMore.map((definition) => definition.name)));
     }
+  });
+});
+
+describe('discord: Webhook Events run the flow; Interactions\' PING is still answered PONG', () => {
+  it('a signed Webhook Event ({"type": 1, "event": …}) runs the flow with its event.type, filtered; an Interactions PING gets PONG and runs nothing', async () => {
+    const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+    const hexKey = (publicKey.export({ format: 'der', type: 'spki' }) as Buffer).subarray(-32).toString('hex');
+    const signedHeaders = (body: string) => {
+      const timestamp = String(nowSeconds());
+      return { 'x-signature-timestamp': timestamp, 'x-signature-ed25519': sign(null, Buffer.from(timestamp + body), privateKey).toString('hex') };
+    };
+    const event = (type: string) => JSON.stringify({
+      version: 1, application_id: '1234567765431', type: 1,
+      event: { type, timestamp: new Date().toISOString(), data: { integration_type: 0, scopes: ['applications.commands'], user: { id: '53908232999183680', username: 'mason' } } },
+    });
+    const ping = JSON.stringify({ type: 1, id: '786008729715212338', application_id: '1234567765431', token: 'A_UNIQUE_TOKEN', version: 1 });
+    const token = await stack.token('events-discord');
+    const trigger = await createTrigger(stack, token, { flow: 'echo', event_filter: ['APPLICATION_AUTHORIZED'], signature: { service: 'discord', secret: hexKey } });
+    const authorized = await deliver(trigger.url, event('APPLICATION_AUTHORIZED'), signedHeaders(event('APPLICATION_AUTHORIZED')));
+    expect(authorized.json).toMatchObject({ status: 'accepted' });
+    const other = event('ENTITLEMENT_CREATE');
+    expect((await deliver(trigger.url, other, signedHeaders(other))).json).toEqual({ status: 'ignored' });
+    const pong = await deliver(trigger.url, ping, signedHeaders(ping));
+    expect(pong.json).toEqual({ type: 1 });
+    const executions = await waitForExecutions(stack, token, trigger.id, (list) => list.length === 3 && list.every((e) => e.status !== 'queued' && e.status !== 'running'));
+    expect(executions.map((e) => [e.status, e.type]).sort()).toEqual([['handshake', 'discord_ping'], ['ignored', 'ENTITLEMENT_CREATE'], ['succeeded', 'APPLICATION_AUTHORIZED']]);
   });
 });
