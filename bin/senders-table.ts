@@ -26,6 +26,7 @@ function verifiedBy(verification: Verification): string {
     case 'jwt': return 'JWT';
     case 'static_token': return 'static token';
     case 'basic': return 'HTTP Basic';
+    case 'any_of': return verification.schemes.map(verifiedBy).join(', or ');
     case 'configured': return 'your HMAC settings';
     case 'unsupported': return `not verified: ${verification.reason}`;
   }

@@ -150,6 +150,16 @@ const FAMILIES: Family[] = [
     label: /Name: value/,
   },
   {
+    name: 'one of several schemes: a Standard Webhooks signature by the client secret, or a header line (BigCommerce)',
+    has: (r) => r.verification.primitive === 'any_of',
+    good: ['hvx8ybz5m1c0o0j4f6pn2fy5b9jl0mk', 'X-Custom-Auth-Header: 7d4f7a2b-my-bigcommerce-value'],
+    bad: [
+      [' hvx8ybz5m1c0o0j4f6pn2fy5b9jl0mk', /spaces.*; or .*Name: value/],
+      ['secret\r\nX-Injected: 1', /line break.*; or .*Name: value/],
+    ],
+    label: /client secret.*Name: value/,
+  },
+  {
     name: 'HTTP Basic (Postmark)',
     has: (r) => r.verification.primitive === 'basic',
     good: ['postmark-hooks:p@ss:w0rd', 'user:password'],

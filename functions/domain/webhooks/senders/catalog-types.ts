@@ -134,6 +134,14 @@ export type Verification =
   | ({ primitive: 'jwt' } & JwtParams)
   | ({ primitive: 'static_token' } & StaticTokenParams)
   | ({ primitive: 'basic' } & BasicParams)
+  /**
+   * A sender that authenticates in more than one way (BigCommerce: a Standard Webhooks signature
+   * by the app's client secret, or a static header set on the hook): a request verifies when one
+   * of `schemes` verifies it with one of the trigger's secrets, and a secret is usable when one
+   * scheme takes its form. Each scheme finds what it reads or fails, so a secret of one scheme's
+   * form never passes the other's check.
+   */
+  | { primitive: 'any_of'; schemes: [Verification, Verification, ...Verification[]] }
   // The `custom` row: the trigger's own settings (HMAC parameters) say how; see `customRow`.
   | { primitive: 'configured' }
   | { primitive: 'unsupported'; reason: string };

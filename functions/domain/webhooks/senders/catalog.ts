@@ -243,13 +243,18 @@ export const SENDERS: readonly SenderRow[] = [
     category: 'e-commerce',
     delivery_policy: waits(null, BIGCOMMERCE_RETRY_DELAYS_SECONDS.reduce((a, b) => a + b), 'Not 2xx: 11 retries, 1 min to 24 h apart (about 48 h), then the hook is deactivated.'),
     docs_url: 'https://developer.bigcommerce.com/docs/integrations/webhooks#webhook-security',
-    secret_label: 'A header you set in the hook\'s "headers" when you created it, as a header line Name: value (e.g. X-Hook-Token: a value of your choice)',
+    secret_label: 'The app\'s client secret, which signs the webhook-signature header; or a header you set in the hook\'s "headers" when you created it, as a header line Name: value (e.g. X-Hook-Token: a value of your choice)',
     handshake: false,
     event_type: { sources: [inBody('scope')], example: 'store/order/statusUpdated' },
     delivery_id: { from: 'json', path: ['hash'], signed: false },
-    // BigCommerce signs nothing: a hook carries the static headers given when it was created,
-    // whichever the user chose, so the pasted line names the header as well as its value.
-    verification: { primitive: 'static_token', location: 'named_header' },
+    // BigCommerce signs as Standard Webhooks do, keyed by the app's client secret as text (its docs
+    // hand the library the secret's base64, which the library decodes back). A hook also carries
+    // the static headers given when it was created: a pasted header line (which names the header
+    // as well as its value) checks that instead, as before BigCommerce signed.
+    verification: {
+      primitive: 'any_of',
+      schemes: [{ ...svixStyle('webhook'), key: TEXT_KEY }, { primitive: 'static_token', location: 'named_header' }],
+    },
     secret_fields: [{ from: 'header_named_by_secret' }],
   },
   {

@@ -29,6 +29,11 @@ const SECRET_CHECKS: { readonly [P in Primitive]: SecretCheck<P> } = {
   jwt: (params, secret) => checkJwtSecret(secret, params),
   static_token: (params, secret) => checkStaticTokenSecret(secret, params),
   basic: (_params, secret) => checkBasicSecret(secret),
+  // Usable when one scheme takes it; otherwise every scheme's reason, so the user sees each form.
+  any_of: (params, secret, row) => {
+    const reasons = params.schemes.map((scheme) => (SECRET_CHECKS[scheme.primitive] as SecretCheck<Primitive>)(scheme as never, secret, row));
+    return reasons.includes(undefined) ? undefined : reasons.join('; or ');
+  },
   // The bare `custom` row: its settings are not known here (`customRow(params)` checks the key as they say), so the key is text.
   configured: (_params, secret) => checkTextKey(secret),
   unsupported: (params, _secret, row) => `${row.name} cannot be verified here: ${params.reason}`,

@@ -23,11 +23,20 @@ const PRIMITIVES: { readonly [P in Primitive]: PrimitiveVerifier<P> } = {
   jwt: onFirstUse(async () => (await import('./primitives/jwt.js')).verifyJwt),
   static_token: onFirstUse(async () => (await import('./primitives/token.js')).verifyStaticToken),
   basic: onFirstUse(async () => (await import('./primitives/token.js')).verifyBasic),
+  any_of: (params, ctx) => verifyAnyOf(params.schemes, ctx),
   // The `custom` row itself names no scheme: `customRow(params)` gives the trigger's HMAC settings.
   configured: () => false,
   // Listed so the count is honest, never verifiable here (the row says why).
   unsupported: () => false,
 };
+
+/** True when one of the schemes verifies: each is tried, in order, until one does. */
+async function verifyAnyOf(schemes: readonly Verification[], ctx: VerifyContext): Promise<boolean> {
+  for (const scheme of schemes) {
+    if (await (PRIMITIVES[scheme.primitive] as PrimitiveVerifier<Primitive>)(scheme as never, ctx)) return true;
+  }
+  return false;
+}
 
 /**
  * True when `ctx.request` is genuinely from the sender `row` describes, signed with one of
