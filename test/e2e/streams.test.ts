@@ -365,6 +365,26 @@ describe('streams', () => {
     expect((await t.fetchBatch('w', { batch: 10 })).map((m) => m.seq)).toEqual([3]);
   });
 
+  it('packs a publish of 100 1 KB messages into 32 KB items; any one of them, and runs across items, read back', async () => {
+    const t = await tenant({ max_msgs: 150 });
+    const data = (n: number) => `${n}:`.padEnd(998, 'x');
+    expect(await t.seqsOf(range(1, 100).map((n) => ({ data: data(n), ...(n % 10 === 0 && { msg_id: `m-${n}`, headers: { 'x-n': String(n) } }) })))).toEqual(range(1, 100));
+    expect(await itemsUnder(`STREAMMSG#${t.account}#${t.stream}#`)).toBe(4 + 10); // 4 packed items and 10 msg_id records
+    for (const seq of [1, 31, 32, 33, 50, 100]) {
+      const res = await call(stack, 'GET', `${t.base}/messages/${seq}`, { token: t.token });
+      expect(res.json.data).toMatchObject({ seq, data: data(seq), msg_id: seq % 10 === 0 ? `m-${seq}` : null });
+    }
+    expect((await t.read('?after_seq=28&limit=10')).messages.map((m) => m.seq)).toEqual(range(29, 38));
+    // Retention drops part of an item: what is left of it still reads, and the rest is swept once no message of it is kept.
+    await t.seqsOf(range(101, 160).map((n) => ({ data: data(n) })));
+    expect(await t.info()).toMatchObject({ messages: 150, first_seq: 11, last_seq: 160 });
+    expect((await call(stack, 'GET', `${t.base}/messages/10`, { token: t.token })).status).toBe(404);
+    expect((await t.read('?limit=3')).messages.map((m) => m.seq)).toEqual([11, 12, 13]);
+    await t.createConsumer('w');
+    expect((await t.fetchBatch('w', { batch: 100 })).map((m) => m.seq)).toEqual(range(11, 110));
+    expect(await t.seqsOf([{ data: data(10), msg_id: 'm-10' }])).toEqual([10]);
+  });
+
   it('the sweeper reclaims a purged generation, and a deleted stream\'s messages and consumers', async () => {
     const t = await tenant();
     await t.seqsOf(range(1, 30).map((n) => ({ data: n })));
@@ -372,7 +392,8 @@ describe('streams', () => {
     await t.fetchBatch('w', { batch: 5 });
     const messages = `STREAMMSG#${t.account}#${t.stream}#`;
     const consumers = `STREAMCON#${t.account}#${t.stream}#`;
-    expect(await itemsUnder(messages)).toBe(30);
+    // One publish of 30 small messages is one packed item.
+    expect(await itemsUnder(messages)).toBe(1);
     expect((await call(stack, 'DELETE', `${t.base}/purge`, { token: t.token })).status).toBe(200);
     await waitFor(() => itemsUnder(messages), (n) => n === 0, 30_000);
     await t.seqsOf([{ data: 'kept' }]);
