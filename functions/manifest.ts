@@ -229,7 +229,7 @@ export const ROUTES: readonly RouteSpec[] = [
   objects('DELETE', '{store}/uploads/{id}', 'abortObjectUpload', 'Abort an upload and give its reserved bytes back'),
 
   { method: 'GET', path: '/storage/streams', fn: 'streams', auth: 'gateway', operationId: 'listStreams', tag: TAGS.streams, summary: 'List streams' },
-  streams('PUT', '{stream}', 'createStream', 'Create a stream'),
+  streams('PUT', '{stream}', 'createStream', 'Create a stream or update its configuration'),
   streams('GET', '{stream}', 'getStream', 'Read a stream: configuration, counts, first and last sequence'),
   streams('DELETE', '{stream}', 'deleteStream', 'Delete a stream, its messages and consumers'),
   streams('DELETE', '{stream}/purge', 'purgeStream', 'Remove every message, keep the configuration and consumers'),

@@ -82,7 +82,9 @@ describe('streams', () => {
       discard: 'old', duplicate_window_seconds: 120, created_at: expect.stringMatching(/^\d{4}-/),
       messages: 0, bytes: 0, first_seq: 1, last_seq: 0, first_ts: null, last_ts: null, consumers: 0,
     });
-    expect((await call(stack, 'PUT', t.base, { token: t.token })).status).toBe(409);
+    const again = await call(stack, 'PUT', t.base, { token: t.token });
+    expect(again.status).toBe(200);
+    expect(again.json.data).toEqual(res.json.data);
     expect(await t.info()).toEqual(res.json.data);
     expect((await call(stack, 'GET', '/storage/streams', { token: t.token })).json.data).toEqual({ streams: [res.json.data], next_cursor: null });
   });
@@ -363,6 +365,28 @@ describe('streams', () => {
     expect(await t.fetchBatch('w', { batch: 10 })).toEqual([]);
     await t.ack('w', [1]);
     expect((await t.fetchBatch('w', { batch: 10 })).map((m) => m.seq)).toEqual([3]);
+  });
+
+  it('PUT on an existing stream replaces its configuration: lowered limits trim with discard old, refuse with discard new; bad input changes nothing', async () => {
+    const t = await tenant({ max_msgs: 10, description: 'before' });
+    await t.seqsOf(range(1, 10).map((n) => ({ data: n })));
+    await t.createConsumer('w');
+    const put = (body: Record<string, unknown>) => call(stack, 'PUT', t.base, { token: t.token, body });
+    const updated = await put({ max_msgs: 4, description: 'after' });
+    expect(updated.status, updated.text).toBe(200);
+    expect(updated.json.data).toMatchObject({ description: 'after', max_msgs: 4, discard: 'old', messages: 4, first_seq: 7, last_seq: 10, consumers: 1 });
+    expect((await t.read()).messages.map((m) => m.data)).toEqual([7, 8, 9, 10]);
+
+    const bad = await put({ max_msgs: 0 });
+    expect(bad.status).toBe(400);
+    expect(await t.info()).toMatchObject({ description: 'after', max_msgs: 4, messages: 4 });
+
+    // discard new under a limit it is already past: the messages stay, publishes are refused until there is room.
+    expect((await put({ max_msgs: 3, discard: 'new' })).json.data).toMatchObject({ description: null, max_msgs: 3, discard: 'new', messages: 4 });
+    expect((await t.publish([{ data: 11 }])).status).toBe(409);
+    expect((await put({ max_msgs: 5, discard: 'new' })).status).toBe(200);
+    expect(await t.seqsOf([{ data: 11 }])).toEqual([11]);
+    expect((await t.fetchBatch('w', { batch: 10 })).map((m) => m.seq)).toEqual([7, 8, 9, 10, 11]);
   });
 
   it('packs a publish of 100 1 KB messages into 32 KB items; any one of them, and runs across items, read back', async () => {

@@ -15,7 +15,7 @@ import { MAX_PACKED_SEQS, packMessages, unpackItems, type PackedItem } from './p
 import { STREAM_NAME_PATTERN } from '../../domain/streams/limits.js';
 import type {
   Consumer, ConsumerRef, DeadMessage, DedupRecord, MessageMark, MessagesRef, Pending, Reservation,
-  StoredMessage, Stream, StreamHead, StreamPage, StreamRef, StreamStore,
+  StoredMessage, Stream, StreamConfig, StreamHead, StreamPage, StreamRef, StreamStore,
 } from '../../domain/streams/types.js';
 import { AppError } from '../../shared/errors.js';
 import { ifConditionHolds } from './conditional.js';
@@ -155,6 +155,24 @@ export class DynamoStreamStore implements StreamStore, GenerationStore {
       ConsistentRead: true,
     }));
     return { streams: (result.Items ?? []).map((item) => toStream(accountId, item)), nextCursor: encodeCursor(result.LastEvaluatedKey) };
+  }
+
+  updateConfig(ref: StreamRef, config: StreamConfig): Promise<boolean> {
+    const fields: [string, string | number | null][] = [
+      ['description', config.description], ['max_msgs', config.maxMsgs], ['max_bytes', config.maxBytes],
+      ['max_age_seconds', config.maxAgeSeconds], ['max_msg_size', config.maxMsgSize], ['discard', config.discard],
+      ['duplicate_window_seconds', config.duplicateWindowSeconds],
+    ];
+    const set = fields.filter(([, value]) => value !== null);
+    const remove = fields.filter(([, value]) => value === null);
+    return ifConditionHolds(() => this.client.send(new UpdateCommand({
+      TableName: this.table,
+      Key: streamKey(ref),
+      UpdateExpression: [`SET ${set.map(([name]) => `#${name} = :${name}`).join(', ')}`, remove.length > 0 ? `REMOVE ${remove.map(([name]) => `#${name}`).join(', ')}` : ''].join(' '),
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: Object.fromEntries(fields.map(([name]) => [`#${name}`, name])),
+      ExpressionAttributeValues: Object.fromEntries(set.map(([name, value]) => [`:${name}`, value])),
+    })));
   }
 
   deleteStream(ref: StreamRef, generation: string): Promise<boolean> {

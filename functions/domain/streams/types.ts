@@ -156,6 +156,8 @@ export interface StreamStore {
   getStream(ref: StreamRef): Promise<Stream | undefined>;
   /** The account's streams in name order. */
   listStreams(accountId: string, page: { limit: number; cursor?: string }): Promise<StreamPage>;
+  /** Replaces the stream's configuration (its head and consumers stay); false when there is no such stream. */
+  updateConfig(ref: StreamRef, config: StreamConfig): Promise<boolean>;
   /** Deletes the stream if it is still at `generation`; false otherwise. */
   deleteStream(ref: StreamRef, generation: string): Promise<boolean>;
   /**
