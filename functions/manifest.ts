@@ -236,6 +236,7 @@ export const ROUTES: readonly RouteSpec[] = [
   streams('POST', '{stream}/messages', 'publishMessages', 'Publish up to 100 messages in order'),
   streams('GET', '{stream}/messages', 'readMessages', 'Read messages in sequence order'),
   streams('GET', '{stream}/messages/{seq}', 'getMessage', 'Read one message by sequence'),
+  streams('GET', '{stream}/consumers', 'listConsumers', 'List the consumers with their positions and lag'),
   streams('PUT', '{stream}/consumers/{consumer}', 'createConsumer', 'Create a durable consumer'),
   streams('GET', '{stream}/consumers/{consumer}', 'getConsumer', 'Read a consumer and its position'),
   streams('DELETE', '{stream}/consumers/{consumer}', 'deleteConsumer', 'Delete a consumer'),

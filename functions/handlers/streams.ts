@@ -116,6 +116,7 @@ export const createStreamsHandler = (streams: StreamService, consumers: Consumer
 
   createConsumer: async (request) =>
     created(consumerResource(await consumers.createConsumer(streamOf(request), consumerOf(request), parseConsumerConfig(jsonObjectBody(request.event, { optional: true }))))),
+  listConsumers: async (request) => ok({ consumers: (await consumers.listConsumers(streamOf(request))).map(consumerResource) }),
   getConsumer: async (request) => ok(consumerResource(await consumers.getConsumer(streamOf(request), consumerOf(request)))),
   async deleteConsumer(request) {
     await consumers.deleteConsumer(streamOf(request), consumerOf(request));

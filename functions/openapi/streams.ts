@@ -211,6 +211,14 @@ export const streamsDocs: OperationDocs = {
       '415': notJson,
     },
   },
+  listConsumers: {
+    description: `Every consumer of the stream (at most 100, so one page) in name order, each with its configuration, position and lag (\`num_pending\`: not yet delivered; \`num_ack_pending\`: delivered, not acknowledged). ${SCOPE}`,
+    responses: {
+      '200': dataBody('The consumers', { type: 'object', required: ['consumers'], properties: { consumers: { type: 'array', items: consumerSchema } } }),
+      '400': badStream,
+      '404': missingStream,
+    },
+  },
   getConsumer: {
     description: 'The consumer\'s configuration and position.',
     responses: { '200': dataBody('The consumer', consumerSchema), '400': badStream, '404': missingConsumer },

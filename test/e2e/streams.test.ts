@@ -389,6 +389,19 @@ describe('streams', () => {
     expect((await t.fetchBatch('w', { batch: 10 })).map((m) => m.seq)).toEqual([7, 8, 9, 10, 11]);
   });
 
+  it('GET …/consumers lists the consumers in name order with their lag', async () => {
+    const t = await tenant();
+    expect((await call(stack, 'GET', `${t.base}/consumers`, { token: t.token })).json.data).toEqual({ consumers: [] });
+    await t.seqsOf(range(1, 5).map((n) => ({ data: n })));
+    await t.createConsumer('b');
+    await t.createConsumer('a');
+    await t.fetchBatch('a', { batch: 2 });
+    const res = await call(stack, 'GET', `${t.base}/consumers`, { token: t.token });
+    expect(res.status).toBe(200);
+    expect(res.json.data.consumers.map((c: { name: string; num_pending: number; num_ack_pending: number }) => [c.name, c.num_pending, c.num_ack_pending])).toEqual([['a', 3, 2], ['b', 5, 0]]);
+    expect((await call(stack, 'GET', '/storage/streams/no-such/consumers', { token: t.token })).status).toBe(404);
+  });
+
   it('packs a publish of 100 1 KB messages into 32 KB items; any one of them, and runs across items, read back', async () => {
     const t = await tenant({ max_msgs: 150 });
     const data = (n: number) => `${n}:`.padEnd(998, 'x');

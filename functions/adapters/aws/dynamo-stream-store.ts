@@ -428,6 +428,23 @@ export class DynamoStreamStore implements StreamStore, GenerationStore {
     return result.Count ?? 0;
   }
 
+  async listConsumers(stream: Stream): Promise<Consumer[]> {
+    const consumers: Consumer[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const result = await this.client.send(new QueryCommand({
+        TableName: this.table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :c)',
+        ExpressionAttributeValues: { ':pk': consumersPk({ stream, consumerGeneration: stream.consumerGeneration, name: '' }), ':c': 'C#' },
+        ExclusiveStartKey: start,
+        ConsistentRead: true,
+      }));
+      consumers.push(...(result.Items ?? []).map(toConsumer));
+      start = result.LastEvaluatedKey;
+    } while (start);
+    return consumers;
+  }
+
   async advanceDelivered(ref: ConsumerRef, to: number): Promise<void> {
     await ifConditionHolds(() => this.client.send(new UpdateCommand({
       TableName: this.table,

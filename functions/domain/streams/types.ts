@@ -202,6 +202,8 @@ export interface StreamStore {
   getConsumer(ref: ConsumerRef): Promise<Consumer | undefined>;
   deleteConsumer(ref: ConsumerRef): Promise<Consumer | undefined>;
   countConsumers(stream: Stream): Promise<number>;
+  /** The stream's consumers in name order (at most `MAX_CONSUMERS`, so one page). */
+  listConsumers(stream: Stream): Promise<Consumer[]>;
   /** Moves `deliveredSeq` up to `to` unless it is there already. */
   advanceDelivered(ref: ConsumerRef, to: number): Promise<void>;
   countRedelivered(ref: ConsumerRef, count: number): Promise<void>;
