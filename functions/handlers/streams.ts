@@ -87,8 +87,10 @@ export const createStreamsHandler = (streams: StreamService, consumers: Consumer
     const { streams: infos, nextCursor } = await streams.listStreams(principal.accountId, page);
     return ok({ streams: infos.map(streamResource), next_cursor: nextCursor });
   },
-  createStream: async (request) =>
-    created(streamResource(await streams.createStream(streamOf(request), parseStreamConfig(jsonObjectBody(request.event, { optional: true }))))),
+  async createStream(request) {
+    const { info, created: isNew } = await streams.putStream(streamOf(request), parseStreamConfig(jsonObjectBody(request.event, { optional: true })));
+    return isNew ? created(streamResource(info)) : ok(streamResource(info));
+  },
   getStream: async (request) => ok(streamResource(await streams.describeStream(streamOf(request)))),
   async deleteStream(request) {
     await streams.deleteStream(streamOf(request));
@@ -114,6 +116,7 @@ export const createStreamsHandler = (streams: StreamService, consumers: Consumer
 
   createConsumer: async (request) =>
     created(consumerResource(await consumers.createConsumer(streamOf(request), consumerOf(request), parseConsumerConfig(jsonObjectBody(request.event, { optional: true }))))),
+  listConsumers: async (request) => ok({ consumers: (await consumers.listConsumers(streamOf(request))).map(consumerResource) }),
   getConsumer: async (request) => ok(consumerResource(await consumers.getConsumer(streamOf(request), consumerOf(request)))),
   async deleteConsumer(request) {
     await consumers.deleteConsumer(streamOf(request), consumerOf(request));

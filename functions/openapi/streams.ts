@@ -99,12 +99,18 @@ export const streamsDocs: OperationDocs = {
     responses: { '200': pageBody('A page of streams', 'streams', streamSchema), '400': errorBody('validation_error: bad `limit` or cursor.') },
   },
   createStream: {
-    description: `Creates a stream. The body is optional; every field is optional and other fields are refused. The configuration cannot change afterwards. ${SCOPE}`,
+    description:
+      'Creates a stream (201), or replaces the configuration of the account\'s stream of this name (200): the body is the whole ' +
+      'configuration, an omitted field takes its default. The body is optional; every field is optional and other fields are refused. ' +
+      'Messages, sequences and consumers stay. Limits apply from the update on: with `discard: old`, a lowered `max_msgs` or ' +
+      '`max_bytes` drops the oldest messages at once (up to 1,000 in the call, the rest on the next reads and publishes); with ' +
+      '`discard: new` the messages stay and publishes are refused (409 `stream_full`) until the stream is under its limits again. ' +
+      `A lowered \`max_age_seconds\` hides older messages at once; messages over a lowered \`max_msg_size\` stay. ${SCOPE}`,
     requestBody: jsonBody({ type: 'object', additionalProperties: false, properties: configProperties }, false),
     responses: {
+      '200': dataBody('The stream, with its new configuration', streamSchema),
       '201': dataBody('The new stream', streamSchema),
-      '400': errorBody('validation_error: bad stream name, unknown field, or a field out of range; `message` says which.'),
-      '409': errorBody('already_exists: the account already has a stream of this name.'),
+      '400': errorBody('validation_error: bad stream name, unknown field, or a field out of range; `message` says which. Nothing changes.'),
       '415': notJson,
     },
   },
@@ -203,6 +209,14 @@ export const streamsDocs: OperationDocs = {
       '404': missingStream,
       '409': errorBody(`already_exists: a consumer of this name exists; conflict: the stream has ${MAX_CONSUMERS} consumers.`),
       '415': notJson,
+    },
+  },
+  listConsumers: {
+    description: `Every consumer of the stream (at most 100, so one page) in name order, each with its configuration, position and lag (\`num_pending\`: not yet delivered; \`num_ack_pending\`: delivered, not acknowledged). ${SCOPE}`,
+    responses: {
+      '200': dataBody('The consumers', { type: 'object', required: ['consumers'], properties: { consumers: { type: 'array', items: consumerSchema } } }),
+      '400': badStream,
+      '404': missingStream,
     },
   },
   getConsumer: {

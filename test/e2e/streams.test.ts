@@ -82,7 +82,9 @@ describe('streams', () => {
       discard: 'old', duplicate_window_seconds: 120, created_at: expect.stringMatching(/^\d{4}-/),
       messages: 0, bytes: 0, first_seq: 1, last_seq: 0, first_ts: null, last_ts: null, consumers: 0,
     });
-    expect((await call(stack, 'PUT', t.base, { token: t.token })).status).toBe(409);
+    const again = await call(stack, 'PUT', t.base, { token: t.token });
+    expect(again.status).toBe(200);
+    expect(again.json.data).toEqual(res.json.data);
     expect(await t.info()).toEqual(res.json.data);
     expect((await call(stack, 'GET', '/storage/streams', { token: t.token })).json.data).toEqual({ streams: [res.json.data], next_cursor: null });
   });
@@ -365,6 +367,61 @@ describe('streams', () => {
     expect((await t.fetchBatch('w', { batch: 10 })).map((m) => m.seq)).toEqual([3]);
   });
 
+  it('PUT on an existing stream replaces its configuration: lowered limits trim with discard old, refuse with discard new; bad input changes nothing', async () => {
+    const t = await tenant({ max_msgs: 10, description: 'before' });
+    await t.seqsOf(range(1, 10).map((n) => ({ data: n })));
+    await t.createConsumer('w');
+    const put = (body: Record<string, unknown>) => call(stack, 'PUT', t.base, { token: t.token, body });
+    const updated = await put({ max_msgs: 4, description: 'after' });
+    expect(updated.status, updated.text).toBe(200);
+    expect(updated.json.data).toMatchObject({ description: 'after', max_msgs: 4, discard: 'old', messages: 4, first_seq: 7, last_seq: 10, consumers: 1 });
+    expect((await t.read()).messages.map((m) => m.data)).toEqual([7, 8, 9, 10]);
+
+    const bad = await put({ max_msgs: 0 });
+    expect(bad.status).toBe(400);
+    expect(await t.info()).toMatchObject({ description: 'after', max_msgs: 4, messages: 4 });
+
+    // discard new under a limit it is already past: the messages stay, publishes are refused until there is room.
+    expect((await put({ max_msgs: 3, discard: 'new' })).json.data).toMatchObject({ description: null, max_msgs: 3, discard: 'new', messages: 4 });
+    expect((await t.publish([{ data: 11 }])).status).toBe(409);
+    expect((await put({ max_msgs: 5, discard: 'new' })).status).toBe(200);
+    expect(await t.seqsOf([{ data: 11 }])).toEqual([11]);
+    expect((await t.fetchBatch('w', { batch: 10 })).map((m) => m.seq)).toEqual([7, 8, 9, 10, 11]);
+  });
+
+  it('GET …/consumers lists the consumers in name order with their lag', async () => {
+    const t = await tenant();
+    expect((await call(stack, 'GET', `${t.base}/consumers`, { token: t.token })).json.data).toEqual({ consumers: [] });
+    await t.seqsOf(range(1, 5).map((n) => ({ data: n })));
+    await t.createConsumer('b');
+    await t.createConsumer('a');
+    await t.fetchBatch('a', { batch: 2 });
+    const res = await call(stack, 'GET', `${t.base}/consumers`, { token: t.token });
+    expect(res.status).toBe(200);
+    expect(res.json.data.consumers.map((c: { name: string; num_pending: number; num_ack_pending: number }) => [c.name, c.num_pending, c.num_ack_pending])).toEqual([['a', 3, 2], ['b', 5, 0]]);
+    expect((await call(stack, 'GET', '/storage/streams/no-such/consumers', { token: t.token })).status).toBe(404);
+  });
+
+  it('packs a publish of 100 1 KB messages into 32 KB items; any one of them, and runs across items, read back', async () => {
+    const t = await tenant({ max_msgs: 150 });
+    const data = (n: number) => `${n}:`.padEnd(998, 'x');
+    expect(await t.seqsOf(range(1, 100).map((n) => ({ data: data(n), ...(n % 10 === 0 && { msg_id: `m-${n}`, headers: { 'x-n': String(n) } }) })))).toEqual(range(1, 100));
+    expect(await itemsUnder(`STREAMMSG#${t.account}#${t.stream}#`)).toBe(4 + 10); // 4 packed items and 10 msg_id records
+    for (const seq of [1, 31, 32, 33, 50, 100]) {
+      const res = await call(stack, 'GET', `${t.base}/messages/${seq}`, { token: t.token });
+      expect(res.json.data).toMatchObject({ seq, data: data(seq), msg_id: seq % 10 === 0 ? `m-${seq}` : null });
+    }
+    expect((await t.read('?after_seq=28&limit=10')).messages.map((m) => m.seq)).toEqual(range(29, 38));
+    // Retention drops part of an item: what is left of it still reads, and the rest is swept once no message of it is kept.
+    await t.seqsOf(range(101, 160).map((n) => ({ data: data(n) })));
+    expect(await t.info()).toMatchObject({ messages: 150, first_seq: 11, last_seq: 160 });
+    expect((await call(stack, 'GET', `${t.base}/messages/10`, { token: t.token })).status).toBe(404);
+    expect((await t.read('?limit=3')).messages.map((m) => m.seq)).toEqual([11, 12, 13]);
+    await t.createConsumer('w');
+    expect((await t.fetchBatch('w', { batch: 100 })).map((m) => m.seq)).toEqual(range(11, 110));
+    expect(await t.seqsOf([{ data: data(10), msg_id: 'm-10' }])).toEqual([10]);
+  });
+
   it('the sweeper reclaims a purged generation, and a deleted stream\'s messages and consumers', async () => {
     const t = await tenant();
     await t.seqsOf(range(1, 30).map((n) => ({ data: n })));
@@ -372,7 +429,8 @@ describe('streams', () => {
     await t.fetchBatch('w', { batch: 5 });
     const messages = `STREAMMSG#${t.account}#${t.stream}#`;
     const consumers = `STREAMCON#${t.account}#${t.stream}#`;
-    expect(await itemsUnder(messages)).toBe(30);
+    // One publish of 30 small messages is one packed item.
+    expect(await itemsUnder(messages)).toBe(1);
     expect((await call(stack, 'DELETE', `${t.base}/purge`, { token: t.token })).status).toBe(200);
     await waitFor(() => itemsUnder(messages), (n) => n === 0, 30_000);
     await t.seqsOf([{ data: 'kept' }]);

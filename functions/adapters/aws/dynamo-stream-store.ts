@@ -1,6 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
-  BatchGetCommand,
   BatchWriteCommand,
   DeleteCommand,
   GetCommand,
@@ -12,10 +11,11 @@ import {
 import type { SweepTask } from '../../domain/kv/sweep-task.js';
 import type { GenerationStore } from '../../domain/kv/sweeper.js';
 import { seqKey } from '../../domain/streams/log.js';
+import { MAX_PACKED_SEQS, packMessages, unpackItems, type PackedItem } from './packed-messages.js';
 import { STREAM_NAME_PATTERN } from '../../domain/streams/limits.js';
 import type {
   Consumer, ConsumerRef, DeadMessage, DedupRecord, MessageMark, MessagesRef, Pending, Reservation,
-  StoredMessage, Stream, StreamHead, StreamPage, StreamRef, StreamStore,
+  StoredMessage, Stream, StreamConfig, StreamHead, StreamPage, StreamRef, StreamStore,
 } from '../../domain/streams/types.js';
 import { AppError } from '../../shared/errors.js';
 import { ifConditionHolds } from './conditional.js';
@@ -29,8 +29,9 @@ import { scanSortKeys } from './partition-keys.js';
  *   reserved_bytes, reserved_at, last_seq, last_bytes, last_ts, first_seq, dropped_bytes,
  *   swept_seq), about 300 bytes plus the description: a publish updates it twice (reserve, commit).
  *   An account's streams are one partition, so listing them is one Query.
- * - `STREAMMSG#{account}#{stream}#{generation}` / `{seq, 16 digits}`: data (JSON text), headers,
- *   msg_id, ts, size; or `skipped` for a sequence whose publisher died before writing it.
+ * - `STREAMMSG#{account}#{stream}#{generation}` / `{last seq, 16 digits}`: a *packed* item, a run of
+ *   consecutive messages of one publish (`packed-messages.ts`); or `skipped` for a sequence whose
+ *   publisher died before writing it (a run of one, keyed by its own sequence).
  *   `… / ID#{msg_id}`: the duplicate window's record (seq, at, token, expires_at: the kv table's TTL).
  * - `STREAMCON#{account}#{stream}#{consumer generation}` / `C#{name}`: a consumer;
  *   `P#{consumer id}#{seq}`: a pending delivery; `D#{consumer id}#{seq}`: a dead message.
@@ -41,7 +42,6 @@ export const consumersPk = (ref: ConsumerRef): string => `STREAMCON#${ref.stream
 const streamKey = (ref: StreamRef) => ({ pk: streamsPk(ref.accountId), sk: ref.name });
 
 const BATCH_WRITE_ITEMS = 25;
-const BATCH_GET_ITEMS = 100;
 const UNPROCESSED_MAX_ATTEMPTS = 10;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const chunks = <T>(items: T[], size: number): T[][] => Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
@@ -76,16 +76,6 @@ const toStream = (accountId: string, item: Record<string, unknown>): Stream => (
   createdAt: item.created_at as string,
   consumerGeneration: item.consumer_generation as string,
   head: toHead(item),
-});
-
-const toMessage = (item: Record<string, unknown>): StoredMessage & { skipped?: boolean } => ({
-  seq: Number(item.sk),
-  ts: item.ts as number,
-  size: (item.size as number | undefined) ?? 0,
-  data: (item.data as string | undefined) ?? 'null',
-  headers: (item.headers as Record<string, string> | undefined) ?? null,
-  msgId: (item.msg_id as string | undefined) ?? null,
-  ...(item.skipped === true && { skipped: true }),
 });
 
 const toConsumer = (item: Record<string, unknown>): Consumer => ({
@@ -167,6 +157,24 @@ export class DynamoStreamStore implements StreamStore, GenerationStore {
     return { streams: (result.Items ?? []).map((item) => toStream(accountId, item)), nextCursor: encodeCursor(result.LastEvaluatedKey) };
   }
 
+  updateConfig(ref: StreamRef, config: StreamConfig): Promise<boolean> {
+    const fields: [string, string | number | null][] = [
+      ['description', config.description], ['max_msgs', config.maxMsgs], ['max_bytes', config.maxBytes],
+      ['max_age_seconds', config.maxAgeSeconds], ['max_msg_size', config.maxMsgSize], ['discard', config.discard],
+      ['duplicate_window_seconds', config.duplicateWindowSeconds],
+    ];
+    const set = fields.filter(([, value]) => value !== null);
+    const remove = fields.filter(([, value]) => value === null);
+    return ifConditionHolds(() => this.client.send(new UpdateCommand({
+      TableName: this.table,
+      Key: streamKey(ref),
+      UpdateExpression: [`SET ${set.map(([name]) => `#${name} = :${name}`).join(', ')}`, remove.length > 0 ? `REMOVE ${remove.map(([name]) => `#${name}`).join(', ')}` : ''].join(' '),
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: Object.fromEntries(fields.map(([name]) => [`#${name}`, name])),
+      ExpressionAttributeValues: Object.fromEntries(set.map(([name, value]) => [`:${name}`, value])),
+    })));
+  }
+
   deleteStream(ref: StreamRef, generation: string): Promise<boolean> {
     return ifConditionHolds(() => this.client.send(new DeleteCommand({
       TableName: this.table,
@@ -215,7 +223,7 @@ export class DynamoStreamStore implements StreamStore, GenerationStore {
   async putMessages(at: MessagesRef, messages: StoredMessage[], dedup: DedupRecord[]): Promise<void> {
     const pk = messagesPk(at);
     const items: Record<string, unknown>[] = [
-      ...messages.map((m) => ({ pk, sk: seqKey(m.seq), ts: m.ts, size: m.size, data: m.data, headers: m.headers ?? undefined, msg_id: m.msgId ?? undefined })),
+      ...packMessages(messages).map((item) => ({ pk, ...item })),
       ...dedup.map((d) => this.dedupItem(pk, d)),
     ];
     await Promise.all(chunks(items, BATCH_WRITE_ITEMS).map((batch) => this.batchWrite(batch.map((Item) => ({ PutRequest: { Item } })))));
@@ -230,42 +238,55 @@ export class DynamoStreamStore implements StreamStore, GenerationStore {
   }
 
   async marks(at: MessagesRef, range: { fromSeq: number; toSeq: number; limit: number }): Promise<MessageMark[]> {
-    if (range.toSeq < range.fromSeq) return [];
-    const items = await this.queryRange(at, range, 'sk, ts, size, skipped');
-    return items.map((item) => ({ seq: Number(item.sk), ts: item.ts as number, size: (item.size as number | undefined) ?? 0, skipped: item.skipped === true }));
+    return (await this.messagesIn(at, range)).map(({ seq, ts, size, skipped }) => ({ seq, ts, size, skipped: skipped === true }));
   }
 
-  async readMessages(at: MessagesRef, range: { fromSeq: number; toSeq: number; limit: number }) {
-    if (range.toSeq < range.fromSeq) return [];
-    return (await this.queryRange(at, range)).map(toMessage);
+  readMessages(at: MessagesRef, range: { fromSeq: number; toSeq: number; limit: number }) {
+    return this.messagesIn(at, range);
   }
 
-  private async queryRange(at: MessagesRef, range: { fromSeq: number; toSeq: number; limit: number }, projection?: string) {
-    const result = await this.client.send(new QueryCommand({
-      TableName: this.table,
-      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-      ExpressionAttributeValues: { ':pk': messagesPk(at), ':from': seqKey(range.fromSeq), ':to': seqKey(range.toSeq) },
-      ...(projection && { ProjectionExpression: projection.split(', ').map((_, i) => `#p${i}`).join(', '), ExpressionAttributeNames: Object.fromEntries(projection.split(', ').map((name, i) => [`#p${i}`, name])) }),
-      Limit: range.limit,
-      ConsistentRead: true,
-    }));
-    return result.Items ?? [];
-  }
-
-  async getMessages(at: MessagesRef, seqs: number[]) {
-    const pk = messagesPk(at);
-    const found: Record<string, unknown>[] = [];
-    for (const batch of chunks(seqs, BATCH_GET_ITEMS)) {
-      let keys: Record<string, unknown>[] = batch.map((seq) => ({ pk, sk: seqKey(seq) }));
-      for (let attempt = 0; keys.length > 0; attempt++) {
-        if (attempt >= UNPROCESSED_MAX_ATTEMPTS) throw new Error('reads left unprocessed');
-        const result = await this.client.send(new BatchGetCommand({ RequestItems: { [this.table]: { Keys: keys, ConsistentRead: true } } }));
-        found.push(...(result.Responses?.[this.table] ?? []));
-        keys = (result.UnprocessedKeys?.[this.table]?.Keys ?? []) as Record<string, unknown>[];
-        if (keys.length > 0) await sleep(Math.random() * 50 * 2 ** attempt);
+  /**
+   * The messages from `fromSeq` to `toSeq`, at most `limit`, complete up to the last one returned:
+   * queries go on past DynamoDB's 1 MB page, because a commit step takes a sequence missing from
+   * what it reads for a hole. An item is keyed by its last sequence, so the one holding `fromSeq`
+   * is the first at or after it, and none holding `toSeq` is keyed past `toSeq + MAX_PACKED_SEQS - 1`.
+   */
+  private async messagesIn(at: MessagesRef, range: { fromSeq: number; toSeq: number; limit: number }) {
+    if (range.toSeq < range.fromSeq || range.limit <= 0) return [];
+    const items: PackedItem[] = [];
+    let start: Record<string, unknown> | undefined;
+    let held = 0;
+    do {
+      const result = await this.client.send(new QueryCommand({
+        TableName: this.table,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': messagesPk(at), ':from': seqKey(range.fromSeq), ':to': seqKey(range.toSeq + MAX_PACKED_SEQS - 1) },
+        // Each item holds at least one message of the range, so this many items hold enough.
+        Limit: range.limit,
+        ExclusiveStartKey: start,
+        ConsistentRead: true,
+      }));
+      for (const item of (result.Items ?? []) as PackedItem[]) {
+        items.push(item);
+        held += Math.min(range.toSeq, Number(item.sk)) - Math.max(range.fromSeq, (item.first as number | undefined) ?? Number(item.sk)) + 1;
       }
+      start = result.LastEvaluatedKey;
+    } while (start && held < range.limit);
+    return unpackItems(items).filter((m) => m.seq >= range.fromSeq && m.seq <= range.toSeq).slice(0, range.limit);
+  }
+
+  /** Runs of nearby sequences are read with one query each (a packed item holds up to 100 of them). */
+  async getMessages(at: MessagesRef, seqs: number[]) {
+    const sorted = [...new Set(seqs)].sort((a, b) => a - b);
+    const runs: { fromSeq: number; toSeq: number }[] = [];
+    for (const seq of sorted) {
+      const run = runs.at(-1);
+      if (run && seq - run.toSeq < MAX_PACKED_SEQS) run.toSeq = seq;
+      else runs.push({ fromSeq: seq, toSeq: seq });
     }
-    return found.map(toMessage).sort((a, b) => a.seq - b.seq);
+    const wanted = new Set(sorted);
+    const found = await Promise.all(runs.map((run) => this.messagesIn(at, { ...run, limit: run.toSeq - run.fromSeq + 1 })));
+    return found.flat().filter((m) => wanted.has(m.seq));
   }
 
   async commit(ref: StreamRef, request: { generation: string; fromSeq: number; toSeq: number; addBytes: number; lastTs: number | null }): Promise<StreamHead | undefined> {
@@ -300,8 +321,22 @@ export class DynamoStreamStore implements StreamStore, GenerationStore {
 
   async sweep(ref: StreamRef, at: MessagesRef, range: { fromSeq: number; toSeq: number }): Promise<void> {
     const pk = messagesPk(at);
-    const seqs = Array.from({ length: range.toSeq - range.fromSeq + 1 }, (_, i) => range.fromSeq + i);
-    await Promise.all(chunks(seqs, BATCH_WRITE_ITEMS).map((batch) => this.batchWrite(batch.map((seq) => ({ DeleteRequest: { Key: { pk, sk: seqKey(seq) } } })))));
+    // Items wholly below `toSeq + 1`; one that straddles it holds messages still kept and waits for a later sweep.
+    const keys: string[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const result = await this.client.send(new QueryCommand({
+        TableName: this.table,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': pk, ':from': seqKey(range.fromSeq), ':to': seqKey(range.toSeq) },
+        ProjectionExpression: 'sk',
+        ExclusiveStartKey: start,
+        ConsistentRead: true,
+      }));
+      keys.push(...(result.Items ?? []).map((item) => item.sk as string));
+      start = result.LastEvaluatedKey;
+    } while (start);
+    await Promise.all(chunks(keys, BATCH_WRITE_ITEMS).map((batch) => this.batchWrite(batch.map((sk) => ({ DeleteRequest: { Key: { pk, sk } } })))));
     await ifConditionHolds(() => this.client.send(new UpdateCommand({
       TableName: this.table,
       Key: streamKey(ref),
@@ -391,6 +426,23 @@ export class DynamoStreamStore implements StreamStore, GenerationStore {
       ConsistentRead: true,
     }));
     return result.Count ?? 0;
+  }
+
+  async listConsumers(stream: Stream): Promise<Consumer[]> {
+    const consumers: Consumer[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const result = await this.client.send(new QueryCommand({
+        TableName: this.table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :c)',
+        ExpressionAttributeValues: { ':pk': consumersPk({ stream, consumerGeneration: stream.consumerGeneration, name: '' }), ':c': 'C#' },
+        ExclusiveStartKey: start,
+        ConsistentRead: true,
+      }));
+      consumers.push(...(result.Items ?? []).map(toConsumer));
+      start = result.LastEvaluatedKey;
+    } while (start);
+    return consumers;
   }
 
   async advanceDelivered(ref: ConsumerRef, to: number): Promise<void> {

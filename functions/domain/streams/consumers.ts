@@ -92,6 +92,13 @@ export class ConsumerService {
     return this.describe(stream, consumer);
   }
 
+  /** Every consumer of the stream with its position and lag, in name order (at most `MAX_CONSUMERS`). */
+  async listConsumers(ref: StreamRef): Promise<ConsumerInfo[]> {
+    const stream = await this.options.streams.getStream(ref);
+    const consumers = await this.options.store.listConsumers(stream);
+    return Promise.all(consumers.map((consumer) => this.describe(stream, consumer)));
+  }
+
   async deleteConsumer(ref: StreamRef, name: string): Promise<void> {
     const stream = await this.options.streams.getStream(ref);
     if (!(await this.options.store.deleteConsumer(refOf(stream, name)))) throw notFound('no such consumer');

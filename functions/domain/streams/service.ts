@@ -72,6 +72,23 @@ export class StreamService {
     return { stream, firstTs: null, consumers: 0 };
   }
 
+  /**
+   * PUT: creates the stream, or replaces the configuration of the one there (`created: false`).
+   * Limits apply from the update on: with `discard: old`, a lowered `max_msgs` or `max_bytes` drops
+   * the oldest messages at once (a step of up to 1,000 here, the rest on the next reads and
+   * publishes); with `discard: new` the messages stay and publishes are refused until the stream is
+   * under its limits again. Messages over a lowered `max_msg_size` stay; new ones are checked.
+   */
+  async putStream(ref: StreamRef, config: StreamConfig): Promise<{ info: StreamInfo; created: boolean }> {
+    try {
+      return { info: await this.createStream(ref, config), created: true };
+    } catch (error) {
+      if (!(error instanceof AppError && error.code === 'already_exists')) throw error;
+    }
+    if (!(await this.options.store.updateConfig(ref, config))) throw notFound('no such stream');
+    return { info: await this.describeStream(ref), created: false };
+  }
+
   /** The stream, with commits and retention brought up to date first (a read enforces them too). */
   async getStream(ref: StreamRef): Promise<Stream> {
     let stream = await this.read(ref);

@@ -156,6 +156,8 @@ export interface StreamStore {
   getStream(ref: StreamRef): Promise<Stream | undefined>;
   /** The account's streams in name order. */
   listStreams(accountId: string, page: { limit: number; cursor?: string }): Promise<StreamPage>;
+  /** Replaces the stream's configuration (its head and consumers stay); false when there is no such stream. */
+  updateConfig(ref: StreamRef, config: StreamConfig): Promise<boolean>;
   /** Deletes the stream if it is still at `generation`; false otherwise. */
   deleteStream(ref: StreamRef, generation: string): Promise<boolean>;
   /**
@@ -200,6 +202,8 @@ export interface StreamStore {
   getConsumer(ref: ConsumerRef): Promise<Consumer | undefined>;
   deleteConsumer(ref: ConsumerRef): Promise<Consumer | undefined>;
   countConsumers(stream: Stream): Promise<number>;
+  /** The stream's consumers in name order (at most `MAX_CONSUMERS`, so one page). */
+  listConsumers(stream: Stream): Promise<Consumer[]>;
   /** Moves `deliveredSeq` up to `to` unless it is there already. */
   advanceDelivered(ref: ConsumerRef, to: number): Promise<void>;
   countRedelivered(ref: ConsumerRef, count: number): Promise<void>;
