@@ -116,8 +116,9 @@ describe('cdk synth, offline', () => {
         const name = String(stateMachine.Properties.StateMachineName).replace(/^.*-flow-/, '');
         const { result, logs } = await get(name);
         expect(result.statusCode, logs).toBe(200);
-        // The text the state machine was created from, before CloudFormation fills in `${Function.<name>}`.
-        expect(JSON.parse(result.body), name).toEqual({ data: { name, definition: JSON.parse(stateMachine.Properties.DefinitionString) } });
+        // The text the state machine was created from, before CloudFormation fills in `${Function.<name>}`,
+        // and how long a wait-mode delivery waits for it (test/domain/wait-budget.test.ts has the figures).
+        expect(JSON.parse(result.body), name).toEqual({ data: { name, definition: JSON.parse(stateMachine.Properties.DefinitionString), wait_limit_seconds: expect.any(Number) } });
       }
       const missing = await get('no-such-flow');
       expect([missing.result.statusCode, JSON.parse(missing.result.body)]).toEqual([404, { error: 'not_found' }]);
