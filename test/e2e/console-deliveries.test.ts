@@ -144,6 +144,23 @@ describe('deliveries in the console', () => {
     }
   });
 
+  it('a retry from the sender shows as the same event id, marked duplicate, beside the delivery that ran', async () => {
+    const token = await stack.token('retry-user');
+    const trigger = await createTrigger(stack, token, { flow: 'echo', deduplicate: true, signature: { service: 'stripe', secret: SECRET } });
+    const body = JSON.stringify({ id: 'evt_console_retry', type: 'invoice.paid', data: { object: { amount_paid: 100 } } });
+    // Stripe signs each attempt anew; the event id in the signed body stays.
+    expect((await deliver(trigger.url, body, signStripe({ secret: SECRET, body, timestamp: nowSeconds() }))).status).toBe(200);
+    await waitForExecutions(stack, token, trigger.id, (list) => list.some((e) => e.status === 'succeeded'));
+    expect((await deliver(trigger.url, body, signStripe({ secret: SECRET, body, timestamp: nowSeconds() + 1 }))).status).toBe(200);
+
+    const page = await signIn('retry-user');
+    await openDeliveries(page, 'echo');
+    const rows = page.getByRole('table', { name: 'Deliveries, newest first' }).getByRole('row').filter({ hasText: 'evt_console_retry' });
+    await expect.poll(async () => rows.count(), { timeout: 20_000 }).toBe(2);
+    await rows.filter({ hasText: 'succeeded' }).waitFor();
+    await rows.filter({ hasText: 'duplicate' }).waitFor();
+  });
+
   it('a failing trigger switched to a working flow has its failures replayed with "Replay failed"', async () => {
     const token = await stack.token('replay-user');
     const trigger = await createTrigger(stack, token, { flow: 'always-fails', response_mode: 'wait' });
