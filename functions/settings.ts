@@ -160,6 +160,11 @@ export const SETTINGS = {
     description: 'How long after a purge the sweeper makes its final pass (local only; deployed it follows the kv, objects and streams functions\' timeouts and upload URLs\' expiry)',
     source: local, readers: ['kv', 'objects', 'streams'], parse: (raw) => (isUnset(raw) ? undefined : wholeNumber(0, 0, 12 * 3600)(raw)),
   }),
+  objectExpirySweepSeconds: spec({
+    env: 'OBJECT_EXPIRY_SWEEP_SECONDS',
+    description: 'An object store\'s expiry passes are due on multiples of this many seconds, so a store gets at most one pass that often (local only; deployed 300)',
+    source: local, readers: ['objects', 'kvSweeper'], parse: (raw) => (isUnset(raw) ? undefined : wholeNumber(0, 1, 3600)(raw)),
+  }),
   streamsLeaseSeconds: spec({
     env: 'STREAMS_LEASE_SECONDS',
     description: 'How long a sequence whose publisher died stops the watermark before it is skipped (local only; deployed it follows the streams function\'s timeout)',

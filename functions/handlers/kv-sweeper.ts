@@ -6,7 +6,7 @@ import { DynamoKvStore } from '../adapters/aws/dynamo-kv-store.js';
 import { onFirstUse, portOnFirstCall } from '../adapters/lazy.js';
 import { sqsClient } from '../adapters/aws/clients/sqs.js';
 import { SqsSweepQueue } from '../adapters/aws/sqs-sweep-queue.js';
-import { decodeSweepTask } from '../domain/kv/sweep-task.js';
+import { decodeSweepTask, type SweepTask } from '../domain/kv/sweep-task.js';
 import { Sweeper, type GenerationStore } from '../domain/kv/sweeper.js';
 import type { Settings } from '../settings.js';
 import { logInfo } from '../shared/logger.js';
@@ -26,7 +26,7 @@ export function createSweepHandler(sweeper: Pick<Sweeper, 'run'>): SqsBatchHandl
     const response = await processPartialResponse(event, async (record: SQSRecord) => {
       const task = decodeSweepTask(record.body);
       const outcome = await sweeper.run(task, { remainingMs: () => context.getRemainingTimeInMillis() });
-      await logInfo(task.objectStoreId ? 'objects sweep' : task.kind ? 'streams sweep' : 'kv sweep', { bucket: task.name, generation: task.generation, kind: task.kind, ...outcome });
+      await logInfo(task.kind === 'object_expiry' ? 'objects expiry' : task.objectStoreId ? 'objects sweep' : task.kind ? 'streams sweep' : 'kv sweep', { bucket: task.name, generation: task.generation, kind: task.kind, ...outcome });
       if (outcome.deleted > 0) metricsRecorder.count(METRIC.kvItemsReclaimed, outcome.deleted);
     }, processor, { context, throwOnFullBatchFailure: false });
     await publishMetrics();
@@ -57,5 +57,11 @@ export function composeKvSweeper(settings: Settings, aws: AwsClients) {
     const { objectGenerationSweep } = await import('../adapters/aws/first-use/object-sweep.js');
     return new Sweeper({ store: objectGenerationSweep(settings.kvTable, settings.objectsBucket, aws), queue, now: Date.now });
   });
-  return createSweepHandler({ run: async (task, run) => (task.objectStoreId ? await objects() : kv).run(task, run) });
+  // An object store's expiry pass (its current generation), in the same chunk.
+  const expiry = onFirstUse(async () => {
+    const { objectExpiry } = await import('../adapters/aws/first-use/object-sweep.js');
+    return objectExpiry(settings.kvTable, settings.objectsBucket, aws, queue, settings.objectExpirySweepSeconds);
+  });
+  const sweeperOf = async (task: SweepTask) => (task.kind === 'object_expiry' ? expiry() : task.objectStoreId ? objects() : kv);
+  return createSweepHandler({ run: async (task, run) => (await sweeperOf(task)).run(task, run) });
 }

@@ -165,6 +165,7 @@ export function composeObjects(settings: Settings, aws: AwsClients) {
     settleMs: (settings.kvSweepSettleSeconds ?? objectsSettleSeconds(FUNCTIONS.objects.timeoutSeconds)) * 1000,
     now: Date.now,
     randomBytes,
+    expirySweepSeconds: settings.objectExpirySweepSeconds,
   });
   return createObjectsHandler(service, createGatewayAuthenticator(settings, aws));
 }

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { MAX_INLINE_OBJECT_BYTES, MAX_OBJECT_SIZE_BYTES } from '../../functions/domain/objects/limits.js';
 import { call, useLocalStack } from '../support/local-stack.js';
 
-/** One stack for the file: object stores over HTTP, on dynalite and s3rver; a purge's final sweep comes after 1 s. */
-const stack = useLocalStack({ env: { KV_SWEEP_SETTLE_SECONDS: '1' } });
+/** One stack for the file: object stores over HTTP, on dynalite and s3rver; a purge's final sweep comes after 1 s, expiry passes on whole seconds. */
+const stack = useLocalStack({ env: { KV_SWEEP_SETTLE_SECONDS: '1', OBJECT_EXPIRY_SWEEP_SECONDS: '1' } });
 
 let counter = 0;
 /** A fresh account with its own store, and helpers bound to it. */
@@ -198,6 +198,21 @@ describe('object stores', () => {
     expect((await t.head('short')).status).toBe(404);
     expect((await t.list()).json.data.objects).toEqual([]);
     expect((await call(stack, 'DELETE', t.objectPath('short'), { token: t.token })).status).toBe(404);
+    expect(await t.usage()).toMatchObject({ objects: 0, bytes: 0 });
+  });
+
+  it('expired objects are swept: their bytes leave S3 and the store\'s usage without a read or a delete', async () => {
+    const t = await tenant({ ttl_seconds: 2 });
+    await t.put('short', 'lived');
+    await t.put('nested/short', 'too');
+    const bytes = (await call(stack, 'POST', `${t.objectPath('short')}/url`, { token: t.token })).json.data.url as string;
+    expect(await t.usage()).toMatchObject({ objects: 2, bytes: 8 });
+    while ((await fetch(bytes)).status !== 404) await new Promise((resolve) => setTimeout(resolve, 200));
+    while ((await t.usage()).objects !== 0) await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await t.usage()).toMatchObject({ objects: 0, bytes: 0 });
+    // Written after the pass: a pass of its own removes it too.
+    await t.put('later', 'again');
+    while ((await t.usage()).objects !== 0) await new Promise((resolve) => setTimeout(resolve, 200));
     expect(await t.usage()).toMatchObject({ objects: 0, bytes: 0 });
   });
 

@@ -52,8 +52,8 @@ describe('the objects bucket', () => {
     const bucketArn = { 'Fn::GetAtt': [bucketId(), 'Arn'] };
     expect(bucketStatements()).toEqual(expect.arrayContaining([
       { roles: [roleRef('objects')], actions: ['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject'], resources: objectsArn },
-      // The sweeper lists a generation's keys and deletes them: nothing else.
-      { roles: [roleRef('kvSweeper')], actions: ['s3:DeleteObject'], resources: objectsArn },
+      // The sweeper lists a generation's keys and deletes them; its expiry pass also drops uploads left open (HEAD, abort).
+      { roles: [roleRef('kvSweeper')], actions: ['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject'], resources: objectsArn },
       { roles: [roleRef('kvSweeper')], actions: ['s3:ListBucket'], resources: bucketArn },
     ]));
     expect(bucketStatements()).toHaveLength(3);

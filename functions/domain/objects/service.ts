@@ -6,6 +6,7 @@ import { FIRST_SWEEP_DELAY_SECONDS, SETTLE_MARGIN_SECONDS, settleSecondsFor, typ
 import { UPLOAD_URL_EXPIRY_SECONDS } from './limits.js';
 import { DOWNLOAD_URL_EXPIRY_SECONDS, GENERATION_BYTES, MAX_INLINE_OBJECT_BYTES, MAX_WRITE_ATTEMPTS, STORE_ID_BYTES } from './limits.js';
 import type { BlobStore, ObjectCatalog, ObjectInfo, ObjectPage, Store, StoreConfig, StoreGeneration, StorePage, StoreRef, StoredBytes } from './types.js';
+import { ObjectExpiry } from './expiry.js';
 import { ObjectUploads } from './uploads.js';
 import { releaseUsage, reserveUsage, type UsageDelta } from './usage.js';
 import { isAllowedContentType } from './validation.js';
@@ -27,6 +28,8 @@ export interface ObjectServiceOptions {
   settleMs: number;
   now: Clock;
   randomBytes: RandomBytes;
+  /** Expiry passes fall on multiples of this many seconds (`ObjectExpiry`); 300 when unset. */
+  expirySweepSeconds?: number;
 }
 
 /** `If-None-Match: *` (`ifNoneMatch`) and `If-Match: <etag>` of a write. */
@@ -81,9 +84,12 @@ const quoted = (etag: string): string => (etag.startsWith('"') ? etag : `"${etag
 export class ObjectService {
   /** Presigned uploads (`./uploads.ts`). */
   readonly uploads: ObjectUploads;
+  /** Expired objects' and uploads' removal (`./expiry.ts`); the sweeper runs its passes. */
+  readonly expiry: ObjectExpiry;
 
   constructor(private readonly options: ObjectServiceOptions) {
-    this.uploads = new ObjectUploads(options, (ref) => this.getStore(ref));
+    this.uploads = new ObjectUploads(options, (ref) => this.getStore(ref), (store, at) => this.expiry.arm(store, at));
+    this.expiry = new ObjectExpiry(options, this.uploads);
   }
 
   async createStore(ref: StoreRef, config: StoreConfig): Promise<Store> {
@@ -168,7 +174,10 @@ export class ObjectService {
         await this.release(store, delta);
         throw error;
       }
-      if (await this.options.catalog.putObject(store, info, stored)) return info;
+      if (await this.options.catalog.putObject(store, info, stored)) {
+        if (info.expiresAt !== undefined) await this.expiry.arm(store, info.expiresAt);
+        return info;
+      }
       await this.release(store, delta);
     }
     throw new AppError('unavailable', 'the key kept changing during the write');

@@ -35,7 +35,12 @@ const refused = (code: 'payload_too_large' | 'validation_error' | 'conflict', me
  *                                                                  └ no: remove bytes, release ─ 400/413
  */
 export class ObjectUploads {
-  constructor(private readonly options: ObjectServiceOptions, private readonly getStore: (ref: StoreRef) => Promise<Store>) {}
+  constructor(
+    private readonly options: ObjectServiceOptions,
+    private readonly getStore: (ref: StoreRef) => Promise<Store>,
+    /** `ObjectExpiry.arm`: every upload, and every object of a store with a TTL, is in a pass's reach once written. */
+    private readonly armExpiry: (store: Store, expiresAt: number) => Promise<void>,
+  ) {}
 
   async create(ref: StoreRef, request: NewUpload): Promise<UploadTarget> {
     const store = await this.getStore(ref);
@@ -58,6 +63,8 @@ export class ObjectUploads {
         expiresAt: nowSeconds + UPLOAD_LIFETIME_SECONDS,
       };
       if (!(await catalog.createUpload(store, upload))) throw new AppError('unavailable', 'upload id taken');
+      // An upload never completed nor aborted gives its reservation back when the pass after its lifetime drops it.
+      await this.armExpiry(store, upload.expiresAt);
       const expiresAt = nowSeconds + UPLOAD_URL_EXPIRY_SECONDS;
       if (!upload.multipartId) return { upload, url: await blobs.uploadUrl(store, request.key, request.contentType, UPLOAD_URL_EXPIRY_SECONDS), expiresAt };
       const count = Math.ceil(request.size / MULTIPART_PART_BYTES);
@@ -102,6 +109,7 @@ export class ObjectUploads {
       // The upload's size was reserved at creation; what the key held before is given back.
       if (stored) await releaseUsage(catalog, store, { objects: 0, bytes: stored.size });
       else await catalog.adjustUsage(store, store, { objects: 1, bytes: 0 }, null);
+      if (info.expiresAt !== undefined) await this.armExpiry(store, info.expiresAt);
       return info;
     }
     throw new AppError('unavailable', 'the key kept changing during the upload');
@@ -112,6 +120,15 @@ export class ObjectUploads {
     const store = await this.getStore(ref);
     const upload = await this.openUpload(store, id);
     if (!(await this.options.catalog.deleteUpload(store, id))) throw new AppError('not_found', 'no such upload');
+    await this.dropClaimed(store, upload);
+  }
+
+  /**
+   * Undoes an upload whose catalog entry this caller has deleted (an abort, or the expiry pass
+   * after the upload's lifetime): its parts are dropped, bytes a single PUT landed are removed,
+   * and its reservation is given back.
+   */
+  async dropClaimed(store: Store, upload: Upload): Promise<void> {
     if (upload.multipartId) {
       await this.options.blobs.abortMultipart(store, upload.key, upload.multipartId);
       await releaseUsage(this.options.catalog, store, { objects: 0, bytes: upload.size });
