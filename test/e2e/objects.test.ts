@@ -336,6 +336,38 @@ describe('object stores', () => {
     expect((await t.get('d')).text).toBe('abc');
   });
 
+  it('uploads take If-None-Match: * and If-Match when created: checked then (409/412, nothing reserved) and decided on complete, where a multipart upload refused leaves the key untouched', async () => {
+    const t = await tenant();
+    const startUpload = (key: string, size: number, headers: Record<string, string>) => call(stack, 'POST', `${t.base}/uploads`, { token: t.token, body: { key, size }, headers });
+    const taken = await t.put('taken', 'old');
+    expect((await startUpload('taken', 3, { 'if-none-match': '*' })).status).toBe(409);
+    expect((await startUpload('taken', 3, { 'if-match': '"not-its-etag"' })).status).toBe(412);
+    expect((await startUpload('missing', 3, { 'if-match': '*' })).status).toBe(412);
+    expect((await startUpload('taken', 3, { 'if-none-match': 'abc' })).status).toBe(400);
+    expect(await t.usage()).toMatchObject({ objects: 1, bytes: 3 });
+    // If-Match naming the stored etag: the upload replaces it.
+    const replace = await startUpload('taken', 3, { 'if-match': taken.headers.get('etag')! });
+    expect(replace.status).toBe(201);
+    await sendUpload(replace.json.data, new TextEncoder().encode('new'));
+    expect((await t.complete(replace.json.data.id)).status).toBe(200);
+    expect((await t.get('taken')).text).toBe('new');
+    // Another writer gets there first: complete is refused before the parts are assembled, and their object stays.
+    const size = 5 * 1024 * 1024 + 1;
+    const racing = await startUpload('raced', size, { 'if-none-match': '*' });
+    expect(racing.status).toBe(201);
+    await t.put('raced', 'theirs');
+    const parts = await sendUpload(racing.json.data, randomBytes(size));
+    const refused = await t.complete(racing.json.data.id, { parts });
+    expect(refused.status).toBe(409);
+    expect(refused.json.error).toBe('already_exists');
+    expect((await t.get('raced')).text).toBe('theirs');
+    const stale = await startUpload('raced', size, { 'if-match': (await t.head('raced')).headers.get('etag')! });
+    await t.put('raced', 'newer');
+    expect((await t.complete(stale.json.data.id, { parts: await sendUpload(stale.json.data, randomBytes(size)) })).status).toBe(412);
+    expect((await t.get('raced')).text).toBe('newer');
+    expect(await t.usage()).toMatchObject({ objects: 2, bytes: 8 });
+  }, 30_000);
+
   it('DELETE …/uploads/{id} aborts an upload and gives its reservation back, single PUT or multipart', async () => {
     const t = await tenant({ max_bytes: 20 * 1024 * 1024 });
     await t.put('keep', 'kept');

@@ -69,6 +69,9 @@ const toUpload = (item: Record<string, unknown>): Upload => ({
   contentType: item.content_type as string,
   metadata: (item.metadata as Record<string, string> | undefined) ?? {},
   ...(item.multipart_id !== undefined && { multipartId: item.multipart_id as string }),
+  ...((item.if_none_match !== undefined || item.if_match !== undefined) && {
+    condition: { ...(item.if_none_match === true && { ifNoneMatch: true }), ...(item.if_match !== undefined && { ifMatch: item.if_match as string }) },
+  }),
   expiresAt: item.expires_at as number,
 });
 
@@ -248,6 +251,8 @@ export class DynamoObjectCatalog implements ObjectCatalog {
         content_type: upload.contentType,
         metadata: Object.keys(upload.metadata).length === 0 ? undefined : upload.metadata,
         multipart_id: upload.multipartId,
+        if_none_match: upload.condition?.ifNoneMatch || undefined,
+        if_match: upload.condition?.ifMatch,
         expires_at: upload.expiresAt,
       },
       ConditionExpression: 'attribute_not_exists(pk)',

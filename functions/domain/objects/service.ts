@@ -71,6 +71,19 @@ export function absoluteRange(range: string, size: number): string | undefined {
 const quoted = (etag: string): string => (etag.startsWith('"') ? etag : `"${etag}"`);
 
 /**
+ * A write's condition against what the key holds (an expired object is nothing): 409 when
+ * `If-None-Match: *` finds an object, 412 when `If-Match` does not name its etag. The catalog's
+ * compare-and-swap on what was read then makes the check hold at the moment of the write.
+ */
+export function checkCondition(condition: WriteCondition, stored: ObjectInfo | undefined, nowMs: number): void {
+  const live = stored && !isExpired(stored, nowMs) ? stored : undefined;
+  if (condition.ifNoneMatch && live) throw new AppError('already_exists', 'If-None-Match: * and the key exists');
+  if (condition.ifMatch !== undefined && (!live || (condition.ifMatch !== '*' && quoted(condition.ifMatch) !== live.etag))) {
+    throw new AppError('precondition_failed', 'If-Match does not match the stored etag');
+  }
+}
+
+/**
  * The object stores' use cases. Every operation is scoped by `StoreRef.accountId`, so another
  * account's store is simply not found. The catalog (DynamoDB) says which objects exist; S3 holds
  * their bytes under the store's random id and current generation.
@@ -156,11 +169,7 @@ export class ObjectService {
     const nowMs = this.options.now();
     for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
       const stored = await this.options.catalog.getObject(store, key);
-      const live = stored && !isExpired(stored, nowMs) ? stored : undefined;
-      if (condition.ifNoneMatch && live) throw new AppError('already_exists', 'If-None-Match: * and the key exists');
-      if (condition.ifMatch !== undefined && (!live || (condition.ifMatch !== '*' && quoted(condition.ifMatch) !== live.etag))) {
-        throw new AppError('precondition_failed', 'If-Match does not match the stored etag');
-      }
+      checkCondition(condition, stored, nowMs);
       const delta = { objects: stored ? 0 : 1, bytes: size - (stored?.size ?? 0) };
       await this.reserve(store, delta);
       let info: ObjectInfo;

@@ -115,6 +115,8 @@ export interface Upload {
   metadata: Record<string, string>;
   /** S3's multipart upload id; undefined: one presigned PUT. */
   multipartId?: string;
+  /** `If-None-Match: *` / `If-Match` given when the upload was created: checked then, and decided when it completes. */
+  condition?: { ifNoneMatch?: boolean; ifMatch?: string };
   /** Epoch seconds after which the upload is forgotten (and its URLs long expired). */
   expiresAt: number;
 }

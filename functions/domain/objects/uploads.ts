@@ -1,7 +1,7 @@
 import { AppError } from '../../shared/errors.js';
 import { expiresAtFor } from '../kv/service.js';
 import { MAX_OBJECT_SIZE_BYTES, MAX_WRITE_ATTEMPTS, MULTIPART_PART_BYTES, UPLOAD_ID_BYTES, UPLOAD_LIFETIME_SECONDS, UPLOAD_URL_EXPIRY_SECONDS } from './limits.js';
-import type { ObjectServiceOptions } from './service.js';
+import { checkCondition, type ObjectServiceOptions, type WriteCondition } from './service.js';
 import type { ObjectInfo, Store, StoreRef, Upload, UploadedPart } from './types.js';
 import { releaseUsage, reserveUsage } from './usage.js';
 import { isAllowedContentType } from './validation.js';
@@ -11,6 +11,8 @@ export interface NewUpload {
   size: number;
   contentType: string;
   metadata: Record<string, string>;
+  /** Decided when the upload completes; checked at creation too, before a byte is sent. */
+  condition?: WriteCondition;
 }
 
 /** Where the client sends the bytes: one PUT, or one PUT per part (numbered from 1, each `partSize` but the last). */
@@ -51,6 +53,7 @@ export class ObjectUploads {
       throw refused('validation_error', `the store accepts only ${config.allowedContentTypes!.join(', ')}`);
     }
     const { catalog, blobs } = this.options;
+    if (request.condition) checkCondition(request.condition, await catalog.getObject(store, request.key), this.options.now());
     const nowSeconds = Math.floor(this.options.now() / 1000);
     const delta = { objects: 0, bytes: request.size };
     await reserveUsage(catalog, store, delta);
@@ -85,6 +88,7 @@ export class ObjectUploads {
     const store = await this.getStore(ref);
     const { catalog, blobs } = this.options;
     const upload = await this.openUpload(store, id);
+    if (upload.condition) await this.refuseUnlessCondition(store, upload);
     if (upload.multipartId) {
       if (!parts) throw refused('validation_error', 'parts is required to complete a multipart upload');
       // Assembled before the upload is claimed: parts that S3 refuses leave it open for another try.
@@ -105,6 +109,15 @@ export class ObjectUploads {
     };
     for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
       const stored = await catalog.getObject(store, upload.key);
+      if (upload.condition) {
+        try {
+          checkCondition(upload.condition, stored, nowMs);
+        } catch (error) {
+          // The key changed between the check above and now: what this upload landed is not kept.
+          await this.removeLanded(store, upload);
+          throw error;
+        }
+      }
       if (!(await catalog.putObject(store, info, stored))) continue;
       // The upload's size was reserved at creation; what the key held before is given back.
       if (stored) await releaseUsage(catalog, store, { objects: 0, bytes: stored.size });
@@ -138,6 +151,21 @@ export class ObjectUploads {
     const stored = await this.options.catalog.getObject(store, upload.key);
     if (landed && landed.etag !== stored?.etag) await this.removeLanded(store, upload);
     else await releaseUsage(this.options.catalog, store, { objects: 0, bytes: upload.size });
+  }
+
+  /**
+   * Refuses the completion (409/412) when the upload's condition no longer holds, before parts are
+   * assembled: a multipart upload is then dropped with the key's object untouched. A single PUT has
+   * already replaced the key's bytes, so that object is removed with them, as when an upload is refused
+   * for its size; the condition checked at creation is what keeps it from landing on an object it must not.
+   */
+  private async refuseUnlessCondition(store: Store, upload: Upload): Promise<void> {
+    try {
+      checkCondition(upload.condition!, await this.options.catalog.getObject(store, upload.key), this.options.now());
+    } catch (error) {
+      if (await this.options.catalog.deleteUpload(store, upload.id)) await this.dropClaimed(store, upload);
+      throw error;
+    }
   }
 
   private async openUpload(store: Store, id: string): Promise<Upload> {
