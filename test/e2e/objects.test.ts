@@ -368,6 +368,20 @@ describe('object stores', () => {
     expect(await t.usage()).toMatchObject({ objects: 2, bytes: 8 });
   }, 30_000);
 
+  it("a browser's preflight to a presigned upload URL passes from the stack's own origin (the console) and exposes ETag; another origin's is refused", async () => {
+    const t = await tenant();
+    const upload = (await t.startUpload({ key: 'from-browser', size: 3, content_type: 'text/plain' })).json.data;
+    const preflight = (origin: string) => fetch(upload.url, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'content-type' } });
+    const allowed = await preflight(stack.baseUrl);
+    expect(allowed.status, await allowed.clone().text()).toBe(200);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe(stack.baseUrl);
+    expect(allowed.headers.get('access-control-allow-methods')).toMatch(/PUT/);
+    const put = await fetch(upload.url, { method: 'PUT', headers: { origin: stack.baseUrl, 'content-type': 'text/plain' }, body: 'abc' });
+    expect(put.status).toBe(200);
+    expect(put.headers.get('access-control-expose-headers')?.toLowerCase()).toMatch(/etag/);
+    expect((await preflight('https://elsewhere.example')).status).toBe(403);
+  });
+
   it('DELETE …/uploads/{id} aborts an upload and gives its reservation back, single PUT or multipart', async () => {
     const t = await tenant({ max_bytes: 20 * 1024 * 1024 });
     await t.put('keep', 'kept');
