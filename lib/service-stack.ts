@@ -153,6 +153,8 @@ export class ServiceStack extends Stack {
       ...Object.fromEntries(entries(TABLES).map(([name, table]) => [table.env, this.data.tables[name].tableName])),
       ...Object.fromEntries(entries(QUEUES).map(([name, queue]) => [queue.env, this.queues.queues[name].queueUrl])),
       [SETTINGS.objectsBucket.env]: this.objectStorage.bucket.bucketName,
+      // Where the SDK's presigned URLs point (virtual-hosted, regional): the console sends bytes there.
+      [SETTINGS.objectsTransferOrigin.env]: `https://${this.objectStorage.bucket.bucketRegionalDomainName}`,
       [SETTINGS.flowNames.env]: this.flows.names.join(','),
       [SETTINGS.flowArnPrefix.env]: this.flows.arnPrefix,
       [SETTINGS.flowBatchArnPrefix.env]: this.flows.batchArnPrefix,

@@ -212,6 +212,7 @@ export async function startEngines(options: EngineOptions): Promise<Engines> {
     ...(sfn && { AWS_ENDPOINT_URL_SFN: sfn.endpoint }),
     AWS_ENDPOINT_URL_S3: s3.endpoint,
     [SETTINGS.objectsBucket.env]: LOCAL_OBJECTS_BUCKET,
+    [SETTINGS.objectsTransferOrigin.env]: s3.endpoint,
     [SETTINGS.flowArnPrefix.env]: LOCAL_FLOW_ARN_PREFIX,
     [SETTINGS.flowBatchArnPrefix.env]: LOCAL_FLOW_BATCH_ARN_PREFIX,
   };
