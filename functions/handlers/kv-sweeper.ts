@@ -26,7 +26,7 @@ export function createSweepHandler(sweeper: Pick<Sweeper, 'run'>): SqsBatchHandl
     const response = await processPartialResponse(event, async (record: SQSRecord) => {
       const task = decodeSweepTask(record.body);
       const outcome = await sweeper.run(task, { remainingMs: () => context.getRemainingTimeInMillis() });
-      await logInfo(task.kind === 'object_expiry' ? 'objects expiry' : task.objectStoreId ? 'objects sweep' : task.kind ? 'streams sweep' : 'kv sweep', { bucket: task.name, generation: task.generation, kind: task.kind, ...outcome });
+      await logInfo(task.objectStoreId ? 'objects sweep' : task.kind ? 'streams sweep' : 'kv sweep', { bucket: task.name, generation: task.generation, kind: task.kind, ...outcome });
       if (outcome.deleted > 0) metricsRecorder.count(METRIC.kvItemsReclaimed, outcome.deleted);
     }, processor, { context, throwOnFullBatchFailure: false });
     await publishMetrics();
@@ -53,15 +53,14 @@ export function composeKvSweeper(settings: Settings, aws: AwsClients) {
     queue,
     now: Date.now,
   });
+  // With an object store's generations, its expiry passes (`kind: object_expiry`, its current generation).
   const objects = onFirstUse(async () => {
-    const { objectGenerationSweep } = await import('../adapters/aws/first-use/object-sweep.js');
-    return new Sweeper({ store: objectGenerationSweep(settings.kvTable, settings.objectsBucket, aws), queue, now: Date.now });
+    const { objectGenerationSweep, objectExpiry } = await import('../adapters/aws/first-use/object-sweep.js');
+    return {
+      sweeper: new Sweeper({ store: objectGenerationSweep(settings.kvTable, settings.objectsBucket, aws), queue, now: Date.now }),
+      expiry: objectExpiry(settings.kvTable, settings.objectsBucket, aws, queue, settings.objectExpirySweepSeconds),
+    };
   });
-  // An object store's expiry pass (its current generation), in the same chunk.
-  const expiry = onFirstUse(async () => {
-    const { objectExpiry } = await import('../adapters/aws/first-use/object-sweep.js');
-    return objectExpiry(settings.kvTable, settings.objectsBucket, aws, queue, settings.objectExpirySweepSeconds);
-  });
-  const sweeperOf = async (task: SweepTask) => (task.kind === 'object_expiry' ? expiry() : task.objectStoreId ? objects() : kv);
+  const sweeperOf = async (task: SweepTask) => (task.objectStoreId ? (await objects())[task.kind === 'object_expiry' ? 'expiry' : 'sweeper'] : kv);
   return createSweepHandler({ run: async (task, run) => (await sweeperOf(task)).run(task, run) });
 }
