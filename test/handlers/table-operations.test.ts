@@ -231,7 +231,8 @@ describe('the DynamoDB operations each function sends are the ones the manifest 
     const { Items: openUploads = [] } = await local.dynamo.send(new QueryCommand({ TableName: local.engines.env.KV_TABLE, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `OBJUPLOAD#${storeId}#${generation}` } }));
     expect(openUploads).toHaveLength(2);
     for (const item of openUploads) await local.dynamo.send(new UpdateCommand({ TableName: local.engines.env.KV_TABLE, Key: { pk: item.pk, sk: item.sk }, UpdateExpression: 'SET expires_at = :past', ExpressionAttributeValues: { ':past': 1 } }));
-    await new Promise((resolve) => setTimeout(resolve, 1100)); // the object's TTL is one second
+    // The object's TTL is one second: wait until it reads as expired.
+    while ((await as('objects', () => objects(httpEvent('headObject', { apiKey, params: { ...expiring, key: 'k' } })))).statusCode !== 404) await new Promise((resolve) => setTimeout(resolve, 200));
     const body = encodeSweepTask({ kind: 'object_expiry', accountId: (storeItem!.pk as string).slice('OBJSTORES#'.length), name: 'expiring', objectStoreId: storeId, generation, settleUntil: Date.now() });
     const swept = await as('kvSweeper', () => handlers.kvSweeper(sqsEventOf('kvSweep', [{ MessageId: 'expiry', ReceiptHandle: 'r', Body: body }]), lambdaContext('kvSweeper', FUNCTIONS.kvSweeper.timeoutSeconds)));
     expect(swept.batchItemFailures).toEqual([]);
