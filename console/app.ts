@@ -8,6 +8,7 @@ import { api, ApiError, credentials, type Credentials } from './api.js';
 import { alertRegion, el, pageHeading, withProgress } from './dom.js';
 import { accountPage } from './pages/account.js';
 import { bucketPage, bucketsPage } from './pages/buckets.js';
+import { objectsPage } from './pages/objects.js';
 import { streamPage, streamsPage } from './pages/streams.js';
 import { dashboardPage } from './pages/dashboard.js';
 import { deliveriesPage, deliveryPage } from './pages/deliveries.js';
@@ -21,7 +22,7 @@ const redirectUri = () => `${location.origin}/console`;
 
 const root = document.getElementById('app')!;
 
-type Route = { page: 'triggers' } | { page: 'dashboard' } | { page: 'deliveries'; trigger: string; execution?: string; filters?: URLSearchParams } | { page: 'buckets' } | { page: 'bucket'; name: string } | { page: 'account' }
+type Route = { page: 'triggers' } | { page: 'dashboard' } | { page: 'deliveries'; trigger: string; execution?: string; filters?: URLSearchParams } | { page: 'buckets' } | { page: 'bucket'; name: string } | { page: 'objects'; store?: string } | { page: 'account' }
   | { page: 'flow'; name: string } | { page: 'streams'; name?: string };
 
 /** A hash segment as typed or linked; a malformed escape is kept as it is (the API then answers not found). */
@@ -46,6 +47,8 @@ function route(): Route {
   if (flow) return { page: 'flow', name: segment(flow[1]!) };
   const stream = /^#\/streams(?:\/(.+))?$/.exec(hash);
   if (stream) return { page: 'streams', ...(stream[1] && { name: segment(stream[1]) }) };
+  const objects = /^#\/objects(?:\/(.+))?$/.exec(hash);
+  if (objects) return { page: 'objects', ...(objects[1] && { store: segment(objects[1]) }) };
   const bucket = /^#\/buckets\/(.+)$/.exec(hash);
   if (bucket) {
     return { page: 'bucket', name: segment(bucket[1]!) };
@@ -63,6 +66,7 @@ function render(): void {
       : current.page === 'dashboard' ? dashboardPage()
       : current.page === 'buckets' ? bucketsPage()
         : current.page === 'bucket' ? bucketPage(current.name)
+        : current.page === 'objects' ? objectsPage(current.store)
           : current.page === 'deliveries' ? (current.execution ? deliveryPage(current.trigger, current.execution) : deliveriesPage(current.trigger, current.filters))
             : current.page === 'flow' ? flowPage(current.name)
             : current.page === 'streams' ? (current.name === undefined ? streamsPage() : streamPage(current.name))
@@ -86,7 +90,7 @@ function shell(current: string, page: HTMLElement): HTMLElement {
   } }, 'Sign out');
   return el('div', {},
     el('header', {}, el('strong', {}, 'Flowgate'),
-      el('nav', { 'aria-label': 'Main' }, el('ul', {}, link('dashboard', 'Dashboard'), link('triggers', 'Triggers'), link('buckets', 'Buckets'), link('streams', 'Streams'), link('account', 'Account'))),
+      el('nav', { 'aria-label': 'Main' }, el('ul', {}, link('dashboard', 'Dashboard'), link('triggers', 'Triggers'), link('buckets', 'Buckets'), link('objects', 'Objects'), link('streams', 'Streams'), link('account', 'Account'))),
       el('span', { class: 'spacer' }), signOut),
     page);
 }

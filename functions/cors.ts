@@ -70,3 +70,18 @@ export function isCorsPreflight(method: string, headers: Readonly<Record<string,
 
 /** The functions' answer to a preflight: 204, nothing else (API Gateway adds the CORS headers). */
 export const PREFLIGHT_ANSWER = { statusCode: 204, body: '' } as const;
+
+/**
+ * The objects bucket's CORS rule, deployed (`lib/constructs/object-storage.ts`) and on s3rver
+ * (`local/engines.ts`): browsers send bytes to presigned URLs and fetch them from there, so S3 must
+ * answer their preflights, and a multipart upload needs each part's `ETag` in JavaScript, which S3
+ * shows only to origins it exposes it to. The origins are the API's own (the console) and the
+ * gateway's CORS allowlist: a presigned URL is a credential already, and this only lets those pages use it.
+ */
+export const OBJECTS_CORS = {
+  methods: ['GET', 'HEAD', 'PUT'],
+  /** A presigned PUT signs `content-type`; a ranged download sends `range`. */
+  headers: ['content-type', 'range'],
+  expose: ['etag', 'content-length', 'content-range'],
+  maxAgeSeconds: CORS_MAX_AGE_SECONDS,
+} as const;

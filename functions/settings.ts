@@ -102,6 +102,7 @@ export const SETTINGS = {
   triggersTable: spec({ env: TABLES.triggers.env, description: 'Name of the triggers table', source: wiring, readers: tableReaders('triggers'), parse: required }),
   executionsTable: spec({ env: TABLES.executions.env, description: 'Name of the executions table', source: wiring, readers: tableReaders('executions'), parse: required }),
   objectsBucket: spec({ env: 'OBJECTS_BUCKET', description: 'Name of the S3 bucket that holds every object store\'s bytes', source: wiring, readers: functionsWhere((name) => 'objectsBucket' in FUNCTIONS[name]), parse: required }),
+  objectsTransferOrigin: spec({ env: 'OBJECTS_TRANSFER_ORIGIN', description: 'Origin of presigned URLs, in the console\'s connect-src', source: wiring, readers: ['system'], parse: optional }),
   kvSweepQueueUrl: spec({ env: QUEUES.kvSweep.env, description: 'URL of the kvSweep queue', source: wiring, readers: queueReaders('kvSweep'), parse: required }),
   flowQueueUrl: spec({ env: QUEUES.flowEvents.env, description: 'URL of the flowEvents queue', source: wiring, readers: queueReaders('flowEvents'), parse: required }),
   flowNames: spec({ env: 'FLOW_NAMES', description: 'The deployed flows, comma-separated', source: wiring, readers: functionsWhere((name) => 'readsFlowNames' in FUNCTIONS[name]), parse: list }),
@@ -160,6 +161,11 @@ export const SETTINGS = {
     env: 'KV_SWEEP_SETTLE_SECONDS',
     description: 'How long after a purge the sweeper makes its final pass (local only; deployed it follows the kv, objects and streams functions\' timeouts and upload URLs\' expiry)',
     source: local, readers: ['kv', 'objects', 'streams'], parse: (raw) => (isUnset(raw) ? undefined : wholeNumber(0, 0, 12 * 3600)(raw)),
+  }),
+  objectExpirySweepSeconds: spec({
+    env: 'OBJECT_EXPIRY_SWEEP_SECONDS',
+    description: 'Expiry passes fall on multiples of this (local only; deployed 300)',
+    source: local, readers: ['objects', 'kvSweeper'], parse: (raw) => (isUnset(raw) ? undefined : wholeNumber(0, 1, 3600)(raw)),
   }),
   streamsLeaseSeconds: spec({
     env: 'STREAMS_LEASE_SECONDS',

@@ -35,6 +35,8 @@ const RESOLVED_MAX_BYTES: Record<string, number> = {
   'AWS::DynamoDB::Table Ref': 255,
   // Bucket names are 3 to 63 characters (S3 bucket naming rules).
   'AWS::S3::Bucket Ref': 63,
+  // <bucket>.s3.<region>.<suffix>: the bucket's regional host, its name at most 63 characters.
+  'AWS::S3::Bucket RegionalDomainName': length(63, '.s3.', REGION, '.', URL_SUFFIX),
   // https://sqs.<region>.<suffix>/<account>/<queue name>; queue names are at most 80 characters.
   'AWS::SQS::Queue Ref': length('https://sqs.', REGION, '.', URL_SUFFIX, '/', ACCOUNT, '/', 80),
   // arn:<partition>:kms:<region>:<account>:key/<key id, a 36-character UUID>.

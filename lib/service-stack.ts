@@ -120,6 +120,14 @@ export class ServiceStack extends Stack {
       publicRouteThrottle: props.publicRouteThrottle,
     });
 
+    // Browsers send and fetch bytes through presigned URLs: the console (on the API's origin, or the
+    // public base's) and the apps the gateway's CORS allowlist names.
+    this.objectStorage.allowBrowserOrigins([
+      this.http.baseUrl,
+      ...(props.publicWebhookBaseUrl ? [new URL(props.publicWebhookBaseUrl).origin] : []),
+      ...(props.corsAllowedOrigins ?? []),
+    ]);
+
     // After the API: the hosted UI returns to the console's URL. Functions get the pool's settings
     // in their environment below, so nothing of the API's depends on the pool (no cycle).
     this.identity = new Identity(this, 'Identity', {
@@ -145,6 +153,8 @@ export class ServiceStack extends Stack {
       ...Object.fromEntries(entries(TABLES).map(([name, table]) => [table.env, this.data.tables[name].tableName])),
       ...Object.fromEntries(entries(QUEUES).map(([name, queue]) => [queue.env, this.queues.queues[name].queueUrl])),
       [SETTINGS.objectsBucket.env]: this.objectStorage.bucket.bucketName,
+      // Where the SDK's presigned URLs point (virtual-hosted, regional): the console sends bytes there.
+      [SETTINGS.objectsTransferOrigin.env]: `https://${this.objectStorage.bucket.bucketRegionalDomainName}`,
       [SETTINGS.flowNames.env]: this.flows.names.join(','),
       [SETTINGS.flowArnPrefix.env]: this.flows.arnPrefix,
       [SETTINGS.flowBatchArnPrefix.env]: this.flows.batchArnPrefix,

@@ -7,7 +7,9 @@ import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-s
 import { ClassicLevel } from 'classic-level';
 import dynalite from 'dynalite';
 import { createSqsServer } from 'local-aws-sqs';
+import { PutBucketCorsCommand, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
+import { OBJECTS_CORS } from '../functions/cors.js';
 import { DUMMY_ACCOUNT } from 's3rver/lib/models/account.js';
 import { MESSAGE_RETENTION_DAYS, QUEUES, TABLES, type IndexSpec, type QueueName, type TableName } from '../functions/manifest.js';
 import { SETTINGS } from '../functions/settings.js';
@@ -210,6 +212,7 @@ export async function startEngines(options: EngineOptions): Promise<Engines> {
     ...(sfn && { AWS_ENDPOINT_URL_SFN: sfn.endpoint }),
     AWS_ENDPOINT_URL_S3: s3.endpoint,
     [SETTINGS.objectsBucket.env]: LOCAL_OBJECTS_BUCKET,
+    [SETTINGS.objectsTransferOrigin.env]: s3.endpoint,
     [SETTINGS.flowArnPrefix.env]: LOCAL_FLOW_ARN_PREFIX,
     [SETTINGS.flowBatchArnPrefix.env]: LOCAL_FLOW_BATCH_ARN_PREFIX,
   };
@@ -240,4 +243,28 @@ export async function startEngines(options: EngineOptions): Promise<Engines> {
       await Promise.all([close(dynamoServer), close(sqsServer), ...(sfn ? [close(sfn.server)] : []), s3.stop()]);
     },
   };
+}
+
+/**
+ * Sets the objects bucket's CORS rule (`OBJECTS_CORS`) for these origins, as the CDK stack does:
+ * called once the local stack knows its own address, so the console's uploads pass s3rver's preflights.
+ */
+export async function allowBrowserOrigins(s3Endpoint: string, origins: readonly string[]): Promise<void> {
+  const client = new S3Client({ region: LOCAL_AWS_ENV.AWS_REGION, credentials: { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY }, endpoint: s3Endpoint, forcePathStyle: true });
+  try {
+    await client.send(new PutBucketCorsCommand({
+      Bucket: LOCAL_OBJECTS_BUCKET,
+      CORSConfiguration: {
+        CORSRules: [{
+          AllowedOrigins: [...new Set(origins)],
+          AllowedMethods: [...OBJECTS_CORS.methods],
+          AllowedHeaders: [...OBJECTS_CORS.headers],
+          ExposeHeaders: [...OBJECTS_CORS.expose],
+          MaxAgeSeconds: OBJECTS_CORS.maxAgeSeconds,
+        }],
+      },
+    }));
+  } finally {
+    client.destroy();
+  }
 }

@@ -21,7 +21,7 @@ import { listFlowNames, readFlowDefinition } from '../lib/flow-files.js';
 import { apiGatewayPath, toApiGatewayEvent, writeApiGatewayResult } from './api-gateway.js';
 import { LocalCors } from './cors.js';
 import { openDataDir, type DataDir } from './data-dir.js';
-import { LOCAL_AWS_ENV, startEngines, type Engines } from './engines.js';
+import { allowBrowserOrigins, LOCAL_AWS_ENV, startEngines, type Engines } from './engines.js';
 import { FlowBacklog, settledIds } from './flow-backlog.js';
 import { LocalFlowTasks } from './flow-tasks.js';
 import { startFlowWorkerThread, type FlowWorkerThread } from './flow-worker-host.js';
@@ -141,7 +141,8 @@ async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
  */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const around = options.aroundInvocation ?? invokeDirectly;
-  const cors = new LocalCors(parseCorsOrigins(options.corsAllowedOrigins, 'corsAllowedOrigins'));
+  const corsOrigins = parseCorsOrigins(options.corsAllowedOrigins, 'corsAllowedOrigins');
+  const cors = new LocalCors(corsOrigins);
   const flowsDirs = (options.flowsDir ?? resolve(REPO_ROOT, 'flows')).split(delimiter).map((dir) => resolve(dir));
   const flowNames = listFlowNames(flowsDirs);
   const visibilityTimeoutSeconds = options.visibilityTimeoutSeconds ?? 30;
@@ -190,7 +191,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   server.on('request', (req: IncomingMessage, res: ServerResponse) => serve(req, res));
   try {
     await new Promise<void>((done, fail) => server.once('error', fail).listen(options.port ?? 3000, '127.0.0.1', done));
+    // The console's presigned uploads come from the stack's own origin (either name of loopback).
+    const { port } = server.address() as { port: number };
+    await allowBrowserOrigins(engines.env.AWS_ENDPOINT_URL_S3!, [`http://127.0.0.1:${port}`, `http://localhost:${port}`, ...corsOrigins]);
   } catch (error) {
+    if (server.listening) server.close();
     await flowWorker?.stop();
     await engines.stop();
     await data?.release();

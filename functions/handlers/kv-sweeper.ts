@@ -6,7 +6,7 @@ import { DynamoKvStore } from '../adapters/aws/dynamo-kv-store.js';
 import { onFirstUse, portOnFirstCall } from '../adapters/lazy.js';
 import { sqsClient } from '../adapters/aws/clients/sqs.js';
 import { SqsSweepQueue } from '../adapters/aws/sqs-sweep-queue.js';
-import { decodeSweepTask } from '../domain/kv/sweep-task.js';
+import { decodeSweepTask, type SweepTask } from '../domain/kv/sweep-task.js';
 import { Sweeper, type GenerationStore } from '../domain/kv/sweeper.js';
 import type { Settings } from '../settings.js';
 import { logInfo } from '../shared/logger.js';
@@ -53,9 +53,14 @@ export function composeKvSweeper(settings: Settings, aws: AwsClients) {
     queue,
     now: Date.now,
   });
+  // With an object store's generations, its expiry passes (`kind: object_expiry`, its current generation).
   const objects = onFirstUse(async () => {
-    const { objectGenerationSweep } = await import('../adapters/aws/first-use/object-sweep.js');
-    return new Sweeper({ store: objectGenerationSweep(settings.kvTable, settings.objectsBucket, aws), queue, now: Date.now });
+    const { objectGenerationSweep, objectExpiry } = await import('../adapters/aws/first-use/object-sweep.js');
+    return {
+      sweeper: new Sweeper({ store: objectGenerationSweep(settings.kvTable, settings.objectsBucket, aws), queue, now: Date.now }),
+      expiry: objectExpiry(settings.kvTable, settings.objectsBucket, aws, queue, settings.objectExpirySweepSeconds),
+    };
   });
-  return createSweepHandler({ run: async (task, run) => (task.objectStoreId ? await objects() : kv).run(task, run) });
+  const sweeperOf = async (task: SweepTask) => (task.objectStoreId ? (await objects())[task.kind === 'object_expiry' ? 'expiry' : 'sweeper'] : kv);
+  return createSweepHandler({ run: async (task, run) => (await sweeperOf(task)).run(task, run) });
 }

@@ -6,7 +6,7 @@ import { s3BlobStoreOnFirstUse } from '../adapters/aws/s3-on-first-use.js';
 import type { Authenticator } from '../domain/authenticator.js';
 import { contentTypeOf } from '../domain/kv/validation.js';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../domain/objects/limits.js';
-import { ObjectService, objectsSettleSeconds } from '../domain/objects/service.js';
+import { ObjectService, objectsSettleSeconds, type WriteCondition } from '../domain/objects/service.js';
 import { sqsSweepQueueOnFirstUse } from '../adapters/aws/sqs-on-first-use.js';
 import { FUNCTIONS } from '../manifest.js';
 import { parseCompletion, parseNewUpload, parseUrlRequest, validateUploadId } from '../domain/objects/upload-requests.js';
@@ -95,11 +95,8 @@ export const createObjectsHandler = (service: ObjectService, authenticator: Auth
     const { event } = request;
     const store = storeOf(request);
     const key = keyOf(event);
-    const ifMatch = header(event, 'if-match')?.trim();
-    const ifNoneMatch = header(event, 'if-none-match')?.trim();
-    if (ifNoneMatch !== undefined && ifNoneMatch !== '*') throw new AppError('validation_error', 'If-None-Match', undefined, 'If-None-Match takes only *');
     const object = { bytes: rawBody(event), contentType: contentTypeOf(header(event, 'content-type')), metadata: metadataFrom(event.headers ?? {}) };
-    const info = await service.putObject(store, key, object, { ifNoneMatch: ifNoneMatch === '*', ifMatch });
+    const info = await service.putObject(store, key, object, conditionOf(event));
     return json(200, { data: objectResource(info) }, { etag: info.etag });
   },
   async getObject(request): Promise<HttpResult> {
@@ -130,7 +127,8 @@ export const createObjectsHandler = (service: ObjectService, authenticator: Auth
     return ok({ url, method: 'GET', expires_at: expiresAt, object: objectResource(info) });
   },
   async createObjectUpload(request) {
-    const target = await service.uploads.create(storeOf(request), parseNewUpload(jsonObjectBody(request.event)));
+    const condition = conditionOf(request.event);
+    const target = await service.uploads.create(storeOf(request), { ...parseNewUpload(jsonObjectBody(request.event)), ...((condition.ifNoneMatch || condition.ifMatch !== undefined) && { condition }) });
     const { upload } = target;
     return created({
       id: upload.id, key: upload.key, size: upload.size, content_type: upload.contentType, metadata: upload.metadata,
@@ -155,6 +153,14 @@ export const createObjectsHandler = (service: ObjectService, authenticator: Auth
   },
 }, authenticator);
 
+/** `If-None-Match: *` and `If-Match: <etag>` of a write or an upload; any other `If-None-Match` is 400. */
+function conditionOf(event: HttpEvent): WriteCondition {
+  const ifMatch = header(event, 'if-match')?.trim();
+  const ifNoneMatch = header(event, 'if-none-match')?.trim();
+  if (ifNoneMatch !== undefined && ifNoneMatch !== '*') throw new AppError('validation_error', 'If-None-Match', undefined, 'If-None-Match takes only *');
+  return { ifNoneMatch: ifNoneMatch === '*', ...(ifMatch !== undefined && { ifMatch }) };
+}
+
 export function composeObjects(settings: Settings, aws: AwsClients) {
   const service = new ObjectService({
     catalog: new DynamoObjectCatalog(dynamoClient(aws), settings.kvTable),
@@ -165,6 +171,7 @@ export function composeObjects(settings: Settings, aws: AwsClients) {
     settleMs: (settings.kvSweepSettleSeconds ?? objectsSettleSeconds(FUNCTIONS.objects.timeoutSeconds)) * 1000,
     now: Date.now,
     randomBytes,
+    expirySweepSeconds: settings.objectExpirySweepSeconds,
   });
   return createObjectsHandler(service, createGatewayAuthenticator(settings, aws));
 }

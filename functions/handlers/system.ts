@@ -18,11 +18,12 @@ const matcher = new RouteMatcher(ROUTES);
 
 /**
  * Every console response: scripts and styles from this origin only, requests to this origin only
- * (and to the hosted UI's token endpoint when there is one), no inline script, no framing. The
+ * (and to the hosted UI's token endpoint when there is one, and to the objects bucket, where the
+ * Objects page sends and fetches bytes through presigned URLs), no inline script, no framing. The
  * token in the sign-in link's fragment is never sent anywhere.
  */
-function consoleHeaders(hostedUi: HostedUiSettings | undefined): Record<string, string> {
-  const connect = hostedUi ? `'self' ${hostedUi.domain}` : "'self'";
+function consoleHeaders(hostedUi: HostedUiSettings | undefined, objectsOrigin: string | undefined): Record<string, string> {
+  const connect = ["'self'", hostedUi?.domain, objectsOrigin].filter(Boolean).join(' ');
   return {
     'content-security-policy': `default-src 'none'; script-src 'self'; style-src 'self'; connect-src ${connect}; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
     'x-content-type-options': 'nosniff',
@@ -53,6 +54,8 @@ export interface SystemDeps {
   backlog?: () => Promise<FlowBacklog>;
   /** Absent with an external token issuer: the console then offers token paste and API keys only. */
   hostedUi?: HostedUiSettings;
+  /** The objects bucket's origin (`OBJECTS_TRANSFER_ORIGIN`): the console's presigned transfers go there. */
+  objectsOrigin?: string;
 }
 
 /** What the console reads at `/console/config.json`; not a build asset, since the stack's values are known only at deploy. */
@@ -68,7 +71,7 @@ function createRouted(deps: SystemDeps) {
     files = undefined;
     throw error;
   }));
-  const headers = consoleHeaders(deps.hostedUi);
+  const headers = consoleHeaders(deps.hostedUi, deps.objectsOrigin);
   const config = JSON.stringify({ cognito: deps.hostedUi ? { domain: deps.hostedUi.domain, clientId: deps.hostedUi.clientId } : null });
   return createPublicHttpHandler('system', {
     getHealth: async () => json(200, deps.backlog ? { status: 'ok', backlog: await deps.backlog() } : { status: 'ok' }),
@@ -125,4 +128,4 @@ export const hostedUiFrom = (settings: Pick<Settings, 'consoleCognitoDomain' | '
   settings.consoleCognitoDomain && settings.consoleCognitoClientId ? { domain: settings.consoleCognitoDomain, clientId: settings.consoleCognitoClientId } : undefined;
 
 /** The deployed system function, serving the console built into its bundle. */
-export const composeSystem = (settings: Settings) => createSystemHandler({ consoleFiles: readBundledConsoleFiles, hostedUi: hostedUiFrom(settings) });
+export const composeSystem = (settings: Settings) => createSystemHandler({ consoleFiles: readBundledConsoleFiles, hostedUi: hostedUiFrom(settings), objectsOrigin: settings.objectsTransferOrigin });

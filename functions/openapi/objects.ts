@@ -200,6 +200,10 @@ export const objectsDocs: OperationDocs = {
     },
   },
   createObjectUpload: {
+    parameters: [
+      { name: 'if-none-match', in: 'header', description: '`*`: the upload completes only if the key then holds no object (409 here, before a byte is sent, if it already does).', schema: { type: 'string', const: '*' } },
+      { name: 'if-match', in: 'header', description: 'An etag (or `*`): the upload completes only if the key then holds an object with it (412 here if it does not already).', schema: { type: 'string' } },
+    ],
     description:
       'Starts an upload straight to S3, for objects larger than the API carries. The size is declared here and counted in the ' +
       "store's usage at once, so `max_object_size` and `max_bytes` are checked before a byte is sent (413). " +
@@ -209,7 +213,8 @@ export const objectsDocs: OperationDocs = {
       `${UPLOAD_URL_EXPIRY_SECONDS} s; an upload neither completed nor aborted is forgotten after ${UPLOAD_LIFETIME_SECONDS} s, ` +
       'and S3 drops its parts after a day. Until it is completed the object does not exist. ' +
       'A single PUT lands at the key at once: it replaces the bytes of an object already there, which is removed if the upload is then aborted or refused. ' +
-      `Conditional writes (\`If-Match\`) are not offered for uploads. ${SCOPE}`,
+      '`If-None-Match: *` and `If-Match` are given here, checked at once, and decided again when the upload completes (the catalog\'s ' +
+      `compare-and-swap, as for a direct write: S3's engine on the local stack has no conditional writes). ${SCOPE}`,
     requestBody: {
       required: true,
       content: {
@@ -241,7 +246,8 @@ export const objectsDocs: OperationDocs = {
       }),
       '400': errorBody(`validation_error: bad store name, key, size or metadata, or a content type the store does not allow. ${KEY_RULES}`),
       '404': missingStore,
-      '409': errorBody('conflict: the store was purged or deleted meanwhile.'),
+      '409': errorBody('already_exists: `If-None-Match: *` and the key holds an object; conflict: the store was purged or deleted meanwhile.'),
+      '412': errorBody('precondition_failed: `If-Match` does not name the stored etag, or the key holds no object.'),
       '413': errorBody("payload_too_large: over the store's `max_object_size`, over its `max_bytes` (open uploads count), or over S3's 5 GiB."),
     },
   },
@@ -250,7 +256,9 @@ export const objectsDocs: OperationDocs = {
     description:
       'Stores what the upload sent: S3 assembles the parts (multipart), the function reads the size that landed, and the object ' +
       "is recorded only if it is the size declared. Bytes of another size are removed, with the object the key held before, and the reservation " +
-      "is given back (413 when more arrived, 400 when fewer). Nothing sent yet is 409 and leaves the upload open. A key's earlier object is replaced; " +
+      "is given back (413 when more arrived, 400 when fewer). Nothing sent yet is 409 and leaves the upload open. A condition given when the upload was " +
+      'created is decided here, before the parts are assembled: refused, a multipart upload is dropped and the key keeps its object; a single PUT has ' +
+      "already replaced the key's bytes, so that object is removed with them. A key's earlier object is replaced; " +
       `its bytes are given back to the store's usage. ${SCOPE}`,
     requestBody: {
       required: false,
@@ -260,7 +268,8 @@ export const objectsDocs: OperationDocs = {
       '200': { ...dataBody('Stored', objectSchema), headers: { etag: { type: 'string' } } },
       '400': errorBody('validation_error: fewer bytes arrived than declared (removed); `parts` missing or not what was uploaded (the upload stays open).'),
       '404': errorBody('not_found: no such store, or no such open upload (completed, aborted or expired).'),
-      '409': errorBody('conflict: nothing has been sent to the upload URL yet.'),
+      '409': errorBody('conflict: nothing has been sent to the upload URL yet; already_exists: the upload was created with `If-None-Match: *` and the key now holds an object (the upload is dropped).'),
+      '412': errorBody('precondition_failed: the upload was created with `If-Match` and the key no longer holds that etag (the upload is dropped).'),
       '413': errorBody('payload_too_large: more bytes arrived than declared (removed).'),
       '503': errorBody('unavailable: other writes to the key kept winning; retry.'),
     },

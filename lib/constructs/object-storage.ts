@@ -1,6 +1,7 @@
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Grant } from 'aws-cdk-lib/aws-iam';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type CfnBucket } from 'aws-cdk-lib/aws-s3';
+import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership, type CfnBucket } from 'aws-cdk-lib/aws-s3';
+import { OBJECTS_CORS } from '../../functions/cors.js';
 import { Construct } from 'constructs';
 import { BUCKET_OPERATIONS, type BucketOperation } from '../../functions/manifest.js';
 import type { ServiceFunction } from './service-function.js';
@@ -37,6 +38,21 @@ export class ObjectStorage extends Construct {
     Validations.of(this.bucket).acknowledge({
       id: 'AwsSolutions-S1',
       reason: 'Server access logs are best-effort and would need a second bucket; who reads and writes objects is already decided and logged by the objects function, the only principal granted access.',
+    });
+  }
+
+  /**
+   * Lets pages of these origins use presigned URLs from a browser (`OBJECTS_CORS`): the console's
+   * uploads and downloads, and apps of the gateway's CORS allowlist.
+   */
+  allowBrowserOrigins(origins: readonly string[]): void {
+    this.bucket.addCorsRule({
+      id: 'presigned-transfers-from-browsers',
+      allowedOrigins: [...new Set(origins)],
+      allowedMethods: OBJECTS_CORS.methods.map((method) => HttpMethods[method]),
+      allowedHeaders: [...OBJECTS_CORS.headers],
+      exposedHeaders: [...OBJECTS_CORS.expose],
+      maxAge: OBJECTS_CORS.maxAgeSeconds,
     });
   }
 

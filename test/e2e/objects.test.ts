@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { MAX_INLINE_OBJECT_BYTES, MAX_OBJECT_SIZE_BYTES } from '../../functions/domain/objects/limits.js';
 import { call, useLocalStack } from '../support/local-stack.js';
 
-/** One stack for the file: object stores over HTTP, on dynalite and s3rver; a purge's final sweep comes after 1 s. */
-const stack = useLocalStack({ env: { KV_SWEEP_SETTLE_SECONDS: '1' } });
+/** One stack for the file: object stores over HTTP, on dynalite and s3rver; a purge's final sweep comes after 1 s, expiry passes on whole seconds. */
+const stack = useLocalStack({ env: { KV_SWEEP_SETTLE_SECONDS: '1', OBJECT_EXPIRY_SWEEP_SECONDS: '1' } });
 
 let counter = 0;
 /** A fresh account with its own store, and helpers bound to it. */
@@ -201,6 +201,21 @@ describe('object stores', () => {
     expect(await t.usage()).toMatchObject({ objects: 0, bytes: 0 });
   });
 
+  it('expired objects are swept: their bytes leave S3 and the store\'s usage without a read or a delete', async () => {
+    const t = await tenant({ ttl_seconds: 2 });
+    await t.put('short', 'lived');
+    await t.put('nested/short', 'too');
+    const bytes = (await call(stack, 'POST', `${t.objectPath('short')}/url`, { token: t.token })).json.data.url as string;
+    expect(await t.usage()).toMatchObject({ objects: 2, bytes: 8 });
+    while ((await fetch(bytes)).status !== 404) await new Promise((resolve) => setTimeout(resolve, 200));
+    while ((await t.usage()).objects !== 0) await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await t.usage()).toMatchObject({ objects: 0, bytes: 0 });
+    // Written after the pass: a pass of its own removes it too.
+    await t.put('later', 'again');
+    while ((await t.usage()).objects !== 0) await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await t.usage()).toMatchObject({ objects: 0, bytes: 0 });
+  });
+
   it("another account's store is 404, whatever the route", async () => {
     const owner = await tenant();
     await owner.put('secret', 'mine');
@@ -319,6 +334,52 @@ describe('object stores', () => {
     await sendUpload(early.json.data, new TextEncoder().encode('abc'));
     expect((await t.complete(early.json.data.id)).status).toBe(200);
     expect((await t.get('d')).text).toBe('abc');
+  });
+
+  it('uploads take If-None-Match: * and If-Match when created: checked then (409/412, nothing reserved) and decided on complete, where a multipart upload refused leaves the key untouched', async () => {
+    const t = await tenant();
+    const startUpload = (key: string, size: number, headers: Record<string, string>) => call(stack, 'POST', `${t.base}/uploads`, { token: t.token, body: { key, size }, headers });
+    const taken = await t.put('taken', 'old');
+    expect((await startUpload('taken', 3, { 'if-none-match': '*' })).status).toBe(409);
+    expect((await startUpload('taken', 3, { 'if-match': '"not-its-etag"' })).status).toBe(412);
+    expect((await startUpload('missing', 3, { 'if-match': '*' })).status).toBe(412);
+    expect((await startUpload('taken', 3, { 'if-none-match': 'abc' })).status).toBe(400);
+    expect(await t.usage()).toMatchObject({ objects: 1, bytes: 3 });
+    // If-Match naming the stored etag: the upload replaces it.
+    const replace = await startUpload('taken', 3, { 'if-match': taken.headers.get('etag')! });
+    expect(replace.status).toBe(201);
+    await sendUpload(replace.json.data, new TextEncoder().encode('new'));
+    expect((await t.complete(replace.json.data.id)).status).toBe(200);
+    expect((await t.get('taken')).text).toBe('new');
+    // Another writer gets there first: complete is refused before the parts are assembled, and their object stays.
+    const size = 5 * 1024 * 1024 + 1;
+    const racing = await startUpload('raced', size, { 'if-none-match': '*' });
+    expect(racing.status).toBe(201);
+    await t.put('raced', 'theirs');
+    const parts = await sendUpload(racing.json.data, randomBytes(size));
+    const refused = await t.complete(racing.json.data.id, { parts });
+    expect(refused.status).toBe(409);
+    expect(refused.json.error).toBe('already_exists');
+    expect((await t.get('raced')).text).toBe('theirs');
+    const stale = await startUpload('raced', size, { 'if-match': (await t.head('raced')).headers.get('etag')! });
+    await t.put('raced', 'newer');
+    expect((await t.complete(stale.json.data.id, { parts: await sendUpload(stale.json.data, randomBytes(size)) })).status).toBe(412);
+    expect((await t.get('raced')).text).toBe('newer');
+    expect(await t.usage()).toMatchObject({ objects: 2, bytes: 8 });
+  }, 30_000);
+
+  it("a browser's preflight to a presigned upload URL passes from the stack's own origin (the console) and exposes ETag; another origin's is refused", async () => {
+    const t = await tenant();
+    const upload = (await t.startUpload({ key: 'from-browser', size: 3, content_type: 'text/plain' })).json.data;
+    const preflight = (origin: string) => fetch(upload.url, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'content-type' } });
+    const allowed = await preflight(stack.baseUrl);
+    expect(allowed.status, await allowed.clone().text()).toBe(200);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe(stack.baseUrl);
+    expect(allowed.headers.get('access-control-allow-methods')).toMatch(/PUT/);
+    const put = await fetch(upload.url, { method: 'PUT', headers: { origin: stack.baseUrl, 'content-type': 'text/plain' }, body: 'abc' });
+    expect(put.status).toBe(200);
+    expect(put.headers.get('access-control-expose-headers')?.toLowerCase()).toMatch(/etag/);
+    expect((await preflight('https://elsewhere.example')).status).toBe(403);
   });
 
   it('DELETE …/uploads/{id} aborts an upload and gives its reservation back, single PUT or multipart', async () => {

@@ -3,10 +3,11 @@ import { dynamoClient } from '../../functions/adapters/aws/clients/dynamo.js';
 import { s3Client } from '../../functions/adapters/aws/clients/s3.js';
 import { COMPOSERS } from '../../functions/composition.js';
 import { readSettings } from '../../functions/settings.js';
+import { encodeSweepTask } from '../../functions/domain/kv/sweep-task.js';
 import { LOCAL_AWS_ENV } from '../../local/engines.js';
 import { randomBytes } from 'node:crypto';
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FUNCTIONS, QUEUES, ROUTES, TABLES, type FunctionName, type FunctionSpec, type QueueName, type TableName } from '../../functions/manifest.js';
@@ -87,6 +88,15 @@ function httpEvent(operationId: string, options: { params?: Record<string, strin
 
 const data = (result: HttpResult) => JSON.parse(result.body!).data;
 
+/** An SQS event of these messages, as the event source mapping hands them to `queue`'s consumer. */
+const sqsEventOf = (queue: QueueName, messages: { MessageId?: string; ReceiptHandle?: string; Body?: string; MD5OfBody?: string }[]): SQSEvent => ({
+  Records: messages.map((m) => ({
+    messageId: m.MessageId!, receiptHandle: m.ReceiptHandle!, body: m.Body!, messageAttributes: {}, md5OfBody: m.MD5OfBody ?? '',
+    attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()), SenderId: 'local', ApproximateFirstReceiveTimestamp: String(Date.now()) },
+    eventSource: 'aws:sqs', eventSourceARN: `arn:aws:sqs:us-east-1:000000000000:${queue}`, awsRegion: 'us-east-1',
+  })),
+});
+
 /** Feeds a queue's waiting messages to its consumer, as the event source mapping would. */
 async function drain(queue: QueueName): Promise<number> {
   const url = local.engines.queueUrls[queue];
@@ -96,13 +106,7 @@ async function drain(queue: QueueName): Promise<number> {
     // Sweeps are sent with a delay (and may schedule their final pass): wait for them.
     const { Messages = [] } = await local.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, AttributeNames: ['All'], WaitTimeSeconds: 3, VisibilityTimeout: 120 }));
     if (Messages.length === 0) return handled;
-    const event: SQSEvent = {
-      Records: Messages.map((m) => ({
-        messageId: m.MessageId!, receiptHandle: m.ReceiptHandle!, body: m.Body!, messageAttributes: {}, md5OfBody: m.MD5OfBody ?? '',
-        attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()), SenderId: 'local', ApproximateFirstReceiveTimestamp: String(Date.now()) },
-        eventSource: 'aws:sqs', eventSourceARN: `arn:aws:sqs:us-east-1:000000000000:${queue}`, awsRegion: 'us-east-1',
-      })),
-    };
+    const event = sqsEventOf(queue, Messages);
     const response = await as(consumer, () => handlers[consumer as Exclude<FunctionName, 'system'>](event, lambdaContext(consumer, FUNCTIONS[consumer].timeoutSeconds)));
     expect(response.batchItemFailures, `${consumer} failed a record`).toEqual([]);
     for (const m of Messages) await local.sqs.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: m.ReceiptHandle! }));
@@ -137,6 +141,7 @@ beforeAll(async () => {
     WEBHOOK_BASE_URL: 'http://127.0.0.1/webhooks',
     // The sweeper's final pass comes at once rather than after the deployed settle time.
     KV_SWEEP_SETTLE_SECONDS: '0',
+    OBJECT_EXPIRY_SWEEP_SECONDS: '1',
   };
   const tableByName = new Map((Object.entries(TABLES) as [TableName, { env: string }][]).map(([table, spec]) => [env[spec.env]!, table]));
   const tableOf = (name: string) => {
@@ -213,6 +218,28 @@ describe('the DynamoDB operations each function sends are the ones the manifest 
     }
     expect((await as('objects', () => objects(httpEvent('completeObjectUpload', { apiKey, params: { ...store, id: multipart.id }, body: { parts } })))).statusCode).toBe(200);
     expect((await as('objects', () => objects(httpEvent('deleteObject', { apiKey, params: { ...store, key: 'up' } })))).statusCode).toBe(204);
+    // Expiry: an object of a store with a TTL and two uploads left open; the pass two days on removes them all.
+    const expiring = { store: 'expiring' };
+    expect((await as('objects', () => objects(httpEvent('createObjectStore', { apiKey, params: expiring, body: { ttl_seconds: 1 } })))).statusCode).toBe(201);
+    expect((await as('objects', () => objects(httpEvent('putObject', { apiKey, params: { ...expiring, key: 'k' }, rawBody: 'v' })))).statusCode).toBe(200);
+    const leftOpen = async (size: number) => data(await as('objects', () => objects(httpEvent('createObjectUpload', { apiKey, params: expiring, body: { key: 'open', size } }))));
+    const openSingle = await leftOpen(3);
+    expect((await fetch(openSingle.url, { method: 'PUT', headers: openSingle.headers, body: 'abc' })).status).toBe(200);
+    await leftOpen(6 * 1024 * 1024);
+    const { Items: [storeItem] = [] } = await local.dynamo.send(new ScanCommand({ TableName: local.engines.env.KV_TABLE, FilterExpression: 'begins_with(pk, :p) AND sk = :name', ExpressionAttributeValues: { ':p': 'OBJSTORES#', ':name': 'expiring' } }));
+    // The uploads' lifetime (a day) is over: their entries are aged rather than the clock moved (S3 refuses skewed requests).
+    const storeId = storeItem!.id as string;
+    const generation = storeItem!.generation as string;
+    const { Items: openUploads = [] } = await local.dynamo.send(new QueryCommand({ TableName: local.engines.env.KV_TABLE, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `OBJUPLOAD#${storeId}#${generation}` } }));
+    expect(openUploads).toHaveLength(2);
+    for (const item of openUploads) await local.dynamo.send(new UpdateCommand({ TableName: local.engines.env.KV_TABLE, Key: { pk: item.pk, sk: item.sk }, UpdateExpression: 'SET expires_at = :past', ExpressionAttributeValues: { ':past': 1 } }));
+    // The object's TTL is one second: wait until it reads as expired.
+    while ((await as('objects', () => objects(httpEvent('headObject', { apiKey, params: { ...expiring, key: 'k' } })))).statusCode !== 404) await new Promise((resolve) => setTimeout(resolve, 200));
+    const body = encodeSweepTask({ kind: 'object_expiry', accountId: (storeItem!.pk as string).slice('OBJSTORES#'.length), name: 'expiring', objectStoreId: storeId, generation, settleUntil: Date.now() });
+    const swept = await as('kvSweeper', () => handlers.kvSweeper(sqsEventOf('kvSweep', [{ MessageId: 'expiry', ReceiptHandle: 'r', Body: body }]), lambdaContext('kvSweeper', FUNCTIONS.kvSweeper.timeoutSeconds)));
+    expect(swept.batchItemFailures).toEqual([]);
+    expect(data(await as('objects', () => objects(httpEvent('getObjectStore', { apiKey, params: expiring }))))).toMatchObject({ objects: 0, bytes: 0 });
+    expect((await as('objects', () => objects(httpEvent('deleteObjectStore', { apiKey, params: expiring })))).statusCode).toBe(204);
     // A purge and the delete of a store that holds objects, then the sweeps they left (bytes and catalog entries).
     expect((await as('objects', () => objects(httpEvent('putObject', { apiKey, params: object, rawBody: 'old' })))).statusCode).toBe(200);
     expect((await as('objects', () => objects(httpEvent('purgeObjectStore', { apiKey, params: store })))).statusCode).toBe(200);

@@ -73,7 +73,7 @@ const preflightTo = (routeKey: string, rawPath: string, pathParameters?: Record<
 
 describe('CORS preflights, which API Gateway routes to a function when the API has $default and ANY routes', () => {
   it('the bundled system function answers a preflight that reaches $default with a 2xx, as browsers require', async () => {
-    const env = deployedEnvironment('system', { CONSOLE_COGNITO_DOMAIN: 'https://flowgate-123456789012.auth.eu-west-1.amazoncognito.com', CONSOLE_COGNITO_CLIENT_ID: 'client' });
+    const env = deployedEnvironment('system', { CONSOLE_COGNITO_DOMAIN: 'https://flowgate-123456789012.auth.eu-west-1.amazoncognito.com', CONSOLE_COGNITO_CLIENT_ID: 'client', OBJECTS_TRANSFER_ORIGIN: 'https://flowgate-objects.s3.eu-west-1.amazonaws.com' });
     for (const path of ['/api-keys', '/storage/kv/orders/keys/a', '/triggers/t1']) {
       const { result } = await invokeBundled(bundles.system!, preflightTo('$default', path), env);
       expect(result.statusCode, path).toBe(204);

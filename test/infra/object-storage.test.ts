@@ -45,6 +45,17 @@ describe('the objects bucket', () => {
     expect(Object.values(synth({ dataRemovalPolicy: 'destroy' }).template.findResources('AWS::S3::Bucket'))[0]).toMatchObject({ DeletionPolicy: 'Delete' });
   });
 
+  it("answers browsers' preflights for presigned transfers from the API's own origin (the console) and the CORS allowlist, exposing ETag for multipart", () => {
+    const apiId = Object.keys(resources('AWS::ApiGatewayV2::Api'))[0]!;
+    const rules = (template: typeof s.template) => (Object.values(template.findResources('AWS::S3::Bucket'))[0] as any).Properties.CorsConfiguration.CorsRules;
+    const [rule] = rules(s.template);
+    expect(rule).toMatchObject({ AllowedMethods: ['GET', 'HEAD', 'PUT'], AllowedHeaders: ['content-type', 'range'], ExposedHeaders: ['etag', 'content-length', 'content-range'], MaxAge: 600 });
+    expect(rule.AllowedOrigins).toHaveLength(1);
+    expect(JSON.stringify(rule.AllowedOrigins[0])).toContain(apiId);
+    const withApps = synth({ corsAllowedOrigins: ['https://app.example.com'], publicWebhookBaseUrl: 'https://hooks.example.com/webhooks' });
+    expect(rules(withApps.template)[0].AllowedOrigins.slice(1)).toEqual(['https://hooks.example.com', 'https://app.example.com']);
+  });
+
   it("grants only the manifest's S3 actions, on the bucket's objects (listing on the bucket), only to the functions that use it", () => {
     const users = (Object.keys(FUNCTIONS) as FunctionName[]).filter((name) => 'objectsBucket' in FUNCTIONS[name]);
     expect(users).toEqual(['objects', 'kvSweeper']);
@@ -52,8 +63,8 @@ describe('the objects bucket', () => {
     const bucketArn = { 'Fn::GetAtt': [bucketId(), 'Arn'] };
     expect(bucketStatements()).toEqual(expect.arrayContaining([
       { roles: [roleRef('objects')], actions: ['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject'], resources: objectsArn },
-      // The sweeper lists a generation's keys and deletes them: nothing else.
-      { roles: [roleRef('kvSweeper')], actions: ['s3:DeleteObject'], resources: objectsArn },
+      // The sweeper lists a generation's keys and deletes them; its expiry pass also drops uploads left open (HEAD, abort).
+      { roles: [roleRef('kvSweeper')], actions: ['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject'], resources: objectsArn },
       { roles: [roleRef('kvSweeper')], actions: ['s3:ListBucket'], resources: bucketArn },
     ]));
     expect(bucketStatements()).toHaveLength(3);

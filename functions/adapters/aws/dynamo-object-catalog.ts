@@ -11,7 +11,8 @@ import { queryPage } from './query-page.js';
  * Item layout, in the kv table beside the KV buckets (their own key prefixes, no index):
  *
  * - `OBJSTORES#{account}` / `{store}`: id, generation, description, max_bytes, max_object_size,
- *   ttl_seconds, allowed_content_types, created_at, and the usage counters `objects` and `bytes`.
+ *   ttl_seconds, allowed_content_types, created_at, the usage counters `objects` and `bytes`, and
+ *   expiry_due (when the store's next expiry pass is due, if one is).
  *   An account's stores are one partition, so listing them is one Query.
  * - `OBJECT#{store id}#{generation}` / `{key}`: size, etag, content_type, metadata, last_modified,
  *   revision, expires_at (the kv table's TTL attribute, so DynamoDB deletes expired entries).
@@ -47,6 +48,7 @@ const toStore = (accountId: string, item: Record<string, unknown>): Store => ({
   },
   createdAt: item.created_at as string,
   usage: { objects: (item.objects as number | undefined) ?? 0, bytes: (item.bytes as number | undefined) ?? 0 },
+  ...(item.expiry_due !== undefined && { expiryDue: item.expiry_due as number }),
 });
 
 const toObject = (item: Record<string, unknown>): ObjectInfo => ({
@@ -58,6 +60,19 @@ const toObject = (item: Record<string, unknown>): ObjectInfo => ({
   lastModified: item.last_modified as string,
   revision: item.revision as number,
   ...(item.expires_at !== undefined && { expiresAt: item.expires_at as number }),
+});
+
+const toUpload = (item: Record<string, unknown>): Upload => ({
+  id: item.sk as string,
+  key: item.key as string,
+  size: item.size as number,
+  contentType: item.content_type as string,
+  metadata: (item.metadata as Record<string, string> | undefined) ?? {},
+  ...(item.multipart_id !== undefined && { multipartId: item.multipart_id as string }),
+  ...((item.if_none_match !== undefined || item.if_match !== undefined) && {
+    condition: { ...(item.if_none_match === true && { ifNoneMatch: true }), ...(item.if_match !== undefined && { ifMatch: item.if_match as string }) },
+  }),
+  expiresAt: item.expires_at as number,
 });
 
 const isLive = (item: Record<string, unknown>, nowSeconds: number) => item.expires_at === undefined || (item.expires_at as number) > nowSeconds;
@@ -144,6 +159,51 @@ export class DynamoObjectCatalog implements ObjectCatalog {
     })));
   }
 
+  armExpiry(ref: StoreRef, at: StoreGeneration, dueSeconds: number): Promise<boolean> {
+    return ifConditionHolds(() => this.client.send(new UpdateCommand({
+      TableName: this.table,
+      Key: storeKey(ref),
+      UpdateExpression: 'SET expiry_due = :due',
+      ConditionExpression: 'id = :id AND generation = :generation AND (attribute_not_exists(expiry_due) OR expiry_due > :due)',
+      ExpressionAttributeValues: { ':id': at.id, ':generation': at.generation, ':due': dueSeconds },
+    })));
+  }
+
+  async disarmExpiry(ref: StoreRef, at: StoreGeneration, dueSeconds: number): Promise<void> {
+    await ifConditionHolds(() => this.client.send(new UpdateCommand({
+      TableName: this.table,
+      Key: storeKey(ref),
+      UpdateExpression: 'REMOVE expiry_due',
+      ConditionExpression: 'id = :id AND generation = :generation AND expiry_due = :due',
+      ExpressionAttributeValues: { ':id': at.id, ':generation': at.generation, ':due': dueSeconds },
+    })));
+  }
+
+  async scanObjects(at: StoreGeneration, page: { after?: string; limit: number }): Promise<{ objects: ObjectInfo[]; last?: string }> {
+    const pk = objectsPk(at);
+    const result = await this.client.send(new QueryCommand({
+      TableName: this.table,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': pk },
+      Limit: page.limit,
+      ...(page.after !== undefined && { ExclusiveStartKey: { pk, sk: page.after } }),
+    }));
+    return { objects: (result.Items ?? []).map(toObject), ...(result.LastEvaluatedKey && { last: result.LastEvaluatedKey.sk as string }) };
+  }
+
+  async scanUploads(at: StoreGeneration): Promise<Upload[]> {
+    const uploads: Upload[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const result = await this.client.send(new QueryCommand({
+        TableName: this.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': uploadsPk(at) }, ExclusiveStartKey: start,
+      }));
+      uploads.push(...(result.Items ?? []).map(toUpload));
+      start = result.LastEvaluatedKey;
+    } while (start);
+    return uploads;
+  }
+
   async getObject(at: StoreGeneration, key: string): Promise<ObjectInfo | undefined> {
     const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: { pk: objectsPk(at), sk: key }, ConsistentRead: true }));
     return Item && toObject(Item);
@@ -191,6 +251,8 @@ export class DynamoObjectCatalog implements ObjectCatalog {
         content_type: upload.contentType,
         metadata: Object.keys(upload.metadata).length === 0 ? undefined : upload.metadata,
         multipart_id: upload.multipartId,
+        if_none_match: upload.condition?.ifNoneMatch || undefined,
+        if_match: upload.condition?.ifMatch,
         expires_at: upload.expiresAt,
       },
       ConditionExpression: 'attribute_not_exists(pk)',
@@ -199,16 +261,7 @@ export class DynamoObjectCatalog implements ObjectCatalog {
 
   async getUpload(at: StoreGeneration, id: string): Promise<Upload | undefined> {
     const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: { pk: uploadsPk(at), sk: id }, ConsistentRead: true }));
-    if (!Item) return undefined;
-    return {
-      id,
-      key: Item.key as string,
-      size: Item.size as number,
-      contentType: Item.content_type as string,
-      metadata: (Item.metadata as Record<string, string> | undefined) ?? {},
-      ...(Item.multipart_id !== undefined && { multipartId: Item.multipart_id as string }),
-      expiresAt: Item.expires_at as number,
-    };
+    return Item && toUpload(Item);
   }
 
   deleteUpload(at: StoreGeneration, id: string): Promise<boolean> {

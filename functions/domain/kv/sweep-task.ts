@@ -12,10 +12,11 @@ import type { GenerationRef } from './types.js';
  */
 /**
  * Whose generation a task reclaims: a KV bucket's data (no kind), or a stream's messages or
- * consumers (`domain/streams`). Every kind is a generation partition that the sweeper checks is no
+ * consumers (`domain/streams`). `object_expiry` is not a reclaim: it is an object store's expiry
+ * pass over its current generation, due at `settleUntil` (`domain/objects/expiry.ts`). Every kind is a generation partition that the sweeper checks is no
  * longer current before it deletes anything.
  */
-export const SWEEP_KINDS = ['stream_messages', 'stream_consumers'] as const;
+export const SWEEP_KINDS = ['stream_messages', 'stream_consumers', 'object_expiry'] as const;
 export type SweepKind = (typeof SWEEP_KINDS)[number];
 
 export interface SweepTask extends GenerationRef {

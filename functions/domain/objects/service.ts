@@ -6,6 +6,7 @@ import { FIRST_SWEEP_DELAY_SECONDS, SETTLE_MARGIN_SECONDS, settleSecondsFor, typ
 import { UPLOAD_URL_EXPIRY_SECONDS } from './limits.js';
 import { DOWNLOAD_URL_EXPIRY_SECONDS, GENERATION_BYTES, MAX_INLINE_OBJECT_BYTES, MAX_WRITE_ATTEMPTS, STORE_ID_BYTES } from './limits.js';
 import type { BlobStore, ObjectCatalog, ObjectInfo, ObjectPage, Store, StoreConfig, StoreGeneration, StorePage, StoreRef, StoredBytes } from './types.js';
+import { ObjectExpiry } from './expiry.js';
 import { ObjectUploads } from './uploads.js';
 import { releaseUsage, reserveUsage, type UsageDelta } from './usage.js';
 import { isAllowedContentType } from './validation.js';
@@ -27,6 +28,8 @@ export interface ObjectServiceOptions {
   settleMs: number;
   now: Clock;
   randomBytes: RandomBytes;
+  /** Expiry passes fall on multiples of this many seconds (`ObjectExpiry`); 300 when unset. */
+  expirySweepSeconds?: number;
 }
 
 /** `If-None-Match: *` (`ifNoneMatch`) and `If-Match: <etag>` of a write. */
@@ -68,6 +71,19 @@ export function absoluteRange(range: string, size: number): string | undefined {
 const quoted = (etag: string): string => (etag.startsWith('"') ? etag : `"${etag}"`);
 
 /**
+ * A write's condition against what the key holds (an expired object is nothing): 409 when
+ * `If-None-Match: *` finds an object, 412 when `If-Match` does not name its etag. The catalog's
+ * compare-and-swap on what was read then makes the check hold at the moment of the write.
+ */
+export function checkCondition(condition: WriteCondition, stored: ObjectInfo | undefined, nowMs: number): void {
+  const live = stored && !isExpired(stored, nowMs) ? stored : undefined;
+  if (condition.ifNoneMatch && live) throw new AppError('already_exists', 'If-None-Match: * and the key exists');
+  if (condition.ifMatch !== undefined && (!live || (condition.ifMatch !== '*' && quoted(condition.ifMatch) !== live.etag))) {
+    throw new AppError('precondition_failed', 'If-Match does not match the stored etag');
+  }
+}
+
+/**
  * The object stores' use cases. Every operation is scoped by `StoreRef.accountId`, so another
  * account's store is simply not found. The catalog (DynamoDB) says which objects exist; S3 holds
  * their bytes under the store's random id and current generation.
@@ -81,9 +97,12 @@ const quoted = (etag: string): string => (etag.startsWith('"') ? etag : `"${etag
 export class ObjectService {
   /** Presigned uploads (`./uploads.ts`). */
   readonly uploads: ObjectUploads;
+  /** Expired objects' and uploads' removal (`./expiry.ts`); the sweeper runs its passes. */
+  readonly expiry: ObjectExpiry;
 
   constructor(private readonly options: ObjectServiceOptions) {
-    this.uploads = new ObjectUploads(options, (ref) => this.getStore(ref));
+    this.uploads = new ObjectUploads(options, (ref) => this.getStore(ref), (store, at) => this.expiry.arm(store, at));
+    this.expiry = new ObjectExpiry(options, this.uploads);
   }
 
   async createStore(ref: StoreRef, config: StoreConfig): Promise<Store> {
@@ -150,11 +169,7 @@ export class ObjectService {
     const nowMs = this.options.now();
     for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
       const stored = await this.options.catalog.getObject(store, key);
-      const live = stored && !isExpired(stored, nowMs) ? stored : undefined;
-      if (condition.ifNoneMatch && live) throw new AppError('already_exists', 'If-None-Match: * and the key exists');
-      if (condition.ifMatch !== undefined && (!live || (condition.ifMatch !== '*' && quoted(condition.ifMatch) !== live.etag))) {
-        throw new AppError('precondition_failed', 'If-Match does not match the stored etag');
-      }
+      checkCondition(condition, stored, nowMs);
       const delta = { objects: stored ? 0 : 1, bytes: size - (stored?.size ?? 0) };
       await this.reserve(store, delta);
       let info: ObjectInfo;
@@ -168,7 +183,10 @@ export class ObjectService {
         await this.release(store, delta);
         throw error;
       }
-      if (await this.options.catalog.putObject(store, info, stored)) return info;
+      if (await this.options.catalog.putObject(store, info, stored)) {
+        if (info.expiresAt !== undefined) await this.expiry.arm(store, info.expiresAt);
+        return info;
+      }
       await this.release(store, delta);
     }
     throw new AppError('unavailable', 'the key kept changing during the write');

@@ -29,6 +29,8 @@ export interface Store extends StoreRef, StoreGeneration {
   createdAt: string;
   /** What the current generation holds, counted as objects are written and deleted. */
   usage: { objects: number; bytes: number };
+  /** Epoch seconds at which an expiry pass is due (`./expiry.ts`); undefined: none is pending. */
+  expiryDue?: number;
 }
 
 /** What the table keeps of an object: enough to list it, check a condition, and count usage. */
@@ -80,6 +82,15 @@ export interface ObjectCatalog {
    */
   adjustUsage(ref: StoreRef, at: StoreGeneration, delta: { objects: number; bytes: number }, maxBytes: number | null): Promise<boolean>;
 
+  /** Sets the store's `expiryDue` to `dueSeconds` if none is pending or the pending one is later; false otherwise. */
+  armExpiry(ref: StoreRef, at: StoreGeneration, dueSeconds: number): Promise<boolean>;
+  /** Clears `expiryDue` if it is still `dueSeconds` (the pass due then has started). */
+  disarmExpiry(ref: StoreRef, at: StoreGeneration, dueSeconds: number): Promise<void>;
+  /** Every object entry of a generation, expired ones too, in key order, a page at a time (the expiry pass). */
+  scanObjects(at: StoreGeneration, page: { after?: string; limit: number }): Promise<{ objects: ObjectInfo[]; last?: string }>;
+  /** Every open upload of a generation, expired ones too (the expiry pass). */
+  scanUploads(at: StoreGeneration): Promise<Upload[]>;
+
   getObject(at: StoreGeneration, key: string): Promise<ObjectInfo | undefined>;
   /** Writes `info` if the key still holds `expected` (by etag), or nothing when `expected` is undefined; false otherwise. */
   putObject(at: StoreGeneration, info: ObjectInfo, expected: ObjectInfo | undefined): Promise<boolean>;
@@ -104,6 +115,8 @@ export interface Upload {
   metadata: Record<string, string>;
   /** S3's multipart upload id; undefined: one presigned PUT. */
   multipartId?: string;
+  /** `If-None-Match: *` / `If-Match` given when the upload was created: checked then, and decided when it completes. */
+  condition?: { ifNoneMatch?: boolean; ifMatch?: string };
   /** Epoch seconds after which the upload is forgotten (and its URLs long expired). */
   expiresAt: number;
 }

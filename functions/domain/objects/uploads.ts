@@ -1,7 +1,7 @@
 import { AppError } from '../../shared/errors.js';
 import { expiresAtFor } from '../kv/service.js';
 import { MAX_OBJECT_SIZE_BYTES, MAX_WRITE_ATTEMPTS, MULTIPART_PART_BYTES, UPLOAD_ID_BYTES, UPLOAD_LIFETIME_SECONDS, UPLOAD_URL_EXPIRY_SECONDS } from './limits.js';
-import type { ObjectServiceOptions } from './service.js';
+import { checkCondition, type ObjectServiceOptions, type WriteCondition } from './service.js';
 import type { ObjectInfo, Store, StoreRef, Upload, UploadedPart } from './types.js';
 import { releaseUsage, reserveUsage } from './usage.js';
 import { isAllowedContentType } from './validation.js';
@@ -11,6 +11,8 @@ export interface NewUpload {
   size: number;
   contentType: string;
   metadata: Record<string, string>;
+  /** Decided when the upload completes; checked at creation too, before a byte is sent. */
+  condition?: WriteCondition;
 }
 
 /** Where the client sends the bytes: one PUT, or one PUT per part (numbered from 1, each `partSize` but the last). */
@@ -35,7 +37,12 @@ const refused = (code: 'payload_too_large' | 'validation_error' | 'conflict', me
  *                                                                  └ no: remove bytes, release ─ 400/413
  */
 export class ObjectUploads {
-  constructor(private readonly options: ObjectServiceOptions, private readonly getStore: (ref: StoreRef) => Promise<Store>) {}
+  constructor(
+    private readonly options: ObjectServiceOptions,
+    private readonly getStore: (ref: StoreRef) => Promise<Store>,
+    /** `ObjectExpiry.arm`: every upload, and every object of a store with a TTL, is in a pass's reach once written. */
+    private readonly armExpiry: (store: Store, expiresAt: number) => Promise<void>,
+  ) {}
 
   async create(ref: StoreRef, request: NewUpload): Promise<UploadTarget> {
     const store = await this.getStore(ref);
@@ -46,6 +53,7 @@ export class ObjectUploads {
       throw refused('validation_error', `the store accepts only ${config.allowedContentTypes!.join(', ')}`);
     }
     const { catalog, blobs } = this.options;
+    if (request.condition) checkCondition(request.condition, await catalog.getObject(store, request.key), this.options.now());
     const nowSeconds = Math.floor(this.options.now() / 1000);
     const delta = { objects: 0, bytes: request.size };
     await reserveUsage(catalog, store, delta);
@@ -58,6 +66,8 @@ export class ObjectUploads {
         expiresAt: nowSeconds + UPLOAD_LIFETIME_SECONDS,
       };
       if (!(await catalog.createUpload(store, upload))) throw new AppError('unavailable', 'upload id taken');
+      // An upload never completed nor aborted gives its reservation back when the pass after its lifetime drops it.
+      await this.armExpiry(store, upload.expiresAt);
       const expiresAt = nowSeconds + UPLOAD_URL_EXPIRY_SECONDS;
       if (!upload.multipartId) return { upload, url: await blobs.uploadUrl(store, request.key, request.contentType, UPLOAD_URL_EXPIRY_SECONDS), expiresAt };
       const count = Math.ceil(request.size / MULTIPART_PART_BYTES);
@@ -78,6 +88,7 @@ export class ObjectUploads {
     const store = await this.getStore(ref);
     const { catalog, blobs } = this.options;
     const upload = await this.openUpload(store, id);
+    if (upload.condition) await this.refuseUnlessCondition(store, upload);
     if (upload.multipartId) {
       if (!parts) throw refused('validation_error', 'parts is required to complete a multipart upload');
       // Assembled before the upload is claimed: parts that S3 refuses leave it open for another try.
@@ -98,10 +109,20 @@ export class ObjectUploads {
     };
     for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
       const stored = await catalog.getObject(store, upload.key);
+      if (upload.condition) {
+        try {
+          checkCondition(upload.condition, stored, nowMs);
+        } catch (error) {
+          // The key changed between the check above and now: what this upload landed is not kept.
+          await this.removeLanded(store, upload);
+          throw error;
+        }
+      }
       if (!(await catalog.putObject(store, info, stored))) continue;
       // The upload's size was reserved at creation; what the key held before is given back.
       if (stored) await releaseUsage(catalog, store, { objects: 0, bytes: stored.size });
       else await catalog.adjustUsage(store, store, { objects: 1, bytes: 0 }, null);
+      if (info.expiresAt !== undefined) await this.armExpiry(store, info.expiresAt);
       return info;
     }
     throw new AppError('unavailable', 'the key kept changing during the upload');
@@ -112,6 +133,15 @@ export class ObjectUploads {
     const store = await this.getStore(ref);
     const upload = await this.openUpload(store, id);
     if (!(await this.options.catalog.deleteUpload(store, id))) throw new AppError('not_found', 'no such upload');
+    await this.dropClaimed(store, upload);
+  }
+
+  /**
+   * Undoes an upload whose catalog entry this caller has deleted (an abort, or the expiry pass
+   * after the upload's lifetime): its parts are dropped, bytes a single PUT landed are removed,
+   * and its reservation is given back.
+   */
+  async dropClaimed(store: Store, upload: Upload): Promise<void> {
     if (upload.multipartId) {
       await this.options.blobs.abortMultipart(store, upload.key, upload.multipartId);
       await releaseUsage(this.options.catalog, store, { objects: 0, bytes: upload.size });
@@ -121,6 +151,21 @@ export class ObjectUploads {
     const stored = await this.options.catalog.getObject(store, upload.key);
     if (landed && landed.etag !== stored?.etag) await this.removeLanded(store, upload);
     else await releaseUsage(this.options.catalog, store, { objects: 0, bytes: upload.size });
+  }
+
+  /**
+   * Refuses the completion (409/412) when the upload's condition no longer holds, before parts are
+   * assembled: a multipart upload is then dropped with the key's object untouched. A single PUT has
+   * already replaced the key's bytes, so that object is removed with them, as when an upload is refused
+   * for its size; the condition checked at creation is what keeps it from landing on an object it must not.
+   */
+  private async refuseUnlessCondition(store: Store, upload: Upload): Promise<void> {
+    try {
+      checkCondition(upload.condition!, await this.options.catalog.getObject(store, upload.key), this.options.now());
+    } catch (error) {
+      if (await this.options.catalog.deleteUpload(store, upload.id)) await this.dropClaimed(store, upload);
+      throw error;
+    }
   }
 
   private async openUpload(store: Store, id: string): Promise<Upload> {
