@@ -32,7 +32,7 @@ try {
   console.error((error as Error).message);
   process.exit(1);
 }
-const stack = await startLocalStack({ port, flowsDir: process.env.FLOWS_DIR, jwtSecret: process.env.AUTH_JWT_SECRET, env: settings, corsAllowedOrigins, dataDir, metrics: 'stdout', flowWorkerThread: true }).catch((error: NodeJS.ErrnoException) => {
+const stack = await startLocalStack({ port, flowsDir: process.env.FLOWS_DIR, jwtSecret: process.env.AUTH_JWT_SECRET, env: settings, corsAllowedOrigins, dataDir, metrics: 'stdout', flowWorkerThread: true, engineThread: true }).catch((error: NodeJS.ErrnoException) => {
   if (error instanceof DataDirError) console.error(error.message);
   else console.error(error.code === 'EADDRINUSE' ? `Port ${port} is in use on 127.0.0.1; start with another, e.g. PORT=3001 npm start` : error);
   process.exit(1);

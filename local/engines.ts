@@ -8,6 +8,7 @@ import { ClassicLevel } from 'classic-level';
 import dynalite from 'dynalite';
 import { createSqsServer } from 'local-aws-sqs';
 import { PutBucketCorsCommand, S3Client } from '@aws-sdk/client-s3';
+import { startEngineThread } from './engine-thread-host.js';
 import S3rver from 's3rver';
 import { OBJECTS_CORS } from '../functions/cors.js';
 import { DUMMY_ACCOUNT } from 's3rver/lib/models/account.js';
@@ -155,6 +156,12 @@ export interface EngineOptions {
    * worker thread (`flow-worker-thread.ts`) starts its own instead, and its endpoint joins `env`.
    */
   stepFunctions?: boolean;
+  /**
+   * Whether dynalite and local-aws-sqs run on a worker thread of their own (`engine-thread.ts`),
+   * off the event loop of the handlers that call them (default false: in this thread, as tests
+   * start them, a thread's start costing them time for nothing).
+   */
+  engineThread?: boolean;
 }
 
 /** The one bucket that holds every object store's bytes, as deployed (`lib/constructs/object-storage.ts`). */
@@ -179,29 +186,40 @@ async function startS3(objectsPath: string | undefined): Promise<{ endpoint: str
   };
 }
 
+/** dynalite and local-aws-sqs in this thread: on its own data directory's LevelDB, dynalite is that LevelDB's one owner. */
+async function startInThisThread(dynamodbPath: string | undefined): Promise<{ dynamodbEndpoint: string; sqsEndpoint: string; stop(): Promise<void> }> {
+  const dynamoServer: Server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, ...(dynamodbPath !== undefined && { path: dynamodbPath, sync: true }) });
+  const dynamodbEndpoint = `http://127.0.0.1:${await listen(dynamoServer)}`;
+  // local-aws-sqs 2.0.2 counted a ChangeMessageVisibility as one more receive, so a retried
+  // message reached its dead-letter queue in half the receives; AWS counts receives only.
+  // `patches/local-aws-sqs+2.0.2.patch` (applied by `npm ci` through patch-package) fixes that.
+  const sqsServer = await createSqsServer({ port: 0, hostname: '127.0.0.1', emulateQueueCreationLifecycle: false });
+  return {
+    dynamodbEndpoint,
+    sqsEndpoint: `http://127.0.0.1:${(sqsServer.address() as { port: number }).port}`,
+    stop: async () => void await Promise.all([close(dynamoServer), close(sqsServer)]),
+  };
+}
+
 /**
  * Starts dynalite (DynamoDB), local-aws-sqs (SQS), s3rver (S3) and the local Step Functions endpoint in this
  * process on free loopback ports, and creates the tables and queues the manifest describes.
  */
 export async function startEngines(options: EngineOptions): Promise<Engines> {
   if (options.dynamodbPath !== undefined) await probeLevelDb(options.dynamodbPath, options.dataDir ?? options.dynamodbPath);
-  const dynamoServer: Server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, ...(options.dynamodbPath !== undefined && { path: options.dynamodbPath, sync: true }) });
-  const dynamoEndpoint = `http://127.0.0.1:${await listen(dynamoServer)}`;
+  const served = options.engineThread ? await startEngineThread({ dynamodbPath: options.dynamodbPath }) : await startInThisThread(options.dynamodbPath);
+  const dynamoEndpoint = served.dynamodbEndpoint;
   const clientConfig = { region: LOCAL_AWS_ENV.AWS_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
   const dynamo = new DynamoDBClient({ ...clientConfig, endpoint: dynamoEndpoint });
   try {
     await ensureTables(dynamo, options.dataDir);
   } catch (error) {
-    await close(dynamoServer);
+    await served.stop();
     throw error;
   } finally {
     dynamo.destroy();
   }
-  // local-aws-sqs 2.0.2 counted a ChangeMessageVisibility as one more receive, so a retried
-  // message reached its dead-letter queue in half the receives; AWS counts receives only.
-  // `patches/local-aws-sqs+2.0.2.patch` (applied by `npm ci` through patch-package) fixes that.
-  const sqsServer = await createSqsServer({ port: 0, hostname: "127.0.0.1", emulateQueueCreationLifecycle: false });
-  const sqsEndpoint = `http://127.0.0.1:${(sqsServer.address() as { port: number }).port}`;
+  const sqsEndpoint = served.sqsEndpoint;
   const s3 = await startS3(options.objectsPath);
   const sfn = options.stepFunctions === false ? undefined : await startLocalStepFunctions({ flowsDirs: options.flowsDirs, arnPrefix: LOCAL_FLOW_ARN_PREFIX, batchArnPrefix: LOCAL_FLOW_BATCH_ARN_PREFIX, tasks: options.tasks, engines: { dynamodb: dynamoEndpoint, sqs: sqsEndpoint } });
 
@@ -240,7 +258,7 @@ export async function startEngines(options: EngineOptions): Promise<Engines> {
     env,
     queueUrls,
     async stop() {
-      await Promise.all([close(dynamoServer), close(sqsServer), ...(sfn ? [close(sfn.server)] : []), s3.stop()]);
+      await Promise.all([served.stop(), ...(sfn ? [close(sfn.server)] : []), s3.stop()]);
     },
   };
 }

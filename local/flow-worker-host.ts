@@ -1,6 +1,6 @@
-import { Worker } from 'node:worker_threads';
 import type { FlowWorkerThreadData, FlowWorkerThreadMessage } from './flow-worker-thread.js';
 import { receiveLineFromThread } from './metric-lines.js';
+import { startTsThread } from './ts-thread.js';
 
 export interface BacklogReports {
   sent(messageId: string): void;
@@ -19,18 +19,10 @@ export interface FlowWorkerThread {
   stop(): Promise<void>;
 }
 
-/**
- * The thread's entry: tsx's loader registered on the thread, then the TypeScript module. A thread
- * does not take `--import` from its parent's flags on Node 20, so it registers tsx itself.
- */
-const THREAD_MODULE = new URL('./flow-worker-thread.ts', import.meta.url);
-const THREAD_ENTRY = new URL(`data:text/javascript,${encodeURIComponent(
-  `import { register } from ${JSON.stringify(import.meta.resolve('tsx/esm/api'))}; register(); await import(${JSON.stringify(THREAD_MODULE.href)});`,
-)}`);
 
 /** Starts `flow-worker-thread.ts` and waits for its Step Functions endpoint. */
 export async function startFlowWorkerThread(data: FlowWorkerThreadData): Promise<FlowWorkerThread> {
-  const worker = new Worker(THREAD_ENTRY, { workerData: data });
+  const worker = startTsThread(new URL('./flow-worker-thread.ts', import.meta.url), data);
   const post = (message: FlowWorkerThreadMessage) => worker.postMessage(message);
   let stopped: (() => void) | undefined;
   let backlog: BacklogReports | undefined;

@@ -1,11 +1,11 @@
 /**
  * The flow worker's side of the local stack, on a worker thread of its own: the Step Functions
  * engine (with the flows' functions) and the SQS poller that invokes the flow worker, as Lambda
- * runs the worker apart from the receiver. The main thread keeps the HTTP server, the receiver and
- * the engines that own data (DynamoDB on LevelDB, SQS, S3); this thread reaches them over HTTP, as
+ * runs the worker apart from the receiver. The main thread keeps the HTTP server and the receiver,
+ * and the engines that own data (DynamoDB on LevelDB and SQS on `engine-thread.ts` when the stack
+ * has one, else on the main thread; S3 on the main thread); this thread reaches them over HTTP, as
  * the deployed worker reaches AWS, so each LevelDB keeps one owner. A message it does not finish
- * stays on the queue (in the main thread) and comes back: a crash of either side loses nothing
- * acknowledged.
+ * stays on the queue and comes back: a crash of either side loses nothing acknowledged.
  *
  * Protocol (`FlowWorkerThreadMessage`): the thread starts its Step Functions endpoint and says
  * `sfn`; the main thread answers `start` once the handlers' settings are known and recovery has

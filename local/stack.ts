@@ -92,6 +92,12 @@ export interface LocalStackOptions {
    * `flowWorker` handler's own objects see its invocations (the cost bench, most tests).
    */
   flowWorkerThread?: boolean;
+  /**
+   * Runs dynalite and local-aws-sqs on a worker thread of their own (`engine-thread.ts`), so
+   * serving them takes neither the receiver's event loop nor the flow worker's: `npm start` and the
+   * throughput bench do. Unset, they share this thread, which starts quicker (tests).
+   */
+  engineThread?: boolean;
 }
 
 /** Calls `invoke` (one invocation of `fn` with `event`) and returns what it returns. */
@@ -154,7 +160,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   let engines: Engines;
   let flowWorker: FlowWorkerThread | undefined;
   try {
-    const started = await startEngines({ flowsDirs, visibilityTimeoutSeconds, tasks, dynamodbPath: data?.dynamodbPath, objectsPath: data?.objectsPath, dataDir: data?.path, stepFunctions: !inThread });
+    const started = await startEngines({ flowsDirs, visibilityTimeoutSeconds, tasks, dynamodbPath: data?.dynamodbPath, objectsPath: data?.objectsPath, dataDir: data?.path, stepFunctions: !inThread, engineThread: options.engineThread ?? false });
     engines = started;
     if (inThread) {
       flowWorker = await startFlowWorkerThread({
