@@ -3,10 +3,8 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import type { AwsClients } from '../adapters/aws/clients.js';
 import { dynamoClient } from '../adapters/aws/clients/dynamo.js';
 import { DynamoKvStore } from '../adapters/aws/dynamo-kv-store.js';
-import { onFirstUse, portOnFirstCall } from '../adapters/lazy.js';
-import { sqsClient } from '../adapters/aws/clients/sqs.js';
-import { SqsSweepQueue } from '../adapters/aws/sqs-sweep-queue.js';
-import { decodeSweepTask, type SweepTask } from '../domain/kv/sweep-task.js';
+import { onFirstUse, portLoadedAhead, portOnFirstCall } from '../adapters/lazy.js';
+import { decodeSweepTask, type SweepQueue, type SweepTask } from '../domain/kv/sweep-task.js';
 import { Sweeper, type GenerationStore } from '../domain/kv/sweeper.js';
 import type { Settings } from '../settings.js';
 import { logInfo } from '../shared/logger.js';
@@ -41,7 +39,12 @@ export function createSweepHandler(sweeper: Pick<Sweeper, 'run'>): SqsBatchHandl
  * them for the same reason.
  */
 export function composeKvSweeper(settings: Settings, aws: AwsClients) {
-  const queue = new SqsSweepQueue(sqsClient(aws), settings.kvSweepQueueUrl);
+  // SQS only passes a sweep on (its next page, its final pass): the client starts loading as a task
+  // begins, while the first page is read, and is off init, where the bundle stays under 300 KB.
+  const { port: queue, loadAhead: loadQueueAhead } = portLoadedAhead<SweepQueue>(async () => {
+    const [{ sqsClient }, { SqsSweepQueue }] = await Promise.all([import('../adapters/aws/clients/sqs.js'), import('../adapters/aws/sqs-sweep-queue.js')]);
+    return new SqsSweepQueue(sqsClient(aws), settings.kvSweepQueueUrl);
+  }, { enqueue: true });
   const streams = portOnFirstCall<GenerationStore>(
     async () => new (await import('../adapters/aws/dynamo-stream-store.js')).DynamoStreamStore(dynamoClient(aws), settings.kvTable),
     { isCurrent: true, scanGeneration: true, deleteFromGeneration: true },
@@ -62,5 +65,10 @@ export function composeKvSweeper(settings: Settings, aws: AwsClients) {
     };
   });
   const sweeperOf = async (task: SweepTask) => (task.objectStoreId ? (await objects())[task.kind === 'object_expiry' ? 'expiry' : 'sweeper'] : kv);
-  return createSweepHandler({ run: async (task, run) => (await sweeperOf(task)).run(task, run) });
+  return createSweepHandler({
+    run: async (task, run) => {
+      loadQueueAhead();
+      return (await sweeperOf(task)).run(task, run);
+    },
+  });
 }

@@ -312,9 +312,9 @@ describe('what other bundles leave to first use', () => {
     expect(Buffer.from(read.result.body, 'base64').toString()).toBe('hello');
   });
 
-  it("kvSweeper: the S3 client and the objects catalog load with the first object store's task (300 KB at init)", async () => {
+  it("kvSweeper: the S3 client and the objects catalog load with the first object store's task, the SQS client as a task begins (300 KB at init)", async () => {
     const { init, asset } = await loaded('kvSweeper');
-    for (const marker of ['AmazonS3', 'OBJSTORES#']) {
+    for (const marker of ['AmazonS3', 'OBJSTORES#', 'AmazonSQS']) {
       expect(asset.includes(marker), `${marker} in the asset`).toBe(true);
       expect(init.includes(marker), `${marker} loaded at init`).toBe(false);
     }
