@@ -36,7 +36,7 @@ async function listAll(stack: LocalStack, token: string, triggerId: string): Pro
   return all;
 }
 
-it('a crash loses no acknowledged delivery: after SIGKILL and a restart on the same data directory, every delivery answered 200 succeeds', async () => {
+it.concurrent('a crash loses no acknowledged delivery: after SIGKILL and a restart on the same data directory, every delivery answered 200 succeeds', async () => {
   root = await mkdtemp(join(tmpdir(), 'flowgate-crash-'));
   const env = {
     PORT: String(await freePort()),
@@ -100,7 +100,7 @@ it('a crash loses no acknowledged delivery: after SIGKILL and a restart on the s
   }
 }, 180_000);
 
-it('a crash while publishers run loses no acknowledged publish: after SIGKILL and a restart, sequences go on without a gap filled later, msg_ids deduplicate, and a consumer resumes from its acknowledgements', async () => {
+it.concurrent('a crash while publishers run loses no acknowledged publish: after SIGKILL and a restart, sequences go on without a gap filled later, msg_ids deduplicate, and a consumer resumes from its acknowledgements', async () => {
   const streamRoot = await mkdtemp(join(tmpdir(), 'flowgate-streams-crash-'));
   // A 2 s lease: a sequence reserved by a publish the kill cut short is skipped 2 s after it.
   const env = { PORT: String(await freePort()), FLOWGATE_DATA_DIR: join(streamRoot, 'data'), STREAMS_LEASE_SECONDS: '2' };
