@@ -124,6 +124,37 @@ export function openDialog(options: {
 }
 
 /**
+ * "Purge": a danger button whose dialog asks for the store's `name` to be typed before `purge`
+ * runs, the same for every kind of store. `kind` names it in the dialog ("bucket", "store"),
+ * `contents` says what goes ("Every value in this bucket"); `done` runs after, with the notice set.
+ */
+export function purgeButton(options: { name: string; kind: string; contents: string; notice: HTMLElement; purge: () => Promise<void>; done: () => Promise<void> | void }): HTMLButtonElement {
+  const { name } = options;
+  const button = el('button', { type: 'button', class: 'danger' }, 'Purge');
+  button.addEventListener('click', () => {
+    const typed = textInput();
+    openDialog({
+      title: `Purge ${name}?`,
+      content: [
+        el('p', {}, `${options.contents} is removed at once; its configuration stays. This cannot be undone.`),
+        field('purge-name', `Type the ${options.kind} name to confirm`, typed),
+      ],
+      confirm: 'Purge',
+      opener: button,
+      focus: typed,
+      watch: [typed],
+      ready: () => typed.value === name,
+      action: async () => {
+        await options.purge();
+        options.notice.replaceChildren(el('p', { class: 'notice' }, `${name} purged.`));
+        await options.done();
+      },
+    });
+  });
+  return button;
+}
+
+/**
  * Text shown as is that scrolls when long (`pre.value`, at most 24rem high). It is in the tab order
  * and a named region, so a keyboard user can reach it, hear what it holds, and scroll it with the
  * arrow keys; the page-wide `:focus-visible` outline shows where the focus is.

@@ -1,6 +1,6 @@
 /** The Buckets page: the account's buckets, and one bucket's keys, values, writes, deletes and purge. */
 import { api, apiBytes, keyPath } from '../api.js';
-import { alertRegion, el, field, openDialog, pageHeading, scrollableText, textInput, withProgress } from '../dom.js';
+import { alertRegion, el, field, openDialog, pageHeading, purgeButton, scrollableText, textInput, withProgress } from '../dom.js';
 
 interface Bucket {
   name: string;
@@ -162,27 +162,13 @@ export function bucketPage(name: string): HTMLElement {
     });
   });
 
-  const purge = el('button', { type: 'button', class: 'danger' }, 'Purge');
-  purge.addEventListener('click', () => {
-    const typed = textInput();
-    openDialog({
-      title: `Purge ${name}?`,
-      content: [
-        el('p', {}, 'Every value in this bucket is removed at once; its configuration stays. This cannot be undone.'),
-        field('purge-name', 'Type the bucket name to confirm', typed),
-      ],
-      confirm: 'Purge',
-      opener: purge,
-      focus: typed,
-      watch: [typed],
-      ready: () => typed.value === name,
-      action: async () => {
-        await api('DELETE', `/storage/kv/${encodeURIComponent(name)}/purge`);
-        valueSection.hidden = true;
-        notice.replaceChildren(el('p', { class: 'notice' }, `${name} purged.`));
-        await reloadKeys();
-      },
-    });
+  const purge = purgeButton({
+    name, kind: 'bucket', contents: 'Every value in this bucket', notice,
+    purge: () => api('DELETE', `/storage/kv/${encodeURIComponent(name)}/purge`),
+    done: () => {
+      valueSection.hidden = true;
+      return reloadKeys();
+    },
   });
 
   void loadKeys(keys, true);

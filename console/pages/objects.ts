@@ -1,6 +1,6 @@
 /** The Objects page: the account's object stores with their usage, and one store's objects by prefix, uploads, downloads, deletes and purge. */
 import { api } from '../api.js';
-import { alertRegion, el, field, openDialog, pageHeading, textInput, withProgress } from '../dom.js';
+import { alertRegion, el, field, openDialog, pageHeading, purgeButton, textInput, withProgress } from '../dom.js';
 
 interface ObjectStore {
   name: string;
@@ -198,27 +198,13 @@ function storePage(name: string): HTMLElement {
     });
   });
 
-  const purge = el('button', { type: 'button', class: 'danger' }, 'Purge');
-  purge.addEventListener('click', () => {
-    const typed = textInput();
-    openDialog({
-      title: `Purge ${name}?`,
-      content: [
-        el('p', {}, 'Every object in this store is removed at once; its configuration stays. This cannot be undone.'),
-        field('purge-name', 'Type the store name to confirm', typed),
-      ],
-      confirm: 'Purge',
-      opener: purge,
-      focus: typed,
-      watch: [typed],
-      ready: () => typed.value === name,
-      action: async () => {
-        await api('DELETE', `${storePath(name)}/purge`);
-        notice.replaceChildren(el('p', { class: 'notice' }, `${name} purged.`));
-        prefix = '';
-        await reload();
-      },
-    });
+  const purge = purgeButton({
+    name, kind: 'store', contents: 'Every object in this store', notice,
+    purge: () => api('DELETE', `${storePath(name)}/purge`),
+    done: () => {
+      prefix = '';
+      return reload();
+    },
   });
 
   void load(rows, true);

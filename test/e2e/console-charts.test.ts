@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { dynamoClient } from '../../functions/adapters/aws/clients/dynamo.js';
 import { DynamoDeliveryStats } from '../../functions/adapters/aws/dynamo-delivery-stats.js';
 import { DynamoTriggerStore } from '../../functions/adapters/aws/dynamo-trigger-store.js';
-import { seriousA11yViolations, useBrowser } from '../support/browser.js';
+import { pageErrors, seriousA11yViolations, useBrowser } from '../support/browser.js';
 import { useLocalStack } from '../support/local-stack.js';
 import { createTrigger, deliver, TEST_FLOWS_DIR, waitForExecutions } from '../support/webhooks.js';
 
@@ -45,9 +45,7 @@ describe('delivery charts in the console', () => {
     const expected = { succeeded: 7, failed: 2, refused: 3, ignored: 0, duplicate: 0, handshake: 0, queued: 0, total: 12 };
 
     const { page } = browser;
-    const errors: string[] = [];
-    page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
-    page.on('pageerror', (error) => errors.push(error.message));
+    const errors = pageErrors(page);
     await page.goto(`${stack.baseUrl}/console#token=${token}`);
     await page.getByRole('heading', { name: 'Triggers', level: 1 }).waitFor();
 

@@ -8,7 +8,7 @@ import { delimiter, resolve } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { flowGraph } from '../../console/flow-model.js';
-import { seriousA11yViolations, useBrowser, signIntoConsole } from '../support/browser.js';
+import { pageErrors, seriousA11yViolations, useBrowser, signIntoConsole } from '../support/browser.js';
 import { useLocalStack } from '../support/local-stack.js';
 import { createTrigger, deliver, waitForExecutions } from '../support/webhooks.js';
 
@@ -56,9 +56,7 @@ describe('flow pictures in the console', () => {
   const signIn = (sub: string): Promise<Page> => signIntoConsole(browser.page, stack, sub);
 
   it('a route-by-type delivery links to its flow, whose picture names every state and each Choice condition; axe finds nothing serious', async () => {
-    const errors: string[] = [];
-    browser.page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
-    browser.page.on('pageerror', (error) => errors.push(error.message));
+    const errors = pageErrors(browser.page);
     const token = await stack.token('flow-viewer');
     const trigger = await createTrigger(stack, token, { flow: 'route-by-type' });
     expect((await deliver(trigger.url, JSON.stringify({ id: 'evt_flow_picture', type: 'customer.created' }))).status).toBe(200);

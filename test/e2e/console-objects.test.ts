@@ -2,7 +2,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { seriousA11yViolations, useBrowser } from '../support/browser.js';
+import { pageErrors, seriousA11yViolations, useBrowser } from '../support/browser.js';
 import { call, useLocalStack } from '../support/local-stack.js';
 
 /** The Objects page, driven in Chromium against one local stack: the browser's bytes go to s3rver through presigned URLs. */
@@ -16,10 +16,7 @@ describe("the console's Objects page", () => {
     expect((await call(stack, 'PUT', '/storage/objects/photos/objects/2026%252Fjan.txt', { token, rawBody: 'January', headers: { 'content-type': 'text/plain' } })).status).toBe(200);
 
     const { page } = browser;
-    const errors: string[] = [];
-    const provoked = /^Failed to load resource: the server responded with a status of 4\d\d/;
-    page.on('console', (message) => message.type() === 'error' && !provoked.test(message.text()) && errors.push(message.text()));
-    page.on('pageerror', (error) => errors.push(error.message));
+    const errors = pageErrors(page, { provokedApiErrors: true });
     await page.goto(`${stack.baseUrl}/console#token=${token}`);
     await page.getByRole('heading', { name: 'Triggers', level: 1 }).waitFor();
 

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import type { QRCode } from 'jsqr';
 import { describe, expect, it } from 'vitest';
-import { seriousA11yViolations, useBrowser } from '../support/browser.js';
+import { pageErrors, seriousA11yViolations, useBrowser } from '../support/browser.js';
 import { call, useLocalStack } from '../support/local-stack.js';
 import { totpCodeAt } from '../support/totp.js';
 
@@ -17,12 +17,8 @@ describe('the console\'s Buckets and Account pages', () => {
 
   async function signInByLink(sub: string, hash = '') {
     const { page } = browser;
-    // A Content-Security-Policy refusal or a script error shows up as a console error; an API's
-    // 4xx that a test provokes on purpose is logged too, and is not one.
-    const errors: string[] = [];
-    const provoked = /^Failed to load resource: the server responded with a status of 4\d\d/;
-    page.on('console', (message) => message.type() === 'error' && !provoked.test(message.text()) && errors.push(message.text()));
-    page.on('pageerror', (error) => errors.push(error.message));
+    // An API's 4xx that a test provokes on purpose is logged too, and is not an error.
+    const errors = pageErrors(page, { provokedApiErrors: true });
     await page.goto(`${stack.baseUrl}/console#token=${await stack.token(sub)}`);
     await page.getByRole('heading', { name: 'Triggers', level: 1 }).waitFor();
     if (hash) await page.goto(`${stack.baseUrl}/console${hash}`);

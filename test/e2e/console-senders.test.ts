@@ -8,7 +8,7 @@ import { createHmac } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { SignatureServiceCatalog } from '../../functions/domain/webhooks/senders/listing-types.js';
-import { seriousA11yViolations, useBrowser, signIntoConsole } from '../support/browser.js';
+import { newSignedTrigger, seriousA11yViolations, useBrowser, signIntoConsole } from '../support/browser.js';
 import { call, useLocalStack } from '../support/local-stack.js';
 import { createTrigger, deliver, TEST_FLOWS_DIR, waitForExecutions } from '../support/webhooks.js';
 
@@ -19,23 +19,14 @@ describe('the trigger form over the sender catalog', () => {
 
   const signIn = (sub: string): Promise<Page> => signIntoConsole(browser.page, stack, sub);
 
-  /** Opens "New trigger" with echo as its flow and signature verification on, once the catalog is in the picker. */
-  async function newSignedTrigger(sub: string): Promise<Page> {
-    const page = await signIn(sub);
-    await page.getByRole('button', { name: 'New trigger' }).click();
-    await page.getByRole('option', { name: 'echo', exact: true }).waitFor({ state: 'attached' });
-    await page.getByLabel('Flow').selectOption('echo');
-    await page.getByLabel('Enable signature verification').check();
-    await page.getByLabel('Service').locator('optgroup').first().waitFor({ state: 'attached' });
-    return page;
-  }
+  const signedTriggerForm = async (sub: string): Promise<Page> => newSignedTrigger(await signIn(sub));
 
   const formAlert = (page: Page) => page.getByRole('form', { name: 'New trigger' }).getByRole('alert');
 
   it('the picker shows the catalog\'s senders grouped by category, Zoom under Productivity with its docs link and secret label, and the senders left out as a note', async () => {
     const token = await stack.token('picker-user');
     const catalog = (await call(stack, 'GET', '/signature-services', { token })).json.data as SignatureServiceCatalog;
-    const page = await newSignedTrigger('picker-user');
+    const page = await signedTriggerForm('picker-user');
     const service = page.getByLabel('Service');
 
     // One group a category, in the order the catalog's senders come; each sender once, by name.
@@ -73,7 +64,7 @@ describe('the trigger form over the sender catalog', () => {
 
   it('creating a Discord trigger with a key that is not one shows the API\'s own message beside the form, and creates nothing', async () => {
     const token = await stack.token('discord-user');
-    const page = await newSignedTrigger('discord-user');
+    const page = await signedTriggerForm('discord-user');
     await page.getByLabel('Service').selectOption('discord');
     await page.getByLabel('Signing secret').fill('not-a-hex-key');
     await page.getByRole('button', { name: 'Create' }).click();
@@ -88,7 +79,7 @@ describe('the trigger form over the sender catalog', () => {
 
   it('custom takes the assembled-content HMAC pasted as JSON: a syntax error is shown and nothing is sent; valid settings verify deliveries', async () => {
     const token = await stack.token('custom-json-user');
-    const page = await newSignedTrigger('custom-json-user');
+    const page = await signedTriggerForm('custom-json-user');
     const posts: string[] = [];
     page.on('request', (request) => request.method() === 'POST' && new URL(request.url()).pathname === '/triggers' && posts.push(request.url()));
     await page.getByLabel('Service').selectOption('custom');

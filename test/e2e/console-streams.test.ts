@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { seriousA11yViolations, useBrowser } from '../support/browser.js';
+import { pageErrors, seriousA11yViolations, useBrowser } from '../support/browser.js';
 import { call, useLocalStack } from '../support/local-stack.js';
 
 /** The Streams page, driven in Chromium against one local stack. */
@@ -20,9 +20,7 @@ describe('the console\'s Streams page', () => {
     expect((await call(stack, 'POST', '/storage/streams/orders/consumers/billing/fetch', { token, body: { batch: 30 } })).status).toBe(200);
 
     const { page } = browser;
-    const errors: string[] = [];
-    page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
-    page.on('pageerror', (error) => errors.push(error.message));
+    const errors = pageErrors(page);
     await page.goto(`${stack.baseUrl}/console#token=${token}`);
     await page.getByRole('heading', { name: 'Triggers', level: 1 }).waitFor();
     await page.getByRole('link', { name: 'Streams' }).click();

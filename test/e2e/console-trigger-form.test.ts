@@ -6,7 +6,7 @@
  */
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { seriousA11yViolations, signIntoConsole, useBrowser } from '../support/browser.js';
+import { newSignedTrigger, seriousA11yViolations, signIntoConsole, useBrowser } from '../support/browser.js';
 import { call, useLocalStack } from '../support/local-stack.js';
 import { TEST_FLOWS_DIR } from '../support/webhooks.js';
 
@@ -14,16 +14,7 @@ describe('the trigger form and the chosen sender\'s deliveries', () => {
   const stack = useLocalStack({ flowsDir: TEST_FLOWS_DIR });
   const browser = useBrowser();
 
-  /** Opens "New trigger" with echo as its flow and signature verification on, once the catalog is in the picker. */
-  async function newSignedTrigger(sub: string): Promise<Page> {
-    const page = await signIntoConsole(browser.page, stack, sub);
-    await page.getByRole('button', { name: 'New trigger' }).click();
-    await page.getByRole('option', { name: 'echo', exact: true }).waitFor({ state: 'attached' });
-    await page.getByLabel('Flow').selectOption('echo');
-    await page.getByLabel('Enable signature verification').check();
-    await page.getByLabel('Service').locator('optgroup').first().waitFor({ state: 'attached' });
-    return page;
-  }
+  const signedTriggerForm = async (sub: string): Promise<Page> => newSignedTrigger(await signIntoConsole(browser.page, stack, sub));
 
   const suggestions = (page: Page) => page.locator('#event-filter-names option').evaluateAll((nodes) => nodes.map((n) => (n as unknown as { value: string }).value));
 
@@ -31,7 +22,7 @@ describe('the trigger form and the chosen sender\'s deliveries', () => {
     const token = await stack.token('timing-user');
     // The flow's wait limit the form compares with: WAIT_TIMEOUT_MS's default, echo having no TimeoutSeconds of its own.
     expect((await call(stack, 'GET', '/flows/echo', { token })).json.data.wait_limit_seconds).toBe(25);
-    const page = await newSignedTrigger('timing-user');
+    const page = await signedTriggerForm('timing-user');
     const warning = page.locator('.sender-delivery .warning');
 
     await page.getByLabel('Service').selectOption('slack');
@@ -59,7 +50,7 @@ describe('the trigger form and the chosen sender\'s deliveries', () => {
   });
 
   it('offers split_batches for a sender that batches, and sends it', async () => {
-    const page = await newSignedTrigger('split-user');
+    const page = await signedTriggerForm('split-user');
     const split = page.getByLabel('Split batches: one event per element of a POST');
     await page.getByLabel('Service').selectOption('slack');
     await expect(split.isHidden()).resolves.toBe(true);
@@ -75,7 +66,7 @@ describe('the trigger form and the chosen sender\'s deliveries', () => {
   });
 
   it('suggests the sender\'s event names in the event filter, after the last comma', async () => {
-    const page = await newSignedTrigger('names-user');
+    const page = await signedTriggerForm('names-user');
     const filter = page.getByLabel('Event filter');
     await expect(filter.getAttribute('list')).resolves.toBe('event-filter-names');
     await page.getByLabel('Service').selectOption('github'); // its names from @octokit/webhooks-types

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { seriousA11yViolations, useBrowser } from '../support/browser.js';
+import { pageErrors, seriousA11yViolations, useBrowser } from '../support/browser.js';
 import { call, useLocalStack } from '../support/local-stack.js';
 import { signStripe } from '../support/signers.js';
 
@@ -22,9 +22,7 @@ describe('the console in a browser', () => {
 
   it('signs in from the printed link, keeps the token out of the address bar and shows no accessibility violation', async () => {
     // A Content-Security-Policy refusal or a script error shows up as a console error.
-    const errors: string[] = [];
-    browser.page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
-    browser.page.on('pageerror', (error) => errors.push(error.message));
+    const errors = pageErrors(browser.page);
     const page = await signInByLink();
     expect(page.url()).toBe(`${stack.baseUrl}/console`);
     await expect(page.getByRole('link', { name: 'Triggers' }).getAttribute('aria-current')).resolves.toBe('page');

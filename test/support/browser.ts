@@ -37,6 +37,29 @@ export function useBrowser(): { readonly page: Page; readonly browser: Browser }
   };
 }
 
+/**
+ * Collects, from now on, the page's script errors and its console errors: a Content-Security-Policy
+ * refusal or a script error shows up as one. With `provokedApiErrors`, the "Failed to load resource"
+ * line an API's 4xx logs (a test provoking it on purpose) is not counted.
+ */
+export function pageErrors(page: Page, options: { provokedApiErrors?: boolean } = {}): string[] {
+  const errors: string[] = [];
+  const provoked = /^Failed to load resource: the server responded with a status of 4\d\d/;
+  page.on('console', (message) => message.type() === 'error' && !(options.provokedApiErrors && provoked.test(message.text())) && errors.push(message.text()));
+  page.on('pageerror', (error) => errors.push(error.message));
+  return errors;
+}
+
+/** Opens "New trigger" with echo as its flow and signature verification on, once the catalog is in the picker. */
+export async function newSignedTrigger(page: Page): Promise<Page> {
+  await page.getByRole('button', { name: 'New trigger' }).click();
+  await page.getByRole('option', { name: 'echo', exact: true }).waitFor({ state: 'attached' });
+  await page.getByLabel('Flow').selectOption('echo');
+  await page.getByLabel('Enable signature verification').check();
+  await page.getByLabel('Service').locator('optgroup').first().waitFor({ state: 'attached' });
+  return page;
+}
+
 /** Opens the console signed in as `sub` (a token in the address, as the hosted UI hands it over) and waits for its landing page. */
 export async function signIntoConsole(page: Page, stack: { baseUrl: string; token(sub: string): Promise<string> }, sub: string): Promise<Page> {
   await page.goto(`${stack.baseUrl}/console#token=${await stack.token(sub)}`);
