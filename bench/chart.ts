@@ -31,26 +31,8 @@ const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;
 const round = (value: number) => Math.round(value * 10) / 10;
 const format = (value: number) => (value >= 100 || Number.isInteger(value) ? String(Math.round(value * 1000) / 1000) : value >= 1 ? value.toFixed(1) : String(Number(value.toPrecision(2))));
 
-/** The purge bench predates `chart` rows; its rows are read as they are. */
-function purgeRows(result: BenchResult): ChartRow[] {
-  const rows = (result.rows ?? []) as { keys: number; purge_ms: number; ratio: number }[];
-  const target = typeof result.target_ratio === 'number' ? result.target_ratio : 2;
-  return rows
-    .filter((row) => row.keys !== result.baseline_keys)
-    .map((row) => ({
-      label: `${row.keys.toLocaleString('en-US')} keys`,
-      group: `purge latency ÷ ${String(result.baseline_keys ?? 10)}-key purge`,
-      value: row.ratio,
-      target,
-      better: 'lower' as const,
-      text: `${row.ratio.toFixed(2)}x (${row.purge_ms.toFixed(1)} ms)`,
-    }));
-}
-
-function rowsOf(name: string, result: BenchResult): ChartRow[] {
-  if (Array.isArray(result.chart)) return result.chart;
-  if (name === 'purge') return purgeRows(result);
-  return [];
+function rowsOf(result: BenchResult): ChartRow[] {
+  return Array.isArray(result.chart) ? result.chart : [];
 }
 
 function groupBy(rows: ChartRow[], fallback: string): [string, ChartRow[]][] {
@@ -96,7 +78,7 @@ export function renderChart(results: Record<string, BenchResult>): string {
 
   const rank = (name: string) => (ORDER.includes(name) ? ORDER.indexOf(name) : ORDER.length);
   for (const [name, result] of Object.entries(results).sort(([a], [b]) => rank(a) - rank(b))) {
-    const rows = rowsOf(name, result);
+    const rows = rowsOf(result);
     if (rows.length === 0) continue;
     y += 26;
     const when = result.measured_at ? ` — ${result.measured_at.slice(0, 16).replace('T', ' ')} UTC, node ${result.node ?? '?'}` : '';

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
@@ -11,6 +13,8 @@ import type { GenerationRef } from '../functions/domain/kv/types.js';
 import { LOCAL_AWS_ENV, startEngines } from '../local/engines.js';
 import { lambdaContext } from '../local/lambda-context.js';
 import { mintLocalToken } from '../local/token.js';
+import type { ChartRow } from './support/chart-row.js';
+import { objectStorePurges } from './support/object-purge.js';
 
 /**
  * `npm run bench purge`: the purge's latency must not grow with the bucket. Each round fills
@@ -18,6 +22,8 @@ import { mintLocalToken } from '../local/token.js';
  * check, consistent read, enqueue, conditional swap, all over the engines' real protocols), then
  * runs the sweeper on the old generations to completion and checks that nothing of them remains.
  * Latencies are medians over the rounds; the 10-key purges of the same run are the baseline.
+ * Then the same for object stores of 10 and 10,000 objects (`support/object-purge.ts`), on the
+ * same engines, queue and sweeper, with writes after each purge that the sweep must leave.
  */
 const SIZES = [10, 10_000, 100_000] as const;
 const ROUNDS = 3;
@@ -37,9 +43,12 @@ const ms = (value: number) => value.toFixed(2).padStart(8);
 const int = (value: number) => Math.round(value).toLocaleString('en-US');
 
 export default async function purgeBench() {
+  const benchStarted = performance.now();
   const secret = randomBytes(32).toString('base64url');
-  const engines = await startEngines({ flowsDirs: [resolve(import.meta.dirname, '../flows')], visibilityTimeoutSeconds: 600 });
-  // The Lambda entries read process.env once, when imported. A 1 s settle lets the sweeper's final pass run right away.
+  const objectsDirectory = await mkdtemp(join(tmpdir(), 'flowgate-purge-bench-'));
+  const engines = await startEngines({ flowsDirs: [resolve(import.meta.dirname, '../flows')], visibilityTimeoutSeconds: 600, objectsPath: objectsDirectory });
+  // The Lambda entries read process.env once, when imported. A 1 s settle lets the sweeper's final pass run right away
+  // (object stores' included: deployed theirs outlasts upload URLs, an hour).
   Object.assign(process.env, engines.env, { AUTH_JWT_SECRET: secret, KV_SWEEP_SETTLE_SECONDS: '1' });
   const kv = (await import('../functions/entries/kv.js')).handler as unknown as HttpHandler;
   const sweeper = (await import('../functions/entries/kv-sweeper.js')).handler as unknown as SqsHandler;
@@ -178,9 +187,26 @@ export default async function purgeBench() {
   console.log(`items of purged generations left after the sweeps: ${leftover}`);
   console.log(`(fill, for scale: ${int(fillItems / (fillMs / 1000))} items/s by BatchWriteItem)`);
 
+  const objectsStarted = performance.now();
+  const objects = await objectStorePurges({ env: engines.env, objectsDirectory, authorization, account, sweepAll });
+  console.log(`(wall time: ${((objectsStarted - benchStarted) / 1000).toFixed(0)} s for the KV buckets, ${((performance.now() - objectsStarted) / 1000).toFixed(0)} s for the object stores)`);
+
   doc.destroy();
   sqs.destroy();
   await engines.stop();
+  await rm(objectsDirectory, { recursive: true, force: true });
   if (leftover !== 0) throw new Error(`${leftover} items of purged generations were not reclaimed`);
-  return { rounds: ROUNDS, baseline_keys: 10, rows, target_ratio: TARGET_RATIO, target_met: largest.ratio <= TARGET_RATIO, leftover_items: leftover };
+  if (objects.leftover_entries + objects.leftover_s3_objects !== 0) throw new Error(`${objects.leftover_entries} catalog entries and ${objects.leftover_s3_objects} S3 objects of purged generations were not reclaimed`);
+  if (objects.lost_later_writes !== 0) throw new Error(`${objects.lost_later_writes} objects written after a purge did not survive its sweep`);
+  const chart: ChartRow[] = [
+    ...rows.filter((row) => row.keys !== 10).map((row) => ({
+      label: `${int(row.keys)} keys`, group: 'KV purge latency ÷ 10-key purge', value: row.ratio, target: TARGET_RATIO, better: 'lower' as const,
+      text: `${row.ratio.toFixed(2)}x (${row.purge_ms.toFixed(1)} ms)`,
+    })),
+    ...objects.rows.filter((row) => row.objects !== objects.baseline_objects).map((row) => ({
+      label: `${int(row.objects)} objects`, group: 'object store purge latency ÷ 10-object purge', value: row.ratio, target: objects.target_ratio, better: 'lower' as const,
+      text: `${row.ratio.toFixed(2)}x (${row.purge_ms.toFixed(1)} ms)`,
+    })),
+  ];
+  return { rounds: ROUNDS, baseline_keys: 10, rows, target_ratio: TARGET_RATIO, target_met: largest.ratio <= TARGET_RATIO, leftover_items: leftover, objects, chart };
 }

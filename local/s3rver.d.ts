@@ -19,3 +19,17 @@ declare module 's3rver/lib/models/account.js' {
   /** The one account s3rver signs requests for; more key pairs may be added to it. */
   export const DUMMY_ACCOUNT: { createKeyPair(accessKeyId: string, secretAccessKey: string): void };
 }
+declare module 's3rver/lib/models/object.js' {
+  /** An object as s3rver's store takes it: its key in the bucket, its bytes and its HTTP metadata (`content-type`…). */
+  export default class S3Object {
+    constructor(bucket: string, key: string, content: Buffer | null, metadata: Record<string, string>);
+  }
+}
+declare module 's3rver/lib/stores/filesystem.js' {
+  import type S3Object from 's3rver/lib/models/object.js';
+  /** s3rver's one store: each object is a file under `<directory>/<bucket>/`, with its MD5 and metadata beside it. */
+  export default class FilesystemStore {
+    constructor(directory: string);
+    putObject(object: S3Object): Promise<{ size: number; md5: string }>;
+  }
+}
