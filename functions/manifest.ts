@@ -144,11 +144,11 @@ export const FUNCTIONS = {
   accounts: { entry: 'functions/entries/accounts.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: API_KEY_LOOKUP, accounts: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: [], secretsKey: { operations: ['encrypt', 'decrypt'], purposes: [SECRET_PURPOSES.totp] }, signsMfaTokens: true },
   // 29 s, as the receiver: a bulk replay of 500 deliveries took about 3 s on the local stack (single-threaded engines).
   // Decrypt: only to show a Notion trigger's verification token to its owner, once.
-  triggers: { entry: 'functions/entries/triggers.ts', timeoutSeconds: 29, memoryMb: 256, tables: { auth: API_KEY_LOOKUP, triggers: ['GetItem', 'Query', 'PutItem', 'DeleteItem'], executions: ['Query', 'GetItem', 'BatchGetItem', 'PutItem', 'DeleteItem'] }, sendsTo: ['flowEvents'], secretsKey: { operations: ['encrypt', 'decrypt'], purposes: [SECRET_PURPOSES.webhookSignature] }, readsFlowNames: true },
+  triggers: { entry: 'functions/entries/triggers.ts', timeoutSeconds: 29, memoryMb: 256, tables: { auth: API_KEY_LOOKUP, triggers: ['GetItem', 'Query', 'PutItem', 'DeleteItem'], executions: ['Query', 'GetItem', 'BatchGetItem', 'PutItem', 'BatchWriteItem', 'DeleteItem'] }, sendsTo: ['flowEvents'], secretsKey: { operations: ['encrypt', 'decrypt'], purposes: [SECRET_PURPOSES.webhookSignature] }, readsFlowNames: true },
   // The receiver seals and stores the secret an Asana or Notion handshake hands over (PutItem, Encrypt).
-  webhook: { entry: 'functions/entries/webhook.ts', timeoutSeconds: 29, memoryMb: 1024, tables: { triggers: ['GetItem', 'PutItem'], executions: ['PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['flowEvents'], secretsKey: { operations: ['decrypt', 'encrypt'], purposes: [SECRET_PURPOSES.webhookSignature] }, runsFlows: true },
+  webhook: { entry: 'functions/entries/webhook.ts', timeoutSeconds: 29, memoryMb: 1024, tables: { triggers: ['GetItem', 'PutItem'], executions: ['PutItem', 'BatchWriteItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['flowEvents'], secretsKey: { operations: ['decrypt', 'encrypt'], purposes: [SECRET_PURPOSES.webhookSignature] }, runsFlows: true },
   // 256 MB: the worker waits on Step Functions and DynamoDB; its own work per event is a parse and two small writes.
-  flowWorker: { entry: 'functions/entries/flow-worker.ts', timeoutSeconds: FLOW_WORKER_TIMEOUT_SECONDS, memoryMb: 256, tables: { executions: ['GetItem', 'PutItem', 'UpdateItem'] }, sendsTo: [], runsFlows: true },
+  flowWorker: { entry: 'functions/entries/flow-worker.ts', timeoutSeconds: FLOW_WORKER_TIMEOUT_SECONDS, memoryMb: 256, tables: { executions: ['GetItem', 'BatchWriteItem', 'UpdateItem'] }, sendsTo: [], runsFlows: true },
 } as const satisfies Record<string, FunctionSpec>;
 export type FunctionName = keyof typeof FUNCTIONS;
 

@@ -9,6 +9,7 @@ import type {
 } from '../../domain/flows/ports.js';
 import { MESSAGE_RETENTION_DAYS } from '../../manifest.js';
 import { AppError } from '../../shared/errors.js';
+import { BatchedPuts } from './batched-puts.js';
 import { ifConditionHolds } from './conditional.js';
 import { packRequest, unpackRequest } from './request-packing.js';
 
@@ -149,7 +150,12 @@ function matches(item: Record<string, unknown>, filter: ExecutionFilter, nowSeco
  * event lists from one Query: that is how the `event_id` filter is answered.
  */
 export class DynamoExecutionStore implements ExecutionStore {
-  constructor(private readonly client: DynamoDBDocumentClient, private readonly table: string, private readonly now: Clock) {}
+  /** The records, requests and outputs: unconditional puts, batched (`./batched-puts.ts`). */
+  private readonly puts: BatchedPuts;
+
+  constructor(private readonly client: DynamoDBDocumentClient, private readonly table: string, private readonly now: Clock) {
+    this.puts = new BatchedPuts(client, table);
+  }
 
   private nowSeconds(): number {
     return epochSeconds(this.now());
@@ -158,19 +164,17 @@ export class DynamoExecutionStore implements ExecutionStore {
   async record(ref: ExecutionRef, execution: NewExecution, request?: StoredRequest | BatchRequestLink): Promise<void> {
     const { timeline = [], ...rest } = execution;
     const expiresAt = this.nowSeconds() + EXECUTION_TTL_SECONDS;
-    await Promise.all([
-      this.client.send(new PutCommand({
-        TableName: this.table,
-        Item: {
-          ...statusKey(ref), ...rest, execution_id: ref.executionId, timeline: Object.fromEntries(timeline.map((entry) => [String(entry.attempt), entry])), expires_at: expiresAt,
-        },
-      })),
-      request && ('batch_request' in request ? this.recordLink(ref, execution.event_id, request, expiresAt) : this.recordRequest(ref, execution.event_id, request, expiresAt)),
-    ]);
+    const status = {
+      ...statusKey(ref), ...rest, execution_id: ref.executionId, timeline: Object.fromEntries(timeline.map((entry) => [String(entry.attempt), entry])), expires_at: expiresAt,
+    };
+    if (!request) return this.puts.put(status);
+    const requestItem = 'batch_request' in request ? this.linkItem(ref, execution.event_id, request, expiresAt) : await this.requestItem(ref, execution.event_id, request, expiresAt);
+    // Both in one BatchWriteItem (with other deliveries' when several are in flight).
+    await this.puts.put(status, requestItem);
   }
 
   async storeRequest(ref: ExecutionRef, request: StoredRequest): Promise<void> {
-    await this.recordRequest(ref, ref.executionId, request, this.nowSeconds() + EXECUTION_TTL_SECONDS);
+    await this.puts.put(await this.requestItem(ref, ref.executionId, request, this.nowSeconds() + EXECUTION_TTL_SECONDS));
   }
 
   /**
@@ -178,31 +182,25 @@ export class DynamoExecutionStore implements ExecutionStore {
    * batch's, stored once. It keeps the `event_id` filter one Query, and costs one write unit
    * whatever the POST's size.
    */
-  private async recordLink(ref: ExecutionRef, eventId: string, link: BatchRequestLink, expiresAt: number): Promise<void> {
-    await this.client.send(new PutCommand({
-      TableName: this.table,
-      Item: { ...requestKey(ref, eventId), execution_id: ref.executionId, batch_request: link.batch_request, expires_at: expiresAt },
-    }));
+  private linkItem(ref: ExecutionRef, eventId: string, link: BatchRequestLink, expiresAt: number): Record<string, unknown> {
+    return { ...requestKey(ref, eventId), execution_id: ref.executionId, batch_request: link.batch_request, expires_at: expiresAt };
   }
 
   /**
    * The request item: the whole request packed into one attribute (`request-packing.ts`), so a
    * 1 KB webhook costs one write unit, not two; a body too large for an item goes in chunks beside
-   * it, the rest as JSON.
+   * it (written first), the rest as JSON.
    */
-  private async recordRequest(ref: ExecutionRef, eventId: string, request: StoredRequest, expiresAt: number): Promise<void> {
+  private async requestItem(ref: ExecutionRef, eventId: string, request: StoredRequest, expiresAt: number): Promise<Record<string, unknown>> {
     const { body, ...head } = request;
     const inline = body === undefined || Buffer.byteLength(body) <= INLINE_BODY_BYTES;
     const chunks = inline ? undefined : await this.storeChunks(`request-${ref.executionId}`, body!, expiresAt);
-    await this.client.send(new PutCommand({
-      TableName: this.table,
-      Item: {
-        ...requestKey(ref, eventId),
-        execution_id: ref.executionId,
-        ...(inline ? { request_packed: packRequest(request) } : { request_json: JSON.stringify(head), body_chunks: chunks }),
-        expires_at: expiresAt,
-      },
-    }));
+    return {
+      ...requestKey(ref, eventId),
+      execution_id: ref.executionId,
+      ...(inline ? { request_packed: packRequest(request) } : { request_json: JSON.stringify(head), body_chunks: chunks }),
+      expires_at: expiresAt,
+    };
   }
 
   async discard(ref: ExecutionRef, eventId: string): Promise<void> {
@@ -234,9 +232,7 @@ export class DynamoExecutionStore implements ExecutionStore {
     const outputJson = change.output === undefined ? undefined : JSON.stringify(change.output);
     const asideAttempt = outputJson !== undefined && Buffer.byteLength(outputJson) > INLINE_OUTPUT_BYTES ? change.attempts : undefined;
     if (asideAttempt !== undefined) {
-      await this.client.send(new PutCommand({
-        TableName: this.table, Item: { ...outputKey(ref.executionId, asideAttempt), output_json: outputJson, expires_at: this.nowSeconds() + EXECUTION_TTL_SECONDS },
-      }));
+      await this.puts.put({ ...outputKey(ref.executionId, asideAttempt), output_json: outputJson, expires_at: this.nowSeconds() + EXECUTION_TTL_SECONDS });
     }
     setOrRemove('output_json', asideAttempt === undefined ? outputJson : undefined);
     setOrRemove('output_attempt', asideAttempt);
