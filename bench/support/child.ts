@@ -25,7 +25,7 @@ export interface BenchChild<Info> {
   stop(): Promise<void>;
 }
 
-/** Starts `bench/support/<file>` under tsx and waits for it to be ready. */
+/** Starts `bench/support/<file>` (or the file at an absolute path) under tsx and waits for it to be ready. */
 export async function startChild<Info>(file: string, env: Record<string, string> = {}): Promise<BenchChild<Info>> {
   const child = fork(resolve(import.meta.dirname, file), [], {
     execArgv: ['--import', 'tsx'],

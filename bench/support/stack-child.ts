@@ -5,8 +5,7 @@
 import { startLocalStack } from '../../local/stack.js';
 import { serveParent } from './child.js';
 
-const threads = process.env.BENCH_FLOW_WORKER_INLINE !== '1';
-const stack = await startLocalStack({ port: 0, flowWorkerThread: threads, engineThread: threads, ...(process.env.BENCH_DATA_DIR && { dataDir: process.env.BENCH_DATA_DIR }) });
+const stack = await startLocalStack({ port: 0, flowWorkerThread: true, engineThread: true, ...(process.env.BENCH_DATA_DIR && { dataDir: process.env.BENCH_DATA_DIR }) });
 serveParent(
   { baseUrl: stack.baseUrl, webhookBaseUrl: stack.webhookBaseUrl, token: await stack.token('bench'), env: stack.engines.env, queueUrls: stack.queueUrls },
   () => stack.stop(),
