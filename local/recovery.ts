@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { QueryCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDeliveryStats } from '../functions/adapters/aws/dynamo-delivery-stats.js';
 import { DynamoExecutionStore } from '../functions/adapters/aws/dynamo-execution-store.js';
@@ -97,7 +97,7 @@ async function recoverExecutions(deps: RecoveryDeps, report: RecoveryReport): Pr
     return triggers.get(id)!;
   };
 
-  const refs: { triggerId: string; executionId: string }[] = [];
+  const refs: { triggerId: string; executionId: string; key: { pk: string; sk: string } }[] = [];
   for (const status of UNFINISHED) {
     let start: Record<string, unknown> | undefined;
     do {
@@ -109,23 +109,28 @@ async function recoverExecutions(deps: RecoveryDeps, report: RecoveryReport): Pr
         ExpressionAttributeValues: { ':status': status },
         ExclusiveStartKey: start,
       }));
-      for (const item of page.Items ?? []) refs.push(refOf(item.pk as string, item.sk as string));
+      for (const item of page.Items ?? []) refs.push({ ...refOf(item.pk as string, item.sk as string), key: { pk: item.pk as string, sk: item.sk as string } });
       start = page.LastEvaluatedKey;
     } while (start);
   }
 
   const work = [...refs];
   await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    for (let ref = work.shift(); ref; ref = work.shift()) {
+    for (let next = work.shift(); next; next = work.shift()) {
+      const { key, ...ref } = next;
       const execution = await executions.get(ref);
       // Expired, or finished after all: nothing to do.
       if (!execution || !UNFINISHED.includes(execution.status)) continue;
       // Its request was never written, so it was never acknowledged (the receiver and a replay
       // answer only once both are): forget it, as the receiver does with what it cannot queue,
-      // and free its event id for the sender's retry.
+      // and give back the claim it took (the record names it) for the sender's retry.
       if (execution.status === 'queued' && execution.attempts === 0 && execution.request === undefined) {
+        const { Item } = await deps.dynamo.send(new GetCommand({ TableName: deps.tables.executions, Key: key, ProjectionExpression: 'claim_key' }));
         await executions.discard(ref, execution.event_id);
-        if ((await triggerOf(ref.triggerId))?.deduplicate) await executions.releaseEvent(ref.triggerId, execution.event_id);
+        const claimKey = Item?.claim_key as string | undefined;
+        // Records written before they named their claim: an unsigned deduplicating trigger's key was the event id.
+        if (claimKey !== undefined) await executions.releaseEvent(ref.triggerId, claimKey);
+        else if ((await triggerOf(ref.triggerId))?.deduplicate) await executions.releaseEvent(ref.triggerId, execution.event_id);
         report.unacknowledged++;
         continue;
       }

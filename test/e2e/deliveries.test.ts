@@ -3,7 +3,9 @@
  * refused deliveries recorded with their requests (secrets redacted, within a budget), stored
  * bodies byte for byte, the attempts timeline, filters across pages, and single and bulk replay.
  */
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { dynamoClient } from '../../functions/adapters/aws/clients/dynamo.js';
 import { MAX_REFUSED_RECORDS_PER_MINUTE } from '../../functions/domain/webhooks/refusal-budget.js';
 import { call, useLocalStack } from '../support/local-stack.js';
 import { signStripe } from '../support/signers.js';
@@ -165,6 +167,18 @@ describe('detail, timeline and filters', () => {
     }
     // Another account's trigger is not found, execution or not.
     expect((await call(stack, 'GET', `/triggers/${trigger.id}/executions/${listed!.execution_id}`, { token: await stack.token('someone-else') })).status).toBe(404);
+  });
+
+  it('an acknowledged signed delivery\'s record names the replay claim it took (for a restart to give back were its request never stored), and its detail does not show it', async () => {
+    const token = await stack.token('claim-owner');
+    const trigger = await createTrigger(stack, token, { flow: 'echo', deduplicate: true, signature: { service: 'stripe', secret: STRIPE_SECRET } });
+    const body = JSON.stringify({ id: 'evt_claimed', type: 'invoice.paid' });
+    expect((await deliver(trigger.url, body, signStripe({ secret: STRIPE_SECRET, body, timestamp: nowSeconds() }))).status).toBe(200);
+    const [listed] = await waitForExecutions(stack, token, trigger.id, (list) => list.length === 1 && list[0]!.status === 'succeeded');
+    const { Items = [] } = await dynamoClient(stack.aws).send(new ScanCommand({ TableName: stack.engines.env.EXECUTIONS_TABLE!, ConsistentRead: true }));
+    const record = Items.find((item) => String(item.pk).startsWith(`TRIGGER#${trigger.id}#`) && item.execution_id === listed!.execution_id);
+    expect(record?.claim_key).toBe('id:evt_claimed');
+    expect(await detail(token, trigger.id, listed!.execution_id)).not.toHaveProperty('claim_key');
   });
 
   it('filters combine and return exactly the matching executions across pages', async () => {

@@ -138,6 +138,27 @@ describe('recover', () => {
     expect((await drain(deps.queues.flowEvents)).map((body) => parseFlowMessage(body).ref)).toEqual([queued]);
   });
 
+  it('gives back the replay claim an unacknowledged delivery of a signed trigger took (its signed id or content digest, not its event id), so the sender\'s retry runs', async () => {
+    const signed = { ...trigger, id: 'c'.repeat(32), webhook_id: `wh${'2'.repeat(30)}`, deduplicate: true };
+    await new DynamoTriggerStore(dynamo, deps.tables.triggers, Date.now).create(signed);
+    const executions = new DynamoExecutionStore(dynamo, deps.tables.executions, Date.now);
+    const receivedAt = new Date().toISOString();
+    // As the receiver leaves them when killed between the record and the request: the claim taken, the record naming it.
+    const claims = [{ key: 'id:evt_signed', eventId: 'evt_signed' }, { key: `sha256:${'9'.repeat(64)}`, eventId: 'evt_digest' }];
+    for (const { key, eventId } of claims) {
+      expect(await executions.claimEvent(signed.id, key, 3600)).toBe(true);
+      await executions.record(ref(signed.id), { event_id: eventId, received_at: receivedAt, status: 'queued', attempts: 0, claim_key: key });
+    }
+    expect(await recover(deps)).toMatchObject({ unacknowledged: 2 });
+    // Free again: the sender's retry is taken, not refused as a duplicate of an event that never ran.
+    for (const { key } of claims) expect(await executions.claimEvent(signed.id, key, 3600)).toBe(true);
+    // The claim is kept for this alone: an execution's detail and listing do not show it.
+    const acknowledged = ref(signed.id);
+    await executions.record(acknowledged, { event_id: 'evt_kept', received_at: receivedAt, status: 'succeeded', attempts: 1, claim_key: 'id:evt_kept' }, request('evt_kept'));
+    expect(await executions.get(acknowledged)).not.toHaveProperty('claim_key');
+    expect((await executions.list(signed.id, {}, { limit: 10 })).items.map((e) => Object.keys(e))).toEqual([expect.not.arrayContaining(['claim_key'])]);
+  });
+
   it('keeps the delivery counts right: an interrupted first run counts queued once, and the runs after the restart move it on', async () => {
     const other = { ...trigger, id: 'b'.repeat(32), webhook_id: `wh${'1'.repeat(30)}` };
     await new DynamoTriggerStore(dynamo, deps.tables.triggers, Date.now).create(other);

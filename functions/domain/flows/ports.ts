@@ -129,8 +129,13 @@ export interface ExecutionDetail extends Execution {
   request?: StoredRequest;
 }
 
-/** What the receiver records first: the record's fields a first write sets. */
-export type NewExecution = Omit<Execution, 'execution_id' | 'timeline' | 'output' | 'next_attempt_at'> & { timeline?: AttemptRecord[] };
+/**
+ * What the receiver records first: the record's fields a first write sets, and the replay claim
+ * the delivery took (`claim_key`, never listed): a delivery recorded but never acknowledged (a crash
+ * before its request was stored) gives that claim back, or the sender's retry would be refused as
+ * a duplicate of an event that never ran.
+ */
+export type NewExecution = Omit<Execution, 'execution_id' | 'timeline' | 'output' | 'next_attempt_at'> & { timeline?: AttemptRecord[]; claim_key?: string };
 
 /**
  * A move of an execution record to a new state; fields not given are cleared. `attempt` is the

@@ -17,9 +17,9 @@ let flowReplies: Promise<typeof import('../flow-reply.js')> | undefined;
  */
 export async function dispatch(deps: ReceiverDeps, record: TriggerRecord, event: ReceivedEvent, bound: FlowBound, answerByMs: number | undefined): Promise<EventOutcome> {
   const { ref, execution, stored } = event;
-  const { inputJson, releaseClaim } = bound;
+  const { inputJson, claimKey, releaseClaim } = bound;
   if (record.response_mode === 'acknowledge') {
-    await deps.executions.record(ref, { ...execution, flow: record.flow, status: 'queued', attempts: 0 }, stored);
+    await deps.executions.record(ref, { ...execution, flow: record.flow, status: 'queued', attempts: 0, ...(claimKey !== undefined && { claim_key: claimKey }) }, stored);
     try {
       await deps.queue.send(await buildFlowMessage(deps, { triggerId: record.id, flow: record.flow, ref }, inputJson));
     } catch (error) {

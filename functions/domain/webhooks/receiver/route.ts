@@ -14,6 +14,8 @@ export interface EventOutcome {
 /** An event routed to its flow: its input, serialised once, and how to give its claim back if the flow never starts. */
 export interface FlowBound {
   inputJson: string;
+  /** The key the event claimed, if it claimed one. */
+  claimKey?: string;
   releaseClaim(): Promise<void>;
 }
 
@@ -36,7 +38,7 @@ export async function route(deps: ReceiverDeps, record: TriggerRecord, event: Re
   if (Buffer.byteLength(inputJson) > MAX_FLOW_INPUT_BYTES) throw new AppError('payload_too_large', 'flow input over the Step Functions limit');
   if (claim && !spentFirst && !(await deps.executions.claimEvent(record.id, claim.key, claim.ttlSeconds))) return answered('duplicate');
   // A claimed event whose flow never started must stay claimable, or the sender's retry is lost.
-  return { inputJson, releaseClaim: () => (claim ? deps.executions.releaseEvent(record.id, claim.key) : Promise.resolve()) };
+  return { inputJson, ...(claim && { claimKey: claim.key }), releaseClaim: () => (claim ? deps.executions.releaseEvent(record.id, claim.key) : Promise.resolve()) };
 }
 
 export const isAnswered = (routed: EventOutcome | FlowBound): routed is EventOutcome => 'reply' in routed;
