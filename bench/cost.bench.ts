@@ -16,6 +16,7 @@ import { writeCostChart } from './support/cost-chart.js';
 import type { ChartRow } from './support/chart-row.js';
 import { KB, realisticEvent } from './support/payloads.js';
 import { fixed } from './support/timing.js';
+import { meterWriteUnitsByItem } from './support/write-units-by-item.js';
 
 /**
  * `npm run bench cost`: what one webhook costs on the deployed stack, in dollars per million, by
@@ -166,25 +167,28 @@ function meter(stack: LocalStack, invocations: AsyncLocalStorage<FunctionName>, 
   };
   dynamoClient(stack.aws).middlewareStack.add((next, context) => async (args) => {
     const usage = current();
-    if (!usage) return next(args);
+    if (!usage || !/^(Get|Query|Scan|BatchGet|TransactGet)/.test(context.commandName ?? '')) return next(args);
     (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
     const result = await next(args);
-    const units = consumed(result.output);
-    if (/^(Get|Query|Scan|BatchGet|TransactGet)/.test(context.commandName ?? '')) usage.readUnits += units;
-    else {
-      usage.writeUnits += units;
-      const input = args.input as { Item?: { pk?: unknown }; Key?: { pk?: unknown } };
-      const kind = String((input.Item ?? input.Key)?.pk ?? context.commandName).split('#')[0]!.toLowerCase();
-      usage.writeUnitsByItem.set(kind, (usage.writeUnitsByItem.get(kind) ?? 0) + units);
-    }
+    usage.readUnits += consumed(result.output);
     return result;
-  }, { step: 'initialize', name: 'meterCapacity' });
+  }, { step: 'initialize', name: 'meterReadCapacity' });
+  // Writes item by item: a batch write reports its units per table only.
+  meterWriteUnitsByItem(dynamoClient(stack.aws), 'meterWriteCapacity', (pk, units, command) => {
+    const usage = current()!;
+    usage.writeUnits += units;
+    const kind = String(pk ?? command).split('#')[0]!.toLowerCase();
+    usage.writeUnitsByItem.set(kind, (usage.writeUnitsByItem.get(kind) ?? 0) + units);
+  }, () => current() !== undefined);
   sqsClient(stack.aws).middlewareStack.add((next, context) => async (args) => {
     const usage = current();
     if (usage) {
       const input = args.input as { MessageBody?: string; Entries?: { MessageBody?: string }[] };
-      const bytes = Buffer.byteLength(input.MessageBody ?? '') + (input.Entries ?? []).reduce((sum, e) => sum + Buffer.byteLength(e.MessageBody ?? ''), 0);
-      usage.sqsRequests += /^Send/.test(context.commandName ?? '') ? Math.max(1, Math.ceil(bytes / SQS_CHUNK_BYTES)) : 1;
+      const requests = (body: string | undefined) => Math.max(1, Math.ceil(Buffer.byteLength(body ?? '') / SQS_CHUNK_BYTES));
+      // Here concurrent deliveries' sends share a SendMessageBatch; deployed, each invocation sends its own
+      // (a Lambda environment serves one request at a time), so each entry is billed as its own send.
+      if (input.Entries) usage.sqsRequests += input.Entries.reduce((sum, e) => sum + requests(e.MessageBody), 0);
+      else usage.sqsRequests += /^Send/.test(context.commandName ?? '') ? requests(input.MessageBody) : 1;
     }
     return next(args);
   }, { step: 'initialize', name: 'meterRequests' });

@@ -46,7 +46,7 @@ export default async function receiverBench() {
   console.log(`handler's own CPU: ${fixed(handler.cpu_us_per_event)} µs/event; the two DynamoDB puts + SQS send through the SDK alone take ${fixed(floor.cpu_us_per_event)} µs, leaving ${fixed(handler.cpu_us_per_event - floor.cpu_us_per_event)} µs for routing, cache, verification, parse and input building`);
   console.log(`engines' CPU (dynalite + local SQS, their own process): ${fixed(handler.engines_cpu_us_per_event)} µs/event, which in-process engines (startLocalStack) would add to the handler's figure`);
   if (before) {
-    console.log(`handler's CPU per acknowledged event: ${fixed(handler.cpu_us_per_event)} µs now (the status record and the request put in parallel, then the SQS send), ${fixed(before.cpu_us_per_event)} µs before requests were stored (measured ${before.measured_at.slice(0, 10)}): ${handler.cpu_us_per_event >= before.cpu_us_per_event ? '+' : ''}${fixed(handler.cpu_us_per_event - before.cpu_us_per_event)} µs`);
+    console.log(`handler's CPU per acknowledged event: ${fixed(handler.cpu_us_per_event)} µs now (the replay claim, then the status record and the request in one BatchWriteItem, then the SQS send), ${fixed(before.cpu_us_per_event)} µs before requests were stored (measured ${before.measured_at.slice(0, 10)}): ${handler.cpu_us_per_event >= before.cpu_us_per_event ? '+' : ''}${fixed(handler.cpu_us_per_event - before.cpu_us_per_event)} µs`);
   }
   console.log(`flow queue: ${int(result.flow_queue_messages)} messages for ${int(result.expected_messages)} sends (handler and SDK floor)`);
   if (result.flow_queue_messages !== result.expected_messages) throw new Error('the flow queue does not hold one message per send');

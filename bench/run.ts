@@ -15,12 +15,18 @@ const dir = import.meta.dirname;
 const wanted = process.argv.slice(2);
 const files = (await readdir(dir)).filter((f) => f.endsWith('.bench.ts') && (wanted.length === 0 || wanted.some((w) => f.startsWith(w)))).sort();
 const results: Record<string, unknown> = {};
+/** Each bench's wall time: `npm run bench` as a whole must stay within ten minutes on two cores. */
+const seconds: Record<string, number> = {};
+const startedAll = performance.now();
 for (const file of files) {
   const name = file.slice(0, -'.bench.ts'.length);
   console.log(`\n## ${name}`);
+  const started = performance.now();
   const bench = (await import(pathToFileURL(resolve(dir, file)).href)).default as () => Promise<unknown>;
   results[name] = await bench();
+  seconds[name] = (performance.now() - started) / 1000;
 }
+console.log(`\nwall time: ${Object.entries(seconds).map(([name, s]) => `${name} ${s.toFixed(0)} s`).join(', ')}; in all ${((performance.now() - startedAll) / 1000).toFixed(0)} s`);
 const path = resolve(dir, 'results.json');
 const previous = await readFile(path, 'utf8').then((text) => JSON.parse(text).results as Record<string, unknown>, () => ({}));
 const measuredAt = new Date().toISOString();

@@ -16,7 +16,7 @@ import { fixed, int, median, sleep, times, verdict } from './support/timing.js';
  * `npm run bench throughput`: acknowledged Stripe-signed webhooks over HTTP on loopback, against
  * the local stack as `npm start` runs it (one process: engines, handlers, API Gateway stand-in,
  * and the SQS pollers whose flow worker runs each accepted event's flow; its tables on a data
- * directory, every write fsync'd before it is answered), against the same stack in memory, and
+ * directory, every write fsync'd before it is answered), and
  * against a bare `node:http` server that verifies the same signature by hand, parses the JSON and
  * answers 200. A further baseline, the "durable floor", is the bare server plus one SQS
  * `SendMessage` through the AWS SDK to an in-process local-aws-sqs: the least any receiver that
@@ -39,7 +39,8 @@ const CONCURRENCY = 50;
  * compiler threads, 1.4 ms after 6,000), and a server runs for longer than a bench's minute.
  */
 const WARMUP_REQUESTS = { stack: 2000, bare: 300 };
-const ROUNDS = 3;
+/** Two rounds (three until session 11): `npm run bench` as a whole must stay within ten minutes. */
+const ROUNDS = 2;
 /** The issue's bar: the stack as `npm start` runs it, on disk, against the durable floor. */
 const TARGET_RATIO = 0.5;
 const DRAIN_TIMEOUT_MS = 120_000;
@@ -82,11 +83,10 @@ export default async function throughputBench() {
   const dataRoot = await mkdtemp(join(tmpdir(), 'flowgate-bench-'));
   const before35 = await before35Child(dataRoot);
   if (!before35) throw new Error('the throughput bench needs the git history: it runs the stack as it was before #35 beside today\'s');
-  const [disk, inline, memory, bare, floor, recorded] = await Promise.all([
+  const [disk, inline, bare, floor, recorded] = await Promise.all([
     startChild<StackInfo>('stack-child.ts', { BENCH_DATA_DIR: join(dataRoot, 'data') }),
     // The stack as it was before #35 (everything on the receiver's thread, a call per write), same run.
     startChild<StackInfo>(before35, { BENCH_DATA_DIR: join(dataRoot, 'data-before-35') }),
-    startChild<StackInfo>('stack-child.ts'),
     startChild<{ url: string }>('bare-server-child.ts', { BENCH_STRIPE_SECRET: secret }),
     startChild<{ url: string }>('bare-server-child.ts', { BENCH_STRIPE_SECRET: secret, BENCH_DURABLE: '1' }),
     startChild<{ url: string }>('bare-server-child.ts', { BENCH_STRIPE_SECRET: secret, BENCH_RECORDED_DIR: join(dataRoot, 'recorded') }),
@@ -145,7 +145,7 @@ export default async function throughputBench() {
     };
     return { url, drain, outcomes, close: () => sqs.destroy() };
   };
-  const [onDisk, onDiskInline, inMemory] = await Promise.all([prepare(disk), prepare(inline), prepare(memory)]);
+  const [onDisk, onDiskInline] = await Promise.all([prepare(disk), prepare(inline)]);
 
   // Each request its own event, as a sender sends them: the receiver refuses a signed delivery it
   // has already taken as a replay (`duplicate`), which would skip what a delivery costs.
@@ -157,7 +157,6 @@ export default async function throughputBench() {
   const servers = {
     stack: { child: disk, url: onDisk.url, drain: onDisk.drain },
     inline: { child: inline, url: onDiskInline.url, drain: onDiskInline.drain },
-    memory: { child: memory, url: inMemory.url, drain: inMemory.drain },
     bare: { child: bare, url: bare.info.url, drain: undefined },
     floor: { child: floor, url: floor.info.url, drain: undefined },
     recorded: { child: recorded, url: recorded.info.url, drain: undefined },
@@ -174,15 +173,15 @@ export default async function throughputBench() {
     return { ...result, startedAt, endedAt: Date.now(), serverCpuUsPerRequest: serverCpuUs / total };
   };
 
-  const order: Name[] = ['stack', 'inline', 'memory', 'bare', 'floor', 'recorded'];
+  const order: Name[] = ['stack', 'inline', 'bare', 'floor', 'recorded'];
   for (const name of order) {
     await load(name, servers[name].drain ? WARMUP_REQUESTS.stack : WARMUP_REQUESTS.bare);
     await servers[name].drain?.();
   }
   const measuredFrom = Date.now();
-  const runs: Record<Name, (LoadResult & { startedAt: number; endedAt: number; serverCpuUsPerRequest: number })[]> = { stack: [], inline: [], memory: [], bare: [], floor: [], recorded: [] };
-  type Drained = Name & ('stack' | 'inline' | 'memory');
-  const drains: Record<Drained, Awaited<ReturnType<typeof onDisk.drain>>[]> = { stack: [], inline: [], memory: [] };
+  const runs: Record<Name, (LoadResult & { startedAt: number; endedAt: number; serverCpuUsPerRequest: number })[]> = { stack: [], inline: [], bare: [], floor: [], recorded: [] };
+  type Drained = Name & ('stack' | 'inline');
+  const drains: Record<Drained, Awaited<ReturnType<typeof onDisk.drain>>[]> = { stack: [], inline: [] };
   for (let round = 0; round < ROUNDS; round++) {
     // Each server goes first in turn.
     for (const name of [...order.slice(round % order.length), ...order.slice(0, round % order.length)]) {
@@ -192,7 +191,7 @@ export default async function throughputBench() {
       if (drained) drains[name as Drained].push(drained);
     }
   }
-  const workerCpuUs = { stack: median(drains.stack.map((d) => d.cpuUsPerEvent)), memory: median(drains.memory.map((d) => d.cpuUsPerEvent)) };
+  const workerCpuUs = { stack: median(drains.stack.map((d) => d.cpuUsPerEvent)) };
   const drainSeconds = (name: Drained) => drains[name].reduce((sum, d) => sum + d.ms, 0) / 1000;
   /**
    * Events whose flow had run, per second: a run's events over the time from its first request
@@ -229,7 +228,6 @@ export default async function throughputBench() {
   const sameThread = endToEnd('inline', inlineOutcomes, localInline.requests_per_s);
   const completionGain = threaded.completed_per_s / sameThread.completed_per_s;
   const completionMet = threaded.completed_to_acknowledged >= COMPLETION_TARGET && completionGain >= COMPLETION_GAIN_TARGET;
-  const localInMemory = summarise(runs.memory);
   const baseline = summarise(runs.bare);
   const durableFloor = summarise(runs.floor);
   const recordedFloor = summarise(runs.recorded);
@@ -237,8 +235,6 @@ export default async function throughputBench() {
   const ratio = perRound('stack', 'bare');
   const floorRatio = perRound('floor', 'bare');
   const stackToFloor = perRound('stack', 'floor');
-  const memoryToFloor = perRound('memory', 'floor');
-  const diskToMemory = perRound('stack', 'memory');
   const stackToRecorded = perRound('stack', 'recorded');
   const met = stackToFloor >= TARGET_RATIO;
 
@@ -248,13 +244,12 @@ export default async function throughputBench() {
     console.log(`${label.padEnd(34)}${int(s.requests_per_s).padStart(9)}${fixed(s.p50_ms, 2).padStart(9)}${fixed(s.p99_ms, 2).padStart(9)}${int(s.server_cpu_us_per_request).padStart(19)}${`${Math.round(s.client_cpu_share * 100)}%`.padStart(12)}`);
   line('local stack, data directory', local);
   line('  before #35 (one thread, a call per write)', localInline);
-  line('local stack, in memory', localInMemory);
   line('bare node:http verify + parse', baseline);
   line('durable floor: bare + SQS send', durableFloor);
   line('recorded floor: + 2 PutItems on disk', recordedFloor);
-  console.log(`stack on disk/durable floor (per round): ${times(stackToFloor)}; target ≥ ${TARGET_RATIO}x: ${verdict(met)}. In memory: ${times(memoryToFloor)}; on disk/in memory: ${times(diskToMemory)}`);
+  console.log(`stack on disk/durable floor (per round): ${times(stackToFloor)}; target ≥ ${TARGET_RATIO}x: ${verdict(met)}`);
   console.log(`stack/bare: ${times(ratio)}; durable floor/bare: ${times(floorRatio)} (the ceiling for any receiver that queues each event through the AWS SDK here)`);
-  console.log(`the stacks' CPU includes their flow worker running the accepted events' flows: alone (while draining the backlog after each run, ${fixed(drainSeconds('stack'))} s on disk, ${fixed(drainSeconds('memory'))} s in memory) it costs ${int(workerCpuUs.stack)} µs/event on disk, ${int(workerCpuUs.memory)} in memory`);
+  console.log(`the stacks' CPU includes their flow worker running the accepted events' flows: alone (while draining the backlog after each run, ${fixed(drainSeconds('stack'))} s in all) it costs ${int(workerCpuUs.stack)} µs/event`);
   console.log(`stack on disk/recorded floor (per round): ${times(stackToRecorded)}: the floor with the two writes every acknowledged delivery needs (its record and its request, on disk), so the rest is the stack's own cost, its flow worker included`);
   console.log('"client CPU" is the load generator\'s share of one core: near 100% would mean the generator, not the server, set the pace');
   console.log(`end to end, on disk: acknowledged/s, completed/s (a run's events over the time from its first request until the last of their flows had finished), and each event's wait from acknowledgment to its flow's end`);
@@ -266,12 +261,10 @@ export default async function throughputBench() {
 
   onDisk.close();
   onDiskInline.close();
-  inMemory.close();
-  await Promise.all([disk.stop(), inline.stop(), memory.stop(), bare.stop(), floor.stop(), recorded.stop()]);
+  await Promise.all([disk.stop(), inline.stop(), bare.stop(), floor.stop(), recorded.stop()]);
   await rm(dataRoot, { recursive: true, force: true });
   const chart: ChartRow[] = [
     { label: 'stack on disk ÷ durable floor', group: 'requests/s over loopback HTTP', value: stackToFloor, target: TARGET_RATIO, better: 'higher', scale: 'log', text: `${times(stackToFloor)} (${int(local.requests_per_s)} vs ${int(durableFloor.requests_per_s)} req/s; p99 ${fixed(local.p99_ms, 1)} vs ${fixed(durableFloor.p99_ms, 1)} ms)` },
-    { label: 'stack in memory ÷ durable floor', group: 'requests/s over loopback HTTP', value: memoryToFloor, better: 'higher', scale: 'log', text: `${times(memoryToFloor)} (${int(localInMemory.requests_per_s)} req/s)` },
     { label: 'stack on disk ÷ bare', group: 'requests/s over loopback HTTP', value: ratio, better: 'higher', scale: 'log', text: `${times(ratio)} (bare: ${int(baseline.requests_per_s)} req/s)` },
     { label: 'stack on disk ÷ recorded floor', group: 'requests/s over loopback HTTP', value: stackToRecorded, better: 'higher', scale: 'log', text: `${times(stackToRecorded)} (recorded floor: ${int(recordedFloor.requests_per_s)} req/s, its two writes on disk)` },
     { label: 'completed ÷ acknowledged, on disk', group: 'events whose flow has run, per second', value: threaded.completed_to_acknowledged, target: COMPLETION_TARGET, better: 'higher', text: `${times(threaded.completed_to_acknowledged)} (${int(threaded.completed_per_s)} of ${int(threaded.acknowledged_per_s)}/s; wait p50 ${int(threaded.wait_p50_ms)} ms, p99 ${int(threaded.wait_p99_ms)} ms)` },
@@ -280,8 +273,8 @@ export default async function throughputBench() {
   ];
   return {
     body_bytes: BODY_BYTES, requests: REQUESTS, concurrency: CONCURRENCY, rounds: ROUNDS,
-    local_stack: local, local_stack_in_memory: localInMemory, flow_worker_cpu_us_per_event: workerCpuUs.stack, flow_worker_cpu_us_per_event_in_memory: workerCpuUs.memory,
-    baseline, durable_floor: durableFloor, recorded_floor: recordedFloor, stack_to_recorded_floor: stackToRecorded, ratio, durable_floor_ratio: floorRatio, stack_to_durable_floor: stackToFloor, in_memory_to_durable_floor: memoryToFloor, disk_to_in_memory: diskToMemory,
+    local_stack: local, flow_worker_cpu_us_per_event: workerCpuUs.stack,
+    baseline, durable_floor: durableFloor, recorded_floor: recordedFloor, stack_to_recorded_floor: stackToRecorded, ratio, durable_floor_ratio: floorRatio, stack_to_durable_floor: stackToFloor,
     end_to_end: threaded, end_to_end_same_thread: sameThread, completion_gain: completionGain, completion_target: COMPLETION_TARGET, completion_gain_target: COMPLETION_GAIN_TARGET, completion_met: completionMet,
     target_ratio: TARGET_RATIO, target_met: met && completionMet, chart,
   };

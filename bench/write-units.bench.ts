@@ -6,6 +6,7 @@ import { signStripe } from '../test/support/signers.js';
 import type { ChartRow } from './support/chart-row.js';
 import { jsonEvent, KB } from './support/payloads.js';
 import { fixed, int } from './support/timing.js';
+import { meterWriteUnitsByItem } from './support/write-units-by-item.js';
 
 /**
  * `npm run bench write-units`: the DynamoDB write units one acknowledged event costs, end to end
@@ -78,19 +79,11 @@ export default async function writeUnitsBench() {
   const stack = await startLocalStack({ port: 0 });
   const units: Record<Kind, number> = { status: 0, request: 0, output: 0, payload: 0, stats: 0, other: 0 };
   const writes: Record<Kind, number> = { status: 0, request: 0, output: 0, payload: 0, stats: 0, other: 0 };
-  dynamoClient(stack.aws).middlewareStack.add((next, context) => async (args) => {
-    const command = context.commandName ?? '';
-    const isWrite = /^(Put|Update|Delete)(Item)?Command$/.test(command) || /^(Put|Update|Delete)Command$/.test(command);
-    if (!isWrite) return next(args);
-    const input = args.input as { Item?: { pk?: unknown }; Key?: { pk?: unknown }; ReturnConsumedCapacity?: string };
-    input.ReturnConsumedCapacity = 'TOTAL';
-    const result = await next(args);
-    const consumed = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } }).ConsumedCapacity;
-    const kind = kindOf((input.Item ?? input.Key)?.pk);
-    units[kind] += consumed?.CapacityUnits ?? 0;
+  meterWriteUnitsByItem(dynamoClient(stack.aws), 'countWriteUnits', (pk, consumed) => {
+    const kind = kindOf(pk);
+    units[kind] += consumed;
     writes[kind]++;
-    return result;
-  }, { step: 'initialize', name: 'countWriteUnits' });
+  });
 
   try {
     const token = await stack.token('write-units');
