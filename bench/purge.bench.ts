@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { countPartition, writeBatch } from './support/partition.js';
 import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, SQSEvent } from 'aws-lambda';
 import { DynamoKvStore, generationPk } from '../functions/adapters/aws/dynamo-kv-store.js';
@@ -85,28 +86,14 @@ export default async function purgeBench() {
       while (next < count) {
         const start = next;
         next = Math.min(count, next + 25);
-        let requests: unknown[] = Array.from({ length: next - start }, (_, i) => ({
-          PutRequest: { Item: { pk, sk: `key-${String(start + i).padStart(7, '0')}`, value: VALUE, content_type: 'application/octet-stream', revision: 1 } },
-        }));
-        while (requests.length > 0) {
-          const result = await doc.send(new BatchWriteCommand({ RequestItems: { [table]: requests as never } }));
-          requests = result.UnprocessedItems?.[table] ?? [];
-        }
+        await writeBatch(doc, table, Array.from({ length: next - start }, (_, i) => (
+          { pk, sk: `key-${String(start + i).padStart(7, '0')}`, value: VALUE, content_type: 'application/octet-stream', revision: 1 })));
       }
     };
     await Promise.all(Array.from({ length: FILL_CONCURRENCY }, worker));
   };
 
-  const countOf = async (at: GenerationRef) => {
-    let total = 0;
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await doc.send(new QueryCommand({ TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': generationPk(at) }, Select: 'COUNT', ExclusiveStartKey: start }));
-      total += page.Count ?? 0;
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return total;
-  };
+  const countOf = (at: GenerationRef) => countPartition(doc, table, generationPk(at));
 
   /** Plays the event source mapping until the queue is empty; returns the time spent in the sweeper per generation. */
   const sweepAll = async () => {

@@ -1,5 +1,4 @@
 import { performance } from 'node:perf_hooks';
-import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import S3Object from 's3rver/lib/models/object.js';
 import FilesystemStore from 's3rver/lib/stores/filesystem.js';
@@ -12,6 +11,7 @@ import type { StoreGeneration } from '../../functions/domain/objects/types.js';
 import { LOCAL_AWS_ENV, LOCAL_OBJECTS_BUCKET } from '../../local/engines.js';
 import { apiGatewayEvent } from './api-gateway-events.js';
 import { median, sleep } from './timing.js';
+import { countPartition, writeBatch } from './partition.js';
 
 /**
  * The object stores' half of `npm run bench purge`: each round fills stores of 10 and 10,000
@@ -126,27 +126,13 @@ export async function objectStorePurges(harness: ObjectPurgeHarness): Promise<Ob
     const pk = objectsPk(at);
     for (let start = 0; start < count; start += 25) {
       // The attributes `DynamoObjectCatalog.putObject` writes for a new object.
-      let requests: unknown[] = etags.slice(start, start + 25).map((etag, j) => ({
-        PutRequest: { Item: { pk, sk: keyOf(start + j), size: BODY.length, etag, content_type: CONTENT_TYPE, last_modified: lastModified, revision: 1 } },
-      }));
-      while (requests.length > 0) {
-        const result = await doc.send(new BatchWriteCommand({ RequestItems: { [table]: requests as never } }));
-        requests = result.UnprocessedItems?.[table] ?? [];
-      }
+      await writeBatch(doc, table, etags.slice(start, start + 25).map((etag, j) => (
+        { pk, sk: keyOf(start + j), size: BODY.length, etag, content_type: CONTENT_TYPE, last_modified: lastModified, revision: 1 })));
     }
     if (!await catalog.adjustUsage({ accountId: account, name: store }, at, { objects: count, bytes: count * BODY.length }, null)) throw new Error(`usage of ${store} not set`);
   };
 
-  const catalogCount = async (at: StoreGeneration) => {
-    let total = 0;
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await doc.send(new QueryCommand({ TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': objectsPk(at) }, Select: 'COUNT', ExclusiveStartKey: start }));
-      total += page.Count ?? 0;
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return total;
-  };
+  const catalogCount = (at: StoreGeneration) => countPartition(doc, table, objectsPk(at));
 
   const s3Count = async (at: StoreGeneration) => {
     let total = 0;

@@ -28,6 +28,9 @@ export interface CoalescerOptions<T> {
 
 interface Group<T> {
   items: T[];
+  /** Items not yet answered for; the group is settled when none is left, with its first error. */
+  left: number;
+  error?: Error;
   settle: (error?: Error) => void;
 }
 
@@ -41,7 +44,7 @@ export class Coalescer<T> {
   add(items: T[]): Promise<void> {
     if (items.length === 0) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
-      this.waiting.push({ items, settle: (error) => (error ? reject(error) : resolve()) });
+      this.waiting.push({ items, left: items.length, settle: (error) => (error ? reject(error) : resolve()) });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => this.flush());
@@ -93,27 +96,9 @@ export class Coalescer<T> {
       outcomes = call.map(() => error as Error);
     }
     // A group spread over several calls is answered when its last item is; the first error wins.
-    const pending = new Map<Group<T>, { left: number; error?: Error }>();
     for (const [i, { group }] of call.entries()) {
-      const state = pending.get(group) ?? { left: 0 };
-      state.left++;
-      state.error ??= outcomes[i];
-      pending.set(group, state);
+      group.error ??= outcomes[i];
+      if (--group.left === 0) group.settle(group.error);
     }
-    for (const [group, { left, error }] of pending) this.settlePart(group, left, error);
-  }
-
-  private readonly remaining = new WeakMap<Group<T>, { left: number; error?: Error }>();
-
-  private settlePart(group: Group<T>, written: number, error: Error | undefined): void {
-    const state = this.remaining.get(group) ?? { left: group.items.length };
-    state.left -= written;
-    state.error ??= error;
-    if (state.left > 0) {
-      this.remaining.set(group, state);
-      return;
-    }
-    this.remaining.delete(group);
-    group.settle(state.error);
   }
 }
