@@ -154,7 +154,7 @@ describe(`a data directory written by ${VERSION}`, () => {
         const done = await until('the replay to run', async () => {
           const execution = (await request('GET', `/triggers/${trigger.id}/executions/${replay.json.data.execution_id}`)).json.data;
           return execution.status === 'succeeded' || execution.status === 'failed' ? execution : undefined;
-        });
+        }, 60_000);
         expect(done).toMatchObject({ status: 'succeeded', event_id: original.event_id, replay_of: original.execution_id });
         expect(done.output.received).toEqual(JSON.parse(original.body));
       }
