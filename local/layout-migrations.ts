@@ -62,6 +62,7 @@ export interface MigrationOptions {
   onStep?: MigrationStepHook;
 }
 
+/** A migration that stopped before its commit: the directory's own files are as they were. */
 export class MigrationError extends Error {}
 
 const exists = (path: string) => stat(path).then(() => true, () => false);
@@ -145,6 +146,17 @@ async function putInPlace(dir: string, journal: Journal, onStep?: MigrationStepH
  * Flowgates refuse, and the next start finishes moving the copy's entries in (`finishInterrupted`).
  */
 export async function migrate(dir: string, excluded: ReadonlySet<string>, options: MigrationOptions): Promise<void> {
+  const journal = await stage(dir, excluded, options).catch((error: unknown) => {
+    // A full disk while copying, say: nothing of the directory's own was touched either.
+    throw error instanceof MigrationError ? error : new MigrationError((error as Error).message.split('\n')[0]);
+  });
+  await options.writeLayout(options.target);
+  await options.onStep?.('layout written');
+  await putInPlace(dir, journal, options.onStep);
+}
+
+/** Everything before the commit: the copy, migrated, durable, and the journal that names its entries. */
+async function stage(dir: string, excluded: ReadonlySet<string>, options: MigrationOptions): Promise<Journal> {
   const { layout, target, migrations, onStep } = options;
   const steps: LayoutMigration[] = [];
   for (let from = layout; from < target; from++) {
@@ -180,7 +192,5 @@ export async function migrate(dir: string, excluded: ReadonlySet<string>, option
   }
   await sync(work);
   await onStep?.('journal written');
-  await options.writeLayout(target);
-  await onStep?.('layout written');
-  await putInPlace(dir, journal, onStep);
+  return journal;
 }
