@@ -15,7 +15,7 @@ import { DUMMY_ACCOUNT } from 's3rver/lib/models/account.js';
 import { MESSAGE_RETENTION_DAYS, QUEUES, TABLES, type IndexSpec, type QueueName, type TableName } from '../functions/manifest.js';
 import { SETTINGS } from '../functions/settings.js';
 import { DataDirError } from './data-dir.js';
-import { s3Guard } from './s3-guard.js';
+import { confineStore, s3Guard } from './s3-guard.js';
 import type { LocalFlowTasks } from './flow-tasks.js';
 import { startLocalStepFunctions } from './sfn-server.js';
 
@@ -180,6 +180,7 @@ async function startS3(objectsPath: string | undefined): Promise<{ endpoint: str
   DUMMY_ACCOUNT.createKeyPair(LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY);
   const directory = objectsPath ?? await mkdtemp(join(tmpdir(), 'flowgate-objects-'));
   const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, vhostBuckets: false, configureBuckets: [{ name: LOCAL_OBJECTS_BUCKET }] });
+  confineStore(server.store, directory);
   server.middleware.unshift(s3Guard({
     credentials: [{ accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY }],
     region: LOCAL_AWS_ENV.AWS_REGION,

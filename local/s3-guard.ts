@@ -108,6 +108,34 @@ function fromFileSystem(error: unknown): unknown {
   }
 }
 
+/** The two methods through which s3rver's file store turns a bucket and a key into a path. */
+interface PathsOfStore {
+  getBucketPath(bucket: string): string;
+  getResourcePath(bucket: string, key?: string, resource?: string): string;
+}
+
+/**
+ * Makes s3rver's file store refuse any path outside its bucket's folder, whatever named it: the
+ * guard checks what a request's path, query and headers name, and this what its body does
+ * (the keys of a DeleteObjects) or anything the guard would miss. A refusal fails that request (400).
+ */
+export function confineStore(store: PathsOfStore, directory: string): void {
+  const root = resolve(directory);
+  const { getBucketPath, getResourcePath } = store;
+  const outside = () => new S3Error('InvalidArgument', 'The key leaves its bucket');
+  store.getBucketPath = function (bucket) {
+    const path = resolve(getBucketPath.call(this, bucket));
+    if (!path.startsWith(root + sep) || path.slice(root.length + 1).includes(sep)) throw outside();
+    return path;
+  };
+  store.getResourcePath = function (bucket, key, resource) {
+    const bucketDir = store.getBucketPath.call(this, bucket);
+    const path = resolve(getResourcePath.call(this, bucket, key, resource));
+    if (!path.startsWith(bucketDir + sep)) throw outside();
+    return path;
+  };
+}
+
 export interface S3GuardOptions {
   /** The key pairs requests may be signed with. */
   credentials: S3Credentials[];

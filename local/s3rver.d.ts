@@ -15,6 +15,8 @@ declare module 's3rver' {
     constructor(options: S3rverOptions);
     run(): Promise<AddressInfo>;
     close(): Promise<void>;
+    /** Its file store (`s3rver/lib/stores/filesystem.js`), shared by every request. */
+    store: { getBucketPath(bucket: string): string; getResourcePath(bucket: string, key?: string, resource?: string): string };
     /** Koa's middleware list (s3rver is a Koa app), composed when `run` starts listening. */
     middleware: ((ctx: any, next: () => Promise<void>) => Promise<void>)[];
   }

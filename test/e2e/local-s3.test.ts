@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { access, mkdtemp, rm } from 'node:fs/promises';
+import { access, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import {
-  CompleteMultipartUploadCommand, CopyObjectCommand, CreateMultipartUploadCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand,
+  CompleteMultipartUploadCommand, CopyObjectCommand, CreateMultipartUploadCommand, DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand,
   ListObjectsV2Command, PutObjectCommand, S3Client, S3ServiceException, UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
@@ -178,6 +178,19 @@ describe('the local S3 engine keeps every file under its bucket', () => {
     const client = s3();
     expect(await s3Error(client.send(new PutObjectCommand({ Bucket, Key: '../../escaped', Body: 'x' })))).toEqual({ name: 'InvalidArgument', status: 400 });
     expect(await s3Error(client.send(new CopyObjectCommand({ Bucket, Key: uniqueKey('copy'), CopySource: `${Bucket}/../../../../etc/hostname` })))).toEqual({ name: 'InvalidArgument', status: 400 });
+  });
+
+  it('refuses a DeleteObjects whose keys leave the bucket (400), and deletes nothing outside it', async () => {
+    // From <folder>/local-objects/, two levels up is the folder's parent, where s3rver would find `<name>._S3rver_object`.
+    const name = `flowgate-canary-${randomBytes(4).toString('hex')}`;
+    const canary = join(tmpdir(), `${name}._S3rver_object`);
+    await writeFile(canary, 'not the engine\'s');
+    try {
+      expect(await s3Error(s3().send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: [{ Key: `../../${name}` }] } })))).toEqual({ name: 'InvalidArgument', status: 400 });
+      expect(await readFile(canary, 'utf8')).toBe('not the engine\'s');
+    } finally {
+      await rm(canary, { force: true });
+    }
   });
 
   it('answers a multipart completion naming a part never uploaded with 400 InvalidPart, and keeps serving', async () => {
