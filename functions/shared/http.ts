@@ -89,12 +89,12 @@ export const KEY_QUERY_PARAMETER = 'key';
 export function keyParam(event: HttpEvent, queryForm: string, suffix = ''): string {
   const method = event.routeKey.slice(0, event.routeKey.indexOf(' '));
   const safeForm = `${method} ${queryForm}?${KEY_QUERY_PARAMETER}=<the key, percent-encoded once>`;
-  if (!event.routeKey.includes(`{${KEY_QUERY_PARAMETER}+}`)) return keyQueryParam(event, safeForm);
+  if (!event.routeKey.includes('{key+}')) return keyQueryParam(event, safeForm);
   if (event.rawQueryString) {
     throw new AppError('validation_error', 'query string on a path-form key route', undefined,
       `A key in the path takes no query string, so this URL was cut at a ? that may belong to the key. Send the key as a query parameter instead: ${safeForm}.`);
   }
-  const path = greedyPathParam(event, KEY_QUERY_PARAMETER);
+  const path = greedyPathParam(event, 'key');
   if (!suffix) return path;
   if (!path.endsWith(suffix)) throw new AppError('not_found', `path must end in ${suffix}`);
   return path.slice(0, -suffix.length);
