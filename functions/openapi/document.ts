@@ -40,6 +40,7 @@ function operation(route: RouteSpec) {
     operationId: route.operationId,
     summary: route.summary,
     description: doc?.description,
+    deprecated: doc?.deprecated,
     tags: [route.tag],
     security,
     parameters: [...pathParameters(route, doc), ...(doc?.parameters ?? []).filter((p) => p.in !== 'path')],
