@@ -4,6 +4,9 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { DynamoAttemptStore } from '../../functions/adapters/aws/dynamo-attempt-store.js';
 import { DynamoMfaStore } from '../../functions/adapters/aws/dynamo-mfa-store.js';
 import { DynamoMfaEventLog } from '../../functions/adapters/aws/dynamo-mfa-event-log.js';
+import { DynamoApiKeyEventLog } from '../../functions/adapters/aws/dynamo-api-key-event-log.js';
+import { DynamoApiKeyStore } from '../../functions/adapters/aws/dynamo-api-key-store.js';
+import { DynamoProofLedger } from '../../functions/adapters/aws/dynamo-proof-ledger.js';
 import { LocalSecretBox } from '../../functions/adapters/local-secret-box.js';
 import { generateLocalSigningKey, LocalTokenSigner } from '../../functions/adapters/local-token-signer.js';
 import { createAccountUseCases, type AccountsDeps } from '../../functions/domain/accounts/index.js';
@@ -40,7 +43,7 @@ let handle: (event: HttpEvent) => Promise<HttpResult>;
 // An API key store that would accept any key: the bearer-only routes must refuse it anyway.
 const authenticator = new Authenticator(
   createTokenVerifier({ secret: JWT_SECRET, algorithms: ['HS256'] }),
-  { findByHash: async () => ({ accountId: 'acct-1', id: 'key-1' }) },
+  { findByHash: async () => ({ accountId: 'acct-1', id: 'key-1', scopes: ['admin'] }) },
 );
 
 beforeAll(async () => {
@@ -51,6 +54,9 @@ beforeAll(async () => {
     events: new DynamoMfaEventLog(local.dynamo, table, { now: () => clock.nowMs, randomBytes }),
     secretBox,
     signer: new LocalTokenSigner([generateLocalSigningKey()]),
+    proofs: new DynamoProofLedger(local.dynamo, table),
+    keys: new DynamoApiKeyStore(local.dynamo, local.engines.env.AUTH_TABLE!),
+    keyEvents: new DynamoApiKeyEventLog(local.dynamo, local.engines.env.AUTH_TABLE!, randomBytes),
     now: () => clock.nowMs,
     randomBytes,
     issuer: 'Flowgate',
