@@ -635,7 +635,7 @@ describe('POST /accounts/totp/verify and the step-up proof (pinned clock)', () =
     const sub = newUser();
     const secret = newSecret();
     const old = await register(sub, secret);
-    const proof = (await post(VERIFY, { sub, body: { code: totpCodeAt(secret, clock.nowMs + STEP_MS) } })).json.data.mfa_token as string;
+    const proof = (await post(VERIFY, { sub, body: { code: totpCodeAt(secret, clock.nowMs + STEP_MS), purpose: 'regenerate_recovery_codes' } })).json.data.mfa_token as string;
     const fresh: string[] = (await post(REGENERATE, { sub, headers: { 'x-mfa-token': proof } })).json.data.recovery_codes;
     const saved = clock.nowMs;
     try {
@@ -653,14 +653,15 @@ describe('POST /accounts/totp/verify and the step-up proof (pinned clock)', () =
   it('a user may have ten factors; the eleventh is 409 conflict before any code is checked', async () => {
     const sub = newUser();
     const secret = newSecret();
-    await register(sub, secret);
-    const proof = (await post(VERIFY, { sub, body: { code: totpCodeAt(secret, clock.nowMs + STEP_MS) } })).json.data.mfa_token as string;
-    const headers = { 'x-mfa-token': proof };
+    const recoveryCodes = await register(sub, secret);
+    // Each added factor spends its own add_factor proof (from a recovery code, which the pinned clock does not limit).
+    const proofFor = async (code: string) => ({ 'x-mfa-token': (await post(RECOVERY, { sub, body: { code, purpose: 'add_factor' } })).json.data.mfa_token as string });
     for (let i = 2; i <= 10; i++) {
       const another = newSecret();
-      const res = await post(CONFIRM, { sub, headers, body: { code: totpCodeAt(another, clock.nowMs), secret: another, name: `Device ${i}` } });
+      const res = await post(CONFIRM, { sub, headers: await proofFor(recoveryCodes[i - 2]!), body: { code: totpCodeAt(another, clock.nowMs), secret: another, name: `Device ${i}` } });
       expect(res.status, res.json?.error).toBe(200);
     }
+    const headers = await proofFor(recoveryCodes[9]!);
     const eleventh = await post(CONFIRM, { sub, headers, body: { code: '000000', secret: newSecret() } });
     expect(eleventh.status).toBe(409);
     expect(eleventh.json).toEqual({ error: 'conflict', message: 'a user may have at most 10 factors' });
