@@ -216,7 +216,7 @@ describe('the admin reset and admin keys need an administrator and a fresh proof
     expect((await call(stack, 'DELETE', userFactors(outsider.sub), { token: admin.token, headers: withProof(resetProof) })).status).toBe(404);
     expect((await call(stack, 'DELETE', path, { token: admin.token, headers: withProof(resetProof) })).status).toBe(204);
     expect((await call(stack, 'GET', FACTORS, { token: member.token })).json.data.factors).toEqual([]);
-    expect((await eventsOf(member.token))[0]).toMatchObject({ type: 'admin_reset', actor: adminSub });
+    expect((await eventsOf(member.token))[0]).toMatchObject({ type: 'admin_reset', actor: admin.sub });
     // Spent: the next reset (of another user) needs a new proof.
     const spent = await call(stack, 'DELETE', userFactors(notAdmin.sub), { token: admin.token, headers: withProof(resetProof) });
     expect([spent.status, spent.json.error]).toEqual([403, 'mfa_required']);
