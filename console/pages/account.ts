@@ -19,7 +19,7 @@ function apiKeysSection(signedIn: Credentials): HTMLElement {
   // Key management takes a user's token: a key can neither mint, list nor revoke keys.
   if (signedIn.kind !== 'token') {
     return el('section', { 'aria-labelledby': 'api-keys-title' }, el('h2', { id: 'api-keys-title' }, 'API keys'),
-      el('p', {}, 'Managing API keys needs a sign-in with your own token, not an API key.'));
+      el('p', {}, 'Managing API keys takes a sign-in with a user\'s token: an API key cannot manage keys.'));
   }
   const alert = alertRegion();
   const notice = el('div', { 'aria-live': 'polite' });

@@ -184,6 +184,14 @@ describe('step-up proofs name their purpose and serve once', () => {
     expect((await call(stack, 'DELETE', `${FACTORS}/${factor.id}`, { token: user.token, headers: withProof(removal) })).status).toBe(204);
   });
 
+  it('a purpose that is not one is 400 validation_error, naming the purposes, and spends no code', async () => {
+    const user = await enrolled();
+    const res = await call(stack, 'POST', RECOVERY, { token: user.token, body: { code: user.recoveryCodes[0], purpose: 'everything' } });
+    expect([res.status, res.json.error]).toEqual([400, 'validation_error']);
+    expect(res.json.message).toContain('remove_factor');
+    expect((await call(stack, 'GET', FACTORS, { token: user.token })).json.data.recovery_codes_remaining).toBe(10);
+  });
+
   it('a proof carries aud, the app of the token it was asked with, and is refused with another app\'s token', async () => {
     const sub = `aud-user-${Date.now()}`;
     const appA = await stack.token(sub, { claims: { client_id: 'app-a' } });

@@ -225,7 +225,7 @@ describe('the console\'s Buckets and Account pages', () => {
       await page.getByRole('dialog').waitFor();
       await waitForNextStep(lastStep);
       lastStep = Math.floor(Date.now() / 30_000);
-      await page.getByLabel('Current code').fill(totpCodeAt(secret, Date.now()));
+      await page.getByLabel('Current code', { exact: true }).fill(totpCodeAt(secret, Date.now()));
       await page.getByRole('button', { name: 'Continue' }).click();
     };
     await page.getByRole('button', { name: 'New recovery codes' }).click();
