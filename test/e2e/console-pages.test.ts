@@ -255,7 +255,7 @@ describe('the console\'s Buckets and Account pages', () => {
     }
     expect(await seriousA11yViolations(page)).toEqual([]);
     expect(errors).toEqual([]);
-  });
+  }, 240_000); // Up to two TOTP steps (60 s) waited for, on a machine that may be busy.
 
   it('creates an API key with the keyboard alone, shows it once, and deletes it after confirmation', async () => {
     const { page } = await signInByLink('keys-user', '#/account');
