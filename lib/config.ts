@@ -86,7 +86,7 @@ const API_THROTTLE_BOUNDS = { min: 1, max: 1_000_000, why: 'requests a second; t
  * `stackName`, `dataRemovalPolicy`, `publicWebhookBaseUrl`, and either nothing (a Cognito user pool,
  * with `cognitoThreatProtection=true` for the Plus plan and `cognitoDomainPrefix` for its hosted UI) or `authIssuer` + `authJwksUrl` + `authAudience`
  * (+ `authJwtAlgorithms`) for an external issuer; the handler settings
- * `webhookMaxBodyBytes`, `waitTimeoutMs`, `triggerCacheTtlMs`, `totpIssuer`, and `logLevel`; and
+ * `webhookMaxBodyBytes`, `waitTimeoutMs`, `triggerCacheTtlMs`, `totpIssuer`, `adminGroup`, and `logLevel`; and
  * `flowWorkerMaxConcurrency`; `corsAllowedOrigins`, `apiThrottleRateLimit`, `apiThrottleBurstLimit`,
  * `webhookThrottleRateLimit`, `webhookThrottleBurstLimit`, `defaultRouteThrottleRateLimit`,
  * `defaultRouteThrottleBurstLimit` and `alarmEmail`.

@@ -11,11 +11,16 @@ interface ApiKeySummary {
 export function accountPage(signedIn: Credentials): HTMLElement {
   return el('main', {}, pageHeading('Account'),
     el('p', {}, signedIn.kind === 'token' ? 'Signed in with a token.' : 'Signed in with an API key.'),
-    apiKeysSection(),
+    apiKeysSection(signedIn),
     authenticatorSection(signedIn));
 }
 
-function apiKeysSection(): HTMLElement {
+function apiKeysSection(signedIn: Credentials): HTMLElement {
+  // Key management takes a user's token: a key can neither mint, list nor revoke keys.
+  if (signedIn.kind !== 'token') {
+    return el('section', { 'aria-labelledby': 'api-keys-title' }, el('h2', { id: 'api-keys-title' }, 'API keys'),
+      el('p', {}, 'Managing API keys takes a sign-in with a user\'s token: an API key cannot manage keys.'));
+  }
   const alert = alertRegion();
   const notice = el('div', { 'aria-live': 'polite' });
   const listing = el('div', { 'aria-busy': 'true' }, el('p', {}, 'Loading API keys…'));

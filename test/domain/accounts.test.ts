@@ -34,6 +34,9 @@ const untouchedDeps = () => ({
   secretBox: untouchable<AccountsDeps['secretBox']>('secretBox'),
   events: untouchable<AccountsDeps['events']>('events'),
   signer: untouchable<AccountsDeps['signer']>('signer'),
+  proofs: untouchable<AccountsDeps['proofs']>('proofs'),
+  keys: untouchable<AccountsDeps['keys']>('keys'),
+  keyEvents: untouchable<AccountsDeps['keyEvents']>('keyEvents'),
   tokenIssuer: 'https://gateway.example',
   now: () => NOW,
   randomBytes,
@@ -69,7 +72,7 @@ describe('startRegistration', () => {
   it('encodes 20 bytes of the injected source as the secret and puts it in the URI', async () => {
     const started = await startRegistration(
       { ...untouchedDeps(), mfa: noFactor, randomBytes: () => Buffer.from('12345678901234567890'), issuer: 'Flowgate' },
-      { subject: 'alice' },
+      { subject: 'alice', client },
     );
     expect(started).toEqual({
       secret: RFC_SECRET,
@@ -79,11 +82,11 @@ describe('startRegistration', () => {
 
   it('refuses a user who already has a factor with already_registered', async () => {
     const deps = { ...untouchedDeps(), mfa: { hasTotpFactor: async () => true }, randomBytes, issuer: 'Flowgate' };
-    await expect(startRegistration(deps, { subject: 'alice' })).rejects.toMatchObject({ code: 'already_registered' });
+    await expect(startRegistration(deps, { subject: 'alice', client })).rejects.toMatchObject({ code: 'already_registered' });
   });
 
   it('shows colons of the subject as underscores, so apps do not split the label there', async () => {
-    const started = await startRegistration({ ...untouchedDeps(), mfa: noFactor, randomBytes, issuer: 'Flowgate' }, { subject: 'urn:idp:42' });
+    const started = await startRegistration({ ...untouchedDeps(), mfa: noFactor, randomBytes, issuer: 'Flowgate' }, { subject: 'urn:idp:42', client });
     expect(started.otpauthUri).toContain('/Flowgate:urn_idp_42?');
   });
 });

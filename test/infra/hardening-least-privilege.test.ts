@@ -8,7 +8,7 @@ import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpSecretContext } from '../../functions/domain/accounts/index.js';
 import { signingSecretContext } from '../../functions/domain/webhooks/trigger-lookup.js';
-import { FUNCTIONS, ROUTES, type FunctionName, type FunctionSpec } from '../../functions/manifest.js';
+import { FUNCTIONS, ROUTES, TAGS, type FunctionName, type FunctionSpec } from '../../functions/manifest.js';
 import { listFlowNames } from '../../lib/flow-files.js';
 import { synth, type Synthesized } from '../support/synth.js';
 
@@ -65,16 +65,31 @@ describe('least privilege: each role may send only what the handlers send', () =
     expect(dynamoActions.get('webhook')).not.toContain('dynamodb:Query');
   });
 
-  it('a function may read the auth table exactly when it serves a route that accepts X-Api-Key', () => {
-    const acceptingApiKeys = new Set(ROUTES.filter((r) => r.auth === 'gateway' || r.auth === 'api_key').map((r) => r.fn));
+  it('a function may read the auth table exactly when it serves a route that accepts X-Api-Key or manages keys', () => {
+    // Key management (the apiKeys function, and admin keys in accounts) takes users' tokens only, yet stores keys.
+    const acceptingApiKeys = new Set([...ROUTES.filter((r) => r.auth === 'gateway' || r.auth === 'api_key' || r.tag === TAGS.apiKeys).map((r) => r.fn)]);
     const authTableId = idOf(s.stack, s.stack.data.tables.auth);
     for (const [name] of functionEntries) {
       const statements = roleStatements(s, idOf(s.stack, s.stack.functions[name].role)).filter((st) => references(st.Resource, authTableId));
       expect(statements.length > 0, name).toBe(acceptingApiKeys.has(name));
       expect('AUTH_TABLE' in environmentOf(s, name), name).toBe(acceptingApiKeys.has(name));
     }
-    // The accounts function takes an API key only for an admin reset of the account's users.
-    expect(ROUTES.filter((r) => r.fn === 'accounts' && r.auth !== 'bearer' && r.auth !== 'none').map((r) => r.operationId).sort()).toEqual(['adminListUserFactors', 'adminResetUserFactors']);
+    // The accounts function takes an API key (an admin one) only for the account's view of its users' factors; never to change one.
+    expect(ROUTES.filter((r) => r.fn === 'accounts' && r.auth !== 'bearer' && r.auth !== 'none').map((r) => r.operationId).sort()).toEqual(['adminListUserFactors']);
+    // No key management accepts a key.
+    expect(ROUTES.filter((r) => r.tag === TAGS.apiKeys && r.auth !== 'bearer')).toEqual([]);
+  });
+
+  it('every route that accepts an API key names the scope it needs, and the admin routes need admin', () => {
+    expect(ROUTES.filter((r) => (r.auth === 'gateway' || r.auth === 'api_key') && !r.scope).map((r) => r.operationId)).toEqual([]);
+    expect(ROUTES.filter((r) => r.scope === 'admin').map((r) => r.operationId).sort()).toEqual(['adminListUserFactors', 'adminResetUserFactors', 'createAdminApiKey']);
+  });
+
+  it('the Cognito pool has the administrators\' group ADMIN_GROUP names (default, and as context sets it)', () => {
+    const groups = (t: Template) => Object.values(resourcesOfType(t, 'AWS::Cognito::UserPoolGroup')).map((g) => g.Properties.GroupName);
+    expect(groups(s.template)).toEqual(['flowgate-admins']);
+    expect(groups(synth({ adminGroup: 'ops-admins' }).template)).toEqual(['ops-admins']);
+    expect(() => synth({ adminGroup: 'two words' })).toThrow(/adminGroup/);
   });
 
   it.each(functionEntries.filter(([, spec]) => spec.secretsKey))('%s may use the secrets key only for the purposes the manifest gives it', (name, spec) => {

@@ -86,12 +86,12 @@ async function scenario() {
   const keys = [];
   for (let i = 0; i < 2; i++) keys.push((await call(stack, 'POST', '/api-keys', { token: owner })).json.data);
   keys.forEach((key, i) => remember(`gateway API key ${i}`, key.api_key));
-  expect((await call(stack, 'GET', '/api-keys', { apiKey: keys[0].api_key })).status).toBe(200);
+  expect((await call(stack, 'GET', '/storage/kv', { apiKey: keys[0].api_key })).status).toBe(200);
   expect((await call(stack, 'PUT', '/storage/kv/logs', { apiKey: keys[0].api_key, body: { description: 'log test' } })).status).toBe(201);
   expect((await call(stack, 'PUT', '/storage/kv/logs/keys/k', { apiKey: keys[0].api_key, rawBody: 'v', headers: { 'content-type': 'text/plain' } })).status).toBe(200);
   expect((await call(stack, 'DELETE', `/api-keys/${keys[1].id}`, { token: owner })).status).toBe(204);
-  expect((await call(stack, 'GET', '/api-keys', { apiKey: keys[1].api_key })).status).toBe(401);
-  expect((await call(stack, 'GET', '/api-keys', { headers: { 'x-api-key': `${keys[0].api_key}x` } })).status).toBe(401);
+  expect((await call(stack, 'GET', '/storage/kv', { apiKey: keys[1].api_key })).status).toBe(401);
+  expect((await call(stack, 'GET', '/storage/kv', { headers: { 'x-api-key': `${keys[0].api_key}x` } })).status).toBe(401);
 
   // TOTP: a wrong code, the right one, recovery codes used right and wrong.
   const started = (await call(stack, 'POST', '/accounts/totp-registration', { token: mfaUser })).json.data;

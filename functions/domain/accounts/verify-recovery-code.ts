@@ -3,6 +3,7 @@ import { hashRecoveryCode, normalizeRecoveryCode } from '../totp/index.js';
 import { withAttemptBudget } from './attempt-budget.js';
 import { audited, type AuditDeps } from './audit.js';
 import type { ClientInfo, MfaStore } from './ports.js';
+import type { ProofPurpose } from './mfa-token.js';
 import { stepUpProof, type StepUpDeps } from './step-up.js';
 
 export interface VerifyRecoveryCodeDeps extends StepUpDeps, AuditDeps {
@@ -22,7 +23,7 @@ export interface VerifyRecoveryCodeDeps extends StepUpDeps, AuditDeps {
  */
 export async function verifyRecoveryCode(
   deps: VerifyRecoveryCodeDeps,
-  input: { subject: string; accountId: string; code: string; client: ClientInfo },
+  input: { subject: string; accountId: string; code: string; client: ClientInfo; purpose?: ProofPurpose; app?: string },
 ): Promise<{ remaining: number; mfaToken: string; expiresAt: string }> {
   const { subject } = input;
   if (normalizeRecoveryCode(input.code) === undefined) throw new AppError('invalid_code', 'not in recovery code form');
@@ -31,6 +32,6 @@ export async function verifyRecoveryCode(
     withAttemptBudget(deps, { subject, bucket: 'recovery', nowMs: deps.now() }, async () => {
       const remaining = await deps.mfa.consumeRecoveryCode(subject, codeHash);
       if (remaining === undefined) throw new AppError('invalid_code', 'no such unused recovery code');
-      return { remaining, ...(await stepUpProof(deps, { subject, accountId: input.accountId, method: 'recovery_code' })) };
+      return { remaining, ...(await stepUpProof(deps, { subject, accountId: input.accountId, method: 'recovery_code', purpose: input.purpose, app: input.app })) };
     }));
 }

@@ -5,6 +5,7 @@ import { withAttemptBudget } from './attempt-budget.js';
 import { audited, type AuditDeps } from './audit.js';
 import { totpSecretContext } from './confirm-registration.js';
 import type { ClientInfo, MfaStore } from './ports.js';
+import type { ProofPurpose } from './mfa-token.js';
 import { stepUpProof, type StepUpDeps } from './step-up.js';
 
 export interface VerifyTotpDeps extends StepUpDeps, AuditDeps {
@@ -25,7 +26,7 @@ export interface VerifyTotpDeps extends StepUpDeps, AuditDeps {
  */
 export async function verifyTotp(
   deps: VerifyTotpDeps,
-  input: { subject: string; accountId: string; code: string; factorId?: string; client: ClientInfo },
+  input: { subject: string; accountId: string; code: string; factorId?: string; client: ClientInfo; purpose?: ProofPurpose; app?: string },
 ): Promise<{ mfaToken: string; expiresAt: string; factorId: string }> {
   const { subject, code } = input;
   if (!isTotpCodeFormat(code)) throw new AppError('validation_error', 'code must be 6 ASCII digits');
@@ -42,7 +43,7 @@ export async function verifyTotp(
       if (!verification.valid || verification.timeStep <= factor.timeStep) continue;
       const usedAt = new Date(nowMs).toISOString();
       if (!(await deps.mfa.advanceTimeStep(subject, { factorId: factor.id, timeStep: verification.timeStep, usedAt }))) continue;
-      const proof = await stepUpProof(deps, { subject, accountId: input.accountId, method: 'otp' });
+      const proof = await stepUpProof(deps, { subject, accountId: input.accountId, method: 'otp', purpose: input.purpose, app: input.app });
       return { ...proof, factorId: factor.id };
     }
     throw new AppError('invalid_code', 'no factor of this user accepts the code at a new time step');
