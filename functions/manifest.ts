@@ -227,6 +227,7 @@ export const ROUTES: readonly RouteSpec[] = [
   objects('POST', '{store}/objects/{key+}', 'createObjectUrl', 'A presigned GET URL of an object (POST …/objects/{key}/url)'),
   objects('POST', '{store}/uploads', 'createObjectUpload', 'Start an upload straight to S3: presigned PUT or part URLs'),
   objects('POST', '{store}/uploads/{id}/complete', 'completeObjectUpload', 'Store what an upload sent, if it is the size declared'),
+  objects('POST', '{store}/uploads/{id}/urls', 'refreshObjectUploadUrls', 'New URLs for an open upload, when its first ones expire'),
   objects('DELETE', '{store}/uploads/{id}', 'abortObjectUpload', 'Abort an upload and give its reserved bytes back'),
 
   { method: 'GET', path: '/storage/streams', fn: 'streams', auth: 'gateway', operationId: 'listStreams', tag: TAGS.streams, summary: 'List streams' },

@@ -310,7 +310,7 @@ describe('object stores', () => {
     expect(Buffer.from(await range.arrayBuffer()).equals(bytes.subarray(10_000_000, 10_000_010))).toBe(true);
   }, 60_000);
 
-  it('an upload that is not its declared size is removed on complete and its bytes given back; limits are checked when it is created', async () => {
+  it('an upload URL takes only its declared size: S3 refuses other sizes, nothing is stored, and aborting gives the bytes back; limits are checked when it is created', async () => {
     const t = await tenant({ max_object_size: 2000, max_bytes: 3000, allowed_content_types: ['text/*'] });
     expect((await t.startUpload({ key: 'a', size: 2001, content_type: 'text/plain' })).status).toBe(413);
     expect((await t.startUpload({ key: 'a', size: 10, content_type: 'image/png' })).status).toBe(400);
@@ -318,16 +318,16 @@ describe('object stores', () => {
     expect(first.status).toBe(201);
     // 2,000 reserved: a second upload of 2,000 would take the store past max_bytes.
     expect((await t.startUpload({ key: 'b', size: 2000, content_type: 'text/plain' })).status).toBe(413);
-    await sendUpload(first.json.data, randomBytes(10));
-    const refused = await t.complete(first.json.data.id);
-    expect(refused.status).toBe(400);
-    expect(refused.json.message).toMatch(/declared 2000 bytes and 10 arrived/);
+    // Content-Length is signed into the URL: fewer or more bytes than declared are S3's 403, and nothing lands.
+    const put = (upload: { url: string; headers: Record<string, string> }, body: Uint8Array) => fetch(upload.url, { method: 'PUT', headers: upload.headers, body });
+    expect((await put(first.json.data, randomBytes(10))).status).toBe(403);
+    expect((await t.complete(first.json.data.id)).status).toBe(409);
+    expect((await call(stack, 'DELETE', `${t.base}/uploads/${first.json.data.id}`, { token: t.token })).status).toBe(204);
     expect((await t.head('a')).status).toBe(404);
     expect(await t.usage()).toMatchObject({ objects: 0, bytes: 0 });
     const larger = await t.startUpload({ key: 'c', size: 5, content_type: 'text/plain' });
-    await sendUpload(larger.json.data, randomBytes(50));
-    expect((await t.complete(larger.json.data.id)).status).toBe(413);
-    expect(await t.usage()).toMatchObject({ objects: 0, bytes: 0 });
+    expect((await put(larger.json.data, randomBytes(50))).status).toBe(403);
+    expect((await t.complete(larger.json.data.id)).status).toBe(409);
     // Nothing sent yet: complete says so and leaves the upload open.
     const early = await t.startUpload({ key: 'd', size: 3, content_type: 'text/plain' });
     expect((await t.complete(early.json.data.id)).status).toBe(409);
@@ -371,12 +371,12 @@ describe('object stores', () => {
   it("a browser's preflight to a presigned upload URL passes from the stack's own origin (the console) and exposes ETag; another origin's is refused", async () => {
     const t = await tenant();
     const upload = (await t.startUpload({ key: 'from-browser', size: 3, content_type: 'text/plain' })).json.data;
-    const preflight = (origin: string) => fetch(upload.url, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'content-type' } });
+    const preflight = (origin: string) => fetch(upload.url, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'content-type,if-none-match' } });
     const allowed = await preflight(stack.baseUrl);
     expect(allowed.status, await allowed.clone().text()).toBe(200);
     expect(allowed.headers.get('access-control-allow-origin')).toBe(stack.baseUrl);
     expect(allowed.headers.get('access-control-allow-methods')).toMatch(/PUT/);
-    const put = await fetch(upload.url, { method: 'PUT', headers: { origin: stack.baseUrl, 'content-type': 'text/plain' }, body: 'abc' });
+    const put = await fetch(upload.url, { method: 'PUT', headers: { origin: stack.baseUrl, ...upload.headers }, body: 'abc' });
     expect(put.status).toBe(200);
     expect(put.headers.get('access-control-expose-headers')?.toLowerCase()).toMatch(/etag/);
     expect((await preflight('https://elsewhere.example')).status).toBe(403);
@@ -393,9 +393,9 @@ describe('object stores', () => {
     expect((await call(stack, 'DELETE', `${t.base}/uploads/${multi.json.data.id}`, { token: t.token })).status).toBe(204);
     expect((await call(stack, 'DELETE', `${t.base}/uploads/${multi.json.data.id}`, { token: t.token })).status).toBe(404);
     expect((await t.complete(multi.json.data.id, { parts: [{ part_number: 1, etag: '"x"' }] })).status).toBe(404);
-    // The aborted single PUT had replaced the bytes of 'keep': both are gone rather than mismatched.
-    expect((await t.head('keep')).status).toBe(404);
-    expect(await t.usage()).toMatchObject({ objects: 0, bytes: 0 });
+    // The aborted single PUT landed at a name of its own: 'keep' is untouched.
+    expect((await t.get('keep')).text).toBe('kept');
+    expect(await t.usage()).toMatchObject({ objects: 1, bytes: 4 });
     expect((await call(stack, 'DELETE', `${t.base}/uploads/not-an-id`, { token: t.token })).status).toBe(404);
   });
 
@@ -415,8 +415,11 @@ describe('object stores', () => {
     const other = await tenant(false);
     expect((await url(other.token)).status).toBe(404);
     expect((await call(stack, 'POST', `${t.base}/uploads`, { token: other.token, body: { key: 'x', size: 1 } })).status).toBe(404);
-    // A URL is signed for one key: pointed at another, S3 refuses it.
-    const tampered = res.json.data.url.replace(encodeURIComponent('report.txt'), encodeURIComponent('other.txt')).replace('report.txt', 'other.txt');
+    // A URL is signed for one object's bytes: pointed at others, S3 refuses it.
+    expect((await t.put('docs/other.txt', 'the other')).status).toBe(200);
+    const otherUrl = (await call(stack, 'POST', `${t.objectPath('docs/other.txt')}/url`, { token: t.token })).json.data.url as string;
+    const tampered = res.json.data.url.replace(/^[^?]+/, otherUrl.split('?')[0]);
+    expect(tampered).not.toBe(res.json.data.url);
     expect((await fetch(tampered)).status).toBe(403);
     // Keys S3 must escape still sign and verify: spaces, %, ?, # and Unicode.
     const odd = 'a/café 100%?#日本';
