@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { MAX_INLINE_OBJECT_BYTES, MAX_OBJECT_SIZE_BYTES } from '../../functions/domain/objects/limits.js';
 import { call, useLocalStack } from '../support/local-stack.js';
@@ -366,6 +366,99 @@ describe('object stores', () => {
     expect((await t.complete(stale.json.data.id, { parts: await sendUpload(stale.json.data, randomBytes(size)) })).status).toBe(412);
     expect((await t.get('raced')).text).toBe('newer');
     expect(await t.usage()).toMatchObject({ objects: 2, bytes: 8 });
+  }, 30_000);
+
+  it('a presigned upload URL writes once, only its declared size and type; what it writes after complete and delete, or abort, is never served or counted', async () => {
+    const t = await tenant({ max_object_size: 100, max_bytes: 150, allowed_content_types: ['text/plain'] });
+    const created = await t.startUpload({ key: 'doc', size: 5, content_type: 'text/plain' });
+    expect(created.status).toBe(201);
+    const upload = created.json.data as { id: string; url: string; headers: Record<string, string> };
+    expect(upload.headers).toEqual({ 'content-type': 'text/plain', 'if-none-match': '*' });
+    expect(new URL(upload.url).searchParams.get('X-Amz-SignedHeaders')).toBe('content-length;content-type;host;if-none-match');
+    const send = (body: string | Uint8Array, headers: Record<string, string> = upload.headers) => fetch(upload.url, { method: 'PUT', headers, body });
+    // Past max_object_size and max_bytes, another type (the bucket would serve it as a page), or without the write-once condition: S3 refuses.
+    expect((await send(randomBytes(1024 * 1024))).status).toBe(403);
+    expect((await send('<h1>!', { ...upload.headers, 'content-type': 'text/html' })).status).toBe(403);
+    expect((await send('hello', { 'content-type': 'text/plain' })).status).toBe(403);
+    expect((await send('hello')).status).toBe(200);
+    expect((await send('world')).status).toBe(412);
+    expect((await t.complete(upload.id)).status).toBe(200);
+    expect((await send('world')).status).toBe(412);
+    expect((await t.get('doc')).text).toBe('hello');
+    expect(await t.usage()).toMatchObject({ objects: 1, bytes: 5 });
+    // Deleted, the object's bytes are gone and the URL, still within its hour, can write again: nobody serves it.
+    expect((await call(stack, 'DELETE', t.objectPath('doc'), { token: t.token })).status).toBe(204);
+    expect((await send('world')).status).toBe(200);
+    expect((await t.get('doc')).status).toBe(404);
+    expect((await t.list()).json.data.objects).toEqual([]);
+    expect(await t.usage()).toMatchObject({ objects: 0, bytes: 0 });
+    // A new object at the key is its own bytes, not the late write's.
+    expect((await t.put('doc', 'fresh')).status).toBe(200);
+    expect((await t.get('doc')).text).toBe('fresh');
+    const aborted = (await t.startUpload({ key: 'other', size: 5, content_type: 'text/plain' })).json.data as typeof upload;
+    expect((await call(stack, 'DELETE', `${t.base}/uploads/${aborted.id}`, { token: t.token })).status).toBe(204);
+    expect((await fetch(aborted.url, { method: 'PUT', headers: aborted.headers, body: 'later' })).status).toBe(200);
+    expect((await t.get('other')).status).toBe(404);
+    expect(await t.usage()).toMatchObject({ objects: 1, bytes: 5 });
+  });
+
+  it('concurrent writers with If-None-Match: *, If-Match or none: a read returns exactly the accepted write, under its etag, and usage counts it', async () => {
+    const t = await tenant();
+    const md5 = (text: string) => `"${createHash('md5').update(text).digest('hex')}"`;
+    const bodies = (round: string) => Array.from({ length: 10 }, (_, i) => `${round}-writer-${i}-${'x'.repeat(i * 37)}`);
+    const served = async (key: string) => {
+      const read = await t.get(key);
+      expect(read.status).toBe(200);
+      // The bytes are the ones the etag names: no writer's bytes under another's etag, none mixed.
+      expect(read.headers.get('etag')).toBe(md5(read.text));
+      expect(await t.usage()).toMatchObject({ bytes: read.text.length });
+      return read;
+    };
+    for (let round = 0; round < 3; round++) {
+      const key = `race-${round}`;
+      const created = await Promise.all(bodies(`create${round}`).map((body) => t.put(key, body, { 'if-none-match': '*' })));
+      const createdWinners = created.filter((res) => res.status === 200);
+      expect(createdWinners).toHaveLength(1);
+      expect(created.filter((res) => res.status !== 200).map((res) => res.status)).toEqual(Array(9).fill(409));
+      const first = await served(key);
+      expect(first.headers.get('etag')).toBe(createdWinners[0]!.json.data.etag);
+      const replaced = await Promise.all(bodies(`match${round}`).map((body) => t.put(key, body, { 'if-match': first.headers.get('etag')! })));
+      const replacedWinners = replaced.filter((res) => res.status === 200);
+      expect(replacedWinners).toHaveLength(1);
+      expect(replaced.filter((res) => res.status !== 200).map((res) => res.status)).toEqual(Array(9).fill(412));
+      expect((await served(key)).headers.get('etag')).toBe(replacedWinners[0]!.json.data.etag);
+      const overwritten = await Promise.all(bodies(`plain${round}`).map((body) => t.put(key, body)));
+      expect(overwritten.every((res) => res.status === 200 || res.status === 503)).toBe(true);
+      await served(key);
+      expect((await call(stack, 'DELETE', t.objectPath(key), { token: t.token })).status).toBe(204);
+      expect(await t.usage()).toMatchObject({ objects: 0, bytes: 0 });
+    }
+  }, 60_000);
+
+  it('POST …/uploads/{id}/urls gives an open upload new URLs (a large upload can outlast its first); expires_at says when they stop', async () => {
+    const t = await tenant();
+    const size = 6 * 1024 * 1024;
+    const bytes = randomBytes(size);
+    const created = (await t.startUpload({ key: 'long', size })).json.data;
+    const before = Date.now();
+    const fresh = await call(stack, 'POST', `${t.base}/uploads/${created.id}/urls`, { token: t.token });
+    expect(fresh.status).toBe(200);
+    expect(fresh.json.data).toMatchObject({ id: created.id, key: 'long', size, method: 'PUT', part_size: 5 * 1024 * 1024 });
+    expect(fresh.json.data.parts.map((p: { part_number: number; size: number }) => [p.part_number, p.size])).toEqual([[1, 5 * 1024 * 1024], [2, 1024 * 1024]]);
+    const expiresAt = Date.parse(fresh.json.data.expires_at);
+    expect(expiresAt).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 + 3600_000);
+    expect(expiresAt).toBeLessThanOrEqual(Date.now() + 3600_000);
+    const parts = await sendUpload(fresh.json.data, bytes);
+    expect((await t.complete(created.id, { parts })).status).toBe(200);
+    expect((await call(stack, 'POST', `${t.base}/uploads/${created.id}/urls`, { token: t.token })).status).toBe(404);
+    const single = (await t.startUpload({ key: 'small', size: 3 })).json.data;
+    const again = await call(stack, 'POST', `${t.base}/uploads/${single.id}/urls`, { token: t.token });
+    expect(again.json.data).toMatchObject({ method: 'PUT', headers: { 'content-type': 'application/octet-stream', 'if-none-match': '*' } });
+    await sendUpload(again.json.data, new TextEncoder().encode('abc'));
+    expect((await t.complete(single.id)).status).toBe(200);
+    expect((await t.get('small')).text).toBe('abc');
+    const other = await tenant(false);
+    expect((await call(stack, 'POST', `${t.base}/uploads/${single.id}/urls`, { token: other.token })).status).toBe(404);
   }, 30_000);
 
   it("a browser's preflight to a presigned upload URL passes from the stack's own origin (the console) and exposes ETag; another origin's is refused", async () => {
