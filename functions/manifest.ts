@@ -139,7 +139,7 @@ export const FUNCTIONS = {
   streams: { entry: 'functions/entries/streams.ts', timeoutSeconds: 29, memoryMb: 512, tables: { auth: API_KEY_LOOKUP, kv: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'] }, sendsTo: ['kvSweep'] },
   // One sweeper for every kind of store: KV buckets' and streams' generations in the table, object stores' in the bucket and the table.
   // Object stores' expiry passes too: expired entries deleted by revision (DeleteItem), usage given back (UpdateItem), uploads aborted.
-  kvSweeper: { entry: 'functions/entries/kv-sweeper.ts', timeoutSeconds: 300, memoryMb: 512, tables: { kv: ['GetItem', 'Query', 'BatchWriteItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['kvSweep'], objectsBucket: ['ListObjectsV2', 'DeleteObjects', 'HeadObject', 'DeleteObject', 'AbortMultipartUpload'] },
+  kvSweeper: { entry: 'functions/entries/kv-sweeper.ts', timeoutSeconds: 300, memoryMb: 512, tables: { kv: ['GetItem', 'Query', 'BatchWriteItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['kvSweep'], objectsBucket: ['ListObjectsV2', 'DeleteObjects', 'DeleteObject', 'AbortMultipartUpload'] },
   // Decrypt: a sign-in code is checked against the stored secret. The auth table: admin reset takes the account's API key.
   accounts: { entry: 'functions/entries/accounts.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: API_KEY_LOOKUP, accounts: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: [], secretsKey: { operations: ['encrypt', 'decrypt'], purposes: [SECRET_PURPOSES.totp] }, signsMfaTokens: true },
   // 29 s, as the receiver: a bulk replay of 500 deliveries took about 3 s on the local stack (single-threaded engines).
