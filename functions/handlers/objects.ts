@@ -133,7 +133,8 @@ export const createObjectsHandler = (service: ObjectService, authenticator: Auth
     return created(uploadResource(target));
   },
   async refreshObjectUploadUrls(request) {
-    jsonObjectBody(request.event, { optional: true });
+    const unknown = Object.keys(jsonObjectBody(request.event, { optional: true }));
+    if (unknown.length > 0) throw new AppError('validation_error', 'unknown fields', undefined, `unknown fields: ${unknown.join(', ')}`);
     return ok(uploadResource(await service.uploads.refresh(storeOf(request), validateUploadId(pathParam(request.event, 'id')))));
   },
   async completeObjectUpload(request) {

@@ -194,7 +194,7 @@ export const objectsDocs: OperationDocs = {
       `the object's own path in the bucket and nothing else: edited to another key, S3 refuses it (403). ${SCOPE}`,
     requestBody: { required: false, content: { 'application/json': { type: 'object', additionalProperties: false, properties: { expires_in: { type: 'integer', minimum: 1, maximum: MAX_URL_EXPIRY_SECONDS, default: DOWNLOAD_URL_EXPIRY_SECONDS, description: 'Seconds the URL works.' } } } } },
     responses: {
-      '200': dataBody('The URL', { type: 'object', required: ['url', 'method', 'expires_at', 'object'], properties: { url: { type: 'string', format: 'uri' }, method: { const: 'GET' }, expires_at: { type: 'string', format: 'date-time' }, object: objectSchema } }),
+      '200': dataBody('The URL', { type: 'object', required: ['url', 'method', 'expires_at', 'object'], properties: { url: { type: 'string', format: 'uri' }, method: { const: 'GET' }, expires_at: { type: 'string', format: 'date-time', description: 'When the URL stops working: `expires_in` from now, or sooner when the credentials that signed it expire first.' }, object: objectSchema } }),
       '400': errorBody(`validation_error: bad store name or key, or \`expires_in\` not 1-${MAX_URL_EXPIRY_SECONDS}.`),
       '404': errorBody('not_found: no such store or key, or the path does not end in `/url`.'),
     },
