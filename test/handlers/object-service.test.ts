@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { S3Client } from '@aws-sdk/client-s3';
+import { CompleteMultipartUploadCommand, CreateMultipartUploadCommand, PutObjectCommand, S3Client, UploadPartCommand } from '@aws-sdk/client-s3';
 import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -139,5 +139,42 @@ describe('object service on the embedded engines', () => {
     expect((await blobs.downloadUrl(at, 'k', 60)).expiresAt).toBe(Math.floor(now / 1000) + 60);
     expect((await blobs.uploadUrl(at, 'k', { contentType: 'text/plain', size: 1 }, 3600)).expiresAt).toBe(Math.floor(now / 1000) + 600);
     expect((await blobs.partUrl(at, 'k', 'upload', { partNumber: 1, size: 1 }, 3600)).expiresAt).toBe(Math.floor(now / 1000) + 600);
+  });
+
+  it("s3rver, patched (patches/s3rver+3.7.1+002+conditional-writes.patch), keeps S3's If-None-Match: * on PutObject and CompleteMultipartUpload: one of concurrent writers wins, the rest are 412", async () => {
+    const key = `conditional/${++counter}`;
+    const put = (body: string) => s3.send(new PutObjectCommand({ Bucket: LOCAL_OBJECTS_BUCKET, Key: key, Body: body, IfNoneMatch: '*' }));
+    const results = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => put(`writer ${i}`)));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    for (const r of results.filter((r) => r.status === 'rejected')) expect((r as PromiseRejectedResult).reason).toMatchObject({ name: 'PreconditionFailed', $metadata: { httpStatusCode: 412 } });
+    const multipart = async () => {
+      const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: LOCAL_OBJECTS_BUCKET, Key: key }));
+      const { ETag } = await s3.send(new UploadPartCommand({ Bucket: LOCAL_OBJECTS_BUCKET, Key: key, UploadId, PartNumber: 1, Body: 'part' }));
+      return s3.send(new CompleteMultipartUploadCommand({ Bucket: LOCAL_OBJECTS_BUCKET, Key: key, UploadId, IfNoneMatch: '*', MultipartUpload: { Parts: [{ PartNumber: 1, ETag }] } }));
+    };
+    await expect(multipart()).rejects.toMatchObject({ name: 'PreconditionFailed' });
+    // Without the condition, a write replaces as S3's does.
+    await s3.send(new PutObjectCommand({ Bucket: LOCAL_OBJECTS_BUCKET, Key: key, Body: 'unconditional' }));
+  });
+
+  it('completing a multipart upload again after its answer was lost finds its bytes already assembled and records them', async () => {
+    const { blobs, service, ref, store } = await setup();
+    const size = 5 * 1024 * 1024 + 3;
+    const target = await service.uploads.create(ref, { key: 'big', size, contentType: 'application/octet-stream', metadata: {} });
+    if (!('parts' in target)) throw new Error('expected a multipart upload');
+    const bytes = randomBytes(size);
+    const parts = [];
+    let offset = 0;
+    for (const part of target.parts) {
+      const sent = await fetch(part.url, { method: 'PUT', body: bytes.subarray(offset, offset + part.size) });
+      expect(sent.status).toBe(200);
+      parts.push({ partNumber: part.partNumber, etag: sent.headers.get('etag')! });
+      offset += part.size;
+    }
+    // S3 assembled the parts, then the function died before recording the object.
+    await blobs.completeMultipart(await store(), target.upload.blob, target.upload.multipartId!, parts);
+    const info = await service.uploads.complete(ref, target.upload.id, parts);
+    expect(info).toMatchObject({ key: 'big', size, blob: target.upload.blob });
+    expect((await store()).usage).toEqual({ objects: 1, bytes: size });
   });
 });
