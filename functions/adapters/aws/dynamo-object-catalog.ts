@@ -79,13 +79,14 @@ const toUpload = (item: Record<string, unknown>): Upload => ({
   size: item.size as number,
   contentType: item.content_type as string,
   metadata: (item.metadata as Record<string, string> | undefined) ?? {},
-  blob: item.blob as string,
+  // Uploads made before names were per upload landed at the key itself.
+  blob: (item.blob ?? item.key) as string,
   ...(item.multipart_id !== undefined && { multipartId: item.multipart_id as string }),
   ...((item.if_none_match !== undefined || item.if_match !== undefined) && {
     condition: { ...(item.if_none_match === true && { ifNoneMatch: true }), ...(item.if_match !== undefined && { ifMatch: item.if_match as string }) },
   }),
   expiresAt: liveUntil(item)!,
-  urlExpiresAt: item.url_expires_at as number,
+  urlExpiresAt: (item.url_expires_at ?? liveUntil(item)) as number,
   ...(item.sweep_at !== undefined && { sweepAt: item.sweep_at as number }),
 });
 

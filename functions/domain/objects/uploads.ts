@@ -206,7 +206,8 @@ export class ObjectUploads {
   async discard(store: Store, upload: Upload): Promise<void> {
     const { blobs, catalog } = this.options;
     if (upload.multipartId) await blobs.abortMultipart(store, upload.blob, upload.multipartId);
-    await blobs.delete(store, upload.blob);
+    // An unfinished multipart upload made before names were per upload has nothing at its name (the key) that is its own.
+    if (!(upload.multipartId && upload.blob === upload.key)) await blobs.delete(store, upload.blob);
     await releaseUsage(catalog, store, { objects: 0, bytes: upload.size });
   }
 
@@ -217,7 +218,7 @@ export class ObjectUploads {
   async sweepLate(store: Store, upload: Upload): Promise<void> {
     const { blobs, catalog } = this.options;
     const stored = await catalog.getObject(store, upload.key);
-    if (stored?.blob !== upload.blob) {
+    if (!stored || blobNameOf(stored) !== upload.blob) {
       if (upload.multipartId) await blobs.abortMultipart(store, upload.blob, upload.multipartId);
       await blobs.delete(store, upload.blob);
     }
