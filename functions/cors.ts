@@ -80,8 +80,8 @@ export const PREFLIGHT_ANSWER = { statusCode: 204, body: '' } as const;
  */
 export const OBJECTS_CORS = {
   methods: ['GET', 'HEAD', 'PUT'],
-  /** A presigned PUT signs `content-type`; a ranged download sends `range`. */
-  headers: ['content-type', 'range'],
+  /** A presigned PUT signs `content-type` and `if-none-match` (write once); a ranged download sends `range`. */
+  headers: ['content-type', 'if-none-match', 'range'],
   expose: ['etag', 'content-length', 'content-range'],
   maxAgeSeconds: CORS_MAX_AGE_SECONDS,
 } as const;

@@ -11,6 +11,7 @@ import { sqsSweepQueueOnFirstUse } from '../adapters/aws/sqs-on-first-use.js';
 import { FUNCTIONS } from '../manifest.js';
 import { parseCompletion, parseNewUpload, parseUrlRequest, validateUploadId } from '../domain/objects/upload-requests.js';
 import type { ObjectInfo, Store, StoreRef } from '../domain/objects/types.js';
+import type { UploadTarget } from '../domain/objects/uploads.js';
 import { metadataFrom, parseStoreConfig, validateDelimiter, validateObjectKey, validateObjectPrefix, validateStoreName } from '../domain/objects/validation.js';
 import type { Settings } from '../settings.js';
 import { createHttpHandler, type RouteRequest } from '../shared/handler.js';
@@ -129,14 +130,12 @@ export const createObjectsHandler = (service: ObjectService, authenticator: Auth
   async createObjectUpload(request) {
     const condition = conditionOf(request.event);
     const target = await service.uploads.create(storeOf(request), { ...parseNewUpload(jsonObjectBody(request.event)), ...((condition.ifNoneMatch || condition.ifMatch !== undefined) && { condition }) });
-    const { upload } = target;
-    return created({
-      id: upload.id, key: upload.key, size: upload.size, content_type: upload.contentType, metadata: upload.metadata,
-      expires_at: new Date(target.expiresAt * 1000).toISOString(),
-      ...('url' in target
-        ? { method: 'PUT', url: target.url, headers: { 'content-type': upload.contentType } }
-        : { method: 'PUT', part_size: target.partSize, parts: target.parts.map((part) => ({ part_number: part.partNumber, size: part.size, url: part.url })) }),
-    });
+    return created(uploadResource(target));
+  },
+  async refreshObjectUploadUrls(request) {
+    const unknown = Object.keys(jsonObjectBody(request.event, { optional: true }));
+    if (unknown.length > 0) throw new AppError('validation_error', 'unknown fields', undefined, `unknown fields: ${unknown.join(', ')}`);
+    return ok(uploadResource(await service.uploads.refresh(storeOf(request), validateUploadId(pathParam(request.event, 'id')))));
   },
   async completeObjectUpload(request) {
     const parts = parseCompletion(jsonObjectBody(request.event, { optional: true }));
@@ -152,6 +151,18 @@ export const createObjectsHandler = (service: ObjectService, authenticator: Auth
     return noContent();
   },
 }, authenticator);
+
+/** An upload and where to send its bytes; a single PUT must send the headers its URL signs. */
+const uploadResource = (target: UploadTarget) => {
+  const { upload } = target;
+  return {
+    id: upload.id, key: upload.key, size: upload.size, content_type: upload.contentType, metadata: upload.metadata,
+    expires_at: new Date(target.expiresAt * 1000).toISOString(),
+    ...('url' in target
+      ? { method: 'PUT', url: target.url, headers: { 'content-type': upload.contentType, 'if-none-match': '*' } }
+      : { method: 'PUT', part_size: target.partSize, parts: target.parts.map((part) => ({ part_number: part.partNumber, size: part.size, url: part.url })) }),
+  };
+};
 
 /** `If-None-Match: *` and `If-Match: <etag>` of a write or an upload; any other `If-None-Match` is 400. */
 function conditionOf(event: HttpEvent): WriteCondition {

@@ -194,7 +194,7 @@ export const objectsDocs: OperationDocs = {
       `the object's own path in the bucket and nothing else: edited to another key, S3 refuses it (403). ${SCOPE}`,
     requestBody: { required: false, content: { 'application/json': { type: 'object', additionalProperties: false, properties: { expires_in: { type: 'integer', minimum: 1, maximum: MAX_URL_EXPIRY_SECONDS, default: DOWNLOAD_URL_EXPIRY_SECONDS, description: 'Seconds the URL works.' } } } } },
     responses: {
-      '200': dataBody('The URL', { type: 'object', required: ['url', 'method', 'expires_at', 'object'], properties: { url: { type: 'string', format: 'uri' }, method: { const: 'GET' }, expires_at: { type: 'string', format: 'date-time' }, object: objectSchema } }),
+      '200': dataBody('The URL', { type: 'object', required: ['url', 'method', 'expires_at', 'object'], properties: { url: { type: 'string', format: 'uri' }, method: { const: 'GET' }, expires_at: { type: 'string', format: 'date-time', description: 'When the URL stops working: `expires_in` from now, or sooner when the credentials that signed it expire first.' }, object: objectSchema } }),
       '400': errorBody(`validation_error: bad store name or key, or \`expires_in\` not 1-${MAX_URL_EXPIRY_SECONDS}.`),
       '404': errorBody('not_found: no such store or key, or the path does not end in `/url`.'),
     },
@@ -208,13 +208,14 @@ export const objectsDocs: OperationDocs = {
       'Starts an upload straight to S3, for objects larger than the API carries. The size is declared here and counted in the ' +
       "store's usage at once, so `max_object_size` and `max_bytes` are checked before a byte is sent (413). " +
       `Up to ${MULTIPART_PART_BYTES} bytes the answer is one presigned \`url\`: PUT the bytes there with the \`headers\` given ` +
-      `(the content type is signed). Above it, \`parts\`: PUT each part's bytes (\`part_size\` each, the last smaller) to its ` +
-      'URL, keep the `ETag` each answers, and complete with them. URLs work for ' +
-      `${UPLOAD_URL_EXPIRY_SECONDS} s; an upload neither completed nor aborted is forgotten after ${UPLOAD_LIFETIME_SECONDS} s, ` +
-      'and S3 drops its parts after a day. Until it is completed the object does not exist. ' +
-      'A single PUT lands at the key at once: it replaces the bytes of an object already there, which is removed if the upload is then aborted or refused. ' +
+      '(`Content-Type` and `If-None-Match: *` are signed, and so is `Content-Length`: the URL takes exactly `size` bytes of that type, once; ' +
+      `anything else is S3's 403 or 412). Above it, \`parts\`: PUT each part's bytes (\`part_size\` each, the last smaller, each part's size signed) to its ` +
+      'URL, keep the `ETag` each answers, and complete with them. URLs work until `expires_at`: at most ' +
+      `${UPLOAD_URL_EXPIRY_SECONDS} s, sooner if the credentials that signed them expire first; \`POST …/uploads/{id}/urls\` gives new ones. ` +
+      `An upload neither completed nor aborted is forgotten after ${UPLOAD_LIFETIME_SECONDS} s, ` +
+      'and S3 drops its parts after a day. Until it is completed the object does not exist: the bytes land at a name of the upload\'s own, never at the key\'s current bytes. ' +
       '`If-None-Match: *` and `If-Match` are given here, checked at once, and decided again when the upload completes (the catalog\'s ' +
-      `compare-and-swap, as for a direct write: S3's engine on the local stack has no conditional writes). ${SCOPE}`,
+      `compare-and-swap, as for a direct write). ${SCOPE}`,
     requestBody: {
       required: true,
       content: {
@@ -254,11 +255,10 @@ export const objectsDocs: OperationDocs = {
   completeObjectUpload: {
     parameters: [{ name: 'id', in: 'path', description: 'The upload id.', schema: { type: 'string' } }],
     description:
-      'Stores what the upload sent: S3 assembles the parts (multipart), the function reads the size that landed, and the object ' +
-      "is recorded only if it is the size declared. Bytes of another size are removed, with the object the key held before, and the reservation " +
-      "is given back (413 when more arrived, 400 when fewer). Nothing sent yet is 409 and leaves the upload open. A condition given when the upload was " +
-      'created is decided here, before the parts are assembled: refused, a multipart upload is dropped and the key keeps its object; a single PUT has ' +
-      "already replaced the key's bytes, so that object is removed with them. A key's earlier object is replaced; " +
+      'Stores what the upload sent: S3 assembles the parts (multipart), the function reads the size and type that landed, and the object ' +
+      "is recorded only if they are the ones declared. Otherwise the bytes are removed and the reservation " +
+      "is given back (413 when more arrived, 400 when fewer or another type). Nothing sent yet is 409 and leaves the upload open. A condition given when the upload was " +
+      'created is decided here: refused, the upload is dropped and the key keeps its object. A key\'s earlier object is replaced; ' +
       `its bytes are given back to the store's usage. ${SCOPE}`,
     requestBody: {
       required: false,
@@ -276,7 +276,20 @@ export const objectsDocs: OperationDocs = {
   },
   abortObjectUpload: {
     parameters: [{ name: 'id', in: 'path', description: 'The upload id.', schema: { type: 'string' } }],
-    description: "Drops an open upload and gives its reserved bytes back. Parts sent are dropped; bytes a single PUT already landed are removed, with the object the key held before. " + SCOPE,
+    description: "Drops an open upload and gives its reserved bytes back. Parts sent are dropped, and bytes a single PUT already landed are removed; the key's object is untouched. " + SCOPE,
     responses: { '204': { description: 'Aborted' }, '400': badStore, '404': errorBody('not_found: no such store, or no such open upload.') },
+  },
+  refreshObjectUploadUrls: {
+    parameters: [{ name: 'id', in: 'path', description: 'The upload id.', schema: { type: 'string' } }],
+    description:
+      'New URLs for an open upload, as its creation answered them (`url` and `headers`, or every part\'s URL), working until the new `expires_at`: ' +
+      `${UPLOAD_URL_EXPIRY_SECONDS} s from now or less (the signing credentials' expiry, the upload's own lifetime). For a large upload that outlasts its first URLs: ` +
+      'send the parts not sent yet to their new URLs (a part sent again replaces itself), then complete with every part. ' + SCOPE,
+    requestBody: { required: false, content: { 'application/json': { type: 'object', additionalProperties: false, properties: {} } } },
+    responses: {
+      '200': dataBody('Where to send the bytes', { type: 'object', required: ['id', 'key', 'size', 'expires_at', 'method'], properties: { id: { type: 'string' }, key: { type: 'string' }, size: { type: 'integer' }, expires_at: { type: 'string', format: 'date-time' }, method: { const: 'PUT' }, url: { type: 'string', format: 'uri' }, headers: { type: 'object', additionalProperties: { type: 'string' } }, part_size: { type: 'integer' }, parts: { type: 'array', items: { type: 'object', required: ['part_number', 'size', 'url'], properties: { part_number: { type: 'integer' }, size: { type: 'integer' }, url: { type: 'string', format: 'uri' } } } } } }),
+      '400': badStore,
+      '404': errorBody('not_found: no such store, or no such open upload (completed, aborted or expired).'),
+    },
   },
 };

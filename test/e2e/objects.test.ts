@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { MAX_INLINE_OBJECT_BYTES, MAX_OBJECT_SIZE_BYTES } from '../../functions/domain/objects/limits.js';
 import { call, useLocalStack } from '../support/local-stack.js';
@@ -310,7 +310,7 @@ describe('object stores', () => {
     expect(Buffer.from(await range.arrayBuffer()).equals(bytes.subarray(10_000_000, 10_000_010))).toBe(true);
   }, 60_000);
 
-  it('an upload that is not its declared size is removed on complete and its bytes given back; limits are checked when it is created', async () => {
+  it('an upload URL takes only its declared size: S3 refuses other sizes, nothing is stored, and aborting gives the bytes back; limits are checked when it is created', async () => {
     const t = await tenant({ max_object_size: 2000, max_bytes: 3000, allowed_content_types: ['text/*'] });
     expect((await t.startUpload({ key: 'a', size: 2001, content_type: 'text/plain' })).status).toBe(413);
     expect((await t.startUpload({ key: 'a', size: 10, content_type: 'image/png' })).status).toBe(400);
@@ -318,16 +318,16 @@ describe('object stores', () => {
     expect(first.status).toBe(201);
     // 2,000 reserved: a second upload of 2,000 would take the store past max_bytes.
     expect((await t.startUpload({ key: 'b', size: 2000, content_type: 'text/plain' })).status).toBe(413);
-    await sendUpload(first.json.data, randomBytes(10));
-    const refused = await t.complete(first.json.data.id);
-    expect(refused.status).toBe(400);
-    expect(refused.json.message).toMatch(/declared 2000 bytes and 10 arrived/);
+    // Content-Length is signed into the URL: fewer or more bytes than declared are S3's 403, and nothing lands.
+    const put = (upload: { url: string; headers: Record<string, string> }, body: Uint8Array) => fetch(upload.url, { method: 'PUT', headers: upload.headers, body });
+    expect((await put(first.json.data, randomBytes(10))).status).toBe(403);
+    expect((await t.complete(first.json.data.id)).status).toBe(409);
+    expect((await call(stack, 'DELETE', `${t.base}/uploads/${first.json.data.id}`, { token: t.token })).status).toBe(204);
     expect((await t.head('a')).status).toBe(404);
     expect(await t.usage()).toMatchObject({ objects: 0, bytes: 0 });
     const larger = await t.startUpload({ key: 'c', size: 5, content_type: 'text/plain' });
-    await sendUpload(larger.json.data, randomBytes(50));
-    expect((await t.complete(larger.json.data.id)).status).toBe(413);
-    expect(await t.usage()).toMatchObject({ objects: 0, bytes: 0 });
+    expect((await put(larger.json.data, randomBytes(50))).status).toBe(403);
+    expect((await t.complete(larger.json.data.id)).status).toBe(409);
     // Nothing sent yet: complete says so and leaves the upload open.
     const early = await t.startUpload({ key: 'd', size: 3, content_type: 'text/plain' });
     expect((await t.complete(early.json.data.id)).status).toBe(409);
@@ -368,15 +368,108 @@ describe('object stores', () => {
     expect(await t.usage()).toMatchObject({ objects: 2, bytes: 8 });
   }, 30_000);
 
+  it('a presigned upload URL writes once, only its declared size and type; what it writes after complete and delete, or abort, is never served or counted', async () => {
+    const t = await tenant({ max_object_size: 100, max_bytes: 150, allowed_content_types: ['text/plain'] });
+    const created = await t.startUpload({ key: 'doc', size: 5, content_type: 'text/plain' });
+    expect(created.status).toBe(201);
+    const upload = created.json.data as { id: string; url: string; headers: Record<string, string> };
+    expect(upload.headers).toEqual({ 'content-type': 'text/plain', 'if-none-match': '*' });
+    expect(new URL(upload.url).searchParams.get('X-Amz-SignedHeaders')).toBe('content-length;content-type;host;if-none-match');
+    const send = (body: string | Uint8Array, headers: Record<string, string> = upload.headers) => fetch(upload.url, { method: 'PUT', headers, body });
+    // Past max_object_size and max_bytes, another type (the bucket would serve it as a page), or without the write-once condition: S3 refuses.
+    expect((await send(randomBytes(1024 * 1024))).status).toBe(403);
+    expect((await send('<h1>!', { ...upload.headers, 'content-type': 'text/html' })).status).toBe(403);
+    expect((await send('hello', { 'content-type': 'text/plain' })).status).toBe(403);
+    expect((await send('hello')).status).toBe(200);
+    expect((await send('world')).status).toBe(412);
+    expect((await t.complete(upload.id)).status).toBe(200);
+    expect((await send('world')).status).toBe(412);
+    expect((await t.get('doc')).text).toBe('hello');
+    expect(await t.usage()).toMatchObject({ objects: 1, bytes: 5 });
+    // Deleted, the object's bytes are gone and the URL, still within its hour, can write again: nobody serves it.
+    expect((await call(stack, 'DELETE', t.objectPath('doc'), { token: t.token })).status).toBe(204);
+    expect((await send('world')).status).toBe(200);
+    expect((await t.get('doc')).status).toBe(404);
+    expect((await t.list()).json.data.objects).toEqual([]);
+    expect(await t.usage()).toMatchObject({ objects: 0, bytes: 0 });
+    // A new object at the key is its own bytes, not the late write's.
+    expect((await t.put('doc', 'fresh')).status).toBe(200);
+    expect((await t.get('doc')).text).toBe('fresh');
+    const aborted = (await t.startUpload({ key: 'other', size: 5, content_type: 'text/plain' })).json.data as typeof upload;
+    expect((await call(stack, 'DELETE', `${t.base}/uploads/${aborted.id}`, { token: t.token })).status).toBe(204);
+    expect((await fetch(aborted.url, { method: 'PUT', headers: aborted.headers, body: 'later' })).status).toBe(200);
+    expect((await t.get('other')).status).toBe(404);
+    expect(await t.usage()).toMatchObject({ objects: 1, bytes: 5 });
+  });
+
+  it('concurrent writers with If-None-Match: *, If-Match or none: a read returns exactly the accepted write, under its etag, and usage counts it', async () => {
+    const t = await tenant();
+    const md5 = (text: string) => `"${createHash('md5').update(text).digest('hex')}"`;
+    const bodies = (round: string) => Array.from({ length: 10 }, (_, i) => `${round}-writer-${i}-${'x'.repeat(i * 37)}`);
+    const served = async (key: string) => {
+      const read = await t.get(key);
+      expect(read.status).toBe(200);
+      // The bytes are the ones the etag names: no writer's bytes under another's etag, none mixed.
+      expect(read.headers.get('etag')).toBe(md5(read.text));
+      expect(await t.usage()).toMatchObject({ bytes: read.text.length });
+      return read;
+    };
+    for (let round = 0; round < 3; round++) {
+      const key = `race-${round}`;
+      const created = await Promise.all(bodies(`create${round}`).map((body) => t.put(key, body, { 'if-none-match': '*' })));
+      const createdWinners = created.filter((res) => res.status === 200);
+      expect(createdWinners).toHaveLength(1);
+      expect(created.filter((res) => res.status !== 200).map((res) => res.status)).toEqual(Array(9).fill(409));
+      const first = await served(key);
+      expect(first.headers.get('etag')).toBe(createdWinners[0]!.json.data.etag);
+      const replaced = await Promise.all(bodies(`match${round}`).map((body) => t.put(key, body, { 'if-match': first.headers.get('etag')! })));
+      const replacedWinners = replaced.filter((res) => res.status === 200);
+      expect(replacedWinners).toHaveLength(1);
+      expect(replaced.filter((res) => res.status !== 200).map((res) => res.status)).toEqual(Array(9).fill(412));
+      expect((await served(key)).headers.get('etag')).toBe(replacedWinners[0]!.json.data.etag);
+      const overwritten = await Promise.all(bodies(`plain${round}`).map((body) => t.put(key, body)));
+      expect(overwritten.every((res) => res.status === 200 || res.status === 503)).toBe(true);
+      await served(key);
+      expect((await call(stack, 'DELETE', t.objectPath(key), { token: t.token })).status).toBe(204);
+      expect(await t.usage()).toMatchObject({ objects: 0, bytes: 0 });
+    }
+  }, 60_000);
+
+  it('POST …/uploads/{id}/urls gives an open upload new URLs (a large upload can outlast its first); expires_at says when they stop', async () => {
+    const t = await tenant();
+    const size = 6 * 1024 * 1024;
+    const bytes = randomBytes(size);
+    const created = (await t.startUpload({ key: 'long', size })).json.data;
+    const before = Date.now();
+    const fresh = await call(stack, 'POST', `${t.base}/uploads/${created.id}/urls`, { token: t.token });
+    expect(fresh.status).toBe(200);
+    expect(fresh.json.data).toMatchObject({ id: created.id, key: 'long', size, method: 'PUT', part_size: 5 * 1024 * 1024 });
+    expect(fresh.json.data.parts.map((p: { part_number: number; size: number }) => [p.part_number, p.size])).toEqual([[1, 5 * 1024 * 1024], [2, 1024 * 1024]]);
+    const expiresAt = Date.parse(fresh.json.data.expires_at);
+    expect(expiresAt).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 + 3600_000);
+    expect(expiresAt).toBeLessThanOrEqual(Date.now() + 3600_000);
+    const parts = await sendUpload(fresh.json.data, bytes);
+    expect((await t.complete(created.id, { parts })).status).toBe(200);
+    expect((await call(stack, 'POST', `${t.base}/uploads/${created.id}/urls`, { token: t.token })).status).toBe(404);
+    const single = (await t.startUpload({ key: 'small', size: 3 })).json.data;
+    const again = await call(stack, 'POST', `${t.base}/uploads/${single.id}/urls`, { token: t.token });
+    expect(again.json.data).toMatchObject({ method: 'PUT', headers: { 'content-type': 'application/octet-stream', 'if-none-match': '*' } });
+    await sendUpload(again.json.data, new TextEncoder().encode('abc'));
+    expect((await t.complete(single.id)).status).toBe(200);
+    expect((await t.get('small')).text).toBe('abc');
+    const other = await tenant(false);
+    expect((await call(stack, 'POST', `${t.base}/uploads/${single.id}/urls`, { token: other.token })).status).toBe(404);
+  }, 30_000);
+
   it("a browser's preflight to a presigned upload URL passes from the stack's own origin (the console) and exposes ETag; another origin's is refused", async () => {
     const t = await tenant();
     const upload = (await t.startUpload({ key: 'from-browser', size: 3, content_type: 'text/plain' })).json.data;
-    const preflight = (origin: string) => fetch(upload.url, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'content-type' } });
+    const preflight = (origin: string) => fetch(upload.url, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'content-type,if-none-match' } });
     const allowed = await preflight(stack.baseUrl);
     expect(allowed.status, await allowed.clone().text()).toBe(200);
     expect(allowed.headers.get('access-control-allow-origin')).toBe(stack.baseUrl);
     expect(allowed.headers.get('access-control-allow-methods')).toMatch(/PUT/);
-    const put = await fetch(upload.url, { method: 'PUT', headers: { origin: stack.baseUrl, 'content-type': 'text/plain' }, body: 'abc' });
+    const put = await fetch(upload.url, { method: 'PUT', headers: { origin: stack.baseUrl, ...upload.headers }, body: 'abc' });
     expect(put.status).toBe(200);
     expect(put.headers.get('access-control-expose-headers')?.toLowerCase()).toMatch(/etag/);
     expect((await preflight('https://elsewhere.example')).status).toBe(403);
@@ -393,9 +486,9 @@ describe('object stores', () => {
     expect((await call(stack, 'DELETE', `${t.base}/uploads/${multi.json.data.id}`, { token: t.token })).status).toBe(204);
     expect((await call(stack, 'DELETE', `${t.base}/uploads/${multi.json.data.id}`, { token: t.token })).status).toBe(404);
     expect((await t.complete(multi.json.data.id, { parts: [{ part_number: 1, etag: '"x"' }] })).status).toBe(404);
-    // The aborted single PUT had replaced the bytes of 'keep': both are gone rather than mismatched.
-    expect((await t.head('keep')).status).toBe(404);
-    expect(await t.usage()).toMatchObject({ objects: 0, bytes: 0 });
+    // The aborted single PUT landed at a name of its own: 'keep' is untouched.
+    expect((await t.get('keep')).text).toBe('kept');
+    expect(await t.usage()).toMatchObject({ objects: 1, bytes: 4 });
     expect((await call(stack, 'DELETE', `${t.base}/uploads/not-an-id`, { token: t.token })).status).toBe(404);
   });
 
@@ -415,8 +508,11 @@ describe('object stores', () => {
     const other = await tenant(false);
     expect((await url(other.token)).status).toBe(404);
     expect((await call(stack, 'POST', `${t.base}/uploads`, { token: other.token, body: { key: 'x', size: 1 } })).status).toBe(404);
-    // A URL is signed for one key: pointed at another, S3 refuses it.
-    const tampered = res.json.data.url.replace(encodeURIComponent('report.txt'), encodeURIComponent('other.txt')).replace('report.txt', 'other.txt');
+    // A URL is signed for one object's bytes: pointed at others, S3 refuses it.
+    expect((await t.put('docs/other.txt', 'the other')).status).toBe(200);
+    const otherUrl = (await call(stack, 'POST', `${t.objectPath('docs/other.txt')}/url`, { token: t.token })).json.data.url as string;
+    const tampered = res.json.data.url.replace(/^[^?]+/, otherUrl.split('?')[0]);
+    expect(tampered).not.toBe(res.json.data.url);
     expect((await fetch(tampered)).status).toBe(403);
     // Keys S3 must escape still sign and verify: spaces, %, ?, # and Unicode.
     const odd = 'a/café 100%?#日本';

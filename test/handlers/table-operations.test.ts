@@ -236,7 +236,7 @@ describe('the DynamoDB operations each function sends are the ones the manifest 
     const generation = storeItem!.generation as string;
     const { Items: openUploads = [] } = await local.dynamo.send(new QueryCommand({ TableName: local.engines.env.KV_TABLE, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `OBJUPLOAD#${storeId}#${generation}` } }));
     expect(openUploads).toHaveLength(2);
-    for (const item of openUploads) await local.dynamo.send(new UpdateCommand({ TableName: local.engines.env.KV_TABLE, Key: { pk: item.pk, sk: item.sk }, UpdateExpression: 'SET expires_at = :past', ExpressionAttributeValues: { ':past': 1 } }));
+    for (const item of openUploads) await local.dynamo.send(new UpdateCommand({ TableName: local.engines.env.KV_TABLE, Key: { pk: item.pk, sk: item.sk }, UpdateExpression: 'SET live_until = :past', ExpressionAttributeValues: { ':past': 1 } }));
     // The object's TTL is one second: wait until it reads as expired.
     while ((await as('objects', () => objects(httpEvent('headObject', { apiKey, params: { ...expiring, key: 'k' } })))).statusCode !== 404) await new Promise((resolve) => setTimeout(resolve, 200));
     const body = encodeSweepTask({ kind: 'object_expiry', accountId: (storeItem!.pk as string).slice('OBJSTORES#'.length), name: 'expiring', objectStoreId: storeId, generation, settleUntil: Date.now() });

@@ -49,7 +49,7 @@ describe('the objects bucket', () => {
     const apiId = Object.keys(resources('AWS::ApiGatewayV2::Api'))[0]!;
     const rules = (template: typeof s.template) => (Object.values(template.findResources('AWS::S3::Bucket'))[0] as any).Properties.CorsConfiguration.CorsRules;
     const [rule] = rules(s.template);
-    expect(rule).toMatchObject({ AllowedMethods: ['GET', 'HEAD', 'PUT'], AllowedHeaders: ['content-type', 'range'], ExposedHeaders: ['etag', 'content-length', 'content-range'], MaxAge: 600 });
+    expect(rule).toMatchObject({ AllowedMethods: ['GET', 'HEAD', 'PUT'], AllowedHeaders: ['content-type', 'if-none-match', 'range'], ExposedHeaders: ['etag', 'content-length', 'content-range'], MaxAge: 600 });
     expect(rule.AllowedOrigins).toHaveLength(1);
     expect(JSON.stringify(rule.AllowedOrigins[0])).toContain(apiId);
     const withApps = synth({ corsAllowedOrigins: ['https://app.example.com'], publicWebhookBaseUrl: 'https://hooks.example.com/webhooks' });
@@ -63,8 +63,8 @@ describe('the objects bucket', () => {
     const bucketArn = { 'Fn::GetAtt': [bucketId(), 'Arn'] };
     expect(bucketStatements()).toEqual(expect.arrayContaining([
       { roles: [roleRef('objects')], actions: ['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject'], resources: objectsArn },
-      // The sweeper lists a generation's keys and deletes them; its expiry pass also drops uploads left open (HEAD, abort).
-      { roles: [roleRef('kvSweeper')], actions: ['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject'], resources: objectsArn },
+      // The sweeper lists a generation's keys and deletes them; its expiry pass also drops uploads left open (abort, delete: an upload's bytes have a name of their own, so no HEAD).
+      { roles: [roleRef('kvSweeper')], actions: ['s3:AbortMultipartUpload', 's3:DeleteObject'], resources: objectsArn },
       { roles: [roleRef('kvSweeper')], actions: ['s3:ListBucket'], resources: bucketArn },
     ]));
     expect(bucketStatements()).toHaveLength(3);

@@ -1,5 +1,5 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { STORE_NAME_PATTERN } from '../../domain/objects/limits.js';
+import { CATALOG_TTL_GRACE_SECONDS, STORE_NAME_PATTERN } from '../../domain/objects/limits.js';
 import type { ObjectCatalog, ObjectInfo, ObjectPage, Store, StoreGeneration, StorePage, StoreRef, Upload } from '../../domain/objects/types.js';
 import { AppError } from '../../shared/errors.js';
 import { deleteSortKeys } from './partition-keys.js';
@@ -15,11 +15,16 @@ import { queryPage } from './query-page.js';
  *   expiry_due (when the store's next expiry pass is due, if one is).
  *   An account's stores are one partition, so listing them is one Query.
  * - `OBJECT#{store id}#{generation}` / `{key}`: size, etag, content_type, metadata, last_modified,
- *   revision, expires_at (the kv table's TTL attribute, so DynamoDB deletes expired entries).
+ *   revision, blob (the name of its bytes in the generation), live_until (when it expires) and
+ *   expires_at, the kv table's TTL attribute, `CATALOG_TTL_GRACE_SECONDS` later: the product's
+ *   expiry pass, which gives the usage back and deletes the bytes, always comes first. Entries
+ *   written before live_until existed have expires_at at the expiry itself, and read it as such.
  *
- * - `OBJUPLOAD#{store id}#{generation}` / `{upload id}`: key, size, content_type, metadata,
- *   multipart_id, expires_at: an open presigned upload. Creating one costs UpdateItem (usage) +
- *   PutItem; completing it DeleteItem (upload) + GetItem + PutItem (object) + UpdateItem (usage).
+ * - `OBJUPLOAD#{store id}#{generation}` / `{upload id}`: key, size, content_type, metadata, blob,
+ *   multipart_id, live_until, url_expires_at, and sweep_at once closed (completed or aborted):
+ *   the entry stays until then, for the pass that removes what its URL may still bring. Creating
+ *   one costs UpdateItem (usage) + PutItem; completing it UpdateItem (close) + GetItem + PutItem
+ *   (object) + UpdateItem (usage), and the pass's DeleteItem after its URLs expire.
  *
  * One API write of an object costs: GetItem (store) + GetItem (object) + UpdateItem (usage, the
  * small store item) + PutItem (object, about 300 bytes plus key and metadata: 1 write unit).
@@ -59,8 +64,14 @@ const toObject = (item: Record<string, unknown>): ObjectInfo => ({
   metadata: (item.metadata as Record<string, string> | undefined) ?? {},
   lastModified: item.last_modified as string,
   revision: item.revision as number,
-  ...(item.expires_at !== undefined && { expiresAt: item.expires_at as number }),
+  ...(item.blob !== undefined && { blob: item.blob as string }),
+  ...(liveUntil(item) !== undefined && { expiresAt: liveUntil(item) }),
 });
+
+/** When an entry expires for the product: `live_until`, or `expires_at` of entries written before it (which had no grace). */
+const liveUntil = (item: Record<string, unknown>): number | undefined => (item.live_until ?? item.expires_at) as number | undefined;
+/** The TTL attribute of an entry that expires at `at`: DynamoDB may delete it only well after the product's pass. */
+const ttlAfter = (at: number | undefined): number | undefined => (at === undefined ? undefined : at + CATALOG_TTL_GRACE_SECONDS);
 
 const toUpload = (item: Record<string, unknown>): Upload => ({
   id: item.sk as string,
@@ -68,14 +79,18 @@ const toUpload = (item: Record<string, unknown>): Upload => ({
   size: item.size as number,
   contentType: item.content_type as string,
   metadata: (item.metadata as Record<string, string> | undefined) ?? {},
+  // Uploads made before names were per upload landed at the key itself.
+  blob: (item.blob ?? item.key) as string,
   ...(item.multipart_id !== undefined && { multipartId: item.multipart_id as string }),
   ...((item.if_none_match !== undefined || item.if_match !== undefined) && {
     condition: { ...(item.if_none_match === true && { ifNoneMatch: true }), ...(item.if_match !== undefined && { ifMatch: item.if_match as string }) },
   }),
-  expiresAt: item.expires_at as number,
+  expiresAt: liveUntil(item)!,
+  urlExpiresAt: (item.url_expires_at ?? liveUntil(item)) as number,
+  ...(item.sweep_at !== undefined && { sweepAt: item.sweep_at as number }),
 });
 
-const isLive = (item: Record<string, unknown>, nowSeconds: number) => item.expires_at === undefined || (item.expires_at as number) > nowSeconds;
+const isLive = (item: Record<string, unknown>, nowSeconds: number) => liveUntil(item) === undefined || liveUntil(item)! > nowSeconds;
 
 export class DynamoObjectCatalog implements ObjectCatalog {
   constructor(private readonly client: DynamoDBDocumentClient, private readonly table: string) {}
@@ -225,7 +240,9 @@ export class DynamoObjectCatalog implements ObjectCatalog {
         metadata: Object.keys(info.metadata).length === 0 ? undefined : info.metadata,
         last_modified: info.lastModified,
         revision: (expected?.revision ?? 0) + 1,
-        expires_at: info.expiresAt,
+        blob: info.blob,
+        live_until: info.expiresAt,
+        expires_at: ttlAfter(info.expiresAt),
       },
       ...condition,
     })));
@@ -250,10 +267,13 @@ export class DynamoObjectCatalog implements ObjectCatalog {
         size: upload.size,
         content_type: upload.contentType,
         metadata: Object.keys(upload.metadata).length === 0 ? undefined : upload.metadata,
+        blob: upload.blob,
         multipart_id: upload.multipartId,
         if_none_match: upload.condition?.ifNoneMatch || undefined,
         if_match: upload.condition?.ifMatch,
-        expires_at: upload.expiresAt,
+        live_until: upload.expiresAt,
+        url_expires_at: upload.urlExpiresAt,
+        expires_at: ttlAfter(upload.expiresAt),
       },
       ConditionExpression: 'attribute_not_exists(pk)',
     })));
@@ -264,10 +284,39 @@ export class DynamoObjectCatalog implements ObjectCatalog {
     return Item && toUpload(Item);
   }
 
-  deleteUpload(at: StoreGeneration, id: string): Promise<boolean> {
-    return ifConditionHolds(() => this.client.send(new DeleteCommand({
-      TableName: this.table, Key: { pk: uploadsPk(at), sk: id }, ConditionExpression: 'attribute_exists(pk)',
+  async closeUpload(at: StoreGeneration, id: string, marginSeconds: number): Promise<number | undefined> {
+    let sweepAt: number | undefined;
+    // sweep_at is read from url_expires_at in the same write, so URLs made just before still count.
+    const closed = await ifConditionHolds(async () => {
+      const { Attributes } = await this.client.send(new UpdateCommand({
+        TableName: this.table,
+        Key: { pk: uploadsPk(at), sk: id },
+        UpdateExpression: 'SET sweep_at = url_expires_at + :margin',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(sweep_at)',
+        ExpressionAttributeValues: { ':margin': marginSeconds },
+        ReturnValues: 'UPDATED_NEW',
+      }));
+      sweepAt = Attributes?.sweep_at as number;
+    });
+    return closed ? sweepAt : undefined;
+  }
+
+  /** Never moves `url_expires_at` earlier: of two concurrent calls, the later time stays. */
+  async extendUpload(at: StoreGeneration, id: string, urlExpiresAt: number): Promise<boolean> {
+    const moved = await ifConditionHolds(() => this.client.send(new UpdateCommand({
+      TableName: this.table,
+      Key: { pk: uploadsPk(at), sk: id },
+      UpdateExpression: 'SET url_expires_at = :at',
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(sweep_at) AND url_expires_at <= :at',
+      ExpressionAttributeValues: { ':at': urlExpiresAt },
     })));
+    if (moved) return true;
+    const upload = await this.getUpload(at, id);
+    return upload !== undefined && upload.sweepAt === undefined && upload.urlExpiresAt >= urlExpiresAt;
+  }
+
+  async forgetUpload(at: StoreGeneration, id: string): Promise<void> {
+    await this.client.send(new DeleteCommand({ TableName: this.table, Key: { pk: uploadsPk(at), sk: id } }));
   }
 
   /**

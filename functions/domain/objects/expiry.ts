@@ -1,7 +1,7 @@
 import { delaySecondsUntil, type SweepTask } from '../kv/sweep-task.js';
 import type { SweepOutcome, SweepRun } from '../kv/sweeper.js';
 import type { ObjectServiceOptions } from './service.js';
-import type { Store } from './types.js';
+import { blobNameOf, type Store } from './types.js';
 import type { ObjectUploads } from './uploads.js';
 import { releaseUsage } from './usage.js';
 
@@ -67,8 +67,15 @@ export class ObjectExpiry {
     const later = (at: number) => { next = next === undefined ? at : Math.min(next, at); };
 
     for (const upload of await catalog.scanUploads(store)) {
-      if (upload.expiresAt > nowSeconds) later(upload.expiresAt);
-      else if (await catalog.deleteUpload(store, upload.id)) await this.uploads.dropClaimed(store, upload);
+      if (upload.sweepAt !== undefined) {
+        // Closed: once its URLs cannot write, whatever they brought late goes.
+        if (upload.sweepAt > nowSeconds) later(upload.sweepAt);
+        else await this.uploads.sweepLate(store, upload);
+      } else if (upload.expiresAt > nowSeconds) {
+        later(upload.expiresAt);
+      } else if (await this.uploads.close(store, upload)) {
+        await this.uploads.discard(store, upload);
+      }
     }
     let deleted = 0;
     let after: string | undefined;
@@ -81,7 +88,7 @@ export class ObjectExpiry {
         // The entry goes first, by its revision: an object rewritten since is not touched.
         else if (await catalog.deleteObject(store, info)) {
           await releaseUsage(catalog, store, { objects: 1, bytes: info.size });
-          expired.push(info.key);
+          expired.push(blobNameOf(info));
         }
       }
       if (expired.length > 0) await blobs.deleteMany(store, expired);

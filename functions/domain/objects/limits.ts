@@ -52,3 +52,13 @@ export const MAX_URL_EXPIRY_SECONDS = 3600;
 /** Upload ids are 128 random bits as 32 hex digits. */
 export const UPLOAD_ID_BYTES = 16;
 export const UPLOAD_ID_PATTERN = /^[0-9a-f]{32}$/;
+/** A write's own name for its bytes (`ObjectInfo.blob`): 128 random bits as 32 hex digits. */
+export const BLOB_ID_BYTES = 16;
+/**
+ * How long the table's TTL waits after an object's or upload's expiry before DynamoDB may delete
+ * the entry: the product's expiry pass (due within minutes) must always come first, since it is
+ * what gives the usage back and deletes the bytes. DynamoDB's own deletion is a backstop only.
+ */
+export const CATALOG_TTL_GRACE_SECONDS = 7 * 24 * 3600;
+/** A closed upload's entry is kept this long past its URLs' expiry, for the pass that removes bytes they brought late. */
+export const LATE_UPLOAD_SWEEP_MARGIN_SECONDS = 60;

@@ -4,8 +4,8 @@ import { expiresAtFor, isExpired } from '../kv/service.js';
 import type { RandomBytes } from '../random-bytes.js';
 import { FIRST_SWEEP_DELAY_SECONDS, SETTLE_MARGIN_SECONDS, settleSecondsFor, type SweepQueue } from '../kv/sweep-task.js';
 import { UPLOAD_URL_EXPIRY_SECONDS } from './limits.js';
-import { DOWNLOAD_URL_EXPIRY_SECONDS, GENERATION_BYTES, MAX_INLINE_OBJECT_BYTES, MAX_WRITE_ATTEMPTS, STORE_ID_BYTES } from './limits.js';
-import type { BlobStore, ObjectCatalog, ObjectInfo, ObjectPage, Store, StoreConfig, StoreGeneration, StorePage, StoreRef, StoredBytes } from './types.js';
+import { BLOB_ID_BYTES, DOWNLOAD_URL_EXPIRY_SECONDS, GENERATION_BYTES, MAX_INLINE_OBJECT_BYTES, MAX_WRITE_ATTEMPTS, STORE_ID_BYTES } from './limits.js';
+import { blobNameOf, type BlobStore, type ObjectCatalog, type ObjectInfo, type ObjectPage, type Store, type StoreConfig, type StoreGeneration, type StorePage, type StoreRef, type StoredBytes } from './types.js';
 import { ObjectExpiry } from './expiry.js';
 import { ObjectUploads } from './uploads.js';
 import { releaseUsage, reserveUsage, type UsageDelta } from './usage.js';
@@ -89,10 +89,15 @@ export function checkCondition(condition: WriteCondition, stored: ObjectInfo | u
  * their bytes under the store's random id and current generation.
  *
  * A write reserves its bytes in the store's usage first (a conditional update that keeps
- * `max_bytes`), then writes the bytes to S3, then records the object with a compare-and-swap on
- * what it read. S3's engine on the local stack has no conditional writes, and S3's own are
- * per-bucket features the product does not rely on: `If-None-Match` and `If-Match` are decided
- * by that swap. A write that loses it gives its reservation back and, unconditional, tries again.
+ * `max_bytes`), then writes the bytes to S3 under a name of its own (`ObjectInfo.blob`, never
+ * reused: S3's `If-None-Match: *`), then records the object with a compare-and-swap on what it
+ * read. That swap decides `If-None-Match` and `If-Match`, and which bytes the key serves: the
+ * winner's entry names its own bytes, and the bytes it replaced are deleted after it. A write that
+ * loses the swap deletes its bytes, gives its reservation back and, unconditional, tries again.
+ * Concurrent writers never share a name, so what a read returns is exactly one accepted write.
+ *
+ *   write:  read entry ─ reserve ─ PUT own name ─ swap entry ─ won: delete replaced bytes
+ *                                                            └ lost: delete own bytes, release
  */
 export class ObjectService {
   /** Presigned uploads (`./uploads.ts`). */
@@ -173,10 +178,11 @@ export class ObjectService {
       const delta = { objects: stored ? 0 : 1, bytes: size - (stored?.size ?? 0) };
       await this.reserve(store, delta);
       let info: ObjectInfo;
+      const blob = this.randomHex(BLOB_ID_BYTES);
       try {
-        const etag = await this.options.blobs.put(store, key, object);
+        const etag = await this.options.blobs.put(store, blob, object);
         info = {
-          key, size, etag, contentType: object.contentType, metadata: object.metadata, lastModified: new Date(nowMs).toISOString(),
+          key, size, etag, contentType: object.contentType, metadata: object.metadata, lastModified: new Date(nowMs).toISOString(), blob,
           ...(config.ttlSeconds !== null && { expiresAt: expiresAtFor(nowMs, config.ttlSeconds) }),
         };
       } catch (error) {
@@ -184,9 +190,11 @@ export class ObjectService {
         throw error;
       }
       if (await this.options.catalog.putObject(store, info, stored)) {
+        if (stored) await this.options.blobs.delete(store, blobNameOf(stored));
         if (info.expiresAt !== undefined) await this.expiry.arm(store, info.expiresAt);
         return info;
       }
+      await this.options.blobs.delete(store, blob);
       await this.release(store, delta);
     }
     throw new AppError('unavailable', 'the key kept changing during the write');
@@ -195,19 +203,44 @@ export class ObjectService {
   /** The object, read whole or a range of it; one larger than a response carries is a redirect to a presigned URL. */
   async getObject(ref: StoreRef, key: string, range?: string): Promise<ObjectRead> {
     const store = await this.getStore(ref);
-    const info = await this.liveObject(store, key);
-    if (info.size > MAX_INLINE_OBJECT_BYTES) {
-      return { info, redirect: await this.options.blobs.downloadUrl(store, key, DOWNLOAD_URL_EXPIRY_SECONDS) };
+    for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+      const info = await this.liveObject(store, key);
+      if (info.size > MAX_INLINE_OBJECT_BYTES) {
+        return { info, redirect: (await this.options.blobs.downloadUrl(store, blobNameOf(info), DOWNLOAD_URL_EXPIRY_SECONDS)).url };
+      }
+      try {
+        return { info, body: await this.options.blobs.get(store, blobNameOf(info), range === undefined ? undefined : absoluteRange(range, info.size)) };
+      } catch (error) {
+        if (!(error instanceof AppError && error.code === 'not_found')) throw error;
+        // A write replaced the object and deleted its bytes since the entry was read: read the new one.
+        // Or the entry names bytes that are not there (a crash between the two writes): it is repaired.
+        if (await this.repairMissing(store, info)) throw notFound('no such key');
+      }
     }
-    return { info, body: await this.options.blobs.get(store, key, range === undefined ? undefined : absoluteRange(range, info.size)) };
+    throw new AppError('unavailable', 'the key kept changing during the read');
   }
 
-  /** A presigned GET of a live object, working for `expiresInSeconds` (at most `MAX_URL_EXPIRY_SECONDS`). */
+  /**
+   * Removes an entry whose bytes are missing, and gives its usage back, if the key still holds it
+   * (a newer write's bytes are not missing); true when the entry is still the one that was read.
+   */
+  private async repairMissing(store: Store, info: ObjectInfo): Promise<boolean> {
+    const now = await this.options.catalog.getObject(store, info.key);
+    if (!now || now.revision !== info.revision) return false;
+    if (await this.options.blobs.head(store, blobNameOf(info))) return false;
+    if (await this.options.catalog.deleteObject(store, info)) await this.release(store, { objects: 1, bytes: info.size });
+    return true;
+  }
+
+  /**
+   * A presigned GET of a live object, working for `expiresInSeconds` (at most `MAX_URL_EXPIRY_SECONDS`)
+   * or until the credentials that signed it expire, if sooner: `expiresAt` is when it really stops.
+   */
   async objectUrl(ref: StoreRef, key: string, expiresInSeconds: number): Promise<{ info: ObjectInfo; url: string; expiresAt: string }> {
     const store = await this.getStore(ref);
     const info = await this.liveObject(store, key);
-    const expiresAt = new Date(this.options.now() + expiresInSeconds * 1000).toISOString();
-    return { info, url: await this.options.blobs.downloadUrl(store, key, expiresInSeconds), expiresAt };
+    const { url, expiresAt } = await this.options.blobs.downloadUrl(store, blobNameOf(info), expiresInSeconds);
+    return { info, url, expiresAt: new Date(expiresAt * 1000).toISOString() };
   }
 
   async headObject(ref: StoreRef, key: string): Promise<ObjectInfo> {
@@ -222,7 +255,7 @@ export class ObjectService {
       if (!stored) throw notFound('no such key');
       if (!(await this.options.catalog.deleteObject(store, stored))) continue;
       await this.release(store, { objects: 1, bytes: stored.size });
-      await this.options.blobs.delete(store, key);
+      await this.options.blobs.delete(store, blobNameOf(stored));
       if (isExpired(stored, this.options.now())) throw notFound('no such key');
       return;
     }

@@ -47,6 +47,21 @@ export interface ObjectInfo {
   expiresAt?: number;
   /** The catalog's count of writes to the key, which its compare-and-swap checks; set by the catalog. */
   revision?: number;
+  /**
+   * The name of the bytes in the generation (`blobNameOf`): every write lands at a name of its own,
+   * and the catalog entry that wins the key says which bytes are served. Undefined: written before
+   * names were per write, at the key itself.
+   */
+  blob?: string;
+}
+
+/** Where an object's bytes are in its generation: the write's own name, or the key for objects written before. */
+export const blobNameOf = (info: Pick<ObjectInfo, 'key' | 'blob'>): string => info.blob ?? info.key;
+
+/** A presigned URL and when it stops working, in epoch seconds (it may be sooner than asked: `BlobStore`). */
+export interface SignedUrl {
+  url: string;
+  expiresAt: number;
 }
 
 export interface StorePage {
@@ -99,8 +114,16 @@ export interface ObjectCatalog {
   /** Records an open upload (its size already reserved in the store's usage); false when the id is taken. */
   createUpload(at: StoreGeneration, upload: Upload): Promise<boolean>;
   getUpload(at: StoreGeneration, id: string): Promise<Upload | undefined>;
-  /** Deletes the upload if it is still open: true for exactly one of concurrent completes and aborts. */
-  deleteUpload(at: StoreGeneration, id: string): Promise<boolean>;
+  /**
+   * Closes the upload if it is still open (true for exactly one of concurrent completes and aborts)
+   * and answers when its URLs can no longer write (`urlExpiresAt`) plus `marginSeconds`: the entry
+   * stays closed until then, for the pass that removes bytes its URL may still bring (`ObjectExpiry`).
+   */
+  closeUpload(at: StoreGeneration, id: string, marginSeconds: number): Promise<number | undefined>;
+  /** Moves an open upload's `urlExpiresAt` later (new URLs); false when it is no longer open. */
+  extendUpload(at: StoreGeneration, id: string, urlExpiresAt: number): Promise<boolean>;
+  /** Forgets a closed upload whose URLs cannot write any more. */
+  forgetUpload(at: StoreGeneration, id: string): Promise<void>;
   /** Objects in key order, expired ones left out; with a delimiter, keys sharing a prefix up to it are one entry. */
   listObjects(at: StoreGeneration, page: { prefix?: string; delimiter?: string; limit: number; cursor?: string; nowSeconds: number }): Promise<ObjectPage>;
 }
@@ -113,12 +136,18 @@ export interface Upload {
   size: number;
   contentType: string;
   metadata: Record<string, string>;
+  /** The name its bytes land at (`ObjectInfo.blob`), the upload's own: nothing else is ever written there. */
+  blob: string;
   /** S3's multipart upload id; undefined: one presigned PUT. */
   multipartId?: string;
   /** `If-None-Match: *` / `If-Match` given when the upload was created: checked then, and decided when it completes. */
   condition?: { ifNoneMatch?: boolean; ifMatch?: string };
-  /** Epoch seconds after which the upload is forgotten (and its URLs long expired). */
+  /** Epoch seconds after which an open upload is dropped. */
   expiresAt: number;
+  /** Epoch seconds until which URLs made for it may write (URLs made later move it on, never past `expiresAt`). */
+  urlExpiresAt: number;
+  /** Set once completed, aborted or dropped: epoch seconds from which its URLs can write nothing and the entry goes. */
+  sweepAt?: number;
 }
 
 /** A part of a multipart upload as the client reports it: its number and the ETag S3 answered. */
@@ -135,22 +164,28 @@ export interface StoredBytes {
 
 /** The bytes of objects (`S3BlobStore`), at `<store id>/<generation>/<key>` in one bucket. */
 export interface BlobStore {
-  /** Writes the bytes and returns S3's etag. */
+  /** Writes the bytes at a name that must hold nothing yet (S3's `If-None-Match: *`) and returns S3's etag. */
   put(at: StoreGeneration, key: string, body: { bytes: Uint8Array; contentType: string; metadata: Record<string, string> }): Promise<string>;
   /** The bytes, or a range of them (`bytes=…` as HTTP writes it); `range_not_satisfiable` when outside. */
   get(at: StoreGeneration, key: string, range?: string): Promise<StoredBytes>;
   delete(at: StoreGeneration, key: string): Promise<void>;
-  /** A presigned GET of the object that works for `expiresInSeconds`. */
-  downloadUrl(at: StoreGeneration, key: string, expiresInSeconds: number): Promise<string>;
-  /** Size and etag of what is at the key now (what landed through a presigned URL); undefined when nothing. */
-  head(at: StoreGeneration, key: string): Promise<{ size: number; etag: string } | undefined>;
-  /** A presigned PUT of the whole object; the client must send the signed `Content-Type`. */
-  uploadUrl(at: StoreGeneration, key: string, contentType: string, expiresInSeconds: number): Promise<string>;
+  /**
+   * A presigned GET of the object that works for `expiresInSeconds`, or less: a URL dies with the
+   * credentials that signed it, and `expiresAt` says when that is, when the credentials say.
+   */
+  downloadUrl(at: StoreGeneration, key: string, expiresInSeconds: number): Promise<SignedUrl>;
+  /** Size, etag and type of what is at the key now (what landed through a presigned URL); undefined when nothing. */
+  head(at: StoreGeneration, key: string): Promise<{ size: number; etag: string; contentType: string } | undefined>;
+  /**
+   * A presigned PUT of the whole object that binds what it writes: `Content-Type`, `Content-Length`
+   * and `If-None-Match: *` are signed, so it writes once, exactly `size` bytes of that type.
+   */
+  uploadUrl(at: StoreGeneration, key: string, upload: { contentType: string; size: number }, expiresInSeconds: number): Promise<SignedUrl>;
   /** Starts a multipart upload and returns S3's upload id. */
   startMultipart(at: StoreGeneration, key: string, contentType: string, metadata: Record<string, string>): Promise<string>;
-  /** A presigned PUT of one part (numbered from 1). */
-  partUrl(at: StoreGeneration, key: string, multipartId: string, partNumber: number, expiresInSeconds: number): Promise<string>;
-  /** Assembles the parts into the object; `validation_error` when S3 refuses the parts as given. */
+  /** A presigned PUT of one part (numbered from 1), its `Content-Length` signed: exactly `size` bytes. */
+  partUrl(at: StoreGeneration, key: string, multipartId: string, part: { partNumber: number; size: number }, expiresInSeconds: number): Promise<SignedUrl>;
+  /** Assembles the parts into the object, if the name holds nothing yet; `validation_error` when S3 refuses the parts as given. */
   completeMultipart(at: StoreGeneration, key: string, multipartId: string, parts: UploadedPart[]): Promise<void>;
   /** Drops the parts of an unfinished multipart upload; nothing when the upload is already gone. */
   abortMultipart(at: StoreGeneration, key: string, multipartId: string): Promise<void>;
