@@ -171,9 +171,10 @@ describe('one attempt budget across operations', () => {
     const sixth = await verify(user.token, codeAt(user.secret, now));
     expect(sixth.status).toBe(429);
     expect(Number(sixth.headers.get('retry-after'))).toBeGreaterThan(800);
-    expect((await call(stack, 'DELETE', `${FACTORS}/${factor.id}`, { token: user.token, headers: withProof(proof) })).status).toBe(429);
-    // The rescue path has a budget of its own.
-    expect((await call(stack, 'POST', RECOVERY, { token: user.token, body: { code: user.recoveryCodes[1] } })).status).toBe(200);
+    expect((await call(stack, 'DELETE', `${FACTORS}/${factor.id}`, { token: user.token, headers: withProof('not.a.proof') })).status).toBe(429);
+    // The rescue path has a budget of its own, and a proof that holds is no guess: it passes while TOTP is locked.
+    const rescued = await proofFrom(user.token, user.recoveryCodes[1]!);
+    expect((await call(stack, 'POST', REGENERATE, { token: user.token, headers: withProof(rescued) })).status).toBe(200);
   });
 });
 

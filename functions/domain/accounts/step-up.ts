@@ -16,14 +16,19 @@ export interface StepUpDeps extends AttemptBudgetDeps {
  * older than 10 minutes). None at all is 403 `mfa_required` at no cost; one that does not hold
  * (forged, expired, another user's) is also 403 but spends an attempt of the TOTP budget, like a
  * wrong code, since it too is a guess at a sensitive operation.
+ *
+ * A proof that holds passes even while the TOTP budget is locked: it is no guess (it took a code
+ * to get), and a user whose TOTP someone else's guessing has locked for the day must still be able
+ * to use a recovery code's proof to regenerate codes or replace a factor.
  */
 export async function requireFreshProof(deps: StepUpDeps, input: { subject: string; mfaToken: string | undefined }): Promise<void> {
   const { subject, mfaToken } = input;
   if (!mfaToken) throw new AppError('mfa_required', 'no X-MFA-Token');
   const nowMs = deps.now();
+  const fresh = await isFreshMfaToken(mfaToken, { keys: await deps.signer.publicKeys(), issuer: deps.tokenIssuer, subject, nowMs });
+  if (fresh) return;
   await withAttemptBudget(deps, { subject, bucket: 'totp', nowMs }, async () => {
-    const fresh = await isFreshMfaToken(mfaToken, { keys: await deps.signer.publicKeys(), issuer: deps.tokenIssuer, subject, nowMs });
-    if (!fresh) throw new AppError('mfa_required', 'X-MFA-Token is not a fresh proof of this user');
+    throw new AppError('mfa_required', 'X-MFA-Token is not a fresh proof of this user');
   });
 }
 
