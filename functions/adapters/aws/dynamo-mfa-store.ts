@@ -158,6 +158,13 @@ export class DynamoMfaStore implements MfaStore {
     })));
   }
 
+  async hasRecoveryCode(subject: string, codeHash: string): Promise<boolean> {
+    const { Item } = await this.client.send(new GetCommand({
+      TableName: this.table, Key: this.key(subject), ProjectionExpression: 'recovery_code_hashes', ConsistentRead: true,
+    }));
+    return (Item?.recovery_code_hashes as Set<string> | undefined)?.has(codeHash) ?? false;
+  }
+
   async consumeRecoveryCode(subject: string, codeHash: string): Promise<number | undefined> {
     let left: Set<string> | undefined;
     const consumed = await ifConditionHolds(async () => {

@@ -57,6 +57,8 @@ export interface MfaStore {
   removeAll(subject: string): Promise<boolean>;
   /** Replaces the unused recovery codes in one write. @returns false when the user has no factor. */
   replaceRecoveryCodes(subject: string, codeHashes: readonly string[]): Promise<boolean>;
+  /** Whether `codeHash` is one of the user's unused recovery codes (read consistently; a hint, not a spend). */
+  hasRecoveryCode(subject: string, codeHash: string): Promise<boolean>;
   /**
    * Removes one recovery code, atomically, so that two concurrent uses cannot both succeed.
    * @returns How many codes remain, or undefined when the user has no factor or no such unused code.
