@@ -8,6 +8,7 @@ import { secretBoxFrom } from '../adapters/secret-box.js';
 import { tokenSignerFrom } from '../adapters/token-signer.js';
 import { createAccountUseCases, type AccountUseCases, type ClientInfo, type FactorsView, type MfaEvent } from '../domain/accounts/index.js';
 import type { Authenticator } from '../domain/authenticator.js';
+import type { Clock } from '../domain/clock.js';
 import type { Settings } from '../settings.js';
 import { AppError } from '../shared/errors.js';
 import { createHttpHandler } from '../shared/handler.js';
@@ -113,16 +114,16 @@ export function createAccountsHandler(accounts: AccountUseCases, authenticator: 
   });
 }
 
-/** The accounts function over its settings and clients. */
-export function composeAccounts(settings: Settings, aws: AwsClients) {
+/** The accounts function over its settings and clients; `now` is for the local stack's tests to step. */
+export function composeAccounts(settings: Settings, aws: AwsClients, now: Clock = Date.now) {
   return createAccountsHandler(
     createAccountUseCases({
       mfa: new DynamoMfaStore(dynamoClient(aws), settings.accountsTable),
       attempts: new DynamoAttemptStore(dynamoClient(aws), settings.accountsTable),
-      events: new DynamoMfaEventLog(dynamoClient(aws), settings.accountsTable, { now: Date.now, randomBytes }),
+      events: new DynamoMfaEventLog(dynamoClient(aws), settings.accountsTable, { now, randomBytes }),
       secretBox: secretBoxFrom(settings, aws),
       signer: tokenSignerFrom(settings, aws),
-      now: Date.now,
+      now,
       randomBytes,
       issuer: settings.totpIssuer,
       tokenIssuer: settings.mfaTokenIssuer,
