@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { generateLocalSigningKey, LocalTokenSigner } from '../../functions/adapters/local-token-signer.js';
 import { ATTEMPT_LIMITS, MAX_DAILY_TOTP_FAILURES, withAttemptBudget } from '../../functions/domain/accounts/attempt-budget.js';
@@ -346,5 +347,21 @@ describe('requireFreshProof while the TOTP budget is locked', () => {
   it('refuses a proof that does not hold with 429 while locked, as it refuses a code', async () => {
     const attempts = await lockedForTheDay();
     await expect(requireFreshProof(deps(attempts), { subject: 'alice', mfaToken: 'not.a.proof' })).rejects.toMatchObject({ code: 'too_many_attempts' });
+  });
+});
+
+describe('the README states the odds the budgets give', () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const odds = (factors: number, guesses: number) => 1 - (1 - (3 * factors) / 1e6) ** guesses;
+  /** "1 in N" as the README rounds it: whole numbers, three significant figures past 1,000. */
+  const oneIn = (p: number) => `1 in ${(1 / p >= 1000 ? Number((1 / p).toPrecision(3)) : Math.round(1 / p)).toLocaleString('en-US')}`;
+
+  it('from the daily cap, the drift window and the factor limit', () => {
+    const perDay = MAX_DAILY_TOTP_FAILURES;
+    expect(readme).toContain(`At ${perDay} guesses a day (${perDay * 30} a month)`);
+    expect(readme).toContain(`(${oneIn(odds(1, perDay))})`);
+    expect(readme).toContain(`(${oneIn(odds(1, perDay * 30))})`);
+    expect(readme).toContain(`(${oneIn(odds(10, perDay))})`);
+    expect(readme).toContain(`(${oneIn(odds(10, perDay * 30))})`);
   });
 });
