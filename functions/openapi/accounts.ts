@@ -30,8 +30,10 @@ const BUDGET =
   `escalating), so a locked TOTP never blocks the rescue path, and a ceiling of ${MAX_FAILED_ATTEMPTS_ACROSS_BUDGETS} failures within ${WINDOW_MINUTES} minutes ` +
   `across both stops an attacker alternating between them. A proof that holds is not a guess: it is accepted while TOTP is locked. Only failures count.`;
 
-const tooManyAttempts = (what: string) => ({
-  ...errorBody(`too_many_attempts: ${MAX_FAILED_ATTEMPTS} ${what} by this user (sub) within ${WINDOW_MINUTES} minutes, ${MAX_DAILY_TOTP_FAILURES} failed TOTP codes or proofs within ${DAY_HOURS} hours, or ${MAX_FAILED_ATTEMPTS_ACROSS_BUDGETS} failures within ${WINDOW_MINUTES} minutes across the TOTP and recovery budgets; retry after the Retry-After seconds.`),
+/** `daily`: the route spends the TOTP budget, which also caps failures a day (recovery codes' does not). */
+const tooManyAttempts = (what: string, daily = true) => ({
+  ...errorBody(`too_many_attempts: ${MAX_FAILED_ATTEMPTS} ${what} by this user (sub) within ${WINDOW_MINUTES} minutes, ` +
+    `${daily ? `${MAX_DAILY_TOTP_FAILURES} within ${DAY_HOURS} hours, ` : ''}or ${MAX_FAILED_ATTEMPTS_ACROSS_BUDGETS} failures within ${WINDOW_MINUTES} minutes across the TOTP and recovery budgets; retry after the Retry-After seconds.`),
   headers: RETRY_AFTER,
 });
 
@@ -200,7 +202,7 @@ export const accountsDocs: OperationDocs = {
         'recovery code of this user.',
       ),
       '415': unsupportedMediaType,
-      '429': tooManyAttempts('failed recovery codes'),
+      '429': tooManyAttempts('failed recovery codes', false),
       '503': signingUnavailable('recovery code'),
     },
   },
