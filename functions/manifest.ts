@@ -4,6 +4,7 @@
  * Nothing here imports AWS or CDK code, so handlers can import it too.
  */
 
+import type { Scope } from './domain/api-keys.js';
 import { EXPRESS_MAX_DURATION_MS } from './domain/flows/limits.js';
 import { SECRET_PURPOSES, type SecretPurpose } from './domain/secret-purposes.js';
 
@@ -140,8 +141,9 @@ export const FUNCTIONS = {
   // One sweeper for every kind of store: KV buckets' and streams' generations in the table, object stores' in the bucket and the table.
   // Object stores' expiry passes too: expired entries deleted by revision (DeleteItem), usage given back (UpdateItem), uploads aborted.
   kvSweeper: { entry: 'functions/entries/kv-sweeper.ts', timeoutSeconds: 300, memoryMb: 512, tables: { kv: ['GetItem', 'Query', 'BatchWriteItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['kvSweep'], objectsBucket: ['ListObjectsV2', 'DeleteObjects', 'HeadObject', 'DeleteObject', 'AbortMultipartUpload'] },
-  // Decrypt: a sign-in code is checked against the stored secret. The auth table: admin reset takes the account's API key.
-  accounts: { entry: 'functions/entries/accounts.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: API_KEY_LOOKUP, accounts: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: [], secretsKey: { operations: ['encrypt', 'decrypt'], purposes: [SECRET_PURPOSES.totp] }, signsMfaTokens: true },
+  // Decrypt: a sign-in code is checked against the stored secret. The auth table: an admin key lists a user's factors;
+  // an administrator mints admin keys here (PutItem: the key and its audit event), where step-up proofs are checked and spent.
+  accounts: { entry: 'functions/entries/accounts.ts', timeoutSeconds: 10, memoryMb: 256, tables: { auth: ['GetItem', 'PutItem'], accounts: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: [], secretsKey: { operations: ['encrypt', 'decrypt'], purposes: [SECRET_PURPOSES.totp] }, signsMfaTokens: true },
   // 29 s, as the receiver: a bulk replay of 500 deliveries took about 3 s on the local stack (single-threaded engines).
   // Decrypt: only to show a Notion trigger's verification token to its owner, once.
   triggers: { entry: 'functions/entries/triggers.ts', timeoutSeconds: 29, memoryMb: 256, tables: { auth: API_KEY_LOOKUP, triggers: ['GetItem', 'Query', 'PutItem', 'DeleteItem'], executions: ['Query', 'GetItem', 'BatchGetItem', 'PutItem', 'BatchWriteItem', 'DeleteItem'] }, sendsTo: ['flowEvents'], secretsKey: { operations: ['encrypt', 'decrypt'], purposes: [SECRET_PURPOSES.webhookSignature] }, readsFlowNames: true },
@@ -168,6 +170,11 @@ export interface RouteSpec {
   operationId: string;
   tag: string;
   summary: string;
+  /**
+   * The scope a credential needs (`functions/domain/api-keys.ts`): every `gateway` and `api_key`
+   * route names one; a `bearer` route may (`admin`: the user must be an administrator).
+   */
+  scope?: Scope;
 }
 
 export const TAGS = {
@@ -180,16 +187,21 @@ export const TAGS = {
   triggers: 'Webhook Triggers',
 } as const;
 
+/** Reading routes need the `:read` scope; a presigned GET URL (`createObjectUrl`) only reads too. */
+const readsOnly = (method: HttpMethod, operationId: string) => method === 'GET' || method === 'HEAD' || operationId === 'createObjectUrl';
+const storageScope = (method: HttpMethod, operationId: string): Scope => (readsOnly(method, operationId) ? 'storage:read' : 'storage');
+const triggersScope = (method: HttpMethod, operationId: string): Scope => (readsOnly(method, operationId) ? 'triggers:read' : 'triggers');
+
 const kv = (method: HttpMethod, path: string, operationId: string, summary: string): RouteSpec =>
-  ({ method, path: `/storage/kv/${path}`, fn: 'kv', auth: 'gateway', operationId, tag: TAGS.kv, summary });
+  ({ method, path: `/storage/kv/${path}`, fn: 'kv', auth: 'gateway', operationId, tag: TAGS.kv, summary, scope: storageScope(method, operationId) });
 const objects = (method: HttpMethod, path: string, operationId: string, summary: string): RouteSpec =>
-  ({ method, path: `/storage/objects/${path}`, fn: 'objects', auth: 'gateway', operationId, tag: TAGS.objects, summary });
+  ({ method, path: `/storage/objects/${path}`, fn: 'objects', auth: 'gateway', operationId, tag: TAGS.objects, summary, scope: storageScope(method, operationId) });
 const streams = (method: HttpMethod, path: string, operationId: string, summary: string): RouteSpec =>
-  ({ method, path: `/storage/streams/${path}`, fn: 'streams', auth: 'gateway', operationId, tag: TAGS.streams, summary });
+  ({ method, path: `/storage/streams/${path}`, fn: 'streams', auth: 'gateway', operationId, tag: TAGS.streams, summary, scope: storageScope(method, operationId) });
 const trigger = (method: HttpMethod, path: string, operationId: string, summary: string): RouteSpec =>
-  ({ method, path, fn: 'triggers', auth: 'gateway', operationId, tag: TAGS.triggers, summary });
-const mfa = (path: string, operationId: string, summary: string, method: HttpMethod = 'POST', auth: RouteAuth = 'bearer'): RouteSpec =>
-  ({ method, path: `/accounts/${path}`, fn: 'accounts', auth, operationId, tag: TAGS.mfa, summary });
+  ({ method, path, fn: 'triggers', auth: 'gateway', operationId, tag: TAGS.triggers, summary, scope: triggersScope(method, operationId) });
+const mfa = (path: string, operationId: string, summary: string, method: HttpMethod = 'POST', auth: RouteAuth = 'bearer', scope?: Scope): RouteSpec =>
+  ({ method, path: `/accounts/${path}`, fn: 'accounts', auth, operationId, tag: TAGS.mfa, summary, ...(scope && { scope }) });
 
 /** The route table. API Gateway's `routeKey` for each is `${method} ${path}`. */
 export const ROUTES: readonly RouteSpec[] = [
@@ -199,11 +211,15 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/console', fn: 'system', auth: 'none', operationId: 'getConsole', tag: TAGS.system, summary: 'The console (a web page)' },
   { method: 'GET', path: '/console/{asset+}', fn: 'system', auth: 'none', operationId: 'getConsoleAsset', tag: TAGS.system, summary: "The console's scripts and styles" },
 
-  { method: 'POST', path: '/api-keys', fn: 'apiKeys', auth: 'gateway', operationId: 'createApiKey', tag: TAGS.apiKeys, summary: 'Create an API key (shown once)' },
-  { method: 'GET', path: '/api-keys', fn: 'apiKeys', auth: 'gateway', operationId: 'listApiKeys', tag: TAGS.apiKeys, summary: 'List API keys' },
-  { method: 'DELETE', path: '/api-keys/{id}', fn: 'apiKeys', auth: 'gateway', operationId: 'revokeApiKey', tag: TAGS.apiKeys, summary: 'Revoke an API key' },
+  // Key management is for users (bearer tokens) only: a key can neither mint, list nor revoke keys.
+  { method: 'POST', path: '/api-keys', fn: 'apiKeys', auth: 'bearer', operationId: 'createApiKey', tag: TAGS.apiKeys, summary: 'Create an API key with scopes (shown once)' },
+  { method: 'GET', path: '/api-keys', fn: 'apiKeys', auth: 'bearer', operationId: 'listApiKeys', tag: TAGS.apiKeys, summary: 'List API keys' },
+  { method: 'DELETE', path: '/api-keys/{id}', fn: 'apiKeys', auth: 'bearer', operationId: 'revokeApiKey', tag: TAGS.apiKeys, summary: 'Revoke an API key' },
+  { method: 'GET', path: '/api-keys/events', fn: 'apiKeys', auth: 'bearer', operationId: 'listApiKeyEvents', tag: TAGS.apiKeys, summary: "Who minted and revoked the account's keys, newest first" },
+  // In the accounts function, where step-up proofs are checked and spent.
+  { method: 'POST', path: '/api-keys/admin', fn: 'accounts', auth: 'bearer', scope: 'admin', operationId: 'createAdminApiKey', tag: TAGS.apiKeys, summary: 'Create an admin API key (administrators, fresh step-up proof)' },
 
-  { method: 'GET', path: '/storage/kv', fn: 'kv', auth: 'gateway', operationId: 'listKVBuckets', tag: TAGS.kv, summary: 'List buckets' },
+  { method: 'GET', path: '/storage/kv', fn: 'kv', auth: 'gateway', scope: 'storage:read', operationId: 'listKVBuckets', tag: TAGS.kv, summary: 'List buckets' },
   kv('PUT', '{bucket}', 'createKVBucket', 'Create a bucket'),
   kv('GET', '{bucket}', 'getKVBucket', 'Read a bucket'),
   kv('DELETE', '{bucket}', 'deleteKVBucket', 'Delete a bucket and all its data'),
@@ -213,7 +229,7 @@ export const ROUTES: readonly RouteSpec[] = [
   kv('GET', '{bucket}/keys/{key+}', 'getKVValue', 'Read a value'),
   kv('DELETE', '{bucket}/keys/{key+}', 'deleteKVValue', 'Delete a value'),
 
-  { method: 'GET', path: '/storage/objects', fn: 'objects', auth: 'gateway', operationId: 'listObjectStores', tag: TAGS.objects, summary: 'List object stores' },
+  { method: 'GET', path: '/storage/objects', fn: 'objects', auth: 'gateway', scope: 'storage:read', operationId: 'listObjectStores', tag: TAGS.objects, summary: 'List object stores' },
   objects('PUT', '{store}', 'createObjectStore', 'Create an object store'),
   objects('GET', '{store}', 'getObjectStore', 'Read an object store and its usage'),
   objects('DELETE', '{store}', 'deleteObjectStore', 'Delete a store and all its objects'),
@@ -229,7 +245,7 @@ export const ROUTES: readonly RouteSpec[] = [
   objects('POST', '{store}/uploads/{id}/complete', 'completeObjectUpload', 'Store what an upload sent, if it is the size declared'),
   objects('DELETE', '{store}/uploads/{id}', 'abortObjectUpload', 'Abort an upload and give its reserved bytes back'),
 
-  { method: 'GET', path: '/storage/streams', fn: 'streams', auth: 'gateway', operationId: 'listStreams', tag: TAGS.streams, summary: 'List streams' },
+  { method: 'GET', path: '/storage/streams', fn: 'streams', auth: 'gateway', scope: 'storage:read', operationId: 'listStreams', tag: TAGS.streams, summary: 'List streams' },
   streams('PUT', '{stream}', 'createStream', 'Create a stream or update its configuration'),
   streams('GET', '{stream}', 'getStream', 'Read a stream: configuration, counts, first and last sequence'),
   streams('DELETE', '{stream}', 'deleteStream', 'Delete a stream, its messages and consumers'),
@@ -254,8 +270,9 @@ export const ROUTES: readonly RouteSpec[] = [
   mfa('factors/{id}', 'removeFactor', 'Remove a factor (fresh step-up proof required)', 'DELETE'),
   mfa('recovery-codes/regenerate', 'regenerateRecoveryCodes', 'New recovery codes; the old ones stop working (fresh step-up proof required)'),
   mfa('mfa/events', 'listMfaEvents', "The caller's MFA events, newest first", 'GET'),
-  mfa('users/{sub}/factors', 'adminListUserFactors', "A user's factors, for the account (API key)", 'GET', 'api_key'),
-  mfa('users/{sub}/factors', 'adminResetUserFactors', "Remove a user's factors and recovery codes (admin reset, API key)", 'DELETE', 'api_key'),
+  mfa('users/{sub}/factors', 'adminListUserFactors', "A user's factors, for the account (admin key or administrator)", 'GET', 'gateway', 'admin'),
+  // Never an API key: an administrator's token with a fresh step-up proof of the administrator.
+  mfa('users/{sub}/factors', 'adminResetUserFactors', "Remove a user's factors and recovery codes (administrator, fresh step-up proof)", 'DELETE', 'bearer', 'admin'),
   // Public: other services check step-up proofs offline against these keys.
   { method: 'GET', path: '/.well-known/jwks.json', fn: 'accounts', auth: 'none', operationId: 'getMfaJwks', tag: TAGS.mfa, summary: 'Public keys of step-up proofs (JWKS)' },
 

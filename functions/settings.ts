@@ -129,6 +129,12 @@ export const SETTINGS = {
   authIssuer: spec({ env: 'AUTH_ISSUER', description: 'Required `iss` of bearer tokens', source: wiring, readers: tokenVerifiers, parse: optional }),
   authAudience: spec({ env: 'AUTH_AUDIENCE', description: 'Required `aud` of bearer tokens', source: wiring, readers: tokenVerifiers, parse: optional }),
   authJwtAlgorithms: spec({ env: 'AUTH_JWT_ALGORITHMS', description: 'Accepted JWT algorithms (default HS256 with a secret, else RS256)', source: wiring, readers: tokenVerifiers, parse: optional }),
+  adminGroup: spec({
+    env: 'ADMIN_GROUP',
+    description: 'Group (in a token\'s `cognito:groups` or `groups` claim) whose users are administrators: they may mint admin API keys and reset a user\'s factors, each with a fresh step-up proof (default flowgate-admins; with the Cognito pool the stack creates it)',
+    source: context('adminGroup'), readers: tokenVerifiers,
+    parse: text('flowgate-admins', (value) => (/^[\p{L}\p{M}\p{S}\p{N}\p{P}]{1,128}$/u.test(value) ? undefined : 'must be a group name of 1 to 128 characters without spaces')),
+  }),
   webhookMaxBodyBytes: spec({
     env: 'WEBHOOK_MAX_BODY_BYTES',
     description: `Larger webhook bodies get 413 (default ${DEFAULT_WEBHOOK_MAX_BODY_BYTES}; at most ${MAX_WEBHOOK_BODY_BYTES}, what always fits Lambda's 6 MB invocation)`,

@@ -135,6 +135,7 @@ export class ServiceStack extends Stack {
       removal: props.dataRemovalPolicy,
       consoleUrls: [`${this.http.baseUrl}/console`, ...(props.publicWebhookBaseUrl ? publicConsoleUrls(props.publicWebhookBaseUrl) : [])],
       stackName: this.stackName,
+      adminGroup: SETTINGS.adminGroup.parse(props.settings?.[SETTINGS.adminGroup.env]),
     });
 
     this.alarms = new Alarms(this, 'Operations', {

@@ -127,7 +127,7 @@ export interface LocalStack {
   /** The EMF metric lines written in this process while the stack ran (none when they go to stdout), oldest first. */
   metricLines(): string[];
   /** A bearer token for `sub` (its account unless `accountId` is given). */
-  token(sub: string, options?: { accountId?: string; expiresInSeconds?: number }): Promise<string>;
+  token(sub: string, options?: { accountId?: string; expiresInSeconds?: number; claims?: Record<string, unknown> }): Promise<string>;
   stop(): Promise<void>;
 }
 

@@ -8,8 +8,10 @@ export async function mintLocalToken(input: {
   expiresInSeconds?: number;
   issuer?: string;
   audience?: string;
+  /** More claims, e.g. `{ 'cognito:groups': ['flowgate-admins'] }` for an administrator. */
+  claims?: Record<string, unknown>;
 }): Promise<string> {
-  const jwt = new SignJWT(input.accountId ? { account_id: input.accountId } : {})
+  const jwt = new SignJWT({ ...input.claims, ...(input.accountId && { account_id: input.accountId }) })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(input.sub)
     .setIssuedAt()

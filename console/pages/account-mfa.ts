@@ -1,8 +1,10 @@
 /**
  * The Account page's multi-factor authentication: the user's authenticators (name, added, last
  * use), adding one, removing one, the recovery codes left and new ones, and the security events.
- * Removing, regenerating and adding a further authenticator need a fresh step-up proof: the page
- * asks for a current code, verifies it (`POST /accounts/totp/verify`) and sends the proof along.
+ * Removing, regenerating and adding a further authenticator need a fresh step-up proof for that
+ * action: the page asks for a current code, verifies it (`POST /accounts/totp/verify` with the
+ * action's `purpose`) and sends the proof along. A proof serves its one action once, so each
+ * action asks for a code (a code works once: the next action takes the app's next code).
  */
 import { encode } from 'uqr';
 import { api, type Credentials } from '../api.js';
@@ -22,37 +24,28 @@ const EVENT_WORDS: Record<string, string> = {
   recovery_code_used: 'Recovery code used',
   recovery_code_failed: 'Recovery code refused',
   admin_reset: 'Reset by an administrator',
+  factors_listed_by_admin: 'Viewed by an administrator',
 };
 
 const codeInput = () => textInput('', { inputmode: 'numeric', autocomplete: 'one-time-code', pattern: '[0-9]{6}', maxlength: '6', required: true });
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'never');
 
-/** A proof kept while it is fresh, so two actions in a row ask for one code only. */
-let proof: { token: string; usableUntil: number } | undefined;
+/** What a proof is for (`purpose`): each sensitive action accepts only its own, once. */
+type ProofPurpose = 'add_factor' | 'remove_factor' | 'regenerate_recovery_codes';
 
-/** Asks for a current code, then runs `action` with a fresh step-up proof. */
-function withFreshProof(opener: HTMLElement, alert: HTMLElement, title: string, action: (mfaToken: string) => Promise<void>): void {
-  if (proof && proof.usableUntil > Date.now()) {
-    const kept = proof.token;
-    void withProgress(opener, alert, () => action(kept).catch((error: unknown) => {
-      proof = undefined;
-      throw error;
-    }));
-    return;
-  }
+/** Asks for a current code, then runs `action` with a fresh step-up proof for `purpose`. */
+function withFreshProof(opener: HTMLElement, title: string, purpose: ProofPurpose, action: (mfaToken: string) => Promise<void>): void {
   const code = codeInput();
   openDialog({
     title,
-    content: [field('step-up-code', 'Current code', code, 'The 6 digits your authenticator app shows now.')],
+    content: [field('step-up-code', 'Current code', code, 'The 6 digits your authenticator app shows now (each code works once: after another action, wait for the next one).')],
     confirm: 'Continue',
     opener,
     focus: code,
     ready: () => /^[0-9]{6}$/.test(code.value.trim()),
     watch: [code],
     action: async () => {
-      const verified = await api<{ mfa_token: string; expires_at: string }>('POST', '/accounts/totp/verify', { code: code.value.trim() });
-      // A minute's margin: the proof must still be fresh when the last request of the action arrives.
-      proof = { token: verified.mfa_token, usableUntil: new Date(verified.expires_at).getTime() - 60_000 };
+      const verified = await api<{ mfa_token: string }>('POST', '/accounts/totp/verify', { code: code.value.trim(), purpose });
       await action(verified.mfa_token);
     },
   });
@@ -101,14 +94,14 @@ export function authenticatorSection(signedIn: Credentials): HTMLElement {
   const overview = (state: Factors) => {
     const rows = state.factors.map((factor) => {
       const remove = el('button', { type: 'button', class: 'secondary', 'aria-label': `Remove authenticator ${factor.name}` }, 'Remove');
-      remove.addEventListener('click', () => withFreshProof(remove, alert, `Remove ${factor.name}? Confirm with a current code`, async (mfaToken) => {
+      remove.addEventListener('click', () => withFreshProof(remove, `Remove ${factor.name}? Confirm with a current code`, 'remove_factor', async (mfaToken) => {
         await api('DELETE', `/accounts/factors/${encodeURIComponent(factor.id)}`, undefined, undefined, { 'x-mfa-token': mfaToken });
         await load();
       }));
       return el('tr', {}, el('td', {}, factor.name), el('td', {}, when(factor.created_at)), el('td', {}, when(factor.last_used_at)), el('td', {}, remove));
     });
     const add = el('button', { type: 'button' }, 'Add another authenticator');
-    add.addEventListener('click', () => withFreshProof(add, alert, 'Add an authenticator: confirm with a current code', async (mfaToken) => {
+    add.addEventListener('click', () => withFreshProof(add, 'Add an authenticator: confirm with a current code', 'add_factor', async (mfaToken) => {
       const headers = { 'x-mfa-token': mfaToken };
       const started = await api<{ secret: string; otpauth_uri: string }>('POST', '/accounts/totp-registration', undefined, undefined, headers);
       body.replaceChildren(confirmStep(started, alert, async (input) => {
@@ -118,7 +111,7 @@ export function authenticatorSection(signedIn: Credentials): HTMLElement {
       body.querySelector<HTMLInputElement>('#totp-name')?.focus();
     }));
     const regenerate = el('button', { type: 'button', class: 'secondary' }, 'New recovery codes');
-    regenerate.addEventListener('click', () => withFreshProof(regenerate, alert, 'New recovery codes? The old ones stop working', async (mfaToken) => {
+    regenerate.addEventListener('click', () => withFreshProof(regenerate, 'New recovery codes? The old ones stop working', 'regenerate_recovery_codes', async (mfaToken) => {
       const { recovery_codes: codes } = await api<{ recovery_codes: string[] }>('POST', '/accounts/recovery-codes/regenerate', undefined, undefined, { 'x-mfa-token': mfaToken });
       body.replaceChildren(recoveryCodes(codes, alert, 'Your new recovery codes'), el('div', { class: 'actions' }, actionButton('Done', alert, load)));
       body.querySelector<HTMLElement>('h3')?.focus();

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { AppError } from '../shared/errors.js';
 import type { RandomBytes } from './random-bytes.js';
 
 /** Prefix that makes a leaked key recognisable to secret scanners. */
@@ -9,6 +10,32 @@ export const API_KEY_RANDOM_BYTES = 32;
 export const API_KEY_PATTERN = new RegExp(`^${API_KEY_PREFIX}[A-Za-z0-9_-]{43}$`);
 /** An id as `generateId` makes it by default (16 random bytes, hex): API keys' and triggers' ids. */
 export const ID_PATTERN = /^[0-9a-f]{32}$/;
+
+/**
+ * What a credential may reach, as Stripe's restricted keys and GitHub's fine-grained tokens have
+ * it. `storage` is the KV buckets, object stores and streams; `triggers` the webhook triggers,
+ * their deliveries and flows; `:read` the reading routes only; `admin` all of them and the
+ * account's view of its users' factors. No scope reaches key management (users only) nor any
+ * change to a factor (a user's own fresh step-up proof only).
+ */
+export const SCOPES = ['admin', 'storage', 'storage:read', 'triggers', 'triggers:read'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** What any user may give a key they mint; `admin` needs an administrator and a fresh step-up proof. */
+export const USER_MINTABLE_SCOPES: readonly Scope[] = ['storage', 'storage:read', 'triggers', 'triggers:read'];
+/**
+ * The scopes of a key stored before scopes existed (no `scopes` attribute), and of a key minted
+ * without naming any: everything those keys could reach but the admin routes.
+ */
+export const DEFAULT_KEY_SCOPES: readonly Scope[] = ['storage', 'triggers'];
+
+/** Whether a credential holding `held` may use a route that needs `needed`. */
+export function grantsScope(held: readonly Scope[], needed: Scope): boolean {
+  if (held.includes('admin') || held.includes(needed)) return true;
+  return needed.endsWith(':read') && held.includes(needed.slice(0, -':read'.length) as Scope);
+}
+
+export const isScope = (value: unknown): value is Scope => typeof value === 'string' && (SCOPES as readonly string[]).includes(value);
 
 export const generateApiKey = (randomBytes: RandomBytes): string =>
   API_KEY_PREFIX + Buffer.from(randomBytes(API_KEY_RANDOM_BYTES)).toString('base64url');
@@ -25,14 +52,81 @@ export const hashApiKey = (apiKey: string): string => createHash('sha256').updat
 export interface ApiKeySummary {
   id: string;
   created_at: string;
+  scopes: Scope[];
+}
+
+/** A key's owner and what the key may reach. */
+export interface ApiKeyOwner {
+  accountId: string;
+  id: string;
+  scopes: Scope[];
 }
 
 /** Storage of gateway API keys. */
 export interface ApiKeyStore {
-  create(input: { accountId: string; id: string; keyHash: string; createdAt: string }): Promise<void>;
-  /** The key's owner, or undefined for an unknown or revoked key. */
-  findByHash(keyHash: string): Promise<{ accountId: string; id: string } | undefined>;
+  create(input: { accountId: string; id: string; keyHash: string; createdAt: string; scopes: readonly Scope[] }): Promise<void>;
+  /** The key's owner and scopes ({@link DEFAULT_KEY_SCOPES} for a key stored without), or undefined for an unknown or revoked key. */
+  findByHash(keyHash: string): Promise<ApiKeyOwner | undefined>;
   list(accountId: string, page: { limit: number; cursor?: string }): Promise<{ items: ApiKeySummary[]; nextCursor: string | null }>;
   /** false when the account has no such key. */
   revoke(accountId: string, id: string): Promise<boolean>;
+}
+
+/** What happened to an account's API keys. */
+export type ApiKeyEventType = 'api_key_created' | 'api_key_revoked';
+
+/** One audit record of an account's keys: who, when, from where; never the key or its hash. */
+export interface ApiKeyEvent {
+  type: ApiKeyEventType;
+  /** ISO 8601. */
+  at: string;
+  keyId: string;
+  scopes?: Scope[];
+  /** The `sub` of the user who did it. */
+  actor: string;
+  sourceIp?: string;
+  userAgent?: string;
+}
+
+/** The audit log of an account's API keys (kept as long as the account's keys). */
+export interface ApiKeyEventLog {
+  record(accountId: string, event: ApiKeyEvent): Promise<void>;
+  /** Newest first. */
+  list(accountId: string, page: { limit: number; cursor?: string }): Promise<{ events: ApiKeyEvent[]; nextCursor: string | null }>;
+}
+
+/** Mints a key with `scopes` for the account and records who did it. The key is shown once: the answer. */
+export async function mintApiKey(
+  deps: { store: Pick<ApiKeyStore, 'create'>; events: Pick<ApiKeyEventLog, 'record'>; randomBytes: RandomBytes; now: () => number },
+  input: { accountId: string; actor: string; scopes: readonly Scope[]; client: { sourceIp?: string; userAgent?: string } },
+): Promise<{ id: string; apiKey: string; createdAt: string; scopes: Scope[] }> {
+  const apiKey = generateApiKey(deps.randomBytes);
+  const id = generateId(deps.randomBytes);
+  const createdAt = new Date(deps.now()).toISOString();
+  const scopes = [...input.scopes];
+  await deps.store.create({ accountId: input.accountId, id, keyHash: hashApiKey(apiKey), createdAt, scopes });
+  await deps.events.record(input.accountId, { type: 'api_key_created', at: createdAt, keyId: id, scopes, actor: input.actor, ...clientFields(input.client) });
+  return { id, apiKey, createdAt, scopes };
+}
+
+/** A header is the caller's text: bounded, so an event stays small however long it was sent. */
+export const clientFields = (client: { sourceIp?: string; userAgent?: string }) => ({
+  ...(client.sourceIp !== undefined && { sourceIp: client.sourceIp }),
+  ...(client.userAgent !== undefined && { userAgent: client.userAgent.slice(0, 256) }),
+});
+
+/**
+ * The scopes a user asks for at `POST /api-keys`: none named is {@link DEFAULT_KEY_SCOPES};
+ * otherwise 1 to 5 distinct names of {@link SCOPES}. `admin` is refused here (403 `forbidden`): it
+ * is minted at `POST /api-keys/admin` by an administrator with a fresh step-up proof.
+ */
+export function userRequestedScopes(value: unknown): Scope[] {
+  if (value === undefined) return [...DEFAULT_KEY_SCOPES];
+  if (!Array.isArray(value) || value.length === 0 || value.length > SCOPES.length || !value.every(isScope) || new Set(value).size !== value.length) {
+    throw new AppError('validation_error', 'bad scopes', undefined, `scopes must be a non-empty list of distinct names of ${SCOPES.join(', ')}`);
+  }
+  if (value.includes('admin')) {
+    throw new AppError('forbidden', 'admin scope at POST /api-keys', undefined, 'an admin key is minted at POST /api-keys/admin by an administrator with a fresh step-up proof (purpose mint_admin_key)');
+  }
+  return value;
 }

@@ -1,12 +1,45 @@
 import type { JWTPayload } from 'jose';
 import { AppError } from '../shared/errors.js';
-import { hashApiKey, type ApiKeyStore } from './api-keys.js';
+import { DEFAULT_KEY_SCOPES, grantsScope, hashApiKey, type ApiKeyStore, type Scope } from './api-keys.js';
 
 /** Who is calling. `accountId` scopes everything the caller owns. */
 export interface Principal {
   accountId: string;
   subject: string;
   via: 'bearer' | 'api_key';
+  /**
+   * What the credential may reach: an API key's own scopes; a user's token every scope but
+   * `admin`, and `admin` too when the token names the administrators' group.
+   */
+  scopes: readonly Scope[];
+  /**
+   * The app a user's token was issued to (its `client_id`, as Cognito's access tokens have it, else
+   * its `aud`): the audience of the step-up proofs it gets. Absent for API keys and tokens without either.
+   */
+  app?: string;
+}
+
+/** Claims that list a user's groups: Cognito's, and the common name other issuers use. */
+const GROUP_CLAIMS = ['cognito:groups', 'groups'] as const;
+
+/** Whether the token's claims put its user in `group`. */
+function inGroup(claims: JWTPayload, group: string | undefined): boolean {
+  if (!group) return false;
+  return GROUP_CLAIMS.some((name) => {
+    const value = claims[name];
+    return Array.isArray(value) ? value.includes(group) : typeof value === 'string' && value.split(' ').includes(group);
+  });
+}
+
+const appOf = (claims: JWTPayload): string | undefined => {
+  if (typeof claims.client_id === 'string' && claims.client_id) return claims.client_id;
+  const aud = Array.isArray(claims.aud) ? claims.aud[0] : claims.aud;
+  return typeof aud === 'string' && aud ? aud : undefined;
+};
+
+export interface AuthenticatorOptions {
+  /** The group (in `cognito:groups` or `groups`) whose users are administrators; none when unset. */
+  adminGroup?: string;
 }
 
 /** Checks a bearer token's signature and claims; throws when it does not hold. */
@@ -28,13 +61,31 @@ const isIdentifier = (value: unknown): value is string =>
  * so that every denial has the `{"error": "unauthorized"}` shape.
  */
 export class Authenticator {
-  constructor(private readonly verifyToken: TokenVerifier, private readonly apiKeys: Pick<ApiKeyStore, 'findByHash'>) {}
+  constructor(
+    private readonly verifyToken: TokenVerifier,
+    private readonly apiKeys: Pick<ApiKeyStore, 'findByHash'>,
+    private readonly options: AuthenticatorOptions = {},
+  ) {}
 
   /**
    * @param accept `gateway` takes a bearer JWT or an `X-Api-Key`; `bearer` only a user's JWT;
    *   `api_key` only an account's `X-Api-Key` (a user's token, however valid, is refused).
+   * @param scope what the route needs (the route table's `scope`): a credential without it is 403 `forbidden`.
    */
-  async authenticate(event: { headers?: Readonly<Record<string, string | undefined>> }, accept: 'gateway' | 'bearer' | 'api_key'): Promise<Principal> {
+  async authenticate(
+    event: { headers?: Readonly<Record<string, string | undefined>> },
+    accept: 'gateway' | 'bearer' | 'api_key',
+    scope?: Scope,
+  ): Promise<Principal> {
+    const principal = await this.identify(event, accept);
+    if (scope !== undefined && !grantsScope(principal.scopes, scope)) {
+      const who = principal.via === 'api_key' ? 'this API key' : 'this token';
+      throw new AppError('forbidden', `missing scope ${scope}`, undefined, `${who} does not have the ${scope} scope this route needs`);
+    }
+    return principal;
+  }
+
+  private async identify(event: { headers?: Readonly<Record<string, string | undefined>> }, accept: 'gateway' | 'bearer' | 'api_key'): Promise<Principal> {
     const authorization = event.headers?.authorization;
     if (authorization !== undefined) {
       if (accept === 'api_key') throw new AppError('unauthorized', 'this route takes an API key, not a token');
@@ -64,13 +115,15 @@ export class Authenticator {
     // DynamoDB's key size: a 500) or a lone surrogate (stored as U+FFFD, so two ids would collide)
     // must be refused here, however validly the token is signed.
     if (!isIdentifier(subject) || !isIdentifier(accountId)) throw new AppError('unauthorized', 'token has no usable subject or account');
-    return { accountId, subject, via: 'bearer' };
+    const scopes: Scope[] = [...DEFAULT_KEY_SCOPES, ...(inGroup(claims, this.options.adminGroup) ? ['admin' as const] : [])];
+    const app = appOf(claims);
+    return { accountId, subject, via: 'bearer', scopes, ...(app !== undefined && { app }) };
   }
 
   private async fromApiKey(apiKey: string): Promise<Principal> {
     if (apiKey.length === 0 || apiKey.length > MAX_CREDENTIAL_LENGTH) throw new AppError('unauthorized', 'malformed api key');
     const owner = await this.apiKeys.findByHash(hashApiKey(apiKey));
     if (!owner) throw new AppError('unauthorized', 'unknown api key');
-    return { accountId: owner.accountId, subject: `apikey:${owner.id}`, via: 'api_key' };
+    return { accountId: owner.accountId, subject: `apikey:${owner.id}`, via: 'api_key', scopes: owner.scopes };
   }
 }

@@ -4,15 +4,20 @@ import type { AwsClients } from '../adapters/aws/clients.js';
 import { dynamoClient } from '../adapters/aws/clients/dynamo.js';
 import { DynamoMfaEventLog } from '../adapters/aws/dynamo-mfa-event-log.js';
 import { DynamoMfaStore } from '../adapters/aws/dynamo-mfa-store.js';
+import { DynamoApiKeyEventLog } from '../adapters/aws/dynamo-api-key-event-log.js';
+import { DynamoApiKeyStore } from '../adapters/aws/dynamo-api-key-store.js';
+import { DynamoProofLedger } from '../adapters/aws/dynamo-proof-ledger.js';
 import { secretBoxFrom } from '../adapters/secret-box.js';
 import { tokenSignerFrom } from '../adapters/token-signer.js';
-import { createAccountUseCases, type AccountUseCases, type ClientInfo, type FactorsView, type MfaEvent } from '../domain/accounts/index.js';
-import type { Authenticator } from '../domain/authenticator.js';
+import {
+  createAccountUseCases, isProofPurpose, PROOF_PURPOSES, type AccountUseCases, type ClientInfo, type FactorsView, type MfaEvent, type ProofPurpose,
+} from '../domain/accounts/index.js';
+import type { Authenticator, Principal } from '../domain/authenticator.js';
 import type { Clock } from '../domain/clock.js';
 import type { Settings } from '../settings.js';
 import { AppError } from '../shared/errors.js';
 import { createHttpHandler } from '../shared/handler.js';
-import { header, json, jsonObjectBody, limitParam, noContent, ok, pathParam, queryParam, type HttpEvent } from '../shared/http.js';
+import { created, header, json, jsonObjectBody, limitParam, noContent, ok, pathParam, queryParam, type HttpEvent } from '../shared/http.js';
 import { createGatewayAuthenticator } from './gateway-auth.js';
 
 /** A required string field; anything else is a 400 `validation_error`, which costs no attempt. */
@@ -33,6 +38,18 @@ const clientOf = (event: HttpEvent): ClientInfo => ({
 });
 
 const mfaToken = (event: HttpEvent) => header(event, 'x-mfa-token');
+
+/** The caller as the use cases take it: who, which account, from where, and the app of its token. */
+const callerOf = (event: HttpEvent, principal: Principal) => ({
+  subject: principal.subject, accountId: principal.accountId, client: clientOf(event), ...(principal.app !== undefined && { app: principal.app }),
+});
+
+/** What the proof asked for is for: `sign_in` unless the body names another purpose. */
+function purposeField(body: Record<string, unknown>): ProofPurpose | undefined {
+  const value = body.purpose;
+  if (value === undefined || isProofPurpose(value)) return value;
+  throw new AppError('validation_error', 'bad purpose', undefined, `purpose must be one of ${PROOF_PURPOSES.join(', ')}`);
+}
 
 const factorsBody = (view: FactorsView) => ({
   factors: view.factors.map((f) => ({ id: f.id, type: f.type, name: f.name, created_at: f.createdAt, last_used_at: f.lastUsedAt })),
@@ -62,13 +79,13 @@ const EVENTS_PAGE = { default: 20, max: 100 };
 export function createAccountsHandler(accounts: AccountUseCases, authenticator: Authenticator) {
   return createHttpHandler('accounts', {
     async startTotpRegistration({ event, principal }) {
-      const started = await accounts.startRegistration({ subject: principal.subject, mfaToken: mfaToken(event) });
+      const started = await accounts.startRegistration({ ...callerOf(event, principal), mfaToken: mfaToken(event) });
       return ok({ secret: started.secret, otpauth_uri: started.otpauthUri });
     },
     async confirmTotpRegistration({ event, principal }) {
       const body = jsonObjectBody(event);
       const confirmed = await accounts.confirmRegistration({
-        subject: principal.subject, accountId: principal.accountId, client: clientOf(event), mfaToken: mfaToken(event),
+        ...callerOf(event, principal), mfaToken: mfaToken(event),
         code: stringField(body, 'code'), secret: stringField(body, 'secret'), name: optionalStringField(body, 'name'),
       });
       // The first factor's answer is what it always was; a later one says which factor it added.
@@ -76,24 +93,24 @@ export function createAccountsHandler(accounts: AccountUseCases, authenticator: 
     },
     async verifyTotp({ event, principal }) {
       const body = jsonObjectBody(event);
-      const input = { subject: principal.subject, accountId: principal.accountId, client: clientOf(event), code: stringField(body, 'code'), factorId: optionalStringField(body, 'factor_id') };
+      const input = { ...callerOf(event, principal), code: stringField(body, 'code'), factorId: optionalStringField(body, 'factor_id'), purpose: purposeField(body) };
       const verified = await asSignInFailure(() => accounts.verifyTotp(input));
       return ok({ mfa_token: verified.mfaToken, expires_at: verified.expiresAt, factor_id: verified.factorId });
     },
     async verifyRecoveryCode({ event, principal }) {
-      const code = stringField(jsonObjectBody(event), 'code');
-      const used = await accounts.verifyRecoveryCode({ subject: principal.subject, accountId: principal.accountId, client: clientOf(event), code });
+      const body = jsonObjectBody(event);
+      const used = await accounts.verifyRecoveryCode({ ...callerOf(event, principal), code: stringField(body, 'code'), purpose: purposeField(body) });
       return ok({ remaining: used.remaining, mfa_token: used.mfaToken, expires_at: used.expiresAt });
     },
     async listFactors({ principal }) {
       return ok(factorsBody(await accounts.listFactors({ subject: principal.subject })));
     },
     async removeFactor({ event, principal }) {
-      await accounts.removeFactor({ subject: principal.subject, accountId: principal.accountId, client: clientOf(event), factorId: pathParam(event, 'id'), mfaToken: mfaToken(event) });
+      await accounts.removeFactor({ ...callerOf(event, principal), factorId: pathParam(event, 'id'), mfaToken: mfaToken(event) });
       return noContent();
     },
     async regenerateRecoveryCodes({ event, principal }) {
-      const { recoveryCodes } = await accounts.regenerateRecoveryCodes({ subject: principal.subject, accountId: principal.accountId, client: clientOf(event), mfaToken: mfaToken(event) });
+      const { recoveryCodes } = await accounts.regenerateRecoveryCodes({ ...callerOf(event, principal), mfaToken: mfaToken(event) });
       return ok({ recovery_codes: recoveryCodes });
     },
     async listMfaEvents({ event, principal }) {
@@ -101,11 +118,18 @@ export function createAccountsHandler(accounts: AccountUseCases, authenticator: 
       return ok({ events: page.events.map(eventBody), next_cursor: page.nextCursor });
     },
     async adminListUserFactors({ event, principal }) {
-      return ok(factorsBody(await accounts.adminListFactors({ accountId: principal.accountId, subject: pathParam(event, 'sub') })));
+      return ok(factorsBody(await accounts.adminListFactors({ accountId: principal.accountId, subject: pathParam(event, 'sub'), actor: principal.subject, client: clientOf(event) })));
     },
     async adminResetUserFactors({ event, principal }) {
-      await accounts.adminResetFactors({ accountId: principal.accountId, subject: pathParam(event, 'sub'), actor: principal.subject, client: clientOf(event) });
+      await accounts.adminResetFactors({
+        accountId: principal.accountId, subject: pathParam(event, 'sub'), actor: principal.subject, mfaToken: mfaToken(event), client: clientOf(event),
+        ...(principal.app !== undefined && { app: principal.app }),
+      });
       return noContent();
+    },
+    async createAdminApiKey({ event, principal }) {
+      const minted = await accounts.mintAdminApiKey({ ...callerOf(event, principal), mfaToken: mfaToken(event) });
+      return created({ id: minted.id, api_key: minted.apiKey, created_at: minted.createdAt, scopes: minted.scopes });
     },
   }, authenticator, {
     async getMfaJwks() {
@@ -123,6 +147,9 @@ export function composeAccounts(settings: Settings, aws: AwsClients, now: Clock 
       events: new DynamoMfaEventLog(dynamoClient(aws), settings.accountsTable, { now, randomBytes }),
       secretBox: secretBoxFrom(settings, aws),
       signer: tokenSignerFrom(settings, aws),
+      proofs: new DynamoProofLedger(dynamoClient(aws), settings.accountsTable),
+      keys: new DynamoApiKeyStore(dynamoClient(aws), settings.authTable),
+      keyEvents: new DynamoApiKeyEventLog(dynamoClient(aws), settings.authTable, randomBytes),
       now,
       randomBytes,
       issuer: settings.totpIssuer,

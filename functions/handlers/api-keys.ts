@@ -1,35 +1,61 @@
 import { randomBytes } from 'node:crypto';
+import { DynamoApiKeyEventLog } from '../adapters/aws/dynamo-api-key-event-log.js';
 import { DynamoApiKeyStore } from '../adapters/aws/dynamo-api-key-store.js';
 import type { AwsClients } from '../adapters/aws/clients.js';
 import { dynamoClient } from '../adapters/aws/clients/dynamo.js';
-import { generateApiKey, generateId, hashApiKey, ID_PATTERN, type ApiKeyStore } from '../domain/api-keys.js';
+import {
+  clientFields, ID_PATTERN, mintApiKey, userRequestedScopes, type ApiKeyEvent, type ApiKeyEventLog, type ApiKeyStore,
+} from '../domain/api-keys.js';
 import type { Clock } from '../domain/clock.js';
 import type { Authenticator } from '../domain/authenticator.js';
 import type { Settings } from '../settings.js';
 import { AppError } from '../shared/errors.js';
 import { createHttpHandler } from '../shared/handler.js';
-import { created, limitParam, noContent, ok, pathParam, queryParam } from '../shared/http.js';
+import { created, header, jsonObjectBody, limitParam, noContent, ok, pathParam, queryParam, type HttpEvent } from '../shared/http.js';
 import { createGatewayAuthenticator } from './gateway-auth.js';
 
-/** The API-key routes over one key store. */
-export const createApiKeysHandler = (store: ApiKeyStore, authenticator: Authenticator, now: Clock) => createHttpHandler('apiKeys', {
-  async createApiKey({ principal }) {
-    const apiKey = generateApiKey(randomBytes);
-    const id = generateId(randomBytes);
-    const createdAt = new Date(now()).toISOString();
-    await store.create({ accountId: principal.accountId, id, keyHash: hashApiKey(apiKey), createdAt });
-    return created({ id, api_key: apiKey, created_at: createdAt });
+/** Where the request came from, for the audit log. */
+export const requestClient = (event: HttpEvent) => ({ sourceIp: event.requestContext?.http?.sourceIp, userAgent: header(event, 'user-agent') });
+
+export const apiKeyEventBody = (event: ApiKeyEvent) => ({
+  type: event.type, at: event.at, key_id: event.keyId, scopes: event.scopes ?? null, actor: event.actor,
+  source_ip: event.sourceIp ?? null, user_agent: event.userAgent ?? null,
+});
+
+const EVENTS_PAGE = { default: 20, max: 100 };
+
+/**
+ * The API-key routes over one key store. Every route takes a user's token only (the route table
+ * says so): a key can neither mint, list nor revoke keys, so a leaked key cannot outlive its own
+ * revocation. Minting and revoking are recorded with the user who did it.
+ */
+export const createApiKeysHandler = (deps: { store: ApiKeyStore; events: ApiKeyEventLog; now: Clock }, authenticator: Authenticator) => createHttpHandler('apiKeys', {
+  async createApiKey({ event, principal }) {
+    const scopes = userRequestedScopes(jsonObjectBody(event, { optional: true }).scopes);
+    const minted = await mintApiKey({ ...deps, randomBytes }, { accountId: principal.accountId, actor: principal.subject, scopes, client: requestClient(event) });
+    return created({ id: minted.id, api_key: minted.apiKey, created_at: minted.createdAt, scopes: minted.scopes });
   },
   async listApiKeys({ event, principal }) {
-    const page = await store.list(principal.accountId, { limit: limitParam(event, 50, 500), cursor: queryParam(event, 'cursor') });
+    const page = await deps.store.list(principal.accountId, { limit: limitParam(event, 50, 500), cursor: queryParam(event, 'cursor') });
     return ok({ api_keys: page.items, next_cursor: page.nextCursor });
   },
   async revokeApiKey({ event, principal }) {
     const id = pathParam(event, 'id');
-    if (!ID_PATTERN.test(id) || !(await store.revoke(principal.accountId, id))) throw new AppError('not_found');
+    if (!ID_PATTERN.test(id) || !(await deps.store.revoke(principal.accountId, id))) throw new AppError('not_found');
+    await deps.events.record(principal.accountId, {
+      type: 'api_key_revoked', at: new Date(deps.now()).toISOString(), keyId: id, actor: principal.subject, ...clientFields(requestClient(event)),
+    });
     return noContent();
+  },
+  async listApiKeyEvents({ event, principal }) {
+    const page = await deps.events.list(principal.accountId, { limit: limitParam(event, EVENTS_PAGE.default, EVENTS_PAGE.max), cursor: queryParam(event, 'cursor') });
+    return ok({ events: page.events.map(apiKeyEventBody), next_cursor: page.nextCursor });
   },
 }, authenticator);
 
 export const composeApiKeys = (settings: Settings, aws: AwsClients) =>
-  createApiKeysHandler(new DynamoApiKeyStore(dynamoClient(aws), settings.authTable), createGatewayAuthenticator(settings, aws), Date.now);
+  createApiKeysHandler({
+    store: new DynamoApiKeyStore(dynamoClient(aws), settings.authTable),
+    events: new DynamoApiKeyEventLog(dynamoClient(aws), settings.authTable, randomBytes),
+    now: Date.now,
+  }, createGatewayAuthenticator(settings, aws));

@@ -13,5 +13,5 @@ export function createBearerAuthenticator(settings: Settings): Authenticator {
   const jwt = jwtSettingsFrom(settings);
   return new Authenticator(canVerifyTokens(jwt) ? createTokenVerifier(jwt) : refuseEveryToken, {
     findByHash: () => Promise.reject(new Error('this function has no API-key store: its routes must be bearer-only')),
-  });
+  }, { adminGroup: settings.adminGroup });
 }

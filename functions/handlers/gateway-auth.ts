@@ -21,4 +21,4 @@ function tokenVerifierOnFirstUse(settings: JwtSettings): TokenVerifier {
 
 /** The gateway's credential check, built once per execution environment from its settings. */
 export const createGatewayAuthenticator = (settings: Settings, aws: AwsClients): Authenticator =>
-  new Authenticator(tokenVerifierOnFirstUse(jwtSettingsFrom(settings)), new DynamoApiKeyStore(dynamoClient(aws), settings.authTable));
+  new Authenticator(tokenVerifierOnFirstUse(jwtSettingsFrom(settings)), new DynamoApiKeyStore(dynamoClient(aws), settings.authTable), { adminGroup: settings.adminGroup });

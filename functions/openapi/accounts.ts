@@ -4,7 +4,7 @@ import {
 import { RECOVERY_CODE_COUNT } from '../domain/totp/recovery-codes.js';
 import { ATTEMPT_WINDOW_SECONDS, MAX_FAILED_ATTEMPTS } from '../domain/totp/throttle.js';
 import { DAILY_WINDOW_SECONDS, MAX_DAILY_TOTP_FAILURES, MAX_FAILED_ATTEMPTS_ACROSS_BUDGETS } from '../domain/accounts/attempt-budget.js';
-import { MFA_TOKEN_TTL_SECONDS } from '../domain/accounts/mfa-token.js';
+import { MFA_TOKEN_TTL_SECONDS, PROOF_PURPOSES } from '../domain/accounts/mfa-token.js';
 import { MAX_FACTORS, MAX_FACTOR_NAME_LENGTH, MFA_EVENT_RETENTION_DAYS } from '../domain/accounts/ports.js';
 import { dataBody, errorBody, pageBody, pageParameters, type OperationDocs, type Schema } from './types.js';
 
@@ -45,19 +45,24 @@ const signingUnavailable = (what: string) => ({
 
 const MFA_TOKEN_HEADER = {
   name: 'X-MFA-Token', in: 'header' as const,
-  description: `A step-up proof: the \`mfa_token\` of \`verifyTotp\` or \`verifyRecoveryCode\`, no older than ${MFA_TOKEN_TTL_SECONDS / 60} minutes, of the same user.`,
+  description: `A step-up proof: the \`mfa_token\` of \`verifyTotp\` or \`verifyRecoveryCode\`, no older than ${MFA_TOKEN_TTL_SECONDS / 60} minutes, of the same user, asked for with the \`purpose\` this operation names; a proof for a sensitive operation serves once.`,
   schema: { type: 'string' },
 };
+/** The header of an operation that takes (and spends) a proof for `purpose`. */
+const proofHeader = (purpose: string, required = true) => ({
+  ...MFA_TOKEN_HEADER, required,
+  description: `${MFA_TOKEN_HEADER.description} Here: \`purpose\` \`${purpose}\`, spent by this request.`,
+});
 const mfaRequired = errorBody(
-  `mfa_required: no \`X-MFA-Token\`, or one that is not a fresh proof of this user (forged, expired, another user's). A proof that was sent but does not hold counts as a failure of the TOTP budget.`,
+  `mfa_required: no \`X-MFA-Token\`, or one that is not a fresh proof of this user (forged, expired, another user's or app's, made for another purpose, already used). A proof that was sent but does not hold counts as a failure of the TOTP budget and is recorded in the user's MFA events.`,
 );
 
 const PROOF_PROPERTIES: Record<string, Schema> = {
   mfa_token: {
     type: 'string',
     description:
-      `A compact JWS (ES256) with \`iss\` (the gateway's base URL), \`sub\`, \`account_id\`, \`amr\` (\`["otp"]\` or \`["recovery_code"]\`), ` +
-      `\`auth_time\`, \`iat\` and \`exp\` (${MFA_TOKEN_TTL_SECONDS / 60} minutes later). Check it offline against \`GET /.well-known/jwks.json\`; send it as \`X-MFA-Token\` to the operations that require a fresh proof.`,
+      `A compact JWS (ES256) with \`iss\` (the gateway's base URL), \`aud\` (the app the caller's token was issued to: its \`client_id\`, else its \`aud\`, else the issuer), \`sub\`, \`account_id\`, \`amr\` (\`["otp"]\` or \`["recovery_code"]\`), ` +
+      `\`auth_time\`, \`iat\`, \`exp\` (${MFA_TOKEN_TTL_SECONDS / 60} minutes later), \`jti\` and \`purpose\`. Check it offline against \`GET /.well-known/jwks.json\` (and its \`aud\` against your app); send it as \`X-MFA-Token\` to the operation its purpose names, once.`,
   },
   expires_at: { type: 'string', format: 'date-time', description: 'When the proof expires (its `exp`).' },
 };
@@ -89,17 +94,25 @@ const EVENT: Schema = {
   type: 'object',
   required: ['type', 'at', 'factor_id', 'source_ip', 'user_agent'],
   properties: {
-    type: { type: 'string', enum: ['factor_enrolled', 'verification_succeeded', 'verification_failed', 'locked_out', 'factor_removed', 'recovery_codes_regenerated', 'recovery_code_used', 'recovery_code_failed', 'admin_reset'] },
+    type: { type: 'string', enum: ['factor_enrolled', 'verification_succeeded', 'verification_failed', 'locked_out', 'factor_removed', 'recovery_codes_regenerated', 'recovery_code_used', 'recovery_code_failed', 'admin_reset', 'factors_listed_by_admin'] },
     at: { type: 'string', format: 'date-time' },
     factor_id: { type: ['string', 'null'] },
     source_ip: { type: ['string', 'null'] },
     user_agent: { type: ['string', 'null'], maxLength: 256 },
-    actor: { type: 'string', description: 'Who acted when not the user: `apikey:<id>` for an admin reset.' },
+    actor: { type: 'string', description: 'Who acted when not the user: the administrator\'s `sub` for an admin reset; `apikey:<id>` or a `sub` for `factors_listed_by_admin`.' },
   },
 };
 const ADMIN =
-  "An account credential: the account's `X-Api-Key` only (a user's token is refused with 401). A user who is not " +
+  "An `admin` API key of the account, or a token of an administrator (`ADMIN_GROUP` in its `cognito:groups` or `groups`); anything else is 403 `forbidden`. A user who is not " +
   "the account's (its tokens' `account_id` when the first factor was confirmed), or has no factor, is 404 alike.";
+const PURPOSE_FIELD: Record<string, Schema> = {
+  purpose: {
+    type: 'string', enum: [...PROOF_PURPOSES], default: 'sign_in',
+    description: 'What the proof is for. `sign_in` (default) proves a second factor to relying services and lets a further registration start; ' +
+      'each other purpose is accepted by its one operation only, once: `add_factor` (confirmTotpRegistration), `remove_factor`, `regenerate_recovery_codes`, ' +
+      '`mint_admin_key` (createAdminApiKey), `admin_reset` (adminResetUserFactors).',
+  },
+};
 const SUB_PARAMETER = { name: 'sub', in: 'path' as const, description: "The user's `sub`, URL-encoded.", schema: { type: 'string' } };
 
 const jsonBody = (properties: Record<string, Schema>, optional: Record<string, Schema> = {}): { required: true; content: Record<string, Schema> } => ({
@@ -110,6 +123,22 @@ const jsonBody = (properties: Record<string, Schema>, optional: Record<string, S
 const unsupportedMediaType = errorBody('unsupported_media_type: the body must be sent as `application/json`.');
 
 export const accountsDocs: OperationDocs = {
+  createAdminApiKey: {
+    description:
+      'Mints an API key with the `admin` scope (every scope, and `adminListUserFactors`; never key management nor a change to a factor). ' +
+      'Only an administrator (`ADMIN_GROUP` in the token\'s `cognito:groups` or `groups`) with a fresh step-up proof of its own for ' +
+      '`mint_admin_key`, spent by this request. Recorded in `listApiKeyEvents` with who minted it. No request body.',
+    parameters: [proofHeader('mint_admin_key')],
+    responses: {
+      '201': dataBody('Created; the key is shown only here', {
+        type: 'object', required: ['id', 'api_key', 'created_at', 'scopes'],
+        properties: { id: { type: 'string' }, api_key: { type: 'string' }, created_at: { type: 'string', format: 'date-time' }, scopes: { type: 'array', items: { const: 'admin' } } },
+      }),
+      '403': errorBody('forbidden: the caller is not an administrator. mfa_required: no fresh, unused proof of the caller for `mint_admin_key`.'),
+      '429': tooManyAttempts('failed codes or proofs'),
+    },
+  },
+
   startTotpRegistration: {
     description:
       `Makes a new ${GENERATED_SECRET_BYTES * 8}-bit TOTP secret (SHA-1, ${TOTP_DIGITS} digits, ${TOTP_PERIOD_SECONDS} s) and its \`otpauth://\` URI for a QR code. Nothing is ` +
@@ -118,7 +147,7 @@ export const accountsDocs: OperationDocs = {
       'configured name and its account name is the `sub` (colons shown as underscores). No request body. A user who ' +
       'already has a factor starts another (up to ' + MAX_FACTORS + ') only with a fresh step-up proof in `X-MFA-Token`. ' +
       OWNERSHIP,
-    parameters: [{ ...MFA_TOKEN_HEADER, description: `Required when the user already has a factor. ${MFA_TOKEN_HEADER.description}` }],
+    parameters: [{ ...MFA_TOKEN_HEADER, description: `Required when the user already has a factor. ${MFA_TOKEN_HEADER.description} Here: \`sign_in\` or \`add_factor\`, checked, not spent.` }],
     responses: {
       '200': dataBody('A secret to register', {
         type: 'object',
@@ -147,7 +176,7 @@ export const accountsDocs: OperationDocs = {
       'stolen bearer token cannot add an attacker\'s authenticator; without one the answer stays 409 `already_registered`. Recovery ' +
       'codes come with the first factor only: a later confirmation answers `{"factor_id": …, "recovery_codes": []}` and leaves the ' +
       'codes as they are (`regenerateRecoveryCodes` issues new ones). ' + BUDGET + ' ' + OWNERSHIP,
-    parameters: [{ ...MFA_TOKEN_HEADER, description: `Required to add a factor beside an existing one. ${MFA_TOKEN_HEADER.description}` }],
+    parameters: [{ ...proofHeader('add_factor', false), description: `Required to add a factor beside an existing one. ${proofHeader('add_factor').description} (once the code holds)` }],
     requestBody: jsonBody({
       code: { type: 'string', pattern: TOTP_CODE_PATTERN.source, description: 'The code the authenticator app shows.' },
       secret: {
@@ -190,7 +219,7 @@ export const accountsDocs: OperationDocs = {
       '`i`, `l`, `o` are read as `1`, `1`, `0`. A wrong or already used code, or a caller without a TOTP factor, ' +
       'is 400 `invalid_code` and counts as a failure; failures are counted separately from TOTP code failures. ' +
       'A string that is not in recovery-code form is also `invalid_code` but costs no attempt. ' + OWNERSHIP,
-    requestBody: jsonBody({ code: { type: 'string', description: 'A recovery code, e.g. `7k3mq-x9d2a`.' } }),
+    requestBody: jsonBody({ code: { type: 'string', description: 'A recovery code, e.g. `7k3mq-x9d2a`.' } }, PURPOSE_FIELD),
     responses: {
       '200': dataBody('The code was valid and is now used up', {
         type: 'object',
@@ -216,7 +245,7 @@ export const accountsDocs: OperationDocs = {
       'of the user is tried. ' + BUDGET + ' ' + OWNERSHIP,
     requestBody: jsonBody(
       { code: { type: 'string', pattern: TOTP_CODE_PATTERN.source, description: 'The code the authenticator app shows.' } },
-      { factor_id: { type: 'string', description: 'Check against this factor only.' } },
+      { factor_id: { type: 'string', description: 'Check against this factor only.' }, ...PURPOSE_FIELD },
     ),
     responses: {
       '200': dataBody('The code was accepted', { type: 'object', required: ['mfa_token', 'expires_at', 'factor_id'], properties: { ...PROOF_PROPERTIES, factor_id: { type: 'string', description: 'The factor that accepted the code.' } } }),
@@ -237,7 +266,7 @@ export const accountsDocs: OperationDocs = {
     description:
       'Removes one of the caller\'s factors (a lost phone). Requires a fresh step-up proof in `X-MFA-Token`, so a stolen bearer ' +
       'token cannot remove the user\'s protection. Removing the last factor removes the recovery codes with it. ' + OWNERSHIP,
-    parameters: [{ ...MFA_TOKEN_HEADER, required: true }, { name: 'id', in: 'path', description: 'The factor\'s `id` from `listFactors`.', schema: { type: 'string' } }],
+    parameters: [proofHeader('remove_factor'), { name: 'id', in: 'path', description: 'The factor\'s `id` from `listFactors`.', schema: { type: 'string' } }],
     responses: {
       '204': { description: 'Removed' },
       '403': mfaRequired,
@@ -250,7 +279,7 @@ export const accountsDocs: OperationDocs = {
     description:
       `Issues ${RECOVERY_CODE_COUNT} new recovery codes, shown only this once; the old set stops working in the same write. Requires a ` +
       'fresh step-up proof in `X-MFA-Token`. No request body. ' + OWNERSHIP,
-    parameters: [{ ...MFA_TOKEN_HEADER, required: true }],
+    parameters: [proofHeader('regenerate_recovery_codes')],
     responses: {
       '200': dataBody('The new codes', { type: 'object', required: ['recovery_codes'], properties: { recovery_codes: { ...RECOVERY_CODES, minItems: RECOVERY_CODE_COUNT, maxItems: RECOVERY_CODE_COUNT } } }),
       '403': mfaRequired,
@@ -272,7 +301,7 @@ export const accountsDocs: OperationDocs = {
   },
 
   adminListUserFactors: {
-    description: 'One of the account\'s users\' factors, as `listFactors` shows them to the user. ' + ADMIN,
+    description: 'One of the account\'s users\' factors, as `listFactors` shows them to the user; recorded in the user\'s events as `factors_listed_by_admin` with who looked. ' + ADMIN,
     parameters: [SUB_PARAMETER],
     responses: { '200': FACTORS_BODY, '404': errorBody('not_found: not a user of this account with a factor.') },
   },
@@ -280,9 +309,15 @@ export const accountsDocs: OperationDocs = {
   adminResetUserFactors: {
     description:
       'Removes every factor and recovery code of one of the account\'s users (a user who lost both), recorded in the user\'s ' +
-      'events as `admin_reset` with the API key as `actor`. The user can then register again. ' + ADMIN,
-    parameters: [SUB_PARAMETER],
-    responses: { '204': { description: 'Removed' }, '404': errorBody('not_found: not a user of this account with a factor.') },
+      'events as `admin_reset` with the administrator\'s `sub` as `actor`. The user can then register again. Only an administrator\'s ' +
+      'token (`ADMIN_GROUP`; never an API key, 401) with a fresh step-up proof of the administrator for `admin_reset`, spent by it. A user who is not the account\'s, or has no factor, is 404.',
+    parameters: [proofHeader('admin_reset'), SUB_PARAMETER],
+    responses: {
+      '204': { description: 'Removed' },
+      '403': errorBody('forbidden: the caller is not an administrator. mfa_required: no fresh, unused proof of the administrator for `admin_reset`.'),
+      '404': errorBody('not_found: not a user of this account with a factor.'),
+      '429': tooManyAttempts('failed codes or proofs'),
+    },
   },
 
   getMfaJwks: {

@@ -1,21 +1,43 @@
-import { API_KEY_PATTERN, ID_PATTERN } from '../domain/api-keys.js';
+import { API_KEY_PATTERN, DEFAULT_KEY_SCOPES, ID_PATTERN, SCOPES, USER_MINTABLE_SCOPES } from '../domain/api-keys.js';
 import { dataBody, errorBody, pageBody, pageParameters, type OperationDocs, type Schema } from './types.js';
 
+const SCOPE_LIST: Schema = { type: 'array', items: { type: 'string', enum: [...SCOPES] }, uniqueItems: true };
 const apiKeySummary: Schema = {
   type: 'object',
-  required: ['id', 'created_at'],
-  properties: { id: { type: 'string', pattern: ID_PATTERN.source }, created_at: { type: 'string', format: 'date-time' } },
+  required: ['id', 'created_at', 'scopes'],
+  properties: { id: { type: 'string', pattern: ID_PATTERN.source }, created_at: { type: 'string', format: 'date-time' }, scopes: SCOPE_LIST },
+};
+const USERS_ONLY = 'A user\'s bearer token only: an `X-Api-Key` is refused with 401, so a key can neither mint, list nor revoke keys.';
+const KEY_EVENT: Schema = {
+  type: 'object',
+  required: ['type', 'at', 'key_id', 'scopes', 'actor', 'source_ip', 'user_agent'],
+  properties: {
+    type: { type: 'string', enum: ['api_key_created', 'api_key_revoked'] },
+    at: { type: 'string', format: 'date-time' },
+    key_id: { type: 'string' },
+    scopes: { ...SCOPE_LIST, type: ['array', 'null'] },
+    actor: { type: 'string', description: 'The `sub` of the user who did it.' },
+    source_ip: { type: ['string', 'null'] },
+    user_agent: { type: ['string', 'null'], maxLength: 256 },
+  },
 };
 
 export const apiKeysDocs: OperationDocs = {
   createApiKey: {
-    description: 'Issues a gateway API key for the caller\'s account, sent as `X-Api-Key`. The key (256 random bits, prefixed `fgk_`) is shown only in this response; only its SHA-256 hash is stored.',
+    description: 'Issues a gateway API key for the caller\'s account, sent as `X-Api-Key`, with the scopes asked for: ' +
+      `any of ${USER_MINTABLE_SCOPES.map((s) => `\`${s}\``).join(', ')} (default ${DEFAULT_KEY_SCOPES.map((s) => `\`${s}\``).join(' + ')}). ` +
+      '`storage` reaches the KV buckets, object stores and streams, `triggers` the webhook triggers, their deliveries and the flows; `:read` only their reading routes. ' +
+      'An `admin` key is minted at `createAdminApiKey`. The key (256 random bits, prefixed `fgk_`) is shown only in this response; only its SHA-256 hash is stored. ' +
+      'Recorded in `listApiKeyEvents`. ' + USERS_ONLY,
+    requestBody: { required: false, content: { 'application/json': { type: 'object', properties: { scopes: { ...SCOPE_LIST, minItems: 1 } } } } },
     responses: {
-      '201': dataBody('Created', { ...apiKeySummary, required: ['id', 'api_key', 'created_at'], properties: { ...(apiKeySummary.properties as object), api_key: { type: 'string', pattern: API_KEY_PATTERN.source } } }),
+      '201': dataBody('Created', { ...apiKeySummary, required: ['id', 'api_key', 'created_at', 'scopes'], properties: { ...(apiKeySummary.properties as object), api_key: { type: 'string', pattern: API_KEY_PATTERN.source } } }),
+      '400': errorBody('validation_error: `scopes` not a non-empty list of distinct scope names.'),
+      '403': errorBody('forbidden: `admin` asked for here (see `createAdminApiKey`).'),
     },
   },
   listApiKeys: {
-    description: 'The account\'s keys, never the keys themselves or their hashes.',
+    description: 'The account\'s keys with their scopes, never the keys themselves or their hashes. A key from before scopes existed is listed with `storage` + `triggers`, what it keeps reaching. ' + USERS_ONLY,
     parameters: pageParameters('API keys'),
     responses: {
       '200': pageBody('A page of keys', 'api_keys', apiKeySummary),
@@ -23,7 +45,15 @@ export const apiKeysDocs: OperationDocs = {
     },
   },
   revokeApiKey: {
-    description: 'Revokes a key; it stops working at once. Another account\'s key is 404.',
+    description: 'Revokes a key; it stops working at once. Another account\'s key is 404. Recorded in `listApiKeyEvents`. ' + USERS_ONLY,
     responses: { '204': { description: 'Revoked' }, '404': errorBody('not_found') },
+  },
+  listApiKeyEvents: {
+    description: 'Who minted and revoked the account\'s keys, newest first, with when and from where; never a key. ' + USERS_ONLY,
+    parameters: pageParameters('Events', { max: 100, default: 20 }),
+    responses: {
+      '200': pageBody('A page of events', 'events', KEY_EVENT),
+      '400': errorBody('validation_error: `limit` out of range or a malformed `cursor`.'),
+    },
   },
 };

@@ -32,6 +32,7 @@ function operation(route: RouteSpec) {
     responses[status] = { description: response.description, headers: response.headers && Object.fromEntries(Object.entries(response.headers).map(([n, s]) => [n, { schema: s }])), content: response.content && withSchemas(response.content) };
   }
   if (route.auth !== 'none') responses['401'] ??= { description: 'unauthorized', content: withSchemas(errorBody('').content) };
+  if (route.scope) responses['403'] ??= { description: `forbidden: the credential lacks the \`${route.scope}\` scope`, content: withSchemas(errorBody('').content) };
   responses['500'] ??= { description: 'internal_error', content: withSchemas(errorBody('').content) };
   return {
     operationId: route.operationId,
@@ -39,6 +40,8 @@ function operation(route: RouteSpec) {
     description: doc?.description,
     tags: [route.tag],
     security,
+    // The scope an API key needs (a user's token has every scope but `admin`, and `admin` in the administrators' group).
+    ...(route.scope && { 'x-required-scope': route.scope }),
     parameters: [...pathParameters(route, doc), ...(doc?.parameters ?? []).filter((p) => p.in !== 'path')],
     requestBody: doc?.requestBody && { required: doc.requestBody.required ?? true, content: withSchemas(doc.requestBody.content) },
     responses,

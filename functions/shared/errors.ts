@@ -7,6 +7,7 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   invalid_signature: 401,
   ip_not_allowed: 403,
+  forbidden: 403,
   mfa_required: 403,
   not_found: 404,
   method_not_allowed: 405,

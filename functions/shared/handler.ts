@@ -56,7 +56,7 @@ export function createHttpHandler(fn: FunctionName, actions: Record<string, Rout
         if (!action) throw new Error(`${route.operationId} is public; give it in publicActions`);
         return action(event, context);
       }
-      const principal = await authenticator.authenticate(event, route.auth);
+      const principal = await authenticator.authenticate(event, route.auth, route.scope);
       return actions[route.operationId]!({ event, principal });
     });
 }

@@ -1,6 +1,7 @@
 import { Aws, CfnOutput, Duration, Fn, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import {
   AccountRecovery,
+  CfnUserPoolGroup,
   FeaturePlan,
   Mfa,
   OAuthScope,
@@ -43,6 +44,8 @@ export interface IdentityProps {
   consoleUrls: readonly string[];
   /** The stack's name: the hosted UI's default domain prefix is made from it. */
   stackName: string;
+  /** The administrators' group (`ADMIN_GROUP`): created in the user pool; an external issuer puts it in its tokens' `groups`. */
+  adminGroup: string;
 }
 
 /** Words Cognito refuses in a domain prefix. */
@@ -81,6 +84,8 @@ export class Identity extends Construct {
   readonly userPoolClient?: UserPoolClient;
   /** The hosted UI the console signs in with (`CONSOLE_COGNITO_DOMAIN`). */
   readonly hostedUi?: UserPoolDomain;
+  /** The administrators: ID tokens of its members carry it in `cognito:groups`. */
+  readonly adminGroup?: CfnUserPoolGroup;
 
   constructor(scope: Construct, id: string, props: IdentityProps) {
     super(scope, id);
@@ -110,6 +115,12 @@ export class Identity extends Construct {
       ...(auth.threatProtection ? { standardThreatProtectionMode: StandardThreatProtectionMode.FULL_FUNCTION } : {}),
       deletionProtection: retain,
       removalPolicy: retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+    // Operators add administrators (`aws cognito-idp admin-add-user-to-group`); membership is in the ID token.
+    this.adminGroup = new CfnUserPoolGroup(this, 'Administrators', {
+      userPoolId: this.userPool.userPoolId,
+      groupName: props.adminGroup,
+      description: 'Flowgate administrators: may mint admin API keys and reset a user\'s factors, each with a fresh step-up proof',
     });
     this.hostedUi = this.userPool.addDomain('HostedUi', {
       cognitoDomain: { domainPrefix: auth.domainPrefix ?? Fn.join('-', [domainPrefixStackPart(props.stackName), Aws.ACCOUNT_ID]) },

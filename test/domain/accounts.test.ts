@@ -37,6 +37,9 @@ const untouchedDeps = () => ({
   secretBox: untouchable<AccountsDeps['secretBox']>('secretBox'),
   events: untouchable<AccountsDeps['events']>('events'),
   signer: untouchable<AccountsDeps['signer']>('signer'),
+  proofs: untouchable<AccountsDeps['proofs']>('proofs'),
+  keys: untouchable<AccountsDeps['keys']>('keys'),
+  keyEvents: untouchable<AccountsDeps['keyEvents']>('keyEvents'),
   tokenIssuer: 'https://gateway.example',
   now: () => NOW,
   randomBytes,
@@ -72,7 +75,7 @@ describe('startRegistration', () => {
   it('encodes 20 bytes of the injected source as the secret and puts it in the URI', async () => {
     const started = await startRegistration(
       { ...untouchedDeps(), mfa: noFactor, randomBytes: () => Buffer.from('12345678901234567890'), issuer: 'Flowgate' },
-      { subject: 'alice' },
+      { subject: 'alice', client },
     );
     expect(started).toEqual({
       secret: RFC_SECRET,
@@ -82,11 +85,11 @@ describe('startRegistration', () => {
 
   it('refuses a user who already has a factor with already_registered', async () => {
     const deps = { ...untouchedDeps(), mfa: { hasTotpFactor: async () => true }, randomBytes, issuer: 'Flowgate' };
-    await expect(startRegistration(deps, { subject: 'alice' })).rejects.toMatchObject({ code: 'already_registered' });
+    await expect(startRegistration(deps, { subject: 'alice', client })).rejects.toMatchObject({ code: 'already_registered' });
   });
 
   it('shows colons of the subject as underscores, so apps do not split the label there', async () => {
-    const started = await startRegistration({ ...untouchedDeps(), mfa: noFactor, randomBytes, issuer: 'Flowgate' }, { subject: 'urn:idp:42' });
+    const started = await startRegistration({ ...untouchedDeps(), mfa: noFactor, randomBytes, issuer: 'Flowgate' }, { subject: 'urn:idp:42', client });
     expect(started.otpauthUri).toContain('/Flowgate:urn_idp_42?');
   });
 });
@@ -330,7 +333,10 @@ describe('withAttemptBudget escalates TOTP lock-outs to a day (fake clock)', () 
 
 describe('requireFreshProof while the TOTP budget is locked', () => {
   const signer = new LocalTokenSigner([generateLocalSigningKey()]);
-  const deps = (attempts: AttemptStore) => ({ attempts, randomBytes, signer, tokenIssuer: 'https://gateway.example', now: () => NOW });
+  const spentJtis = new Set<string>();
+  const proofs = { spend: async ({ jti }: { jti: string }) => !spentJtis.has(jti) && Boolean(spentJtis.add(jti)) };
+  const deps = (attempts: AttemptStore) => ({ attempts, randomBytes, signer, proofs, tokenIssuer: 'https://gateway.example', now: () => NOW });
+  const purpose = 'regenerate_recovery_codes' as const;
 
   async function lockedForTheDay() {
     const attempts = new MemoryAttemptStore();
@@ -340,13 +346,15 @@ describe('requireFreshProof while the TOTP budget is locked', () => {
 
   it('lets a proof that holds through: it took a code (a recovery code) to get, so it is no guess', async () => {
     const attempts = await lockedForTheDay();
-    const { mfaToken } = await stepUpProof(deps(attempts), { subject: 'alice', accountId: 'alice', method: 'recovery_code' });
-    await expect(requireFreshProof(deps(attempts), { subject: 'alice', mfaToken })).resolves.toBeUndefined();
+    const { mfaToken } = await stepUpProof(deps(attempts), { subject: 'alice', accountId: 'alice', method: 'recovery_code', purpose });
+    await expect(requireFreshProof(deps(attempts), { subject: 'alice', mfaToken, purposes: [purpose], spend: true })).resolves.toMatchObject({ purpose });
+    // Spent, it no longer holds: a replay is a guess like any other, refused by the locked budget.
+    await expect(requireFreshProof(deps(attempts), { subject: 'alice', mfaToken, purposes: [purpose], spend: true })).rejects.toMatchObject({ code: 'too_many_attempts' });
   });
 
   it('refuses a proof that does not hold with 429 while locked, as it refuses a code', async () => {
     const attempts = await lockedForTheDay();
-    await expect(requireFreshProof(deps(attempts), { subject: 'alice', mfaToken: 'not.a.proof' })).rejects.toMatchObject({ code: 'too_many_attempts' });
+    await expect(requireFreshProof(deps(attempts), { subject: 'alice', mfaToken: 'not.a.proof', purposes: [purpose], spend: true })).rejects.toMatchObject({ code: 'too_many_attempts' });
   });
 });
 

@@ -94,7 +94,7 @@ describe('accounts routes take a user token only', () => {
     it(`POST ${path} refuses a working API key with 401 unauthorized`, async () => {
       const created = await call(stack, 'POST', '/api-keys', { token: await stack.token('e2e-frank') });
       const apiKey: string = created.json.data.api_key;
-      expect((await call(stack, 'GET', '/api-keys', { apiKey })).status).toBe(200); // the key works elsewhere
+      expect((await call(stack, 'GET', '/storage/kv', { apiKey })).status).toBe(200); // the key works elsewhere
       const res = await call(stack, 'POST', path, { apiKey, body: { code: '123456', secret: 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ' } });
       expect(res.status).toBe(401);
       expect(res.json).toEqual({ error: 'unauthorized' });

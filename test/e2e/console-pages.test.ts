@@ -7,6 +7,11 @@ import { pageErrors, seriousA11yViolations, useBrowser } from '../support/browse
 import { call, useLocalStack } from '../support/local-stack.js';
 import { totpCodeAt } from '../support/totp.js';
 
+/** Resolves once the TOTP time step (30 s) is past `step`: a code is accepted once per step. */
+async function waitForNextStep(step: number): Promise<void> {
+  while (Math.floor(Date.now() / 30_000) <= step) await new Promise((resolve) => setTimeout(resolve, Math.max(50, (step + 1) * 30_000 - Date.now())));
+}
+
 /** A QR decoder (CommonJS, whose types say `export default`): what a phone's camera app would read. */
 const jsQR = createRequire(import.meta.url)('jsqr') as (data: Uint8ClampedArray, width: number, height: number) => QRCode | null;
 
@@ -214,18 +219,25 @@ describe('the console\'s Buckets and Account pages', () => {
     await page.getByRole('cell', { name: 'Phone', exact: true }).waitFor();
     expect(await seriousA11yViolations(page)).toEqual([]);
 
+    // Each action asks for a code of its own: a proof serves one action once, and a code one time step.
+    let lastStep = Math.floor((Date.now() - 30_000) / 30_000);
+    const stepUp = async () => {
+      await page.getByRole('dialog').waitFor();
+      await waitForNextStep(lastStep);
+      lastStep = Math.floor(Date.now() / 30_000);
+      await page.getByLabel('Current code').fill(totpCodeAt(secret, Date.now()));
+      await page.getByRole('button', { name: 'Continue' }).click();
+    };
     await page.getByRole('button', { name: 'New recovery codes' }).click();
-    const dialog = page.getByRole('dialog');
-    await dialog.waitFor();
-    await page.getByLabel('Current code').fill(totpCodeAt(secret, Date.now()));
-    await page.getByRole('button', { name: 'Continue' }).click();
+    await stepUp();
     const codes = page.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem');
     await codes.first().waitFor();
     expect(await codes.allTextContents()).toHaveLength(10);
     await page.getByRole('button', { name: 'Done' }).click();
 
-    // The proof is still fresh: adding an authenticator asks for no second code.
     await page.getByRole('button', { name: 'Add another authenticator' }).click();
+    await stepUp();
+    await page.locator('#totp-secret').waitFor();
     const second = (await page.locator('#totp-secret').textContent())!;
     await page.getByLabel('Name').fill('Tablet');
     await page.getByLabel('Code', { exact: true }).fill(totpCodeAt(second, Date.now()));
@@ -233,6 +245,7 @@ describe('the console\'s Buckets and Account pages', () => {
     await page.getByRole('cell', { name: 'Tablet', exact: true }).waitFor();
 
     await page.getByRole('button', { name: 'Remove authenticator Phone' }).click();
+    await stepUp();
     await page.getByRole('cell', { name: 'Phone', exact: true }).waitFor({ state: 'detached' });
     const listed = (await call(stack, 'GET', '/accounts/factors', { token })).json.data;
     expect(listed.factors.map((f: { name: string }) => f.name)).toEqual(['Tablet']);
@@ -262,8 +275,9 @@ describe('the console\'s Buckets and Account pages', () => {
     const notice = page.getByText('Your new API key, shown this once only');
     await notice.waitFor();
     const key = (await page.locator('.notice code').first().textContent())!;
-    // The key works, and the list shows its id, never the key.
-    const listed = await call(stack, 'GET', '/api-keys', { apiKey: key });
+    // The key works, and the list (a user's) shows its id, never the key.
+    expect((await call(stack, 'GET', '/storage/kv', { apiKey: key })).status).toBe(200);
+    const listed = await call(stack, 'GET', '/api-keys', { token: await stack.token('keys-user') });
     expect(listed.status).toBe(200);
     const [{ id }] = listed.json.data.api_keys;
     await page.getByRole('row').filter({ hasText: id }).waitFor();
@@ -283,7 +297,7 @@ describe('the console\'s Buckets and Account pages', () => {
     await page.keyboard.press('Shift+Tab'); // from Cancel, where the dialog opens, back to Delete
     await page.keyboard.press('Enter');
     await page.getByText('No API keys yet.').waitFor();
-    expect((await call(stack, 'GET', '/api-keys', { apiKey: key })).status).toBe(401);
+    expect((await call(stack, 'GET', '/storage/kv', { apiKey: key })).status).toBe(401);
   });
 
   it('signed in with an API key, the Account page says the authenticator needs a token', async () => {

@@ -41,13 +41,15 @@ describe('gateway authentication', () => {
     const { id, api_key: apiKey } = created.json.data;
     expect(apiKey).toMatch(/^fgk_[A-Za-z0-9_-]{43}$/);
 
-    const listed = await call(stack, 'GET', '/api-keys', { apiKey });
+    // Keys are listed by users (a key cannot manage keys); the key itself authenticates the routes of its scopes.
+    const listed = await call(stack, 'GET', '/api-keys', { token });
     expect(listed.status).toBe(200);
     expect(listed.json.data.api_keys.map((k: { id: string }) => k.id)).toContain(id);
     expect(JSON.stringify(listed.json)).not.toContain(apiKey);
+    expect((await call(stack, 'GET', '/storage/kv', { apiKey })).status).toBe(200);
 
     expect((await call(stack, 'DELETE', `/api-keys/${id}`, { token })).status).toBe(204);
-    const after = await call(stack, 'GET', '/api-keys', { apiKey });
+    const after = await call(stack, 'GET', '/storage/kv', { apiKey });
     expect(after.status).toBe(401);
     expect(after.json).toEqual({ error: 'unauthorized' });
   });

@@ -38,12 +38,32 @@ async function enrolled(enrolAt: number, accountId?: string) {
   return { sub, token, secret, recoveryCodes: confirmed.json.data.recovery_codes as string[] };
 }
 
-const verify = (token: string, code: string) => call(stack, 'POST', VERIFY, { token, body: { code } });
+/** The administrators' group the local stack has by default (ADMIN_GROUP). */
+const ADMINS = { 'cognito:groups': ['flowgate-admins'] };
+
+/** An administrator (its token names the group) with a factor of its own. */
+async function enrolledAdmin(sub: string) {
+  const token = await stack.token(sub, { claims: ADMINS });
+  const secret: string = (await call(stack, 'POST', START, { token })).json.data.secret;
+  const confirmed = await call(stack, 'POST', CONFIRM, { token, body: { code: codeAt(secret, Date.now()), secret } });
+  expect(confirmed.status, confirmed.text).toBe(200);
+  return { sub, token, secret, recoveryCodes: confirmed.json.data.recovery_codes as string[] };
+}
+
+/** An admin key minted by `admin` with a proof from its first recovery code. */
+async function mintAdminKey(admin: { token: string; recoveryCodes: string[] }): Promise<string> {
+  const proof = await proofFrom(admin.token, admin.recoveryCodes[0]!, 'mint_admin_key');
+  const minted = await call(stack, 'POST', '/api-keys/admin', { token: admin.token, headers: withProof(proof) });
+  expect(minted.status, minted.text).toBe(201);
+  return minted.json.data.api_key;
+}
+
+const verify = (token: string, code: string, purpose?: string) => call(stack, 'POST', VERIFY, { token, body: { code, ...(purpose && { purpose }) } });
 const withProof = (mfaToken: string) => ({ 'x-mfa-token': mfaToken });
 
-/** A fresh step-up proof from one of the user's recovery codes. */
-async function proofFrom(token: string, recoveryCode: string): Promise<string> {
-  const used = await call(stack, 'POST', RECOVERY, { token, body: { code: recoveryCode } });
+/** A fresh step-up proof from one of the user's recovery codes, for `purpose` (default sign-in). */
+async function proofFrom(token: string, recoveryCode: string, purpose?: string): Promise<string> {
+  const used = await call(stack, 'POST', RECOVERY, { token, body: { code: recoveryCode, ...(purpose && { purpose }) } });
   expect(used.status, used.text).toBe(200);
   return used.json.data.mfa_token;
 }
@@ -109,7 +129,7 @@ describe('factors and recovery codes over HTTP', () => {
     const second = (await call(stack, 'POST', START, { token: user.token, headers: withProof(await proofFrom(user.token, user.recoveryCodes[0]!)) })).json.data.secret as string;
     const body = { code: codeAt(second, now), secret: second, name: 'Tablet' };
     expect((await call(stack, 'POST', CONFIRM, { token: user.token, body })).json).toEqual({ error: 'already_registered' });
-    const added = await call(stack, 'POST', CONFIRM, { token: user.token, body, headers: withProof(await proofFrom(user.token, user.recoveryCodes[1]!)) });
+    const added = await call(stack, 'POST', CONFIRM, { token: user.token, body, headers: withProof(await proofFrom(user.token, user.recoveryCodes[1]!, 'add_factor')) });
     expect(added.status, added.text).toBe(200);
     expect(added.json.data).toEqual({ factor_id: expect.any(String), recovery_codes: [] });
 
@@ -130,16 +150,16 @@ describe('factors and recovery codes over HTTP', () => {
       expect(res.status).toBe(403);
       expect(res.json).toEqual({ error: 'mfa_required' });
     }
-    const proof = (await verify(user.token, codeAt(user.secret, now))).json.data.mfa_token;
+    const proof = (await verify(user.token, codeAt(user.secret, now), 'regenerate_recovery_codes')).json.data.mfa_token;
     const regenerated = await call(stack, 'POST', REGENERATE, { token: user.token, headers: withProof(proof) });
     expect(regenerated.status).toBe(200);
     const fresh: string[] = regenerated.json.data.recovery_codes;
     expect(fresh).toHaveLength(10);
     // Four of them over HTTP (the recovery budget allows five failures); the handler tests try all ten.
     for (const old of user.recoveryCodes.slice(0, 4)) expect((await call(stack, 'POST', RECOVERY, { token: user.token, body: { code: old } })).json).toEqual({ error: 'invalid_code' });
-    expect((await call(stack, 'POST', RECOVERY, { token: user.token, body: { code: fresh[0] } })).status).toBe(200);
+    const removal = await proofFrom(user.token, fresh[0]!, 'remove_factor');
 
-    expect((await call(stack, 'DELETE', `${FACTORS}/${factor.id}`, { token: user.token, headers: withProof(proof) })).status).toBe(204);
+    expect((await call(stack, 'DELETE', `${FACTORS}/${factor.id}`, { token: user.token, headers: withProof(removal) })).status).toBe(204);
     expect((await call(stack, 'GET', FACTORS, { token: user.token })).json.data).toEqual({ factors: [], recovery_codes_remaining: 0 });
     expect((await call(stack, 'POST', RECOVERY, { token: user.token, body: { code: fresh[1] } })).json).toEqual({ error: 'invalid_code' });
   });
@@ -148,7 +168,7 @@ describe('factors and recovery codes over HTTP', () => {
     const alice = await enrolled(Date.now());
     const bob = await enrolled(Date.now());
     const [aliceFactor] = (await call(stack, 'GET', FACTORS, { token: alice.token })).json.data.factors;
-    const bobsProof = await proofFrom(bob.token, bob.recoveryCodes[0]!);
+    const bobsProof = await proofFrom(bob.token, bob.recoveryCodes[0]!, 'remove_factor');
     expect((await call(stack, 'DELETE', `${FACTORS}/${aliceFactor.id}`, { token: bob.token, headers: withProof(bobsProof) })).status).toBe(404);
     expect((await call(stack, 'DELETE', `${FACTORS}/${aliceFactor.id}`, { token: alice.token, headers: withProof(bobsProof) })).status).toBe(403);
     expect((await call(stack, 'GET', FACTORS, { token: alice.token })).json.data.factors).toHaveLength(1);
@@ -175,7 +195,7 @@ describe('one attempt budget across operations', () => {
     expect(Number(sixth.headers.get('retry-after'))).toBeGreaterThan(800);
     expect((await call(stack, 'DELETE', `${FACTORS}/${factor.id}`, { token: user.token, headers: withProof('not.a.proof') })).status).toBe(429);
     // The rescue path has a budget of its own, and a proof that holds is no guess: it passes while TOTP is locked.
-    const rescued = await proofFrom(user.token, user.recoveryCodes[1]!);
+    const rescued = await proofFrom(user.token, user.recoveryCodes[1]!, 'regenerate_recovery_codes');
     expect((await call(stack, 'POST', REGENERATE, { token: user.token, headers: withProof(rescued) })).status).toBe(200);
   });
 });
@@ -205,7 +225,7 @@ describe('the budget escalates to a day (the stack\'s clock stepped)', () => {
       expect(retryAfter).toBeLessThanOrEqual(23 * 3600);
 
       // The rescue path is open, and its proof (no guess) works while TOTP is locked.
-      const rescued = await proofFrom(user.token, user.recoveryCodes[0]!);
+      const rescued = await proofFrom(user.token, user.recoveryCodes[0]!, 'regenerate_recovery_codes');
       const regenerated = await call(stack, 'POST', REGENERATE, { token: user.token, headers: withProof(rescued) });
       expect(regenerated.status, regenerated.text).toBe(200);
 
@@ -219,26 +239,27 @@ describe('the budget escalates to a day (the stack\'s clock stepped)', () => {
 });
 
 describe('admin reset and the audit log over HTTP', () => {
-  it("the account's API key lists and removes a user's factors; a user's token cannot; another account's user is 404", async () => {
-    const admin = await stack.token(`mfa-admin-${Date.now()}`);
-    const apiKey: string = (await call(stack, 'POST', '/api-keys', { token: admin })).json.data.api_key;
-    const adminAccount = JSON.parse(Buffer.from(admin.split('.')[1]!, 'base64url').toString()).sub as string;
-    const member = await enrolled(Date.now(), adminAccount);
+  it("an admin key lists a user's factors (audited); only an administrator with a fresh proof resets them; another account's user is 404", async () => {
+    const adminSub = `mfa-admin-${Date.now()}`;
+    const admin = await enrolledAdmin(adminSub);
+    const adminKey = await mintAdminKey(admin);
+    const member = await enrolled(Date.now(), adminSub);
     const outsider = await enrolled(Date.now());
     const path = (sub: string) => `/accounts/users/${encodeURIComponent(sub)}/factors`;
 
-    const listed = await call(stack, 'GET', path(member.sub), { apiKey });
+    const listed = await call(stack, 'GET', path(member.sub), { apiKey: adminKey });
     expect(listed.status, listed.text).toBe(200);
     expect(listed.json.data.factors).toHaveLength(1);
-    expect((await call(stack, 'GET', path(outsider.sub), { apiKey })).status).toBe(404);
-    expect((await call(stack, 'DELETE', path(outsider.sub), { apiKey })).status).toBe(404);
-    expect((await call(stack, 'DELETE', path(member.sub), { token: admin })).status).toBe(401);
-    expect((await call(stack, 'DELETE', path(member.sub), { token: member.token })).status).toBe(401);
+    expect((await call(stack, 'GET', path(outsider.sub), { apiKey: adminKey })).status).toBe(404);
+    // No API key reaches the reset, whatever its scope; nor a user's token.
+    expect((await call(stack, 'DELETE', path(member.sub), { apiKey: adminKey })).status).toBe(401);
+    expect((await call(stack, 'DELETE', path(member.sub), { token: member.token })).status).toBe(403);
 
-    expect((await call(stack, 'DELETE', path(member.sub), { apiKey })).status).toBe(204);
+    const reset = await call(stack, 'DELETE', path(member.sub), { token: admin.token, headers: withProof(await proofFrom(admin.token, admin.recoveryCodes[1]!, 'admin_reset')) });
+    expect(reset.status, reset.text).toBe(204);
     expect((await call(stack, 'GET', FACTORS, { token: member.token })).json.data.factors).toEqual([]);
     const events = (await call(stack, 'GET', EVENTS, { token: member.token })).json.data.events;
-    expect(events[0]).toMatchObject({ type: 'admin_reset', actor: expect.stringMatching(/^apikey:/) });
+    expect(events.slice(0, 2)).toMatchObject([{ type: 'admin_reset', actor: adminSub }, { type: 'factors_listed_by_admin', actor: expect.stringMatching(/^apikey:/) }]);
   });
 
   it('lists each step newest first, paged, with source and user agent, and never a code, secret or token', async () => {
@@ -248,11 +269,11 @@ describe('admin reset and the audit log over HTTP', () => {
     const wrong = wrongCode(user.secret);
     await call(stack, 'POST', VERIFY, { token: user.token, body: { code: wrong }, headers });
     const good = codeAt(user.secret, now);
-    const proof = (await call(stack, 'POST', VERIFY, { token: user.token, body: { code: good }, headers })).json.data.mfa_token as string;
-    await call(stack, 'POST', RECOVERY, { token: user.token, body: { code: user.recoveryCodes[0] } });
+    const proof = (await call(stack, 'POST', VERIFY, { token: user.token, body: { code: good, purpose: 'regenerate_recovery_codes' }, headers })).json.data.mfa_token as string;
+    const removal = (await call(stack, 'POST', RECOVERY, { token: user.token, body: { code: user.recoveryCodes[0], purpose: 'remove_factor' } })).json.data.mfa_token as string;
     const regenerated = (await call(stack, 'POST', REGENERATE, { token: user.token, headers: { ...headers, ...withProof(proof) } })).json.data.recovery_codes as string[];
     const [factor] = (await call(stack, 'GET', FACTORS, { token: user.token })).json.data.factors;
-    await call(stack, 'DELETE', `${FACTORS}/${factor.id}`, { token: user.token, headers: withProof(proof) });
+    await call(stack, 'DELETE', `${FACTORS}/${factor.id}`, { token: user.token, headers: withProof(removal) });
 
     const first = await call(stack, 'GET', `${EVENTS}?limit=3`, { token: user.token });
     expect(first.status).toBe(200);
@@ -264,6 +285,6 @@ describe('admin reset and the audit log over HTTP', () => {
     expect(events.find((e: { type: string }) => e.type === 'verification_failed')).toMatchObject({ source_ip: '127.0.0.1', user_agent: 'mfa-e2e/1.0' });
     expect(events[0].factor_id).toBe(factor.id);
     const text = first.text + rest.text;
-    for (const secretThing of [user.secret, wrong, good, proof, ...user.recoveryCodes, ...regenerated]) expect(text).not.toContain(secretThing);
+    for (const secretThing of [user.secret, wrong, good, proof, removal, ...user.recoveryCodes, ...regenerated]) expect(text).not.toContain(secretThing);
   });
 });

@@ -4,6 +4,9 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { DynamoAttemptStore } from '../../functions/adapters/aws/dynamo-attempt-store.js';
 import { DynamoMfaStore } from '../../functions/adapters/aws/dynamo-mfa-store.js';
 import { DynamoMfaEventLog } from '../../functions/adapters/aws/dynamo-mfa-event-log.js';
+import { DynamoApiKeyEventLog } from '../../functions/adapters/aws/dynamo-api-key-event-log.js';
+import { DynamoApiKeyStore } from '../../functions/adapters/aws/dynamo-api-key-store.js';
+import { DynamoProofLedger } from '../../functions/adapters/aws/dynamo-proof-ledger.js';
 import { LocalSecretBox } from '../../functions/adapters/local-secret-box.js';
 import { generateLocalSigningKey, LocalTokenSigner } from '../../functions/adapters/local-token-signer.js';
 import { createAccountUseCases, type AccountsDeps, type TokenSigner } from '../../functions/domain/accounts/index.js';
@@ -40,7 +43,7 @@ let handle: (event: HttpEvent) => Promise<HttpResult>;
 // An API key store that would accept any key: the bearer-only routes must refuse it anyway.
 const authenticator = new Authenticator(
   createTokenVerifier({ secret: JWT_SECRET, algorithms: ['HS256'] }),
-  { findByHash: async () => ({ accountId: 'acct-1', id: 'key-1' }) },
+  { findByHash: async () => ({ accountId: 'acct-1', id: 'key-1', scopes: ['admin'] }) },
 );
 
 beforeAll(async () => {
@@ -51,6 +54,9 @@ beforeAll(async () => {
     events: new DynamoMfaEventLog(local.dynamo, table, { now: () => clock.nowMs, randomBytes }),
     secretBox,
     signer: new LocalTokenSigner([generateLocalSigningKey()]),
+    proofs: new DynamoProofLedger(local.dynamo, table),
+    keys: new DynamoApiKeyStore(local.dynamo, local.engines.env.AUTH_TABLE!),
+    keyEvents: new DynamoApiKeyEventLog(local.dynamo, local.engines.env.AUTH_TABLE!, randomBytes),
     now: () => clock.nowMs,
     randomBytes,
     issuer: 'Flowgate',
@@ -629,7 +635,7 @@ describe('POST /accounts/totp/verify and the step-up proof (pinned clock)', () =
     const sub = newUser();
     const secret = newSecret();
     const old = await register(sub, secret);
-    const proof = (await post(VERIFY, { sub, body: { code: totpCodeAt(secret, clock.nowMs + STEP_MS) } })).json.data.mfa_token as string;
+    const proof = (await post(VERIFY, { sub, body: { code: totpCodeAt(secret, clock.nowMs + STEP_MS), purpose: 'regenerate_recovery_codes' } })).json.data.mfa_token as string;
     const fresh: string[] = (await post(REGENERATE, { sub, headers: { 'x-mfa-token': proof } })).json.data.recovery_codes;
     const saved = clock.nowMs;
     try {
@@ -647,14 +653,15 @@ describe('POST /accounts/totp/verify and the step-up proof (pinned clock)', () =
   it('a user may have ten factors; the eleventh is 409 conflict before any code is checked', async () => {
     const sub = newUser();
     const secret = newSecret();
-    await register(sub, secret);
-    const proof = (await post(VERIFY, { sub, body: { code: totpCodeAt(secret, clock.nowMs + STEP_MS) } })).json.data.mfa_token as string;
-    const headers = { 'x-mfa-token': proof };
+    const recoveryCodes = await register(sub, secret);
+    // Each added factor spends its own add_factor proof (from a recovery code, which the pinned clock does not limit).
+    const proofFor = async (code: string) => ({ 'x-mfa-token': (await post(RECOVERY, { sub, body: { code, purpose: 'add_factor' } })).json.data.mfa_token as string });
     for (let i = 2; i <= 10; i++) {
       const another = newSecret();
-      const res = await post(CONFIRM, { sub, headers, body: { code: totpCodeAt(another, clock.nowMs), secret: another, name: `Device ${i}` } });
+      const res = await post(CONFIRM, { sub, headers: await proofFor(recoveryCodes[i - 2]!), body: { code: totpCodeAt(another, clock.nowMs), secret: another, name: `Device ${i}` } });
       expect(res.status, res.json?.error).toBe(200);
     }
+    const headers = await proofFor(recoveryCodes[9]!);
     const eleventh = await post(CONFIRM, { sub, headers, body: { code: '000000', secret: newSecret() } });
     expect(eleventh.status).toBe(409);
     expect(eleventh.json).toEqual({ error: 'conflict', message: 'a user may have at most 10 factors' });

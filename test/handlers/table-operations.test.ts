@@ -87,6 +87,7 @@ function httpEvent(operationId: string, options: { params?: Record<string, strin
 }
 
 const data = (result: HttpResult) => JSON.parse(result.body!).data;
+const withHeader = (event: HttpEvent, name: string, value: string): HttpEvent => ({ ...event, headers: { ...event.headers, [name]: value } });
 
 /** An SQS event of these messages, as the event source mapping hands them to `queue`'s consumer. */
 const sqsEventOf = (queue: QueueName, messages: { MessageId?: string; ReceiptHandle?: string; Body?: string; MD5OfBody?: string }[]): SQSEvent => ({
@@ -170,14 +171,17 @@ afterAll(() => vi.unstubAllEnvs());
 
 describe('the DynamoDB operations each function sends are the ones the manifest grants it', () => {
   it('through every route and consumer', async () => {
-    const token = await mintLocalToken({ secret: JWT_SECRET, sub: 'grants-user' });
+    // An administrator: it also mints an admin key and resets a user's factors below.
+    const token = await mintLocalToken({ secret: JWT_SECRET, sub: 'grants-user', claims: { 'cognito:groups': ['flowgate-admins'] } });
     const { apiKeys, kv, objects, streams, accounts, triggers, webhook } = handlers;
 
-    // API keys: issue two, list, revoke one; the other authenticates the gateway calls below.
+    // API keys: issue two, list, revoke one (a user's token: keys cannot manage keys), the events;
+    // the other authenticates the gateway calls below.
     const spare = data(await as('apiKeys', () => apiKeys(httpEvent('createApiKey', { token }))));
     const { api_key: apiKey } = data(await as('apiKeys', () => apiKeys(httpEvent('createApiKey', { token }))));
-    expect(data(await as('apiKeys', () => apiKeys(httpEvent('listApiKeys', { apiKey })))).api_keys).toHaveLength(2);
-    expect((await as('apiKeys', () => apiKeys(httpEvent('revokeApiKey', { apiKey, params: { id: spare.id } })))).statusCode).toBe(204);
+    expect(data(await as('apiKeys', () => apiKeys(httpEvent('listApiKeys', { token })))).api_keys).toHaveLength(2);
+    expect((await as('apiKeys', () => apiKeys(httpEvent('revokeApiKey', { token, params: { id: spare.id } })))).statusCode).toBe(204);
+    expect(data(await as('apiKeys', () => apiKeys(httpEvent('listApiKeyEvents', { token })))).events).toHaveLength(3);
 
     // KV: every route, then the sweeps the purge and the delete left behind.
     const bucket = { bucket: 'grants' };
@@ -267,12 +271,19 @@ describe('the DynamoDB operations each function sends are the ones the manifest 
     const wrong = String((Number(totpCodeAt(secret, Date.now())) + 500_000) % 1_000_000).padStart(6, '0');
     expect((await as('accounts', () => accounts(httpEvent('confirmTotpRegistration', { token, body: { secret, code: wrong } })))).statusCode).toBe(400);
     const confirmed = await as('accounts', () => accounts(httpEvent('confirmTotpRegistration', { token, body: { secret, code: totpCodeAt(secret, Date.now()) } })));
-    const [recoveryCode] = data(confirmed).recovery_codes;
+    const [recoveryCode, adminKeyCode, resetCode] = data(confirmed).recovery_codes;
     expect((await as('accounts', () => accounts(httpEvent('verifyRecoveryCode', { token, body: { code: recoveryCode } })))).statusCode).toBe(200);
-    // The account's view of the user (its API key), the user's own, and the events.
-    expect((await as('accounts', () => accounts(httpEvent('adminListUserFactors', { apiKey, params: { sub: 'grants-user' } })))).statusCode).toBe(200);
+    // An admin key (a proof spent, the key and its event written to the auth table), the account's view of the user with it, the user's own, and the events.
+    const proofFor = async (code: string, purpose: string) => data(await as('accounts', () => accounts(httpEvent('verifyRecoveryCode', { token, body: { code, purpose } })))).mfa_token as string;
+    const adminProof = await proofFor(adminKeyCode, 'mint_admin_key');
+    const adminKey = await as('accounts', () => accounts(withHeader(httpEvent('createAdminApiKey', { token }), 'x-mfa-token', adminProof)));
+    expect(adminKey.statusCode, adminKey.body).toBe(201);
+    expect((await as('accounts', () => accounts(httpEvent('adminListUserFactors', { apiKey: data(adminKey).api_key, params: { sub: 'grants-user' } })))).statusCode).toBe(200);
     expect((await as('accounts', () => accounts(httpEvent('listFactors', { token })))).statusCode).toBe(200);
     expect((await as('accounts', () => accounts(httpEvent('listMfaEvents', { token })))).statusCode).toBe(200);
+    const resetProof = await proofFor(resetCode, 'admin_reset');
+    const reset = await as('accounts', () => accounts(withHeader(httpEvent('adminResetUserFactors', { token, params: { sub: 'grants-user' } }), 'x-mfa-token', resetProof)));
+    expect(reset.statusCode, reset.body).toBe(204);
 
     // Triggers: one per delivery path below, each changed in every way the API offers.
     const create = async (settings: Record<string, unknown>) => data(await as('triggers', () => triggers(httpEvent('createTrigger', { apiKey, body: settings }))));

@@ -1,9 +1,17 @@
 import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ApiKeyStore, ApiKeySummary } from '../../domain/api-keys.js';
+import { DEFAULT_KEY_SCOPES, isScope, type ApiKeyOwner, type ApiKeyStore, type ApiKeySummary, type Scope } from '../../domain/api-keys.js';
 import { queryPage } from './query-page.js';
 
 const accountPk = (accountId: string) => `ACCOUNT#${accountId}`;
 const hashPk = (keyHash: string) => `APIKEY#${keyHash}`;
+
+/**
+ * A stored key's scopes. A key stored before scopes existed has no `scopes` attribute: it keeps
+ * working with {@link DEFAULT_KEY_SCOPES}. An unknown name (from a later version) is dropped, so a
+ * key can only ever reach less than its record says, never more.
+ */
+const scopesOf = (item: Record<string, unknown>): Scope[] =>
+  Array.isArray(item.scopes) ? item.scopes.filter(isScope) : [...DEFAULT_KEY_SCOPES];
 
 /**
  * Two items per key: one under the account (listing, revoking) and one under the key's hash (the
@@ -13,25 +21,26 @@ const hashPk = (keyHash: string) => `APIKEY#${keyHash}`;
 export class DynamoApiKeyStore implements ApiKeyStore {
   constructor(private readonly client: DynamoDBDocumentClient, private readonly table: string) {}
 
-  async create(input: { accountId: string; id: string; keyHash: string; createdAt: string }): Promise<void> {
+  async create(input: { accountId: string; id: string; keyHash: string; createdAt: string; scopes: readonly Scope[] }): Promise<void> {
+    const scopes = [...input.scopes];
     await this.client.send(new PutCommand({
       TableName: this.table,
-      Item: { pk: accountPk(input.accountId), sk: `KEY#${input.id}`, id: input.id, key_hash: input.keyHash, created_at: input.createdAt },
+      Item: { pk: accountPk(input.accountId), sk: `KEY#${input.id}`, id: input.id, key_hash: input.keyHash, created_at: input.createdAt, scopes },
     }));
     await this.client.send(new PutCommand({
       TableName: this.table,
-      Item: { pk: hashPk(input.keyHash), sk: 'KEY', account_id: input.accountId, id: input.id },
+      Item: { pk: hashPk(input.keyHash), sk: 'KEY', account_id: input.accountId, id: input.id, scopes },
     }));
   }
 
-  async findByHash(keyHash: string): Promise<{ accountId: string; id: string } | undefined> {
+  async findByHash(keyHash: string): Promise<ApiKeyOwner | undefined> {
     const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: { pk: hashPk(keyHash), sk: 'KEY' } }));
-    return Item ? { accountId: Item.account_id as string, id: Item.id as string } : undefined;
+    return Item ? { accountId: Item.account_id as string, id: Item.id as string, scopes: scopesOf(Item) } : undefined;
   }
 
   async list(accountId: string, page: { limit: number; cursor?: string }) {
     const { items, nextCursor } = await queryPage(this.client, { table: this.table, pk: accountPk(accountId), skPrefix: 'KEY#', ...page });
-    return { items: items.map((item): ApiKeySummary => ({ id: item.id as string, created_at: item.created_at as string })), nextCursor };
+    return { items: items.map((item): ApiKeySummary => ({ id: item.id as string, created_at: item.created_at as string, scopes: scopesOf(item) })), nextCursor };
   }
 
   async revoke(accountId: string, id: string): Promise<boolean> {

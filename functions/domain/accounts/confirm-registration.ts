@@ -12,7 +12,8 @@ import {
 import { withAttemptBudget } from './attempt-budget.js';
 import { audited, type AuditDeps } from './audit.js';
 import { MAX_FACTORS, MAX_FACTOR_NAME_LENGTH, type ClientInfo, type MfaStore, type TotpFactor } from './ports.js';
-import { requireFreshProof, type StepUpDeps } from './step-up.js';
+import type { FreshProof } from './mfa-token.js';
+import { requireFreshProof, spendProof, type StepUpDeps } from './step-up.js';
 
 export interface ConfirmRegistrationDeps extends StepUpDeps, AuditDeps {
   mfa: Pick<MfaStore, 'hasTotpFactor' | 'getMfa' | 'createTotpFactor' | 'addTotpFactor'>;
@@ -52,8 +53,8 @@ export interface ConfirmedFactor {
  * factor for the user. The first factor comes with 10 recovery codes, the only time they are shown.
  *
  * In order: malformed input is refused first and costs no attempt; a user who already has a factor
- * gets 409 before any code is checked unless a fresh step-up proof comes with the request (so a
- * stolen bearer token cannot add an attacker's authenticator); then the code is checked against the
+ * gets 409 before any code is checked unless a fresh step-up proof for `add_factor` comes with the
+ * request (so a stolen bearer token cannot add an attacker's authenticator), spent once the code holds; then the code is checked against the
  * failure budget. The first factor is created with one conditional write, so of two concurrent
  * first confirmations exactly one succeeds and the other gets 409 — which is also what refuses a
  * replay of the accepted code; its time step is stored for later checks to refuse older codes.
@@ -63,16 +64,19 @@ export interface ConfirmedFactor {
  */
 export async function confirmRegistration(
   deps: ConfirmRegistrationDeps,
-  input: { subject: string; accountId: string; code: string; secret: string; name?: string; mfaToken?: string; client: ClientInfo },
+  input: { subject: string; accountId: string; code: string; secret: string; name?: string; mfaToken?: string; app?: string; client: ClientInfo },
 ): Promise<ConfirmedFactor> {
   const { subject, code } = input;
   const secret = normalizeTotpSecret(input.secret);
   if (!isTotpCodeFormat(code)) throw new AppError('validation_error', 'code must be 6 ASCII digits');
   const name = factorName(input.name);
   const first = !(await deps.mfa.hasTotpFactor(subject));
+  let proof: FreshProof | undefined;
   if (!first) {
     if (input.mfaToken === undefined) throw new AppError('already_registered');
-    await requireFreshProof(deps, { subject, mfaToken: input.mfaToken });
+    // Checked here, spent once the code holds: a mistyped code does not cost the user their proof.
+    proof = await audited(deps, { subject, client: input.client, failed: 'verification_failed' }, () =>
+      requireFreshProof(deps, { subject, mfaToken: input.mfaToken, app: input.app, purposes: ['add_factor'], spend: false }));
     // Before the code is checked, so a full list costs no attempt.
     if (((await deps.mfa.getMfa(subject))?.factors.length ?? 0) >= MAX_FACTORS) throw tooManyFactors();
   }
@@ -90,7 +94,8 @@ export async function confirmRegistration(
         timeStep: verification.timeStep,
         createdAt: new Date(nowMs).toISOString(),
       };
-      if (!first) {
+      if (proof) {
+        await spendProof(deps, proof);
         if (!(await deps.mfa.addTotpFactor(subject, factor, MAX_FACTORS))) throw tooManyFactors();
         return { factorId, recoveryCodes: [], first };
       }

@@ -1,22 +1,25 @@
+import type { ApiKeyEventLog, ApiKeyStore, Scope } from '../api-keys.js';
 import type { Clock } from '../clock.js';
 import type { RandomBytes } from '../random-bytes.js';
 import type { SecretBox } from '../secret-box.js';
 import { listEvents } from './audit.js';
 import { confirmRegistration, type ConfirmedFactor } from './confirm-registration.js';
 import { adminListFactors, adminResetFactors, listFactors, regenerateRecoveryCodes, removeFactor, type FactorsView } from './factors.js';
-import type { AttemptStore, ClientInfo, MfaEvent, MfaEventLog, MfaStore, TokenSigner } from './ports.js';
+import { mintAdminApiKey } from './admin-api-key.js';
+import type { ProofPurpose } from './mfa-token.js';
+import type { AttemptStore, ClientInfo, MfaEvent, MfaEventLog, MfaStore, ProofLedger, TokenSigner } from './ports.js';
 import { startRegistration } from './start-registration.js';
 import { verifyRecoveryCode } from './verify-recovery-code.js';
 import { verifyTotp } from './verify-totp.js';
 
 export { totpSecretContext } from './confirm-registration.js';
 export { totpAccountName } from './start-registration.js';
-export { MFA_TOKEN_TTL_SECONDS } from './mfa-token.js';
+export { MFA_TOKEN_TTL_SECONDS, PROOF_PURPOSES, isProofPurpose, type ProofPurpose } from './mfa-token.js';
 export { publicSigningKey } from './signing-key.js';
 export type { FactorsView, FactorView } from './factors.js';
 export type {
   AttemptBucket, AttemptSlot, AttemptStore, ClientInfo, MfaEvent, MfaEventLog, MfaEventType, MfaRecord, MfaStore,
-  PublicSigningKey, TokenSigner, TotpFactor,
+  ProofLedger, PublicSigningKey, TokenSigner, TotpFactor,
 } from './ports.js';
 
 export interface AccountsDeps {
@@ -25,6 +28,10 @@ export interface AccountsDeps {
   events: MfaEventLog;
   secretBox: SecretBox;
   signer: TokenSigner;
+  proofs: ProofLedger;
+  /** Admin keys are minted here, where proofs are checked and spent. */
+  keys: Pick<ApiKeyStore, 'create'>;
+  keyEvents: Pick<ApiKeyEventLog, 'record'>;
   now: Clock;
   randomBytes: RandomBytes;
   /** The issuer authenticator apps show (`TOTP_ISSUER`). */
@@ -38,20 +45,23 @@ interface Caller {
   subject: string;
   accountId: string;
   client: ClientInfo;
+  /** The app of the caller's token: the audience of the proofs it gets and sends. */
+  app?: string;
 }
 
 /** The accounts use cases. */
 export interface AccountUseCases {
-  startRegistration(input: { subject: string; mfaToken?: string }): Promise<{ secret: string; otpauthUri: string }>;
+  startRegistration(input: Caller & { mfaToken?: string }): Promise<{ secret: string; otpauthUri: string }>;
   confirmRegistration(input: Caller & { code: string; secret: string; name?: string; mfaToken?: string }): Promise<ConfirmedFactor>;
-  verifyTotp(input: Caller & { code: string; factorId?: string }): Promise<{ mfaToken: string; expiresAt: string; factorId: string }>;
-  verifyRecoveryCode(input: Caller & { code: string }): Promise<{ remaining: number; mfaToken: string; expiresAt: string }>;
+  verifyTotp(input: Caller & { code: string; factorId?: string; purpose?: ProofPurpose }): Promise<{ mfaToken: string; expiresAt: string; factorId: string }>;
+  verifyRecoveryCode(input: Caller & { code: string; purpose?: ProofPurpose }): Promise<{ remaining: number; mfaToken: string; expiresAt: string }>;
   listFactors(input: { subject: string }): Promise<FactorsView>;
   removeFactor(input: Caller & { factorId: string; mfaToken?: string }): Promise<void>;
   regenerateRecoveryCodes(input: Caller & { mfaToken?: string }): Promise<{ recoveryCodes: string[] }>;
   listEvents(input: { subject: string; limit: number; cursor?: string }): Promise<{ events: MfaEvent[]; nextCursor: string | null }>;
-  adminListFactors(input: { accountId: string; subject: string }): Promise<FactorsView>;
-  adminResetFactors(input: { accountId: string; subject: string; actor: string; client: ClientInfo }): Promise<void>;
+  adminListFactors(input: { accountId: string; subject: string; actor: string; client: ClientInfo }): Promise<FactorsView>;
+  adminResetFactors(input: { accountId: string; subject: string; actor: string; mfaToken?: string; app?: string; client: ClientInfo }): Promise<void>;
+  mintAdminApiKey(input: Caller & { mfaToken?: string }): Promise<{ id: string; apiKey: string; createdAt: string; scopes: Scope[] }>;
   /** The public keys of step-up proofs, the current one first. */
   publicKeys(): ReturnType<TokenSigner['publicKeys']>;
 }
@@ -77,6 +87,7 @@ export function createAccountUseCases(deps: AccountsDeps): AccountUseCases {
     listEvents: (input) => listEvents(deps, input),
     adminListFactors: (input) => adminListFactors(deps, input),
     adminResetFactors: (input) => adminResetFactors(deps, input),
+    mintAdminApiKey: (input) => mintAdminApiKey(deps, input),
     publicKeys: () => deps.signer.publicKeys(),
   };
 }

@@ -117,7 +117,9 @@ export type MfaEventType =
   | 'recovery_codes_regenerated'
   | 'recovery_code_used'
   | 'recovery_code_failed'
-  | 'admin_reset';
+  | 'admin_reset'
+  /** An admin key or administrator listed the user's factors (`actor` says which). */
+  | 'factors_listed_by_admin';
 
 /** The request's origin as the gateway saw it. */
 export interface ClientInfo {
@@ -133,7 +135,7 @@ export interface MfaEvent {
   factorId?: string;
   sourceIp?: string;
   userAgent?: string;
-  /** Who did it when not the user: `apikey:<id>` for an admin reset. */
+  /** Who did it when not the user: the administrator's `sub` for an admin reset; `apikey:<id>` or a `sub` for a listing. */
   actor?: string;
 }
 
@@ -165,4 +167,14 @@ export interface TokenSigner {
   publicKeys(): Promise<PublicSigningKey[]>;
   /** The raw `r || s` signature (64 bytes, as JWS wants it) of `data` under the key `kid`. */
   sign(kid: string, data: Uint8Array): Promise<Uint8Array>;
+}
+
+/**
+ * The step-up proofs already spent, by `jti`. A proof for a sensitive operation is spent once:
+ * `spend` is one conditional write, so of two requests with one proof exactly one gets true
+ * (dynalite has no transactions, and none is needed).
+ */
+export interface ProofLedger {
+  /** @returns false when the proof was spent before. `expiresAt` (epoch seconds): when the record may go. */
+  spend(input: { jti: string; expiresAt: number }): Promise<boolean>;
 }

@@ -1,10 +1,11 @@
 import { AppError } from '../../shared/errors.js';
 import type { RandomBytes } from '../random-bytes.js';
 import { generateTotpSecret, otpauthUri } from '../totp/index.js';
-import type { MfaStore } from './ports.js';
+import { audited, type AuditDeps } from './audit.js';
+import type { ClientInfo, MfaStore } from './ports.js';
 import { requireFreshProof, type StepUpDeps } from './step-up.js';
 
-export interface StartRegistrationDeps extends StepUpDeps {
+export interface StartRegistrationDeps extends StepUpDeps, AuditDeps {
   mfa: Pick<MfaStore, 'hasTotpFactor'>;
   randomBytes: RandomBytes;
   /** Shown by authenticator apps above the account name; non-empty, no colon. */
@@ -26,12 +27,15 @@ export const totpAccountName = (subject: string): string => subject.replaceAll('
  */
 export async function startRegistration(
   deps: StartRegistrationDeps,
-  input: { subject: string; mfaToken?: string },
+  input: { subject: string; mfaToken?: string; app?: string; client: ClientInfo },
 ): Promise<{ secret: string; otpauthUri: string }> {
-  if (await deps.mfa.hasTotpFactor(input.subject)) {
+  const { subject, client } = input;
+  if (await deps.mfa.hasTotpFactor(subject)) {
     if (input.mfaToken === undefined) throw new AppError('already_registered');
-    await requireFreshProof(deps, { subject: input.subject, mfaToken: input.mfaToken });
+    // Only shows a new secret, so a sign-in proof will do and nothing is spent; the confirmation spends an `add_factor` one.
+    await audited(deps, { subject, client, failed: 'verification_failed' }, () =>
+      requireFreshProof(deps, { subject, mfaToken: input.mfaToken, app: input.app, purposes: ['sign_in', 'add_factor'], spend: false }));
   }
   const secret = generateTotpSecret(deps.randomBytes);
-  return { secret, otpauthUri: otpauthUri({ secret, issuer: deps.issuer, accountName: totpAccountName(input.subject) }) };
+  return { secret, otpauthUri: otpauthUri({ secret, issuer: deps.issuer, accountName: totpAccountName(subject) }) };
 }

@@ -3,6 +3,7 @@ import { hashRecoveryCode, normalizeRecoveryCode } from '../totp/index.js';
 import { withAttemptBudget } from './attempt-budget.js';
 import { audited, type AuditDeps } from './audit.js';
 import type { ClientInfo, MfaStore } from './ports.js';
+import type { ProofPurpose } from './mfa-token.js';
 import { signThenSpend } from './sign-then-spend.js';
 import type { StepUpDeps } from './step-up.js';
 
@@ -24,7 +25,7 @@ export interface VerifyRecoveryCodeDeps extends StepUpDeps, AuditDeps {
  */
 export async function verifyRecoveryCode(
   deps: VerifyRecoveryCodeDeps,
-  input: { subject: string; accountId: string; code: string; client: ClientInfo },
+  input: { subject: string; accountId: string; code: string; client: ClientInfo; purpose?: ProofPurpose; app?: string },
 ): Promise<{ remaining: number; mfaToken: string; expiresAt: string }> {
   const { subject } = input;
   if (normalizeRecoveryCode(input.code) === undefined) throw new AppError('invalid_code', 'not in recovery code form');
@@ -34,7 +35,7 @@ export async function verifyRecoveryCode(
       // Looked up before the proof is signed, so that a wrong guess costs no kms:Sign; the spend
       // after signing is still the conditional write that decides (see signThenSpend).
       if (!(await deps.mfa.hasRecoveryCode(subject, codeHash))) throw new AppError('invalid_code', 'no such unused recovery code');
-      const won = await signThenSpend(deps, { subject, accountId: input.accountId, method: 'recovery_code' })(() => deps.mfa.consumeRecoveryCode(subject, codeHash));
+      const won = await signThenSpend(deps, { subject, accountId: input.accountId, method: 'recovery_code', purpose: input.purpose, app: input.app })(() => deps.mfa.consumeRecoveryCode(subject, codeHash));
       if (!won) throw new AppError('invalid_code', 'the recovery code was used meanwhile');
       return { remaining: won.spent, ...won.proof };
     }));

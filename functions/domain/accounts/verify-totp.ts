@@ -5,6 +5,7 @@ import { withAttemptBudget } from './attempt-budget.js';
 import { audited, type AuditDeps } from './audit.js';
 import { totpSecretContext } from './confirm-registration.js';
 import type { ClientInfo, MfaStore } from './ports.js';
+import type { ProofPurpose } from './mfa-token.js';
 import { signThenSpend } from './sign-then-spend.js';
 import type { StepUpDeps } from './step-up.js';
 
@@ -27,7 +28,7 @@ export interface VerifyTotpDeps extends StepUpDeps, AuditDeps {
  */
 export async function verifyTotp(
   deps: VerifyTotpDeps,
-  input: { subject: string; accountId: string; code: string; factorId?: string; client: ClientInfo },
+  input: { subject: string; accountId: string; code: string; factorId?: string; client: ClientInfo; purpose?: ProofPurpose; app?: string },
 ): Promise<{ mfaToken: string; expiresAt: string; factorId: string }> {
   const { subject, code } = input;
   if (!isTotpCodeFormat(code)) throw new AppError('validation_error', 'code must be 6 ASCII digits');
@@ -39,7 +40,7 @@ export async function verifyTotp(
     const record = await deps.mfa.getMfa(subject);
     const candidates = (record?.factors ?? []).filter((factor) => input.factorId === undefined || factor.id === input.factorId);
     // Signed before the step is recorded, so a signing failure spends nothing (see signThenSpend).
-    const spend = signThenSpend(deps, { subject, accountId: input.accountId, method: 'otp' });
+    const spend = signThenSpend(deps, { subject, accountId: input.accountId, method: 'otp', purpose: input.purpose, app: input.app });
     for (const factor of candidates) {
       const secret = await deps.secretBox.open(factor.sealedSecret, totpSecretContext(subject));
       const verification = await verifyTotpCode({ secret, code, nowMs });
