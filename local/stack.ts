@@ -11,6 +11,7 @@ import { sqsClient } from '../functions/adapters/aws/clients/sqs.js';
 import { DEFAULT_ROUTE, FUNCTIONS, QUEUES, ROUTES, TABLES, routeKey, type FunctionName, type QueueName } from '../functions/manifest.js';
 import { parseSetting, readSettings, SETTINGS } from '../functions/settings.js';
 import { configureLogging } from '../functions/shared/logger.js';
+import { composeAccounts } from '../functions/handlers/accounts.js';
 import { composeWebhook } from '../functions/handlers/webhook.js';
 import { composeTriggers } from '../functions/handlers/triggers.js';
 import type { KeyFetcher } from '../functions/domain/webhooks/senders/context.js';
@@ -82,8 +83,9 @@ export interface LocalStackOptions {
    */
   aroundInvocation?: InvocationWrapper;
   /**
-   * The clock of the receiver's and the trigger routes' use cases (the handshake window, timestamps
-   * recorded); `Date.now` by default. A test steps it to reach a time without waiting for it.
+   * The clock of the receiver's, the trigger routes' and the accounts routes' use cases (the
+   * handshake window, timestamps recorded, TOTP steps and attempt budgets); `Date.now` by default.
+   * A test steps it to reach a time without waiting for it.
    */
   now?: Clock;
   /**
@@ -249,6 +251,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         const text = await readFlowDefinition(flowsDirs, flow);
         return text === undefined ? undefined : JSON.parse(text) as Record<string, unknown>;
       }, options.now)
+        : name === 'accounts' ? composeAccounts(readSettings(name, config), aws, options.now)
         : COMPOSERS[name](readSettings(name, config), aws)]),
   ) as LocalStack['handlers'];
   const httpHandlers = handlers as unknown as Record<FunctionName, HttpFunction>;

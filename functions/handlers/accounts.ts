@@ -13,6 +13,7 @@ import {
   createAccountUseCases, isProofPurpose, PROOF_PURPOSES, type AccountUseCases, type ClientInfo, type FactorsView, type MfaEvent, type ProofPurpose,
 } from '../domain/accounts/index.js';
 import type { Authenticator, Principal } from '../domain/authenticator.js';
+import type { Clock } from '../domain/clock.js';
 import type { Settings } from '../settings.js';
 import { AppError } from '../shared/errors.js';
 import { createHttpHandler } from '../shared/handler.js';
@@ -137,19 +138,19 @@ export function createAccountsHandler(accounts: AccountUseCases, authenticator: 
   });
 }
 
-/** The accounts function over its settings and clients. */
-export function composeAccounts(settings: Settings, aws: AwsClients) {
+/** The accounts function over its settings and clients; `now` is for the local stack's tests to step. */
+export function composeAccounts(settings: Settings, aws: AwsClients, now: Clock = Date.now) {
   return createAccountsHandler(
     createAccountUseCases({
       mfa: new DynamoMfaStore(dynamoClient(aws), settings.accountsTable),
       attempts: new DynamoAttemptStore(dynamoClient(aws), settings.accountsTable),
-      events: new DynamoMfaEventLog(dynamoClient(aws), settings.accountsTable, { now: Date.now, randomBytes }),
+      events: new DynamoMfaEventLog(dynamoClient(aws), settings.accountsTable, { now, randomBytes }),
       secretBox: secretBoxFrom(settings, aws),
       signer: tokenSignerFrom(settings, aws),
       proofs: new DynamoProofLedger(dynamoClient(aws), settings.accountsTable),
       keys: new DynamoApiKeyStore(dynamoClient(aws), settings.authTable),
       keyEvents: new DynamoApiKeyEventLog(dynamoClient(aws), settings.authTable, randomBytes),
-      now: Date.now,
+      now,
       randomBytes,
       issuer: settings.totpIssuer,
       tokenIssuer: settings.mfaTokenIssuer,

@@ -3,7 +3,7 @@ import {
 } from '../domain/totp/constants.js';
 import { RECOVERY_CODE_COUNT } from '../domain/totp/recovery-codes.js';
 import { ATTEMPT_WINDOW_SECONDS, MAX_FAILED_ATTEMPTS } from '../domain/totp/throttle.js';
-import { MAX_FAILED_ATTEMPTS_ACROSS_BUDGETS } from '../domain/accounts/attempt-budget.js';
+import { DAILY_WINDOW_SECONDS, MAX_DAILY_TOTP_FAILURES, MAX_FAILED_ATTEMPTS_ACROSS_BUDGETS } from '../domain/accounts/attempt-budget.js';
 import { MFA_TOKEN_TTL_SECONDS, PROOF_PURPOSES } from '../domain/accounts/mfa-token.js';
 import { MAX_FACTORS, MAX_FACTOR_NAME_LENGTH, MFA_EVENT_RETENTION_DAYS } from '../domain/accounts/ports.js';
 import { dataBody, errorBody, pageBody, pageParameters, type OperationDocs, type Schema } from './types.js';
@@ -16,19 +16,31 @@ const OWNERSHIP =
   'The factor belongs to the user, not the account: it is keyed by the bearer token\'s `sub`, so users sharing an ' +
   'account each register their own authenticator. A user\'s JWT only; an `X-Api-Key` is refused with 401.';
 
+const DAY_HOURS = DAILY_WINDOW_SECONDS / 3600;
+
 const RETRY_AFTER: Record<string, Schema> = {
-  'retry-after': { type: 'integer', minimum: 1, description: `Seconds until the oldest counted failure leaves the ${WINDOW_MINUTES}-minute window.` },
+  'retry-after': { type: 'integer', minimum: 1, description: `Seconds until the budget that refuses has room again: the oldest counted failure leaves the ${WINDOW_MINUTES}-minute window, or, after ${MAX_DAILY_TOTP_FAILURES} TOTP failures, the ${DAY_HOURS}-hour one.` },
 };
 
 const BUDGET =
   `One failure budget covers every check of a TOTP code or step-up proof (confirm, verify, factor removal, ` +
-  `regeneration, a further registration): ${MAX_FAILED_ATTEMPTS} failures within ${WINDOW_MINUTES} minutes, then 429. Recovery codes have ` +
-  `a budget of their own (${MAX_FAILED_ATTEMPTS} failures), so a locked TOTP never blocks the rescue path, and a ceiling of ` +
-  `${MAX_FAILED_ATTEMPTS_ACROSS_BUDGETS} failures across both stops an attacker alternating between them. Only failures count.`;
+  `regeneration, a further registration): ${MAX_FAILED_ATTEMPTS} failures within ${WINDOW_MINUTES} minutes, then 429, and at most ` +
+  `${MAX_DAILY_TOTP_FAILURES} within ${DAY_HOURS} hours (rolling), after which TOTP codes are refused until the oldest of them is ${DAY_HOURS} hours old. ` +
+  `A success gives nothing back. Recovery codes have a budget of their own (${MAX_FAILED_ATTEMPTS} failures within ${WINDOW_MINUTES} minutes, never ` +
+  `escalating), so a locked TOTP never blocks the rescue path, and a ceiling of ${MAX_FAILED_ATTEMPTS_ACROSS_BUDGETS} failures within ${WINDOW_MINUTES} minutes ` +
+  `across both stops an attacker alternating between them. A proof that holds is not a guess: it is accepted while TOTP is locked. Only failures count.`;
 
-const tooManyAttempts = (what: string) => ({
-  ...errorBody(`too_many_attempts: ${MAX_FAILED_ATTEMPTS} ${what} by this user (sub) within ${WINDOW_MINUTES} minutes, or ${MAX_FAILED_ATTEMPTS_ACROSS_BUDGETS} failures across the TOTP and recovery budgets; retry after the Retry-After seconds.`),
+/** `daily`: the route spends the TOTP budget, which also caps failures a day (recovery codes' does not). */
+const tooManyAttempts = (what: string, daily = true) => ({
+  ...errorBody(`too_many_attempts: ${MAX_FAILED_ATTEMPTS} ${what} by this user (sub) within ${WINDOW_MINUTES} minutes, ` +
+    `${daily ? `${MAX_DAILY_TOTP_FAILURES} within ${DAY_HOURS} hours, ` : ''}or ${MAX_FAILED_ATTEMPTS_ACROSS_BUDGETS} failures within ${WINDOW_MINUTES} minutes across the TOTP and recovery budgets; retry after the Retry-After seconds.`),
   headers: RETRY_AFTER,
+});
+
+/** A proof that could not be signed (KMS throttled or failing): nothing was spent. */
+const signingUnavailable = (what: string) => ({
+  ...errorBody(`unavailable: the step-up proof could not be signed (a server-side failure). The ${what} was not spent and no attempt was counted: send the same code again after Retry-After.`),
+  headers: { 'retry-after': { type: 'integer', minimum: 1, description: 'Seconds to wait before sending the same code again.' } } as Record<string, Schema>,
 });
 
 const MFA_TOKEN_HEADER = {
@@ -219,7 +231,8 @@ export const accountsDocs: OperationDocs = {
         'recovery code of this user.',
       ),
       '415': unsupportedMediaType,
-      '429': tooManyAttempts('failed recovery codes'),
+      '429': tooManyAttempts('failed recovery codes', false),
+      '503': signingUnavailable('recovery code'),
     },
   },
 
@@ -240,6 +253,7 @@ export const accountsDocs: OperationDocs = {
       '401': errorBody('unauthorized: no valid bearer token. invalid_code: a wrong, reused or old code, an unknown `factor_id`, or a user without a factor (counted).'),
       '415': unsupportedMediaType,
       '429': tooManyAttempts('failed codes or proofs'),
+      '503': signingUnavailable('code'),
     },
   },
 

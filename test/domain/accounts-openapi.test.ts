@@ -11,8 +11,8 @@ describe('accounts in the OpenAPI document', () => {
   it.each([
     ['/accounts/totp-registration', ['200', '401', '403', '409', '429', '500']],
     ['/accounts/confirm-totp-registration', ['200', '400', '401', '403', '409', '415', '429', '500']],
-    ['/accounts/recovery-codes/verify', ['200', '400', '401', '415', '429', '500']],
-    ['/accounts/totp/verify', ['200', '400', '401', '415', '429', '500']],
+    ['/accounts/recovery-codes/verify', ['200', '400', '401', '415', '429', '500', '503']],
+    ['/accounts/totp/verify', ['200', '400', '401', '415', '429', '500', '503']],
     ['/accounts/recovery-codes/regenerate', ['200', '401', '403', '404', '429', '500']],
   ])('POST %s documents every status it answers', (path, statuses) => {
     expect(Object.keys(operation(path).responses).sort()).toEqual(statuses);
@@ -21,6 +21,14 @@ describe('accounts in the OpenAPI document', () => {
   it.each(['/accounts/confirm-totp-registration', '/accounts/recovery-codes/verify'])(
     'POST %s documents Retry-After on 429',
     (path) => expect(operation(path).responses['429'].headers['retry-after']).toBeDefined(),
+  );
+
+  it.each(['/accounts/totp/verify', '/accounts/recovery-codes/verify'])(
+    'POST %s documents the 503 of a proof that could not be signed, with Retry-After and the code unspent',
+    (path) => {
+      expect(operation(path).responses['503'].headers['retry-after']).toBeDefined();
+      expect(operation(path).responses['503'].description).toContain('not spent');
+    },
   );
 
   it('requires code and secret as strings to confirm', () => {

@@ -3,7 +3,9 @@ import { Secret, TOTP } from 'otpauth';
 import { describe, expect, it } from 'vitest';
 import { call, useLocalStack } from '../support/local-stack.js';
 
-const stack = useLocalStack();
+/** The accounts routes' clock: real time, stepped ahead by a test that needs hours to pass. */
+const ahead = { ms: 0 };
+const stack = useLocalStack({ now: () => Date.now() + ahead.ms });
 
 const START = '/accounts/totp-registration';
 const CONFIRM = '/accounts/confirm-totp-registration';
@@ -17,9 +19,9 @@ const STEP_MS = 30_000;
 /** Codes from otpauth, a TOTP library other than the product's, at `at` epoch ms. */
 const codeAt = (secret: string, at: number) => new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate({ timestamp: at });
 
-/** A code that no step within two of now produces, so it is wrong whenever it arrives. */
-function wrongCode(secret: string): string {
-  const near = new Set([-2, -1, 0, 1, 2].map((d) => codeAt(secret, Date.now() + d * STEP_MS)));
+/** A code that no step within two of `at` produces, so it is wrong whenever it arrives. */
+function wrongCode(secret: string, at = Date.now()): string {
+  const near = new Set([-2, -1, 0, 1, 2].map((d) => codeAt(secret, at + d * STEP_MS)));
   return ['000000', '111111', '222222', '333333', '444444', '555555'].find((code) => !near.has(code))!;
 }
 
@@ -191,9 +193,48 @@ describe('one attempt budget across operations', () => {
     const sixth = await verify(user.token, codeAt(user.secret, now));
     expect(sixth.status).toBe(429);
     expect(Number(sixth.headers.get('retry-after'))).toBeGreaterThan(800);
-    expect((await call(stack, 'DELETE', `${FACTORS}/${factor.id}`, { token: user.token, headers: withProof(proof) })).status).toBe(429);
-    // The rescue path has a budget of its own.
-    expect((await call(stack, 'POST', RECOVERY, { token: user.token, body: { code: user.recoveryCodes[1] } })).status).toBe(200);
+    expect((await call(stack, 'DELETE', `${FACTORS}/${factor.id}`, { token: user.token, headers: withProof('not.a.proof') })).status).toBe(429);
+    // The rescue path has a budget of its own, and a proof that holds is no guess: it passes while TOTP is locked.
+    const rescued = await proofFrom(user.token, user.recoveryCodes[1]!, 'regenerate_recovery_codes');
+    expect((await call(stack, 'POST', REGENERATE, { token: user.token, headers: withProof(rescued) })).status).toBe(200);
+  });
+});
+
+describe('the budget escalates to a day (the stack\'s clock stepped)', () => {
+  const MINUTE = 60_000;
+  const HOUR = 60 * MINUTE;
+
+  it('an attacker with the user\'s token gets 20 guesses a day: the 21st is 429 after the 15 minutes; recovery still rescues the user; a day later codes work again', async () => {
+    const user = await enrolled(Date.now() - STEP_MS);
+    try {
+      // Four lock-outs of 15 minutes: five wrong codes at +0, +15, +30 and +45 minutes.
+      for (let round = 0; round < 4; round++) {
+        ahead.ms = round * 15 * MINUTE;
+        for (let i = 0; i < 5; i++) {
+          const res = await verify(user.token, wrongCode(user.secret, Date.now() + ahead.ms));
+          expect(res.status, res.text).toBe(401);
+        }
+      }
+      ahead.ms = HOUR; // the 15-minute window of the last five has passed
+      const refused = await verify(user.token, codeAt(user.secret, Date.now() + ahead.ms));
+      expect(refused.status).toBe(429);
+      expect(refused.json).toEqual({ error: 'too_many_attempts' });
+      // Until the first of the 20 is a day old: 23 hours less the real time this test took.
+      const retryAfter = Number(refused.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThan(22 * 3600);
+      expect(retryAfter).toBeLessThanOrEqual(23 * 3600);
+
+      // The rescue path is open, and its proof (no guess) works while TOTP is locked.
+      const rescued = await proofFrom(user.token, user.recoveryCodes[0]!, 'regenerate_recovery_codes');
+      const regenerated = await call(stack, 'POST', REGENERATE, { token: user.token, headers: withProof(rescued) });
+      expect(regenerated.status, regenerated.text).toBe(200);
+
+      ahead.ms = 24 * HOUR + MINUTE;
+      const later = await verify(user.token, codeAt(user.secret, Date.now() + ahead.ms));
+      expect(later.status, later.text).toBe(200);
+    } finally {
+      ahead.ms = 0;
+    }
   });
 });
 

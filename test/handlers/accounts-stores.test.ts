@@ -183,3 +183,75 @@ describe('DynamoAttemptStore', () => {
     expect(await attempts.listSlots(sub, 'totp')).toEqual([{ slot: 3, attemptedAtMs: NOW }]);
   });
 });
+
+describe('DynamoMfaStore: a spend whose answer was lost and that the SDK sent again', () => {
+  /**
+   * The client as the SDK behaves when an UpdateItem's answer is lost (a reset connection, a 500
+   * after the write): the write lands, and the retry then meets our own write's effect.
+   */
+  function answerLostOnce(): typeof local.dynamo {
+    let lost = false;
+    return new Proxy(local.dynamo, {
+      get(target, property, receiver) {
+        if (property !== 'send') return Reflect.get(target, property, receiver);
+        return async (command: { constructor: { name: string } }) => {
+          if (!lost && command.constructor.name === 'UpdateCommand') {
+            lost = true;
+            await target.send(command as never);
+          }
+          return target.send(command as never);
+        };
+      },
+    });
+  }
+
+  it('advanceTimeStep still answers true for its own step, and false for another request\'s', async () => {
+    const sub = newUser();
+    await mfa.createTotpFactor(sub, factor());
+    const retried = new DynamoMfaStore(answerLostOnce(), table);
+    expect(await retried.advanceTimeStep(sub, { factorId: 'f1', timeStep: 58_333_334, usedAt: new Date(NOW).toISOString() })).toBe(true);
+    expect(await retried.advanceTimeStep(sub, { factorId: 'f1', timeStep: 58_333_334, usedAt: new Date(NOW).toISOString() })).toBe(false);
+    expect((await mfa.getMfa(sub))!.factors[0]!.timeStep).toBe(58_333_334);
+  });
+
+  it('consumeRecoveryCode still answers what remains for its own code, and undefined for a code used before', async () => {
+    const sub = newUser();
+    await mfa.createTotpFactor(sub, factor({ recoveryCodeHashes: ['h1', 'h2', 'h3'] }));
+    const retried = new DynamoMfaStore(answerLostOnce(), table);
+    expect(await retried.consumeRecoveryCode(sub, 'h1')).toBe(2);
+    expect(await retried.consumeRecoveryCode(sub, 'h1')).toBeUndefined();
+    expect(await mfa.hasRecoveryCode(sub, 'h1')).toBe(false);
+    expect(await mfa.hasRecoveryCode(sub, 'h2')).toBe(true);
+  });
+});
+
+describe('DynamoMfaStore.hasRecoveryCode', () => {
+  it('answers whether a hash is among the unused codes, without spending it; false for a user without a factor', async () => {
+    const sub = newUser();
+    await mfa.createTotpFactor(sub, factor({ recoveryCodeHashes: ['h1'] }));
+    expect(await mfa.hasRecoveryCode(sub, 'h1')).toBe(true);
+    expect(await mfa.hasRecoveryCode(sub, 'h1')).toBe(true);
+    expect(await mfa.hasRecoveryCode(sub, 'h9')).toBe(false);
+    expect(await mfa.consumeRecoveryCode(sub, 'h1')).toBe(0);
+    expect(await mfa.hasRecoveryCode(sub, 'h1')).toBe(false);
+    expect(await mfa.hasRecoveryCode(newUser(), 'h1')).toBe(false);
+  });
+});
+
+describe('DynamoAttemptStore: the day budget', () => {
+  it('keeps the day\'s TOTP slots (totp_day) apart from the 15-minute ones, each freed by its own window', async () => {
+    const sub = newUser();
+    const DAY_MS = 86_400_000;
+    await claim(sub, { slot: 0 });
+    const day = (attemptedAtMs: number) => attempts.claimSlot({
+      subject: sub, bucket: 'totp_day', slot: 0, reservation: `r${attemptedAtMs}`, attemptedAtMs,
+      freeIfAttemptedAtOrBeforeMs: attemptedAtMs - DAY_MS, expiresAt: Math.ceil((attemptedAtMs + DAY_MS) / 1000),
+    });
+    expect(await day(NOW)).toBe(true);
+    expect(await attempts.listSlots(sub, 'totp')).toEqual([{ slot: 0, attemptedAtMs: NOW }]);
+    expect(await attempts.listSlots(sub, 'totp_day')).toEqual([{ slot: 0, attemptedAtMs: NOW }]);
+    expect(await day(NOW + WINDOW_MS)).toBe(false); // 15 minutes free the short slot, not the day's
+    expect(await day(NOW + DAY_MS - 1)).toBe(false);
+    expect(await day(NOW + DAY_MS)).toBe(true);
+  });
+});

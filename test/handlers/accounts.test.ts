@@ -9,7 +9,7 @@ import { DynamoApiKeyStore } from '../../functions/adapters/aws/dynamo-api-key-s
 import { DynamoProofLedger } from '../../functions/adapters/aws/dynamo-proof-ledger.js';
 import { LocalSecretBox } from '../../functions/adapters/local-secret-box.js';
 import { generateLocalSigningKey, LocalTokenSigner } from '../../functions/adapters/local-token-signer.js';
-import { createAccountUseCases, type AccountsDeps } from '../../functions/domain/accounts/index.js';
+import { createAccountUseCases, type AccountsDeps, type TokenSigner } from '../../functions/domain/accounts/index.js';
 import { generateTotpSecret, hashRecoveryCode, normalizeTotpSecret } from '../../functions/domain/totp/index.js';
 import { createAccountsHandler } from '../../functions/handlers/accounts.js';
 import { createTokenVerifier } from '../../functions/adapters/jwt-token-verifier.js';
@@ -665,5 +665,100 @@ describe('POST /accounts/totp/verify and the step-up proof (pinned clock)', () =
     const eleventh = await post(CONFIRM, { sub, headers, body: { code: '000000', secret: newSecret() } });
     expect(eleventh.status).toBe(409);
     expect(eleventh.json).toEqual({ error: 'conflict', message: 'a user may have at most 10 factors' });
+  });
+});
+
+describe('a signing failure spends nothing (kms:Sign fails once; dynalite and the real signer otherwise)', () => {
+  const VERIFY = '/accounts/totp/verify';
+
+  /** The stack's signer, but its next `failures` signatures fail as a throttled kms:Sign does. */
+  function flakySigner(failures: number): TokenSigner & { calls: number } {
+    const signer = {
+      calls: 0,
+      publicKeys: () => deps.signer.publicKeys(),
+      async sign(kid: string, data: Uint8Array) {
+        signer.calls++;
+        if (failures-- > 0) throw Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' });
+        return deps.signer.sign(kid, data);
+      },
+    };
+    return signer;
+  }
+
+  async function quietly<T>(run: () => Promise<T>): Promise<T> {
+    const quiet = [process.stdout, process.stderr].map((stream) => vi.spyOn(stream, 'write').mockImplementation(() => true));
+    return run().finally(() => quiet.forEach((spy) => spy.mockRestore()));
+  }
+
+  it('answers 503 unavailable with Retry-After, and the same TOTP code signs in on retry, once', async () => {
+    const sub = newUser();
+    const secret = newSecret();
+    await register(sub, secret);
+    const signer = flakySigner(1);
+    const via = createAccountsHandler(createAccountUseCases({ ...deps, signer }), authenticator);
+    const code = totpCodeAt(secret, clock.nowMs + STEP_MS);
+
+    const failed = await quietly(() => post(VERIFY, { sub, body: { code }, via }));
+    expect(failed.status).toBe(503);
+    expect(failed.json).toEqual({ error: 'unavailable' });
+    expect(failed.headers['retry-after']).toBe('1');
+    expect((await factorItem(sub))!.time_step).toBe(STEP); // the step was not recorded
+    expect(await deps.attempts.listSlots(sub, 'totp')).toEqual([]); // nor counted as a failure
+
+    const retried = await post(VERIFY, { sub, body: { code }, via });
+    expect(retried.status).toBe(200);
+    expect(retried.json.data.mfa_token).toEqual(expect.any(String));
+    expect((await factorItem(sub))!.time_step).toBe(STEP + 1);
+    // Single use still holds: the code that finally worked does not work again.
+    expect((await post(VERIFY, { sub, body: { code }, via })).json).toEqual({ error: 'invalid_code' });
+  });
+
+  it('answers 503 with Retry-After, and the same recovery code works on retry, once', async () => {
+    const sub = newUser();
+    const [code] = await register(sub);
+    const signer = flakySigner(1);
+    const via = createAccountsHandler(createAccountUseCases({ ...deps, signer }), authenticator);
+
+    const failed = await quietly(() => post(RECOVERY, { sub, body: { code }, via }));
+    expect(failed.status).toBe(503);
+    expect(failed.json).toEqual({ error: 'unavailable' });
+    expect(failed.headers['retry-after']).toBe('1');
+    expect((await factorItem(sub))!.recovery_code_hashes.size).toBe(10);
+
+    const retried = await post(RECOVERY, { sub, body: { code }, via });
+    expect(retried.status).toBe(200);
+    expect(retried.json.data.remaining).toBe(9);
+    expect((await post(RECOVERY, { sub, body: { code }, via })).json).toEqual({ error: 'invalid_code' });
+  });
+
+  it('answers the proof when the audit write after the spend fails: the fault is logged, the code not lost', async () => {
+    const sub = newUser();
+    const secret = newSecret();
+    await register(sub, secret);
+    const events = { list: deps.events.list.bind(deps.events), record: async () => Promise.reject(new Error('audit table throttled')) };
+    const via = createAccountsHandler(createAccountUseCases({ ...deps, events }), authenticator);
+    const res = await quietly(() => post(VERIFY, { sub, body: { code: totpCodeAt(secret, clock.nowMs + STEP_MS) }, via }));
+    expect(res.status).toBe(200);
+    expect(res.json.data.mfa_token).toEqual(expect.any(String));
+  });
+
+  it('signs nothing for a wrong recovery code (a guess costs no kms:Sign)', async () => {
+    const sub = newUser();
+    await register(sub);
+    const signer = flakySigner(0);
+    const via = createAccountsHandler(createAccountUseCases({ ...deps, signer }), authenticator);
+    expect((await post(RECOVERY, { sub, body: { code: '00000-00000' }, via })).json).toEqual({ error: 'invalid_code' });
+    expect(signer.calls).toBe(0);
+  });
+
+  it('of concurrent uses of one recovery code, while the signer fails for some, exactly one gets a proof and the rest spend nothing of it', async () => {
+    const sub = newUser();
+    const [code] = await register(sub);
+    const via = createAccountsHandler(createAccountUseCases({ ...deps, signer: flakySigner(2) }), authenticator);
+    const results = await quietly(() => Promise.all(Array.from({ length: 5 }, () => post(RECOVERY, { sub, body: { code }, via }))));
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 503)).toHaveLength(2);
+    expect((await factorItem(sub))!.recovery_code_hashes.size).toBe(9);
   });
 });

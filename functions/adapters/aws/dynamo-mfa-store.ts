@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_FACTOR_NAME } from '../../domain/accounts/confirm-registration.js';
 import type { MfaRecord, MfaStore, TotpFactor } from '../../domain/accounts/index.js';
@@ -26,8 +27,9 @@ const toStored = (factor: TotpFactor): StoredFactor => ({
 
 /**
  * One item per user: its factors as a map by id (`factors.<id>`: name, sealed secret, last
- * accepted time step, created and last used), `factor_count`, `account_id`, and the unused
- * recovery codes as a string set of hashes. Ten factors stay within a few KB. Keeping it all on
+ * accepted time step, created and last used, and `spent_by`, the random id of the write that
+ * recorded the step), `factor_count`, `account_id`, the unused recovery codes as a string set of
+ * hashes and `last_recovery_spend` (the id of the write that last removed one). Ten factors stay within a few KB. Keeping it all on
  * one item makes every change one conditional write, atomic without TransactWriteItems (which
  * dynalite lacks): the first factor and its codes appear together, the last factor and the codes
  * go together, a time step advances only past the stored one, a new set of codes replaces the old.
@@ -107,16 +109,27 @@ export class DynamoMfaStore implements MfaStore {
     })));
   }
 
-  advanceTimeStep(subject: string, input: { factorId: string; timeStep: number; usedAt: string }): Promise<boolean> {
-    return ifConditionHolds(() => this.client.send(new UpdateCommand({
+  async advanceTimeStep(subject: string, input: { factorId: string; timeStep: number; usedAt: string }): Promise<boolean> {
+    const spend = randomUUID();
+    const names = { '#id': input.factorId };
+    const written = await ifConditionHolds(() => this.client.send(new UpdateCommand({
       TableName: this.table,
       Key: this.key(subject),
-      UpdateExpression: 'SET factors.#id.time_step = :step, factors.#id.last_used_at = :used',
+      UpdateExpression: 'SET factors.#id.time_step = :step, factors.#id.last_used_at = :used, factors.#id.spent_by = :spend',
       // The check and the record in one write: a code's step is accepted once, and only after the stored one.
       ConditionExpression: 'factors.#id.time_step < :step',
-      ExpressionAttributeNames: { '#id': input.factorId },
-      ExpressionAttributeValues: { ':step': input.timeStep, ':used': input.usedAt },
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: { ':step': input.timeStep, ':used': input.usedAt, ':spend': spend },
     })));
+    if (written) return true;
+    // The SDK retries a write whose answer was lost (a reset connection, a 500) and the retry then
+    // fails its condition against our own first write: a code spent and its proof never answered.
+    // `spent_by` tells our write from another request's.
+    const { Item } = await this.client.send(new GetCommand({
+      TableName: this.table, Key: this.key(subject), ProjectionExpression: 'factors.#id', ExpressionAttributeNames: names, ConsistentRead: true,
+    }));
+    const stored = (Item?.factors as Record<string, StoredFactor & { spent_by?: string }> | undefined)?.[input.factorId];
+    return stored?.time_step === input.timeStep && stored.spent_by === spend;
   }
 
   async removeFactor(subject: string, factorId: string): Promise<boolean> {
@@ -158,20 +171,33 @@ export class DynamoMfaStore implements MfaStore {
     })));
   }
 
+  async hasRecoveryCode(subject: string, codeHash: string): Promise<boolean> {
+    const { Item } = await this.client.send(new GetCommand({
+      TableName: this.table, Key: this.key(subject), ProjectionExpression: 'recovery_code_hashes', ConsistentRead: true,
+    }));
+    return (Item?.recovery_code_hashes as Set<string> | undefined)?.has(codeHash) ?? false;
+  }
+
   async consumeRecoveryCode(subject: string, codeHash: string): Promise<number | undefined> {
+    const spend = randomUUID();
     let left: Set<string> | undefined;
     const consumed = await ifConditionHolds(async () => {
       const { Attributes } = await this.client.send(new UpdateCommand({
         TableName: this.table,
         Key: this.key(subject),
-        UpdateExpression: 'DELETE recovery_code_hashes :consumed',
+        UpdateExpression: 'DELETE recovery_code_hashes :consumed SET last_recovery_spend = :spend',
         // False for a missing item too, so this never creates one.
         ConditionExpression: 'contains(recovery_code_hashes, :hash)',
-        ExpressionAttributeValues: { ':consumed': new Set([codeHash]), ':hash': codeHash },
+        ExpressionAttributeValues: { ':consumed': new Set([codeHash]), ':hash': codeHash, ':spend': spend },
         ReturnValues: 'UPDATED_NEW',
       }));
       left = Attributes?.recovery_code_hashes as Set<string> | undefined;
     });
-    return consumed ? left?.size ?? 0 : undefined;
+    if (consumed) return left?.size ?? 0;
+    // As for a time step: a retried write that lost its answer fails against our own first write.
+    const { Item } = await this.client.send(new GetCommand({
+      TableName: this.table, Key: this.key(subject), ProjectionExpression: 'last_recovery_spend, recovery_code_hashes', ConsistentRead: true,
+    }));
+    return Item?.last_recovery_spend === spend ? (Item.recovery_code_hashes as Set<string> | undefined)?.size ?? 0 : undefined;
   }
 }

@@ -1,4 +1,5 @@
 import { AppError } from '../../shared/errors.js';
+import { logFault } from '../../shared/logger.js';
 import type { Clock } from '../clock.js';
 import type { ClientInfo, MfaEvent, MfaEventLog, MfaEventType } from './ports.js';
 
@@ -45,7 +46,9 @@ export async function audited<T>(
     throw error;
   }
   const success = input.succeeded?.(result);
-  if (success) await recordEvent(deps, input.subject, { ...success, client: input.client });
+  // The operation has happened (a code spent, a factor stored): failing the request now would lose
+  // what the user is owed (the proof, the recovery codes shown once). The fault is logged instead.
+  if (success) await recordEvent(deps, input.subject, { ...success, client: input.client }).catch((error: unknown) => logFault(`MFA event ${success.type} not recorded`, error));
   return result;
 }
 

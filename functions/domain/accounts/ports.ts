@@ -57,6 +57,8 @@ export interface MfaStore {
   removeAll(subject: string): Promise<boolean>;
   /** Replaces the unused recovery codes in one write. @returns false when the user has no factor. */
   replaceRecoveryCodes(subject: string, codeHashes: readonly string[]): Promise<boolean>;
+  /** Whether `codeHash` is one of the user's unused recovery codes (read consistently; a hint, not a spend). */
+  hasRecoveryCode(subject: string, codeHash: string): Promise<boolean>;
   /**
    * Removes one recovery code, atomically, so that two concurrent uses cannot both succeed.
    * @returns How many codes remain, or undefined when the user has no factor or no such unused code.
@@ -65,11 +67,12 @@ export interface MfaStore {
 }
 
 /**
- * Failure budgets: `totp` is spent by every check of a TOTP code or step-up proof (confirm,
- * verify, removal), `recovery` by recovery codes alone, so a locked TOTP never blocks the rescue
- * path; `any` is the ceiling both spend, so alternating between them gains an attacker little.
+ * Failure budgets: `totp` (15 minutes) and `totp_day` (24 hours) are spent by every failed check
+ * of a TOTP code or step-up proof (confirm, verify, removal), `recovery` by recovery codes alone,
+ * so a locked TOTP never blocks the rescue path; `any` is the 15-minute ceiling that TOTP and
+ * recovery failures both spend, so alternating between them gains an attacker little.
  */
-export type AttemptBucket = 'totp' | 'recovery' | 'any';
+export type AttemptBucket = 'totp' | 'totp_day' | 'recovery' | 'any';
 
 /** One of a user's attempt slots in a bucket (one per allowed failure), as last claimed. */
 export interface AttemptSlot {

@@ -29,6 +29,10 @@ const askFor = (purposes: readonly ProofPurpose[]) =>
  * made for another purpose, already spent) is also 403 but spends an attempt of the TOTP budget,
  * like a wrong code, since it too is a guess at a sensitive operation.
  *
+ * A proof that holds passes even while the TOTP budget is locked: it is no guess (it took a code
+ * to get), and a user whose TOTP someone else's guessing has locked for the day must still be able
+ * to use a recovery code's proof to regenerate codes or replace a factor.
+ *
  * With `spend`, the proof is spent in the same step (one conditional write of its `jti`), so it
  * never serves twice; without, the caller spends it with {@link spendProof} once its own checks hold.
  */
@@ -39,14 +43,23 @@ export async function requireFreshProof(
   const { subject, mfaToken, purposes } = input;
   if (!mfaToken) throw new AppError('mfa_required', 'no X-MFA-Token');
   const nowMs = deps.now();
-  return withAttemptBudget(deps, { subject, bucket: 'totp', nowMs }, async () => {
-    const proof = await readFreshMfaToken(mfaToken, { keys: await deps.signer.publicKeys(), issuer: deps.tokenIssuer, audience: proofAudience(deps, input.app), subject, nowMs });
-    if (!proof) throw new AppError('mfa_required', 'X-MFA-Token is not a fresh proof of this user for this app');
-    if (!purposes.includes(proof.purpose)) {
-      throw new AppError('mfa_required', `proof for ${proof.purpose}`, undefined, `this step-up proof was made for ${proof.purpose}, not for this operation: ${askFor(purposes)}`);
+  const proof = await readFreshMfaToken(mfaToken, { keys: await deps.signer.publicKeys(), issuer: deps.tokenIssuer, audience: proofAudience(deps, input.app), subject, nowMs });
+  let refusal: unknown = !proof
+    ? new AppError('mfa_required', 'X-MFA-Token is not a fresh proof of this user for this app')
+    : !purposes.includes(proof.purpose)
+      ? new AppError('mfa_required', `proof for ${proof.purpose}`, undefined, `this step-up proof was made for ${proof.purpose}, not for this operation: ${askFor(purposes)}`)
+      : undefined;
+  if (proof && refusal === undefined) {
+    try {
+      if (input.spend) await spendProof(deps, proof);
+      return proof;
+    } catch (error) {
+      refusal = error;
     }
-    if (input.spend) await spendProof(deps, proof);
-    return proof;
+  }
+  // Only a proof that does not hold is a guess: it spends the TOTP budget (and is 429 while that is locked).
+  return withAttemptBudget(deps, { subject, bucket: 'totp', nowMs }, async (): Promise<never> => {
+    throw refusal;
   });
 }
 

@@ -4,10 +4,11 @@ import { withAttemptBudget } from './attempt-budget.js';
 import { audited, type AuditDeps } from './audit.js';
 import type { ClientInfo, MfaStore } from './ports.js';
 import type { ProofPurpose } from './mfa-token.js';
-import { stepUpProof, type StepUpDeps } from './step-up.js';
+import { signThenSpend } from './sign-then-spend.js';
+import type { StepUpDeps } from './step-up.js';
 
 export interface VerifyRecoveryCodeDeps extends StepUpDeps, AuditDeps {
-  mfa: Pick<MfaStore, 'consumeRecoveryCode'>;
+  mfa: Pick<MfaStore, 'hasRecoveryCode' | 'consumeRecoveryCode'>;
 }
 
 /**
@@ -19,7 +20,8 @@ export interface VerifyRecoveryCodeDeps extends StepUpDeps, AuditDeps {
  * recovery budget, which is separate from the TOTP one (and of the ceiling across both).
  *
  * @returns How many unused codes the user has left, and the proof.
- * @throws AppError `invalid_code` or `too_many_attempts`.
+ * @throws AppError `invalid_code`, `too_many_attempts`, or `unavailable` when the proof cannot be
+ *   signed (the code is not spent and works on retry).
  */
 export async function verifyRecoveryCode(
   deps: VerifyRecoveryCodeDeps,
@@ -30,8 +32,11 @@ export async function verifyRecoveryCode(
   const codeHash = hashRecoveryCode(subject, input.code);
   return audited(deps, { subject, client: input.client, failed: 'recovery_code_failed', succeeded: () => ({ type: 'recovery_code_used' }) }, () =>
     withAttemptBudget(deps, { subject, bucket: 'recovery', nowMs: deps.now() }, async () => {
-      const remaining = await deps.mfa.consumeRecoveryCode(subject, codeHash);
-      if (remaining === undefined) throw new AppError('invalid_code', 'no such unused recovery code');
-      return { remaining, ...(await stepUpProof(deps, { subject, accountId: input.accountId, method: 'recovery_code', purpose: input.purpose, app: input.app })) };
+      // Looked up before the proof is signed, so that a wrong guess costs no kms:Sign; the spend
+      // after signing is still the conditional write that decides (see signThenSpend).
+      if (!(await deps.mfa.hasRecoveryCode(subject, codeHash))) throw new AppError('invalid_code', 'no such unused recovery code');
+      const won = await signThenSpend(deps, { subject, accountId: input.accountId, method: 'recovery_code', purpose: input.purpose, app: input.app })(() => deps.mfa.consumeRecoveryCode(subject, codeHash));
+      if (!won) throw new AppError('invalid_code', 'the recovery code was used meanwhile');
+      return { remaining: won.spent, ...won.proof };
     }));
 }

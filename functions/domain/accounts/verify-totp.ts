@@ -6,7 +6,8 @@ import { audited, type AuditDeps } from './audit.js';
 import { totpSecretContext } from './confirm-registration.js';
 import type { ClientInfo, MfaStore } from './ports.js';
 import type { ProofPurpose } from './mfa-token.js';
-import { stepUpProof, type StepUpDeps } from './step-up.js';
+import { signThenSpend } from './sign-then-spend.js';
+import type { StepUpDeps } from './step-up.js';
 
 export interface VerifyTotpDeps extends StepUpDeps, AuditDeps {
   mfa: Pick<MfaStore, 'getMfa' | 'advanceTimeStep'>;
@@ -21,8 +22,9 @@ export interface VerifyTotpDeps extends StepUpDeps, AuditDeps {
  * conditional write (`time_step < :step`), so of two requests with one code exactly one passes,
  * and neither the enrolment code nor any code from before it is ever accepted again.
  *
- * @throws AppError `validation_error` (costs nothing), `too_many_attempts`, or `invalid_code`
- *   for anything else that fails: a wrong, replayed or old code, an unknown factor, no factor.
+ * @throws AppError `validation_error` (costs nothing), `too_many_attempts`, `unavailable` when
+ *   the proof cannot be signed (costs nothing, spends nothing: the same code works on retry), or
+ *   `invalid_code` for anything else that fails: a wrong, replayed or old code, an unknown factor, no factor.
  */
 export async function verifyTotp(
   deps: VerifyTotpDeps,
@@ -37,14 +39,15 @@ export async function verifyTotp(
   }, () => withAttemptBudget(deps, { subject, bucket: 'totp', nowMs }, async () => {
     const record = await deps.mfa.getMfa(subject);
     const candidates = (record?.factors ?? []).filter((factor) => input.factorId === undefined || factor.id === input.factorId);
+    // Signed before the step is recorded, so a signing failure spends nothing (see signThenSpend).
+    const spend = signThenSpend(deps, { subject, accountId: input.accountId, method: 'otp', purpose: input.purpose, app: input.app });
     for (const factor of candidates) {
       const secret = await deps.secretBox.open(factor.sealedSecret, totpSecretContext(subject));
       const verification = await verifyTotpCode({ secret, code, nowMs });
       if (!verification.valid || verification.timeStep <= factor.timeStep) continue;
       const usedAt = new Date(nowMs).toISOString();
-      if (!(await deps.mfa.advanceTimeStep(subject, { factorId: factor.id, timeStep: verification.timeStep, usedAt }))) continue;
-      const proof = await stepUpProof(deps, { subject, accountId: input.accountId, method: 'otp', purpose: input.purpose, app: input.app });
-      return { ...proof, factorId: factor.id };
+      const won = await spend(async () => (await deps.mfa.advanceTimeStep(subject, { factorId: factor.id, timeStep: verification.timeStep, usedAt })) || undefined);
+      if (won) return { ...won.proof, factorId: factor.id };
     }
     throw new AppError('invalid_code', 'no factor of this user accepts the code at a new time step');
   }));

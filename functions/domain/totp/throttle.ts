@@ -9,7 +9,8 @@ export type ThrottleDecision = { blocked: false } | { blocked: true; retryAfterS
 
 /**
  * Whether another attempt may be made. Blocked while {@link MAX_FAILED_ATTEMPTS} failures lie
- * within the last {@link ATTEMPT_WINDOW_SECONDS}; a failure at `t` counts while `now - t < window`.
+ * within the last {@link ATTEMPT_WINDOW_SECONDS} (or `maxFailures` within `windowSeconds`); a
+ * failure at `t` counts while `now - t < window`.
  *
  * ```
  *  window: now - 900 s ──────────────────────────────── now
@@ -17,9 +18,9 @@ export type ThrottleDecision = { blocked: false } | { blocked: true; retryAfterS
  *  unblocked at f5 + 900 s, when f5 leaves and only four remain
  * ```
  */
-export function attemptThrottle(input: { failureTimesMs: readonly number[]; nowMs: number; maxFailures?: number }): ThrottleDecision {
-  const { failureTimesMs, nowMs, maxFailures = MAX_FAILED_ATTEMPTS } = input;
-  const windowMs = ATTEMPT_WINDOW_SECONDS * 1000;
+export function attemptThrottle(input: { failureTimesMs: readonly number[]; nowMs: number; maxFailures?: number; windowSeconds?: number }): ThrottleDecision {
+  const { failureTimesMs, nowMs, maxFailures = MAX_FAILED_ATTEMPTS, windowSeconds = ATTEMPT_WINDOW_SECONDS } = input;
+  const windowMs = windowSeconds * 1000;
   const recent = failureTimesMs.filter((time) => nowMs - time < windowMs).sort((a, b) => b - a);
   if (recent.length < maxFailures) return { blocked: false };
   const unblockAtMs = recent[maxFailures - 1]! + windowMs;
