@@ -18,6 +18,8 @@ export interface ServiceConfig {
   logLevel?: LogLevel;
   /** Most concurrent flow worker invocations the flow queue's event source starts. */
   flowWorkerMaxConcurrency: number;
+  /** Most concurrent sweeper invocations the sweep queue's event source starts. */
+  sweeperMaxConcurrency: number;
   /** Exact origins whose web apps may call the gateway (CORS); empty, none may. */
   corsAllowedOrigins: string[];
   /** Default stage throttling of the HTTP API: the authenticated routes and the public ones without limits of their own. */
@@ -51,6 +53,12 @@ const SQS_MAX_CONCURRENCY_BOUNDS = { min: 2, max: 1000 };
  * an account's default 1,000 concurrent executions stay free for the gateway and everything else.
  */
 export const DEFAULT_FLOW_WORKER_MAX_CONCURRENCY = 20;
+/**
+ * Sweeps are background work (a purge's old generation, an object store's expiry pass) that can
+ * wait: 5 at once keep a burst of purges from taking the account's concurrent executions, which
+ * the API shares, and each stream fetch may hold for up to 20 s.
+ */
+export const DEFAULT_SWEEPER_MAX_CONCURRENCY = 5;
 
 /** Powertools' log levels, which context `logLevel` takes. */
 const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'] as const;
@@ -87,7 +95,7 @@ const API_THROTTLE_BOUNDS = { min: 1, max: 1_000_000, why: 'requests a second; t
  * with `cognitoThreatProtection=true` for the Plus plan and `cognitoDomainPrefix` for its hosted UI) or `authIssuer` + `authJwksUrl` + `authAudience`
  * (+ `authJwtAlgorithms`) for an external issuer; the handler settings
  * `webhookMaxBodyBytes`, `waitTimeoutMs`, `triggerCacheTtlMs`, `totpIssuer`, and `logLevel`; and
- * `flowWorkerMaxConcurrency`; `corsAllowedOrigins`, `apiThrottleRateLimit`, `apiThrottleBurstLimit`,
+ * `flowWorkerMaxConcurrency`, `sweeperMaxConcurrency`; `corsAllowedOrigins`, `apiThrottleRateLimit`, `apiThrottleBurstLimit`,
  * `webhookThrottleRateLimit`, `webhookThrottleBurstLimit`, `defaultRouteThrottleRateLimit`,
  * `defaultRouteThrottleBurstLimit` and `alarmEmail`.
  */
@@ -144,10 +152,14 @@ export function serviceConfigFromContext(node: Node): ServiceConfig {
     settings[setting.env] = String(raw);
   }
 
-  const rawMaxConcurrency: unknown = node.tryGetContext('flowWorkerMaxConcurrency');
-  const flowWorkerMaxConcurrency = rawMaxConcurrency === undefined || rawMaxConcurrency === null || rawMaxConcurrency === ''
-    ? DEFAULT_FLOW_WORKER_MAX_CONCURRENCY
-    : wholeNumber('flowWorkerMaxConcurrency', rawMaxConcurrency, { ...SQS_MAX_CONCURRENCY_BOUNDS, why: "Lambda's range for an SQS event source" });
+  const maxConcurrency = (key: string, fallback: number) => {
+    const raw: unknown = node.tryGetContext(key);
+    return raw === undefined || raw === null || raw === ''
+      ? fallback
+      : wholeNumber(key, raw, { ...SQS_MAX_CONCURRENCY_BOUNDS, why: "Lambda's range for an SQS event source" });
+  };
+  const flowWorkerMaxConcurrency = maxConcurrency('flowWorkerMaxConcurrency', DEFAULT_FLOW_WORKER_MAX_CONCURRENCY);
+  const sweeperMaxConcurrency = maxConcurrency('sweeperMaxConcurrency', DEFAULT_SWEEPER_MAX_CONCURRENCY);
 
   const logLevel = text('logLevel')?.toUpperCase();
   if (logLevel !== undefined && !isLogLevel(logLevel)) throw new Error(`context logLevel must be one of ${LOG_LEVELS.join(', ')}, not "${logLevel}"`);
@@ -176,7 +188,7 @@ export function serviceConfigFromContext(node: Node): ServiceConfig {
 
   return {
     stackName: text('stackName') ?? DEFAULT_STACK_NAME,
-    dataRemovalPolicy, publicWebhookBaseUrl, auth, settings, logLevel, flowWorkerMaxConcurrency,
+    dataRemovalPolicy, publicWebhookBaseUrl, auth, settings, logLevel, flowWorkerMaxConcurrency, sweeperMaxConcurrency,
     corsAllowedOrigins, apiThrottle, publicRouteThrottle, alarmEmail,
   };
 }

@@ -84,8 +84,8 @@ export class ServiceStack extends Stack {
     this.queues = new EventQueues(this, 'Queues', {
       queues: QUEUES,
       consumerTimeoutSeconds,
-      // A burst of webhooks must not take every concurrent execution in the account.
-      consumerMaxConcurrency: { flowEvents: props.flowWorkerMaxConcurrency },
+      // A burst of webhooks, or of purges, must not take every concurrent execution in the account.
+      consumerMaxConcurrency: { flowEvents: props.flowWorkerMaxConcurrency, kvSweep: props.sweeperMaxConcurrency },
     });
     const flowsDir = props.flowsDir ?? resolve(projectRoot, 'flows');
     // Flows' own functions are not the manifest's: no routes, no grants, invoked only by the flows that name them.
