@@ -26,10 +26,11 @@ export interface ServiceConfig {
   apiThrottle: ThrottleLimits;
   /**
    * Route-level throttling of the public routes anyone can flood: the webhook receiver and `$default`
-   * (unknown paths and CORS preflights), each with a bucket of its own so that a flood on them
-   * cannot take the authenticated routes' requests.
+   * (unknown paths and CORS preflights), and each other route without credentials (the JWKS,
+   * `/health`, `/openapi.json`, the console's files), each with a bucket of its own so that a flood
+   * on them cannot take the authenticated routes' requests.
    */
-  publicRouteThrottle: { webhooks: ThrottleLimits; defaultRoute: ThrottleLimits };
+  publicRouteThrottle: { webhooks: ThrottleLimits; defaultRoute: ThrottleLimits; publicReads: ThrottleLimits };
   /** Address subscribed to the alarm topic, if any. */
   alarmEmail?: string;
 }
@@ -86,6 +87,12 @@ export const DEFAULT_WEBHOOK_THROTTLE = { rateLimit: 1000, burstLimit: 2000 };
  * cache for `CORS_MAX_AGE_SECONDS`; 100 a second is ample for that and small for a flood.
  */
 export const DEFAULT_DEFAULT_ROUTE_THROTTLE = { rateLimit: 100, burstLimit: 200 };
+/**
+ * Each credential-free read's own limits (the JWKS, `/health`, `/openapi.json`, the console's
+ * files): relying services cache the JWKS (jose's remote key set for 10 minutes), and a console
+ * load is a handful of files, so 100 a second each is ample and small for a flood.
+ */
+export const DEFAULT_PUBLIC_READ_THROTTLE = { rateLimit: 100, burstLimit: 200 };
 /** Bounds on context throttling: positive, and not beyond what a raised account quota could give. */
 const API_THROTTLE_BOUNDS = { min: 1, max: 1_000_000, why: 'requests a second; the account quota still applies' };
 
@@ -97,7 +104,7 @@ const API_THROTTLE_BOUNDS = { min: 1, max: 1_000_000, why: 'requests a second; t
  * `webhookMaxBodyBytes`, `waitTimeoutMs`, `triggerCacheTtlMs`, `totpIssuer`, and `logLevel`; and
  * `flowWorkerMaxConcurrency`, `sweeperMaxConcurrency`; `corsAllowedOrigins`, `apiThrottleRateLimit`, `apiThrottleBurstLimit`,
  * `webhookThrottleRateLimit`, `webhookThrottleBurstLimit`, `defaultRouteThrottleRateLimit`,
- * `defaultRouteThrottleBurstLimit` and `alarmEmail`.
+ * `defaultRouteThrottleBurstLimit`, `publicReadThrottleRateLimit`, `publicReadThrottleBurstLimit` and `alarmEmail`.
  */
 export function serviceConfigFromContext(node: Node): ServiceConfig {
   const text = (key: string): string | undefined => {
@@ -178,6 +185,7 @@ export function serviceConfigFromContext(node: Node): ServiceConfig {
   const publicRouteThrottle = {
     webhooks: throttle('webhookThrottle', DEFAULT_WEBHOOK_THROTTLE),
     defaultRoute: throttle('defaultRouteThrottle', DEFAULT_DEFAULT_ROUTE_THROTTLE),
+    publicReads: throttle('publicReadThrottle', DEFAULT_PUBLIC_READ_THROTTLE),
   };
 
   const alarmEmail = text('alarmEmail');
