@@ -20,6 +20,8 @@ export interface ServiceConfig {
   flowWorkerMaxConcurrency: number;
   /** Most concurrent sweeper invocations the sweep queue's event source starts. */
   sweeperMaxConcurrency: number;
+  /** Which MFA signing key signs: 1 at first, one more at each rotation (`lib/constructs/mfa-signing-key.ts`). */
+  mfaSigningKeyGeneration: number;
   /** Exact origins whose web apps may call the gateway (CORS); empty, none may. */
   corsAllowedOrigins: string[];
   /** Default stage throttling of the HTTP API: the authenticated routes and the public ones without limits of their own. */
@@ -102,7 +104,7 @@ const API_THROTTLE_BOUNDS = { min: 1, max: 1_000_000, why: 'requests a second; t
  * with `cognitoThreatProtection=true` for the Plus plan and `cognitoDomainPrefix` for its hosted UI) or `authIssuer` + `authJwksUrl` + `authAudience`
  * (+ `authJwtAlgorithms`) for an external issuer; the handler settings
  * `webhookMaxBodyBytes`, `waitTimeoutMs`, `triggerCacheTtlMs`, `totpIssuer`, and `logLevel`; and
- * `flowWorkerMaxConcurrency`, `sweeperMaxConcurrency`; `corsAllowedOrigins`, `apiThrottleRateLimit`, `apiThrottleBurstLimit`,
+ * `flowWorkerMaxConcurrency`, `sweeperMaxConcurrency`, `mfaSigningKeyGeneration`; `corsAllowedOrigins`, `apiThrottleRateLimit`, `apiThrottleBurstLimit`,
  * `webhookThrottleRateLimit`, `webhookThrottleBurstLimit`, `defaultRouteThrottleRateLimit`,
  * `defaultRouteThrottleBurstLimit`, `publicReadThrottleRateLimit`, `publicReadThrottleBurstLimit` and `alarmEmail`.
  */
@@ -168,6 +170,11 @@ export function serviceConfigFromContext(node: Node): ServiceConfig {
   const flowWorkerMaxConcurrency = maxConcurrency('flowWorkerMaxConcurrency', DEFAULT_FLOW_WORKER_MAX_CONCURRENCY);
   const sweeperMaxConcurrency = maxConcurrency('sweeperMaxConcurrency', DEFAULT_SWEEPER_MAX_CONCURRENCY);
 
+  const rawGeneration: unknown = node.tryGetContext('mfaSigningKeyGeneration');
+  const mfaSigningKeyGeneration = rawGeneration === undefined || rawGeneration === null || rawGeneration === ''
+    ? 1
+    : wholeNumber('mfaSigningKeyGeneration', rawGeneration, { min: 1, max: 1_000_000, why: 'one more at each rotation of the MFA signing key' });
+
   const logLevel = text('logLevel')?.toUpperCase();
   if (logLevel !== undefined && !isLogLevel(logLevel)) throw new Error(`context logLevel must be one of ${LOG_LEVELS.join(', ')}, not "${logLevel}"`);
 
@@ -196,7 +203,7 @@ export function serviceConfigFromContext(node: Node): ServiceConfig {
 
   return {
     stackName: text('stackName') ?? DEFAULT_STACK_NAME,
-    dataRemovalPolicy, publicWebhookBaseUrl, auth, settings, logLevel, flowWorkerMaxConcurrency, sweeperMaxConcurrency,
+    dataRemovalPolicy, publicWebhookBaseUrl, auth, settings, logLevel, flowWorkerMaxConcurrency, sweeperMaxConcurrency, mfaSigningKeyGeneration,
     corsAllowedOrigins, apiThrottle, publicRouteThrottle, alarmEmail,
   };
 }
