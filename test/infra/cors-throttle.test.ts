@@ -32,13 +32,14 @@ describe('CORS from context corsAllowedOrigins', () => {
     expect(apiOf(byDefault).CorsConfiguration).toBeUndefined();
   });
 
-  it('listed origins get exactly the credentials headers, the methods in use, and no credentials mode', () => {
+  it('listed origins get the headers the API takes and answers, the methods in use, and no credentials mode (so `*` is a wildcard)', () => {
     const cors = apiOf(synth({ corsAllowedOrigins: ['https://app.example.com', 'https://admin.example.com'] })).CorsConfiguration;
     expect(cors).toEqual({
       AllowOrigins: ['https://app.example.com', 'https://admin.example.com'],
-      AllowHeaders: ['authorization', 'x-api-key', 'content-type'],
+      // `*` for x-meta-* (no prefix pattern in CORS); authorization, which `*` never covers, and the rest by name.
+      AllowHeaders: ['authorization', 'x-api-key', 'content-type', 'x-mfa-token', 'if-match', 'if-none-match', 'range', '*'],
       AllowMethods: ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT'],
-      ExposeHeaders: ['retry-after'],
+      ExposeHeaders: ['retry-after', 'etag', 'content-range', 'location', '*'],
       AllowCredentials: false,
       MaxAge: 600,
     });

@@ -63,7 +63,7 @@ describe('the objects bucket', () => {
     const apiId = Object.keys(resources('AWS::ApiGatewayV2::Api'))[0]!;
     const rules = (template: typeof s.template) => (Object.values(template.findResources('AWS::S3::Bucket'))[0] as any).Properties.CorsConfiguration.CorsRules;
     const [rule] = rules(s.template);
-    expect(rule).toMatchObject({ AllowedMethods: ['GET', 'HEAD', 'PUT'], AllowedHeaders: ['content-type', 'range'], ExposedHeaders: ['etag', 'content-length', 'content-range'], MaxAge: 600 });
+    expect(rule).toMatchObject({ AllowedMethods: ['GET', 'HEAD', 'PUT'], AllowedHeaders: ['content-type', 'range', 'if-match', 'if-none-match', 'x-amz-*'], ExposedHeaders: ['etag', 'content-length', 'content-range'], MaxAge: 600 });
     expect(rule.AllowedOrigins).toHaveLength(1);
     expect(JSON.stringify(rule.AllowedOrigins[0])).toContain(apiId);
     const withApps = synth({ corsAllowedOrigins: ['https://app.example.com'], publicWebhookBaseUrl: 'https://hooks.example.com/webhooks' });
