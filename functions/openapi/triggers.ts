@@ -569,7 +569,7 @@ export const triggersDocs: OperationDocs = {
                       type: 'array',
                       items: {
                         oneOf: [
-                          requestValue,
+                          ...(requestValue.oneOf as Schema[]),
                           {
                             type: 'object', required: ['from', 'among'],
                             description: 'A type that is a name, not a value (Telegram\'s Update): the first of `among` the JSON body holds as a top-level member.',
