@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SENDERS } from '../functions/domain/webhooks/senders/catalog.js';
-import type { BatchRule, DeliveryPolicy, EventTypeRule, RequestValue, SignedValue, Verification } from '../functions/domain/webhooks/senders/catalog-types.js';
+import type { BatchRule, DeliveryPolicy, EventTypeRule, EventTypeSource, RequestValue, SignedValue, Verification } from '../functions/domain/webhooks/senders/catalog-types.js';
 import type { TimestampedBodyParams } from '../functions/domain/webhooks/senders/primitives/timestamped-body.js';
 import { HANDSHAKE_WORDS } from '../functions/domain/webhooks/handshake-words.js';
 
@@ -45,10 +45,14 @@ const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 /** A header or a body member, as the sender's docs would name it. */
 const place = (value: RequestValue) => (value.from === 'header' ? `header \`${value.name}\`` : `body \`${value.path.join('.')}\``);
+/** A type that is a name: which of the listed members the body holds (the first few named). */
+const typePlace = (source: EventTypeSource) => (source.from === 'json_key'
+  ? `which body member is present, of ${source.among.slice(0, 3).map((name) => `\`${name}\``).join(', ')}${source.among.length > 3 ? ` and ${source.among.length - 3} more` : ''}`
+  : place(source));
 
 /** Where the event type is, tried in order, with an example; or that there is none and what a filter matches. */
 function eventTypeCell(rule: EventTypeRule): string {
-  const where = 'example' in rule ? `${rule.sources.map(place).join(', else ')} (\`${rule.example}\`)` : 'none';
+  const where = 'example' in rule ? `${rule.sources.map(typePlace).join(', else ')} (\`${rule.example}\`)` : 'none';
   return rule.note ? `${where}. ${rule.note}` : where;
 }
 

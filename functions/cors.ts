@@ -17,10 +17,21 @@ import { ROUTES } from './manifest.js';
  * from a browser, which gives that page nothing it could not do with a server of its own.
  */
 
-/** Request headers a web app may send: the gateway's two credentials and the JSON body's type. */
-export const CORS_ALLOW_HEADERS = ['authorization', 'x-api-key', 'content-type'] as const;
-/** Response headers a web app may read beyond the safelisted ones: when to retry a 429 or 503. */
-export const CORS_EXPOSE_HEADERS = ['retry-after'] as const;
+/**
+ * Request headers a web app may send: the gateway's two credentials, the body's type, a step-up
+ * proof (`x-mfa-token`), an object's conditions (`if-match`, `if-none-match`) and range, and `*`
+ * for an object's metadata, whose names (`x-meta-<name>`) are the user's: CORS has no prefix
+ * pattern. `*` is a wildcard only for requests without credentials mode, which the gateway never
+ * allows (its credentials are headers, not cookies), and never covers `authorization`, so that one
+ * is listed; the others are listed too for browsers that take no wildcard (Safari before 16.4).
+ */
+export const CORS_ALLOW_HEADERS = ['authorization', 'x-api-key', 'content-type', 'x-mfa-token', 'if-match', 'if-none-match', 'range', '*'] as const;
+/**
+ * Response headers a web app may read beyond the safelisted ones (`content-type`, `content-length`
+ * …): when to retry a 429 or 503, an object's `etag`, its ranged read's `content-range`, where a
+ * large one is (`location`), and `*` for its `x-meta-*` metadata, as above.
+ */
+export const CORS_EXPOSE_HEADERS = ['retry-after', 'etag', 'content-range', 'location', '*'] as const;
 /** How long a browser may reuse a preflight answer (Chromium caps it at 2 hours). */
 export const CORS_MAX_AGE_SECONDS = 600;
 
@@ -80,8 +91,11 @@ export const PREFLIGHT_ANSWER = { statusCode: 204, body: '' } as const;
  */
 export const OBJECTS_CORS = {
   methods: ['GET', 'HEAD', 'PUT'],
-  /** A presigned PUT signs `content-type` and `if-none-match` (write once); a ranged download sends `range`. */
-  headers: ['content-type', 'if-none-match', 'range'],
+  /**
+   * A presigned PUT signs `content-type` (and whatever else its signature binds: conditions,
+   * `x-amz-*`); a ranged download sends `range`.
+   */
+  headers: ['content-type', 'range', 'if-match', 'if-none-match', 'x-amz-*'],
   expose: ['etag', 'content-length', 'content-range'],
   maxAgeSeconds: CORS_MAX_AGE_SECONDS,
 } as const;

@@ -66,6 +66,19 @@ const wholeNumber = (fallback: number, min: number, max: number): Parse<number> 
   return value;
 };
 const list: Parse<string[]> = (raw) => (raw ?? '').split(',').map((item) => item.trim()).filter(Boolean);
+/** A KMS key's ARN (a single- or multi-Region key), which an IAM grant can name; not a key id or an alias. */
+const KMS_KEY_ARN = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|mrk-[0-9a-f]{32})$/;
+const kmsKeyArns: Parse<string[]> = (raw) => {
+  const arns = list(raw);
+  for (const arn of arns) {
+    if (!KMS_KEY_ARN.test(arn)) {
+      throw new Error(`must be KMS key ARNs, comma-separated (arn:aws:kms:<region>:<account>:key/<key id>, as the output MfaSigningKeyArn shows the key before a rotation), not "${arn}"${
+        arn.includes('alias/') ? ': an alias moves to the new key, so name the retired key itself' : ''}`);
+    }
+  }
+  if (new Set(arns).size !== arns.length) throw new Error('must name each retired key once');
+  return arns;
+};
 
 /** What reads what, derived from the manifest so that a new grant brings its setting along. */
 const allFunctions = Object.keys(FUNCTIONS) as FunctionName[];
@@ -119,10 +132,10 @@ export const SETTINGS = {
   mfaRetiredSigningKeyIds: spec({
     env: 'MFA_RETIRED_SIGNING_KEY_IDS',
     description: 'Earlier MFA signing keys, comma-separated: still listed in the JWKS (keep each at least 10 minutes after its rotation), never used to sign',
-    source: context('mfaRetiredSigningKeyIds'), readers: mfaSigners, parse: list,
+    source: context('mfaRetiredSigningKeyIds'), readers: mfaSigners, parse: kmsKeyArns,
   }),
   localMfaSigningKeys: spec({ env: 'LOCAL_MFA_SIGNING_KEYS', description: 'P-256 keys (PKCS #8 DER, base64, comma-separated; the first signs) of step-up proofs on the local stack', source: local, readers: mfaSigners, parse: list }),
-  mfaTokenIssuer: spec({ env: 'MFA_TOKEN_ISSUER', description: 'The `iss` of step-up proofs: the gateway\'s base URL', source: wiring, readers: mfaSigners, parse: required }),
+  mfaTokenIssuer: spec({ env: 'MFA_TOKEN_ISSUER', description: 'The `iss` of step-up proofs: the gateway\'s base URL (behind a custom domain, its public one)', source: wiring, readers: mfaSigners, parse: required }),
   localSecretsKey: spec({ env: 'LOCAL_SECRETS_KEY', description: '32-byte base64 key that seals secrets at rest on the local stack', source: local, readers: secretUsers, parse: optional }),
   authJwtSecret: spec({ env: 'AUTH_JWT_SECRET', description: 'HS256 secret bearer tokens are verified with (local stack)', source: local, readers: tokenVerifiers, parse: optional }),
   authJwksUrl: spec({ env: 'AUTH_JWKS_URL', description: 'JWKS of the token issuer (the Cognito pool, or authJwksUrl)', source: wiring, readers: tokenVerifiers, parse: optional }),

@@ -18,16 +18,21 @@ export interface ServiceConfig {
   logLevel?: LogLevel;
   /** Most concurrent flow worker invocations the flow queue's event source starts. */
   flowWorkerMaxConcurrency: number;
+  /** Most concurrent sweeper invocations the sweep queue's event source starts. */
+  sweeperMaxConcurrency: number;
+  /** Which MFA signing key signs: 1 at first, one more at each rotation (`lib/constructs/mfa-signing-key.ts`). */
+  mfaSigningKeyGeneration: number;
   /** Exact origins whose web apps may call the gateway (CORS); empty, none may. */
   corsAllowedOrigins: string[];
   /** Default stage throttling of the HTTP API: the authenticated routes and the public ones without limits of their own. */
   apiThrottle: ThrottleLimits;
   /**
    * Route-level throttling of the public routes anyone can flood: the webhook receiver and `$default`
-   * (unknown paths and CORS preflights), each with a bucket of its own so that a flood on them
-   * cannot take the authenticated routes' requests.
+   * (unknown paths and CORS preflights), and each other route without credentials (the JWKS,
+   * `/health`, `/openapi.json`, the console's files), each with a bucket of its own so that a flood
+   * on them cannot take the authenticated routes' requests.
    */
-  publicRouteThrottle: { webhooks: ThrottleLimits; defaultRoute: ThrottleLimits };
+  publicRouteThrottle: { webhooks: ThrottleLimits; defaultRoute: ThrottleLimits; publicReads: ThrottleLimits };
   /** Address subscribed to the alarm topic, if any. */
   alarmEmail?: string;
 }
@@ -51,6 +56,12 @@ const SQS_MAX_CONCURRENCY_BOUNDS = { min: 2, max: 1000 };
  * an account's default 1,000 concurrent executions stay free for the gateway and everything else.
  */
 export const DEFAULT_FLOW_WORKER_MAX_CONCURRENCY = 20;
+/**
+ * Sweeps are background work (a purge's old generation, an object store's expiry pass) that can
+ * wait: 5 at once keep a burst of purges from taking the account's concurrent executions, which
+ * the API shares, and each stream fetch may hold for up to 20 s.
+ */
+export const DEFAULT_SWEEPER_MAX_CONCURRENCY = 5;
 
 /** Powertools' log levels, which context `logLevel` takes. */
 const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'] as const;
@@ -78,6 +89,12 @@ export const DEFAULT_WEBHOOK_THROTTLE = { rateLimit: 1000, burstLimit: 2000 };
  * cache for `CORS_MAX_AGE_SECONDS`; 100 a second is ample for that and small for a flood.
  */
 export const DEFAULT_DEFAULT_ROUTE_THROTTLE = { rateLimit: 100, burstLimit: 200 };
+/**
+ * Each credential-free read's own limits (the JWKS, `/health`, `/openapi.json`, the console's
+ * files): relying services cache the JWKS (jose's remote key set for 10 minutes), and a console
+ * load is a handful of files, so 100 a second each is ample and small for a flood.
+ */
+export const DEFAULT_PUBLIC_READ_THROTTLE = { rateLimit: 100, burstLimit: 200 };
 /** Bounds on context throttling: positive, and not beyond what a raised account quota could give. */
 const API_THROTTLE_BOUNDS = { min: 1, max: 1_000_000, why: 'requests a second; the account quota still applies' };
 
@@ -87,9 +104,9 @@ const API_THROTTLE_BOUNDS = { min: 1, max: 1_000_000, why: 'requests a second; t
  * with `cognitoThreatProtection=true` for the Plus plan and `cognitoDomainPrefix` for its hosted UI) or `authIssuer` + `authJwksUrl` + `authAudience`
  * (+ `authJwtAlgorithms`) for an external issuer; the handler settings
  * `webhookMaxBodyBytes`, `waitTimeoutMs`, `triggerCacheTtlMs`, `totpIssuer`, `adminGroup`, and `logLevel`; and
- * `flowWorkerMaxConcurrency`; `corsAllowedOrigins`, `apiThrottleRateLimit`, `apiThrottleBurstLimit`,
+ * `flowWorkerMaxConcurrency`, `sweeperMaxConcurrency`, `mfaSigningKeyGeneration`; `corsAllowedOrigins`, `apiThrottleRateLimit`, `apiThrottleBurstLimit`,
  * `webhookThrottleRateLimit`, `webhookThrottleBurstLimit`, `defaultRouteThrottleRateLimit`,
- * `defaultRouteThrottleBurstLimit` and `alarmEmail`.
+ * `defaultRouteThrottleBurstLimit`, `publicReadThrottleRateLimit`, `publicReadThrottleBurstLimit` and `alarmEmail`.
  */
 export function serviceConfigFromContext(node: Node): ServiceConfig {
   const text = (key: string): string | undefined => {
@@ -144,10 +161,19 @@ export function serviceConfigFromContext(node: Node): ServiceConfig {
     settings[setting.env] = String(raw);
   }
 
-  const rawMaxConcurrency: unknown = node.tryGetContext('flowWorkerMaxConcurrency');
-  const flowWorkerMaxConcurrency = rawMaxConcurrency === undefined || rawMaxConcurrency === null || rawMaxConcurrency === ''
-    ? DEFAULT_FLOW_WORKER_MAX_CONCURRENCY
-    : wholeNumber('flowWorkerMaxConcurrency', rawMaxConcurrency, { ...SQS_MAX_CONCURRENCY_BOUNDS, why: "Lambda's range for an SQS event source" });
+  const maxConcurrency = (key: string, fallback: number) => {
+    const raw: unknown = node.tryGetContext(key);
+    return raw === undefined || raw === null || raw === ''
+      ? fallback
+      : wholeNumber(key, raw, { ...SQS_MAX_CONCURRENCY_BOUNDS, why: "Lambda's range for an SQS event source" });
+  };
+  const flowWorkerMaxConcurrency = maxConcurrency('flowWorkerMaxConcurrency', DEFAULT_FLOW_WORKER_MAX_CONCURRENCY);
+  const sweeperMaxConcurrency = maxConcurrency('sweeperMaxConcurrency', DEFAULT_SWEEPER_MAX_CONCURRENCY);
+
+  const rawGeneration: unknown = node.tryGetContext('mfaSigningKeyGeneration');
+  const mfaSigningKeyGeneration = rawGeneration === undefined || rawGeneration === null || rawGeneration === ''
+    ? 1
+    : wholeNumber('mfaSigningKeyGeneration', rawGeneration, { min: 1, max: 1_000_000, why: 'one more at each rotation of the MFA signing key' });
 
   const logLevel = text('logLevel')?.toUpperCase();
   if (logLevel !== undefined && !isLogLevel(logLevel)) throw new Error(`context logLevel must be one of ${LOG_LEVELS.join(', ')}, not "${logLevel}"`);
@@ -166,6 +192,7 @@ export function serviceConfigFromContext(node: Node): ServiceConfig {
   const publicRouteThrottle = {
     webhooks: throttle('webhookThrottle', DEFAULT_WEBHOOK_THROTTLE),
     defaultRoute: throttle('defaultRouteThrottle', DEFAULT_DEFAULT_ROUTE_THROTTLE),
+    publicReads: throttle('publicReadThrottle', DEFAULT_PUBLIC_READ_THROTTLE),
   };
 
   const alarmEmail = text('alarmEmail');
@@ -176,7 +203,7 @@ export function serviceConfigFromContext(node: Node): ServiceConfig {
 
   return {
     stackName: text('stackName') ?? DEFAULT_STACK_NAME,
-    dataRemovalPolicy, publicWebhookBaseUrl, auth, settings, logLevel, flowWorkerMaxConcurrency,
+    dataRemovalPolicy, publicWebhookBaseUrl, auth, settings, logLevel, flowWorkerMaxConcurrency, sweeperMaxConcurrency, mfaSigningKeyGeneration,
     corsAllowedOrigins, apiThrottle, publicRouteThrottle, alarmEmail,
   };
 }

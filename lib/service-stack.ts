@@ -46,8 +46,20 @@ const entries = <K extends string, V>(record: Record<K, V>) => Object.entries(re
  * base not ending in `/webhooks` says nothing of where the console is, and adds no callback.
  */
 export function publicConsoleUrls(publicWebhookBaseUrl: string): string[] {
+  const api = publicApiBaseUrl(publicWebhookBaseUrl);
+  return api === undefined ? [] : [`${api}/console`];
+}
+
+/**
+ * The API's base URL behind the custom domain, by the same reading as {@link publicConsoleUrls}:
+ * `<base>/webhooks` → `<base>`; `undefined` for a public base not ending in `/webhooks`, which
+ * says nothing of where the rest of the API is. Step-up proofs are issued (`iss`) and checked
+ * under it, and its `/.well-known/jwks.json` is their key set, so a relying service configured
+ * with the public name accepts them.
+ */
+export function publicApiBaseUrl(publicWebhookBaseUrl: string): string | undefined {
   const base = publicWebhookBaseUrl.replace(/\/+$/, '');
-  return base.endsWith('/webhooks') ? [`${base.slice(0, -'/webhooks'.length)}/console`] : [];
+  return base.endsWith('/webhooks') ? base.slice(0, -'/webhooks'.length) : undefined;
 }
 
 
@@ -77,15 +89,18 @@ export class ServiceStack extends Stack {
     this.objectStorage = new ObjectStorage(this, 'Objects', { removal: props.dataRemovalPolicy });
     this.secretsKey = new SecretsKey(this, 'Secrets', { removal: props.dataRemovalPolicy });
     const retiredMfaKeys = props.settings?.[SETTINGS.mfaRetiredSigningKeyIds.env];
-    this.mfaSigningKey = new MfaSigningKey(this, 'MfaSigning', { retiredKeyArns: SETTINGS.mfaRetiredSigningKeyIds.parse(retiredMfaKeys) });
+    this.mfaSigningKey = new MfaSigningKey(this, 'MfaSigning', {
+      generation: props.mfaSigningKeyGeneration ?? 1,
+      retiredKeyArns: SETTINGS.mfaRetiredSigningKeyIds.parse(retiredMfaKeys),
+    });
     const consumerTimeoutSeconds = Object.fromEntries(
       entries(QUEUES).map(([name, queue]) => [name, FUNCTIONS[queue.consumer].timeoutSeconds]),
     ) as Record<QueueName, number>;
     this.queues = new EventQueues(this, 'Queues', {
       queues: QUEUES,
       consumerTimeoutSeconds,
-      // A burst of webhooks must not take every concurrent execution in the account.
-      consumerMaxConcurrency: { flowEvents: props.flowWorkerMaxConcurrency },
+      // A burst of webhooks, or of purges, must not take every concurrent execution in the account.
+      consumerMaxConcurrency: { flowEvents: props.flowWorkerMaxConcurrency, kvSweep: props.sweeperMaxConcurrency },
     });
     const flowsDir = props.flowsDir ?? resolve(projectRoot, 'flows');
     // Flows' own functions are not the manifest's: no routes, no grants, invoked only by the flows that name them.
@@ -165,7 +180,8 @@ export class ServiceStack extends Stack {
       [SETTINGS.publicWebhookBaseUrl.env]: props.publicWebhookBaseUrl,
       [SETTINGS.secretsKmsKeyId.env]: this.secretsKey.key.keyArn,
       [SETTINGS.mfaSigningKeyId.env]: this.mfaSigningKey.key.keyArn,
-      [SETTINGS.mfaTokenIssuer.env]: this.http.baseUrl,
+      // The public name when there is one: the signer and the verifier read this one setting.
+      [SETTINGS.mfaTokenIssuer.env]: (props.publicWebhookBaseUrl && publicApiBaseUrl(props.publicWebhookBaseUrl)) || this.http.baseUrl,
       ...this.identity.environment,
       ...props.settings,
     };

@@ -565,7 +565,19 @@ export const triggersDocs: OperationDocs = {
                     'No sources: the sender\'s deliveries carry no type, and `note` says what a filter can match instead (a trigger with a filter then ignores every delivery). A missing or malformed field never fails a delivery; the type is then absent.',
                   required: ['sources'],
                   properties: {
-                    sources: { type: 'array', items: requestValue },
+                    sources: {
+                      type: 'array',
+                      items: {
+                        oneOf: [
+                          ...(requestValue.oneOf as Schema[]),
+                          {
+                            type: 'object', required: ['from', 'among'],
+                            description: 'A type that is a name, not a value (Telegram\'s Update): the first of `among` the JSON body holds as a top-level member.',
+                            properties: { from: { const: 'json_key' }, among: { type: 'array', items: { type: 'string' }, minItems: 1 } },
+                          },
+                        ],
+                      },
+                    },
                     example: { type: 'string', description: 'One type as the sender writes it.' },
                     note: { type: 'string' },
                   },

@@ -18,9 +18,11 @@ export interface HttpRoutesProps {
   throttle?: ThrottleSettings;
   /**
    * Limits of their own for the public routes anyone can flood: the webhook receiver (the routes of
-   * the `webhook` function) and `$default`. @default the stage's, shared
+   * the `webhook` function), `$default`, and each other route without credentials (`publicReads`:
+   * the JWKS, `/health`, `/openapi.json`, the console's files), each route a bucket of its own.
+   * @default the stage's, shared
    */
-  publicRouteThrottle?: { webhooks: ThrottleSettings; defaultRoute: ThrottleSettings };
+  publicRouteThrottle?: { webhooks: ThrottleSettings; defaultRoute: ThrottleSettings; publicReads: ThrottleSettings };
   logRetention?: RetentionDays;
   /** Exact origins whose web apps may call the API (see `functions/cors.ts`). @default none: no CORS configuration */
   corsAllowedOrigins?: readonly string[];
@@ -140,11 +142,14 @@ export class HttpRoutes extends Construct {
     }));
 
     if (props.publicRouteThrottle) {
-      const { webhooks, defaultRoute } = props.publicRouteThrottle;
+      const { webhooks, defaultRoute, publicReads } = props.publicRouteThrottle;
       const limited = routes.flatMap((route, index) => {
         const spec = props.routes[index];
         if (!spec) return [{ route, key: '$default', limits: defaultRoute }];
-        return spec.fn === 'webhook' ? [{ route, key: routeKey(spec), limits: webhooks }] : [];
+        if (spec.fn === 'webhook') return [{ route, key: routeKey(spec), limits: webhooks }];
+        // A route anyone may call without credentials (the JWKS relying services fetch) must not
+        // spend the stage's bucket, which the authenticated routes live on.
+        return spec.auth === 'none' ? [{ route, key: routeKey(spec), limits: publicReads }] : [];
       });
       const stage = this.stage.node.defaultChild as CfnStage;
       // RouteSettings is free-form JSON in CDK: the keys are CloudFormation's own, as written.

@@ -34,6 +34,10 @@ export class ObjectStorage extends Construct {
       enforceSSL: true,
       lifecycleRules: [{ id: 'abort-incomplete-multipart-uploads', abortIncompleteMultipartUploadAfter: Duration.days(ABORT_INCOMPLETE_UPLOADS_AFTER_DAYS) }],
       removalPolicy: props.removal === 'retain' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      // CloudFormation deletes only an empty bucket: without this, `cdk destroy` with
+      // `dataRemovalPolicy=destroy` stops at DELETE_FAILED on the first object. CDK's provider
+      // function empties the bucket when (and only when) the stack deletes it.
+      autoDeleteObjects: props.removal === 'destroy',
     });
     Validations.of(this.bucket).acknowledge({
       id: 'AwsSolutions-S1',

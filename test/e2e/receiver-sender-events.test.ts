@@ -39,16 +39,26 @@ const send = (sign: () => Promise<SentDelivery>) => limited(async () => {
   return deliver(sent.url, sent.body, sent.headers);
 });
 
-/** The delivery with another type and id, written where its row reads them first: another event of the same sender. */
-function another(service: string, delivery: SenderDelivery, type: string): SenderDelivery {
+/**
+ * The delivery with another type and id, written where its row reads them first: another event of
+ * the same sender. Where the type is a name the body holds (Telegram), the member is renamed to the
+ * next name the row knows, which is then the other type.
+ */
+function another(service: string, delivery: SenderDelivery, otherType: string): SenderDelivery {
   const row = senderRow(service)!;
   const headers = { ...delivery.headers };
-  const body = structuredClone(delivery.body);
+  const body = structuredClone(delivery.body) as Record<string, unknown>;
+  let type = otherType;
   const write = (source: RequestValue, value: string) => {
     if (source.from === 'header') headers[source.name] = value;
     else source.path.slice(0, -1).reduce((parent: any, key) => parent[key], body)[source.path.at(-1)!] = value;
   };
-  if (row.event_type.sources[0]) write(row.event_type.sources[0], type);
+  const typeSource = row.event_type.sources[0];
+  if (typeSource?.from === 'json_key') {
+    type = typeSource.among.find((name) => name !== delivery.type)!;
+    body[type] = body[delivery.type];
+    delete body[delivery.type];
+  } else if (typeSource) write(typeSource, type);
   if (row.delivery_id && delivery.id) write(row.delivery_id, `${delivery.id}-2`);
   return { headers, body, type, ...(delivery.id && { id: `${delivery.id}-2` }) };
 }

@@ -8,6 +8,7 @@ import { DynamoExecutionStore } from '../../functions/adapters/aws/dynamo-execut
 import { SqsEventQueue } from '../../functions/adapters/aws/sqs-event-queue.js';
 import { newExecutionId } from '../../functions/domain/flows/execution-id.js';
 import { AppError } from '../../functions/shared/errors.js';
+import { FUNCTIONS } from '../../functions/manifest.js';
 import { useEngines } from '../support/engines.js';
 
 /**
@@ -99,7 +100,8 @@ describe('BatchedPuts and the execution store against DynamoDB', () => {
     }
   });
 
-  it('refuses only the caller whose item DynamoDB refuses (over 400 KB); the others sharing its call are written', async () => {
+  it('refuses only the caller whose item DynamoDB refuses (over 400 KB); the others sharing its call are written, with BatchWriteItem alone', async () => {
+    const calls = countCalls(local.dynamo);
     const puts = new BatchedPuts(local.dynamo, table());
     const pk = `coalesce-${randomBytes(6).toString('hex')}`;
     const outcomes = await Promise.allSettled([
@@ -108,8 +110,14 @@ describe('BatchedPuts and the execution store against DynamoDB', () => {
       puts.put({ pk, sk: '3', v: 'small' }, { pk, sk: '4', v: 'small' }),
     ]);
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    const sent = [...calls.keys()].map((command) => command.replace(/Command$/, ''));
     const stored = async (sk: string) => (await local.dynamo.send(new GetCommand({ TableName: table(), Key: { pk, sk } }))).Item?.v;
     expect(await Promise.all(['1', '2', '3', '4'].map(stored))).toEqual(['small', undefined, 'small', 'small']);
+    // The fallback sends only what every function writing through BatchedPuts is granted: the flow
+    // worker has BatchWriteItem and no PutItem (its outputs go through here), so a PutItem would be denied deployed.
+    expect(sent).toEqual(['BatchWriteItem']);
+    expect(FUNCTIONS.flowWorker.tables.executions).toContain('BatchWriteItem');
+    expect(FUNCTIONS.flowWorker.tables.executions).not.toContain('PutItem');
   });
 
   it('writes the same key twice in flight in separate calls, the later put last', async () => {

@@ -1,6 +1,7 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildServiceApp } from '../../lib/app.js';
+import { ROUTES, routeKey } from '../../functions/manifest.js';
 import { testApp } from '../support/synth.js';
 
 /** The app as `cdk synth` builds it (cdk.json's context and cdk-nag), minus bundling. */
@@ -31,13 +32,14 @@ describe('CORS from context corsAllowedOrigins', () => {
     expect(apiOf(byDefault).CorsConfiguration).toBeUndefined();
   });
 
-  it('listed origins get exactly the credentials headers, the methods in use, and no credentials mode', () => {
+  it('listed origins get the headers the API takes and answers, the methods in use, and no credentials mode (so `*` is a wildcard)', () => {
     const cors = apiOf(synth({ corsAllowedOrigins: ['https://app.example.com', 'https://admin.example.com'] })).CorsConfiguration;
     expect(cors).toEqual({
       AllowOrigins: ['https://app.example.com', 'https://admin.example.com'],
-      AllowHeaders: ['authorization', 'x-api-key', 'content-type'],
+      // `*` for x-meta-* (no prefix pattern in CORS); authorization, which `*` never covers, and the rest by name.
+      AllowHeaders: ['authorization', 'x-api-key', 'content-type', 'x-mfa-token', 'if-match', 'if-none-match', 'range', '*'],
       AllowMethods: ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT'],
-      ExposeHeaders: ['retry-after'],
+      ExposeHeaders: ['retry-after', 'etag', 'content-range', 'location', '*'],
       AllowCredentials: false,
       MaxAge: 600,
     });
@@ -69,10 +71,21 @@ describe('HTTP API throttling from context', () => {
 
   it('the public webhook and $default routes have limits of their own, so a flood on them leaves the stage\'s to the authenticated routes', () => {
     const stage = stageOf(byDefault);
-    expect(stage.RouteSettings).toEqual({
+    expect(stage.RouteSettings).toMatchObject({
       'ANY /webhooks/{webhook_id}': { ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 2000 },
       $default: { ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 },
     });
+  });
+
+  it('the JWKS and every other route without credentials have a bucket of their own too; no authenticated route has one (they share the stage\'s)', () => {
+    const settings = stageOf(byDefault).RouteSettings as Record<string, unknown>;
+    expect(settings['GET /.well-known/jwks.json']).toEqual({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 });
+    const publicRoutes = ROUTES.filter((route) => route.auth === 'none').map(routeKey);
+    expect(Object.keys(settings).sort()).toEqual([...publicRoutes, '$default'].sort());
+    const tuned = stageOf(synth({ publicReadThrottleRateLimit: 20, publicReadThrottleBurstLimit: '40' })).RouteSettings;
+    expect(tuned['GET /.well-known/jwks.json']).toEqual({ ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 });
+    expect(tuned['GET /health']).toEqual({ ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 });
+    expect(() => synth({ publicReadThrottleBurstLimit: 0 })).toThrow(/context publicReadThrottleBurstLimit must be a whole number/);
   });
 
   it('the stage is created after the routes its route settings name, as API Gateway requires', () => {

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoKvStore, generationPk, VALUE_EXPIRY_ATTRIBUTE } from '../../functions/adapters/aws/dynamo-kv-store.js';
 import { KvService } from '../../functions/domain/kv/service.js';
 import { FUNCTIONS, MESSAGE_RETENTION_DAYS, MIN_RECEIVES_FOR_LAMBDA_CONSUMER, QUEUES, type FunctionName, type QueueName } from '../../functions/manifest.js';
-import { DEFAULT_FLOW_WORKER_MAX_CONCURRENCY } from '../../lib/config.js';
+import { DEFAULT_FLOW_WORKER_MAX_CONCURRENCY, DEFAULT_SWEEPER_MAX_CONCURRENCY } from '../../lib/config.js';
 import { EventQueues } from '../../lib/constructs/event-queues.js';
 import { useEngines } from '../support/engines.js';
 import { synth, type Synthesized } from '../support/synth.js';
@@ -125,6 +125,17 @@ describe('flow worker concurrency', () => {
 
   it.each(['1', '1001', '0', '-5', '2.5', 'lots'])('refuses flowWorkerMaxConcurrency=%s when it synthesises (Lambda allows 2 to 1000)', (value) => {
     expect(() => synth({ flowWorkerMaxConcurrency: value })).toThrow(/context flowWorkerMaxConcurrency must be a whole number from 2 to 1000/);
+  });
+});
+
+describe('sweeper concurrency', () => {
+  it(`is bounded by default: at most ${DEFAULT_SWEEPER_MAX_CONCURRENCY} concurrent invocations from the sweep queue, so purges cannot take the account's executions`, () => {
+    expect(mappingOf(s, 'kvSweep').Properties.ScalingConfig).toEqual({ MaximumConcurrency: DEFAULT_SWEEPER_MAX_CONCURRENCY });
+  });
+
+  it('takes its bound from context sweeperMaxConcurrency, within what Lambda allows', () => {
+    expect(mappingOf(synth({ sweeperMaxConcurrency: 2 }), 'kvSweep').Properties.ScalingConfig).toEqual({ MaximumConcurrency: 2 });
+    expect(() => synth({ sweeperMaxConcurrency: '1' })).toThrow(/context sweeperMaxConcurrency must be a whole number from 2 to 1000/);
   });
 });
 

@@ -45,11 +45,25 @@ describe('the objects bucket', () => {
     expect(Object.values(synth({ dataRemovalPolicy: 'destroy' }).template.findResources('AWS::S3::Bucket'))[0]).toMatchObject({ DeletionPolicy: 'Delete' });
   });
 
+  it('with dataRemovalPolicy=destroy, is emptied as the stack deletes it (CloudFormation deletes only an empty bucket), and kept whole otherwise', () => {
+    expect(resources('Custom::S3AutoDeleteObjects')).toEqual({});
+    const destroyed = synth({ dataRemovalPolicy: 'destroy' }).template;
+    const bucket = Object.keys(destroyed.findResources('AWS::S3::Bucket'))[0]!;
+    const emptiers = Object.values(destroyed.findResources('Custom::S3AutoDeleteObjects'));
+    expect(emptiers).toHaveLength(1);
+    expect(emptiers[0]!.Properties.BucketName).toEqual({ Ref: bucket });
+    // CDK's provider may delete objects only through the bucket's policy, which it needs to exist until it has run.
+    destroyed.hasResourceProperties('AWS::S3::BucketPolicy', {
+      Bucket: { Ref: bucket },
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Allow', Action: Match.arrayWith(['s3:DeleteObject*']) })]) },
+    });
+  });
+
   it("answers browsers' preflights for presigned transfers from the API's own origin (the console) and the CORS allowlist, exposing ETag for multipart", () => {
     const apiId = Object.keys(resources('AWS::ApiGatewayV2::Api'))[0]!;
     const rules = (template: typeof s.template) => (Object.values(template.findResources('AWS::S3::Bucket'))[0] as any).Properties.CorsConfiguration.CorsRules;
     const [rule] = rules(s.template);
-    expect(rule).toMatchObject({ AllowedMethods: ['GET', 'HEAD', 'PUT'], AllowedHeaders: ['content-type', 'if-none-match', 'range'], ExposedHeaders: ['etag', 'content-length', 'content-range'], MaxAge: 600 });
+    expect(rule).toMatchObject({ AllowedMethods: ['GET', 'HEAD', 'PUT'], AllowedHeaders: ['content-type', 'range', 'if-match', 'if-none-match', 'x-amz-*'], ExposedHeaders: ['etag', 'content-length', 'content-range'], MaxAge: 600 });
     expect(rule.AllowedOrigins).toHaveLength(1);
     expect(JSON.stringify(rule.AllowedOrigins[0])).toContain(apiId);
     const withApps = synth({ corsAllowedOrigins: ['https://app.example.com'], publicWebhookBaseUrl: 'https://hooks.example.com/webhooks' });

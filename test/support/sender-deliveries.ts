@@ -58,4 +58,6 @@ export const DELIVERIES: Readonly<Record<string, SenderDelivery>> = {
   aws_sns: { body: { Type: 'Notification', MessageId: '22b80b92-fdea-4c2c-8f9d-bdfb0c7bf324', TopicArn: 'arn:aws:sns:us-west-2:123456789012:MyTopic', Message: '{"kind":"order.paid"}', Timestamp: '2012-05-02T00:54:06.655Z' }, type: '', id: '22b80b92-fdea-4c2c-8f9d-bdfb0c7bf324' },
   custom: { body: { type: 'invoice.paid', id: 'in_1', data: { amount: 1200 } }, type: 'invoice.paid' },
   okta: { body: { eventType: 'com.okta.event_hook', eventTypeVersion: '1.0', eventId: 'b5a188b9-5ece-4636-b041-482ffda96311', data: { events: [{ uuid: '5b8d2f5d-0000-4b9f-a1c1-6f4d3a1c2b3a', eventType: 'user.session.start' }] } }, type: '', id: 'b5a188b9-5ece-4636-b041-482ffda96311' },
+  // The Update's one optional field is its type (core.telegram.org/bots/api#update); update_id is an integer, so no id is read.
+  telegram: { body: { update_id: 10000, message: { message_id: 1365, date: 1441645532, chat: { id: 1111111, type: 'private', first_name: 'Test' }, from: { id: 1111111, is_bot: false, first_name: 'Test' }, text: '/start' } }, type: 'message' },
 };

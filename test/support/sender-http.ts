@@ -88,6 +88,8 @@ export const HTTP_SENDERS: Readonly<Record<string, HttpSender>> = {
   stripe: { trigger: { signature: { service: 'stripe', secret: 'whsec_e2e_stripe' } }, sign: (r) => ({ ...r, headers: { ...r.headers, ...signStripe({ secret: 'whsec_e2e_stripe', body: r.body, timestamp: r.now }) } }) },
   github: { trigger: { signature: { service: 'github', secret: SECRET } }, sign: async (r) => ({ ...r, headers: { ...r.headers, ...(await signGithub({ secret: SECRET, body: r.body })) } }) },
   gitlab: { trigger: { signature: { service: 'gitlab', secret: SECRET } }, sign: (r) => ({ ...r, headers: { ...r.headers, 'x-gitlab-token': SECRET } }) },
+  // The secret_token given to setWebhook, sent back in a header with every Update.
+  telegram: { trigger: { signature: { service: 'telegram', secret: SECRET } }, sign: (r) => ({ ...r, headers: { ...r.headers, 'x-telegram-bot-api-secret-token': SECRET } }) },
   bitbucket: bodyHmac('bitbucket', 'x-hub-signature', 'hex', 'sha256='),
   slack: { trigger: { signature: { service: 'slack', secret: SECRET } }, sign: (r) => ({ ...r, headers: { ...r.headers, ...signSlack({ secret: SECRET, body: r.body, timestamp: r.now }) } }) },
   discord: {

@@ -1,7 +1,7 @@
 import { isPlainObject } from '../../shared/json.js';
 import type { WebhookBody } from './body.js';
 import { requestValue } from './replay-key.js';
-import type { RequestValue, SenderRow } from './senders/catalog-types.js';
+import type { EventTypeSource, RequestValue, SenderRow } from './senders/catalog-types.js';
 
 /**
  * The input a flow receives for one webhook delivery. The body's top-level JSON keys are also
@@ -59,12 +59,19 @@ export function eventType(
   headers: Record<string, string>,
   body: WebhookBody,
 ): string | undefined {
-  const sources = row ? row.event_type?.sources ?? [] : UNSIGNED_EVENT_TYPE_SOURCES;
+  const sources: readonly EventTypeSource[] = row ? row.event_type?.sources ?? [] : UNSIGNED_EVENT_TYPE_SOURCES;
   for (const source of sources) {
-    const type = requestValue(source, headers, body);
+    const type = source.from === 'json_key' ? presentKey(source.among, body) : requestValue(source, headers, body);
     if (type !== undefined) return type;
   }
   return undefined;
+}
+
+/** The first of `names` a JSON object body holds, neither null nor absent (`PresentKey`). */
+function presentKey(names: readonly string[], body: WebhookBody): string | undefined {
+  if (body.kind !== 'json' || !isPlainObject(body.value)) return undefined;
+  const value = body.value;
+  return names.find((name) => Object.hasOwn(value, name) && value[name] !== null && value[name] !== undefined);
 }
 
 /**

@@ -30,7 +30,7 @@ const FACT_SHEET_IDS = [
 /** Types the fact sheet documents that no row reads yet: in a batch's elements, or not a value at all. */
 const TYPES_NOT_READ: Record<string, string> = {
   sendgrid: 'batch', hubspot: 'batch', adyen: 'batch', microsoft_graph: 'batch', asana: 'batch', okta: 'batch', auth0: 'batch',
-  braintree: 'inside base64 XML', telegram: 'which field is present', x: 'which key is present',
+  braintree: 'inside base64 XML', x: 'which key is present',
 };
 /** Ids the fact sheet documents that no row reads yet. */
 const IDS_NOT_READ: Record<string, string> = {
@@ -55,6 +55,16 @@ describe('each sender\'s event type, from its catalog row', () => {
   it('twitch: the signed body\'s subscription.type wins over a header that says otherwise', () => {
     const body = json({ subscription: { type: 'channel.follow' }, event: {} });
     expect(eventType(senderRow('twitch'), { 'twitch-eventsub-subscription-type': 'channel.ban' }, body)).toBe('channel.follow');
+  });
+
+  it('telegram: the type is which of the Update\'s optional fields is present; one it does not document, or a null, is no type', () => {
+    const row = senderRow('telegram');
+    expect(eventType(row, {}, json({ update_id: 1, callback_query: { id: '4382bfdwdsb323b2d9', data: 'x' } }))).toBe('callback_query');
+    expect(eventType(row, {}, json({ update_id: 2, edited_message: { message_id: 1 } }))).toBe('edited_message');
+    expect(eventType(row, {}, json({ update_id: 3, message: null, poll: { id: 'p' } }))).toBe('poll');
+    expect(eventType(row, {}, json({ update_id: 4, type: 'message', not_an_update_field: {} }))).toBeUndefined();
+    expect(eventType(row, {}, json([{ message: {} }]))).toBeUndefined();
+    expect(eventType(row, {}, { kind: 'form', value: { message: 'hi' } })).toBeUndefined();
   });
 
   it('discord: an interaction (an integer type) has no type rather than failing, and its snowflake is its id', () => {

@@ -116,8 +116,22 @@ export interface BodyRule {
  * type is then absent.
  */
 export type EventTypeRule =
-  | { sources: [RequestValue, ...RequestValue[]]; example: string; note?: string }
+  | { sources: [EventTypeSource, ...EventTypeSource[]]; example: string; note?: string }
   | { sources: []; note: string };
+
+/** Where an event type is: a value the request carries, or a name the body holds. */
+export type EventTypeSource = RequestValue | PresentKey;
+
+/**
+ * A type that is a name, not a value (Telegram's Update holds one optional field, `message`,
+ * `callback_query`, …, and which one it is says what happened): the first of `among` the JSON
+ * body holds as a top-level member, neither null nor absent. Only these names count, so the type
+ * is always one the sender documents.
+ */
+export interface PresentKey {
+  from: 'json_key';
+  among: [string, ...string[]];
+}
 
 /** A value a request carries: a header, or a member of the JSON body (or a form field, for a one-name path). */
 export type RequestValue = { from: 'header'; name: string } | { from: 'json'; path: JsonPath };

@@ -63,6 +63,17 @@ const WHSEC_BASE64_KEY: HmacKey = { format: 'base64', strip_prefix: 'whsec_' };
 const BODY: ContentPart[] = [{ part: 'body' }];
 
 /** Where an event type or id is: a header (lower case), or a member of the JSON body. */
+/**
+ * The optional fields of Telegram's `Update`, in the Bot API's order (core.telegram.org/bots/api#update,
+ * as aiogram 3.29 and python-telegram-bot list them): which one an Update holds is its type.
+ */
+export const TELEGRAM_UPDATE_TYPES = [
+  'message', 'edited_message', 'channel_post', 'edited_channel_post', 'business_connection', 'business_message',
+  'edited_business_message', 'deleted_business_messages', 'guest_message', 'message_reaction', 'message_reaction_count',
+  'inline_query', 'chosen_inline_result', 'callback_query', 'shipping_query', 'pre_checkout_query', 'purchased_paid_media',
+  'poll', 'poll_answer', 'my_chat_member', 'chat_member', 'chat_join_request', 'chat_boost', 'removed_chat_boost', 'managed_bot',
+] as const satisfies readonly [string, ...string[]];
+
 const inHeader = (name: string): RequestValue => ({ from: 'header', name });
 const inBody = (...path: string[]): RequestValue => ({ from: 'json', path });
 
@@ -971,7 +982,11 @@ export const SENDERS: readonly SenderRow[] = [
     docs_url: 'https://core.telegram.org/bots/api#setwebhook',
     secret_label: 'The secret_token you gave setWebhook',
     handshake: false,
-    event_type: { sources: [], note: 'The type is which optional field the Update holds (`message`, `callback_query`), not a value; a trigger with an event filter ignores its deliveries.' },
+    event_type: {
+      sources: [{ from: 'json_key', among: [...TELEGRAM_UPDATE_TYPES] }],
+      example: 'message',
+      note: 'The type is which optional field the Update holds (at most one), not a value.',
+    },
     verification: { primitive: 'static_token', location: 'header', header: 'x-telegram-bot-api-secret-token' },
     secret_fields: [{ from: 'header', name: 'x-telegram-bot-api-secret-token' }],
   },

@@ -10,6 +10,7 @@
  */
 import type { ListedEventNames } from './listing-types.js';
 import { PACKAGED_EVENT_NAMES } from './event-names.generated.js';
+import { TELEGRAM_UPDATE_TYPES } from './catalog.js';
 
 /** A type a package exports whose values are the sender's event names: a union of string literals, or an enum's. */
 export interface PackagedNames {
@@ -70,7 +71,8 @@ const DOCUMENTED_EVENT_NAMES: Readonly<Record<string, readonly string[]>> = {
   auth0: ['s', 'f'],
   // A change's `field` (each element of a split POST), and the whole POST's `object`.
   meta: ['messages', 'feed', 'page', 'whatsapp_business_account', 'instagram'],
-  telegram: ['message', 'edited_message', 'callback_query'],
+  // The Update's optional fields, as its catalog row reads them.
+  telegram: TELEGRAM_UPDATE_TYPES,
   x: ['tweet_create_events', 'favorite_events', 'follow_events', 'direct_message_events'],
   standard_webhooks: ['contact.created'],
 };

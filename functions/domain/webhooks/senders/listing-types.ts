@@ -66,13 +66,15 @@ export interface ListedEventNames {
 
 /** A value a request carries: a header (its lower-case name), or a member of the JSON body by its path. */
 export type ListedRequestValue = { from: 'header'; name: string } | { from: 'json'; path: string[] };
+/** A type that is a name: the first of `among` the JSON body holds as a top-level member. */
+export type ListedPresentKey = { from: 'json_key'; among: string[] };
 
 /**
  * The first of `sources` present is the type; none: the sender's deliveries carry no type, and
  * `note` says what a filter can match instead.
  */
 export interface ListedEventType {
-  sources: ListedRequestValue[];
+  sources: (ListedRequestValue | ListedPresentKey)[];
   /** One type as the sender writes it. */
   example?: string;
   note?: string;
