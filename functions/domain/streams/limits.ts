@@ -53,8 +53,8 @@ export const MAX_FETCH_WAIT_MS = 20_000;
 export const FETCH_POLL_MS = 100;
 export const FETCH_POLL_MAX_MS = 500;
 /**
- * Times one fetch reads its consumer's pending items (at most `max_ack_pending` of them, about 100
- * bytes each: 10,000 are about 250 read units): once at the start, then only when an ack or nak,
+ * Times one fetch reads its consumer's pending items (at most `max_ack_pending` of them, about 135
+ * bytes each: 10,000 are about 330 read units): once at the start, then only when an ack or nak,
  * or a redelivery coming due, changed them, and never more than this.
  */
 export const MAX_PENDING_SCANS_PER_FETCH = 3;
