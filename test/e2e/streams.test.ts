@@ -507,7 +507,7 @@ describe('streams', () => {
     for (let i = 0; i < 12; i++) await t.seqsOf(range(1, 100).map((n) => ({ data: n })));
     await t.createConsumer('w', { ack_wait_seconds: 600, max_ack_pending: 2000 });
     for (let i = 0; i < 12; i++) await t.fetchBatch('w', { batch: 100 });
-    // Sequences never delivered: nothing read, nothing written.
+    // Sequences past the stream's last: nothing read, nothing written.
     const unknown = await workOf(t.account, () => t.ack('w', range(1_000_001, 1_001_000)));
     expect(unknown.value).toEqual([]);
     expect(unknown.work.writes).toBe(0);

@@ -292,8 +292,8 @@ export class ConsumerService {
   async ack(ref: StreamRef, name: string, seqs: number[]): Promise<number[]> {
     const { stream, consumer } = await this.load(ref, name);
     const consumerRef = refOf(stream, name);
-    // Only a sequence handed out can be pending: the rest costs no read and no write.
-    const acked = await this.options.store.ack(consumerRef, consumer.id, seqs.filter((seq) => seq <= consumer.deliveredSeq));
+    // Only a committed sequence can be pending (a fetch claims nothing past the watermark): the rest costs no read and no write.
+    const acked = await this.options.store.ack(consumerRef, consumer.id, seqs.filter((seq) => seq <= stream.head.lastSeq));
     if (acked.length > 0) await this.options.store.touchPending(consumerRef);
     return acked;
   }
