@@ -4,12 +4,20 @@
 // runs again; with `split_batches: false` the flow gets the whole POST. Deliveries are shaped as
 // the senders' docs show them and signed as the senders sign.
 import { createHmac, generateKeyPairSync, sign } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MAX_BATCH_ELEMENTS } from '../../functions/domain/webhooks/batch-elements.js';
 import { call, useLocalStack } from '../support/local-stack.js';
 import { createTrigger, deliver, TEST_FLOWS_DIR, waitForExecutions } from '../support/webhooks.js';
 
-const stack = useLocalStack({ flowsDir: TEST_FLOWS_DIR });
+// A flow whose output is eight copies of its event: a wait-mode batch of them answers more than Lambda carries.
+const extraFlows = mkdtempSync(join(tmpdir(), 'flowgate-batch-answers-'));
+writeFileSync(join(extraFlows, 'echo-eight-times.asl.json'), JSON.stringify({
+  StartAt: 'Echo', States: { Echo: { Type: 'Pass', Parameters: Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`copy${i}.$`, '$.trigger.event'])), End: true } },
+}));
+const stack = useLocalStack({ flowsDir: [TEST_FLOWS_DIR, extraFlows].join(delimiter) });
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 const hmac = (key: string | Buffer, content: string, encoding: 'hex' | 'base64') => createHmac('sha256', key).update(content).digest(encoding);
@@ -285,4 +293,19 @@ describe('a batching sender\'s POST becomes one event per element', () => {
     const after = await waitForExecutions(stack, token, trigger.id, (list) => list.length >= 2);
     expect(after.map((e) => e.status)).toEqual(['refused', 'refused']);
   });
+  it('a wait-mode batch whose flows\' outputs together pass Lambda\'s 6 MB answers each element\'s status instead (#41)', async () => {
+    const sender = SENDERS[0]!;
+    const token = await stack.token('batches-wait-big');
+    const trigger = await createTrigger(stack, token, { flow: 'echo-eight-times', response_mode: 'wait', signature: sender.signature });
+    // 50 elements of 18 KB: a 0.9 MB POST whose outputs are 8 × 0.9 MB.
+    const elements = Array.from({ length: 50 }, (_, i) => ({ ...(sender.element('delivered', i) as object), note: 'x'.repeat(18_000) }));
+    const body = JSON.stringify(elements);
+    const res = await deliver(trigger.url, body, sender.headers(body, trigger.url));
+    expect(res.status, res.text.slice(0, 300)).toBe(200);
+    expect(Buffer.byteLength(JSON.stringify(res.text))).toBeLessThan(6 * 1024 * 1024);
+    expect(res.json).toEqual(Array.from({ length: 50 }, (_, i) => ({ status: 'succeeded', event_id: `sg-evt-${i}`, output_omitted: true })));
+    // The outputs are kept with the executions.
+    const executions = await waitForExecutions(stack, token, trigger.id, (list) => settled(list, 50));
+    expect(executions.every((e) => e.status === 'succeeded')).toBe(true);
+  }, 120_000);
 });

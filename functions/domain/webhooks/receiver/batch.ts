@@ -142,8 +142,29 @@ async function receiveElements(deps: ReceiverDeps, request: IncomingWebhook, del
   const failed = outcomes.find((outcome) => outcome.status === 'rejected');
   if (failed) throw failed.reason;
   const results = outcomes.map((outcome) => (outcome as PromiseFulfilledResult<EventOutcome>).value.result);
-  if (record.response_mode === 'wait') return { status: 200, body: results };
+  if (record.response_mode === 'wait') return { status: 200, body: fitWaitAnswer(results, planned) };
   return ownAnswer(record, { status: 'accepted', request_id: requestRef.executionId, events: results });
+}
+
+/**
+ * The bytes of a wait-mode batch answer, as Lambda's response carries it (the body's text escaped
+ * once more inside it): 5 MiB leaves a margin under Lambda's 6 MB response limit. Each flow's output
+ * is at most 256 KiB, but a batch of them can pass it.
+ */
+const MAX_WAIT_ANSWER_BYTES = 5 * 1024 * 1024;
+
+/**
+ * A wait-mode batch answer that Lambda can return: the flows' outputs in element order, or, when
+ * together they would pass {@link MAX_WAIT_ANSWER_BYTES}, each element's `{status, event_id}`
+ * (`output_omitted: true` for a flow's output, which its execution record keeps).
+ */
+function fitWaitAnswer(results: unknown[], planned: PlannedElement[]): unknown[] {
+  if (Buffer.byteLength(JSON.stringify(JSON.stringify(results))) <= MAX_WAIT_ANSWER_BYTES) return results;
+  return results.map((result, index) => {
+    const plan = planned[index]!;
+    if ('copyOf' in plan || (isPlainObject(result) && typeof result.status === 'string' && typeof result.event_id === 'string' && Object.keys(result).length === 2)) return result;
+    return { status: 'succeeded', event_id: plan.event.data.event_id, output_omitted: true };
+  });
 }
 
 /** One element as an event: its own execution id, type, id and claim; its records point at the batch's stored request. */
