@@ -1,7 +1,6 @@
 import { AppError } from '../../shared/errors.js';
 import type { Clock } from '../clock.js';
 import type { RandomBytes } from '../random-bytes.js';
-import type { DEFAULT_CONSUMER_LIST_LIMIT } from './limits.js';
 import { FETCH_POLL_MAX_MS, FETCH_POLL_MS, MAX_ANSWER_BYTES, MAX_CONSUMERS, MAX_PENDING_SCANS_PER_FETCH } from './limits.js';
 import { ackWaitAfter, isExpired } from './log.js';
 import { messagesOf, type StreamService } from './service.js';
@@ -104,7 +103,7 @@ export class ConsumerService {
   /**
    * A page of the stream's consumers with their position and lag, in name order. Each one listed
    * reads its own pending items to count them (up to its `max_ack_pending`), so a page costs what
-   * its consumers' counts cost, and pages are small by default ({@link DEFAULT_CONSUMER_LIST_LIMIT}).
+   * its consumers' counts cost, and pages are small by default (`DEFAULT_CONSUMER_LIST_LIMIT`).
    */
   async listConsumers(ref: StreamRef, page: { limit: number; cursor?: string }): Promise<{ consumers: ConsumerInfo[]; nextCursor: string | null }> {
     const stream = await this.options.streams.getStream(ref);
