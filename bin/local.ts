@@ -40,11 +40,12 @@ const stack = await startLocalStack({ port, flowsDir: process.env.FLOWS_DIR, jwt
 const token = await stack.token('local-user');
 
 const recovered = stack.data?.recovered;
+const migrated = stack.data?.migrated ? `, migrated from layout ${stack.data.migrated.from} to ${stack.data.migrated.to}` : '';
 const dataLine = !stack.data
   ? 'in memory (FLOWGATE_DATA_DIR=:memory:): everything is gone when this process stops'
   : stack.data.created
     ? `${stack.data.path} (created)`
-    : `${stack.data.path} (reopened${recovered && recovered.requeued + recovered.failed + recovered.sweeps + recovered.unacknowledged > 0
+    : `${stack.data.path} (reopened${migrated}${recovered && recovered.requeued + recovered.failed + recovered.sweeps + recovered.unacknowledged > 0
       ? `: ${recovered.requeued} unfinished deliveries queued again${recovered.failed ? `, ${recovered.failed} that could not run recorded failed` : ''}${recovered.unacknowledged ? `, ${recovered.unacknowledged} never acknowledged (request not written) removed` : ''}${recovered.sweeps ? `, ${recovered.sweeps} purged generations to sweep` : ''}`
       : ''})`;
 const secretNote = stack.data ? `kept in ${stack.data.path}/secrets.json` : 'generated for this run';

@@ -95,8 +95,8 @@ export async function apiBytes(method: 'GET' | 'PUT', path: string, body?: strin
 }
 
 /**
- * A KV key as a path: encoded twice, because API Gateway decodes the path once to route it and
- * once more before the function reads it (README, "Keys in URLs are percent-encoded twice").
+ * A KV value's URL: the key in `?key=`, encoded once, which any key survives (README, "Keys in
+ * URLs"); a key in the path would be cut at a `?` by API Gateway unless encoded twice.
  */
 export const keyPath = (bucket: string, key: string): string =>
-  `/storage/kv/${encodeURIComponent(bucket)}/keys/${encodeURIComponent(encodeURIComponent(key))}`;
+  `/storage/kv/${encodeURIComponent(bucket)}/value?${new URLSearchParams({ key })}`;

@@ -166,6 +166,8 @@ export interface RouteSpec {
   fn: FunctionName;
   auth: RouteAuth;
   operationId: string;
+  /** The handler action it runs when that is another route's: a key route's query form runs its path form's. @default operationId */
+  action?: string;
   tag: string;
   summary: string;
 }
@@ -180,10 +182,10 @@ export const TAGS = {
   triggers: 'Webhook Triggers',
 } as const;
 
-const kv = (method: HttpMethod, path: string, operationId: string, summary: string): RouteSpec =>
-  ({ method, path: `/storage/kv/${path}`, fn: 'kv', auth: 'gateway', operationId, tag: TAGS.kv, summary });
-const objects = (method: HttpMethod, path: string, operationId: string, summary: string): RouteSpec =>
-  ({ method, path: `/storage/objects/${path}`, fn: 'objects', auth: 'gateway', operationId, tag: TAGS.objects, summary });
+const kv = (method: HttpMethod, path: string, operationId: string, summary: string, action?: string): RouteSpec =>
+  ({ method, path: `/storage/kv/${path}`, fn: 'kv', auth: 'gateway', operationId, ...(action && { action }), tag: TAGS.kv, summary });
+const objects = (method: HttpMethod, path: string, operationId: string, summary: string, action?: string): RouteSpec =>
+  ({ method, path: `/storage/objects/${path}`, fn: 'objects', auth: 'gateway', operationId, ...(action && { action }), tag: TAGS.objects, summary });
 const streams = (method: HttpMethod, path: string, operationId: string, summary: string): RouteSpec =>
   ({ method, path: `/storage/streams/${path}`, fn: 'streams', auth: 'gateway', operationId, tag: TAGS.streams, summary });
 const trigger = (method: HttpMethod, path: string, operationId: string, summary: string): RouteSpec =>
@@ -209,6 +211,11 @@ export const ROUTES: readonly RouteSpec[] = [
   kv('DELETE', '{bucket}', 'deleteKVBucket', 'Delete a bucket and all its data'),
   kv('DELETE', '{bucket}/purge', 'purgeKVBucket', 'Remove all data, keep the configuration'),
   kv('GET', '{bucket}/keys', 'listKVKeys', 'List keys in key order'),
+  // A key goes in `?key=`, which survives the single encoding every client applies; API Gateway cuts a
+  // key in the path at an encoded `?`, so `…/keys/{key+}` (encoded twice) is kept for existing callers.
+  kv('PUT', '{bucket}/value', 'putKVValueByKey', 'Write a value (?key=)', 'putKVValue'),
+  kv('GET', '{bucket}/value', 'getKVValueByKey', 'Read a value (?key=)', 'getKVValue'),
+  kv('DELETE', '{bucket}/value', 'deleteKVValueByKey', 'Delete a value (?key=)', 'deleteKVValue'),
   kv('PUT', '{bucket}/keys/{key+}', 'putKVValue', 'Write a value'),
   kv('GET', '{bucket}/keys/{key+}', 'getKVValue', 'Read a value'),
   kv('DELETE', '{bucket}/keys/{key+}', 'deleteKVValue', 'Delete a value'),
@@ -219,6 +226,12 @@ export const ROUTES: readonly RouteSpec[] = [
   objects('DELETE', '{store}', 'deleteObjectStore', 'Delete a store and all its objects'),
   objects('DELETE', '{store}/purge', 'purgeObjectStore', 'Remove all objects, keep the configuration'),
   objects('GET', '{store}/objects', 'listObjects', 'List objects in key order'),
+  // Keys in `?key=`, as for KV values; `…/objects/{key+}` (encoded twice) is kept for existing callers.
+  objects('PUT', '{store}/object', 'putObjectByKey', 'Write an object (?key=; up to 4 MiB through the API)', 'putObject'),
+  objects('GET', '{store}/object', 'getObjectByKey', 'Read an object, or a range of it (?key=)', 'getObject'),
+  objects('HEAD', '{store}/object', 'headObjectByKey', "Read an object's size, etag, type and metadata (?key=)", 'headObject'),
+  objects('DELETE', '{store}/object', 'deleteObjectByKey', 'Delete an object (?key=)', 'deleteObject'),
+  objects('POST', '{store}/object/url', 'createObjectUrlByKey', 'A presigned GET URL of an object (?key=)', 'createObjectUrl'),
   objects('PUT', '{store}/objects/{key+}', 'putObject', 'Write an object (up to 4 MiB through the API)'),
   objects('GET', '{store}/objects/{key+}', 'getObject', 'Read an object, or a range of it'),
   objects('HEAD', '{store}/objects/{key+}', 'headObject', "Read an object's size, etag, type and metadata"),

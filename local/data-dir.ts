@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { ClassicLevel } from 'classic-level';
-import { chmod, mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, open, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { generateLocalSigningKey } from '../functions/adapters/local-token-signer.js';
+import { finishInterrupted, migrate, MigrationError, MIGRATIONS, type LayoutMigration, type MigrationStepHook } from './layout-migrations.js';
 
 /** `FLOWGATE_DATA_DIR` value that keeps everything in memory, as the local stack did before it had a data directory. */
 export const IN_MEMORY = ':memory:';
@@ -11,7 +12,8 @@ export const DEFAULT_DATA_DIR = '.flowgate';
 /**
  * The layout of a data directory this code reads and writes: the files below and the tables'
  * keys and indexes. A change an older Flowgate could not read (a table or index added, a key
- * changed) bumps it; a directory of a higher layout is refused rather than half understood.
+ * changed) bumps it and adds its migration to `MIGRATIONS` (`layout-migrations.ts`), which a start
+ * runs on a directory of a lower layout; a directory of a higher layout is refused rather than half understood.
  */
 export const LAYOUT_VERSION = 1;
 
@@ -54,6 +56,8 @@ export interface DataDir {
   dynamodbPath: string;
   objectsPath: string;
   secrets: LocalSecrets;
+  /** The layouts this start migrated the directory between (or finished migrating), when it did. */
+  migrated?: { from: number; to: number };
   /** Removes this process's lock; the data stays. */
   release(): Promise<void>;
 }
@@ -82,6 +86,27 @@ async function writeAtomically(path: string, text: string): Promise<void> {
   await writeFile(temporary, text, { mode: FILE_MODE, flag: 'w' });
   await rename(temporary, path);
 }
+
+/** The same, on disk when it returns (the file and its rename fsync'd): a migration's commit survives a power loss. */
+async function writeDurably(path: string, text: string): Promise<void> {
+  const temporary = `${path}.${process.pid}.tmp`;
+  const file = await open(temporary, 'w', FILE_MODE);
+  try {
+    await file.writeFile(text);
+    await file.sync();
+  } finally {
+    await file.close();
+  }
+  await rename(temporary, path);
+  const parent = await open(resolve(path, '..'), 'r');
+  try {
+    await parent.sync();
+  } finally {
+    await parent.close();
+  }
+}
+
+const layoutFileText = (layout: number) => `${JSON.stringify({ layout }, null, 2)}\n`;
 
 /**
  * Takes the directory for this process by opening a LevelDB of its own and keeping it open:
@@ -148,12 +173,27 @@ async function readLayout(dir: string): Promise<number | undefined> {
   return layout as number;
 }
 
+export interface OpenDataDirOptions {
+  /** The layout this code reads; another only in tests, to act as an older or newer Flowgate. */
+  layoutVersion?: number;
+  /** The migrations up to `layoutVersion`; `MIGRATIONS` unless a test injects its own. */
+  migrations?: readonly LayoutMigration[];
+  /** Test hook: called at each step of a migration; a throw there stops it as a crash would (`layout-migrations.ts`). */
+  onMigrationStep?: MigrationStepHook;
+}
+
+/** What a migration leaves alone: the running process's lock and pid, and the layout file it writes last. */
+const NOT_MIGRATED = new Set([LOCK_DIR, PID_FILE, LAYOUT_FILE]);
+
 /**
  * Opens (or makes) a data directory for the local stack: checks its layout, locks it for this
- * process, and reads the secrets a restart needs (made and stored on first use). Everything that
- * can go wrong is a `DataDirError`, before anything in the directory is changed.
+ * process, migrates it when its layout is older (`layout-migrations.ts`: on a copy, committed by
+ * the layout file, so a crash leaves the old layout readable), and reads the secrets a restart
+ * needs (made and stored on first use). Everything that can go wrong is a `DataDirError`; a
+ * directory refused is refused before anything in it is changed.
  */
-export async function openDataDir(path: string): Promise<DataDir> {
+export async function openDataDir(path: string, options: OpenDataDirOptions = {}): Promise<DataDir> {
+  const { layoutVersion = LAYOUT_VERSION, migrations = MIGRATIONS, onMigrationStep } = options;
   const dir = resolve(path);
   try {
     let created = false;
@@ -176,19 +216,37 @@ export async function openDataDir(path: string): Promise<DataDir> {
       const entries = (await readdir(dir)).filter((name) => name !== PID_FILE && name !== LOCK_DIR && name !== SECRETS_FILE && !name.endsWith('.tmp'));
       if (entries.length > 0) throw new DataDirError(`${dir} is not a Flowgate data directory (it has no ${LAYOUT_FILE} and is not empty); choose another with FLOWGATE_DATA_DIR`);
       created = true;
-    } else if (layout > LAYOUT_VERSION) {
-      throw new DataDirError(`The data directory ${dir} was written by a newer Flowgate (layout ${layout}; this one reads layout ${LAYOUT_VERSION}); update Flowgate, or choose another directory with FLOWGATE_DATA_DIR`);
+    } else if (layout > layoutVersion) {
+      throw new DataDirError(`The data directory ${dir} was written by a newer Flowgate (layout ${layout}; this one reads layout ${layoutVersion}); update Flowgate, or choose another directory with FLOWGATE_DATA_DIR`);
     }
 
     const release = await lock(dir);
     try {
+      let migrated: DataDir['migrated'];
+      if (layout !== undefined) {
+        // What a start that stopped during a migration left: finished if it had committed, else thrown away.
+        migrated = await finishInterrupted(dir, layout, onMigrationStep);
+        if (layout < layoutVersion) {
+          await migrate(dir, NOT_MIGRATED, {
+            layout,
+            target: layoutVersion,
+            migrations,
+            writeLayout: (to) => writeDurably(join(dir, LAYOUT_FILE), layoutFileText(to)),
+            onStep: onMigrationStep,
+          }).catch((error: unknown) => {
+            if (error instanceof MigrationError) throw new DataDirError(`The data directory ${dir} cannot be migrated to layout ${layoutVersion}: ${error.message}; it was left as it was (layout ${layout}), and the next start tries again`);
+            throw error;
+          });
+          migrated = { from: layout, to: layoutVersion };
+        }
+      }
       const secretsPath = join(dir, SECRETS_FILE);
       let secrets: LocalSecrets;
       if (created) {
         secrets = { localSecretsKey: randomBytes(32).toString('base64'), jwtSecret: randomBytes(32).toString('base64url'), mfaSigningKey: generateLocalSigningKey() };
         await writeAtomically(secretsPath, secretsFileText(secrets));
         // The layout file last: a directory without it is one whose first start did not finish, made again from nothing.
-        await writeAtomically(join(dir, LAYOUT_FILE), `${JSON.stringify({ layout: LAYOUT_VERSION }, null, 2)}\n`);
+        await writeAtomically(join(dir, LAYOUT_FILE), layoutFileText(layoutVersion));
       } else {
         const stored = parseSecrets(await readFile(secretsPath, 'utf8').catch((error: unknown) => {
           if (code(error) === 'ENOENT') throw new DataDirError(`${secretsPath} is missing; without it the stored secrets cannot be opened (restore it, or choose another directory with FLOWGATE_DATA_DIR)`);
@@ -201,7 +259,7 @@ export async function openDataDir(path: string): Promise<DataDir> {
       await mkdir(dynamodbPath, { recursive: true, mode: DIR_MODE });
       const objectsPath = join(dir, OBJECTS_DIR);
       await mkdir(objectsPath, { recursive: true, mode: DIR_MODE });
-      return { path: dir, created, dynamodbPath, objectsPath, secrets, release };
+      return { path: dir, created, dynamodbPath, objectsPath, secrets, ...(migrated && { migrated }), release };
     } catch (error) {
       await release();
       throw error;

@@ -15,6 +15,7 @@ import { DUMMY_ACCOUNT } from 's3rver/lib/models/account.js';
 import { MESSAGE_RETENTION_DAYS, QUEUES, TABLES, type IndexSpec, type QueueName, type TableName } from '../functions/manifest.js';
 import { SETTINGS } from '../functions/settings.js';
 import { DataDirError } from './data-dir.js';
+import { confineStore, s3Guard } from './s3-guard.js';
 import type { LocalFlowTasks } from './flow-tasks.js';
 import { startLocalStepFunctions } from './sfn-server.js';
 
@@ -168,14 +169,23 @@ export interface EngineOptions {
 export const LOCAL_OBJECTS_BUCKET = 'local-objects';
 
 /**
- * s3rver (S3) on a free loopback port, with the objects bucket. It checks request signatures, so
- * the local credentials are made one of its key pairs; presigned URLs are then checked as S3
- * checks them. It has no in-memory store: without a data directory it works in a temporary folder.
+ * s3rver (S3) on a free loopback port, with the objects bucket. `s3-guard.ts` goes first in its
+ * middleware: every request must be signed (Signature Version 4, header or presigned) with the
+ * local credentials, which are also made one of s3rver's key pairs, and nothing a request names
+ * reaches a file outside the bucket's folder. Buckets are named by path only (the product's
+ * clients use path style), never by host name. It has no in-memory store: without a data
+ * directory it works in a temporary folder.
  */
 async function startS3(objectsPath: string | undefined): Promise<{ endpoint: string; stop(): Promise<void> }> {
   DUMMY_ACCOUNT.createKeyPair(LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY);
   const directory = objectsPath ?? await mkdtemp(join(tmpdir(), 'flowgate-objects-'));
-  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: LOCAL_OBJECTS_BUCKET }] });
+  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, vhostBuckets: false, configureBuckets: [{ name: LOCAL_OBJECTS_BUCKET }] });
+  confineStore(server.store, directory);
+  server.middleware.unshift(s3Guard({
+    credentials: [{ accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY }],
+    region: LOCAL_AWS_ENV.AWS_REGION,
+    directory,
+  }));
   const { port } = await server.run();
   return {
     endpoint: `http://127.0.0.1:${port}`,

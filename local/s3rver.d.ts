@@ -7,12 +7,26 @@ declare module 's3rver' {
     /** Where buckets and objects are kept (s3rver has only a file system store). */
     directory: string;
     resetOnClose?: boolean;
+    /** Whether a host name other than an IP or localhost names a bucket (default true). */
+    vhostBuckets?: boolean;
     configureBuckets?: { name: string; configs?: (string | Buffer)[] }[];
   }
   export default class S3rver {
     constructor(options: S3rverOptions);
     run(): Promise<AddressInfo>;
     close(): Promise<void>;
+    /** Its file store (`s3rver/lib/stores/filesystem.js`), shared by every request. */
+    store: { getBucketPath(bucket: string): string; getResourcePath(bucket: string, key?: string, resource?: string): string };
+    /** Koa's middleware list (s3rver is a Koa app), composed when `run` starts listening. */
+    middleware: ((ctx: any, next: () => Promise<void>) => Promise<void>)[];
+  }
+}
+declare module 's3rver/lib/models/error.js' {
+  /** An S3 error answer: its code (which sets the HTTP status) and message, written as S3's XML. */
+  export default class S3Error extends Error {
+    constructor(code: string, message?: string, detail?: Record<string, string>);
+    readonly code: string;
+    status: number;
   }
 }
 declare module 's3rver/lib/models/account.js' {

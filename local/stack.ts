@@ -120,8 +120,8 @@ export interface LocalStack {
   aws: AwsClients;
   /** This stack's own handlers, built from its settings, e.g. to call one with a crafted event. */
   handlers: { [F in FunctionName]: F extends (typeof QUEUES)[QueueName]['consumer'] ? QueueFunction : HttpFunction };
-  /** The data directory, when the stack has one: its path, whether this start made it, and what was recovered from it. */
-  data?: { path: string; created: boolean; recovered: RecoveryReport };
+  /** The data directory, when the stack has one: its path, whether this start made it (or migrated it), and what was recovered from it. */
+  data?: { path: string; created: boolean; migrated?: { from: number; to: number }; recovered: RecoveryReport };
   /** The EMF metric lines written in this process while the stack ran (none when they go to stdout), oldest first. */
   metricLines(): string[];
   /** A bearer token for `sub` (its account unless `accountId` is given). */
@@ -339,7 +339,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     queueUrls: engines.queueUrls,
     handlers,
     aws,
-    ...(data && { data: { path: data.path, created: data.created, recovered: recovered! } }),
+    ...(data && { data: { path: data.path, created: data.created, ...(data.migrated && { migrated: data.migrated }), recovered: recovered! } }),
     metricLines: () => metricLines.lines(),
     token: (sub, tokenOptions) => mintLocalToken({ secret: jwtSecret, sub, ...tokenOptions }),
     async stop() {

@@ -30,9 +30,9 @@ const OBJECTS_PER_PAGE = 100;
 
 const storeHref = (name: string) => `#/objects/${encodeURIComponent(name)}`;
 const storePath = (name: string) => `/storage/objects/${encodeURIComponent(name)}`;
-/** Each segment of a key encoded twice (API Gateway decodes the path twice), its `/` kept: the route's key is greedy. */
-const objectPath = (store: string, key: string) =>
-  `${storePath(store)}/objects/${key.split('/').map((part) => encodeURIComponent(encodeURIComponent(part))).join('/')}`;
+/** An object's URL (`…/object`, or `…/object/url` for its presigned GET): the key in `?key=`, which any key survives. */
+const objectPath = (store: string, key: string, action: '' | '/url' = '') =>
+  `${storePath(store)}/object${action}?${new URLSearchParams({ key })}`;
 
 const sizeText = (bytes: number) =>
   bytes < 1024 ? `${bytes} B` : bytes < 1024 ** 2 ? `${(bytes / 1024).toFixed(1)} KiB` : bytes < 1024 ** 3 ? `${(bytes / 1024 ** 2).toFixed(1)} MiB` : `${(bytes / 1024 ** 3).toFixed(2)} GiB`;
@@ -130,7 +130,7 @@ function storePage(name: string): HTMLElement {
     const label = object.key.slice(prefix.length);
     const download = el('button', { type: 'button', class: 'secondary', 'aria-label': `Download ${label}` }, 'Download');
     download.addEventListener('click', () => void withProgress(download, alert, async () => {
-      const { url } = await api<{ url: string }>('POST', `${objectPath(name, object.key)}/url`, {});
+      const { url } = await api<{ url: string }>('POST', objectPath(name, object.key, '/url'), {});
       const response = await fetch(url);
       if (!response.ok) throw new Error(`The storage answered ${response.status}.`);
       const link = el('a', { href: URL.createObjectURL(await response.blob()), download: label.split('/').pop() ?? label });

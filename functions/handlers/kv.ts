@@ -12,11 +12,14 @@ import { FUNCTIONS } from '../manifest.js';
 import type { Authenticator } from '../domain/authenticator.js';
 import type { Settings } from '../settings.js';
 import { createHttpHandler, type RouteRequest } from '../shared/handler.js';
-import { created, greedyPathParam, header, json, jsonObjectBody, limitParam, noContent, ok, pathParam, queryParam, rawBody } from '../shared/http.js';
+import { created, header, json, jsonObjectBody, keyParam, limitParam, noContent, ok, pathParam, queryParam, rawBody, type HttpEvent } from '../shared/http.js';
 import { createGatewayAuthenticator } from './gateway-auth.js';
 
 const bucketOf = ({ event, principal }: RouteRequest): BucketRef =>
   ({ accountId: principal.accountId, name: validateBucketName(pathParam(event, 'bucket')) });
+
+/** A value's key: `?key=` on `…/value` (the form that survives single encoding), or `…/keys/{key+}` encoded twice. */
+const keyOf = (event: HttpEvent): string => validateKey(keyParam(event, '/storage/kv/{bucket}/value'));
 
 const bucketResource = (bucket: Bucket) => ({
   name: bucket.name,
@@ -55,12 +58,12 @@ export const createKvHandler = (service: KvService, authenticator: Authenticator
   async putKVValue(request) {
     const { event } = request;
     const bucket = bucketOf(request);
-    const key = validateKey(greedyPathParam(event, 'key'));
+    const key = keyOf(event);
     const revision = await service.putValue(bucket, key, { bytes: rawBody(event), contentType: contentTypeOf(header(event, 'content-type')) });
     return ok({ key, revision });
   },
   async getKVValue(request) {
-    const value = await service.getValue(bucketOf(request), validateKey(greedyPathParam(request.event, 'key')));
+    const value = await service.getValue(bucketOf(request), keyOf(request.event));
     // Base64 keeps binary values byte-exact through API Gateway; nosniff keeps browsers to the stored type.
     return {
       statusCode: 200,
@@ -70,7 +73,7 @@ export const createKvHandler = (service: KvService, authenticator: Authenticator
     };
   },
   async deleteKVValue(request) {
-    await service.deleteValue(bucketOf(request), validateKey(greedyPathParam(request.event, 'key')));
+    await service.deleteValue(bucketOf(request), keyOf(request.event));
     return noContent();
   },
 }, authenticator);

@@ -14,13 +14,15 @@ import type { ObjectInfo, Store, StoreRef } from '../domain/objects/types.js';
 import { metadataFrom, parseStoreConfig, validateDelimiter, validateObjectKey, validateObjectPrefix, validateStoreName } from '../domain/objects/validation.js';
 import type { Settings } from '../settings.js';
 import { createHttpHandler, type RouteRequest } from '../shared/handler.js';
-import { created, greedyPathParam, header, json, jsonObjectBody, limitParam, noContent, ok, pathParam, queryParam, rawBody, type HttpEvent, type HttpResult } from '../shared/http.js';
+import { created, header, json, jsonObjectBody, keyParam, limitParam, noContent, ok, pathParam, queryParam, rawBody, type HttpEvent, type HttpResult } from '../shared/http.js';
 import { AppError } from '../shared/errors.js';
 import { createGatewayAuthenticator } from './gateway-auth.js';
 
 const storeOf = ({ event, principal }: RouteRequest): StoreRef =>
   ({ accountId: principal.accountId, name: validateStoreName(pathParam(event, 'store')) });
-const keyOf = (event: HttpEvent): string => validateObjectKey(greedyPathParam(event, 'key'));
+/** An object's key: `?key=` on `…/object` (the form that survives single encoding), or `…/objects/{key+}` encoded twice. */
+const keyOf = (event: HttpEvent, suffix?: '/url'): string =>
+  validateObjectKey(keyParam(event, `/storage/objects/{store}/object${suffix ?? ''}`, suffix));
 
 const storeResource = (store: Store) => ({
   name: store.name,
@@ -118,10 +120,8 @@ export const createObjectsHandler = (service: ObjectService, authenticator: Auth
     return { statusCode: 200, headers: { ...objectHeaders(info), 'content-length': String(info.size) }, body: '' };
   },
   async createObjectUrl(request) {
-    // The path is `…/objects/{key}/url`: the route's greedy parameter holds `{key}/url`.
-    const path = greedyPathParam(request.event, 'key');
-    if (!path.endsWith('/url')) throw new AppError('not_found', 'POST on an object path must end in /url');
-    const key = validateObjectKey(path.slice(0, -'/url'.length));
+    // `…/object/url?key=`, or `…/objects/{key}/url`, whose greedy parameter holds `{key}/url`.
+    const key = keyOf(request.event, '/url');
     const expiresIn = parseUrlRequest(jsonObjectBody(request.event, { optional: true }));
     const { info, url, expiresAt } = await service.objectUrl(storeOf(request), key, expiresIn);
     return ok({ url, method: 'GET', expires_at: expiresAt, object: objectResource(info) });

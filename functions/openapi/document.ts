@@ -8,6 +8,9 @@ import { systemDocs } from './system.js';
 import { triggerStatsDocs } from './trigger-stats.js';
 import { triggersDocs } from './triggers.js';
 import { errorBody, type OperationDoc, type Schema } from './types.js';
+// The release this code is: the document's version is the package's, so an app can tell which
+// CHANGELOG.md entry it is talking to. esbuild inlines the JSON (this chunk loads with the first `/openapi.json`).
+import packageJson from '../../package.json' with { type: 'json' };
 
 const OPERATION_DOCS: Record<string, OperationDoc> = { ...systemDocs, ...apiKeysDocs, ...kvDocs, ...objectsDocs, ...streamsDocs, ...accountsDocs, ...triggersDocs, ...triggerStatsDocs };
 
@@ -37,6 +40,7 @@ function operation(route: RouteSpec) {
     operationId: route.operationId,
     summary: route.summary,
     description: doc?.description,
+    deprecated: doc?.deprecated,
     tags: [route.tag],
     security,
     parameters: [...pathParameters(route, doc), ...(doc?.parameters ?? []).filter((p) => p.in !== 'path')],
@@ -58,7 +62,7 @@ export function buildOpenApiDocument(serverUrl = '/') {
   }
   return JSON.parse(JSON.stringify({
     openapi: '3.1.0',
-    info: { title: 'Flowgate gateway and flow webhook triggers', version: '1.0.0' },
+    info: { title: 'Flowgate gateway and flow webhook triggers', version: packageJson.version },
     servers: [{ url: serverUrl }],
     tags: Object.values(TAGS).map((name) => ({ name })),
     paths,

@@ -4,21 +4,68 @@ import { dataBody, errorBody, pageBody, pageParameters, type OperationDocs, type
 const SCOPE = 'Buckets belong to the caller\'s account; a bucket of another account answers 404 like a missing one.';
 const KEY_RULES =
   `Keys are 1 to ${MAX_KEY_BYTES} UTF-8 bytes after URL decoding, without control characters (C0, DEL, C1) and ` +
-  'without `.` or `..` path segments (clients and proxies resolve those before the request arrives). `/` is allowed: ' +
-  'the rest of the path after `/keys/` is the key.';
+  'without `.` or `..` path segments (clients and proxies resolve those in a path before the request arrives). `/` is ' +
+  'allowed: in the path form, the rest of the path after `/keys/` is the key.';
+
+/** The key of a key route's query form (`…/value?key=`, `…/object?key=`): read as `functions/shared/http.ts` `keyParam` says. */
+export const keyQueryParameter = {
+  name: 'key',
+  in: 'query' as const,
+  required: true,
+  description:
+    'The key, percent-encoded once, as every URL library encodes a query value (`encodeURIComponent(key)`, ' +
+    '`URLSearchParams`, `curl --data-urlencode`). Every key survives: `/`, `?`, `#`, `%`, `&`, `+` and non-ASCII ' +
+    'text. A `+` sent as is means a space, as in any query string: a `+` in a key is `%2B`. `key` is the only ' +
+    'parameter taken: another one (an `&` of the key sent unencoded), a second `key`, or a `%` not followed by ' +
+    'percent-encoded UTF-8 is 400 with a message, never a guessed key. Responses and listings show keys as stored, unencoded.',
+  schema: { type: 'string', minLength: 1 },
+};
 
 /** Why twice: see `apiGatewayPath` in local/api-gateway.ts. Object keys travel the same way (`./objects.ts`). */
 export const keyParameter = {
   name: 'key',
   in: 'path' as const,
   description:
-    'The key, percent-encoded twice: `encodeURIComponent(encodeURIComponent(key))`, whole or per `/`-separated ' +
-    'segment. API Gateway decodes the path once to route the request and once more before the function reads it, ' +
-    'so a key encoded only once loses everything from a `?` on and has each `%XX` in it decoded as well (`100%41` ' +
-    'arrives as `100A`; a `%` without two hex digits after it is 400). A key without `%` or `?` may be encoded ' +
-    'once; both forms name the same key. Responses and listings show keys as stored, unencoded.',
+    'Prefer the query form of this route (`?key=`). Here the key is percent-encoded twice: ' +
+    '`encodeURIComponent(encodeURIComponent(key))`, whole or per `/`-separated segment. API Gateway decodes the path ' +
+    'once to route the request and once more before the function reads it, so a key encoded only once loses ' +
+    'everything from a `?` on, with nothing left for the function to see, and has each `%XX` in it decoded as well ' +
+    '(`100%41` arrives as `100A`; a `%` without two hex digits after it is 400). A key without `%` or `?` may be ' +
+    'encoded once; both forms name the same key. These routes take no query string: one means the URL was cut at a ' +
+    '`?` that may belong to the key, and is 400 naming the query form. Responses and listings show keys as stored, unencoded.',
   schema: { type: 'string', minLength: 1 },
 };
+
+/**
+ * The docs of a key route's two forms from the path form's: the query form (`<id>ByKey`, the key
+ * in `?key=`) leads; the path form is marked deprecated, kept for existing callers.
+ */
+export function keyRouteDocs(docs: OperationDocs, keyRules = ''): OperationDocs {
+  const queryKey = keyRules ? { ...keyQueryParameter, description: `${keyQueryParameter.description} ${keyRules}` } : keyQueryParameter;
+  const forms: OperationDocs = {};
+  for (const [id, doc] of Object.entries(docs)) {
+    const pathKey = doc.parameters?.find((p) => p.in === 'path' && p.name === 'key');
+    const { '400': refused, ...responses } = doc.responses;
+    forms[`${id}ByKey`] = {
+      ...doc,
+      parameters: doc.parameters?.map((p) => (p === pathKey ? queryKey : p)),
+      responses: {
+        ...responses,
+        '400': { ...refused!, description: `${refused!.description} Also: \`key\` missing, repeated, not percent-encoded UTF-8, or another query parameter beside it (the message says which).` },
+      },
+    };
+    forms[id] = {
+      ...doc,
+      deprecated: true,
+      description: `${doc.description} Kept for existing callers: the same operation with the key in \`?key=\` survives the single encoding every client applies.`,
+      responses: {
+        ...responses,
+        '400': { ...refused!, description: `${refused!.description} Also: a query string on this route (the URL was cut at a \`?\`; the message names the \`?key=\` form).` },
+      },
+    };
+  }
+  return forms;
+}
 
 const bucketSchema: Schema = {
   type: 'object',
@@ -116,7 +163,7 @@ export const kvDocs: OperationDocs = {
     },
   },
 
-  putKVValue: {
+  ...keyRouteDocs({ putKVValue: {
     parameters: [keyParameter],
     description:
       'Writes the request body as the value, stored as bytes with the request\'s `Content-Type` (default ' +
@@ -149,5 +196,5 @@ export const kvDocs: OperationDocs = {
     parameters: [keyParameter],
     description: `Deletes one value. ${KEY_RULES} ${SCOPE}`,
     responses: { '204': { description: 'Deleted' }, '400': badKey, '404': missingKey },
-  },
+  } }),
 };

@@ -14,7 +14,7 @@ import {
   UPLOAD_LIFETIME_SECONDS,
   UPLOAD_URL_EXPIRY_SECONDS,
 } from '../domain/objects/limits.js';
-import { keyParameter } from './kv.js';
+import { keyParameter, keyRouteDocs } from './kv.js';
 import { dataBody, errorBody, pageParameters, type OperationDocs, type Schema } from './types.js';
 
 const SCOPE = "Stores belong to the caller's account; a store of another account answers 404 like a missing one.";
@@ -140,7 +140,7 @@ export const objectsDocs: OperationDocs = {
       '404': missingStore,
     },
   },
-  putObject: {
+  ...keyRouteDocs({ putObject: {
     parameters: [
       objectKeyParameter,
       { name: 'if-none-match', in: 'header', description: '`*`: write only if the key holds no object (409 otherwise).', schema: { type: 'string', const: '*' } },
@@ -198,7 +198,7 @@ export const objectsDocs: OperationDocs = {
       '400': errorBody(`validation_error: bad store name or key, or \`expires_in\` not 1-${MAX_URL_EXPIRY_SECONDS}.`),
       '404': errorBody('not_found: no such store or key, or the path does not end in `/url`.'),
     },
-  },
+  } }, KEY_RULES),
   createObjectUpload: {
     parameters: [
       { name: 'if-none-match', in: 'header', description: '`*`: the upload completes only if the key then holds no object (409 here, before a byte is sent, if it already does).', schema: { type: 'string', const: '*' } },

@@ -4,6 +4,8 @@ export type Schema = Record<string, unknown>;
 /** What an area documents about one operation beyond what the route table already says. */
 export interface OperationDoc {
   description?: string;
+  /** Kept for existing callers; another operation does the same better (OpenAPI's `deprecated`). */
+  deprecated?: boolean;
   /** Query and header parameters; a `path` entry describes the route's path parameter of that name. */
   parameters?: { name: string; in: 'query' | 'header' | 'path'; required?: boolean; description?: string; schema: Schema }[];
   /** Request body schemas by media type. */

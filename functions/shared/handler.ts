@@ -16,10 +16,13 @@ export type RouteAction = (request: RouteRequest) => Promise<HttpResult>;
 export type PublicRouteAction = (event: HttpEvent, context?: Context) => Promise<HttpResult>;
 type HttpHandler = (event: HttpEvent, context?: Context) => Promise<HttpResult>;
 
+/** The action a route runs: its own, or the one its `action` names (a key route's query form runs its path form's). */
+const actionOf = (route: RouteSpec): string => route.action ?? route.operationId;
+
 function routesOf(fn: FunctionName, actions: Record<string, unknown>): Map<string, RouteSpec> {
   const routes = new Map<string, RouteSpec>(ROUTES.filter((r) => r.fn === fn).map((r) => [routeKey(r), r]));
   for (const route of routes.values()) {
-    if (!actions[route.operationId]) throw new Error(`${fn} has no action for ${route.operationId}`);
+    if (!actions[actionOf(route)]) throw new Error(`${fn} has no action for ${route.operationId}`);
   }
   return routes;
 }
@@ -52,17 +55,17 @@ export function createHttpHandler(fn: FunctionName, actions: Record<string, Rout
   return (event, context) =>
     dispatch(routes, event, async (route) => {
       if (route.auth === 'none') {
-        const action = publicActions[route.operationId];
+        const action = publicActions[actionOf(route)];
         if (!action) throw new Error(`${route.operationId} is public; give it in publicActions`);
         return action(event, context);
       }
       const principal = await authenticator.authenticate(event, route.auth);
-      return actions[route.operationId]!({ event, principal });
+      return actions[actionOf(route)]!({ event, principal });
     });
 }
 
 /** The same for routes that do their own checks (`auth: none`), such as the webhook receiver. */
 export function createPublicHttpHandler(fn: FunctionName, actions: Record<string, PublicRouteAction>): HttpHandler {
   const routes = routesOf(fn, actions);
-  return (event, context) => dispatch(routes, event, (route) => actions[route.operationId]!(event, context));
+  return (event, context) => dispatch(routes, event, (route) => actions[actionOf(route)]!(event, context));
 }

@@ -67,6 +67,66 @@ export function greedyPathParam(event: HttpEvent, name: string): string {
   return event.rawPath.slice(start + head.length);
 }
 
+/** The query parameter that names a key on the key routes' query form (`…/value?key=`, `…/object?key=`). */
+export const KEY_QUERY_PARAMETER = 'key';
+
+/**
+ * The key a key route names, from whichever of its two forms the request took:
+ *
+ * - the query form (a route without `{key+}`): `?key=` percent-encoded once, as every URL
+ *   library encodes a query value. Nothing in the query is decoded by API Gateway before the
+ *   function sees it (`rawQueryString` is as sent), so any key survives: `/`, `?`, `#`, `%`, `+`.
+ * - the path form (`…/{key+}`), kept for existing callers: the key percent-encoded twice. API
+ *   Gateway decodes the path once to route it, and a `?` that decoding makes ends the path, so a
+ *   key encoded once arrives cut (`report%3Fdraft` as `report`) with nothing left to see
+ *   (local/api-gateway.ts has the captures). What the function can see is a query string: the path
+ *   routes take none, so one means the URL was split at a `?` that belonged to the key (sent
+ *   unencoded) or a parameter meant for the query form. It is refused, naming the query form.
+ *
+ * @param queryForm the query form's route path, named in the path form's refusal.
+ * @param suffix what the path form's route has after the key (`/url`), taken off the greedy parameter.
+ */
+export function keyParam(event: HttpEvent, queryForm: string, suffix = ''): string {
+  const method = event.routeKey.slice(0, event.routeKey.indexOf(' '));
+  const safeForm = `${method} ${queryForm}?${KEY_QUERY_PARAMETER}=<the key, percent-encoded once>`;
+  if (!event.routeKey.includes('{key+}')) return keyQueryParam(event, safeForm);
+  if (event.rawQueryString) {
+    throw new AppError('validation_error', 'query string on a path-form key route', undefined,
+      `A key in the path takes no query string, so this URL was cut at a ? that may belong to the key. Send the key as a query parameter instead: ${safeForm}.`);
+  }
+  const path = greedyPathParam(event, 'key');
+  if (!suffix) return path;
+  if (!path.endsWith(suffix)) throw new AppError('not_found', `path must end in ${suffix}`);
+  return path.slice(0, -suffix.length);
+}
+
+/**
+ * `?key=` read from `rawQueryString` as sent: exactly one `key` and nothing else (an `&` sent
+ * unencoded in a key would otherwise split it silently), `+` a space as in every query string,
+ * and strict percent-decoding to UTF-8 (a stray `%` is 400, never a guessed key).
+ * API Gateway's `queryStringParameters` join a repeated parameter with commas, so they are not used.
+ */
+function keyQueryParam(event: HttpEvent, safeForm: string): string {
+  const refuse = (detail: string, message: string) => new AppError('validation_error', detail, undefined, `${message} Send ${safeForm}.`);
+  const raw = event.rawQueryString ?? new URLSearchParams(event.queryStringParameters as Record<string, string> | undefined).toString();
+  const values: string[] = [];
+  for (const pair of raw ? raw.split('&') : []) {
+    const at = pair.indexOf('=');
+    const name = at === -1 ? pair : pair.slice(0, at);
+    if (name !== KEY_QUERY_PARAMETER) {
+      throw refuse('unknown query parameter', `The only query parameter here is ${KEY_QUERY_PARAMETER}: an & in a key must be sent as %26.`);
+    }
+    values.push(at === -1 ? '' : pair.slice(at + 1));
+  }
+  if (values.length === 0) throw refuse('no key parameter', `The ${KEY_QUERY_PARAMETER} query parameter is required.`);
+  if (values.length > 1) throw refuse('repeated key parameter', `Give ${KEY_QUERY_PARAMETER} once.`);
+  try {
+    return decodeURIComponent(values[0]!.replaceAll('+', ' '));
+  } catch {
+    throw refuse('key parameter not percent-encoded UTF-8', `The ${KEY_QUERY_PARAMETER} parameter is not percent-encoded UTF-8: a % in a key must be sent as %25.`);
+  }
+}
+
 export function queryParam(event: HttpEvent, name: string): string | undefined {
   return event.queryStringParameters?.[name];
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { ROUTES, TAGS } from '../../functions/manifest.js';
@@ -32,9 +33,9 @@ describe('the OpenAPI document and the route table', () => {
     }
   });
 
-  it('is OpenAPI 3.1, version 1.0.0, with the required tags and both security schemes', () => {
+  it('is OpenAPI 3.1, versioned as the package (the release CHANGELOG.md names), with the required tags and both security schemes', () => {
     expect(document.openapi).toBe('3.1.0');
-    expect(document.info.version).toBe('1.0.0');
+    expect(document.info.version).toBe(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version);
     expect(document.tags.map((t: { name: string }) => t.name)).toEqual(expect.arrayContaining([TAGS.kv, TAGS.mfa, TAGS.triggers]));
     expect(document.components.securitySchemes).toEqual({
       bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },

@@ -71,4 +71,32 @@ describe("the console's Objects page", () => {
     expect((await call(stack, 'GET', '/storage/objects/photos', { token })).json.data).toMatchObject({ description: 'Holiday photos', objects: 0 });
     expect(errors).toEqual([]);
   }, 60_000);
+
+  it('downloads and deletes an object by ?key=, so a key with ?, #, %, +, & and Unicode round-trips', async () => {
+    const token = await stack.token('objects-odd-key-user');
+    const key = 'a?b#c%41 +d&e=é.txt';
+    expect((await call(stack, 'PUT', '/storage/objects/odd', { token })).status).toBe(201);
+    expect((await call(stack, 'PUT', `/storage/objects/odd/object?key=${encodeURIComponent(key)}`, { token, rawBody: 'odd bytes', headers: { 'content-type': 'text/plain' } })).status).toBe(200);
+    const { page } = browser;
+    const errors = pageErrors(page, { provokedApiErrors: true });
+    const objectRequests: string[] = [];
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      // Listings are `…/objects`; each object is named by `…/object?key=` alone.
+      if (/^\/storage\/objects\/odd\/object(\/|$)/.test(url.pathname)) objectRequests.push(`${request.method()} ${url.pathname}${url.search}`);
+    });
+    await page.goto(`${stack.baseUrl}/console#token=${token}`);
+    await page.getByRole('heading', { name: 'Triggers', level: 1 }).waitFor();
+    await page.goto(`${stack.baseUrl}/console#/objects/odd`);
+    await page.getByRole('cell', { name: key, exact: true }).waitFor();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: `Download ${key}` }).click()]);
+    expect(await readFile(await download.path(), 'utf8')).toBe('odd bytes');
+    await page.getByRole('button', { name: `Delete ${key}` }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+    await page.getByText(`Deleted "${key}".`).waitFor();
+    expect((await call(stack, 'GET', '/storage/objects/odd/objects', { token })).json.data.objects).toEqual([]);
+    const query = new URLSearchParams({ key });
+    expect(objectRequests).toEqual([`POST /storage/objects/odd/object/url?${query}`, `DELETE /storage/objects/odd/object?${query}`]);
+    expect(errors).toEqual([]);
+  }, 60_000);
 });

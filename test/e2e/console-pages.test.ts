@@ -125,6 +125,33 @@ describe('the console\'s Buckets and Account pages', () => {
     expect(await page.getByRole('list', { name: 'Keys' }).getByRole('listitem').allTextContents()).toEqual(keys);
   });
 
+  it('saves, shows and deletes a value by ?key=, so a key with /, ?, #, %, +, & and Unicode round-trips', async () => {
+    const token = await stack.token('odd-key-user');
+    await call(stack, 'PUT', '/storage/kv/odd', { token });
+    const { page, errors } = await signInByLink('odd-key-user', '#/buckets/odd');
+    await page.getByText('This bucket holds no values.').waitFor();
+    const valueRequests: string[] = [];
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.pathname.startsWith('/storage/kv/odd/') && !url.pathname.endsWith('/keys')) valueRequests.push(`${request.method()} ${url.pathname}${url.search}`);
+    });
+    const key = 'drafts/a?b#c%41 +d&e=é';
+    await page.getByLabel('Key', { exact: true }).fill(key);
+    await page.getByLabel('Value', { exact: true }).fill('odd value');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText(`Saved "${key}" in odd.`).waitFor();
+    expect((await call(stack, 'GET', `/storage/kv/odd/value?key=${encodeURIComponent(key)}`, { token })).text).toBe('odd value');
+    await page.getByRole('button', { name: key }).click();
+    await expect(page.getByLabel(`Content of ${key}`).textContent()).resolves.toBe('odd value');
+    await page.getByRole('region', { name: `Value of "${key}"` }).getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('dialog', { name: 'Delete this value?' }).getByRole('button', { name: 'Delete' }).click();
+    await page.getByText(`Deleted "${key}".`).waitFor();
+    expect((await call(stack, 'GET', '/storage/kv/odd/keys', { token })).json.data.keys).toEqual([]);
+    const byKey = `/storage/kv/odd/value?${new URLSearchParams({ key })}`;
+    expect(valueRequests).toEqual([`PUT ${byKey}`, `GET ${byKey}`, `DELETE ${byKey}`]);
+    expect(errors).toEqual([]);
+  });
+
   it('creates a bucket from the Buckets page and opens it; a taken name is refused in words', async () => {
     const { page } = await signInByLink('new-bucket-user', '#/buckets');
     await page.getByText('No buckets yet.').waitFor();

@@ -26,17 +26,34 @@ export interface NpmStart {
   exited: Promise<number | NodeJS.Signals>;
 }
 
+export interface LaunchOptions {
+  /**
+   * A command the stack runs under, given node and its arguments after its own: `withoutFileOverride`
+   * to make root obey file permissions as any other user does.
+   */
+  via?: string[];
+}
+
+/**
+ * util-linux's `setpriv` taking the capabilities that let root ignore file permissions
+ * (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER) out of the child's bounding set: root stays
+ * root, the owner of its checkout wherever it lives (a `0700` home or `mktemp -d` included), yet a
+ * directory without write permission is refused to it as to anyone. Running as another user
+ * instead (nobody) needed that user to read the checkout, which a private folder forbids.
+ */
+export const withoutFileOverride = ['setpriv', '--bounding-set=-dac_override,-dac_read_search,-fowner', '--'];
+
 /**
  * `npm start` as a user runs it: `bin/local.ts` in a child process with only what a shell would
  * have plus `env`. `start` waits until it prints its token; `run` only until it exits (for starts
  * that must fail).
  */
-export function launch(env: Record<string, string>, options: { uid?: number; gid?: number } = {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
+export function launch(env: Record<string, string>, options: LaunchOptions = {}) {
+  const [command, ...prefix] = [...(options.via ?? []), process.execPath];
+  const child = spawn(command!, [...prefix, '--import', 'tsx', 'bin/local.ts'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'WARN', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
-    ...options,
   });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));

@@ -1,5 +1,14 @@
-import { S3Client } from '@aws-sdk/client-s3';
+import { S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import { AppError } from '../../../shared/errors.js';
 import { clientOptions, oncePerConfig } from '../clients.js';
+
+/**
+ * S3's `KeyTooLongError` as the client's own 400: S3 answers it for a key over 1,024 bytes (a
+ * store's prefix plus a key near the product's limit), and the local engine for a key segment over
+ * its file system's 255 bytes (`local/s3-guard.ts`). Either way the key, not the service, is at fault.
+ */
+const KEY_TOO_LONG = 'KeyTooLongError';
+const keyTooLong = (error: unknown) => error instanceof S3ServiceException && error.name === KEY_TOO_LONG;
 
 /**
  * The S3 client of the objects function. A local endpoint (s3rver) is addressed by path, as it
@@ -8,10 +17,20 @@ import { clientOptions, oncePerConfig } from '../clients.js';
  */
 export const s3Client = oncePerConfig((aws) => {
   const options = clientOptions(aws, 's3');
-  return new S3Client({
+  const client = new S3Client({
     ...options,
     forcePathStyle: 'endpoint' in options,
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
+  client.middlewareStack.add((next) => async (args) => {
+    try {
+      return await next(args);
+    } catch (error) {
+      if (!keyTooLong(error)) throw error;
+      const message = `the key is too long for the object storage: ${(error as Error).message}`;
+      throw new AppError('validation_error', message, undefined, message);
+    }
+  }, { step: 'initialize', name: 'keyTooLongAsValidationError' });
+  return client;
 });

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { buildOpenApiDocument } from '../../functions/openapi/document.js';
+import { breakingApiChanges, changelogMarks, LAST_RELEASE, lastReleaseFile, unreleasedChangelog } from './release-checks.js';
+
+// An app written against the last release must keep working, or be told what breaks: today's
+// OpenAPI document is compared with the last release's (releases/<version>/openapi.json) by
+// api-smart-diff, and every breaking change (a removed route, parameter, status or answer field, a
+// narrowed type, a new required field) must have a **BREAKING** entry in CHANGELOG.md's Unreleased
+// section naming its operation in backticks (`DELETE /accounts/users/{sub}/factors`).
+describe(`the OpenAPI document against release ${LAST_RELEASE}'s`, () => {
+  const released = lastReleaseFile('openapi.json');
+  const today = buildOpenApiDocument() as object;
+
+  it('breaks nothing the changelog does not mark breaking', () => {
+    const unmarked = breakingApiChanges(released, today).filter((change) => !changelogMarks(unreleasedChangelog(), change.operation));
+    expect(unmarked.map((change) => `${change.operation}: ${change.description}`)).toEqual([]);
+  });
+
+  it('a removed answer field is caught as breaking, named by its operation', () => {
+    const changed = structuredClone(today) as any;
+    const data = changed.paths['/api-keys'].get.responses['200'].content['application/json'].schema.properties.data;
+    const field = Object.keys(data.properties)[0];
+    delete data.properties[field];
+    expect(breakingApiChanges(released, changed)).toContainEqual(expect.objectContaining({ operation: 'GET /api-keys' }));
+  });
+
+  it('a removed route and a changed success status are caught', () => {
+    const changed = structuredClone(today) as any;
+    delete changed.paths['/health'].get;
+    const responses = changed.paths['/openapi.json'].get.responses;
+    responses['201'] = responses['200'];
+    delete responses['200'];
+    const operations = breakingApiChanges(released, changed).map((change) => change.operation);
+    expect(operations).toEqual(expect.arrayContaining(['GET /health', 'GET /openapi.json']));
+  });
+
+  it('a break the changelog marks, naming its operation, is allowed', () => {
+    const changed = structuredClone(today) as any;
+    delete changed.paths['/health'].get;
+    const changelog = `## [Unreleased]\n### Removed\n- **BREAKING** \`GET /health\` is gone: use \`GET /ready\`.\n`;
+    const unmarked = breakingApiChanges(released, changed).filter((change) => !changelogMarks(changelog, change.operation) && !changelogMarks(unreleasedChangelog(), change.operation));
+    expect(unmarked).toEqual([]);
+  });
+});

@@ -1,0 +1,113 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { apiCompare } from 'api-smart-diff';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+/** The release the last baselines were written for: `releases/<version>/` holds its template and OpenAPI document. */
+export const LAST_RELEASE = readFileSync(resolve(ROOT, 'releases/LATEST'), 'utf8').trim();
+
+export const lastReleaseFile = (name: 'template.json' | 'openapi.json') =>
+  JSON.parse(readFileSync(resolve(ROOT, 'releases', LAST_RELEASE, name), 'utf8')) as Record<string, any>;
+
+/**
+ * The resources that hold users' data or identity, and the properties CloudFormation documents as
+ * "Update requires: Replacement" for each: a change to one of them, or to the resource's logical
+ * id, makes CloudFormation create a new resource and delete (or, retained, orphan) the old one.
+ * https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-resource-dynamodb-table.html and the
+ * pages beside it for each type.
+ */
+export const REPLACEMENT_PROPERTIES: Record<string, string[]> = {
+  'AWS::DynamoDB::Table': ['TableName', 'KeySchema', 'LocalSecondaryIndexes'],
+  'AWS::DynamoDB::GlobalTable': ['TableName', 'KeySchema', 'LocalSecondaryIndexes'],
+  'AWS::S3::Bucket': ['BucketName'],
+  'AWS::KMS::Key': ['KeySpec', 'KeyUsage', 'MultiRegion'],
+  'AWS::KMS::Alias': ['AliasName'],
+  'AWS::SQS::Queue': ['QueueName', 'FifoQueue'],
+  'AWS::Cognito::UserPool': ['UserPoolName', 'UsernameAttributes', 'AliasAttributes'],
+  'AWS::Cognito::UserPoolDomain': ['Domain', 'UserPoolId'],
+};
+
+/** What an upgrade from `before` to `after` would replace or delete among the stateful resources. */
+export interface Replacement {
+  logicalId: string;
+  type: string;
+  reason: string;
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * The stateful resources `after` replaces or removes. A logical id that disappears is a deletion
+ * (or, retained, an orphan: the new stack no longer sees the data); a replacement property that
+ * changes is a replacement. `UserPoolName` is listed because CDK names the pool from the stack, so a
+ * change there comes with a renamed construct.
+ */
+export function statefulReplacements(before: Record<string, any>, after: Record<string, any>): Replacement[] {
+  const found: Replacement[] = [];
+  for (const [logicalId, resource] of Object.entries<any>(before.Resources ?? {})) {
+    const properties = REPLACEMENT_PROPERTIES[resource.Type];
+    if (!properties) continue;
+    const next = after.Resources?.[logicalId];
+    if (!next) {
+      found.push({ logicalId, type: resource.Type, reason: 'its logical id is gone (renamed or removed construct)' });
+      continue;
+    }
+    if (next.Type !== resource.Type) {
+      found.push({ logicalId, type: resource.Type, reason: `its type changed to ${next.Type}` });
+      continue;
+    }
+    for (const property of properties) {
+      if (!same(resource.Properties?.[property], next.Properties?.[property])) {
+        found.push({ logicalId, type: resource.Type, reason: `${property} changed (Update requires: Replacement)` });
+      }
+    }
+  }
+  return found;
+}
+
+/** A breaking difference between two OpenAPI documents, named by the operation it touches. */
+export interface BreakingChange {
+  operation: string;
+  path: string;
+  description: string;
+}
+
+const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options']);
+
+/**
+ * The breaking changes from `before` to `after` as api-smart-diff classifies them (a removed route,
+ * parameter or answer field, a narrowed type, a new required field, a removed status), each named
+ * by its operation (`PUT /storage/kv/{bucket}`) or, outside `paths`, by the JSON path it touches.
+ */
+export function breakingApiChanges(before: object, after: object): BreakingChange[] {
+  const { diffs } = apiCompare(before, after);
+  return diffs
+    .filter((diff) => diff.type === 'breaking')
+    .map((diff) => {
+      const path = (diff.path ?? []).map(String);
+      const operation = path[0] === 'paths' && path[1]
+        ? path[2] && METHODS.has(path[2]) ? `${path[2].toUpperCase()} ${path[1]}` : path[1]
+        : path.join('/');
+      return { operation, path: path.join('/'), description: `${diff.action} ${path.slice(3).join('/') || path.join('/')}` };
+    });
+}
+
+/** The text of CHANGELOG.md's `## [Unreleased]` section: what has changed since the last release. */
+export function unreleasedChangelog(text = readFileSync(resolve(ROOT, 'CHANGELOG.md'), 'utf8')): string {
+  const start = text.indexOf('## [Unreleased]');
+  if (start < 0) return '';
+  const end = text.indexOf('\n## [', start + 1);
+  return text.slice(start, end < 0 ? undefined : end);
+}
+
+/** The changelog's breaking entries: each line (bullet) marked **BREAKING**. */
+export const breakingEntries = (unreleased: string) => unreleased.split('\n').filter((line) => line.includes('**BREAKING**'));
+
+/**
+ * Whether a breaking entry of the changelog names `subject` in backticks (a logical id such as
+ * `Datakv201B647B`, or an operation such as `DELETE /accounts/users/{sub}/factors`), which is how an
+ * entry says which replacement or API break it covers and what to do about it.
+ */
+export const changelogMarks = (unreleased: string, subject: string) =>
+  breakingEntries(unreleased).some((line) => line.includes(`\`${subject}\``));
