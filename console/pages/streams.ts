@@ -152,7 +152,7 @@ export function streamPage(name: string): HTMLElement {
 
   const consumers = el('div', { 'aria-busy': 'true' }, el('p', {}, 'Loading consumers…'));
   const loadConsumers = () => withProgress(consumers, alert, async () => {
-    const page = await api<{ consumers: Consumer[] }>('GET', `${streamPath(name)}/consumers`);
+    const page = await api<{ consumers: Consumer[] }>('GET', `${streamPath(name)}/consumers?limit=100`);
     consumers.removeAttribute('aria-busy');
     if (page.consumers.length === 0) {
       consumers.replaceChildren(el('p', {}, 'No consumers. Create one with PUT /storage/streams/{stream}/consumers/{name}.'));

@@ -7,7 +7,7 @@ import { sqsSweepQueueOnFirstUse } from '../adapters/aws/sqs-on-first-use.js';
 import { settleSecondsFor } from '../domain/kv/sweep-task.js';
 import type { Authenticator } from '../domain/authenticator.js';
 import { ConsumerService, type ConsumerInfo, type Delivery } from '../domain/streams/consumers.js';
-import { DEFAULT_LIST_LIMIT, DEFAULT_READ_LIMIT, MAX_LIST_LIMIT, MAX_READ_LIMIT } from '../domain/streams/limits.js';
+import { DEFAULT_CONSUMER_LIST_LIMIT, DEFAULT_LIST_LIMIT, DEFAULT_READ_LIMIT, MAX_LIST_LIMIT, MAX_READ_LIMIT } from '../domain/streams/limits.js';
 import { countsOf } from '../domain/streams/log.js';
 import { StreamService, type StreamInfo } from '../domain/streams/service.js';
 import type { StoredMessage, StreamRef } from '../domain/streams/types.js';
@@ -116,7 +116,12 @@ export const createStreamsHandler = (streams: StreamService, consumers: Consumer
 
   createConsumer: async (request) =>
     created(consumerResource(await consumers.createConsumer(streamOf(request), consumerOf(request), parseConsumerConfig(jsonObjectBody(request.event, { optional: true }))))),
-  listConsumers: async (request) => ok({ consumers: (await consumers.listConsumers(streamOf(request))).map(consumerResource) }),
+  async listConsumers(request) {
+    const { event } = request;
+    const page = { limit: limitParam(event, DEFAULT_CONSUMER_LIST_LIMIT, MAX_LIST_LIMIT), cursor: queryParam(event, 'cursor') };
+    const { consumers: infos, nextCursor } = await consumers.listConsumers(streamOf(request), page);
+    return ok({ consumers: infos.map(consumerResource), next_cursor: nextCursor });
+  },
   getConsumer: async (request) => ok(consumerResource(await consumers.getConsumer(streamOf(request), consumerOf(request)))),
   async deleteConsumer(request) {
     await consumers.deleteConsumer(streamOf(request), consumerOf(request));

@@ -1,6 +1,6 @@
 import {
-  DEFAULT_ACK_WAIT_SECONDS, DEFAULT_DUPLICATE_WINDOW_SECONDS, DEFAULT_LIST_LIMIT, DEFAULT_MAX_ACK_PENDING, DEFAULT_READ_LIMIT,
-  MAX_ACK_SEQS, MAX_ACK_WAIT_SECONDS, MAX_BACKOFF_STEPS, MAX_CONSUMERS, MAX_DESCRIPTION_BYTES, MAX_DUPLICATE_WINDOW_SECONDS,
+  DEFAULT_ACK_WAIT_SECONDS, DEFAULT_CONSUMER_LIST_LIMIT, DEFAULT_DUPLICATE_WINDOW_SECONDS, DEFAULT_LIST_LIMIT, DEFAULT_MAX_ACK_PENDING, DEFAULT_READ_LIMIT,
+  MAX_ACK_SEQS, MAX_ACK_WAIT_SECONDS, MAX_ANSWER_BYTES, MAX_BACKOFF_STEPS, MAX_CONSUMERS, MAX_DESCRIPTION_BYTES, MAX_DUPLICATE_WINDOW_SECONDS,
   MAX_FETCH_BATCH, MAX_FETCH_WAIT_MS, MAX_HEADERS, MAX_LIST_LIMIT, MAX_MAX_ACK_PENDING, MAX_MSG_SIZE_BYTES, MAX_NAK_DELAY_SECONDS,
   MAX_PUBLISH_BATCH, MAX_READ_LIMIT, MSG_ID_PATTERN, STREAM_NAME_PATTERN,
 } from '../domain/streams/limits.js';
@@ -174,7 +174,8 @@ export const streamsDocs: OperationDocs = {
     description:
       'Messages in sequence order, after `after_seq` (default 0) or from the first published at or after `start_time`, up to ' +
       'the committed watermark. Continue with `after_seq=next_after_seq`; an empty page means nothing newer yet (a tailing ' +
-      `reader polls). A page may hold fewer than \`limit\` messages. ${GUARANTEES} ${SCOPE}`,
+      `reader polls). A page may hold fewer than \`limit\` messages: it also stops before ${MAX_ANSWER_BYTES / 1024 / 1024} MiB of ` +
+      `messages (counted as Lambda carries them), under Lambda's 6 MB answer. ${GUARANTEES} ${SCOPE}`,
     parameters: [
       { name: 'after_seq', in: 'query', description: 'Read after this sequence.', schema: { type: 'integer', minimum: 0 } },
       { name: 'start_time', in: 'query', description: 'Read from this time (ISO 8601); not with `after_seq`.', schema: { type: 'string', format: 'date-time' } },
@@ -212,10 +213,14 @@ export const streamsDocs: OperationDocs = {
     },
   },
   listConsumers: {
-    description: `Every consumer of the stream (at most 100, so one page) in name order, each with its configuration, position and lag (\`num_pending\`: not yet delivered; \`num_ack_pending\`: delivered, not acknowledged). ${SCOPE}`,
+    description:
+      'A page of the stream\'s consumers in name order, each with its configuration, position and lag (`num_pending`: not yet ' +
+      'delivered; `num_ack_pending`: delivered, not acknowledged). Each consumer listed reads its pending messages to count ' +
+      `them, so pages are small by default. ${SCOPE}`,
+    parameters: pageParameters('Consumers', { max: MAX_LIST_LIMIT, default: DEFAULT_CONSUMER_LIST_LIMIT }),
     responses: {
-      '200': dataBody('The consumers', { type: 'object', required: ['consumers'], properties: { consumers: { type: 'array', items: consumerSchema } } }),
-      '400': badStream,
+      '200': pageBody('A page of consumers', 'consumers', consumerSchema),
+      '400': errorBody('validation_error: bad stream name, `limit` or cursor.'),
       '404': missingStream,
     },
   },
@@ -233,7 +238,9 @@ export const streamsDocs: OperationDocs = {
       'within their wait, or nak\'d), then new ones in sequence order while fewer than `max_ack_pending` are unacknowledged. ' +
       `With nothing to deliver it waits up to \`wait_ms\` (0 to ${MAX_FETCH_WAIT_MS}, default 0) for messages. Each message ` +
       'is claimed with a conditional write before it is handed out, so two clients fetching at once never get the same ' +
-      'message while it is pending. Delivery is at least once: acknowledge each message with `…/ack` within its wait.',
+      'message while it is pending. Delivery is at least once: acknowledge each message with `…/ack` within its wait. ' +
+      `An answer holds at most ${MAX_ANSWER_BYTES / 1024 / 1024} MiB of messages (counted as Lambda carries them, under its 6 MB answer); ` +
+      'a message that does not fit is not claimed and comes with the next fetch.',
     requestBody: jsonBody({
       type: 'object', additionalProperties: false,
       properties: { batch: { type: 'integer', minimum: 1, maximum: MAX_FETCH_BATCH, default: 1 }, wait_ms: { type: 'integer', minimum: 0, maximum: MAX_FETCH_WAIT_MS, default: 0 } },
@@ -249,7 +256,7 @@ export const streamsDocs: OperationDocs = {
     },
   },
   ackMessages: {
-    description: `Acknowledges 1 to ${MAX_ACK_SEQS} delivered messages; answers which were pending (acknowledging again is harmless).`,
+    description: `Acknowledges 1 to ${MAX_ACK_SEQS} delivered messages; answers which were pending (acknowledging again is harmless). It reads which are pending first and writes only to remove those.`,
     requestBody: jsonBody({ type: 'object', additionalProperties: false, required: ['seqs'], properties: { seqs: { type: 'array', minItems: 1, maxItems: MAX_ACK_SEQS, items: { type: 'integer', minimum: 1 } } } }),
     responses: {
       '200': dataBody('Acknowledged', { type: 'object', properties: { acked: { type: 'array', items: { type: 'integer' } } } }),

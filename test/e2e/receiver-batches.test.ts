@@ -4,12 +4,20 @@
 // runs again; with `split_batches: false` the flow gets the whole POST. Deliveries are shaped as
 // the senders' docs show them and signed as the senders sign.
 import { createHmac, generateKeyPairSync, sign } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MAX_BATCH_ELEMENTS } from '../../functions/domain/webhooks/batch-elements.js';
 import { call, useLocalStack } from '../support/local-stack.js';
 import { createTrigger, deliver, TEST_FLOWS_DIR, waitForExecutions } from '../support/webhooks.js';
 
-const stack = useLocalStack({ flowsDir: TEST_FLOWS_DIR });
+// A flow whose output is eight copies of its event: a wait-mode batch of them answers more than Lambda carries.
+const extraFlows = mkdtempSync(join(tmpdir(), 'flowgate-batch-answers-'));
+writeFileSync(join(extraFlows, 'echo-eight-times.asl.json'), JSON.stringify({
+  StartAt: 'Echo', States: { Echo: { Type: 'Pass', Parameters: Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`copy${i}.$`, '$.trigger.event'])), End: true } },
+}));
+const stack = useLocalStack({ flowsDir: [TEST_FLOWS_DIR, extraFlows].join(delimiter) });
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 const hmac = (key: string | Buffer, content: string, encoding: 'hex' | 'base64') => createHmac('sha256', key).update(content).digest(encoding);
@@ -235,4 +243,69 @@ describe('a batching sender\'s POST becomes one event per element', () => {
     expect(execution.status).toBe('succeeded');
     expect(execution.output.event).toHaveLength(MAX_BATCH_ELEMENTS + 1);
   });
+  it('one signed element copied 1,000 times into a POST runs once, with deduplicate off (#41)', async () => {
+    const sender = SENDERS[0]!; // SendGrid: an array of events, each with its signed sg_event_id
+    const token = await stack.token('batches-copies');
+    const trigger = await createTrigger(stack, token, { flow: 'echo-trigger', signature: sender.signature });
+    expect(trigger.deduplicate).toBe(false);
+    const element = sender.element('delivered', 7);
+    const body = JSON.stringify(Array.from({ length: MAX_BATCH_ELEMENTS }, () => element));
+    const res = await deliver(trigger.url, body, sender.headers(body, trigger.url));
+    expect(res.status, res.text).toBe(200);
+    const statuses = res.json.events.map((e: { status: string }) => e.status);
+    expect(statuses[0]).toBe('accepted');
+    expect(statuses.slice(1).every((status: string) => status === 'duplicate')).toBe(true);
+    expect(new Set(res.json.events.map((e: { event_id: string }) => e.event_id))).toEqual(new Set(['sg-evt-7']));
+    // Every record is written before the answer: one event, one run.
+    const executions = await waitForExecutions(stack, token, trigger.id, (list) => settled(list, 1));
+    expect(executions).toHaveLength(1);
+    expect(executions[0]).toMatchObject({ status: 'succeeded', event_id: 'sg-evt-7' });
+
+    // An element without a signed id (Asana) collapses on its content: the same element twice is one run, two different ones two.
+    const asana = SENDERS.find((s) => s.service === 'asana')!;
+    const other = await createTrigger(stack, token, { flow: 'echo-trigger', signature: asana.signature });
+    const events = [asana.element('changed', 1), asana.element('changed', 1), asana.element('changed', 2)];
+    const asanaBody = JSON.stringify(asana.body(events));
+    const answered = await deliver(other.url, asanaBody, asana.headers(asanaBody, other.url));
+    expect(answered.json.events.map((e: { status: string }) => e.status)).toEqual(['accepted', 'duplicate', 'accepted']);
+    expect(await waitForExecutions(stack, token, other.id, (list) => settled(list, 2))).toHaveLength(2);
+  }, 60_000);
+
+  it('a batch with one element too large for a flow is refused 413 naming it, and queues nothing of the POST (#41)', async () => {
+    const sender = SENDERS[0]!;
+    const token = await stack.token('batches-oversized');
+    const trigger = await createTrigger(stack, token, { flow: 'echo-trigger', signature: sender.signature });
+    const elements = [sender.element('delivered', 0), { ...(sender.element('delivered', 1) as object), note: 'x'.repeat(300_000) }, sender.element('delivered', 2)];
+    const body = JSON.stringify(elements);
+    const refused = await deliver(trigger.url, body, sender.headers(body, trigger.url));
+    expect(refused.status, refused.text).toBe(413);
+    expect(refused.json).toEqual({ error: 'payload_too_large', message: expect.stringMatching(/^elements\[1\] of the batch \(event sg-evt-1\).*nothing of this POST was queued/) });
+    // The refusal is recorded; no element was: the sender's retry is the first run of each.
+    const [record, ...others] = await waitForExecutions(stack, token, trigger.id, (list) => list.length >= 1);
+    expect(others).toEqual([]);
+    expect(record).toMatchObject({ status: 'refused', error: 'payload_too_large' });
+
+    // An element that is not an object is a 400 naming it, again before anything is queued.
+    const shapes = JSON.stringify([sender.element('delivered', 3), 'not an event']);
+    const bad = await deliver(trigger.url, shapes, sender.headers(shapes, trigger.url));
+    expect(bad.status, bad.text).toBe(400);
+    expect(bad.json).toEqual({ error: 'validation_error', message: expect.stringMatching(/^elements\[1\] of the batch is not a JSON object/) });
+    const after = await waitForExecutions(stack, token, trigger.id, (list) => list.length >= 2);
+    expect(after.map((e) => e.status)).toEqual(['refused', 'refused']);
+  });
+  it('a wait-mode batch whose flows\' outputs together pass Lambda\'s 6 MB answers each element\'s status instead (#41)', async () => {
+    const sender = SENDERS[0]!;
+    const token = await stack.token('batches-wait-big');
+    const trigger = await createTrigger(stack, token, { flow: 'echo-eight-times', response_mode: 'wait', signature: sender.signature });
+    // 50 elements of 18 KB: a 0.9 MB POST whose outputs are 8 × 0.9 MB.
+    const elements = Array.from({ length: 50 }, (_, i) => ({ ...(sender.element('delivered', i) as object), note: 'x'.repeat(18_000) }));
+    const body = JSON.stringify(elements);
+    const res = await deliver(trigger.url, body, sender.headers(body, trigger.url));
+    expect(res.status, res.text.slice(0, 300)).toBe(200);
+    expect(Buffer.byteLength(JSON.stringify(res.text))).toBeLessThan(6 * 1024 * 1024);
+    expect(res.json).toEqual(Array.from({ length: 50 }, (_, i) => ({ status: 'succeeded', event_id: `sg-evt-${i}`, output_omitted: true })));
+    // The outputs are kept with the executions.
+    const executions = await waitForExecutions(stack, token, trigger.id, (list) => settled(list, 50));
+    expect(executions.every((e) => e.status === 'succeeded')).toBe(true);
+  }, 120_000);
 });

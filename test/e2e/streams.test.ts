@@ -1,6 +1,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, describe, expect, it } from 'vitest';
+import { DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dynamoClient } from '../../functions/adapters/aws/clients/dynamo.js';
+import { MAX_ANSWER_BYTES, MAX_PENDING_SCANS_PER_FETCH } from '../../functions/domain/streams/limits.js';
 import { LOCAL_AWS_ENV } from '../../local/engines.js';
 import { call, useLocalStack } from '../support/local-stack.js';
 
@@ -21,6 +23,41 @@ async function itemsUnder(prefix: string): Promise<number> {
     start = page.LastEvaluatedKey;
   } while (start);
   return count;
+}
+
+/**
+ * The DynamoDB work the stack's functions do for one account, as dynalite reports it: every call
+ * the handlers send through the stack's client asks for `ReturnConsumedCapacity: TOTAL`, and the
+ * units of calls whose input names the account are added up (reads and writes apart).
+ */
+interface Work { reads: number; writes: number; calls: number; writeCalls: number }
+let metering: { account: string; work: Work } | undefined;
+beforeAll(() => {
+  dynamoClient(stack.aws).middlewareStack.add((next, context) => async (args) => {
+    const meter = metering;
+    if (!meter || !JSON.stringify(args.input).includes(`#${meter.account}#`) && !JSON.stringify(args.input).includes(`"STREAMS#${meter.account}"`)) return next(args);
+    (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
+    const result = await next(args);
+    const capacity = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[] }).ConsumedCapacity;
+    const units = [capacity ?? []].flat().reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
+    const write = /^(Put|Update|Delete|BatchWrite)/.test(context.commandName ?? '');
+    meter.work.calls++;
+    if (write) {
+      meter.work.writes += units;
+      meter.work.writeCalls++;
+    } else meter.work.reads += units;
+    return result;
+  }, { step: 'initialize', name: 'meterStreamsWork' });
+});
+/** The DynamoDB work `run` makes the stack do for `account`. */
+async function workOf<T>(account: string, run: () => Promise<T>): Promise<{ work: Work; value: T }> {
+  metering = { account, work: { reads: 0, writes: 0, calls: 0, writeCalls: 0 } };
+  try {
+    const value = await run();
+    return { work: metering.work, value };
+  } finally {
+    metering = undefined;
+  }
 }
 
 let counter = 0;
@@ -389,9 +426,9 @@ describe('streams', () => {
     expect((await t.fetchBatch('w', { batch: 10 })).map((m) => m.seq)).toEqual([7, 8, 9, 10, 11]);
   });
 
-  it('GET …/consumers lists the consumers in name order with their lag', async () => {
+  it('GET …/consumers lists the consumers in name order with their lag, a page at a time', async () => {
     const t = await tenant();
-    expect((await call(stack, 'GET', `${t.base}/consumers`, { token: t.token })).json.data).toEqual({ consumers: [] });
+    expect((await call(stack, 'GET', `${t.base}/consumers`, { token: t.token })).json.data).toEqual({ consumers: [], next_cursor: null });
     await t.seqsOf(range(1, 5).map((n) => ({ data: n })));
     await t.createConsumer('b');
     await t.createConsumer('a');
@@ -400,6 +437,15 @@ describe('streams', () => {
     expect(res.status).toBe(200);
     expect(res.json.data.consumers.map((c: { name: string; num_pending: number; num_ack_pending: number }) => [c.name, c.num_pending, c.num_ack_pending])).toEqual([['a', 3, 2], ['b', 5, 0]]);
     expect((await call(stack, 'GET', '/storage/streams/no-such/consumers', { token: t.token })).status).toBe(404);
+    // Paged like every other listing.
+    await t.createConsumer('c');
+    const first = await call(stack, 'GET', `${t.base}/consumers?limit=2`, { token: t.token });
+    expect(first.json.data.consumers.map((c: { name: string }) => c.name)).toEqual(['a', 'b']);
+    expect(first.json.data.next_cursor).toEqual(expect.any(String));
+    const second = await call(stack, 'GET', `${t.base}/consumers?limit=2&cursor=${encodeURIComponent(first.json.data.next_cursor)}`, { token: t.token });
+    expect(second.json.data).toMatchObject({ consumers: [expect.objectContaining({ name: 'c' })], next_cursor: null });
+    expect((await call(stack, 'GET', `${t.base}/consumers?limit=0`, { token: t.token })).status).toBe(400);
+    expect((await call(stack, 'GET', `${t.base}/consumers?cursor=nonsense`, { token: t.token })).status).toBe(400);
   });
 
   it('packs a publish of 100 1 KB messages into 32 KB items; any one of them, and runs across items, read back', async () => {
@@ -421,6 +467,118 @@ describe('streams', () => {
     expect((await t.fetchBatch('w', { batch: 100 })).map((m) => m.seq)).toEqual(range(11, 110));
     expect(await t.seqsOf([{ data: data(10), msg_id: 'm-10' }])).toEqual([10]);
   });
+
+  it('a waiting fetch over 2,000 pending messages reads them once, not on every look (#41)', async () => {
+    const t = await tenant();
+    for (let i = 0; i < 20; i++) await t.seqsOf(range(1, 100).map((n) => ({ data: n })));
+    await t.createConsumer('w', { max_ack_pending: 2000, ack_wait_seconds: 600 });
+    for (let i = 0; i < 20; i++) expect(await t.fetchBatch('w', { batch: 100 })).toHaveLength(100);
+    // What reading every pending item once costs (strongly consistent, as the fetch reads them).
+    const consumers = `STREAMCON#${t.account}#${t.stream}#`;
+    let scanUnits = 0;
+    let pk: string | undefined;
+    let start: Record<string, unknown> | undefined;
+    do {
+      if (!pk) {
+        const items = await dynamo().send(new ScanCommand({ TableName: stack.engines.env.KV_TABLE, FilterExpression: 'begins_with(pk, :p)', ExpressionAttributeValues: { ':p': consumers } }));
+        pk = items.Items![0]!.pk as string;
+      }
+      const page = await dynamo().send(new QueryCommand({
+        TableName: stack.engines.env.KV_TABLE, KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': pk, ':p': 'P#' },
+        ConsistentRead: true, ReturnConsumedCapacity: 'TOTAL', ExclusiveStartKey: start,
+      }));
+      scanUnits += page.ConsumedCapacity?.CapacityUnits ?? 0;
+      start = page.LastEvaluatedKey;
+    } while (start);
+    expect(scanUnits).toBeGreaterThan(30);
+    // At max_ack_pending with nothing due: the fetch waits its 3 s and answers nothing.
+    const { work, value } = await workOf(t.account, () => t.fetchBatch('w', { batch: 10, wait_ms: 3000 }));
+    expect(value).toEqual([]);
+    // The bound (README, Streams): pending read at most MAX_PENDING_SCANS_PER_FETCH times, and 2
+    // units a look (stream head and consumer), at most 45 looks in a 20 s wait. Before, every
+    // look every 100 ms read all pending items again (about 30 scans here).
+    expect(work.reads).toBeLessThanOrEqual(MAX_PENDING_SCANS_PER_FETCH * scanUnits + 2 * 45);
+    expect(work.reads).toBeLessThan(3 * scanUnits);
+    expect(work.writes).toBe(0);
+  }, 120_000);
+
+  it('an ack of 1,000 sequences none of which is pending writes nothing; an ack writes one item per sequence acknowledged, and one more (#41)', async () => {
+    const t = await tenant();
+    for (let i = 0; i < 12; i++) await t.seqsOf(range(1, 100).map((n) => ({ data: n })));
+    await t.createConsumer('w', { ack_wait_seconds: 600, max_ack_pending: 2000 });
+    for (let i = 0; i < 12; i++) await t.fetchBatch('w', { batch: 100 });
+    // Sequences past the stream's last: nothing read, nothing written.
+    const unknown = await workOf(t.account, () => t.ack('w', range(1_000_001, 1_001_000)));
+    expect(unknown.value).toEqual([]);
+    expect(unknown.work.writes).toBe(0);
+    // Ten of them: ten deletes, and the consumer's pending version.
+    const ten = await workOf(t.account, () => t.ack('w', range(1, 10)));
+    expect(ten.value).toEqual(range(1, 10));
+    expect(ten.work.writeCalls).toBe(11);
+    expect(ten.work.writes).toBe(11);
+    // Delivered and acknowledged already (a run, and scattered ones): read, at most a unit a sequence, and not written.
+    await t.ack('w', range(11, 1000));
+    for (const seqs of [range(1, 1000), range(0, 999).map((i) => 1 + ((i * 37) % 1000))]) {
+      const again = await workOf(t.account, () => t.ack('w', seqs));
+      expect(again.value).toEqual([]);
+      expect(again.work.writes).toBe(0);
+      expect(again.work.reads).toBeLessThanOrEqual(seqs.length);
+    }
+    const lone = range(0, 20).map((i) => 1 + i * 45);
+    const scattered = await workOf(t.account, () => t.ack('w', lone));
+    expect(scattered.work.writes).toBe(0);
+    expect(scattered.work.reads).toBeLessThanOrEqual(lone.length + 2);
+    expect(await t.consumer('w')).toMatchObject({ num_ack_pending: 200, ack_floor: 1000 });
+  }, 120_000);
+
+  it('a by_start_time consumer finds its start with a few reads however long the stream (#41)', async () => {
+    const t = await tenant();
+    // 100 publishes of a 30 KB message each: an item each, 8 read units to read one.
+    const big = (n: number) => `${n}:`.padEnd(30_000, 'x');
+    for (let n = 1; n <= 95; n++) await t.seqsOf([{ data: big(n) }]);
+    await sleep(20);
+    const at = new Date().toISOString();
+    await sleep(20);
+    for (let n = 96; n <= 100; n++) await t.seqsOf([{ data: big(n) }]);
+    const { work } = await workOf(t.account, () => t.createConsumer('late', { deliver_policy: 'by_start_time', opt_start_time: at }));
+    // A binary search: about log2(100) = 7 items of 8 units, against 95 items read from the first before.
+    expect(work.reads).toBeLessThanOrEqual(9 * 8 + 10);
+    expect((await t.fetchBatch('late', { batch: 1 })).map((m) => m.seq)).toEqual([96]);
+    const fromTime = await workOf(t.account, () => t.read(`?start_time=${encodeURIComponent(at)}&limit=2`));
+    expect(fromTime.value.messages.map((m) => m.seq)).toEqual([96, 97]);
+    expect(fromTime.work.reads).toBeLessThanOrEqual(9 * 8 + 3 * 8 + 10);
+  }, 120_000);
+
+  it('a fetch of 30 messages of 250 KB answers within the byte budget and claims only what it answers; the rest come next, never dead undelivered (#41)', async () => {
+    const t = await tenant();
+    const data = (n: number) => `${n}:`.padEnd(250_000, 'x');
+    for (let i = 0; i < 3; i++) await t.seqsOf(range(i * 10 + 1, i * 10 + 10).map((n) => ({ data: data(n) })));
+    await t.createConsumer('w', { max_deliver: 1, ack_wait_seconds: 600 });
+    // What Lambda would carry: the answer's body as a string inside its response.
+    const lambdaBytes = (text: string) => Buffer.byteLength(JSON.stringify({ statusCode: 200, headers: { 'content-type': 'application/json' }, body: text }));
+    const first = await call(stack, 'POST', `${t.consumerPath('w')}/fetch`, { token: t.token, body: { batch: 30 } });
+    expect(first.status).toBe(200);
+    expect(lambdaBytes(first.text)).toBeLessThan(MAX_ANSWER_BYTES + 64 * 1024);
+    expect(lambdaBytes(first.text)).toBeLessThan(6 * 1024 * 1024);
+    const got = first.json.data.messages as { seq: number; data: string; deliveries: number }[];
+    expect(got.length).toBeGreaterThanOrEqual(15);
+    expect(got.length).toBeLessThan(30);
+    expect(got.map((m) => m.seq)).toEqual(range(1, got.length));
+    // Only what was answered is pending; the rest are still to be delivered, for the first time.
+    expect(await t.consumer('w')).toMatchObject({ num_ack_pending: got.length, delivered_seq: got.length, num_pending: 30 - got.length });
+    const rest = await t.fetchBatch('w', { batch: 30 });
+    expect(rest.map((m) => [m.seq, m.deliveries])).toEqual(range(got.length + 1, 30).map((seq) => [seq, 1]));
+    expect(rest[0]!.data).toBe(data(got.length + 1));
+    expect((await call(stack, 'GET', `${t.consumerPath('w')}/dead`, { token: t.token })).json.data.dead).toEqual([]);
+
+    // Reading the stream pages by bytes too, and goes on where the page stopped.
+    const page = await call(stack, 'GET', `${t.base}/messages?limit=30`, { token: t.token });
+    expect(lambdaBytes(page.text)).toBeLessThan(MAX_ANSWER_BYTES + 64 * 1024);
+    const seen = page.json.data.messages.map((m: { seq: number }) => m.seq);
+    expect(seen).toEqual(range(1, page.json.data.next_after_seq));
+    expect(seen.length).toBeLessThan(30);
+    expect((await t.read(`?after_seq=${page.json.data.next_after_seq}&limit=30`)).messages.map((m) => m.seq)).toEqual(range(seen.length + 1, 30));
+  }, 120_000);
 
   it('the sweeper reclaims a purged generation, and a deleted stream\'s messages and consumers', async () => {
     const t = await tenant();

@@ -258,7 +258,7 @@ describe('the DynamoDB operations each function sends are the ones the manifest 
       ['createStream', stream, { max_msgs: 2 }], ['listStreams', {}], ['publishMessages', stream, { messages: [{ data: 1, msg_id: 'a' }, { data: 2 }, { data: 3 }] }],
       ['getStream', stream], ['readMessages', stream, undefined, { after_seq: '0' }], ['getMessage', { ...stream, seq: '3' }],
       ['createConsumer', consumer, { ack_wait_seconds: 1 }], ['getConsumer', consumer], ['fetchMessages', consumer, { batch: 2 }],
-      ['nakMessage', consumer, { seq: 2 }], ['ackMessages', consumer, { seqs: [2, 3] }], ['listDeadMessages', consumer],
+      ['nakMessage', consumer, { seq: 2 }], ['ackMessages', consumer, { seqs: [3] }], ['ackMessages', consumer, { seqs: [2, 3] }], ['listDeadMessages', consumer],
       ['deleteConsumer', consumer], ['purgeStream', stream], ['deleteStream', stream],
     ];
     for (const [operationId, params, body, query] of streamCalls) {

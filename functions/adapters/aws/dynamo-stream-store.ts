@@ -1,5 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
+  BatchGetCommand,
   BatchWriteCommand,
   DeleteCommand,
   GetCommand,
@@ -42,6 +43,11 @@ export const consumersPk = (ref: ConsumerRef): string => `STREAMCON#${ref.stream
 const streamKey = (ref: StreamRef) => ({ pk: streamsPk(ref.accountId), sk: ref.name });
 
 const BATCH_WRITE_ITEMS = 25;
+const BATCH_GET_KEYS = 100;
+/** Sequences of an ack this close are read with one query over their span rather than one get each (about 40 pending items fill a read unit). */
+const PENDING_RUN_GAP = 32;
+/** Items a byte-bounded read asks for at a time, so that it does not read far past its bound. */
+const BYTE_BOUNDED_QUERY_ITEMS = 16;
 const UNPROCESSED_MAX_ATTEMPTS = 10;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const chunks = <T>(items: T[], size: number): T[][] => Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
@@ -84,6 +90,7 @@ const toConsumer = (item: Record<string, unknown>): Consumer => ({
   createdAt: item.created_at as string,
   deliveredSeq: item.delivered_seq as number,
   numRedelivered: (item.num_redelivered as number | undefined) ?? 0,
+  pendingVersion: (item.pending_version as number | undefined) ?? 0,
   config: {
     deliverPolicy: item.deliver_policy as Consumer['config']['deliverPolicy'],
     optStartSeq: (item.opt_start_seq as number | undefined) ?? null,
@@ -241,7 +248,7 @@ export class DynamoStreamStore implements StreamStore, GenerationStore {
     return (await this.messagesIn(at, range)).map(({ seq, ts, size, skipped }) => ({ seq, ts, size, skipped: skipped === true }));
   }
 
-  readMessages(at: MessagesRef, range: { fromSeq: number; toSeq: number; limit: number }) {
+  readMessages(at: MessagesRef, range: { fromSeq: number; toSeq: number; limit: number; maxBytes?: number }) {
     return this.messagesIn(at, range);
   }
 
@@ -250,28 +257,34 @@ export class DynamoStreamStore implements StreamStore, GenerationStore {
    * queries go on past DynamoDB's 1 MB page, because a commit step takes a sequence missing from
    * what it reads for a hole. An item is keyed by its last sequence, so the one holding `fromSeq`
    * is the first at or after it, and none holding `toSeq` is keyed past `toSeq + MAX_PACKED_SEQS - 1`.
+   * Given `maxBytes`, it stops once the messages read hold that many bytes, and returns those up to
+   * the first that passes them (its caller decides whether that one fits).
    */
-  private async messagesIn(at: MessagesRef, range: { fromSeq: number; toSeq: number; limit: number }) {
+  private async messagesIn(at: MessagesRef, range: { fromSeq: number; toSeq: number; limit: number; maxBytes?: number }) {
     if (range.toSeq < range.fromSeq || range.limit <= 0) return [];
     const items: PackedItem[] = [];
     let start: Record<string, unknown> | undefined;
     let held = 0;
+    let bytes = 0;
+    // Items read at a time when a byte bound is given: a packed item holds at most 32 KB, a lone message ~260 KB.
+    const limit = range.maxBytes === undefined ? range.limit : Math.min(range.limit, BYTE_BOUNDED_QUERY_ITEMS);
     do {
       const result = await this.client.send(new QueryCommand({
         TableName: this.table,
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
         ExpressionAttributeValues: { ':pk': messagesPk(at), ':from': seqKey(range.fromSeq), ':to': seqKey(range.toSeq + MAX_PACKED_SEQS - 1) },
         // Each item holds at least one message of the range, so this many items hold enough.
-        Limit: range.limit,
+        Limit: limit,
         ExclusiveStartKey: start,
         ConsistentRead: true,
       }));
       for (const item of (result.Items ?? []) as PackedItem[]) {
         items.push(item);
         held += Math.min(range.toSeq, Number(item.sk)) - Math.max(range.fromSeq, (item.first as number | undefined) ?? Number(item.sk)) + 1;
+        bytes += (item.sizes ?? []).reduce((sum, size) => sum + size, 0);
       }
       start = result.LastEvaluatedKey;
-    } while (start && held < range.limit);
+    } while (start && held < range.limit && (range.maxBytes === undefined || bytes <= range.maxBytes));
     return unpackItems(items).filter((m) => m.seq >= range.fromSeq && m.seq <= range.toSeq).slice(0, range.limit);
   }
 
@@ -428,21 +441,17 @@ export class DynamoStreamStore implements StreamStore, GenerationStore {
     return result.Count ?? 0;
   }
 
-  async listConsumers(stream: Stream): Promise<Consumer[]> {
-    const consumers: Consumer[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const result = await this.client.send(new QueryCommand({
-        TableName: this.table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :c)',
-        ExpressionAttributeValues: { ':pk': consumersPk({ stream, consumerGeneration: stream.consumerGeneration, name: '' }), ':c': 'C#' },
-        ExclusiveStartKey: start,
-        ConsistentRead: true,
-      }));
-      consumers.push(...(result.Items ?? []).map(toConsumer));
-      start = result.LastEvaluatedKey;
-    } while (start);
-    return consumers;
+  async listConsumers(stream: Stream, page: { limit: number; cursor?: string }) {
+    const pk = consumersPk({ stream, consumerGeneration: stream.consumerGeneration, name: '' });
+    const result = await this.client.send(new QueryCommand({
+      TableName: this.table,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :c)',
+      ExpressionAttributeValues: { ':pk': pk, ':c': 'C#' },
+      Limit: page.limit,
+      ExclusiveStartKey: decodeCursor(page.cursor, pk, 'C#'),
+      ConsistentRead: true,
+    }));
+    return { consumers: (result.Items ?? []).map(toConsumer), nextCursor: encodeCursor(result.LastEvaluatedKey) };
   }
 
   async advanceDelivered(ref: ConsumerRef, to: number): Promise<void> {
@@ -503,11 +512,77 @@ export class DynamoStreamStore implements StreamStore, GenerationStore {
 
   async ack(ref: ConsumerRef, id: string, seqs: number[]): Promise<number[]> {
     const pk = consumersPk(ref);
-    const acked = await Promise.all(seqs.map(async (seq) => {
+    const pending = await this.pendingAmong(ref, id, seqs);
+    // Deleted one by one with ALL_OLD: a concurrent ack of the same sequence answers it only once.
+    const acked = await Promise.all(pending.map(async (seq) => {
       const { Attributes } = await this.client.send(new DeleteCommand({ TableName: this.table, Key: { pk, sk: pendingKey(id, seq) }, ReturnValues: 'ALL_OLD' }));
       return Attributes ? seq : undefined;
     }));
     return acked.filter((seq): seq is number => seq !== undefined);
+  }
+
+  /**
+   * Which of `seqs` are pending, read before anything is written. Sequences within
+   * {@link PENDING_RUN_GAP} of each other are read with one query over their span (a pending item is
+   * about 100 bytes, so a span costs about a read unit per 40 sequences); the lone ones with
+   * BatchGetItem, 100 keys a call (a read unit each, found or not). So at most about one read
+   * unit a sequence, and far less for runs.
+   */
+  private async pendingAmong(ref: ConsumerRef, id: string, seqs: number[]): Promise<number[]> {
+    const pk = consumersPk(ref);
+    const sorted = [...new Set(seqs)].sort((a, b) => a - b);
+    const runs: { from: number; to: number; count: number }[] = [];
+    for (const seq of sorted) {
+      const run = runs.at(-1);
+      if (run && seq - run.to <= PENDING_RUN_GAP) {
+        run.to = seq;
+        run.count++;
+      } else runs.push({ from: seq, to: seq, count: 1 });
+    }
+    const wanted = new Set(sorted);
+    const found: number[] = [];
+    const lone = runs.filter((run) => run.count === 1).map((run) => run.from);
+    for (const run of runs.filter((r) => r.count > 1)) {
+      let start: Record<string, unknown> | undefined;
+      do {
+        const result = await this.client.send(new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+          ExpressionAttributeValues: { ':pk': pk, ':from': pendingKey(id, run.from), ':to': pendingKey(id, run.to) },
+          ProjectionExpression: 'sk',
+          ExclusiveStartKey: start,
+          ConsistentRead: true,
+        }));
+        found.push(...(result.Items ?? []).map((item) => seqOfKey(item.sk as string)).filter((seq) => wanted.has(seq)));
+        start = result.LastEvaluatedKey;
+      } while (start);
+    }
+    for (const keys of chunks(lone, BATCH_GET_KEYS)) {
+      let request: Record<string, unknown>[] = keys.map((seq) => ({ pk, sk: pendingKey(id, seq) }));
+      for (let attempt = 0; request.length > 0; attempt++) {
+        if (attempt >= UNPROCESSED_MAX_ATTEMPTS) throw new Error(`${request.length} reads left unprocessed after ${UNPROCESSED_MAX_ATTEMPTS} attempts`);
+        if (attempt > 0) await sleep(Math.random() * Math.min(5_000, 50 * 2 ** attempt));
+        const result = await this.client.send(new BatchGetCommand({ RequestItems: { [this.table]: { Keys: request, ProjectionExpression: 'sk', ConsistentRead: true } } }));
+        found.push(...(result.Responses?.[this.table] ?? []).map((item) => seqOfKey(item.sk as string)));
+        request = (result.UnprocessedKeys?.[this.table]?.Keys ?? []) as Record<string, unknown>[];
+      }
+    }
+    return found.sort((a, b) => a - b);
+  }
+
+  async dropPending(ref: ConsumerRef, id: string, seqs: number[]): Promise<void> {
+    const pk = consumersPk(ref);
+    await Promise.all(chunks(seqs, BATCH_WRITE_ITEMS).map((batch) => this.batchWrite(batch.map((seq) => ({ DeleteRequest: { Key: { pk, sk: pendingKey(id, seq) } } })))));
+  }
+
+  async touchPending(ref: ConsumerRef): Promise<void> {
+    await ifConditionHolds(() => this.client.send(new UpdateCommand({
+      TableName: this.table,
+      Key: { pk: consumersPk(ref), sk: `C#${ref.name}` },
+      UpdateExpression: 'ADD pending_version :one',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':one': 1 },
+    })));
   }
 
   nak(ref: ConsumerRef, id: string, seq: number, deliverAt: number): Promise<boolean> {

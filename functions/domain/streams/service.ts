@@ -2,10 +2,10 @@ import { AppError } from '../../shared/errors.js';
 import type { Clock } from '../clock.js';
 import { FIRST_SWEEP_DELAY_SECONDS, type SweepKind, type SweepQueue } from '../kv/sweep-task.js';
 import type { RandomBytes } from '../random-bytes.js';
-import { GENERATION_BYTES, MAX_READ_LIMIT } from './limits.js';
+import { GENERATION_BYTES, MAX_ANSWER_BYTES } from './limits.js';
 import { commitStep, countsOf, isExpired, refusesNew, retentionStep } from './log.js';
 import type { DedupRecord, MessagesRef, NewMessage, StoredMessage, Stream, StreamConfig, StreamHead, StreamPage, StreamRef, StreamStore } from './types.js';
-import { messageSize } from './validation.js';
+import { answerBytes, messageSize } from './validation.js';
 
 export interface StreamServiceOptions {
   store: StreamStore;
@@ -327,32 +327,60 @@ export class StreamService {
 
   /**
    * Up to `limit` messages after `after_seq`, or from the first at or after `start_time`, in
-   * sequence order, up to the watermark; `nextAfterSeq` continues the read.
+   * sequence order, up to the watermark and within {@link MAX_ANSWER_BYTES}; `nextAfterSeq`
+   * continues the read.
    */
   async readMessages(ref: StreamRef, request: { start: { afterSeq: number } | { startTime: number }; limit: number }) {
     const stream = await this.getStream(ref);
     const { head } = stream;
     const at = messagesOf(stream);
-    let from = 'afterSeq' in request.start ? Math.max(request.start.afterSeq + 1, head.firstSeq) : head.firstSeq;
     const startTime = 'startTime' in request.start ? request.start.startTime : -Infinity;
+    let from = 'afterSeq' in request.start ? Math.max(request.start.afterSeq + 1, head.firstSeq) : await this.seekTime(stream, startTime);
     const now = this.options.now();
     const messages: StoredMessage[] = [];
     let nextAfterSeq = from - 1;
-    // A page read over skipped, expired or too early messages goes on reading, a bounded number of times.
-    // Looking for `start_time`, whole pages are read until the first message at or after it.
-    const seeking = () => startTime > -Infinity && messages.length === 0;
-    for (let queries = 0; queries < 8 && messages.length < request.limit && from <= head.lastSeq; queries++) {
-      const limit = seeking() ? MAX_READ_LIMIT : request.limit - messages.length;
-      const items = await this.options.store.readMessages(at, { fromSeq: from, toSeq: head.lastSeq, limit });
+    let bytes = 0;
+    let full = false;
+    // A page read over skipped or expired messages goes on reading, a bounded number of times.
+    for (let queries = 0; queries < 8 && !full && messages.length < request.limit && from <= head.lastSeq; queries++) {
+      const items = await this.options.store.readMessages(at, { fromSeq: from, toSeq: head.lastSeq, limit: request.limit - messages.length, maxBytes: MAX_ANSWER_BYTES - bytes });
       if (items.length === 0) break;
       for (const item of items) {
         if (messages.length >= request.limit) break;
+        if (!item.skipped && !isExpired(stream.config, item.ts, now) && item.ts >= startTime) {
+          const size = answerBytes(item);
+          if (messages.length > 0 && bytes + size > MAX_ANSWER_BYTES) {
+            full = true;
+            break;
+          }
+          bytes += size;
+          messages.push(item);
+        }
         nextAfterSeq = item.seq;
-        if (!item.skipped && !isExpired(stream.config, item.ts, now) && item.ts >= startTime) messages.push(item);
       }
       from = nextAfterSeq + 1;
     }
     return { messages, nextAfterSeq: Math.max(nextAfterSeq, 'afterSeq' in request.start ? request.start.afterSeq : 0), stream };
+  }
+
+  /**
+   * The first sequence published at or after `time` (`last_seq + 1` if none), by a binary search
+   * over the stream's sequences: publish times follow sequences (within publishers' clock skew),
+   * and each step reads one item (a packed run of at most 32 KB, or one large message), so the
+   * whole costs about log2(messages) small reads, however long the stream.
+   */
+  async seekTime(stream: Stream, time: number): Promise<number> {
+    const { head } = stream;
+    const at = messagesOf(stream);
+    let low = head.firstSeq;
+    let high = head.lastSeq + 1;
+    while (low < high) {
+      const middle = Math.floor((low + high) / 2);
+      const [mark] = await this.options.store.marks(at, { fromSeq: middle, toSeq: head.lastSeq, limit: 1 });
+      if (!mark || mark.ts >= time) high = middle;
+      else low = mark.seq + 1;
+    }
+    return low;
   }
 
   async getMessage(ref: StreamRef, seq: number): Promise<StoredMessage> {

@@ -124,6 +124,8 @@ export interface Consumer {
   /** The highest sequence handed out for the first time. */
   deliveredSeq: number;
   numRedelivered: number;
+  /** Moves on each ack or nak that changed a pending message: a waiting fetch reads the pending items again only then. */
+  pendingVersion: number;
 }
 
 /** A message delivered and not yet acknowledged. */
@@ -183,8 +185,11 @@ export interface StreamStore {
   trim(ref: StreamRef, request: { generation: string; fromSeq: number; firstSeq: number; droppedBytes: number }): Promise<boolean>;
   /** Deletes messages from `fromSeq` to `toSeq` from the table and records `sweptSeq = toSeq`. */
   sweep(ref: StreamRef, at: MessagesRef, range: { fromSeq: number; toSeq: number }): Promise<void>;
-  /** Messages from `fromSeq` to `toSeq`, ascending, at most `limit` (and DynamoDB's 1 MB). */
-  readMessages(at: MessagesRef, range: { fromSeq: number; toSeq: number; limit: number }): Promise<(StoredMessage & { skipped?: boolean })[]>;
+  /**
+   * Messages from `fromSeq` to `toSeq`, ascending, at most `limit`; given `maxBytes`, it stops
+   * reading once the messages read hold that many bytes (their `size`), so it may return fewer.
+   */
+  readMessages(at: MessagesRef, range: { fromSeq: number; toSeq: number; limit: number; maxBytes?: number }): Promise<(StoredMessage & { skipped?: boolean })[]>;
   getMessages(at: MessagesRef, seqs: number[]): Promise<(StoredMessage & { skipped?: boolean })[]>;
 
   /**
@@ -202,8 +207,8 @@ export interface StreamStore {
   getConsumer(ref: ConsumerRef): Promise<Consumer | undefined>;
   deleteConsumer(ref: ConsumerRef): Promise<Consumer | undefined>;
   countConsumers(stream: Stream): Promise<number>;
-  /** The stream's consumers in name order (at most `MAX_CONSUMERS`, so one page). */
-  listConsumers(stream: Stream): Promise<Consumer[]>;
+  /** A page of the stream's consumers in name order. */
+  listConsumers(stream: Stream, page: { limit: number; cursor?: string }): Promise<{ consumers: Consumer[]; nextCursor: string | null }>;
   /** Moves `deliveredSeq` up to `to` unless it is there already. */
   advanceDelivered(ref: ConsumerRef, to: number): Promise<void>;
   countRedelivered(ref: ConsumerRef, count: number): Promise<void>;
@@ -213,8 +218,16 @@ export interface StreamStore {
   claimNew(ref: ConsumerRef, id: string, pending: Pending): Promise<boolean>;
   /** Updates a pending item if its `deliverAt` is still `expectDeliverAt`: true means this caller delivers it. */
   claimDue(ref: ConsumerRef, id: string, pending: Pending, expectDeliverAt: number): Promise<boolean>;
-  /** Removes pending items; the sequences that were pending. */
+  /**
+   * Removes pending items; the sequences that were pending. It first reads which of `seqs` are
+   * pending (a query per run of nearby sequences, a batched get for the rest, about one read unit
+   * a sequence at most) and deletes only those: a write per sequence acknowledged, none for others.
+   */
   ack(ref: ConsumerRef, id: string, seqs: number[]): Promise<number[]>;
+  /** Deletes pending items known to be there (a fetch found them purged, or their message gone), in batches. */
+  dropPending(ref: ConsumerRef, id: string, seqs: number[]): Promise<void>;
+  /** Moves the consumer's `pendingVersion` on (an ack or nak changed its pending messages). */
+  touchPending(ref: ConsumerRef): Promise<void>;
   /** Sets a pending message's next delivery; false when it is not pending. */
   nak(ref: ConsumerRef, id: string, seq: number, deliverAt: number): Promise<boolean>;
   /** Records a message as dead and removes it from pending if still at `expectDeliverAt`. */

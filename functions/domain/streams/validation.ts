@@ -2,6 +2,7 @@ import { AppError } from '../../shared/errors.js';
 import { isPlainObject } from '../../shared/json.js';
 import { LONE_SURROGATE } from '../kv/validation.js';
 import {
+  ANSWER_MESSAGE_OVERHEAD_BYTES,
   DEFAULT_ACK_WAIT_SECONDS,
   DEFAULT_DUPLICATE_WINDOW_SECONDS,
   DEFAULT_MAX_ACK_PENDING,
@@ -22,7 +23,7 @@ import {
   MSG_ID_PATTERN,
   STREAM_NAME_PATTERN,
 } from './limits.js';
-import type { ConsumerConfig, DeliverPolicy, NewMessage, StreamConfig } from './types.js';
+import type { ConsumerConfig, DeliverPolicy, NewMessage, StoredMessage, StreamConfig } from './types.js';
 
 const invalid = (message: string) => new AppError('validation_error', message, undefined, message);
 const utf8Bytes = (text: string) => Buffer.byteLength(text, 'utf8');
@@ -96,6 +97,13 @@ function parseHeaders(value: unknown, at: string): Record<string, string> | null
 /** Bytes a message counts against `max_msg_size` and `max_bytes`: its data's JSON text and its headers. */
 export const messageSize = (message: NewMessage): number =>
   utf8Bytes(message.data) + (message.headers ? utf8Bytes(JSON.stringify(message.headers)) : 0);
+
+/** Bytes `text` takes inside a JSON string: an answer's body is one inside Lambda's response, so its text is escaped once more. */
+const escapedBytes = (text: string) => utf8Bytes(JSON.stringify(text)) - 2;
+
+/** Bytes a message takes of an answer's {@link MAX_ANSWER_BYTES} budget, as Lambda's response carries it. */
+export const answerBytes = (message: StoredMessage): number =>
+  escapedBytes(message.data) + (message.headers ? escapedBytes(JSON.stringify(message.headers)) : 0) + ANSWER_MESSAGE_OVERHEAD_BYTES;
 
 /**
  * The body of `POST …/messages`: `{messages: [{data, headers?, msg_id?}]}`, 1 to 100 messages.

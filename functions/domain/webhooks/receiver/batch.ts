@@ -2,6 +2,9 @@ import { newExecutionId } from '../../flows/execution-id.js';
 import type { BatchPosition } from '../../flows/ports.js';
 import type { WebhookBody } from '../body.js';
 import { AppError } from '../../../shared/errors.js';
+import { isPlainObject } from '../../../shared/json.js';
+import { MAX_FLOW_INPUT_BYTES } from '../../flows/limits.js';
+import { matchesEventFilter } from '../trigger-input.js';
 import { MAX_BATCH_ELEMENTS, batchElements, elementContentId, elementDedupKey, elementId, elementType } from '../batch-elements.js';
 import { DEDUP_WINDOW_SECONDS, singleUseWindowSeconds } from '../replay-key.js';
 import type { BatchRule, SenderRow } from '../senders/catalog-types.js';
@@ -41,10 +44,54 @@ export function batchOf(request: IncomingWebhook, delivery: Delivery, row: Sende
   return elements && { rule: row.batch, elements, headers, ...(replayWindowSeconds !== undefined && { replayWindowSeconds }) };
 }
 
+/** One element of a batch as planned: its event, or the earlier element it repeats. */
+type PlannedElement = { event: ReceivedEvent } | { copyOf: number; eventId: string };
+
+/**
+ * Checks a batch whole before anything of it is written or queued, and collapses repeats: every
+ * element must be a JSON object (400), and each that would run must make a flow input Step
+ * Functions takes (413); either names the element, and nothing of the POST runs. An element whose
+ * key (`elementDedupKey`: its signed id, else the SHA-256 of its content) an earlier element of the
+ * same POST has is that element again: it runs once, whatever the trigger's `deduplicate` says
+ * (a captured element copied 1,000 times into one POST is one event, not 1,000 runs).
+ */
+function planBatch(deps: ReceiverDeps, request: IncomingWebhook, delivery: Delivery, batch: SplitBatch): PlannedElement[] {
+  const { rule } = batch;
+  const firstOf = new Map<string, number>();
+  const planned: PlannedElement[] = [];
+  const size = batch.elements.length;
+  for (const [index, element] of batch.elements.entries()) {
+    if (!isPlainObject(element)) {
+      throw new AppError('validation_error', `batch element ${index} is not an object`, undefined, `elements[${index}] of the batch is not a JSON object; nothing of this POST was queued.`);
+    }
+    const key = elementDedupKey(rule, element);
+    const earlier = firstOf.get(key);
+    if (earlier !== undefined) {
+      const first = planned[earlier] as { event: ReceivedEvent };
+      planned.push({ copyOf: earlier, eventId: first.event.data.event_id });
+      continue;
+    }
+    firstOf.set(key, index);
+    const event = elementEvent(deps, request, delivery, batch, element, { request_id: delivery.ref.executionId, index, size });
+    if (matchesEventFilter(delivery.trigger.event_filter, event.data.type)) {
+      event.inputJson = JSON.stringify({ trigger: event.data });
+      const bytes = Buffer.byteLength(event.inputJson);
+      if (bytes > MAX_FLOW_INPUT_BYTES) {
+        throw new AppError('payload_too_large', `batch element ${index}: flow input over the Step Functions limit`, undefined,
+          `elements[${index}] of the batch (event ${event.data.event_id}) makes a flow input of ${bytes} bytes, over the ${MAX_FLOW_INPUT_BYTES} bytes a flow can start with; nothing of this POST was queued.`);
+      }
+    }
+    planned.push({ event });
+  }
+  return planned;
+}
+
 /**
  * The per-event stages once per element: the POST's request is stored once (under the delivery's
  * execution id, the batch's `request_id`), then each element is routed and dispatched as an event
- * of its own, with its own record, type, id, filter decision, claim and flow run. The sender gets
+ * of its own, with its own record, type, id, filter decision, claim and flow run. The batch is
+ * checked whole first (`planBatch`): a bad element refuses the POST before anything of it is
+ * stored or queued, and a repeat of an element within the POST runs once. The sender gets
  * one answer: acknowledge mode, once every element is recorded and queued (one that could not be
  * fails the POST, so the sender sends it again); wait mode, the elements' results as a JSON array
  * in their order (a flow's output, or `{status, event_id}` for an element ignored or a duplicate),
@@ -55,13 +102,14 @@ export async function receiveBatch(deps: ReceiverDeps, request: IncomingWebhook,
   // Without `deduplicate`, the POST's own single-use claim (an exact replay within the sender's
   // tolerance) holds for the POST as a whole, before any element is looked at: a replay is one
   // duplicate record, as an unsplit POST's is. With it, each element claims its own key instead.
+  const planned = planBatch(deps, request, delivery, batch);
   const postClaim = record.deduplicate ? undefined : whole.claim;
   if (postClaim && !(await deps.executions.claimEvent(record.id, postClaim.key, postClaim.ttlSeconds))) {
     await deps.executions.record(whole.ref, { ...whole.execution, status: 'duplicate', attempts: 0 }, whole.stored);
     return ownAnswer(record, { status: 'duplicate' });
   }
   try {
-    return await receiveElements(deps, request, delivery, batch);
+    return await receiveElements(deps, request, delivery, planned);
   } catch (error) {
     // Nothing of a POST that failed may keep its retry out.
     if (postClaim) await deps.executions.releaseEvent(record.id, postClaim.key).catch(() => undefined);
@@ -69,16 +117,22 @@ export async function receiveBatch(deps: ReceiverDeps, request: IncomingWebhook,
   }
 }
 
-async function receiveElements(deps: ReceiverDeps, request: IncomingWebhook, delivery: Delivery, batch: SplitBatch): Promise<WebhookReply> {
+async function receiveElements(deps: ReceiverDeps, request: IncomingWebhook, delivery: Delivery, planned: PlannedElement[]): Promise<WebhookReply> {
   const { trigger: record, ref: requestRef } = delivery;
   await deps.executions.storeRequest(requestRef, storedRequest(request, true, delivery.secrets));
-  const size = batch.elements.length;
-  const events = batch.elements.map((element, index) => elementEvent(deps, request, delivery, batch, element, { request_id: requestRef.executionId, index, size }));
+  const size = planned.length;
   const outcomes = new Array<PromiseSettledResult<EventOutcome>>(size);
   let next = 0;
   const worker = async () => {
     for (let index = next++; index < size; index = next++) {
-      const event = events[index]!;
+      const plan = planned[index]!;
+      if ('copyOf' in plan) {
+        // A repeat within the POST: answered as a duplicate, not recorded again (its first is).
+        const duplicate = { status: 'duplicate', event_id: plan.eventId };
+        outcomes[index] = { status: 'fulfilled', value: { reply: ownAnswer(record, duplicate), result: duplicate } };
+        continue;
+      }
+      const { event } = plan;
       outcomes[index] = await route(deps, record, event)
         .then((routed) => (isAnswered(routed) ? routed : dispatch(deps, record, event, routed, request.answerByMs)))
         .then((value) => ({ status: 'fulfilled' as const, value }), (reason: unknown) => ({ status: 'rejected' as const, reason }));
@@ -88,8 +142,29 @@ async function receiveElements(deps: ReceiverDeps, request: IncomingWebhook, del
   const failed = outcomes.find((outcome) => outcome.status === 'rejected');
   if (failed) throw failed.reason;
   const results = outcomes.map((outcome) => (outcome as PromiseFulfilledResult<EventOutcome>).value.result);
-  if (record.response_mode === 'wait') return { status: 200, body: results };
+  if (record.response_mode === 'wait') return { status: 200, body: fitWaitAnswer(results, planned) };
   return ownAnswer(record, { status: 'accepted', request_id: requestRef.executionId, events: results });
+}
+
+/**
+ * The bytes of a wait-mode batch answer, as Lambda's response carries it (the body's text escaped
+ * once more inside it): 5 MiB leaves a margin under Lambda's 6 MB response limit. Each flow's output
+ * is at most 256 KiB, but a batch of them can pass it.
+ */
+const MAX_WAIT_ANSWER_BYTES = 5 * 1024 * 1024;
+
+/**
+ * A wait-mode batch answer that Lambda can return: the flows' outputs in element order, or, when
+ * together they would pass {@link MAX_WAIT_ANSWER_BYTES}, each element's `{status, event_id}`
+ * (`output_omitted: true` for a flow's output, which its execution record keeps).
+ */
+function fitWaitAnswer(results: unknown[], planned: PlannedElement[]): unknown[] {
+  if (Buffer.byteLength(JSON.stringify(JSON.stringify(results))) <= MAX_WAIT_ANSWER_BYTES) return results;
+  return results.map((result, index) => {
+    const plan = planned[index]!;
+    if ('copyOf' in plan || (isPlainObject(result) && typeof result.status === 'string' && typeof result.event_id === 'string' && Object.keys(result).length === 2)) return result;
+    return { status: 'succeeded', event_id: plan.event.data.event_id, output_omitted: true };
+  });
 }
 
 /** One element as an event: its own execution id, type, id and claim; its records point at the batch's stored request. */

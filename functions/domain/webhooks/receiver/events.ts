@@ -28,6 +28,8 @@ export interface ReceivedEvent {
    * to pass the filter on a second use.
    */
   spentFirst: boolean;
+  /** The flow input, when serialised ahead: a batch checks every element's size before any of it is queued. */
+  inputJson?: string;
 }
 
 /** The flow's view of a verified delivery: its headers and body without the sender's secrets, and only what it signs. */

@@ -25,7 +25,7 @@ export interface FlowBound {
  * back with its input.
  */
 export async function route(deps: ReceiverDeps, record: TriggerRecord, event: ReceivedEvent): Promise<EventOutcome | FlowBound> {
-  const { ref, data, execution, stored, claim, spentFirst } = event;
+  const { ref, data, execution, stored, claim, spentFirst, inputJson: serialised } = event;
   const answered = async (status: 'duplicate' | 'ignored'): Promise<EventOutcome> => {
     await deps.executions.record(ref, { ...execution, status, attempts: 0 }, stored);
     return { reply: ownAnswer(record, { status }), result: { status, event_id: data.event_id } };
@@ -34,7 +34,7 @@ export async function route(deps: ReceiverDeps, record: TriggerRecord, event: Re
   if (!matchesEventFilter(record.event_filter, data.type)) return answered('ignored');
   // Serialised once: its size decides whether the flow can start at all, and the same text goes
   // into the queue message or the synchronous start.
-  const inputJson = JSON.stringify({ trigger: data });
+  const inputJson = serialised ?? JSON.stringify({ trigger: data });
   if (Buffer.byteLength(inputJson) > MAX_FLOW_INPUT_BYTES) throw new AppError('payload_too_large', 'flow input over the Step Functions limit');
   if (claim && !spentFirst && !(await deps.executions.claimEvent(record.id, claim.key, claim.ttlSeconds))) return answered('duplicate');
   // A claimed event whose flow never started must stay claimable, or the sender's retry is lost.
