@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
@@ -59,9 +60,9 @@ afterAll(async () => {
   await new Promise((resolve) => server?.close(resolve));
 });
 
-const issue = (signer: KmsTokenSigner) => issueMfaToken(signer, { issuer: 'https://api.example.com', subject: 'u1', accountId: 'a1', method: 'otp', nowMs: Date.now() });
+const issue = (signer: KmsTokenSigner) => issueMfaToken(signer, { issuer: 'https://api.example.com', audience: 'app-1', subject: 'u1', accountId: 'a1', method: 'otp', purpose: 'sign_in', jti: randomUUID(), nowMs: Date.now() });
 const verifies = async (signer: KmsTokenSigner, token: string) =>
-  isFreshMfaToken(token, { keys: await signer.publicKeys(), issuer: 'https://api.example.com', subject: 'u1', nowMs: Date.now() });
+  isFreshMfaToken(token, { keys: await signer.publicKeys(), issuer: 'https://api.example.com', audience: 'app-1', subject: 'u1', nowMs: Date.now() });
 
 describe('KmsTokenSigner: each key loads on its own', () => {
   it('a retired key KMS refuses (pending deletion) is left out of the JWKS; the current key still signs, and its proofs verify', async () => {

@@ -176,7 +176,7 @@ describe(`a data directory written by ${VERSION}`, () => {
     expect((await request('GET', '/accounts/factors')).json.data).toMatchObject({ factors: [{ id: factor_id, type: 'totp' }], recovery_codes_remaining: recovery_codes.length });
     expect((await request('POST', '/accounts/totp-registration')).json).toEqual({ error: 'already_registered' });
 
-    const verified = await request('POST', '/accounts/totp/verify', { body: { code: totpCodeAt(secret, Date.now()) } });
+    const verified = await request('POST', '/accounts/totp/verify', { body: { code: totpCodeAt(secret, fixtureNow()) } });
     expect(verified.status, verified.text).toBe(200);
     expect(verified.json.data.factor_id).toBe(factor_id);
     const jwks = (await call(stack, 'GET', '/.well-known/jwks.json')).json;
@@ -191,14 +191,16 @@ describe(`a data directory written by ${VERSION}`, () => {
     expect((await request('POST', '/accounts/recovery-codes/verify', { body: { code } })).json).toEqual({ error: 'invalid_code' });
   });
 
-  it('API keys: the key authenticates, and is listed', async () => {
+  it('API keys: the key, minted before scopes, is listed and reaches storage and triggers (its scopes since 1.1.0), not key management', async () => {
     const { id, value } = manifest.api_key;
-    const listed = await call(stack, 'GET', '/api-keys', { apiKey: value });
+    const listed = await request('GET', '/api-keys');
     expect(listed.status, listed.text).toBe(200);
     expect(listed.json.data.api_keys.map((k: { id: string }) => k.id)).toEqual([id]);
     const { bucket, key, text } = manifest.kv.values[0]!;
     expect((await call(stack, 'GET', `/storage/kv/${bucket}/keys/${keyPath(key)}`, { apiKey: value })).text).toBe(text);
-    expect((await call(stack, 'GET', '/api-keys', { apiKey: `${value.slice(0, -1)}x` })).status).toBe(401);
+    expect((await call(stack, 'GET', '/triggers', { apiKey: value })).status).toBe(200);
+    expect((await call(stack, 'GET', '/api-keys', { apiKey: value })).status).toBe(401);
+    expect((await call(stack, 'GET', '/storage/kv', { apiKey: `${value.slice(0, -1)}x` })).status).toBe(401);
   });
 });
 

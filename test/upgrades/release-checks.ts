@@ -50,7 +50,8 @@ export function statefulReplacements(before: Record<string, any>, after: Record<
     if (!properties) continue;
     const next = after.Resources?.[logicalId];
     if (!next) {
-      found.push({ logicalId, type: resource.Type, reason: 'its logical id is gone (renamed or removed construct)' });
+      const kept = resource.DeletionPolicy === 'Retain' || resource.DeletionPolicy === 'RetainExceptOnCreate';
+      found.push({ logicalId, type: resource.Type, reason: kept ? 'it leaves the template (kept by its DeletionPolicy, no longer managed)' : 'its logical id is gone (renamed or removed construct): deleted' });
       continue;
     }
     if (next.Type !== resource.Type) {

@@ -44,4 +44,16 @@ describe(`the stack against release ${LAST_RELEASE}'s template`, () => {
     const changelog = `## [Unreleased]\n### Changed\n- **BREAKING** \`${tableId}\` is replaced: export it first with \`npm run export\`.\n`;
     expect(statefulReplacements(released, renamed).filter((r) => !changelogMarks(changelog, r.logicalId))).toEqual([]);
   });
+
+  it('the documented MFA signing-key rotation, deployed on this version, replaces nothing: the alias moves, the old key leaves the template kept', () => {
+    // README, "Multi-factor authentication": the next generation, and the current key's ARN among the retired.
+    const rotated = synth({ mfaSigningKeyGeneration: 2, mfaRetiredSigningKeyIds: 'arn:aws:kms:us-east-1:111122223333:key/aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee' }).template.toJSON();
+    const changes = statefulReplacements(today, rotated);
+    const oldKey = Object.keys(today.Resources).find((id) => today.Resources[id].Type === 'AWS::KMS::Key' && today.Resources[id].Properties.KeyUsage === 'SIGN_VERIFY')!;
+    expect(changes).toEqual([{ logicalId: oldKey, type: 'AWS::KMS::Key', reason: 'it leaves the template (kept by its DeletionPolicy, no longer managed)' }]);
+    const alias = (template: Record<string, any>) => Object.entries<any>(template.Resources).find(([, r]) => r.Type === 'AWS::KMS::Alias' && JSON.stringify(r.Properties.AliasName).includes('mfa-signing'));
+    expect(alias(rotated)![0]).toBe(alias(today)![0]);
+    expect(alias(rotated)![1].Properties.TargetKeyId).not.toEqual(alias(today)![1].Properties.TargetKeyId);
+  });
 });
+
