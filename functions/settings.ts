@@ -29,7 +29,6 @@ export type SettingSource =
 export interface SettingSpec<T> {
   /** The environment variable. */
   env: string;
-  description: string;
   source: SettingSource;
   /** The functions that receive (and may read) it. */
   readers: readonly FunctionName[];
@@ -105,95 +104,123 @@ const context = (key: string) => ({ kind: 'context', key }) as const;
 export const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+// What each setting is for is its comment, not a field: the table is in every bundle, and a
+// description string there cost every function's init bytes for text nothing read at run time.
 const spec = <T>(s: SettingSpec<T>): SettingSpec<T> => s;
 
 /** Every setting, by the name handlers read it under. */
 export const SETTINGS = {
-  authTable: spec({ env: TABLES.auth.env, description: 'Name of the auth table (API keys)', source: wiring, readers: tableReaders('auth'), parse: required }),
-  kvTable: spec({ env: TABLES.kv.env, description: 'Name of the kv table', source: wiring, readers: tableReaders('kv'), parse: required }),
-  accountsTable: spec({ env: TABLES.accounts.env, description: 'Name of the accounts table', source: wiring, readers: tableReaders('accounts'), parse: required }),
-  triggersTable: spec({ env: TABLES.triggers.env, description: 'Name of the triggers table', source: wiring, readers: tableReaders('triggers'), parse: required }),
-  executionsTable: spec({ env: TABLES.executions.env, description: 'Name of the executions table', source: wiring, readers: tableReaders('executions'), parse: required }),
-  objectsBucket: spec({ env: 'OBJECTS_BUCKET', description: 'Name of the S3 bucket that holds every object store\'s bytes', source: wiring, readers: functionsWhere((name) => 'objectsBucket' in FUNCTIONS[name]), parse: required }),
-  objectsTransferOrigin: spec({ env: 'OBJECTS_TRANSFER_ORIGIN', description: 'Origin of presigned URLs, in the console\'s connect-src', source: wiring, readers: ['system'], parse: optional }),
-  kvSweepQueueUrl: spec({ env: QUEUES.kvSweep.env, description: 'URL of the kvSweep queue', source: wiring, readers: queueReaders('kvSweep'), parse: required }),
-  flowQueueUrl: spec({ env: QUEUES.flowEvents.env, description: 'URL of the flowEvents queue', source: wiring, readers: queueReaders('flowEvents'), parse: required }),
-  flowNames: spec({ env: 'FLOW_NAMES', description: 'The deployed flows, comma-separated', source: wiring, readers: functionsWhere((name) => 'readsFlowNames' in FUNCTIONS[name]), parse: list }),
-  flowArnPrefix: spec({ env: 'FLOW_STATE_MACHINE_ARN_PREFIX', description: 'ARN of a flow\'s state machine less the flow name', source: wiring, readers: flowRunners, parse: required }),
-  flowBatchArnPrefix: spec({ env: 'FLOW_BATCH_STATE_MACHINE_ARN_PREFIX', description: 'ARN of a flow\'s batch state machine less the flow name (lib/flow-batch.ts)', source: wiring, readers: [QUEUES.flowEvents.consumer], parse: optional }),
-  flowBatchNames: spec({ env: 'FLOW_BATCH_NAMES', description: 'The flows that have a batch state machine, comma-separated: only their events are run in batches', source: wiring, readers: [QUEUES.flowEvents.consumer], parse: list }),
+  /** Name of the auth table (API keys) */
+  authTable: spec({ env: TABLES.auth.env, source: wiring, readers: tableReaders('auth'), parse: required }),
+  /** Name of the kv table */
+  kvTable: spec({ env: TABLES.kv.env, source: wiring, readers: tableReaders('kv'), parse: required }),
+  /** Name of the accounts table */
+  accountsTable: spec({ env: TABLES.accounts.env, source: wiring, readers: tableReaders('accounts'), parse: required }),
+  /** Name of the triggers table */
+  triggersTable: spec({ env: TABLES.triggers.env, source: wiring, readers: tableReaders('triggers'), parse: required }),
+  /** Name of the executions table */
+  executionsTable: spec({ env: TABLES.executions.env, source: wiring, readers: tableReaders('executions'), parse: required }),
+  /** Name of the S3 bucket that holds every object store's bytes */
+  objectsBucket: spec({ env: 'OBJECTS_BUCKET', source: wiring, readers: functionsWhere((name) => 'objectsBucket' in FUNCTIONS[name]), parse: required }),
+  /** Origin of presigned URLs, in the console's connect-src */
+  objectsTransferOrigin: spec({ env: 'OBJECTS_TRANSFER_ORIGIN', source: wiring, readers: ['system'], parse: optional }),
+  /** URL of the kvSweep queue */
+  kvSweepQueueUrl: spec({ env: QUEUES.kvSweep.env, source: wiring, readers: queueReaders('kvSweep'), parse: required }),
+  /** URL of the flowEvents queue */
+  flowQueueUrl: spec({ env: QUEUES.flowEvents.env, source: wiring, readers: queueReaders('flowEvents'), parse: required }),
+  /** The deployed flows, comma-separated */
+  flowNames: spec({ env: 'FLOW_NAMES', source: wiring, readers: functionsWhere((name) => 'readsFlowNames' in FUNCTIONS[name]), parse: list }),
+  /** ARN of a flow's state machine less the flow name */
+  flowArnPrefix: spec({ env: 'FLOW_STATE_MACHINE_ARN_PREFIX', source: wiring, readers: flowRunners, parse: required }),
+  /** ARN of a flow's batch state machine less the flow name (lib/flow-batch.ts) */
+  flowBatchArnPrefix: spec({ env: 'FLOW_BATCH_STATE_MACHINE_ARN_PREFIX', source: wiring, readers: [QUEUES.flowEvents.consumer], parse: optional }),
+  /** Flows with a batch state machine, comma-separated */
+  flowBatchNames: spec({ env: 'FLOW_BATCH_NAMES', source: wiring, readers: [QUEUES.flowEvents.consumer], parse: list }),
   // The SDK reads this variable itself; the Step Functions client must know of it too, since it
   // drops the `sync-` host prefix of StartSyncExecution for a local endpoint (clients/sfn.ts).
-  sfnEndpoint: spec({ env: 'AWS_ENDPOINT_URL_SFN', description: 'Step Functions endpoint of a bundle run against local engines (benchmarks, bundle tests); never set deployed', source: local, readers: flowRunners, parse: optional }),
-  webhookBaseUrl: spec({ env: 'WEBHOOK_BASE_URL', description: 'Base of trigger URLs (`<base>/<webhook_id>`), the API\'s own; also what URL signatures (Twilio) are checked against when there is no custom domain', source: wiring, readers: webhookUrlUsers, parse: required }),
-  publicWebhookBaseUrl: spec({ env: 'PUBLIC_WEBHOOK_BASE_URL', description: 'Base of trigger URLs behind a custom domain; also what URL signatures (Twilio) are checked against', source: context('publicWebhookBaseUrl'), readers: webhookUrlUsers, parse: optional }),
-  secretsKmsKeyId: spec({ env: 'SECRETS_KMS_KEY_ID', description: 'KMS key that seals secrets at rest (deployed)', source: wiring, readers: secretUsers, parse: optional }),
-  mfaSigningKeyId: spec({ env: 'MFA_SIGNING_KEY_ID', description: 'KMS key (ECC_NIST_P256, SIGN_VERIFY) that signs step-up proofs (deployed)', source: wiring, readers: mfaSigners, parse: optional }),
+  /** Step Functions endpoint of a bundle run against local engines; never deployed */
+  sfnEndpoint: spec({ env: 'AWS_ENDPOINT_URL_SFN', source: local, readers: flowRunners, parse: optional }),
+  /** Base of trigger URLs (`<base>/<webhook_id>`), the API's own; also what URL signatures (Twilio) are checked against when there is no custom domain */
+  webhookBaseUrl: spec({ env: 'WEBHOOK_BASE_URL', source: wiring, readers: webhookUrlUsers, parse: required }),
+  /** Base of trigger URLs behind a custom domain; also what URL signatures (Twilio) are checked against */
+  publicWebhookBaseUrl: spec({ env: 'PUBLIC_WEBHOOK_BASE_URL', source: context('publicWebhookBaseUrl'), readers: webhookUrlUsers, parse: optional }),
+  /** KMS key that seals secrets at rest (deployed) */
+  secretsKmsKeyId: spec({ env: 'SECRETS_KMS_KEY_ID', source: wiring, readers: secretUsers, parse: optional }),
+  /** KMS key (ECC_NIST_P256, SIGN_VERIFY) that signs step-up proofs (deployed) */
+  mfaSigningKeyId: spec({ env: 'MFA_SIGNING_KEY_ID', source: wiring, readers: mfaSigners, parse: optional }),
+  /** Earlier MFA signing keys, comma-separated: still listed in the JWKS (keep each at least 10 minutes after its rotation), never used to sign */
   mfaRetiredSigningKeyIds: spec({
     env: 'MFA_RETIRED_SIGNING_KEY_IDS',
-    description: 'Earlier MFA signing keys, comma-separated: still listed in the JWKS (keep each at least 10 minutes after its rotation), never used to sign',
     source: context('mfaRetiredSigningKeyIds'), readers: mfaSigners, parse: kmsKeyArns,
   }),
-  localMfaSigningKeys: spec({ env: 'LOCAL_MFA_SIGNING_KEYS', description: 'P-256 keys (PKCS #8 DER, base64, comma-separated; the first signs) of step-up proofs on the local stack', source: local, readers: mfaSigners, parse: list }),
-  mfaTokenIssuer: spec({ env: 'MFA_TOKEN_ISSUER', description: 'The `iss` of step-up proofs: the gateway\'s base URL (behind a custom domain, its public one)', source: wiring, readers: mfaSigners, parse: required }),
-  localSecretsKey: spec({ env: 'LOCAL_SECRETS_KEY', description: '32-byte base64 key that seals secrets at rest on the local stack', source: local, readers: secretUsers, parse: optional }),
-  authJwtSecret: spec({ env: 'AUTH_JWT_SECRET', description: 'HS256 secret bearer tokens are verified with (local stack)', source: local, readers: tokenVerifiers, parse: optional }),
-  authJwksUrl: spec({ env: 'AUTH_JWKS_URL', description: 'JWKS of the token issuer (the Cognito pool, or authJwksUrl)', source: wiring, readers: tokenVerifiers, parse: optional }),
-  authIssuer: spec({ env: 'AUTH_ISSUER', description: 'Required `iss` of bearer tokens', source: wiring, readers: tokenVerifiers, parse: optional }),
-  authAudience: spec({ env: 'AUTH_AUDIENCE', description: 'Required `aud` of bearer tokens', source: wiring, readers: tokenVerifiers, parse: optional }),
-  authJwtAlgorithms: spec({ env: 'AUTH_JWT_ALGORITHMS', description: 'Accepted JWT algorithms (default HS256 with a secret, else RS256)', source: wiring, readers: tokenVerifiers, parse: optional }),
+  /** P-256 keys (PKCS #8 DER, base64, comma-separated; the first signs) of step-up proofs on the local stack */
+  localMfaSigningKeys: spec({ env: 'LOCAL_MFA_SIGNING_KEYS', source: local, readers: mfaSigners, parse: list }),
+  /** The `iss` of step-up proofs: the API's (public) base URL */
+  mfaTokenIssuer: spec({ env: 'MFA_TOKEN_ISSUER', source: wiring, readers: mfaSigners, parse: required }),
+  /** 32-byte base64 key that seals secrets at rest on the local stack */
+  localSecretsKey: spec({ env: 'LOCAL_SECRETS_KEY', source: local, readers: secretUsers, parse: optional }),
+  /** HS256 secret bearer tokens are verified with (local stack) */
+  authJwtSecret: spec({ env: 'AUTH_JWT_SECRET', source: local, readers: tokenVerifiers, parse: optional }),
+  /** JWKS of the token issuer (the Cognito pool, or authJwksUrl) */
+  authJwksUrl: spec({ env: 'AUTH_JWKS_URL', source: wiring, readers: tokenVerifiers, parse: optional }),
+  /** Required `iss` of bearer tokens */
+  authIssuer: spec({ env: 'AUTH_ISSUER', source: wiring, readers: tokenVerifiers, parse: optional }),
+  /** Required `aud` of bearer tokens */
+  authAudience: spec({ env: 'AUTH_AUDIENCE', source: wiring, readers: tokenVerifiers, parse: optional }),
+  /** Accepted JWT algorithms (default HS256 with a secret, else RS256) */
+  authJwtAlgorithms: spec({ env: 'AUTH_JWT_ALGORITHMS', source: wiring, readers: tokenVerifiers, parse: optional }),
+  /** Group (in a token's `cognito:groups` or `groups` claim) whose users are administrators: they may mint admin API keys and reset a user's factors, each with a fresh step-up proof (default flowgate-admins; with the Cognito pool the stack creates it) */
   adminGroup: spec({
     env: 'ADMIN_GROUP',
-    description: 'Group (in a token\'s `cognito:groups` or `groups` claim) whose users are administrators: they may mint admin API keys and reset a user\'s factors, each with a fresh step-up proof (default flowgate-admins; with the Cognito pool the stack creates it)',
     source: context('adminGroup'), readers: tokenVerifiers,
     parse: text('flowgate-admins', (value) => (/^[\p{L}\p{M}\p{S}\p{N}\p{P}]{1,128}$/u.test(value) ? undefined : 'must be a group name of 1 to 128 characters without spaces')),
   }),
+  /** Larger webhook bodies get 413 (default `DEFAULT_WEBHOOK_MAX_BODY_BYTES`; at most `MAX_WEBHOOK_BODY_BYTES`, what always fits Lambda's 6 MB invocation) */
   webhookMaxBodyBytes: spec({
     env: 'WEBHOOK_MAX_BODY_BYTES',
-    description: `Larger webhook bodies get 413 (default ${DEFAULT_WEBHOOK_MAX_BODY_BYTES}; at most ${MAX_WEBHOOK_BODY_BYTES}, what always fits Lambda's 6 MB invocation)`,
     source: context('webhookMaxBodyBytes'), readers: ['webhook'], parse: wholeNumber(DEFAULT_WEBHOOK_MAX_BODY_BYTES, 1, MAX_WEBHOOK_BODY_BYTES),
   }),
+  /** How long a wait-mode delivery waits for its flow (default 25000; at most `MAX_WAIT_TIMEOUT_MS`: API Gateway gives up 30 s after the request arrived) */
   waitTimeoutMs: spec({
     env: 'WAIT_TIMEOUT_MS',
-    description: `How long a wait-mode delivery waits for its flow (default 25000; at most ${MAX_WAIT_TIMEOUT_MS}: API Gateway gives up 30 s after the request arrived)`,
     // The triggers function shows it with each flow (`GET /flows/{name}`), so the console can warn of a sender that gives up sooner.
     source: context('waitTimeoutMs'), readers: ['webhook', 'triggers'], parse: wholeNumber(25_000, 1, MAX_WAIT_TIMEOUT_MS),
   }),
+  /** How long the receiver may accept a request on a cached copy of its trigger (default 5000; at most 60000, so a revocation takes effect within a minute) */
   triggerCacheTtlMs: spec({
     env: 'TRIGGER_CACHE_TTL_MS',
-    description: 'How long the receiver may accept a request on a cached copy of its trigger (default 5000; at most 60000, so a revocation takes effect within a minute)',
     source: context('triggerCacheTtlMs'), readers: ['webhook'], parse: wholeNumber(5_000, 0, 60_000),
   }),
+  /** Issuer shown in authenticator apps (default Flowgate; no ":", at most 100 characters) */
   totpIssuer: spec({
     env: 'TOTP_ISSUER',
-    description: 'Issuer shown in authenticator apps (default Flowgate; no ":", at most 100 characters)',
     source: context('totpIssuer'), readers: ['accounts'],
     // Authenticator apps show it as the issuer of `Issuer:account`, so a colon would split it.
     parse: text('Flowgate', (value) => (value.includes(':') || value.length > 100 ? 'must be text of at most 100 characters without ":"' : undefined)),
   }),
+  /** Delay before a failed acknowledged run is retried, doubling each time (default `DEFAULT_RETRY_BASE_SECONDS`) */
   flowRetryBaseSeconds: spec({
     env: 'FLOW_RETRY_BASE_SECONDS',
-    description: `Delay before a failed acknowledged run is retried, doubling each time (default ${DEFAULT_RETRY_BASE_SECONDS})`,
     source: context('flowRetryBaseSeconds'), readers: [QUEUES.flowEvents.consumer], parse: wholeNumber(DEFAULT_RETRY_BASE_SECONDS, 0, MAX_RETRY_DELAY_SECONDS),
   }),
+  /** How long after a purge the sweeper makes its final pass (local only; deployed it follows the kv, objects and streams functions' timeouts and upload URLs' expiry) */
   kvSweepSettleSeconds: spec({
     env: 'KV_SWEEP_SETTLE_SECONDS',
-    description: 'How long after a purge the sweeper makes its final pass (local only; deployed it follows the kv, objects and streams functions\' timeouts and upload URLs\' expiry)',
     source: local, readers: ['kv', 'objects', 'streams'], parse: (raw) => (isUnset(raw) ? undefined : wholeNumber(0, 0, 12 * 3600)(raw)),
   }),
+  /** Expiry passes fall on multiples of this (local only; deployed 300) */
   objectExpirySweepSeconds: spec({
     env: 'OBJECT_EXPIRY_SWEEP_SECONDS',
-    description: 'Expiry passes fall on multiples of this (local only; deployed 300)',
     source: local, readers: ['objects', 'kvSweeper'], parse: (raw) => (isUnset(raw) ? undefined : wholeNumber(0, 1, 3600)(raw)),
   }),
+  /** How long a sequence whose publisher died stops the watermark before it is skipped (local only; deployed it follows the streams function's timeout) */
   streamsLeaseSeconds: spec({
     env: 'STREAMS_LEASE_SECONDS',
-    description: 'How long a sequence whose publisher died stops the watermark before it is skipped (local only; deployed it follows the streams function\'s timeout)',
     source: local, readers: ['streams'], parse: (raw) => (isUnset(raw) ? undefined : wholeNumber(0, 2, 3600)(raw)),
   }),
+  /** Origin of the Cognito hosted UI the console signs in with (https://<prefix>.auth.<region>.amazoncognito.com); unset with an external issuer */
   consoleCognitoDomain: spec({
     env: 'CONSOLE_COGNITO_DOMAIN',
-    description: 'Origin of the Cognito hosted UI the console signs in with (https://<prefix>.auth.<region>.amazoncognito.com); unset with an external issuer',
     source: wiring, readers: ['system'],
     // It goes into the console's Content-Security-Policy as is: an origin, nothing that could widen it.
     // Plain http only on this machine, where the browser tests run a stand-in authorization server.
@@ -205,10 +232,11 @@ export const SETTINGS = {
       return raw;
     },
   }),
-  consoleCognitoClientId: spec({ env: 'CONSOLE_COGNITO_CLIENT_ID', description: 'App client the console signs in with through the hosted UI', source: wiring, readers: ['system'], parse: optional }),
+  /** App client the console signs in with through the hosted UI */
+  consoleCognitoClientId: spec({ env: 'CONSOLE_COGNITO_CLIENT_ID', source: wiring, readers: ['system'], parse: optional }),
+  /** Level of the structured logger (default INFO; one of LOG_LEVELS) */
   logLevel: spec({
     env: 'POWERTOOLS_LOG_LEVEL',
-    description: `Level of the structured logger (default INFO; one of ${LOG_LEVELS.join(', ')})`,
     source: context('logLevel'), readers: allFunctions,
     parse: (raw) => {
       const level = (isUnset(raw) ? 'INFO' : raw.toUpperCase()) as LogLevel;

@@ -3,13 +3,13 @@ import type { AwsClients } from '../adapters/aws/clients.js';
 import { dynamoClient } from '../adapters/aws/clients/dynamo.js';
 import { DynamoObjectCatalog } from '../adapters/aws/dynamo-object-catalog.js';
 import { s3BlobStoreOnFirstUse } from '../adapters/aws/s3-on-first-use.js';
+import { onFirstUse } from '../adapters/lazy.js';
 import type { Authenticator } from '../domain/authenticator.js';
 import { contentTypeOf } from '../domain/kv/validation.js';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../domain/objects/limits.js';
 import { ObjectService, objectsSettleSeconds, type WriteCondition } from '../domain/objects/service.js';
 import { sqsSweepQueueOnFirstUse } from '../adapters/aws/sqs-on-first-use.js';
 import { FUNCTIONS } from '../manifest.js';
-import { parseCompletion, parseNewUpload, parseUrlRequest, validateUploadId } from '../domain/objects/upload-requests.js';
 import type { ObjectInfo, Store, StoreRef } from '../domain/objects/types.js';
 import type { UploadTarget } from '../domain/objects/uploads.js';
 import { metadataFrom, parseStoreConfig, validateDelimiter, validateObjectKey, validateObjectPrefix, validateStoreName } from '../domain/objects/validation.js';
@@ -18,6 +18,13 @@ import { createHttpHandler, type RouteRequest } from '../shared/handler.js';
 import { created, header, json, jsonObjectBody, keyParam, limitParam, noContent, ok, pathParam, queryParam, rawBody, type HttpEvent, type HttpResult } from '../shared/http.js';
 import { AppError } from '../shared/errors.js';
 import { createGatewayAuthenticator } from './gateway-auth.js';
+
+/**
+ * The upload and URL request parsers load with the first request that needs them, not at init:
+ * the function's init bundle is held under 300 KB (test/infra/bundle-credentials.test.ts), and most
+ * requests read or write an object.
+ */
+const uploadRequests = onFirstUse(() => import('../domain/objects/upload-requests.js'));
 
 const storeOf = ({ event, principal }: RouteRequest): StoreRef =>
   ({ accountId: principal.accountId, name: validateStoreName(pathParam(event, 'store')) });
@@ -123,27 +130,28 @@ export const createObjectsHandler = (service: ObjectService, authenticator: Auth
   async createObjectUrl(request) {
     // `…/object/url?key=`, or `…/objects/{key}/url`, whose greedy parameter holds `{key}/url`.
     const key = keyOf(request.event, '/url');
-    const expiresIn = parseUrlRequest(jsonObjectBody(request.event, { optional: true }));
+    const expiresIn = (await uploadRequests()).parseUrlRequest(jsonObjectBody(request.event, { optional: true }));
     const { info, url, expiresAt } = await service.objectUrl(storeOf(request), key, expiresIn);
     return ok({ url, method: 'GET', expires_at: expiresAt, object: objectResource(info) });
   },
   async createObjectUpload(request) {
     const condition = conditionOf(request.event);
-    const target = await service.uploads.create(storeOf(request), { ...parseNewUpload(jsonObjectBody(request.event)), ...((condition.ifNoneMatch || condition.ifMatch !== undefined) && { condition }) });
+    const target = await service.uploads.create(storeOf(request), { ...(await uploadRequests()).parseNewUpload(jsonObjectBody(request.event)), ...((condition.ifNoneMatch || condition.ifMatch !== undefined) && { condition }) });
     return created(uploadResource(target));
   },
   async refreshObjectUploadUrls(request) {
     const unknown = Object.keys(jsonObjectBody(request.event, { optional: true }));
     if (unknown.length > 0) throw new AppError('validation_error', 'unknown fields', undefined, `unknown fields: ${unknown.join(', ')}`);
-    return ok(uploadResource(await service.uploads.refresh(storeOf(request), validateUploadId(pathParam(request.event, 'id')))));
+    return ok(uploadResource(await service.uploads.refresh(storeOf(request), (await uploadRequests()).validateUploadId(pathParam(request.event, 'id')))));
   },
   async completeObjectUpload(request) {
+    const { parseCompletion, validateUploadId } = await uploadRequests();
     const parts = parseCompletion(jsonObjectBody(request.event, { optional: true }));
     const info = await service.uploads.complete(storeOf(request), validateUploadId(pathParam(request.event, 'id')), parts);
     return json(200, { data: objectResource(info) }, { etag: info.etag });
   },
   async abortObjectUpload(request) {
-    await service.uploads.abort(storeOf(request), validateUploadId(pathParam(request.event, 'id')));
+    await service.uploads.abort(storeOf(request), (await uploadRequests()).validateUploadId(pathParam(request.event, 'id')));
     return noContent();
   },
   async deleteObject(request) {

@@ -70,7 +70,7 @@ it('npm start keeps triggers, API keys, buckets, TOTP registrations, deliveries 
   const forged = await deliver(trigger.url, '{"id":"evt_x"}', signStripe({ secret: 'whsec_another-secret', body: '{"id":"evt_x"}', timestamp: Math.floor(Date.now() / 1000) }));
   expect(forged.status).toBe(401);
   // The API key, and the token minted before the restart.
-  expect((await call(after, 'GET', '/api-keys', { apiKey })).status).toBe(200);
+  expect((await call(after, 'GET', '/storage/kv', { apiKey })).status).toBe(200);
   expect((await call(after, 'GET', `/triggers/${trigger.id}`, { token })).json.data.url).toBe(trigger.url);
   // The bucket and its keys.
   expect((await call(after, 'GET', '/storage/kv/kept', { apiKey })).json.data.description).toBe('survives restarts');

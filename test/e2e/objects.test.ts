@@ -202,7 +202,8 @@ describe('object stores', () => {
   });
 
   it('expired objects are swept: their bytes leave S3 and the store\'s usage without a read or a delete', async () => {
-    const t = await tenant({ ttl_seconds: 2 });
+    // Long enough for the URL to be signed before the object expires on a busy machine.
+    const t = await tenant({ ttl_seconds: 5 });
     await t.put('short', 'lived');
     await t.put('nested/short', 'too');
     const bytes = (await call(stack, 'POST', `${t.objectPath('short')}/url`, { token: t.token })).json.data.url as string;

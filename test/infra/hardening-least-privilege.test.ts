@@ -59,8 +59,9 @@ describe('least privilege: each role may send only what the handlers send', () =
     const batchWriters = new Set<FunctionName>(['kvSweeper', 'streams', 'webhook', 'flowWorker', 'triggers']);
     for (const [name, actions] of dynamoActions) expect(actions.includes('dynamodb:BatchWriteItem'), name).toBe(batchWriters.has(name));
     // The execution list by event id reads the records the event's requests name, and outputs kept aside, in batches
-    // (a consumer's fetch reads its claimed messages' packed items with a Query, not a batch read).
-    for (const [name, actions] of dynamoActions) expect(actions.includes('dynamodb:BatchGetItem'), name).toBe(name === 'triggers');
+    // (a consumer's fetch reads its claimed messages' packed items with a Query, not a batch read); an ack looks up
+    // which of its isolated sequences are pending in one batch read before deleting only those.
+    for (const [name, actions] of dynamoActions) expect(actions.includes('dynamodb:BatchGetItem'), name).toBe(name === 'triggers' || name === 'streams');
     // The receiver reads a trigger and nothing else of that table.
     expect(dynamoActions.get('webhook')).not.toContain('dynamodb:Query');
   });

@@ -339,11 +339,11 @@ describe('the service stack, from functions/manifest.ts', () => {
       for (const statement of roleStatements(s, id(fn.role))) expect(statement.Resource).not.toBe('*');
     });
 
-    it('the streams function touches the kv table, with the batch writes its log needs, and the sweep queue; no bucket or key', () => {
+    it('the streams function touches the kv table, with the batch writes its log needs and the batch reads an ack needs, and the sweep queue; no bucket or key', () => {
       const fn = s.stack.functions.streams;
       const grants = grantsOf(s, idOf(s.stack, fn.role));
       const kvTable = idOf(s.stack, s.stack.data.tables.kv);
-      expect([...grants.get(kvTable)!].sort()).toEqual(['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+      expect([...grants.get(kvTable)!].sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
       expect([...grants.keys()].sort()).toEqual([idOf(s.stack, fn.logGroup), idOf(s.stack, s.stack.data.tables.auth), kvTable, idOf(s.stack, s.stack.queues.queues.kvSweep)].sort());
       expect([...grants.get(idOf(s.stack, s.stack.queues.queues.kvSweep))!]).toContain('sqs:SendMessage');
     });

@@ -181,7 +181,7 @@ describe(`a data directory written by ${VERSION}`, () => {
     expect(verified.json.data.factor_id).toBe(factor_id);
     const jwks = (await call(stack, 'GET', '/.well-known/jwks.json')).json;
     expect(jwks.keys.map((k: { kid: string }) => k.kid)).toContain(manifest.mfa_signing_kid);
-    const { protectedHeader, payload } = await jwtVerify(verified.json.data.mfa_token, createLocalJWKSet(jwks), { algorithms: ['ES256'] });
+    const { protectedHeader, payload } = await jwtVerify(verified.json.data.mfa_token, createLocalJWKSet(jwks), { algorithms: ['ES256'], currentDate: new Date(fixtureNow()) });
     expect([protectedHeader.kid, payload.sub]).toEqual([manifest.mfa_signing_kid, manifest.subject]);
 
     const [code] = recovery_codes;
