@@ -3,12 +3,15 @@ import { parseCorsOrigins } from '../functions/cors.js';
 import { SETTINGS } from '../functions/settings.js';
 import { readFlowFunctionSettings } from '../lib/flow-functions.js';
 import { DataDirError, dataDirFrom } from '../local/data-dir.js';
+import { formatRequestLine } from '../local/request-log.js';
 import { startLocalStack } from '../local/stack.js';
 
 /**
  * `npm start`: the local stack on http://127.0.0.1:$PORT with embedded engines, its data kept in
  * a data directory (`.flowgate/`, `FLOWGATE_DATA_DIR` for another, `:memory:` for none). Prints
- * the URLs, where the data is, a bearer token to try it with, and how to mint more.
+ * the URLs, where the data is, a bearer token to try it with, and how to mint more; then a line
+ * per request. `FLOWGATE_METRICS=stdout` also prints the functions' EMF metric lines, as Lambda
+ * writes them for CloudWatch.
  */
 const port = Number(process.env.PORT ?? 3000);
 const generatedSecret = !process.env.AUTH_JWT_SECRET;
@@ -25,6 +28,12 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 for (const dir of (process.env.FLOWS_DIR ?? resolve(import.meta.dirname, '../flows')).split(delimiter)) {
   for (const variable of Object.keys(readFlowFunctionSettings(dir))) if (process.env[variable]) settings[variable] = process.env[variable];
 }
+const METRICS_TARGETS = { stdout: 'stdout', off: 'none', '': 'none' } as const;
+const metricsTarget = METRICS_TARGETS[(process.env.FLOWGATE_METRICS ?? '') as keyof typeof METRICS_TARGETS];
+if (!Object.hasOwn(METRICS_TARGETS, process.env.FLOWGATE_METRICS ?? '')) {
+  console.error('FLOWGATE_METRICS must be stdout (print the EMF metric lines) or off (the default)');
+  process.exit(1);
+}
 let corsAllowedOrigins: string[];
 try {
   corsAllowedOrigins = parseCorsOrigins(process.env.CORS_ALLOWED_ORIGINS, 'CORS_ALLOWED_ORIGINS');
@@ -32,7 +41,7 @@ try {
   console.error((error as Error).message);
   process.exit(1);
 }
-const stack = await startLocalStack({ port, flowsDir: process.env.FLOWS_DIR, jwtSecret: process.env.AUTH_JWT_SECRET, env: settings, corsAllowedOrigins, dataDir, metrics: 'stdout', flowWorkerThread: true, engineThread: true }).catch((error: NodeJS.ErrnoException) => {
+const stack = await startLocalStack({ port, flowsDir: process.env.FLOWS_DIR, jwtSecret: process.env.AUTH_JWT_SECRET, env: settings, corsAllowedOrigins, dataDir, metrics: metricsTarget, requestLog: (entry) => console.log(formatRequestLine(entry)), flowWorkerThread: true, engineThread: true }).catch((error: NodeJS.ErrnoException) => {
   if (error instanceof DataDirError) console.error(error.message);
   else console.error(error.code === 'EADDRINUSE' ? `Port ${port} is in use on 127.0.0.1; start with another, e.g. PORT=3001 npm start` : error);
   process.exit(1);
@@ -49,8 +58,14 @@ const dataLine = !stack.data
       ? `: ${recovered.requeued} unfinished deliveries queued again${recovered.failed ? `, ${recovered.failed} that could not run recorded failed` : ''}${recovered.unacknowledged ? `, ${recovered.unacknowledged} never acknowledged (request not written) removed` : ''}${recovered.sweeps ? `, ${recovered.sweeps} purged generations to sweep` : ''}`
       : ''})`;
 const secretNote = stack.data ? `kept in ${stack.data.path}/secrets.json` : 'generated for this run';
+// `npm run token` reads the data directory's secret itself (FLOWGATE_DATA_DIR names it, as here); a secret of one's own, or none kept, must be given.
+const shellWord = (text: string) => (/^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`);
+const dataDirVar = process.env.FLOWGATE_DATA_DIR ? `FLOWGATE_DATA_DIR=${shellWord(process.env.FLOWGATE_DATA_DIR)} ` : '';
+const newToken = !generatedSecret ? 'AUTH_JWT_SECRET=<your secret> npm run token'
+  : stack.data ? `${dataDirVar}npm run token`
+    : `AUTH_JWT_SECRET=${stack.jwtSecret} npm run token`;
 
-console.log(`Local stack ready (embedded DynamoDB, SQS and Step Functions).
+console.log(`Local stack ready (embedded DynamoDB, SQS, S3 and Step Functions).
 
   Data directory:    ${dataLine}
 
@@ -65,8 +80,12 @@ ${generatedSecret ? `  AUTH_JWT_SECRET:   ${stack.jwtSecret}   (${secretNote}; s
   Bearer token (sub "local-user", valid 1 hour):
     ${token}
 
+  New token, when this one expires:  ${newToken}
+  For another user or an admin:      ${newToken} -- <sub> [account_id] [--admin]
+
   Try:   curl -H "Authorization: Bearer <token>" -X POST ${stack.baseUrl}/api-keys
-  Mint:  AUTH_JWT_SECRET=${generatedSecret ? stack.jwtSecret : '<your secret>'} npm run token -- <sub> [account_id]
+
+  Requests are logged below: method, path, status, milliseconds (FLOWGATE_METRICS=stdout adds the EMF metric lines).
 `);
 
 let stopping = false;

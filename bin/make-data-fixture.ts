@@ -10,7 +10,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { cp, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import type { CustomSignatureConfig } from '../functions/domain/webhooks/signatures/index.js';
+import type { CustomSignatureConfig } from '../functions/domain/webhooks/signatures/custom.js';
 import { LAYOUT_VERSION } from '../local/data-dir.js';
 import { startLocalStack, type LocalStack } from '../local/stack.js';
 import { call } from '../test/support/local-stack.js';

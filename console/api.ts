@@ -10,7 +10,7 @@ const STORAGE_KEY = 'flowgate.credentials';
 
 /** The API's error codes in words; anything else falls back to the code itself. */
 export const ERROR_WORDS: Record<string, string> = {
-  unauthorized: 'Your sign-in was not accepted: the token or API key is wrong or has expired. Sign out and sign in again.',
+  unauthorized: 'Your sign-in was not accepted: the token or API key is wrong or has expired. Sign out and sign in again; on the local stack, npm run token prints a new token.',
   validation_error: 'The service did not accept these settings. Check the fields and try again.',
   invalid_code: 'That code was not accepted. Enter the 6-digit code your authenticator app shows now.',
   already_registered: 'An authenticator is already set up for this account.',

@@ -149,6 +149,19 @@ function parseSecrets(text: string, path: string): Omit<LocalSecrets, 'mfaSignin
   return { localSecretsKey: stored.local_secrets_key as string, jwtSecret: stored.auth_jwt_secret, ...(mfaSigningKey && { mfaSigningKey }) };
 }
 
+/**
+ * The token secret a data directory keeps (`npm run token`): read without taking the directory, so
+ * it works beside the `npm start` that uses it. One line that says what to do when there is none.
+ */
+export async function readTokenSecret(dir: string): Promise<string> {
+  const path = join(dir, SECRETS_FILE);
+  const text = await readFile(path, 'utf8').catch((error: unknown) => {
+    if (code(error) === 'ENOENT') throw new DataDirError(`No token secret at ${path}: start the local stack once with npm start (FLOWGATE_DATA_DIR names another data directory), or set AUTH_JWT_SECRET`);
+    throw fsError(dir, error);
+  });
+  return parseSecrets(text, path).jwtSecret;
+}
+
 const secretsFileText = (secrets: LocalSecrets) =>
   `${JSON.stringify({ local_secrets_key: secrets.localSecretsKey, auth_jwt_secret: secrets.jwtSecret, mfa_signing_key: secrets.mfaSigningKey }, null, 2)}\n`;
 

@@ -3,13 +3,14 @@ import { sendMetricsTo } from '../functions/shared/metrics.js';
 /**
  * Where the local stack's EMF metric lines go. Deployed, Lambda reads them from stdout; locally
  * stdout is the user's terminal or a test run's output, where thousands of them hid everything
- * else, so a stack keeps them in memory by default (`LocalStack.metricLines()`), and `npm start`
- * and the cost bench, which want them where Lambda writes them, ask for stdout.
+ * else, so a stack keeps them in memory by default (`LocalStack.metricLines()`); the cost bench,
+ * which wants them where Lambda writes them, asks for stdout, and `npm start` drops them (`none`)
+ * unless `FLOWGATE_METRICS=stdout` asks for stdout: it prints a line per request instead.
  *
  * Metrics are one per process (`functions/shared/metrics.ts`), like the logger: every stack
  * running in a process receives every line of it, from any stack.
  */
-export type MetricLinesTarget = 'memory' | 'stdout';
+export type MetricLinesTarget = 'memory' | 'stdout' | 'none';
 
 /** Lines a stack keeps in memory; the oldest go first, so a long-running stack stays bounded. */
 export const MAX_METRIC_LINES_IN_MEMORY = 20_000;
@@ -22,7 +23,7 @@ const fanOut = (line: string) => {
 };
 
 export interface MetricLines {
-  /** The lines kept so far (none for `stdout`), oldest first. */
+  /** The lines kept so far (none for `stdout` and `none`), oldest first. */
   lines(): string[];
   /** Stops receiving; the last one to stop hands the process's metrics back to where they went before. */
   stop(): void;
@@ -33,6 +34,7 @@ export function receiveMetricLines(target: MetricLinesTarget): MetricLines {
   const kept: string[] = [];
   const listener = target === 'stdout'
     ? (line: string) => void process.stdout.write(`${line}\n`)
+    : target === 'none' ? () => undefined
     : (line: string) => {
       kept.push(line);
       if (kept.length > MAX_METRIC_LINES_IN_MEMORY) kept.splice(0, kept.length - MAX_METRIC_LINES_IN_MEMORY);

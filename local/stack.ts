@@ -21,6 +21,7 @@ import { listBatchFlowNames } from '../lib/flow-batch.js';
 import { listFlowNames, readFlowDefinition } from '../lib/flow-files.js';
 import { apiGatewayPath, toApiGatewayEvent, writeApiGatewayResult } from './api-gateway.js';
 import { LocalCors } from './cors.js';
+import { pathOf, type RequestLogEntry } from './request-log.js';
 import { openDataDir, type DataDir } from './data-dir.js';
 import { allowBrowserOrigins, LOCAL_AWS_ENV, startEngines, type Engines } from './engines.js';
 import { FlowBacklog, settledIds } from './flow-backlog.js';
@@ -90,9 +91,12 @@ export interface LocalStackOptions {
   now?: Clock;
   /**
    * Where the functions' EMF metric lines go (`metric-lines.ts`): kept in memory for
-   * `metricLines()` by default, or written to stdout as Lambda writes them (`npm start`, the cost bench).
+   * `metricLines()` by default, written to stdout as Lambda writes them (the cost bench, and
+   * `npm start` with `FLOWGATE_METRICS=stdout`), or dropped (`npm start`).
    */
   metrics?: MetricLinesTarget;
+  /** Called once per HTTP request the gateway has answered (or whose connection closed first): `npm start` prints a line for each. */
+  requestLog?: (entry: RequestLogEntry) => void;
   /**
    * Runs the flow worker and the Step Functions engine on a worker thread of their own
    * (`flow-worker-thread.ts`), off the receiver's event loop, as Lambda runs them apart: `npm start`
@@ -135,6 +139,18 @@ const jsonError = (res: ServerResponse, status: number, code: string) => {
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify({ error: code }));
 };
+
+/** Reports the request once its answer is sent, or its connection closed without one. */
+function logWhenClosed(req: IncomingMessage, res: ServerResponse, log: (entry: RequestLogEntry) => void): void {
+  const started = performance.now();
+  res.once('close', () => {
+    try {
+      log({ method: req.method ?? '-', path: pathOf(req.url), status: res.writableFinished ? res.statusCode : undefined, ms: performance.now() - started });
+    } catch {
+      // A log that fails never takes the gateway with it.
+    }
+  });
+}
 
 async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
@@ -202,7 +218,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     res.setHeader('retry-after', '1');
     jsonError(res, 503, 'unavailable');
   };
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => serve(req, res));
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (options.requestLog) logWhenClosed(req, res, options.requestLog);
+    serve(req, res);
+  });
   try {
     await new Promise<void>((done, fail) => server.once('error', fail).listen(options.port ?? 3000, '127.0.0.1', done));
     // The console's presigned uploads come from the stack's own origin (either name of loopback).

@@ -4,7 +4,8 @@ import type { SecretBox } from '../../functions/domain/secret-box.js';
 import {
   adoptHandshakeSecret, awaitHandshake, createTrigger, deleteTrigger, getTrigger, regenerateApiKey, regenerateUrl, rotateSigningSecret, updateTrigger, type TriggerDeps,
 } from '../../functions/domain/triggers/manage-triggers.js';
-import { toPublicTrigger, type TriggerRecord, type TriggerSettings } from '../../functions/domain/triggers/trigger.js';
+import { toPublicTrigger, type TriggerRecord } from '../../functions/domain/triggers/trigger.js';
+import type { TriggerSettings } from '../../functions/domain/triggers/trigger-requests.js';
 import type { TriggerStore } from '../../functions/domain/triggers/trigger-store.js';
 import { CachedTriggerLookup } from '../../functions/domain/webhooks/trigger-lookup.js';
 import { AppError } from '../../functions/shared/errors.js';

@@ -300,4 +300,15 @@ describe('the console in a browser', () => {
     await expect(page.getByRole('alert').filter({ hasText: /\S/ }).textContent()).resolves.toContain('was not accepted');
     expect(await page.evaluate(() => (globalThis as any).sessionStorage.length)).toBe(0);
   });
+
+  it('says how to get a new token locally when the one signed in with has expired', async () => {
+    const { page } = browser;
+    // Signed in from the printed link an hour ago: the token has expired since.
+    const expired = await stack.token('console-user', { expiresInSeconds: -3600 });
+    await page.goto(`${stack.baseUrl}/console#token=${expired}`);
+    await page.getByRole('heading', { name: 'Triggers', level: 1 }).waitFor();
+    await expect(page.getByRole('alert').filter({ hasText: /\S/ }).first().textContent()).resolves.toContain('npm run token prints a new token');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to Flowgate' }).waitFor();
+  });
 });

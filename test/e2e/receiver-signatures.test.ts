@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import type { CustomSignatureConfig } from '../../functions/domain/webhooks/signatures/index.js';
+import type { CustomSignatureConfig } from '../../functions/domain/webhooks/signatures/custom.js';
 import { useLocalStack } from '../support/local-stack.js';
 import {
   signCustom, signGithub, signShopify, signSlack, signStandardWebhooks, signStripe, signTwilio, type SignedHeaders,

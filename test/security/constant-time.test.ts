@@ -206,7 +206,7 @@ const importsTimingSafeEqual = (text: string) =>
 
 /**
  * The constant-time helpers: functions that call Node's `timingSafeEqual`, and functions that
- * call those (to a fixed point), e.g. `anySignatureMatches` over `constantTimeEqual`.
+ * call those (to a fixed point), e.g. a helper over `constantTimeEqual`.
  */
 function constantTimeHelpers(files: typeof FILES): Map<string, FunctionInfo> {
   const all = files.flatMap((f) => functionsIn(f.name, f.text).map((fn) => ({ fn, direct: importsTimingSafeEqual(f.text) && fn.calls.has('timingSafeEqual') })));

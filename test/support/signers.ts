@@ -7,7 +7,7 @@ import { sign as signWithOctokit } from '@octokit/webhooks-methods';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import twilio from 'twilio';
-import type { CustomSignatureConfig } from '../../functions/domain/webhooks/signatures/index.js';
+import type { CustomSignatureConfig } from '../../functions/domain/webhooks/signatures/custom.js';
 
 export type SignedHeaders = Record<string, string>;
 

@@ -1,5 +1,5 @@
 import { delimiter, resolve } from 'node:path';
-import type { TriggerSettings } from '../../functions/domain/triggers/trigger.js';
+import type { TriggerSettings } from '../../functions/domain/triggers/trigger-requests.js';
 import type { LocalStack } from '../../local/stack.js';
 import { call, readResponse } from './local-stack.js';
 

@@ -1,7 +1,6 @@
 import { delaySecondsUntil, type SweepTask } from '../kv/sweep-task.js';
 import type { SweepOutcome, SweepRun } from '../kv/sweeper.js';
-import type { ObjectServiceOptions } from './service.js';
-import { blobNameOf, type Store } from './types.js';
+import { blobNameOf, type ObjectServiceOptions, type Store } from './types.js';
 import type { ObjectUploads } from './uploads.js';
 import { releaseUsage } from './usage.js';
 

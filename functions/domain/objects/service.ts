@@ -1,11 +1,10 @@
 import { AppError } from '../../shared/errors.js';
-import type { Clock } from '../clock.js';
 import { expiresAtFor, isExpired } from '../kv/service.js';
-import type { RandomBytes } from '../random-bytes.js';
-import { FIRST_SWEEP_DELAY_SECONDS, SETTLE_MARGIN_SECONDS, settleSecondsFor, type SweepQueue } from '../kv/sweep-task.js';
+import { FIRST_SWEEP_DELAY_SECONDS, SETTLE_MARGIN_SECONDS, settleSecondsFor } from '../kv/sweep-task.js';
+import { checkCondition, type WriteCondition } from './conditions.js';
 import { UPLOAD_URL_EXPIRY_SECONDS } from './limits.js';
 import { BLOB_ID_BYTES, DOWNLOAD_URL_EXPIRY_SECONDS, GENERATION_BYTES, MAX_INLINE_OBJECT_BYTES, MAX_WRITE_ATTEMPTS, STORE_ID_BYTES } from './limits.js';
-import { blobNameOf, type BlobStore, type ObjectCatalog, type ObjectInfo, type ObjectPage, type Store, type StoreConfig, type StoreGeneration, type StorePage, type StoreRef, type StoredBytes } from './types.js';
+import { blobNameOf, type ObjectInfo, type ObjectPage, type ObjectServiceOptions, type Store, type StoreConfig, type StoreGeneration, type StorePage, type StoreRef, type StoredBytes } from './types.js';
 import { ObjectExpiry } from './expiry.js';
 import { ObjectUploads } from './uploads.js';
 import { releaseUsage, reserveUsage, type UsageDelta } from './usage.js';
@@ -18,25 +17,6 @@ import { isAllowedContentType } from './validation.js';
  */
 export const objectsSettleSeconds = (writerTimeoutSeconds: number): number =>
   Math.max(settleSecondsFor(writerTimeoutSeconds), UPLOAD_URL_EXPIRY_SECONDS + SETTLE_MARGIN_SECONDS);
-
-export interface ObjectServiceOptions {
-  catalog: ObjectCatalog;
-  blobs: BlobStore;
-  /** The sweep queue every kind of store shares (`../kv/sweep-task.ts`). */
-  sweeps: SweepQueue;
-  /** See `SweepTask.settleUntil`: `objectsSettleSeconds(…)` in production. */
-  settleMs: number;
-  now: Clock;
-  randomBytes: RandomBytes;
-  /** Expiry passes fall on multiples of this many seconds (`ObjectExpiry`); 300 when unset. */
-  expirySweepSeconds?: number;
-}
-
-/** `If-None-Match: *` (`ifNoneMatch`) and `If-Match: <etag>` of a write. */
-export interface WriteCondition {
-  ifNoneMatch?: boolean;
-  ifMatch?: string;
-}
 
 export interface NewObject {
   bytes: Uint8Array;
@@ -65,22 +45,6 @@ export function absoluteRange(range: string, size: number): string | undefined {
   if (match[1] !== '' && match[2] !== '' && Number(match[2]) < first) return undefined;
   if (first >= size || (match[1] === '' && Number(match[2]) === 0)) throw new AppError('range_not_satisfiable', 'range outside the object');
   return `bytes=${first}-${last}`;
-}
-
-/** An etag as HTTP quotes it, whether or not the client quoted it. */
-const quoted = (etag: string): string => (etag.startsWith('"') ? etag : `"${etag}"`);
-
-/**
- * A write's condition against what the key holds (an expired object is nothing): 409 when
- * `If-None-Match: *` finds an object, 412 when `If-Match` does not name its etag. The catalog's
- * compare-and-swap on what was read then makes the check hold at the moment of the write.
- */
-export function checkCondition(condition: WriteCondition, stored: ObjectInfo | undefined, nowMs: number): void {
-  const live = stored && !isExpired(stored, nowMs) ? stored : undefined;
-  if (condition.ifNoneMatch && live) throw new AppError('already_exists', 'If-None-Match: * and the key exists');
-  if (condition.ifMatch !== undefined && (!live || (condition.ifMatch !== '*' && quoted(condition.ifMatch) !== live.etag))) {
-    throw new AppError('precondition_failed', 'If-Match does not match the stored etag');
-  }
 }
 
 /**

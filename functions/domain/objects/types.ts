@@ -1,3 +1,7 @@
+import type { Clock } from '../clock.js';
+import type { SweepQueue } from '../kv/sweep-task.js';
+import type { RandomBytes } from '../random-bytes.js';
+
 /** A store's configuration; it survives purges unchanged. */
 export interface StoreConfig {
   description: string | null;
@@ -193,4 +197,22 @@ export interface BlobStore {
   listGeneration(at: StoreGeneration, page: { after?: string; limit: number }): Promise<{ keys: string[]; last?: string }>;
   /** Deletes these keys' bytes, up to 1,000 (the sweeper). */
   deleteMany(at: StoreGeneration, keys: string[]): Promise<void>;
+}
+
+/**
+ * What the object stores' use cases run over: the two ports above, the sweep queue every kind of
+ * store shares, and the clock and randomness, injected. `ObjectService`, `ObjectUploads` and
+ * `ObjectExpiry` all take it, so none of them points back at another for its dependencies.
+ */
+export interface ObjectServiceOptions {
+  catalog: ObjectCatalog;
+  blobs: BlobStore;
+  /** The sweep queue every kind of store shares (`../kv/sweep-task.ts`). */
+  sweeps: SweepQueue;
+  /** See `SweepTask.settleUntil`: `objectsSettleSeconds(…)` in production. */
+  settleMs: number;
+  now: Clock;
+  randomBytes: RandomBytes;
+  /** Expiry passes fall on multiples of this many seconds (`ObjectExpiry`); 300 when unset. */
+  expirySweepSeconds?: number;
 }

@@ -1,8 +1,8 @@
 import { AppError } from '../../shared/errors.js';
 import { expiresAtFor } from '../kv/service.js';
 import { BLOB_ID_BYTES, LATE_UPLOAD_SWEEP_MARGIN_SECONDS, MAX_OBJECT_SIZE_BYTES, MAX_WRITE_ATTEMPTS, MULTIPART_PART_BYTES, UPLOAD_ID_BYTES, UPLOAD_LIFETIME_SECONDS, UPLOAD_URL_EXPIRY_SECONDS } from './limits.js';
-import { checkCondition, type ObjectServiceOptions, type WriteCondition } from './service.js';
-import { blobNameOf, type ObjectInfo, type Store, type StoreRef, type Upload, type UploadedPart } from './types.js';
+import { checkCondition, type WriteCondition } from './conditions.js';
+import { blobNameOf, type ObjectInfo, type ObjectServiceOptions, type Store, type StoreRef, type Upload, type UploadedPart } from './types.js';
 import { releaseUsage, reserveUsage } from './usage.js';
 import { isAllowedContentType } from './validation.js';
 

@@ -6,7 +6,8 @@ import { AppError } from '../../shared/errors.js';
 import { signingSecretContext } from '../webhooks/trigger-lookup.js';
 import { isLive } from './overlap.js';
 import { armedSignature, isHandshakeAwaited } from './handshake-window.js';
-import type { ApiKeyRegeneration, SigningSecretRotation, StoredSignature, TriggerPatch, TriggerRecord, TriggerSettings } from './trigger.js';
+import type { StoredSignature, TriggerRecord } from './trigger.js';
+import type { ApiKeyRegeneration, SigningSecretRotation, TriggerPatch, TriggerSettings } from './trigger-requests.js';
 import type { TriggerStore } from './trigger-store.js';
 import { newWebhookId } from './webhook-url.js';
 

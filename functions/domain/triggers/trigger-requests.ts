@@ -5,7 +5,7 @@ import { FLOW_NAME } from '../flows/flow-name.js';
 import { customRow, hmacParamsFromCustomConfig, SENDER_IDS, senderRow } from '../webhooks/senders/catalog.js';
 import type { HmacParams } from '../webhooks/senders/catalog-types.js';
 import { checkSenderSecret } from '../webhooks/senders/secrets.js';
-import type { CustomSignatureConfig } from '../webhooks/signatures/index.js';
+import type { CustomSignatureConfig } from '../webhooks/signatures/custom.js';
 import { describeIssue, hmacParamsSchema, validateHmacParams } from '../webhooks/senders/primitives/hmac-params.js';
 import { isSourceIpEntry, MAX_SOURCE_IP_ENTRIES, SOURCE_IP_ENTRY } from '../webhooks/source-ips.js';
 import { DEFAULT_HANDSHAKE_WINDOW_SECONDS, MAX_HANDSHAKE_WINDOW_SECONDS, MIN_HANDSHAKE_WINDOW_SECONDS } from './handshake-window.js';

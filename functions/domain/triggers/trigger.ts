@@ -2,16 +2,16 @@ import { DEFAULT_HANDSHAKE_WINDOW_SECONDS, handshakeAwaitedUntil } from './hands
 import { isLive } from './overlap.js';
 import { webhookUrl } from './webhook-url.js';
 import type { HmacParams } from '../webhooks/senders/catalog-types.js';
-import type { CustomSignatureConfig } from '../webhooks/signatures/index.js';
+import type { CustomSignatureConfig } from '../webhooks/signatures/custom.js';
 
 /** A `custom` trigger's signing: the first kind (header, prefix, timestamp header) or the assembled-content HMAC. */
 export type CustomSignature = CustomSignatureConfig | HmacParams;
 
 /*
- * What a trigger is. What a request to change one may say (the zod schemas, the parsers) is in
- * `trigger-requests.ts`, which the triggers function loads with the first request that has a body.
+ * What a trigger is. What a request to change one may say (the zod schemas, the parsers, and their
+ * types such as `TriggerSettings`) is in `trigger-requests.ts`, which reads this file and which the
+ * triggers function loads with the first request that has a body.
  */
-export type { ApiKeyRegeneration, SigningSecretRotation, TriggerPatch, TriggerSettings } from './trigger-requests.js';
 
 export type ResponseMode = 'acknowledge' | 'wait';
 

@@ -46,8 +46,8 @@ export type HandshakeOutcome = { reply: HandshakeReply; visit?: string; adopt?: 
  * `unsigned` POSTs come before signature verification (the sender does not sign them); `signed`
  * POSTs only after the request verified as its sender's.
  */
-export type { HandshakeStage } from './handshake-stages.js';
-import type { HandshakeStage } from './handshake-stages.js';
+export type { HandshakeKindName, HandshakeStage } from './handshake-stages.js';
+import type { HandshakeKindName, HandshakeStage } from './handshake-stages.js';
 import { HANDSHAKE_STAGES } from './handshake-stages.js';
 
 interface HandshakeKind {
@@ -210,9 +210,7 @@ export const HANDSHAKES = {
       return verification === undefined ? undefined : { reply: { status: 200, json: { verification } } };
     },
   },
-} as const satisfies Record<string, HandshakeKind>;
-
-export type HandshakeKindName = keyof typeof HANDSHAKES;
+} as const satisfies Record<HandshakeKindName, HandshakeKind>;
 
 /** The handshake of `kind`, when the request is one at `stage`. */
 export function answerHandshake(kind: HandshakeKindName | undefined, stage: HandshakeStage, request: HandshakeRequest, secrets: readonly string[]): HandshakeOutcome | undefined {

@@ -3,7 +3,7 @@ import { sign as signGithub, verify as verifyGithub } from '@octokit/webhooks-me
 import { describe, expect, it } from 'vitest';
 import { customRow, hmacParamsFromCustomConfig, senderRow } from '../../../functions/domain/webhooks/senders/catalog.js';
 import type { HmacParams } from '../../../functions/domain/webhooks/senders/catalog-types.js';
-import type { CustomSignatureConfig } from '../../../functions/domain/webhooks/signatures/index.js';
+import type { CustomSignatureConfig } from '../../../functions/domain/webhooks/signatures/custom.js';
 import { signCustom } from '../../support/signers.js';
 import { contextOf, JSON_BODY, NOW, proveHmacSender, verifySent } from '../../support/sender-proof.js';
 import { verifySender } from '../../../functions/domain/webhooks/senders/verify.js';

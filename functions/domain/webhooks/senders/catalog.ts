@@ -4,7 +4,6 @@
 import { CUSTOM_TOLERANCE_SECONDS, type CustomSignatureConfig } from '../signatures/custom.js';
 import type { ContentPart, DeliveryPolicy, HmacKey, HmacParams, RequestValue, SenderRow, TimestampRule } from './catalog-types.js';
 import { SNS_SIGNED_FIELDS } from './sns-fields.js';
-import type { StoredSignature } from '../../triggers/trigger.js';
 
 /* Tolerances, each the sender's own where it names one ---------------------------------------- */
 
@@ -1053,7 +1052,7 @@ export function senderRow(id: string): SenderRow | undefined {
  * The row a trigger's `signature` verifies with: the catalog's, or the `custom` row with the
  * trigger's own HMAC settings; `undefined` for an unknown id or a `custom` without settings.
  */
-export function rowOfSignature(signature: Pick<StoredSignature, 'service' | 'custom'>): SenderRow | undefined {
+export function rowOfSignature(signature: { service: string; custom?: CustomSignatureConfig | HmacParams }): SenderRow | undefined {
   if (signature.service !== 'custom') return senderRow(signature.service);
   if (!signature.custom) return undefined;
   return customRow('content' in signature.custom ? signature.custom : hmacParamsFromCustomConfig(signature.custom));

@@ -42,7 +42,7 @@ async function verifyAnyOf(schemes: readonly Verification[], ctx: VerifyContext)
  * True when `ctx.request` is genuinely from the sender `row` describes, signed with one of
  * `ctx.secrets`. Resolves `false` for anything wrong with the request; rejects with a
  * `TypeError` only for a misconfiguration (no secret, an empty secret), a fault of ours rather
- * than of the sender, as `verifySignature` does.
+ * than of the sender.
  */
 export function verifySender(row: SenderRow, ctx: VerifyContext): Promise<boolean> {
   // An empty key or token is guessable by anyone, so it must never reach a primitive.

@@ -54,21 +54,3 @@ export function decodeSignature(text: string, encoding: SignatureEncoding): Buff
   const bytes = Buffer.from(text, 'base64');
   return bytes.length === (text.length / 4) * 3 - padding ? bytes : undefined;
 }
-
-/**
- * True when any secret's digest equals any of the candidate signatures: several secrets
- * allow rotation, several candidates allow senders that send more than one signature.
- */
-export function anySignatureMatches(
-  secrets: readonly string[],
-  candidates: readonly Buffer[],
-  digest: (secret: string) => Buffer,
-): boolean {
-  if (candidates.length === 0) return false;
-  // Plain loops: this runs on every delivery, and usually for one secret and one signature.
-  for (const secret of secrets) {
-    const expected = digest(secret);
-    for (const candidate of candidates) if (constantTimeEqual(candidate, expected)) return true;
-  }
-  return false;
-}

@@ -5,23 +5,10 @@ import { createHash } from 'node:crypto';
 import { parse as parseQuery, stringify as stringifyQuery } from 'node:querystring';
 import { decodeUtf8 } from '../../../shared/json.js';
 import { headerValue } from '../headers.js';
-import { anySignatureMatches, constantTimeEqual, decodeSignature, hmac } from './hmac.js';
+import { constantTimeEqual } from './hmac.js';
 import type { SignedRequest } from './request.js';
 
 const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
-
-/** Verifies `x-twilio-signature: <base64>`, HMAC-SHA1 keyed with the auth token. */
-export function verifyTwilio(authTokens: readonly string[], request: SignedRequest): boolean {
-  const header = headerValue(request.headers, 'x-twilio-signature');
-  const signature = header === undefined ? undefined : decodeSignature(header, 'base64');
-  if (!signature) return false;
-  const signed = twilioSignedContent(request);
-  if (signed === undefined) return false;
-  for (const url of signed.urls) {
-    if (anySignatureMatches(authTokens, [signature], (token) => hmac('sha1', token, url, signed.params))) return true;
-  }
-  return false;
-}
 
 /**
  * What Twilio signs for `request`: one of `urls` (tried lazily, most likely first) followed by
