@@ -12,7 +12,7 @@ import { SENDER_IDS, senderRow } from '../../functions/domain/webhooks/senders/c
 import { checkSenderSecret } from '../../functions/domain/webhooks/senders/secrets.js';
 import { ROUTES } from '../../functions/manifest.js';
 import {
-  anyJsonValue, aroundLength, bmpText, documentAccepts, documentedBodySchema, nearValid, openApiDocument as document, overTheWire, validatorAccepts, type JsonSchema,
+  anyJsonValue, aroundLength, bmpText, documentAccepts, documentedBodySchema, nearValid, inlinedOpenApiDocument as document, overTheWire, validatorAccepts, type JsonSchema,
 } from '../support/openapi.js';
 
 const operation = (method: string, path: string) => document.paths[path][method];
