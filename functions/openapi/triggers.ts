@@ -417,8 +417,9 @@ const multipartFields: Schema = {
   additionalProperties: true,
 };
 
+// anyOf, not oneOf: a wait-mode flow's output is any JSON, so it can look like any of the receiver's own answers.
 const webhookOk: Schema = {
-  oneOf: [
+  anyOf: [
     {
       title: 'accepted',
       type: 'object',

@@ -29,6 +29,7 @@ export const inlinedOpenApiDocument = { ...openApiDocument, paths: inlineRefs(op
 export const jsonSchemaValidator = () => new Ajv2020({ strict: true, validateFormats: false });
 
 const ajv = jsonSchemaValidator();
+ajv.addKeyword({ keyword: 'components' }); // lets a part's `#/components/schemas/…` resolve in `schemaAccepts`
 
 /** The parts of a JSON Schema that tests read. */
 export interface JsonSchema {
@@ -44,9 +45,9 @@ export interface JsonSchema {
 export const documentedBodySchema = (method: string, path: string): JsonSchema =>
   inlinedOpenApiDocument.paths[path][method].requestBody.content['application/json'].schema;
 
-/** Whether a standard validator, reading only `schema` (a part of the document), finds a value valid. */
+/** Whether a standard validator, reading only `schema` (a part of the document, its `$ref`s to named schemas resolved in the document), finds a value valid. */
 export function schemaAccepts(schema: JsonSchema): (value: unknown) => boolean {
-  const validate = ajv.compile(schema);
+  const validate = ajv.compile({ components: openApiDocument.components, $defs: { it: schema }, $ref: '#/$defs/it' });
   return (value) => validate(value);
 }
 
