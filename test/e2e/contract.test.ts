@@ -377,6 +377,10 @@ describe('the contract: every operation of the document answers as documented', 
     const answered = await send(method, path, valid);
     const success = successOf(operation, testCase);
     expectDocumented(operation, answered, (status) => status === success, `${operationId} (valid)`);
+    // The headers documented on the success (ETag, Location, …) are sent; `x-meta-*` stands for a family of names.
+    for (const name of Object.keys(operation.responses[success].headers ?? {}).filter((n) => !n.includes('*'))) {
+      expect(answered.headers.has(name), `${operationId} (valid): documented header ${name} missing`).toBe(true);
+    }
 
     if (!testCase.invalid) return;
     const refused = await send(method, path, await testCase.invalid());
