@@ -553,7 +553,7 @@ export const triggersDocs: OperationDocs = {
         properties: {
           services: {
             type: 'array',
-            items: {
+            items: named('SignatureService', {
               type: 'object',
               required: ['id', 'name', 'category', 'docs_url', 'secret_label', 'handshake', 'needs_verify_token', 'event_type', 'delivery_id', 'batch', 'delivery_policy', 'event_names'],
               properties: {
@@ -648,7 +648,7 @@ export const triggersDocs: OperationDocs = {
                   ],
                 },
               },
-            },
+            }),
           },
           left_out: {
             type: 'array',
