@@ -168,6 +168,11 @@ export interface RouteSpec {
   fn: FunctionName;
   auth: RouteAuth;
   operationId: string;
+  /**
+   * The path clients call, when API Gateway's route must be wider than it (a greedy parameter must end a route):
+   * the OpenAPI document shows this one. @default path
+   */
+  documentedPath?: string;
   /** The handler action it runs when that is another route's: a key route's query form runs its path form's. @default operationId */
   action?: string;
   tag: string;
@@ -253,7 +258,7 @@ export const ROUTES: readonly RouteSpec[] = [
   objects('HEAD', '{store}/objects/{key+}', 'headObject', "Read an object's size, etag, type and metadata"),
   objects('DELETE', '{store}/objects/{key+}', 'deleteObject', 'Delete an object'),
   // `…/objects/{key}/url`: API Gateway's greedy parameter must end a path, so the handler takes the `/url` off the key.
-  objects('POST', '{store}/objects/{key+}', 'createObjectUrl', 'A presigned GET URL of an object (POST …/objects/{key}/url)'),
+  { ...objects('POST', '{store}/objects/{key+}', 'createObjectUrl', 'A presigned GET URL of an object'), documentedPath: '/storage/objects/{store}/objects/{key}/url' },
   objects('POST', '{store}/uploads', 'createObjectUpload', 'Start an upload straight to S3: presigned PUT or part URLs'),
   objects('POST', '{store}/uploads/{id}/complete', 'completeObjectUpload', 'Store what an upload sent, if it is the size declared'),
   objects('POST', '{store}/uploads/{id}/urls', 'refreshObjectUploadUrls', 'New URLs for an open upload, when its first ones expire'),
