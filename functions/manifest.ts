@@ -227,7 +227,7 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'POST', path: '/api-keys/admin', fn: 'accounts', auth: 'bearer', scope: 'admin', operationId: 'createAdminApiKey', tag: TAGS.apiKeys, summary: 'Create an admin API key (administrators, fresh step-up proof)' },
 
   { method: 'GET', path: '/storage/kv', fn: 'kv', auth: 'gateway', scope: 'storage:read', operationId: 'listKVBuckets', tag: TAGS.kv, summary: 'List buckets' },
-  kv('PUT', '{bucket}', 'createKVBucket', 'Create a bucket'),
+  kv('PUT', '{bucket}', 'createKVBucket', 'Create a bucket or update its configuration'),
   kv('GET', '{bucket}', 'getKVBucket', 'Read a bucket'),
   kv('DELETE', '{bucket}', 'deleteKVBucket', 'Delete a bucket and all its data'),
   kv('DELETE', '{bucket}/purge', 'purgeKVBucket', 'Remove all data, keep the configuration'),

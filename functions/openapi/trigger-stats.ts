@@ -72,7 +72,7 @@ export const triggerStatsDocs: OperationDocs = {
         required: ['bucket', 'since', 'until', 'triggers', 'next_cursor'],
         properties: {
           ...period,
-          triggers: { type: 'array', items: triggerCounts({ trigger_id: triggerId, flow: { type: 'string' }, enabled: { type: 'boolean' } }) },
+          triggers: { type: 'array', items: triggerCounts({ trigger_id: triggerId, name: { type: 'string', description: 'The trigger\'s name, or its flow\'s when it has none.' }, flow: { type: 'string' }, enabled: { type: 'boolean' } }) },
           next_cursor: { type: ['string', 'null'], description: 'Pass as `cursor` for the next page of triggers; `null` on the last page.' },
         },
       }),

@@ -4,7 +4,7 @@ import { EXECUTION_ID } from '../domain/flows/execution-id.js';
 import { MAX_REPLAYS_PER_CALL } from '../domain/flows/execution-filter.js';
 import { EXECUTION_STATUSES } from '../domain/flows/ports.js';
 import { FLOW_NAME } from '../domain/flows/flow-name.js';
-import { triggerSchemas } from '../domain/triggers/trigger-requests.js';
+import { MAX_TRIGGER_DESCRIPTION_CHARACTERS, MAX_TRIGGER_NAME_CHARACTERS, triggerSchemas } from '../domain/triggers/trigger-requests.js';
 import { HANDSHAKE_WORDS } from '../domain/webhooks/handshake-words.js';
 import { MAX_BATCH_ELEMENTS } from '../domain/webhooks/batch-elements.js';
 import { SENDERS } from '../domain/webhooks/senders/catalog.js';
@@ -47,6 +47,12 @@ described.add(signature.shape.secret, {
 });
 
 describeEach(settings, {
+  name: {
+    description:
+      `What the owner calls the trigger, so that several triggers of one flow can be told apart: 1 to ${MAX_TRIGGER_NAME_CHARACTERS} characters ` +
+      'of one line, not blank. Absent or `null`: none of its own, and the trigger is shown with its flow\'s name (`name_is_default`). Names need not be unique.',
+  },
+  description: { description: `Free text, at most ${MAX_TRIGGER_DESCRIPTION_CHARACTERS} characters (tab and line breaks allowed, other control characters not); \`null\` for none.` },
   flow: {
     description: 'The flow\'s name: a definition `<flow>.asl.json` in the flows folder. An unknown or malformed name is 400.',
   },
@@ -174,7 +180,7 @@ const settingsProperties = createBody.properties as Record<keyof typeof settings
 const TRIGGER: Schema = {
   type: 'object',
   required: [
-    'id', 'webhook_id', 'url', 'flow', 'response_mode', 'event_filter', 'api_key_enabled', 'previous_api_key_expires_at', 'signature',
+    'id', 'webhook_id', 'url', 'name', 'name_is_default', 'description', 'flow', 'response_mode', 'event_filter', 'api_key_enabled', 'previous_api_key_expires_at', 'signature',
     'allowed_source_ips', 'enabled', 'deduplicate', 'split_batches', 'created_at', 'updated_at',
   ],
   description: 'A trigger as its owner sees it: never a signing secret, an API key or a key hash.',
@@ -187,6 +193,12 @@ const TRIGGER: Schema = {
       readOnly: true,
       description: '`<webhook base URL>/<webhook_id>`: the deployment\'s `/webhooks` route, or `PUBLIC_WEBHOOK_BASE_URL` behind a custom domain.',
     },
+    name: {
+      type: 'string', minLength: 1, maxLength: MAX_TRIGGER_NAME_CHARACTERS,
+      description: 'The trigger\'s own name, or its flow\'s when it has none (`name_is_default`; triggers created before names had none).',
+    },
+    name_is_default: { type: 'boolean', readOnly: true, description: '`true` when `name` is the flow\'s name because the trigger has none of its own (it then follows the flow).' },
+    description: settingsProperties.description,
     flow: settingsProperties.flow,
     response_mode: settingsProperties.response_mode,
     event_filter: settingsProperties.event_filter,
