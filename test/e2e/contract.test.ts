@@ -154,7 +154,7 @@ const CASES: Record<string, Case> = {
 
   // KV
   listKVBuckets: { valid: async () => ({}), invalid: async () => ({ query: { limit: '0' } }) },
-  createKVBucket: { valid: async () => ({ params: { bucket: unique('b') }, body: { description: 'contract' } }), invalid: async () => ({ params: { bucket: unique('b') }, body: { unknown: 1 } }) },
+  createKVBucket: { success: '201', valid: async () => ({ params: { bucket: unique('b') }, body: { description: 'contract' } }), invalid: async () => ({ params: { bucket: unique('b') }, body: { unknown: 1 } }) },
   getKVBucket: { valid: async () => ({ params: { bucket: await bucket(false) } }), invalid: async () => ({ params: { bucket: unique('missing') } }) },
   deleteKVBucket: { valid: async () => ({ params: { bucket: await bucket(false) } }), invalid: async () => ({ params: { bucket: unique('missing') } }) },
   purgeKVBucket: { valid: async () => ({ params: { bucket: await bucket() } }), invalid: async () => ({ params: { bucket: unique('missing') } }) },
