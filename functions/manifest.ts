@@ -168,6 +168,11 @@ export interface RouteSpec {
   fn: FunctionName;
   auth: RouteAuth;
   operationId: string;
+  /**
+   * The path clients call, when API Gateway's route must be wider than it (a greedy parameter must end a route):
+   * the OpenAPI document shows this one. @default path
+   */
+  documentedPath?: string;
   /** The handler action it runs when that is another route's: a key route's query form runs its path form's. @default operationId */
   action?: string;
   tag: string;
@@ -222,7 +227,7 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'POST', path: '/api-keys/admin', fn: 'accounts', auth: 'bearer', scope: 'admin', operationId: 'createAdminApiKey', tag: TAGS.apiKeys, summary: 'Create an admin API key (administrators, fresh step-up proof)' },
 
   { method: 'GET', path: '/storage/kv', fn: 'kv', auth: 'gateway', scope: 'storage:read', operationId: 'listKVBuckets', tag: TAGS.kv, summary: 'List buckets' },
-  kv('PUT', '{bucket}', 'createKVBucket', 'Create a bucket'),
+  kv('PUT', '{bucket}', 'createKVBucket', 'Create a bucket or update its configuration'),
   kv('GET', '{bucket}', 'getKVBucket', 'Read a bucket'),
   kv('DELETE', '{bucket}', 'deleteKVBucket', 'Delete a bucket and all its data'),
   kv('DELETE', '{bucket}/purge', 'purgeKVBucket', 'Remove all data, keep the configuration'),
@@ -253,7 +258,7 @@ export const ROUTES: readonly RouteSpec[] = [
   objects('HEAD', '{store}/objects/{key+}', 'headObject', "Read an object's size, etag, type and metadata"),
   objects('DELETE', '{store}/objects/{key+}', 'deleteObject', 'Delete an object'),
   // `…/objects/{key}/url`: API Gateway's greedy parameter must end a path, so the handler takes the `/url` off the key.
-  objects('POST', '{store}/objects/{key+}', 'createObjectUrl', 'A presigned GET URL of an object (POST …/objects/{key}/url)'),
+  { ...objects('POST', '{store}/objects/{key+}', 'createObjectUrl', 'A presigned GET URL of an object'), documentedPath: '/storage/objects/{store}/objects/{key}/url' },
   objects('POST', '{store}/uploads', 'createObjectUpload', 'Start an upload straight to S3: presigned PUT or part URLs'),
   objects('POST', '{store}/uploads/{id}/complete', 'completeObjectUpload', 'Store what an upload sent, if it is the size declared'),
   objects('POST', '{store}/uploads/{id}/urls', 'refreshObjectUploadUrls', 'New URLs for an open upload, when its first ones expire'),

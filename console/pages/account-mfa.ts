@@ -86,8 +86,8 @@ export function authenticatorSection(signedIn: Credentials): HTMLElement {
         body.replaceChildren(recoveryCodes(codes, alert, 'Authenticator set up. Your recovery codes'), el('div', { class: 'actions' }, actionButton('Done', alert, load)));
         body.querySelector<HTMLElement>('h3')?.focus();
         await loadEvents();
-      }));
-      body.querySelector<HTMLInputElement>('#totp-code')?.focus();
+      }, true));
+      body.querySelector<HTMLInputElement>('#totp-name')?.focus();
     })),
   ];
 
@@ -172,7 +172,7 @@ function confirmStep(
     el('p', {}, 'Scan this code with your authenticator app, or enter the secret by hand. Then enter the 6-digit code it shows.'),
     qrCode(started.otpauth_uri, 'QR code to add Flowgate to your authenticator app'),
     el('p', {}, 'Secret: ', el('code', { id: 'totp-secret' }, started.secret), ' ', copyButton(started.secret, alert, 'Copy the secret')),
-    named && field('totp-name', 'Name', name, 'What you call this device, e.g. "Tablet".'),
+    named && field('totp-name', 'Name', name, 'Optional: what you call this device, e.g. "Tablet". Empty: "Authenticator".'),
     field('totp-code', 'Code', code, 'The 6 digits your app shows now.'),
     el('div', { class: 'actions' }, confirm));
   form.addEventListener('submit', (event) => {

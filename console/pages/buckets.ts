@@ -50,7 +50,8 @@ export function bucketsPage(): HTMLElement {
     event.preventDefault();
     void withProgress(create, alert, async () => {
       const name = newName.value.trim();
-      await api('PUT', `/storage/kv/${encodeURIComponent(name)}`, {});
+      // Create only: a plain PUT of an existing bucket would reset its configuration to the defaults.
+      await api('PUT', `/storage/kv/${encodeURIComponent(name)}`, {}, undefined, { 'if-none-match': '*' });
       location.hash = bucketHref(name);
     });
   });

@@ -19,6 +19,8 @@ const REFRESH_MS = 15_000;
 
 export interface TriggerStats {
   trigger_id: string;
+  /** The trigger's name, or its flow's when it has none (absent from an older API). */
+  name?: string;
   flow: string;
   enabled: boolean;
   buckets: StatsBucket[];

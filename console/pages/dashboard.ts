@@ -39,7 +39,8 @@ function triggerRows(stats: TriggerStats[], period: Period): HTMLElement {
     el('tbody', {}, ...rows.map(({ s, bars, totals }) => {
       const rate = failureRate(totals);
       return el('tr', {},
-        el('th', { scope: 'row' }, el('a', { href: deliveriesHash(s.trigger_id), 'aria-label': `The ${s.flow} trigger (${s.trigger_id.slice(0, 8)})` }, s.flow), ' ',
+        el('th', { scope: 'row' }, el('a', { href: deliveriesHash(s.trigger_id), 'aria-label': `The ${s.name ?? s.flow} trigger (${s.trigger_id.slice(0, 8)})` }, s.name ?? s.flow), ' ',
+          (s.name ?? s.flow) === s.flow ? '' : el('span', { class: 'hint' }, `${s.flow} `),
           el('code', { class: 'hint' }, s.trigger_id.slice(0, 8)), s.enabled ? '' : ' (disabled)'),
         el('td', {}, sparkline(bars, `${PERIODS[period].label}: ${activityWords(bars)}`)),
         el('td', {}, totals.total.toLocaleString('en')),

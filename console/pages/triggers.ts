@@ -13,6 +13,10 @@ import { actionButton, alertRegion, checkbox, copyButton, el, field, openDialog,
 export interface Trigger {
   id: string;
   url: string;
+  /** Its own name, or its flow's when it has none (`name_is_default`; absent from an older API). */
+  name?: string;
+  name_is_default?: boolean;
+  description?: string | null;
   flow: string;
   response_mode: 'acknowledge' | 'wait';
   event_filter: string[];
@@ -27,6 +31,9 @@ export interface Trigger {
   acknowledge_response?: AcknowledgeResponse | null;
   api_key?: string;
 }
+
+/** What the page calls a trigger: its name (its flow's when it has none). */
+export const triggerLabel = (t: Pick<Trigger, 'name' | 'flow'>): string => t.name ?? t.flow;
 
 const RESPONSE_MODES = { acknowledge: 'Acknowledge at once', wait: "Wait for the flow's result" } as const;
 
@@ -87,7 +94,7 @@ export function triggersPage(): HTMLElement {
 
 function savedNotice(trigger: Trigger, what: string, alert: HTMLElement): HTMLElement {
   return el('div', { class: 'notice' },
-    el('p', {}, `Trigger for ${trigger.flow} ${what}. Its URL: `, el('code', {}, trigger.url)),
+    el('p', {}, `${trigger.name_is_default === false ? `Trigger ${trigger.name} for ${trigger.flow}` : `Trigger for ${trigger.flow}`} ${what}. Its URL: `, el('code', {}, trigger.url)),
     trigger.api_key && apiKeyNotice(trigger.api_key, alert));
 }
 
@@ -115,7 +122,7 @@ function triggerTable(triggers: Trigger[], context: TableContext): HTMLElement {
     const regenerateUrl = el('button', { type: 'button', class: 'secondary' }, 'Regenerate URL');
     regenerateUrl.addEventListener('click', () => openDialog({
       title: 'Regenerate this URL?',
-      content: [el('p', {}, `The trigger for ${t.flow} gets a new URL; the current one answers 404 at once. Senders must be given the new one.`)],
+      content: [el('p', {}, `The trigger ${triggerLabel(t)} gets a new URL; the current one answers 404 at once. Senders must be given the new one.`)],
       confirm: 'Regenerate',
       opener: regenerateUrl,
       action: async () => {
@@ -130,14 +137,14 @@ function triggerTable(triggers: Trigger[], context: TableContext): HTMLElement {
       regenerateKey.addEventListener('click', () => openDialog({
         title: 'Regenerate the API key?',
         content: [
-          el('p', {}, `The trigger for ${t.flow} gets a new API key, shown once.`),
+          el('p', {}, `The trigger ${triggerLabel(t)} gets a new API key, shown once.`),
           field(`key-overlap-${t.id}`, 'The current key keeps working', overlap, 'Give senders time to switch to the new key.'),
         ],
         confirm: 'Regenerate',
         opener: regenerateKey,
         action: async () => {
           const changed = await api<Trigger>('POST', triggerPath(t, '/regenerate-api-key'), { previous_key_expires_in_seconds: Number(overlap.value) });
-          notice.replaceChildren(el('div', { class: 'notice' }, el('p', {}, `New API key for the ${t.flow} trigger.`), changed.api_key && apiKeyNotice(changed.api_key, alert)));
+          notice.replaceChildren(el('div', { class: 'notice' }, el('p', {}, `New API key for the ${triggerLabel(t)} trigger.`), changed.api_key && apiKeyNotice(changed.api_key, alert)));
           await reload();
         },
       }));
@@ -161,7 +168,7 @@ function triggerTable(triggers: Trigger[], context: TableContext): HTMLElement {
           await api('POST', triggerPath(t, '/rotate-signing-secret'), { secret: secret.value, previous_secret_expires_in_seconds: Number(overlap.value) });
           secret.value = '';
           const until = overlap.selectedOptions[0]?.textContent ?? '';
-          notice.replaceChildren(el('div', { class: 'notice' }, el('p', {}, `Signing secret of the ${t.flow} trigger rotated; the previous one works ${until === 'No longer' ? 'no longer' : `for ${until.toLowerCase()}`}.`)));
+          notice.replaceChildren(el('div', { class: 'notice' }, el('p', {}, `Signing secret of the ${triggerLabel(t)} trigger rotated; the previous one works ${until === 'No longer' ? 'no longer' : `for ${until.toLowerCase()}`}.`)));
           await reload();
         },
       }));
@@ -177,7 +184,7 @@ function triggerTable(triggers: Trigger[], context: TableContext): HTMLElement {
     const remove = el('button', { type: 'button', class: 'secondary' }, 'Delete');
     remove.addEventListener('click', () => openDialog({
       title: 'Delete this trigger?',
-      content: [el('p', {}, `The trigger for ${t.flow} stops at once; its URL will answer 404.`)],
+      content: [el('p', {}, `The trigger ${triggerLabel(t)} stops at once; its URL will answer 404.`)],
       confirm: 'Delete',
       opener: remove,
       action: async () => {
@@ -186,18 +193,21 @@ function triggerTable(triggers: Trigger[], context: TableContext): HTMLElement {
       },
     }));
     return el('tr', {},
+      el('th', { scope: 'row' }, triggerLabel(t),
+        t.name_is_default === false ? '' : el('span', { class: 'hint' }, ' (no name: its flow\'s)'),
+        t.description ? el('p', { class: 'hint' }, t.description) : ''),
       el('td', {}, flowLink(t.flow)),
       el('td', {}, RESPONSE_MODES[t.response_mode] ?? t.response_mode,
         t.acknowledge_response && el('p', { class: 'hint' }, 'Fixed answer: ', ...fixedAnswerSummary(t.acknowledge_response))),
       el('td', {}, t.enabled ? 'Enabled' : 'Disabled'),
       el('td', {}, activityCell(context.activity.get(t.id))),
-      el('td', {}, el('code', {}, t.url), ' ', copyButton(t.url, alert, `Copy URL of the ${t.flow} trigger`), handover && el('p', { class: 'hint' }, handover)),
+      el('td', {}, el('code', {}, t.url), ' ', copyButton(t.url, alert, `Copy URL of the ${triggerLabel(t)} trigger`), handover && el('p', { class: 'hint' }, handover)),
       el('td', {}, el('div', { class: 'actions' },
-        el('a', { href: deliveriesHash(t.id), class: 'button-link', 'aria-label': `Deliveries of the ${t.flow} trigger` }, 'Deliveries'),
+        el('a', { href: deliveriesHash(t.id), class: 'button-link', 'aria-label': `Deliveries of the ${triggerLabel(t)} trigger` }, 'Deliveries'),
         editButton, toggle, regenerateUrl, regenerateKey, rotate, rejectHandover, remove)));
   });
   return el('table', {}, el('caption', { class: 'hint' }, 'Webhook triggers'),
-    el('thead', {}, el('tr', {}, ...['Flow', 'Response mode', 'Enabled', 'Last 24 hours', 'URL', 'Actions'].map((h) => el('th', { scope: 'col' }, h)))),
+    el('thead', {}, el('tr', {}, ...['Trigger', 'Flow', 'Response mode', 'Enabled', 'Last 24 hours', 'URL', 'Actions'].map((h) => el('th', { scope: 'col' }, h)))),
     el('tbody', {}, ...rows));
 }
 
@@ -229,9 +239,14 @@ function triggerForm(options: { trigger?: Trigger; onDone: (trigger: Trigger) =>
 
   const submit = el('button', { type: 'submit' }, trigger ? 'Save' : 'Create');
   const cancel = el('button', { type: 'button', class: 'secondary', click: options.onCancel }, 'Cancel');
-  const title = trigger ? `Edit the ${trigger.flow} trigger` : 'New trigger';
+  const name = textInput(trigger?.name_is_default === false ? trigger.name : '', { maxlength: '100' });
+  const description = el('textarea', { rows: '2', maxlength: '1000' });
+  description.value = trigger?.description ?? '';
+  const title = trigger ? `Edit the ${triggerLabel(trigger)} trigger` : 'New trigger';
   const form = el('form', { 'aria-labelledby': 'trigger-form-title' },
     el('h2', { id: 'trigger-form-title' }, title),
+    field('trigger-name', 'Name', name, 'To tell this trigger from others, above all from others of the same flow. Empty: the flow\'s name is shown.'),
+    field('trigger-description', 'Description', description, 'Optional notes: what sends here, who owns it.'),
     field('flow', 'Flow', flow, 'The deployed flow each delivery runs.'),
     flowPreview(flow),
     field('response-mode', 'Response mode', mode),
@@ -247,6 +262,8 @@ function triggerForm(options: { trigger?: Trigger; onDone: (trigger: Trigger) =>
     void withProgress(submit, alert, async () => {
       const ips = list(sourceIps.value);
       const body: Record<string, unknown> = {
+        name: name.value.trim() || null,
+        description: description.value.trim() || null,
         flow: flow.value.trim(),
         response_mode: mode.value,
         event_filter: filter.value.split(',').map((s) => s.trim()).filter(Boolean),

@@ -7,7 +7,8 @@ import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../domain/kv/limits.js';
 import { KvService } from '../domain/kv/service.js';
 import { settleSecondsFor } from '../domain/kv/sweep-task.js';
 import type { Bucket, BucketRef } from '../domain/kv/types.js';
-import { contentTypeOf, parseBucketConfig, validateBucketName, validateKey, validatePrefix } from '../domain/kv/validation.js';
+import { contentTypeOf, parseBucketConfig, parseValueTtl, validateBucketName, validateKey, validatePrefix } from '../domain/kv/validation.js';
+import { AppError } from '../shared/errors.js';
 import { FUNCTIONS } from '../manifest.js';
 import type { Authenticator } from '../domain/authenticator.js';
 import type { Settings } from '../settings.js';
@@ -18,8 +19,23 @@ import { createGatewayAuthenticator } from './gateway-auth.js';
 const bucketOf = ({ event, principal }: RouteRequest): BucketRef =>
   ({ accountId: principal.accountId, name: validateBucketName(pathParam(event, 'bucket')) });
 
-/** A value's key: `?key=` on `…/value` (the form that survives single encoding), or `…/keys/{key+}` encoded twice. */
-const keyOf = (event: HttpEvent): string => validateKey(keyParam(event, '/storage/kv/{bucket}/value'));
+/**
+ * A value's key: `?key=` on `…/value` (the form that survives single encoding), or `…/keys/{key+}`
+ * encoded twice. `also`: the other query parameters the route takes (`ttl_seconds` on a put).
+ */
+const keyOf = (event: HttpEvent, also: readonly string[] = []): string => validateKey(keyParam(event, '/storage/kv/{bucket}/value', '', also));
+
+/** The query parameter of a put that gives the value its own lifetime. */
+const VALUE_TTL_PARAMETER = 'ttl_seconds';
+
+/** `If-None-Match: *` on a bucket's PUT: create only (409 if it exists); any other value is 400. */
+function createOnly(event: HttpEvent): boolean {
+  const ifNoneMatch = header(event, 'if-none-match')?.trim();
+  if (ifNoneMatch !== undefined && ifNoneMatch !== '*') {
+    throw new AppError('validation_error', 'If-None-Match', undefined, 'If-None-Match takes only * (create the bucket only if it does not exist).');
+  }
+  return ifNoneMatch === '*';
+}
 
 const bucketResource = (bucket: Bucket) => ({
   name: bucket.name,
@@ -36,8 +52,12 @@ export const createKvHandler = (service: KvService, authenticator: Authenticator
     const { buckets, nextCursor } = await service.listBuckets(principal.accountId, page);
     return ok({ buckets: buckets.map(bucketResource), next_cursor: nextCursor });
   },
-  createKVBucket: async (request) =>
-    created(bucketResource(await service.createBucket(bucketOf(request), parseBucketConfig(jsonObjectBody(request.event, { optional: true }))))),
+  async createKVBucket(request) {
+    const ref = bucketOf(request);
+    const config = parseBucketConfig(jsonObjectBody(request.event, { optional: true }));
+    const { bucket, created: isNew } = await service.putBucket(ref, config, { ifNoneMatch: createOnly(request.event) });
+    return isNew ? created(bucketResource(bucket)) : ok(bucketResource(bucket));
+  },
   getKVBucket: async (request) => ok(bucketResource(await service.getBucket(bucketOf(request)))),
   async deleteKVBucket(request) {
     await service.deleteBucket(bucketOf(request));
@@ -58,8 +78,9 @@ export const createKvHandler = (service: KvService, authenticator: Authenticator
   async putKVValue(request) {
     const { event } = request;
     const bucket = bucketOf(request);
-    const key = keyOf(event);
-    const revision = await service.putValue(bucket, key, { bytes: rawBody(event), contentType: contentTypeOf(header(event, 'content-type')) });
+    const key = keyOf(event, [VALUE_TTL_PARAMETER]);
+    const ttlSeconds = parseValueTtl(queryParam(event, VALUE_TTL_PARAMETER));
+    const revision = await service.putValue(bucket, key, { bytes: rawBody(event), contentType: contentTypeOf(header(event, 'content-type')), ttlSeconds });
     return ok({ key, revision });
   },
   async getKVValue(request) {

@@ -6,7 +6,7 @@ import { ATTEMPT_WINDOW_SECONDS, MAX_FAILED_ATTEMPTS } from '../domain/totp/thro
 import { DAILY_WINDOW_SECONDS, MAX_DAILY_TOTP_FAILURES, MAX_FAILED_ATTEMPTS_ACROSS_BUDGETS } from '../domain/accounts/attempt-budget.js';
 import { MFA_TOKEN_TTL_SECONDS, PROOF_PURPOSES } from '../domain/accounts/mfa-token.js';
 import { MAX_FACTORS, MAX_FACTOR_NAME_LENGTH, MFA_EVENT_RETENTION_DAYS } from '../domain/accounts/ports.js';
-import { dataBody, errorBody, pageBody, pageParameters, type OperationDocs, type Schema } from './types.js';
+import { dataBody, errorBody, named, pageBody, pageParameters, type OperationDocs, type Schema } from './types.js';
 
 const WINDOW_MINUTES = ATTEMPT_WINDOW_SECONDS / 60;
 /** Unpadded base32 carries 5 bits a character. */
@@ -67,7 +67,7 @@ const PROOF_PROPERTIES: Record<string, Schema> = {
   expires_at: { type: 'string', format: 'date-time', description: 'When the proof expires (its `exp`).' },
 };
 
-const FACTOR: Schema = {
+const FACTOR: Schema = named('Factor', {
   type: 'object',
   required: ['id', 'type', 'name', 'created_at', 'last_used_at'],
   properties: {
@@ -77,20 +77,20 @@ const FACTOR: Schema = {
     created_at: { type: 'string', format: 'date-time' },
     last_used_at: { type: ['string', 'null'], format: 'date-time', description: 'The last accepted `verifyTotp` code; null before the first.' },
   },
-};
-const FACTORS_BODY = dataBody('The factors, oldest first', {
+});
+const FACTORS_BODY = dataBody('The factors, oldest first', named('Factors', {
   type: 'object',
   required: ['factors', 'recovery_codes_remaining'],
   properties: {
     factors: { type: 'array', maxItems: MAX_FACTORS, items: FACTOR },
     recovery_codes_remaining: { type: 'integer', minimum: 0, maximum: RECOVERY_CODE_COUNT },
   },
-});
+}));
 const RECOVERY_CODES: Schema = {
   type: 'array',
   items: { type: 'string', pattern: '^[0-9a-hjkmnp-tv-z]{5}-[0-9a-hjkmnp-tv-z]{5}$' },
 };
-const EVENT: Schema = {
+const EVENT: Schema = named('MfaEvent', {
   type: 'object',
   required: ['type', 'at', 'factor_id', 'source_ip', 'user_agent'],
   properties: {
@@ -101,7 +101,7 @@ const EVENT: Schema = {
     user_agent: { type: ['string', 'null'], maxLength: 256 },
     actor: { type: 'string', description: 'Who acted when not the user: the administrator\'s `sub` for an admin reset; `apikey:<id>` or a `sub` for `factors_listed_by_admin`.' },
   },
-};
+});
 const ADMIN =
   "An `admin` API key of the account, or a token of an administrator (`ADMIN_GROUP` in its `cognito:groups` or `groups`); anything else is 403 `forbidden`. A user who is not " +
   "the account's (its tokens' `account_id` when the first factor was confirmed), or has no factor, is 404 alike.";
@@ -130,10 +130,10 @@ export const accountsDocs: OperationDocs = {
       '`mint_admin_key`, spent by this request. Recorded in `listApiKeyEvents` with who minted it. No request body.',
     parameters: [proofHeader('mint_admin_key')],
     responses: {
-      '201': dataBody('Created; the key is shown only here', {
+      '201': dataBody('Created; the key is shown only here', named('AdminApiKey', {
         type: 'object', required: ['id', 'api_key', 'created_at', 'scopes'],
         properties: { id: { type: 'string' }, api_key: { type: 'string' }, created_at: { type: 'string', format: 'date-time' }, scopes: { type: 'array', items: { const: 'admin' } } },
-      }),
+      })),
       '403': errorBody('forbidden: the caller is not an administrator. mfa_required: no fresh, unused proof of the caller for `mint_admin_key`.'),
       '429': tooManyAttempts('failed codes or proofs'),
     },
@@ -149,14 +149,14 @@ export const accountsDocs: OperationDocs = {
       OWNERSHIP,
     parameters: [{ ...MFA_TOKEN_HEADER, description: `Required when the user already has a factor. ${MFA_TOKEN_HEADER.description} Here: \`sign_in\` or \`add_factor\`, checked, not spent.` }],
     responses: {
-      '200': dataBody('A secret to register', {
+      '200': dataBody('A secret to register', named('TotpRegistration', {
         type: 'object',
         required: ['secret', 'otpauth_uri'],
         properties: {
           secret: { type: 'string', pattern: `^[A-Z2-7]{${GENERATED_SECRET_CHARS}}$`, description: `RFC 4648 base32, unpadded: ${GENERATED_SECRET_BYTES * 8} bits.` },
           otpauth_uri: { type: 'string', format: 'uri', description: `\`otpauth://totp/Issuer:sub?secret=…&issuer=…&algorithm=SHA1&digits=${TOTP_DIGITS}&period=${TOTP_PERIOD_SECONDS}\`` },
         },
-      }),
+      })),
       '403': mfaRequired,
       '409': errorBody('already_registered: this user already has a confirmed TOTP factor and sent no `X-MFA-Token`.'),
       '429': tooManyAttempts('failed codes or proofs'),
@@ -187,6 +187,7 @@ export const accountsDocs: OperationDocs = {
       name: { type: 'string', minLength: 1, maxLength: MAX_FACTOR_NAME_LENGTH, description: 'What the user calls the device (default `Authenticator`); trimmed, no control characters.' },
     }),
     responses: {
+      // Inline, not named: api-smart-diff 1.0.6 normalises an `anyOf` behind a `$ref` otherwise than inline (a spurious break).
       '200': dataBody('Registered', {
         type: 'object',
         required: ['recovery_codes'],
@@ -221,11 +222,11 @@ export const accountsDocs: OperationDocs = {
       'A string that is not in recovery-code form is also `invalid_code` but costs no attempt. ' + OWNERSHIP,
     requestBody: jsonBody({ code: { type: 'string', description: 'A recovery code, e.g. `7k3mq-x9d2a`.' } }, PURPOSE_FIELD),
     responses: {
-      '200': dataBody('The code was valid and is now used up', {
+      '200': dataBody('The code was valid and is now used up', named('RecoveryCodeProof', {
         type: 'object',
         required: ['remaining', 'mfa_token', 'expires_at'],
         properties: { remaining: { type: 'integer', minimum: 0, maximum: RECOVERY_CODE_COUNT - 1, description: 'Unused recovery codes left.' }, ...PROOF_PROPERTIES },
-      }),
+      })),
       '400': errorBody(
         '`validation_error`: body not a JSON object, or `code` missing or not a string. `invalid_code`: not an unused ' +
         'recovery code of this user.',
@@ -248,7 +249,7 @@ export const accountsDocs: OperationDocs = {
       { factor_id: { type: 'string', description: 'Check against this factor only.' }, ...PURPOSE_FIELD },
     ),
     responses: {
-      '200': dataBody('The code was accepted', { type: 'object', required: ['mfa_token', 'expires_at', 'factor_id'], properties: { ...PROOF_PROPERTIES, factor_id: { type: 'string', description: 'The factor that accepted the code.' } } }),
+      '200': dataBody('The code was accepted', named('TotpProof', { type: 'object', required: ['mfa_token', 'expires_at', 'factor_id'], properties: { ...PROOF_PROPERTIES, factor_id: { type: 'string', description: 'The factor that accepted the code.' } } })),
       '400': errorBody(`validation_error: body not a JSON object, \`code\` missing or not ${TOTP_DIGITS} digits, \`factor_id\` not a string (not counted).`),
       '401': errorBody('unauthorized: no valid bearer token. invalid_code: a wrong, reused or old code, an unknown `factor_id`, or a user without a factor (counted).'),
       '415': unsupportedMediaType,
@@ -281,7 +282,7 @@ export const accountsDocs: OperationDocs = {
       'fresh step-up proof in `X-MFA-Token`. No request body. ' + OWNERSHIP,
     parameters: [proofHeader('regenerate_recovery_codes')],
     responses: {
-      '200': dataBody('The new codes', { type: 'object', required: ['recovery_codes'], properties: { recovery_codes: { ...RECOVERY_CODES, minItems: RECOVERY_CODE_COUNT, maxItems: RECOVERY_CODE_COUNT } } }),
+      '200': dataBody('The new codes', named('RecoveryCodes', { type: 'object', required: ['recovery_codes'], properties: { recovery_codes: { ...RECOVERY_CODES, minItems: RECOVERY_CODE_COUNT, maxItems: RECOVERY_CODE_COUNT } } })),
       '403': mfaRequired,
       '404': errorBody('not_found: the caller has no factor, hence no recovery codes to replace.'),
       '429': tooManyAttempts('failed codes or proofs'),

@@ -1,14 +1,15 @@
 import { API_KEY_PATTERN, DEFAULT_KEY_SCOPES, ID_PATTERN, SCOPES, USER_MINTABLE_SCOPES } from '../domain/api-keys.js';
-import { dataBody, errorBody, pageBody, pageParameters, type OperationDocs, type Schema } from './types.js';
+import { dataBody, errorBody, named, pageBody, pageParameters, type OperationDocs, type Schema } from './types.js';
 
 const SCOPE_LIST: Schema = { type: 'array', items: { type: 'string', enum: [...SCOPES] }, uniqueItems: true };
-const apiKeySummary: Schema = {
+const API_KEY: Schema = {
   type: 'object',
   required: ['id', 'created_at', 'scopes'],
   properties: { id: { type: 'string', pattern: ID_PATTERN.source }, created_at: { type: 'string', format: 'date-time' }, scopes: SCOPE_LIST },
 };
+const apiKeySummary = named('ApiKey', API_KEY);
 const USERS_ONLY = 'A user\'s bearer token only: an `X-Api-Key` is refused with 401, so a key can neither mint, list nor revoke keys.';
-const KEY_EVENT: Schema = {
+const KEY_EVENT: Schema = named('ApiKeyEvent', {
   type: 'object',
   required: ['type', 'at', 'key_id', 'scopes', 'actor', 'source_ip', 'user_agent'],
   properties: {
@@ -20,7 +21,7 @@ const KEY_EVENT: Schema = {
     source_ip: { type: ['string', 'null'] },
     user_agent: { type: ['string', 'null'], maxLength: 256 },
   },
-};
+});
 
 export const apiKeysDocs: OperationDocs = {
   createApiKey: {
@@ -29,9 +30,9 @@ export const apiKeysDocs: OperationDocs = {
       '`storage` reaches the KV buckets, object stores and streams, `triggers` the webhook triggers, their deliveries and the flows; `:read` only their reading routes. ' +
       'An `admin` key is minted at `createAdminApiKey`. The key (256 random bits, prefixed `fgk_`) is shown only in this response; only its SHA-256 hash is stored. ' +
       'Recorded in `listApiKeyEvents`. ' + USERS_ONLY,
-    requestBody: { required: false, content: { 'application/json': { type: 'object', properties: { scopes: { ...SCOPE_LIST, minItems: 1 } } } } },
+    requestBody: { required: false, content: { 'application/json': named('ApiKeyInput', { type: 'object', properties: { scopes: { ...SCOPE_LIST, minItems: 1 } } }) } },
     responses: {
-      '201': dataBody('Created', { ...apiKeySummary, required: ['id', 'api_key', 'created_at', 'scopes'], properties: { ...(apiKeySummary.properties as object), api_key: { type: 'string', pattern: API_KEY_PATTERN.source } } }),
+      '201': dataBody('Created', named('NewApiKey', { ...API_KEY, description: 'An API key as minted: with the key itself, shown only here.', required: ['id', 'api_key', 'created_at', 'scopes'], properties: { ...(API_KEY.properties as object), api_key: { type: 'string', pattern: API_KEY_PATTERN.source } } })),
       '400': errorBody('validation_error: `scopes` not a non-empty list of distinct scope names.'),
       '403': errorBody('forbidden: `admin` asked for here (see `createAdminApiKey`).'),
     },

@@ -7,7 +7,8 @@ import { streamsDocs } from './streams.js';
 import { systemDocs } from './system.js';
 import { triggerStatsDocs } from './trigger-stats.js';
 import { triggersDocs } from './triggers.js';
-import { errorBody, type OperationDoc, type Schema } from './types.js';
+import { errorBody, namedSchemas, type OperationDoc, type Schema } from './types.js';
+import { ERROR_STATUS } from '../shared/errors.js';
 // The release this code is: the document's version is the package's, so an app can tell which
 // CHANGELOG.md entry it is talking to. esbuild inlines the JSON (this chunk loads with the first `/openapi.json`).
 import packageJson from '../../package.json' with { type: 'json' };
@@ -26,6 +27,9 @@ const openApiPath = (path: string) => path.replace(/\{([A-Za-z_]+)\+\}/g, '{$1}'
 
 const withSchemas = (content: Record<string, Schema>) =>
   Object.fromEntries(Object.entries(content).map(([mediaType, schema]) => [mediaType, { schema }]));
+
+/** Where an operation is documented: the path clients call, which is the route's unless the route must be wider. */
+export const documentedPath = (route: RouteSpec): string => openApiPath(route.documentedPath ?? route.path);
 
 function operation(route: RouteSpec) {
   const doc = OPERATION_DOCS[route.operationId];
@@ -61,7 +65,7 @@ export function buildOpenApiDocument(serverUrl = '/') {
   for (const route of ROUTES) {
     // The receiver is routed with ANY so it can answer 405 itself; POST is its only operation.
     const method = route.method === 'ANY' ? 'post' : route.method.toLowerCase();
-    (paths[openApiPath(route.path)] ??= {})[method] = operation(route);
+    (paths[documentedPath(route)] ??= {})[method] = operation(route);
   }
   return JSON.parse(JSON.stringify({
     openapi: '3.1.0',
@@ -75,11 +79,19 @@ export function buildOpenApiDocument(serverUrl = '/') {
         apiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
       },
       schemas: {
+        ...namedSchemas(),
+        // Every code an answer's `error` can be, with its status. Not yet `Error.error`'s type: api-smart-diff
+        // (test/upgrades/api-compatibility.test.ts) reads a first enum on an answer's field as a breaking change of every operation.
+        ErrorCode: {
+          type: 'string',
+          enum: Object.keys(ERROR_STATUS),
+          description: Object.entries(ERROR_STATUS).map(([code, status]) => `\`${code}\` ${status}`).join(', '),
+        },
         Error: {
           type: 'object',
           required: ['error'],
           properties: {
-            error: { type: 'string' },
+            error: { type: 'string', description: 'What went wrong: one of `ErrorCode`. Each operation lists, by status, the codes it can answer.' },
             message: { type: 'string', description: 'With some `validation_error`s (a trigger\'s `signature`): which field is wrong, and why.' },
           },
         },

@@ -14,8 +14,8 @@ import {
   UPLOAD_LIFETIME_SECONDS,
   UPLOAD_URL_EXPIRY_SECONDS,
 } from '../domain/objects/limits.js';
-import { keyParameter, keyRouteDocs } from './kv.js';
-import { dataBody, errorBody, pageParameters, type OperationDocs, type Schema } from './types.js';
+import { keyParameter, keyRouteDocs, PURGED } from './kv.js';
+import { dataBody, errorBody, named, pageParameters, type OperationDocs, type Schema } from './types.js';
 
 const SCOPE = "Stores belong to the caller's account; a store of another account answers 404 like a missing one.";
 const KEY_RULES =
@@ -23,7 +23,7 @@ const KEY_RULES =
   'in front of it), without control characters or `.`/`..` path segments; `/` is allowed.';
 const objectKeyParameter = { ...keyParameter, description: `${keyParameter.description} ${KEY_RULES}` };
 
-const storeSchema: Schema = {
+const storeSchema: Schema = named('ObjectStore', {
   type: 'object',
   required: ['name', 'description', 'max_bytes', 'max_object_size', 'ttl_seconds', 'allowed_content_types', 'created_at', 'objects', 'bytes'],
   properties: {
@@ -37,9 +37,9 @@ const storeSchema: Schema = {
     objects: { type: 'integer', minimum: 0, description: 'Objects the store holds (expired ones count until deleted).' },
     bytes: { type: 'integer', minimum: 0, description: 'Bytes the store holds, what `max_bytes` is checked against.' },
   },
-};
+});
 
-const configSchema: Schema = {
+const configSchema: Schema = named('ObjectStoreInput', {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -52,9 +52,9 @@ const configSchema: Schema = {
       description: 'Lower-case media types, `type/subtype` or `type/*`; a write of another type is 400.',
     },
   },
-};
+});
 
-const objectSchema: Schema = {
+const objectSchema: Schema = named('ObjectInfo', {
   type: 'object',
   required: ['key', 'size', 'etag', 'content_type', 'last_modified', 'metadata'],
   properties: {
@@ -65,7 +65,7 @@ const objectSchema: Schema = {
     last_modified: { type: 'string', format: 'date-time' },
     metadata: { type: 'object', additionalProperties: { type: 'string' }, description: 'The `x-meta-*` headers of the write, by name.' },
   },
-};
+});
 
 const badStore = errorBody(`validation_error: the store name does not match \`${STORE_NAME_PATTERN.source}\`.`);
 const badKey = errorBody(`validation_error: the store name or the key is not valid. ${KEY_RULES}`);
@@ -113,7 +113,7 @@ export const objectsDocs: OperationDocs = {
       `expired (${UPLOAD_URL_EXPIRY_SECONDS} s), so bytes they bring later are reclaimed too. Open uploads of the old generation ` +
       `can no longer be completed (404). Concurrent purges both succeed. ${SCOPE}`,
     responses: {
-      '200': { description: 'Purged', content: { 'application/json': { type: 'object', properties: { message: { type: 'string', description: 'Confirmation text' } } } } },
+      '200': { description: 'Purged', content: { 'application/json': PURGED } },
       '400': badStore,
       '404': missingStore,
       '503': errorBody('unavailable: the sweep could not be scheduled; nothing was removed, retry.'),
@@ -188,13 +188,13 @@ export const objectsDocs: OperationDocs = {
     responses: { '204': { description: 'Deleted' }, '400': badKey, '404': missingKey, '503': errorBody('unavailable: other writes to the key kept winning; retry.') },
   },
   createObjectUrl: {
-    parameters: [{ ...objectKeyParameter, description: `${objectKeyParameter.description} The path ends in \`/url\` after the key: \`POST …/objects/{key}/url\` (API Gateway's greedy parameter must end a route, so the route is \`{key+}\` and the function takes the \`/url\` off).` }],
+    parameters: [{ ...objectKeyParameter, description: `${objectKeyParameter.description} The path ends in \`/url\` after the key (API Gateway's greedy parameter must end a route, so its route is \`POST …/objects/{key+}\` and the function takes the \`/url\` off).` }],
     description:
       `A presigned S3 GET of the object, for a browser or a client to fetch directly (\`Range\` works there). The URL names ` +
       `the object's own path in the bucket and nothing else: edited to another key, S3 refuses it (403). ${SCOPE}`,
     requestBody: { required: false, content: { 'application/json': { type: 'object', additionalProperties: false, properties: { expires_in: { type: 'integer', minimum: 1, maximum: MAX_URL_EXPIRY_SECONDS, default: DOWNLOAD_URL_EXPIRY_SECONDS, description: 'Seconds the URL works.' } } } } },
     responses: {
-      '200': dataBody('The URL', { type: 'object', required: ['url', 'method', 'expires_at', 'object'], properties: { url: { type: 'string', format: 'uri' }, method: { const: 'GET' }, expires_at: { type: 'string', format: 'date-time', description: 'When the URL stops working: `expires_in` from now, or sooner when the credentials that signed it expire first.' }, object: objectSchema } }),
+      '200': dataBody('The URL', named('ObjectUrl', { type: 'object', required: ['url', 'method', 'expires_at', 'object'], properties: { url: { type: 'string', format: 'uri' }, method: { const: 'GET' }, expires_at: { type: 'string', format: 'date-time', description: 'When the URL stops working: `expires_in` from now, or sooner when the credentials that signed it expire first.' }, object: objectSchema } })),
       '400': errorBody(`validation_error: bad store name or key, or \`expires_in\` not 1-${MAX_URL_EXPIRY_SECONDS}.`),
       '404': errorBody('not_found: no such store or key, or the path does not end in `/url`.'),
     },
@@ -219,7 +219,7 @@ export const objectsDocs: OperationDocs = {
     requestBody: {
       required: true,
       content: {
-        'application/json': {
+        'application/json': named('UploadInput', {
           type: 'object', required: ['key', 'size'], additionalProperties: false,
           properties: {
             key: { type: 'string', description: KEY_RULES },
@@ -227,11 +227,11 @@ export const objectsDocs: OperationDocs = {
             content_type: { type: 'string', default: 'application/octet-stream' },
             metadata: { type: 'object', additionalProperties: { type: 'string' }, description: `As \`x-meta-*\` headers of a direct write: names of lower-case letters, digits, \`-\`, \`_\`; ${MAX_METADATA_BYTES} bytes in all.` },
           },
-        },
+        }),
       },
     },
     responses: {
-      '201': dataBody('Where to send the bytes', {
+      '201': dataBody('Where to send the bytes', named('Upload', {
         type: 'object',
         required: ['id', 'key', 'size', 'content_type', 'metadata', 'expires_at', 'method'],
         properties: {
@@ -244,7 +244,7 @@ export const objectsDocs: OperationDocs = {
           part_size: { type: 'integer', const: MULTIPART_PART_BYTES },
           parts: { type: 'array', items: { type: 'object', required: ['part_number', 'size', 'url'], properties: { part_number: { type: 'integer', minimum: 1 }, size: { type: 'integer' }, url: { type: 'string', format: 'uri' } } } },
         },
-      }),
+      })),
       '400': errorBody(`validation_error: bad store name, key, size or metadata, or a content type the store does not allow. ${KEY_RULES}`),
       '404': missingStore,
       '409': errorBody('already_exists: `If-None-Match: *` and the key holds an object; conflict: the store was purged or deleted meanwhile.'),

@@ -4,7 +4,7 @@ import {
   MAX_FETCH_BATCH, MAX_FETCH_WAIT_MS, MAX_HEADERS, MAX_LIST_LIMIT, MAX_MAX_ACK_PENDING, MAX_MSG_SIZE_BYTES, MAX_NAK_DELAY_SECONDS,
   MAX_PUBLISH_BATCH, MAX_READ_LIMIT, MSG_ID_PATTERN, STREAM_NAME_PATTERN,
 } from '../domain/streams/limits.js';
-import { dataBody, errorBody, pageBody, pageParameters, type OperationDocs, type Schema } from './types.js';
+import { dataBody, errorBody, named, pageBody, pageParameters, type OperationDocs, type Schema } from './types.js';
 
 const SCOPE = 'Streams belong to the caller\'s account; a stream of another account answers 404 like a missing one.';
 const GUARANTEES =
@@ -27,7 +27,7 @@ const configProperties: Record<string, Schema> = {
   },
 };
 
-const streamSchema: Schema = {
+const streamSchema: Schema = named('Stream', {
   type: 'object',
   required: ['name', ...Object.keys(configProperties), 'created_at', 'messages', 'bytes', 'first_seq', 'last_seq', 'first_ts', 'last_ts', 'consumers'],
   properties: {
@@ -42,9 +42,9 @@ const streamSchema: Schema = {
     last_ts: { type: ['string', 'null'], format: 'date-time' },
     consumers: { type: 'integer', minimum: 0 },
   },
-};
+});
 
-const messageSchema: Schema = {
+const MESSAGE: Schema = {
   type: 'object',
   required: ['seq', 'ts', 'data', 'headers', 'msg_id'],
   properties: {
@@ -55,6 +55,9 @@ const messageSchema: Schema = {
     msg_id: { type: ['string', 'null'] },
   },
 };
+const messageSchema = named('Message', MESSAGE);
+/** A message as a consumer's fetch hands it out: with how many times it has been delivered. */
+const deliveredMessage = named('DeliveredMessage', { ...MESSAGE, properties: { ...(MESSAGE.properties as object), deliveries: { type: 'integer', minimum: 1 } } });
 
 const consumerConfig: Record<string, Schema> = {
   deliver_policy: {
@@ -72,7 +75,7 @@ const consumerConfig: Record<string, Schema> = {
   max_ack_pending: { type: 'integer', minimum: 1, maximum: MAX_MAX_ACK_PENDING, default: DEFAULT_MAX_ACK_PENDING, description: 'No new messages are delivered while this many are unacknowledged.' },
 };
 
-const consumerSchema: Schema = {
+const consumerSchema: Schema = named('Consumer', {
   type: 'object',
   properties: {
     name: { type: 'string', pattern: STREAM_NAME_PATTERN.source },
@@ -84,7 +87,7 @@ const consumerSchema: Schema = {
     delivered_seq: { type: 'integer', description: 'The newest sequence delivered for the first time.' },
     num_redelivered: { type: 'integer', description: 'Redeliveries so far.' },
   },
-};
+});
 
 const badStream = errorBody(`validation_error: the stream name does not match \`${STREAM_NAME_PATTERN.source}\`.`);
 const missingStream = errorBody('not_found: no such stream in the caller\'s account.');
@@ -106,7 +109,7 @@ export const streamsDocs: OperationDocs = {
       '`max_bytes` drops the oldest messages at once (up to 1,000 in the call, the rest on the next reads and publishes); with ' +
       '`discard: new` the messages stay and publishes are refused (409 `stream_full`) until the stream is under its limits again. ' +
       `A lowered \`max_age_seconds\` hides older messages at once; messages over a lowered \`max_msg_size\` stay. ${SCOPE}`,
-    requestBody: jsonBody({ type: 'object', additionalProperties: false, properties: configProperties }, false),
+    requestBody: jsonBody(named('StreamInput', { type: 'object', additionalProperties: false, properties: configProperties }), false),
     responses: {
       '200': dataBody('The stream, with its new configuration', streamSchema),
       '201': dataBody('The new stream', streamSchema),
@@ -203,7 +206,7 @@ export const streamsDocs: OperationDocs = {
     description:
       `Creates a durable consumer (at most ${MAX_CONSUMERS} a stream). Its position starts where \`deliver_policy\` says; its ` +
       'state lives in the table, so any number of clients may fetch from it. The configuration cannot change afterwards.',
-    requestBody: jsonBody({ type: 'object', additionalProperties: false, properties: consumerConfig }, false),
+    requestBody: jsonBody(named('ConsumerInput', { type: 'object', additionalProperties: false, properties: consumerConfig }), false),
     responses: {
       '201': dataBody('The new consumer', consumerSchema),
       '400': errorBody('validation_error: bad name, unknown field, or a field out of range; `message` says which.'),
@@ -248,7 +251,7 @@ export const streamsDocs: OperationDocs = {
     responses: {
       '200': dataBody('Messages to process', {
         type: 'object', required: ['messages'],
-        properties: { messages: { type: 'array', items: { ...messageSchema, properties: { ...(messageSchema.properties as object), deliveries: { type: 'integer', minimum: 1 } } } } },
+        properties: { messages: { type: 'array', items: deliveredMessage } },
       }),
       '400': errorBody('validation_error: bad `batch` or `wait_ms`.'),
       '404': missingConsumer,

@@ -1,7 +1,7 @@
 import { ID_PATTERN } from '../domain/api-keys.js';
 import { LIST_STATUSES, OUTCOMES } from '../domain/stats/outcomes.js';
 import { MAX_BUCKETS } from '../domain/stats/read-stats.js';
-import { dataBody, errorBody, pageParameters, type OperationDocs, type Schema } from './types.js';
+import { dataBody, errorBody, named, pageParameters, type OperationDocs, type Schema } from './types.js';
 
 const count = { type: 'integer' } as const;
 const OUTCOME_WORDS =
@@ -56,7 +56,7 @@ export const triggerStatsDocs: OperationDocs = {
     description: `The trigger's deliveries counted by outcome, per minute or hour, with totals. ${HOW}${OUTCOME_WORDS} ${COST}`,
     parameters,
     responses: {
-      '200': dataBody('Counts by bucket', triggerCounts({ trigger_id: triggerId, ...period })),
+      '200': dataBody('Counts by bucket', named('TriggerStats', triggerCounts({ trigger_id: triggerId, ...period }))),
       '400': invalidQuery,
       '404': errorBody('not_found: no trigger with this id in the caller\'s account.'),
     },
@@ -72,7 +72,7 @@ export const triggerStatsDocs: OperationDocs = {
         required: ['bucket', 'since', 'until', 'triggers', 'next_cursor'],
         properties: {
           ...period,
-          triggers: { type: 'array', items: triggerCounts({ trigger_id: triggerId, flow: { type: 'string' }, enabled: { type: 'boolean' } }) },
+          triggers: { type: 'array', items: triggerCounts({ trigger_id: triggerId, name: { type: 'string', description: 'The trigger\'s name, or its flow\'s when it has none.' }, flow: { type: 'string' }, enabled: { type: 'boolean' } }) },
           next_cursor: { type: ['string', 'null'], description: 'Pass as `cursor` for the next page of triggers; `null` on the last page.' },
         },
       }),

@@ -4,14 +4,14 @@ import { EXECUTION_ID } from '../domain/flows/execution-id.js';
 import { MAX_REPLAYS_PER_CALL } from '../domain/flows/execution-filter.js';
 import { EXECUTION_STATUSES } from '../domain/flows/ports.js';
 import { FLOW_NAME } from '../domain/flows/flow-name.js';
-import { triggerSchemas } from '../domain/triggers/trigger-requests.js';
+import { MAX_TRIGGER_DESCRIPTION_CHARACTERS, MAX_TRIGGER_NAME_CHARACTERS, triggerSchemas } from '../domain/triggers/trigger-requests.js';
 import { HANDSHAKE_WORDS } from '../domain/webhooks/handshake-words.js';
 import { MAX_BATCH_ELEMENTS } from '../domain/webhooks/batch-elements.js';
 import { SENDERS } from '../domain/webhooks/senders/catalog.js';
 import { SENDER_CATEGORIES } from '../domain/webhooks/senders/catalog-types.js';
 import { WEBHOOK_ID } from '../domain/triggers/webhook-url.js';
 import { descriptions, jsonSchemaOf } from './from-zod.js';
-import { dataBody, errorBody, pageBody, pageParameters, type OperationDoc, type OperationDocs, type Schema } from './types.js';
+import { dataBody, errorBody, named, pageBody, pageParameters, type OperationDoc, type OperationDocs, type Schema } from './types.js';
 
 const schemas = triggerSchemas();
 const { settings, signature, custom, sourceIp, rotateSigningSecret, regenerateApiKey, acknowledgeResponse } = schemas;
@@ -47,6 +47,12 @@ described.add(signature.shape.secret, {
 });
 
 describeEach(settings, {
+  name: {
+    description:
+      `What the owner calls the trigger, so that several triggers of one flow can be told apart: 1 to ${MAX_TRIGGER_NAME_CHARACTERS} characters ` +
+      'of one line, not blank. Absent or `null`: none of its own, and the trigger is shown with its flow\'s name (`name_is_default`). Names need not be unique.',
+  },
+  description: { description: `Free text, at most ${MAX_TRIGGER_DESCRIPTION_CHARACTERS} characters (tab and line breaks allowed, other control characters not); \`null\` for none.` },
   flow: {
     description: 'The flow\'s name: a definition `<flow>.asl.json` in the flows folder. An unknown or malformed name is 400.',
   },
@@ -171,10 +177,10 @@ const createBody = jsonSchemaOf(schemas.create, described);
 const patchBody: Schema = { ...jsonSchemaOf(schemas.patch, described), minProperties: 1 };
 const settingsProperties = createBody.properties as Record<keyof typeof settings, Schema>;
 
-const trigger: Schema = {
+const TRIGGER: Schema = {
   type: 'object',
   required: [
-    'id', 'webhook_id', 'url', 'flow', 'response_mode', 'event_filter', 'api_key_enabled', 'previous_api_key_expires_at', 'signature',
+    'id', 'webhook_id', 'url', 'name', 'name_is_default', 'description', 'flow', 'response_mode', 'event_filter', 'api_key_enabled', 'previous_api_key_expires_at', 'signature',
     'allowed_source_ips', 'enabled', 'deduplicate', 'split_batches', 'created_at', 'updated_at',
   ],
   description: 'A trigger as its owner sees it: never a signing secret, an API key or a key hash.',
@@ -187,6 +193,12 @@ const trigger: Schema = {
       readOnly: true,
       description: '`<webhook base URL>/<webhook_id>`: the deployment\'s `/webhooks` route, or `PUBLIC_WEBHOOK_BASE_URL` behind a custom domain.',
     },
+    name: {
+      type: 'string', minLength: 1, maxLength: MAX_TRIGGER_NAME_CHARACTERS,
+      description: 'The trigger\'s own name, or its flow\'s when it has none (`name_is_default`; triggers created before names had none).',
+    },
+    name_is_default: { type: 'boolean', readOnly: true, description: '`true` when `name` is the flow\'s name because the trigger has none of its own (it then follows the flow).' },
+    description: settingsProperties.description,
     flow: settingsProperties.flow,
     response_mode: settingsProperties.response_mode,
     event_filter: settingsProperties.event_filter,
@@ -212,7 +224,9 @@ const apiKeyOnce: Schema = {
   pattern: API_KEY_PATTERN.source,
   description: 'The webhook URL\'s API key (256 random bits), present only in the response that generated it. Stored only as a hash: it cannot be shown again.',
 };
-const triggerWithKey: Schema = { ...trigger, properties: { ...(trigger.properties as Record<string, Schema>), api_key: apiKeyOnce } };
+const trigger = named('Trigger', TRIGGER);
+const TRIGGER_WITH_KEY: Schema = { ...TRIGGER, properties: { ...(TRIGGER.properties as Record<string, Schema>), api_key: apiKeyOnce } };
+const triggerWithKey = named('TriggerWithKey', TRIGGER_WITH_KEY);
 
 const isoTime = { type: 'string', format: 'date-time' } as const;
 
@@ -236,7 +250,7 @@ const attempt: Schema = {
   },
 };
 
-const execution: Schema = {
+const EXECUTION: Schema = {
   type: 'object',
   required: ['execution_id', 'event_id', 'received_at', 'status', 'attempts', 'timeline'],
   properties: {
@@ -304,7 +318,9 @@ const storedRequest: Schema = {
     body_bytes: { type: 'integer', minimum: 0, description: 'The body\'s size as received.' },
   },
 };
-const executionDetail: Schema = { ...execution, properties: { ...(execution.properties as Record<string, Schema>), request: storedRequest } };
+/** A delivery to a trigger's URL (an execution): what the list shows, and with its stored request what a read of one shows. */
+const execution = named('Delivery', EXECUTION);
+const executionDetail = named('DeliveryDetail', { ...EXECUTION, properties: { ...(EXECUTION.properties as Record<string, Schema>), request: storedRequest } });
 
 const filterParameters = [
   { name: 'status', in: 'query' as const, description: `One or several statuses, comma-separated (${EXECUTION_STATUSES.join(', ')}).`, schema: { type: 'string' } },
@@ -325,16 +341,17 @@ const executionNotFound = errorBody('not_found: no such trigger in the caller\'s
 const notReplayable = errorBody(
   'not_replayable: the request\'s body was not stored (it was over the size limit), or it is not one the receiver accepts (content type or body refused), or the flow input would exceed 256 KiB.',
 );
-const replayed: Schema = {
+const replayed: Schema = named('Replay', {
   type: 'object',
   required: ['execution_id', 'replay_of'],
   properties: { execution_id: { type: 'string', pattern: EXECUTION_ID.source, description: 'The new execution.' }, replay_of: { type: 'string', pattern: EXECUTION_ID.source } },
-};
+});
 const REPLAY =
   'The stored request runs again through the trigger\'s *current* flow as a new execution with the same `event_id` and `replay_of` set, always queued (as in acknowledge mode) ' +
   'whatever the trigger\'s response mode; a replay that fails is retried and dead-lettered like any delivery. It is an operator\'s action: the signature, API key, source address ' +
   'and event filter are not checked again, and deduplication does not hold it back. A refused delivery can be replayed too when its body was stored. The flow sees the stored ' +
   'headers (those that were redacted left out) and the original `received_at`.';
+// Inline, not named: api-smart-diff 1.0.6 normalises an `anyOf` behind a `$ref` otherwise than inline (a spurious break).
 const bulkReplayBody: Schema = {
   type: 'object',
   additionalProperties: false,
@@ -412,8 +429,9 @@ const multipartFields: Schema = {
   additionalProperties: true,
 };
 
+// anyOf, not oneOf: a wait-mode flow's output is any JSON, so it can look like any of the receiver's own answers.
 const webhookOk: Schema = {
-  oneOf: [
+  anyOf: [
     {
       title: 'accepted',
       type: 'object',
@@ -489,7 +507,7 @@ export const triggersDocs: OperationDocs = {
     description:
       'Creates a webhook trigger for one of the deployed flows and returns it with its unguessable `url`. Only `flow` is required. ' +
       'With `api_key_enabled`, the response carries `api_key`, shown this once.',
-    requestBody: jsonBody(createBody),
+    requestBody: jsonBody(named('TriggerInput', createBody)),
     responses: {
       '201': dataBody('Created', triggerWithKey),
       '400': invalidSettings,
@@ -547,7 +565,7 @@ export const triggersDocs: OperationDocs = {
         properties: {
           services: {
             type: 'array',
-            items: {
+            items: named('SignatureService', {
               type: 'object',
               required: ['id', 'name', 'category', 'docs_url', 'secret_label', 'handshake', 'needs_verify_token', 'event_type', 'delivery_id', 'batch', 'delivery_policy', 'event_names'],
               properties: {
@@ -642,7 +660,7 @@ export const triggersDocs: OperationDocs = {
                   ],
                 },
               },
-            },
+            }),
           },
           left_out: {
             type: 'array',
@@ -676,7 +694,7 @@ export const triggersDocs: OperationDocs = {
       'Changes the given settings (at least one) and keeps the others; the same rules as create. `signature` replaces the whole ' +
       'signature (with a new secret) and `null` removes it. Turning `api_key_enabled` on generates a key, returned once as `api_key`; ' +
       'setting it on again keeps the existing key. Another account\'s trigger is 404 whatever the body. ' + CACHE,
-    requestBody: jsonBody(patchBody),
+    requestBody: jsonBody(named('TriggerPatch', patchBody)),
     responses: {
       '200': dataBody('The changed trigger', triggerWithKey),
       '400': errorBody(`${invalidSettings.description} Also an empty object (nothing to change).`),
@@ -715,7 +733,7 @@ export const triggersDocs: OperationDocs = {
       'key to regenerate: 400 (turn it on with PATCH, which returns the first key). Turning protection off discards both keys.',
     requestBody: { required: false, content: { 'application/json': jsonSchemaOf(regenerateApiKey, described) } },
     responses: {
-      '200': dataBody('The trigger and its new key', { ...triggerWithKey, required: [...(trigger.required as string[]), 'api_key'] }),
+      '200': dataBody('The trigger and its new key', named('TriggerWithNewKey', { ...TRIGGER_WITH_KEY, required: [...(TRIGGER.required as string[]), 'api_key'] })),
       '400': errorBody('validation_error: API key protection is off for this trigger; a body that is not a JSON object, has an unknown field, or an overlap that is not an integer from 0 to 604800.'),
       '404': notFound,
       '409': errorBody('conflict: the trigger kept changing concurrently; try again.'),

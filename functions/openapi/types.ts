@@ -16,6 +16,24 @@ export interface OperationDoc {
 
 export type OperationDocs = Record<string, OperationDoc>;
 
+/** The schemas named so far, as `components/schemas` lists them; filled as the areas' docs load. */
+const NAMED = new Map<string, Schema>();
+
+/**
+ * Names `schema` in `components/schemas` and answers a `$ref` to it, so a generated client has one
+ * type for it (`Bucket`, `Trigger`) wherever it appears. A name holds one schema: naming another
+ * under it is a mistake in the docs, thrown when they load.
+ */
+export function named(name: string, schema: Schema): Schema {
+  const known = NAMED.get(name);
+  if (known !== undefined && JSON.stringify(known) !== JSON.stringify(schema)) throw new Error(`the OpenAPI schema ${name} is named twice, differently`);
+  NAMED.set(name, schema);
+  return { $ref: `#/components/schemas/${name}` };
+}
+
+/** Every schema `named` so far, by name. */
+export const namedSchemas = (): Record<string, Schema> => Object.fromEntries([...NAMED].sort(([a], [b]) => a.localeCompare(b)));
+
 export const errorBody = (description: string) => ({ description, content: { 'application/json': { $ref: '#/components/schemas/Error' } } });
 export const dataBody = (description: string, data: Schema) => ({
   description,

@@ -83,16 +83,22 @@ export const KEY_QUERY_PARAMETER = 'key';
  *   routes take none, so one means the URL was split at a `?` that belonged to the key (sent
  *   unencoded) or a parameter meant for the query form. It is refused, naming the query form.
  *
+ * A route may take other parameters beside the key (`also`, e.g. `ttl_seconds` on a KV put), in
+ * either form: each at most once, and read with {@link queryParam} once this has passed. On the
+ * path form a query string made only of them is taken as theirs; anything else is still refused.
+ *
  * @param queryForm the query form's route path, named in the path form's refusal.
  * @param suffix what the path form's route has after the key (`/url`), taken off the greedy parameter.
+ * @param also the other query parameters this route takes.
  */
-export function keyParam(event: HttpEvent, queryForm: string, suffix = ''): string {
+export function keyParam(event: HttpEvent, queryForm: string, suffix = '', also: readonly string[] = []): string {
   const method = event.routeKey.slice(0, event.routeKey.indexOf(' '));
   const safeForm = `${method} ${queryForm}?${KEY_QUERY_PARAMETER}=<the key, percent-encoded once>`;
-  if (!event.routeKey.includes('{key+}')) return keyQueryParam(event, safeForm);
-  if (event.rawQueryString) {
+  if (!event.routeKey.includes('{key+}')) return keyQueryParam(event, safeForm, also);
+  if (event.rawQueryString && !onlyParameters(event.rawQueryString, also)) {
+    const others = also.length > 0 ? ` (${also.join(', ')} excepted)` : '';
     throw new AppError('validation_error', 'query string on a path-form key route', undefined,
-      `A key in the path takes no query string, so this URL was cut at a ? that may belong to the key. Send the key as a query parameter instead: ${safeForm}.`);
+      `A key in the path takes no query string${others}, so this URL was cut at a ? that may belong to the key. Send the key as a query parameter instead: ${safeForm}.`);
   }
   const path = greedyPathParam(event, 'key');
   if (!suffix) return path;
@@ -100,23 +106,38 @@ export function keyParam(event: HttpEvent, queryForm: string, suffix = ''): stri
   return path.slice(0, -suffix.length);
 }
 
+const parameterName = (pair: string): string => (pair.includes('=') ? pair.slice(0, pair.indexOf('=')) : pair);
+
+/** Whether a query string names only `allowed` parameters, each once. */
+function onlyParameters(raw: string, allowed: readonly string[]): boolean {
+  const names = raw.split('&').map(parameterName);
+  return names.every((name) => allowed.includes(name)) && new Set(names).size === names.length;
+}
+
 /**
- * `?key=` read from `rawQueryString` as sent: exactly one `key` and nothing else (an `&` sent
- * unencoded in a key would otherwise split it silently), `+` a space as in every query string,
- * and strict percent-decoding to UTF-8 (a stray `%` is 400, never a guessed key).
- * API Gateway's `queryStringParameters` join a repeated parameter with commas, so they are not used.
+ * `?key=` read from `rawQueryString` as sent: exactly one `key` and, beside it, only the route's
+ * `also` parameters, each at most once (an `&` sent unencoded in a key would otherwise split it
+ * silently), `+` a space as in every query string, and strict percent-decoding to UTF-8 (a stray
+ * `%` is 400, never a guessed key). API Gateway's `queryStringParameters` join a repeated
+ * parameter with commas, so they are not used for the key.
  */
-function keyQueryParam(event: HttpEvent, safeForm: string): string {
+function keyQueryParam(event: HttpEvent, safeForm: string, also: readonly string[]): string {
   const refuse = (detail: string, message: string) => new AppError('validation_error', detail, undefined, `${message} Send ${safeForm}.`);
   const raw = event.rawQueryString ?? new URLSearchParams(event.queryStringParameters as Record<string, string> | undefined).toString();
   const values: string[] = [];
+  const seen = new Set<string>();
   for (const pair of raw ? raw.split('&') : []) {
-    const at = pair.indexOf('=');
-    const name = at === -1 ? pair : pair.slice(0, at);
-    if (name !== KEY_QUERY_PARAMETER) {
-      throw refuse('unknown query parameter', `The only query parameter here is ${KEY_QUERY_PARAMETER}: an & in a key must be sent as %26.`);
+    const name = parameterName(pair);
+    if (also.includes(name)) {
+      if (seen.has(name)) throw refuse(`repeated ${name} parameter`, `Give ${name} once.`);
+      seen.add(name);
+      continue;
     }
-    values.push(at === -1 ? '' : pair.slice(at + 1));
+    if (name !== KEY_QUERY_PARAMETER) {
+      const only = also.length === 0 ? `parameter here is ${KEY_QUERY_PARAMETER}` : `parameters here are ${[KEY_QUERY_PARAMETER, ...also].join(', ')}`;
+      throw refuse('unknown query parameter', `The only query ${only}: an & in a key must be sent as %26.`);
+    }
+    values.push(pair.includes('=') ? pair.slice(pair.indexOf('=') + 1) : '');
   }
   if (values.length === 0) throw refuse('no key parameter', `The ${KEY_QUERY_PARAMETER} query parameter is required.`);
   if (values.length > 1) throw refuse('repeated key parameter', `Give ${KEY_QUERY_PARAMETER} once.`);

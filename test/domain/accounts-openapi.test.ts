@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { generateRecoveryCodes, generateTotpSecret, isTotpCodeFormat } from '../../functions/domain/totp/index.js';
-import { bmpText, documentedBodySchema, openApiDocument as document, schemaAccepts } from '../support/openapi.js';
+import { bmpText, documentedBodySchema, inlinedOpenApiDocument as document, schemaAccepts } from '../support/openapi.js';
 import { totpCodeAt } from '../support/totp.js';
 
 const operation = (path: string) => document.paths[path].post;

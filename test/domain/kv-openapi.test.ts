@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, MAX_VALUE_BYTES } from '../../functions/domain/kv/limits.js';
 import { parseBucketConfig } from '../../functions/domain/kv/validation.js';
 import { ROUTES } from '../../functions/manifest.js';
-import { anyJsonValue, bmpText, documentAccepts, validatorAccepts, nearValid, openApiDocument as document, overTheWire } from '../support/openapi.js';
+import { anyJsonValue, bmpText, documentAccepts, inlineRefs, validatorAccepts, nearValid, openApiDocument as document, overTheWire } from '../support/openapi.js';
 
 const operation = (method: string, path: string) => document.paths[path.replace('{key+}', '{key}')][method.toLowerCase()];
 const kvRoutes = ROUTES.filter((route) => route.fn === 'kv');
@@ -27,7 +27,7 @@ describe('KV operations in /openapi.json', () => {
   it('bucket creation documents 409 already_exists and refuses unknown configuration fields', () => {
     const create = operation('PUT', '/storage/kv/{bucket}');
     expect(create.responses['409']).toBeDefined();
-    expect(create.requestBody.content['application/json'].schema.additionalProperties).toBe(false);
+    expect(inlineRefs(create.requestBody.content['application/json'].schema).additionalProperties).toBe(false);
   });
 
   it('writing a value documents 413 payload_too_large', () =>

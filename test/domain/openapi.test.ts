@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { ROUTES, TAGS } from '../../functions/manifest.js';
+import { documentedPath } from '../../functions/openapi/document.js';
 import { jsonSchemaValidator, openApiDocument as document, type JsonSchema } from '../support/openapi.js';
 
-const openApiPath = (path: string) => path.replace(/\{([A-Za-z_]+)\+\}/g, '{$1}');
 const documented = Object.entries(document.paths as Record<string, Record<string, { operationId: string }>>).flatMap(([path, methods]) =>
   Object.entries(methods).map(([method, operation]) => ({ path, method, operationId: operation.operationId })),
 );
@@ -13,7 +13,7 @@ describe('the OpenAPI document and the route table', () => {
   it('documents every route of the route table', () => {
     for (const route of ROUTES) {
       const method = route.method === 'ANY' ? 'post' : route.method.toLowerCase();
-      expect(document.paths[openApiPath(route.path)]?.[method]?.operationId, `${route.method} ${route.path}`).toBe(route.operationId);
+      expect(document.paths[documentedPath(route)]?.[method]?.operationId, `${route.method} ${route.path}`).toBe(route.operationId);
     }
   });
 
@@ -46,10 +46,24 @@ describe('the OpenAPI document and the route table', () => {
   it('declares the credentials each route accepts as the route table says', () => {
     for (const route of ROUTES) {
       const method = route.method === 'ANY' ? 'post' : route.method.toLowerCase();
-      const security = document.paths[openApiPath(route.path)][method].security;
+      const security = document.paths[documentedPath(route)][method].security;
       const expected = { none: [], bearer: [{ bearerAuth: [] }], api_key: [{ apiKeyAuth: [] }], gateway: [{ bearerAuth: [] }, { apiKeyAuth: [] }] }[route.auth];
       expect(security, route.operationId).toEqual(expected);
     }
+  });
+
+  it('documents the presigned GET where it is served, POST …/objects/{key}/url, not at the object\'s own path', () => {
+    expect(document.paths['/storage/objects/{store}/objects/{key}/url']?.post?.operationId).toBe('createObjectUrl');
+    expect(document.paths['/storage/objects/{store}/objects/{key}'].post).toBeUndefined();
+  });
+
+  it('names the shapes a client imports, each used by $ref, and lists every error code', () => {
+    const names = ['Trigger', 'TriggerInput', 'TriggerPatch', 'Delivery', 'DeliveryDetail', 'Bucket', 'BucketInput', 'Key', 'ObjectStore', 'ObjectStoreInput', 'ObjectInfo', 'ObjectUrl', 'Upload', 'UploadInput',
+      'Stream', 'StreamInput', 'Message', 'DeliveredMessage', 'Consumer', 'ConsumerInput', 'Factor', 'Factors', 'RecoveryCodes', 'MfaEvent', 'TotpRegistration', 'TotpProof', 'ApiKey', 'NewApiKey', 'ApiKeyEvent', 'Error', 'ErrorCode'];
+    expect(Object.keys(document.components.schemas)).toEqual(expect.arrayContaining(names));
+    const text = JSON.stringify(document);
+    for (const name of names.filter((n) => n !== 'ErrorCode')) expect(text, name).toContain(`"$ref":"#/components/schemas/${name}"`);
+    expect(document.components.schemas.ErrorCode.enum).toEqual(expect.arrayContaining(['validation_error', 'mfa_required', 'precondition_failed', 'range_not_satisfiable', 'too_many_attempts']));
   });
 
   it('every $ref points at a schema that exists', () => {

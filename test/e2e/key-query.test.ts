@@ -205,7 +205,7 @@ describe('/openapi.json', () => {
     const forms: [path: string, methods: string[], pathForm: string][] = [
       ['/storage/kv/{bucket}/value', ['put', 'get', 'delete'], '/storage/kv/{bucket}/keys/{key}'],
       ['/storage/objects/{store}/object', ['put', 'get', 'head', 'delete'], '/storage/objects/{store}/objects/{key}'],
-      ['/storage/objects/{store}/object/url', ['post'], '/storage/objects/{store}/objects/{key}'],
+      ['/storage/objects/{store}/object/url', ['post'], '/storage/objects/{store}/objects/{key}/url'],
     ];
     const paths = Object.keys(document.paths);
     for (const [path, methods, pathForm] of forms) {

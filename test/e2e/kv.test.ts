@@ -41,9 +41,9 @@ describe('buckets', () => {
     expect(read.json.data).toEqual({ name: bucket, ...config, created_at: created.json.data.created_at });
   });
 
-  it('PUT of an existing bucket is 409 already_exists and leaves it unchanged', async () => {
+  it('PUT of an existing bucket with If-None-Match: * is 409 already_exists and leaves it unchanged', async () => {
     const { token, base } = await tenant({ create: { description: 'first' } });
-    const res = await call(stack, 'PUT', base, { token, body: { description: 'second' } });
+    const res = await call(stack, 'PUT', base, { token, body: { description: 'second' }, headers: { 'if-none-match': '*' } });
     expect(res.status).toBe(409);
     expect(res.json).toEqual({ error: 'already_exists' });
     expect((await call(stack, 'GET', base, { token })).json.data.description).toBe('first');

@@ -6,6 +6,21 @@ import { buildOpenApiDocument } from '../../functions/openapi/document.js';
 /** The document as `GET /openapi.json` serves it. */
 export const openApiDocument = buildOpenApiDocument();
 
+/** `value` with every `$ref` to `#/components/schemas/…` replaced by the schema it names (the document has no cycles). */
+export function inlineRefs<T>(value: T, schemas: Record<string, unknown> = openApiDocument.components.schemas): T {
+  if (Array.isArray(value)) return value.map((item) => inlineRefs(item, schemas)) as T;
+  if (typeof value !== 'object' || value === null) return value;
+  const { $ref, ...rest } = value as Record<string, unknown>;
+  const inlined = Object.fromEntries(Object.entries(rest).map(([key, item]) => [key, inlineRefs(item, schemas)]));
+  if (typeof $ref !== 'string' || !$ref.startsWith('#/components/schemas/')) return ($ref === undefined ? inlined : { $ref, ...inlined }) as T;
+  const named = schemas[$ref.slice('#/components/schemas/'.length)];
+  if (named === undefined) throw new Error(`${$ref} names no schema`);
+  return { ...(inlineRefs(named, schemas) as object), ...inlined } as T;
+}
+
+/** The document with its named schemas written out where they are used: what a test reads a shape from. */
+export const inlinedOpenApiDocument = { ...openApiDocument, paths: inlineRefs(openApiDocument.paths) };
+
 /**
  * A standard JSON Schema 2020-12 validator (the dialect of OpenAPI 3.1) that knows nothing of zod.
  * Strict, so an unknown keyword is an error rather than silently ignored; `format` is an annotation,
@@ -14,6 +29,7 @@ export const openApiDocument = buildOpenApiDocument();
 export const jsonSchemaValidator = () => new Ajv2020({ strict: true, validateFormats: false });
 
 const ajv = jsonSchemaValidator();
+ajv.addKeyword({ keyword: 'components' }); // lets a part's `#/components/schemas/…` resolve in `schemaAccepts`
 
 /** The parts of a JSON Schema that tests read. */
 export interface JsonSchema {
@@ -27,11 +43,11 @@ export interface JsonSchema {
 
 /** The JSON Schema the document gives for an operation's JSON request body. */
 export const documentedBodySchema = (method: string, path: string): JsonSchema =>
-  openApiDocument.paths[path][method].requestBody.content['application/json'].schema;
+  inlinedOpenApiDocument.paths[path][method].requestBody.content['application/json'].schema;
 
-/** Whether a standard validator, reading only `schema` (a part of the document), finds a value valid. */
+/** Whether a standard validator, reading only `schema` (a part of the document, its `$ref`s to named schemas resolved in the document), finds a value valid. */
 export function schemaAccepts(schema: JsonSchema): (value: unknown) => boolean {
-  const validate = ajv.compile(schema);
+  const validate = ajv.compile({ components: openApiDocument.components, $defs: { it: schema }, $ref: '#/$defs/it' });
   return (value) => validate(value);
 }
 

@@ -82,7 +82,8 @@ const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'optio
  * by its operation (`PUT /storage/kv/{bucket}`) or, outside `paths`, by the JSON path it touches.
  */
 export function breakingApiChanges(before: object, after: object): BreakingChange[] {
-  const { diffs } = apiCompare(before, after);
+  // api-smart-diff resolves `$ref`s in the documents it is given, in place: it gets copies.
+  const { diffs } = apiCompare(structuredClone(before), structuredClone(after));
   return diffs
     .filter((diff) => diff.type === 'breaking')
     .map((diff) => {

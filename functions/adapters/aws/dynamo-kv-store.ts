@@ -7,7 +7,7 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { BUCKET_NAME_PATTERN } from '../../domain/kv/limits.js';
-import type { Bucket, BucketPage, BucketRef, GenerationRef, KeyPage, KvStore, NewValue, StoredValue } from '../../domain/kv/types.js';
+import type { Bucket, BucketConfig, BucketPage, BucketRef, GenerationRef, KeyPage, KvStore, NewValue, StoredValue } from '../../domain/kv/types.js';
 import { isValidKey } from '../../domain/kv/validation.js';
 import { AppError } from '../../shared/errors.js';
 import { deleteSortKeys, scanSortKeys } from './partition-keys.js';
@@ -76,6 +76,33 @@ export class DynamoKvStore implements KvStore {
       },
       ConditionExpression: 'attribute_not_exists(pk)',
     })));
+  }
+
+  /**
+   * Replaces the configuration of an existing bucket in one conditional write; its name,
+   * created_at and generation stay. `undefined` when there is no such bucket.
+   */
+  async updateConfig(ref: BucketRef, config: BucketConfig): Promise<Bucket | undefined> {
+    const fields: [string, string | number | null][] = [
+      ['description', config.description], ['ttl_seconds', config.ttlSeconds], ['max_value_bytes', config.maxValueBytes],
+    ];
+    const set = fields.filter(([, value]) => value !== null);
+    const remove = fields.filter(([, value]) => value === null);
+    let Attributes: Record<string, unknown> | undefined;
+    const updated = await ifConditionHolds(async () => {
+      ({ Attributes } = await this.client.send(new UpdateCommand({
+        TableName: this.table,
+        Key: bucketKey(ref),
+        // Also indexes a bucket created before the byOwner index, as a purge does.
+        UpdateExpression: `SET ${[...set.map(([name]) => `#${name} = :${name}`), '#owner = :owner'].join(', ')}` +
+          (remove.length > 0 ? ` REMOVE ${remove.map(([name]) => `#${name}`).join(', ')}` : ''),
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { ...Object.fromEntries(fields.map(([name]) => [`#${name}`, name])), '#owner': BUCKETS_BY_OWNER.partitionKey },
+        ExpressionAttributeValues: { ...Object.fromEntries(set.map(([name, value]) => [`:${name}`, value])), ':owner': ref.accountId },
+        ReturnValues: 'ALL_NEW',
+      })));
+    });
+    return updated && Attributes ? toBucket(ref.accountId, Attributes) : undefined;
   }
 
   async getBucket(ref: BucketRef): Promise<Bucket | undefined> {

@@ -53,6 +53,13 @@ export const VALUE_ITEM_OVERHEAD_BYTES =
  */
 export const MAX_VALUE_BYTES = Math.floor((DYNAMODB_ITEM_LIMIT_BYTES - VALUE_ITEM_OVERHEAD_BYTES) / 1024) * 1024;
 
+/**
+ * A value's own lifetime (`ttl_seconds` on a put), in seconds: 1 second to 10 years of 365 days.
+ * The upper bound keeps `expires_at` a date DynamoDB's TTL and every client reads as a date.
+ */
+export const MIN_VALUE_TTL_SECONDS = 1;
+export const MAX_VALUE_TTL_SECONDS = 10 * 365 * 24 * 60 * 60;
+
 /** Listing: keys per page by default and at most. */
 export const DEFAULT_LIST_LIMIT = 100;
 export const MAX_LIST_LIMIT = 1000;

@@ -43,6 +43,23 @@ export class KvService {
     return bucket;
   }
 
+  /**
+   * PUT: creates the bucket, or replaces the configuration of the one there (`created: false`), as
+   * a stream's PUT does; `ifNoneMatch` (`If-None-Match: *`) keeps it to creating (409 if it exists).
+   * A new configuration applies to writes from then on: values already stored keep the expiry they
+   * were written with, and values over a lowered `max_value_bytes` stay readable.
+   */
+  async putBucket(ref: BucketRef, config: BucketConfig, options: { ifNoneMatch?: boolean } = {}): Promise<{ bucket: Bucket; created: boolean }> {
+    try {
+      return { bucket: await this.createBucket(ref, config), created: true };
+    } catch (error) {
+      if (options.ifNoneMatch || !(error instanceof AppError && error.code === 'already_exists')) throw error;
+    }
+    const bucket = await this.options.store.updateConfig(ref, config);
+    if (!bucket) throw notFound('bucket deleted during update');
+    return { bucket, created: false };
+  }
+
   async getBucket(ref: BucketRef): Promise<Bucket> {
     const bucket = await this.options.store.getBucket(ref);
     if (!bucket) throw notFound('no such bucket');
@@ -82,12 +99,17 @@ export class KvService {
     throw new AppError('unavailable', 'bucket kept changing generation during delete');
   }
 
-  async putValue(ref: BucketRef, key: string, value: { bytes: Uint8Array; contentType: string }): Promise<number> {
+  /**
+   * Writes a value. Its expiry is fixed here: `ttlSeconds` (the put's own, already validated)
+   * when given, else the bucket's default, else none. Reads, listings and deletes treat it as the
+   * bucket's TTL is treated: missing from `expires_at` on.
+   */
+  async putValue(ref: BucketRef, key: string, value: { bytes: Uint8Array; contentType: string; ttlSeconds?: number }): Promise<number> {
     const bucket = await this.getBucket(ref);
     if (value.bytes.length > bucket.config.maxValueBytes) throw new AppError('payload_too_large');
-    const { ttlSeconds } = bucket.config;
+    const ttlSeconds = value.ttlSeconds ?? bucket.config.ttlSeconds;
     const expiresAt = ttlSeconds === null ? undefined : expiresAtFor(this.options.now(), ttlSeconds);
-    return this.options.store.putValue(current(bucket), key, { ...value, expiresAt });
+    return this.options.store.putValue(current(bucket), key, { bytes: value.bytes, contentType: value.contentType, expiresAt });
   }
 
   async getValue(ref: BucketRef, key: string): Promise<StoredValue> {

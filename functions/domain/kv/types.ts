@@ -54,6 +54,8 @@ export interface BucketPage {
 export interface KvStore {
   /** false when the account already has a bucket of that name. */
   createBucket(bucket: Bucket): Promise<boolean>;
+  /** Replaces an existing bucket's configuration (name, created_at and generation stay); undefined when there is none. */
+  updateConfig(ref: BucketRef, config: BucketConfig): Promise<Bucket | undefined>;
   getBucket(ref: BucketRef): Promise<Bucket | undefined>;
   /** The account's buckets in name order; may lag a bucket created or deleted a moment ago. */
   listBuckets(accountId: string, page: { limit: number; cursor?: string }): Promise<BucketPage>;

@@ -7,6 +7,8 @@ import {
   MAX_DESCRIPTION_BYTES,
   MAX_KEY_BYTES,
   MAX_VALUE_BYTES,
+  MAX_VALUE_TTL_SECONDS,
+  MIN_VALUE_TTL_SECONDS,
 } from './limits.js';
 import type { BucketConfig } from './types.js';
 
@@ -66,11 +68,15 @@ export function contentTypeOf(header: string | undefined): string {
 }
 
 const CONFIG_FIELDS = new Set(['description', 'ttl_seconds', 'max_value_bytes']);
+/** Fields a bucket answers with but that no PUT sets: the name is the path's, created_at the server's. */
+const READ_ONLY_FIELDS = new Set(['name', 'created_at']);
 const isPositiveInteger = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 1;
 
 /**
  * A bucket's configuration from the JSON body of `PUT /storage/kv/{bucket}`. Every field is
- * optional (`null` means "not set"); any other field is refused.
+ * optional (`null` means "not set"); the body is the whole configuration, so on an existing
+ * bucket a field left out goes back to its default. `name` and `created_at` cannot be set (400
+ * naming them); any other field is refused.
  *
  * - `description`: text of at most 1,024 UTF-8 bytes.
  * - `ttl_seconds`: a default lifetime for values. A value written to the bucket expires at least
@@ -80,6 +86,11 @@ const isPositiveInteger = (value: unknown): value is number => Number.isSafeInte
  */
 export function parseBucketConfig(body: unknown): BucketConfig {
   if (!isPlainObject(body)) throw invalid('configuration must be a JSON object');
+  const readOnly = Object.keys(body).filter((field) => READ_ONLY_FIELDS.has(field));
+  if (readOnly.length > 0) {
+    throw new AppError('validation_error', 'read-only bucket fields', undefined,
+      `${readOnly.join(' and ')} cannot be set: a bucket's name is the one in its path, and created_at is set when it is created. The settings a PUT sets or changes are ${[...CONFIG_FIELDS].join(', ')}.`);
+  }
   const unknown = Object.keys(body).filter((field) => !CONFIG_FIELDS.has(field));
   if (unknown.length > 0) throw invalid(`unknown configuration fields: ${unknown.join(', ')}`);
   const { description = null, ttl_seconds: ttlSeconds = null, max_value_bytes: maxValueBytes = null } = body;
@@ -92,4 +103,19 @@ export function parseBucketConfig(body: unknown): BucketConfig {
     throw invalid(`max_value_bytes must be an integer from 1 to ${MAX_VALUE_BYTES}`);
   }
   return { description, ttlSeconds, maxValueBytes: maxValueBytes ?? MAX_VALUE_BYTES };
+}
+
+/**
+ * A value's own lifetime from the put's `ttl_seconds` query parameter: whole seconds from
+ * {@link MIN_VALUE_TTL_SECONDS} to {@link MAX_VALUE_TTL_SECONDS}; `undefined` when absent (the
+ * bucket's default applies).
+ */
+export function parseValueTtl(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const seconds = /^[0-9]{1,10}$/.test(raw) ? Number(raw) : NaN;
+  if (!(seconds >= MIN_VALUE_TTL_SECONDS && seconds <= MAX_VALUE_TTL_SECONDS)) {
+    throw new AppError('validation_error', 'bad ttl_seconds', undefined,
+      `ttl_seconds must be a whole number of seconds from ${MIN_VALUE_TTL_SECONDS} to ${MAX_VALUE_TTL_SECONDS} (10 years); leave it out for the bucket's default.`);
+  }
+  return seconds;
 }

@@ -138,18 +138,18 @@ const TRIGGERS_AT_ONCE = 4;
 
 /**
  * The counts of several triggers over one period (a page of the triggers list, for a dashboard),
- * each with its id, flow and whether it is enabled.
+ * each with its id, name (its own, or its flow's when it has none), flow and whether it is enabled.
  */
 export async function readManyDeliveryStats(
   deps: ReadStatsDeps,
-  triggers: readonly { id: string; created_at: string; flow: string; enabled: boolean }[],
+  triggers: readonly { id: string; created_at: string; name?: string | null; flow: string; enabled: boolean }[],
   query: StatsQuery,
 ) {
-  const answers: (Omit<StatsAnswer, 'bucket' | 'since' | 'until'> & { trigger_id: string; flow: string; enabled: boolean })[] = [];
+  const answers: (Omit<StatsAnswer, 'bucket' | 'since' | 'until'> & { trigger_id: string; name: string; flow: string; enabled: boolean })[] = [];
   for (let i = 0; i < triggers.length; i += TRIGGERS_AT_ONCE) {
     answers.push(...await Promise.all(triggers.slice(i, i + TRIGGERS_AT_ONCE).map(async (trigger) => {
       const { buckets, totals } = await readDeliveryStats(deps, trigger, query);
-      return { trigger_id: trigger.id, flow: trigger.flow, enabled: trigger.enabled, buckets, totals };
+      return { trigger_id: trigger.id, name: trigger.name ?? trigger.flow, flow: trigger.flow, enabled: trigger.enabled, buckets, totals };
     })));
   }
   return { bucket: query.bucket, since: new Date(query.since).toISOString(), until: new Date(query.until).toISOString(), triggers: answers };

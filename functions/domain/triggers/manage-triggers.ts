@@ -52,6 +52,8 @@ export async function createTrigger(deps: TriggerDeps, accountId: string, settin
     id,
     account_id: accountId,
     webhook_id: newWebhookId(deps.randomBytes),
+    ...(settings.name != null && { name: settings.name }),
+    ...(settings.description != null && { description: settings.description }),
     flow: settings.flow,
     response_mode: settings.response_mode,
     event_filter: settings.event_filter,

@@ -34,6 +34,16 @@ const ACKNOWLEDGE_CONTENT_TYPES = 'content_type must be JSON (application/json, 
 const isAcknowledgeContentType = (contentType: string) => ACKNOWLEDGE_MEDIA_TYPE.test(contentType.split(';')[0]!.trim().toLowerCase());
 /** Answers without a body (RFC 9110: 204 No Content, 205 Reset Content). */
 const isEmptyStatus = (status: number) => status === 204 || status === 205;
+/** A trigger's `name` and `description`, in UTF-16 code units as JSON Schema's maxLength counts. */
+export const MAX_TRIGGER_NAME_CHARACTERS = 100;
+export const MAX_TRIGGER_DESCRIPTION_CHARACTERS = 1000;
+/** A name: one line of text, not blank (at least one character that is neither space nor control). */
+const TRIGGER_NAME = /^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$/;
+/** A description: text whose only control characters are tab and line breaks. */
+const TRIGGER_DESCRIPTION = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]*$/;
+const TRIGGER_NAME_RULE = `name: 1-${MAX_TRIGGER_NAME_CHARACTERS} characters of one line, not blank; null for the default (the flow's name)`;
+const TRIGGER_DESCRIPTION_RULE = `description: at most ${MAX_TRIGGER_DESCRIPTION_CHARACTERS} characters without control characters but tab and line breaks, or null`;
+
 /** The longest overlap of an old signing secret or API key with its replacement: 7 days. */
 export const MAX_OVERLAP_SECONDS = 7 * 24 * 3600;
 /** The default overlap of a rotated signing secret: 24 hours, as Stripe and Svix keep an old secret. */
@@ -116,6 +126,8 @@ function buildTriggerSchemas() {
   const allowedSourceIpsSchema = z.array(sourceIpSchema).check(z.minLength(1), z.maxLength(MAX_SOURCE_IP_ENTRIES));
 
   const settings = {
+    name: z.nullable(z.string({ error: TRIGGER_NAME_RULE }).check(z.maxLength(MAX_TRIGGER_NAME_CHARACTERS, TRIGGER_NAME_RULE), z.regex(TRIGGER_NAME, TRIGGER_NAME_RULE))),
+    description: z.nullable(z.string({ error: TRIGGER_DESCRIPTION_RULE }).check(z.maxLength(MAX_TRIGGER_DESCRIPTION_CHARACTERS, TRIGGER_DESCRIPTION_RULE), z.regex(TRIGGER_DESCRIPTION, TRIGGER_DESCRIPTION_RULE))),
     flow: z.string().check(z.regex(FLOW_NAME)),
     response_mode: z.enum(['acknowledge', 'wait']),
     event_filter: eventFilterSchema,
@@ -129,6 +141,9 @@ function buildTriggerSchemas() {
   };
 
   const createSchema = z.strictObject({
+    // Absent and null alike: no name of its own, shown as its flow's (`toPublicTrigger`).
+    name: z.optional(settings.name),
+    description: z.optional(settings.description),
     flow: settings.flow,
     response_mode: z._default(settings.response_mode, 'acknowledge'),
     event_filter: z._default(settings.event_filter, []),
@@ -191,7 +206,7 @@ function invalid(error: z.core.$ZodError, input: unknown): AppError {
   return new AppError('validation_error', problem, undefined, told ? problem : undefined);
 }
 
-const TOLD_FIELDS: ReadonlySet<string> = new Set(['signature', 'acknowledge_response']);
+const TOLD_FIELDS: ReadonlySet<string> = new Set(['signature', 'acknowledge_response', 'name', 'description']);
 
 function problemOf(error: z.core.$ZodError, input: unknown): string | undefined {
   const issue = error.issues[0];

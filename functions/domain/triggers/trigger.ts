@@ -28,6 +28,9 @@ export interface TriggerRecord {
   id: string;
   account_id: string;
   webhook_id: string;
+  /** The owner's name for it; absent or null (triggers from before names too): shown as its flow's name. */
+  name?: string | null;
+  description?: string | null;
   flow: string;
   response_mode: ResponseMode;
   event_filter: string[];
@@ -87,6 +90,10 @@ export interface PublicTrigger {
   id: string;
   webhook_id: string;
   url: string;
+  /** Its own name, or its flow's when it has none (`name_is_default`). */
+  name: string;
+  name_is_default: boolean;
+  description: string | null;
   flow: string;
   response_mode: ResponseMode;
   event_filter: string[];
@@ -132,6 +139,9 @@ export const toPublicTrigger = (record: TriggerRecord, webhookBaseUrl: string, n
   id: record.id,
   webhook_id: record.webhook_id,
   url: webhookUrl(webhookBaseUrl, record.webhook_id),
+  name: record.name ?? record.flow,
+  name_is_default: record.name === undefined || record.name === null,
+  description: record.description ?? null,
   flow: record.flow,
   response_mode: record.response_mode,
   event_filter: record.event_filter,
