@@ -95,7 +95,7 @@ describe('POST /triggers/{id}/rotate-signing-secret', () => {
     const trigger = await createTrigger(stack, token, { ...FILTERED, signature: { service: 'stripe', secret: OLD_SECRET } });
     const res = await call(stack, 'POST', `/triggers/${trigger.id}/rotate-signing-secret`, { token, body });
     expect(res.status).toBe(400);
-    expect(res.json).toEqual({ error: 'validation_error' });
+    expect(res.json).toEqual({ error: 'validation_error', message: expect.any(String) });
     expect((await deliver(trigger.url, IGNORED, stripeSigned(OLD_SECRET))).status).toBe(200);
   });
 
@@ -207,7 +207,7 @@ describe('allowed_source_ips', () => {
   ])('refuses %s with 400 validation_error', async (_why, allowed_source_ips) => {
     const res = await call(stack, 'POST', '/triggers', { token: await stack.token('ip-owner'), body: { ...FILTERED, allowed_source_ips } });
     expect(res.status).toBe(400);
-    expect(res.json).toEqual({ error: 'validation_error' });
+    expect(res.json).toEqual({ error: 'validation_error', message: expect.any(String) });
   });
 
   /** The event API Gateway sends for a POST from `sourceIp` (the local server only hears loopback IPv4). */
