@@ -4,7 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { call, useLocalStack } from '../support/local-stack.js';
-import { TEST_FLOWS_DIR } from '../support/webhooks.js';
+import { signStripe } from '../support/signers.js';
+import { totpCodeAt } from '../support/totp.js';
+import { createTrigger, deliver, TEST_FLOWS_DIR } from '../support/webhooks.js';
 
 const stack = useLocalStack({ flowsDir: TEST_FLOWS_DIR, env: { TRIGGER_CACHE_TTL_MS: '0' } });
 
@@ -69,5 +71,77 @@ describe('a 400 names the field, what it takes and the nearest name', () => {
     const services = JSON.stringify(doc).match(/"enum":\["stripe","github"[^\]]*\]/g) ?? [];
     expect(services.length).toBeGreaterThan(0);
     for (const list of services) expect(list).not.toContain('"plaid"');
+  });
+});
+
+/** A code no step within two of now produces for `secret`, so it is wrong whenever it arrives. */
+function wrongCode(secret: string): string {
+  const near = new Set([-2, -1, 0, 1, 2].map((d) => totpCodeAt(secret, Date.now() + d * 30_000)));
+  return ['000000', '111111', '222222', '333333', '444444', '555555'].find((code) => !near.has(code))!;
+}
+
+/** A user with a first TOTP factor: its token, secret, the first confirmation's answer. */
+async function enrolled() {
+  const token = await owner();
+  const { secret } = (await call(stack, 'POST', '/accounts/totp-registration', { token })).json.data as { secret: string };
+  const confirmed = await call(stack, 'POST', '/accounts/confirm-totp-registration', { token, body: { code: totpCodeAt(secret, Date.now()), secret } });
+  expect(confirmed.status).toBe(200);
+  return { token, secret, confirmed: confirmed.json.data as { factor_id?: string; recovery_codes: string[] } };
+}
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+describe('the same thing is answered the same way', () => {
+  it('the first factor confirmation returns its factor_id, the one the factor list shows', async () => {
+    const { token, confirmed } = await enrolled();
+    expect(confirmed.factor_id).toEqual(expect.any(String));
+    expect(confirmed.recovery_codes).toHaveLength(10);
+    const listed = (await call(stack, 'GET', '/accounts/factors', { token })).json.data.factors as { id: string }[];
+    expect(listed.map((f) => f.id)).toEqual([confirmed.factor_id]);
+  });
+
+  it('a wrong code is 401 invalid_code whether it is a TOTP or a recovery code', async () => {
+    const { token, secret, confirmed } = await enrolled();
+    const totp = await call(stack, 'POST', '/accounts/totp/verify', { token, body: { code: wrongCode(secret) } });
+    const recovery = await call(stack, 'POST', '/accounts/recovery-codes/verify', { token, body: { code: 'zzzzz-zzzzz' } });
+    expect([totp.status, totp.json]).toEqual([401, { error: 'invalid_code' }]);
+    expect([recovery.status, recovery.json]).toEqual([401, { error: 'invalid_code' }]);
+    // A used one too.
+    expect((await call(stack, 'POST', '/accounts/recovery-codes/verify', { token, body: { code: confirmed.recovery_codes[0] } })).status).toBe(200);
+    expect((await call(stack, 'POST', '/accounts/recovery-codes/verify', { token, body: { code: confirmed.recovery_codes[0] } })).status).toBe(401);
+  });
+
+  it('a publish whose msg_id was already seen says duplicate: true, as NATS\'s PubAck', async () => {
+    const token = await owner();
+    const base = '/storage/streams/answers-stream';
+    expect((await call(stack, 'PUT', base, { token, body: {} })).status).toBe(201);
+    const first = await call(stack, 'POST', `${base}/messages`, { token, body: { messages: [{ data: 1, msg_id: 'm-1' }, { data: 2 }] } });
+    expect(first.json.data).toEqual({ seqs: [1, 2], acks: [{ seq: 1, duplicate: false }, { seq: 2, duplicate: false }] });
+    const again = await call(stack, 'POST', `${base}/messages`, { token, body: { messages: [{ data: 1, msg_id: 'm-1' }, { data: 3, msg_id: 'm-3' }, { data: 3, msg_id: 'm-3' }] } });
+    expect(again.json.data).toEqual({ seqs: [1, 3, 3], acks: [{ seq: 1, duplicate: true }, { seq: 3, duplicate: false }, { seq: 3, duplicate: true }] });
+  });
+
+  it('an ignored webhook answer carries its event_id and why it was ignored', async () => {
+    const trigger = await createTrigger(stack, await owner(), { flow: 'echo', event_filter: ['invoice.*'] });
+    const typed = await deliver(trigger.url, JSON.stringify({ id: 'evt_ignored_1', type: 'customer.created' }));
+    expect([typed.status, typed.json]).toEqual([200, { status: 'ignored', event_id: 'evt_ignored_1', reason: 'the event type "customer.created" matches none of the trigger\'s event_filter' }]);
+    const untyped = await deliver(trigger.url, JSON.stringify({ id: 'evt_ignored_2' }));
+    expect(untyped.json).toEqual({ status: 'ignored', event_id: 'evt_ignored_2', reason: expect.stringMatching(/no type/) });
+  });
+
+  it('a refused delivery\'s record marks a forged body\'s type and id unverified; a verified one is not marked', async () => {
+    const token = await owner();
+    const secret = 'whsec_answers_refused';
+    const trigger = await createTrigger(stack, token, { flow: 'echo', signature: { service: 'stripe', secret } });
+    const forged = JSON.stringify({ id: 'evt_forged', type: 'invoice.paid' });
+    expect((await deliver(trigger.url, forged, signStripe({ secret: 'whsec_not_it', body: forged, timestamp: nowSeconds() }))).status).toBe(401);
+    const good = JSON.stringify({ id: 'evt_real', type: 'invoice.paid' });
+    expect((await deliver(trigger.url, good, signStripe({ secret, body: good, timestamp: nowSeconds() }))).status).toBe(200);
+    const list = async () => (await call(stack, 'GET', `/triggers/${trigger.id}/executions`, { token })).json.data.executions as { event_id: string; status: string; unverified?: true }[];
+    let executions = await list();
+    for (let i = 0; i < 100 && executions.length < 2; i++) executions = await list();
+    const refused = executions.find((e) => e.status === 'refused')!;
+    expect(refused).toMatchObject({ event_id: 'evt_forged', unverified: true });
+    expect(executions.find((e) => e.event_id === 'evt_real')).not.toHaveProperty('unverified');
   });
 });

@@ -245,20 +245,20 @@ describe('7. event filter', () => {
     expect((await deliver(trigger.url, JSON.stringify({ type: 'invoice.paid' }))).json).toMatchObject({ status: 'accepted' });
     const res = await deliver(trigger.url, JSON.stringify({ type: 'invoice.created' }));
     expect(res.status).toBe(200);
-    expect(res.json).toEqual({ status: 'ignored' });
+    expect(res.json).toEqual({ status: 'ignored', event_id: expect.any(String), reason: expect.any(String) });
   });
 
   it('a trailing * matches by prefix', async () => {
     const trigger = await createTrigger(stack, await stack.token('filter-owner'), { flow: 'echo', event_filter: ['customer.*'] });
     expect((await deliver(trigger.url, JSON.stringify({ type: 'customer.created' }))).json).toMatchObject({ status: 'accepted' });
     expect((await deliver(trigger.url, JSON.stringify({ type: 'customer.subscription.deleted' }))).json).toMatchObject({ status: 'accepted' });
-    expect((await deliver(trigger.url, JSON.stringify({ type: 'customers' }))).json).toEqual({ status: 'ignored' });
-    expect((await deliver(trigger.url, JSON.stringify({ type: 'invoice.paid' }))).json).toEqual({ status: 'ignored' });
+    expect((await deliver(trigger.url, JSON.stringify({ type: 'customers' }))).json).toEqual({ status: 'ignored', event_id: expect.any(String), reason: expect.any(String) });
+    expect((await deliver(trigger.url, JSON.stringify({ type: 'invoice.paid' }))).json).toEqual({ status: 'ignored', event_id: expect.any(String), reason: expect.any(String) });
   });
 
   it('an event without a type is ignored while a filter is set', async () => {
     const trigger = await createTrigger(stack, await stack.token('filter-owner'), { flow: 'echo', event_filter: ['customer.*'] });
-    expect((await deliver(trigger.url, JSON.stringify({ id: 'evt_untyped' }))).json).toEqual({ status: 'ignored' });
+    expect((await deliver(trigger.url, JSON.stringify({ id: 'evt_untyped' }))).json).toEqual({ status: 'ignored', event_id: expect.any(String), reason: expect.any(String) });
   });
 
   it('an ignored delivery is recorded as an ignored execution with its type and event id', async () => {
