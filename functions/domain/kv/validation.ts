@@ -1,6 +1,6 @@
 import { AppError } from '../../shared/errors.js';
 import { isPlainObject } from '../../shared/json.js';
-import { didYouMean } from '../../shared/validation-messages.js';
+import { didYouMean } from '../../shared/nearest-name.js';
 import {
   BUCKET_NAME_PATTERN,
   DEFAULT_CONTENT_TYPE,
