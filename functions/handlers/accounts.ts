@@ -61,7 +61,10 @@ const eventBody = (event: MfaEvent) => ({
   user_agent: event.userAgent ?? null, ...(event.actor !== undefined && { actor: event.actor }),
 });
 
-/** At sign-in a wrong code is a failed authentication (401); at enrolment and recovery it stays 400 as it always was. */
+/**
+ * At sign-in a wrong code is a failed authentication (401), whether it is a TOTP or a recovery code;
+ * at enrolment (a code that does not match the secret being set up) it stays 400.
+ */
 async function asSignInFailure<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
@@ -88,8 +91,8 @@ export function createAccountsHandler(accounts: AccountUseCases, authenticator: 
         ...callerOf(event, principal), mfaToken: mfaToken(event),
         code: stringField(body, 'code'), secret: stringField(body, 'secret'), name: optionalStringField(body, 'name'),
       });
-      // The first factor's answer is what it always was; a later one says which factor it added.
-      return ok(confirmed.first ? { recovery_codes: confirmed.recoveryCodes } : { factor_id: confirmed.factorId, recovery_codes: [] });
+      // Every confirmation says which factor it added; only the first comes with recovery codes.
+      return ok({ factor_id: confirmed.factorId, recovery_codes: confirmed.first ? confirmed.recoveryCodes : [] });
     },
     async verifyTotp({ event, principal }) {
       const body = jsonObjectBody(event);
@@ -99,7 +102,8 @@ export function createAccountsHandler(accounts: AccountUseCases, authenticator: 
     },
     async verifyRecoveryCode({ event, principal }) {
       const body = jsonObjectBody(event);
-      const used = await accounts.verifyRecoveryCode({ ...callerOf(event, principal), code: stringField(body, 'code'), purpose: purposeField(body) });
+      const input = { ...callerOf(event, principal), code: stringField(body, 'code'), purpose: purposeField(body) };
+      const used = await asSignInFailure(() => accounts.verifyRecoveryCode(input));
       return ok({ remaining: used.remaining, mfa_token: used.mfaToken, expires_at: used.expiresAt });
     },
     async listFactors({ principal }) {

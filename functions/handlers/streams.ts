@@ -102,8 +102,9 @@ export const createStreamsHandler = (streams: StreamService, consumers: Consumer
   },
   async publishMessages(request) {
     const stream = streamOf(request);
-    const seqs = await streams.publish(stream, parsePublishBody(jsonObjectBody(request.event)));
-    return ok({ seqs });
+    const acks = await streams.publishAcks(stream, parsePublishBody(jsonObjectBody(request.event)));
+    // `acks` as NATS's PubAck: a msg_id already seen is `duplicate: true` (stored nothing new).
+    return ok({ seqs: acks.map((ack) => ack.seq), acks });
   },
   async readMessages(request) {
     const { event } = request;

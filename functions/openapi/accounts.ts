@@ -190,14 +190,14 @@ export const accountsDocs: OperationDocs = {
       // Inline, not named: api-smart-diff 1.0.6 normalises an `anyOf` behind a `$ref` otherwise than inline (a spurious break).
       '200': dataBody('Registered', {
         type: 'object',
-        required: ['recovery_codes'],
+        required: ['factor_id', 'recovery_codes'],
         properties: {
           recovery_codes: {
             ...RECOVERY_CODES,
             anyOf: [{ minItems: RECOVERY_CODE_COUNT, maxItems: RECOVERY_CODE_COUNT }, { maxItems: 0 }],
             description: `With the first factor: ${RECOVERY_CODE_COUNT} single-use codes of 50 random bits each (Crockford base32), not retrievable later. With a later one: empty.`,
           },
-          factor_id: { type: 'string', description: 'The added factor; only in the answer to a later confirmation (the first one\'s answer is unchanged).' },
+          factor_id: { type: 'string', description: 'The added factor (the first one too).' },
         },
       }),
       '400': errorBody(
@@ -218,7 +218,7 @@ export const accountsDocs: OperationDocs = {
       'Uses up one of the caller\'s recovery codes, each works once, and answers a step-up proof (`amr: ["recovery_code"]`): ' +
       'the rescue path when the authenticator is lost. Case, spaces and dashes are ignored, and ' +
       '`i`, `l`, `o` are read as `1`, `1`, `0`. A wrong or already used code, or a caller without a TOTP factor, ' +
-      'is 400 `invalid_code` and counts as a failure; failures are counted separately from TOTP code failures. ' +
+      'is 401 `invalid_code`, as a wrong TOTP code is at `verifyTotp`, and counts as a failure; failures are counted separately from TOTP code failures. ' +
       'A string that is not in recovery-code form is also `invalid_code` but costs no attempt. ' + OWNERSHIP,
     requestBody: jsonBody({ code: { type: 'string', description: 'A recovery code, e.g. `7k3mq-x9d2a`.' } }, PURPOSE_FIELD),
     responses: {
@@ -227,10 +227,8 @@ export const accountsDocs: OperationDocs = {
         required: ['remaining', 'mfa_token', 'expires_at'],
         properties: { remaining: { type: 'integer', minimum: 0, maximum: RECOVERY_CODE_COUNT - 1, description: 'Unused recovery codes left.' }, ...PROOF_PROPERTIES },
       })),
-      '400': errorBody(
-        '`validation_error`: body not a JSON object, or `code` missing or not a string. `invalid_code`: not an unused ' +
-        'recovery code of this user.',
-      ),
+      '400': errorBody('`validation_error`: body not a JSON object, or `code` missing or not a string.'),
+      '401': errorBody('unauthorized: no valid bearer token. invalid_code: not an unused recovery code of this user (counted unless not in recovery-code form).'),
       '415': unsupportedMediaType,
       '429': tooManyAttempts('failed recovery codes', false),
       '503': signingUnavailable('recovery code'),

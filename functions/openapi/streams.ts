@@ -164,7 +164,14 @@ export const streamsDocs: OperationDocs = {
       },
     }),
     responses: {
-      '200': dataBody('Committed', { type: 'object', required: ['seqs'], properties: { seqs: { type: 'array', items: { type: 'integer', minimum: 1 }, description: 'Each message\'s sequence, in the order sent.' } } }),
+      '200': dataBody('Committed', { type: 'object', required: ['seqs'], properties: {
+        seqs: { type: 'array', items: { type: 'integer', minimum: 1 }, description: 'Each message\'s sequence, in the order sent.' },
+        acks: {
+          type: 'array',
+          description: 'Each message\'s acknowledgement, in the order sent, as NATS\'s PubAck: `duplicate` is true when its `msg_id` was already published within the duplicate window (or earlier in the batch): nothing new was stored and `seq` is the first publish\'s.',
+          items: { type: 'object', required: ['seq', 'duplicate'], properties: { seq: { type: 'integer', minimum: 1 }, duplicate: { type: 'boolean' } } },
+        },
+      } }),
       '400': errorBody('validation_error: not 1 to 100 messages, a message without `data`, an unknown field, bad headers or `msg_id`; nothing is stored.'),
       '404': missingStream,
       '409': errorBody('stream_full: `discard: new` and the publish would pass `max_msgs` or `max_bytes` (nothing stored); or conflict: the stream was purged or deleted during the publish.'),

@@ -277,6 +277,10 @@ const EXECUTION: Schema = {
     },
     timeline: { type: 'array', items: attempt, description: 'Every run of the flow for this delivery, oldest first.' },
     replay_of: { type: 'string', pattern: EXECUTION_ID.source, description: 'The execution this one replays.' },
+    unverified: {
+      const: true,
+      description: 'Refused before its sender was verified (a wrong signature or API key, an address not allowed, …): its `type` and `event_id` were read from a body anyone could have written, and are not the sender\'s word.',
+    },
     batch: {
       type: 'object',
       required: ['request_id', 'index', 'size'],
@@ -439,7 +443,13 @@ const webhookOk: Schema = {
       properties: { status: { const: 'accepted' }, event_id: { type: 'string' } },
       description: 'Acknowledge mode: the event is stored on the queue (never answered before), and the flow will run.',
     },
-    { title: 'ignored', type: 'object', required: ['status'], properties: { status: { const: 'ignored' } }, description: 'Filtered out by `event_filter`; no flow runs.' },
+    {
+      title: 'ignored',
+      type: 'object',
+      required: ['status', 'event_id', 'reason'],
+      properties: { status: { const: 'ignored' }, event_id: { type: 'string' }, reason: { type: 'string', description: 'Why, e.g. the event type matches none of `event_filter`.' } },
+      description: 'Filtered out by `event_filter`; no flow runs.',
+    },
     {
       title: 'duplicate',
       type: 'object',

@@ -95,8 +95,8 @@ describe('parseTriggerSettings: event_filter', () => {
 });
 
 describe('parseTriggerSettings: signature', () => {
-  it.each(['stripe', 'github', 'slack', 'shopify', 'twilio'])('accepts %s with a secret', (service) => {
-    expect(create({ flow: 'echo', signature: { service, secret: 'abc' } }).signature).toEqual({ service, secret: 'abc' });
+  it.each([['stripe', 'whsec_abc'], ['github', 'abc'], ['slack', 'abc'], ['shopify', 'abc'], ['twilio', 'abc']])('accepts %s with a secret', (service, secret) => {
+    expect(create({ flow: 'echo', signature: { service, secret } }).signature).toEqual({ service, secret });
   });
 
   it('null means no signature', () => {

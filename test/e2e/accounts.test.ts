@@ -35,7 +35,7 @@ describe('TOTP registration over HTTP', () => {
     const used = await call(stack, 'POST', RECOVERY, { token, body: { code: codes[0] } });
     expect(used.json).toEqual({ data: { remaining: 9, mfa_token: expect.any(String), expires_at: expect.any(String) } });
     const again = await call(stack, 'POST', RECOVERY, { token, body: { code: codes[0] } });
-    expect(again.status).toBe(400);
+    expect(again.status).toBe(401);
     expect(again.json).toEqual({ error: 'invalid_code' });
   });
 

@@ -61,7 +61,7 @@ describe('refused deliveries', () => {
     expect(res.json).toEqual({ error: 'invalid_signature' });
 
     const [refused] = await listAll(token, trigger.id);
-    expect(refused).toMatchObject({ status: 'refused', error: 'invalid_signature', event_id: 'evt_wrong_sig', type: 'invoice.paid', attempts: 0, timeline: [] });
+    expect(refused).toMatchObject({ status: 'refused', error: 'invalid_signature', event_id: 'evt_wrong_sig', type: 'invoice.paid', unverified: true, attempts: 0, timeline: [] });
     const read = await detail(token, trigger.id, refused!.execution_id);
     expect(read.request).toMatchObject({
       method: 'POST',

@@ -61,7 +61,7 @@ describe('delivery counts agree with the deliveries list', () => {
     for (let i = 0; i < 5; i++) expect((await send(ack.url, { id: `evt_ok_${i}`, type: 'order.paid' }, key)).status).toBe(200);
     expect((await send(ack.url, { id: 'evt_ok_0', type: 'order.paid' }, key)).json).toEqual({ status: 'duplicate' });
     for (let i = 0; i < 2; i++) expect((await send(ack.url, { id: `evt_poison_${i}`, type: 'poison' }, key)).status).toBe(200);
-    for (let i = 0; i < 3; i++) expect((await send(ack.url, { id: `evt_ignored_${i}`, type: 'customer.created' }, key)).json).toEqual({ status: 'ignored' });
+    for (let i = 0; i < 3; i++) expect((await send(ack.url, { id: `evt_ignored_${i}`, type: 'customer.created' }, key)).json).toEqual({ status: 'ignored', event_id: expect.any(String), reason: expect.any(String) });
     for (let i = 0; i < 4; i++) expect((await send(ack.url, { id: `evt_refused_${i}`, type: 'order.paid' }, { 'x-api-key': 'fgk_wrong' })).status).toBe(401);
     for (let i = 0; i < 3; i++) expect((await send(wait.url, { id: `evt_wait_ok_${i}`, type: 'ping' })).status).toBe(200);
     expect((await send(wait.url, { id: 'evt_wait_poison', type: 'poison' })).status).toBe(502);

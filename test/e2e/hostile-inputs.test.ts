@@ -340,7 +340,7 @@ const tokenCases: HostileCase[] = TOKEN_ROUTES.flatMap((route) =>
   })));
 
 /** Bodies every JSON route must refuse, whatever it expects. */
-const BODY_FAULTS: { name: string; body: () => Body; headers?: OutgoingHttpHeaders; status: number; skip?: string[] }[] = [
+const BODY_FAULTS: { name: string; body: () => Body; headers?: OutgoingHttpHeaders; status: number; skip?: string[]; statusFor?: Record<string, number> }[] = [
   { name: 'truncated JSON', body: () => '{"flow": "ec', headers: JSON_TYPE, status: 400 },
   { name: 'JSON with a trailing comma', body: () => '{"flow": "echo",}', headers: JSON_TYPE, status: 400 },
   { name: 'single-quoted JSON', body: () => "{'flow': 'echo'}", headers: JSON_TYPE, status: 400 },
@@ -360,7 +360,8 @@ const BODY_FAULTS: { name: string; body: () => Body; headers?: OutgoingHttpHeade
   { name: 'a JSON array', body: () => '[{"flow":"echo"}]', headers: JSON_TYPE, status: 400 },
   { name: 'JSON null', body: () => 'null', headers: JSON_TYPE, status: 400 },
   { name: 'a JSON string', body: () => '"echo"', headers: JSON_TYPE, status: 400 },
-  { name: 'a lone surrogate escape', body: () => '{"flow": "\\ud800", "code": "\\ud800", "secret": "\\ud800", "description": "\\ud800"}', headers: JSON_TYPE, status: 400 },
+  // A string that is no recovery code is a wrong code: 401 at sign-in, as a wrong TOTP code (issue 43).
+  { name: 'a lone surrogate escape', body: () => '{"flow": "\\ud800", "code": "\\ud800", "secret": "\\ud800", "description": "\\ud800"}', headers: JSON_TYPE, status: 400, statusFor: { verifyRecoveryCode: 401 } },
 ];
 const JSON_ROUTES: { operationId: string; method: string; path: (f: Fixture) => string; token?: (f: Fixture) => string }[] = [
   { operationId: 'createTrigger', method: 'POST', path: () => '/triggers' },
@@ -372,7 +373,7 @@ const JSON_ROUTES: { operationId: string; method: string; path: (f: Fixture) => 
 const bodyCases: HostileCase[] = JSON_ROUTES.flatMap((route) =>
   BODY_FAULTS.filter((fault) => !fault.skip?.includes(route.operationId)).map((fault): HostileCase => ({
     name: `${route.method} ${route.operationId} with ${fault.name}`,
-    status: fault.status,
+    status: fault.statusFor?.[route.operationId] ?? fault.status,
     request: (f) => ({ method: route.method, path: route.path(f), headers: { ...bearer(f.owner), ...fault.headers }, body: fault.body() }),
   })));
 
@@ -423,7 +424,7 @@ const routeSpecificCases: HostileCase[] = [
   { name: 'a 1 MB TOTP secret', status: 400, request: owned('POST', () => '/accounts/confirm-totp-registration', { headers: JSON_TYPE, body: JSON.stringify({ code: '123456', secret: 'A'.repeat(1024 * 1024) }) }) },
   { name: 'no TOTP secret', status: 400, request: owned('POST', () => '/accounts/confirm-totp-registration', { headers: JSON_TYPE, body: '{"code":"123456"}' }) },
   { name: 'a numeric recovery code', status: 400, request: owned('POST', () => '/accounts/recovery-codes/verify', { headers: JSON_TYPE, body: '{"code":12345678}' }) },
-  { name: 'a 1 MB recovery code', status: 400, request: owned('POST', () => '/accounts/recovery-codes/verify', { headers: JSON_TYPE, body: JSON.stringify({ code: 'c'.repeat(1024 * 1024) }) }) },
+  { name: 'a 1 MB recovery code', status: 401, request: owned('POST', () => '/accounts/recovery-codes/verify', { headers: JSON_TYPE, body: JSON.stringify({ code: 'c'.repeat(1024 * 1024) }) }) },
 
   // Another account's things: not found, and untouched.
   { name: "another account's trigger, read", status: 404, request: owned('GET', (f) => `/triggers/${f.otherHook.id}`) },

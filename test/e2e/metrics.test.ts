@@ -71,7 +71,7 @@ describe('EMF metrics on the local stack', () => {
 
     expect((await deliver(trigger.url, JSON.stringify({ id: 'evt_m1', type: 'order.created' }))).status).toBe(200);
     expect((await deliver(trigger.url, JSON.stringify({ id: 'evt_m1', type: 'order.created' }))).json).toEqual({ status: 'duplicate' });
-    expect((await deliver(trigger.url, JSON.stringify({ id: 'evt_m2', type: 'order.deleted' }))).json).toEqual({ status: 'ignored' });
+    expect((await deliver(trigger.url, JSON.stringify({ id: 'evt_m2', type: 'order.deleted' }))).json).toEqual({ status: 'ignored', event_id: expect.any(String), reason: expect.any(String) });
     expect((await deliver(`${stack.webhookBaseUrl}/${Buffer.alloc(24, 9).toString('base64url')}`, '{}')).status).toBe(404);
     expect((await deliver(keyed.url, '{}')).status).toBe(401);
 

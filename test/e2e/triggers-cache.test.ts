@@ -94,7 +94,7 @@ describe('PUBLIC_WEBHOOK_BASE_URL', () => {
     const form = 'type=not-listed&MessageSid=SM1';
     const contentType = 'application/x-www-form-urlencoded';
     const forPublic = signTwilio({ authToken, url: trigger.url, body: form, contentType });
-    expect((await deliver(localUrl(trigger.webhook_id), form, forPublic.headers)).json).toEqual({ status: 'ignored' });
+    expect((await deliver(localUrl(trigger.webhook_id), form, forPublic.headers)).json).toEqual({ status: 'ignored', event_id: expect.any(String), reason: expect.any(String) });
     const forLocal = signTwilio({ authToken, url: localUrl(trigger.webhook_id), body: form, contentType });
     expect((await deliver(localUrl(trigger.webhook_id), form, forLocal.headers)).json).toEqual({ error: 'invalid_signature' });
   });
@@ -108,7 +108,7 @@ describe('PUBLIC_WEBHOOK_BASE_URL', () => {
     const forAttacker = signTwilio({ authToken, url: `https://attacker.example/webhooks/${trigger.webhook_id}`, body: form, contentType });
     expect(await postWithHost(trigger.webhook_id, form, { ...forAttacker.headers, ...forged })).toEqual({ error: 'invalid_signature' });
     const forPublic = signTwilio({ authToken, url: trigger.url, body: form, contentType });
-    expect(await postWithHost(trigger.webhook_id, form, { ...forPublic.headers, ...forged })).toEqual({ status: 'ignored' });
+    expect(await postWithHost(trigger.webhook_id, form, { ...forPublic.headers, ...forged })).toEqual({ status: 'ignored', event_id: expect.any(String), reason: expect.any(String) });
   });
 
   it('keeps the query string the sender used', async () => {
@@ -118,7 +118,7 @@ describe('PUBLIC_WEBHOOK_BASE_URL', () => {
     const signed = signTwilio({ authToken, url: trigger.url, body: json, contentType: 'application/json' });
     const query = signed.url.slice(signed.url.indexOf('?'));
     expect(query).toMatch(/^\?bodySHA256=[0-9a-f]{64}$/);
-    expect((await deliver(localUrl(trigger.webhook_id) + query, json, signed.headers)).json).toEqual({ status: 'ignored' });
+    expect((await deliver(localUrl(trigger.webhook_id) + query, json, signed.headers)).json).toEqual({ status: 'ignored', event_id: expect.any(String), reason: expect.any(String) });
   });
 });
 

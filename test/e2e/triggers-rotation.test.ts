@@ -50,8 +50,8 @@ describe('POST /triggers/{id}/rotate-signing-secret', () => {
     expect(res.json.data.signature).toEqual({ service: 'stripe', previous_secret_expires_at: new Date(endsAt).toISOString() });
 
     // The new secret works at once, though the trigger with only the old one is cached; the old one still works.
-    expect((await deliver(trigger.url, IGNORED, stripeSigned(NEW_SECRET))).json).toEqual({ status: 'ignored' });
-    expect((await deliver(trigger.url, IGNORED, stripeSigned(OLD_SECRET))).json).toEqual({ status: 'ignored' });
+    expect((await deliver(trigger.url, IGNORED, stripeSigned(NEW_SECRET))).json).toEqual({ status: 'ignored', event_id: expect.any(String), reason: expect.any(String) });
+    expect((await deliver(trigger.url, IGNORED, stripeSigned(OLD_SECRET))).json).toEqual({ status: 'ignored', event_id: expect.any(String), reason: expect.any(String) });
     expect((await deliver(trigger.url, IGNORED, stripeSigned('whsec_someone_else'))).json).toEqual({ error: 'invalid_signature' });
 
     // The old secret is refused once the overlap has ended (allowing the cache bound), and not before.
@@ -95,7 +95,7 @@ describe('POST /triggers/{id}/rotate-signing-secret', () => {
     const trigger = await createTrigger(stack, token, { ...FILTERED, signature: { service: 'stripe', secret: OLD_SECRET } });
     const res = await call(stack, 'POST', `/triggers/${trigger.id}/rotate-signing-secret`, { token, body });
     expect(res.status).toBe(400);
-    expect(res.json).toEqual({ error: 'validation_error' });
+    expect(res.json).toEqual({ error: 'validation_error', message: expect.any(String) });
     expect((await deliver(trigger.url, IGNORED, stripeSigned(OLD_SECRET))).status).toBe(200);
   });
 
@@ -166,7 +166,7 @@ describe('allowed_source_ips', () => {
     const token = await stack.token('ip-owner');
     const trigger = await createTrigger(stack, token, { ...FILTERED, allowed_source_ips: ['127.0.0.0/8'] });
     expect(trigger.allowed_source_ips).toEqual(['127.0.0.0/8']);
-    expect((await deliver(trigger.url, IGNORED)).json).toEqual({ status: 'ignored' });
+    expect((await deliver(trigger.url, IGNORED)).json).toEqual({ status: 'ignored', event_id: expect.any(String), reason: expect.any(String) });
   });
 
   it('10.0.0.0/8 refuses loopback with 403 ip_not_allowed, before the API key is looked at', async () => {
@@ -207,7 +207,7 @@ describe('allowed_source_ips', () => {
   ])('refuses %s with 400 validation_error', async (_why, allowed_source_ips) => {
     const res = await call(stack, 'POST', '/triggers', { token: await stack.token('ip-owner'), body: { ...FILTERED, allowed_source_ips } });
     expect(res.status).toBe(400);
-    expect(res.json).toEqual({ error: 'validation_error' });
+    expect(res.json).toEqual({ error: 'validation_error', message: expect.any(String) });
   });
 
   /** The event API Gateway sends for a POST from `sourceIp` (the local server only hears loopback IPv4). */

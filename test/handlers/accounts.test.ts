@@ -469,12 +469,12 @@ describe(`POST ${RECOVERY}`, () => {
     expect(res.json).toEqual({ data: { remaining: 9, mfa_token: expect.any(String), expires_at: expect.any(String) } });
   });
 
-  it('refuses a used code with 400 invalid_code', async () => {
+  it('refuses a used code with 401 invalid_code (as a wrong TOTP code at sign-in)', async () => {
     const sub = newUser();
     const [code] = await register(sub);
     await verify(sub, code);
     const res = await verify(sub, code);
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(401);
     expect(res.json).toEqual({ error: 'invalid_code' });
   });
 
@@ -492,20 +492,20 @@ describe(`POST ${RECOVERY}`, () => {
     expect((await verify(sub, code!.replace('-', '').toUpperCase())).status).toBe(200);
   });
 
-  it('refuses a code that was never issued with 400 invalid_code', async () => {
+  it('refuses a code that was never issued with 401 invalid_code', async () => {
     const sub = newUser();
     await register(sub);
     expect((await verify(sub, '00000-00000')).json).toEqual({ error: 'invalid_code' });
   });
 
-  it('refuses another user\'s code with 400 invalid_code', async () => {
+  it('refuses another user\'s code with 401 invalid_code', async () => {
     const [code] = await register(newUser());
     const other = newUser();
     await register(other);
     expect((await verify(other, code)).json).toEqual({ error: 'invalid_code' });
   });
 
-  it('refuses any code from a user without a factor with 400 invalid_code', async () => {
+  it('refuses any code from a user without a factor with 401 invalid_code', async () => {
     expect((await verify(newUser(), '00000-00000')).json).toEqual({ error: 'invalid_code' });
   });
 
@@ -513,7 +513,7 @@ describe(`POST ${RECOVERY}`, () => {
     const sub = newUser();
     const [code] = await register(sub);
     const results = await Promise.all(Array.from({ length: 4 }, () => verify(sub, code)));
-    expect(results.map((r) => r.status).sort()).toEqual([200, 400, 400, 400]);
+    expect(results.map((r) => r.status).sort()).toEqual([200, 401, 401, 401]);
   });
 
   it.each([
@@ -533,7 +533,7 @@ describe(`POST ${RECOVERY}`, () => {
   it('answers 429 too_many_attempts with Retry-After after 5 wrong codes', async () => {
     const sub = newUser();
     await register(sub);
-    for (let i = 0; i < 5; i++) expect((await verify(sub, '00000-00000')).status).toBe(400);
+    for (let i = 0; i < 5; i++) expect((await verify(sub, '00000-00000')).status).toBe(401);
     const res = await verify(sub, '00000-00000');
     expect(res.status).toBe(429);
     expect(res.json).toEqual({ error: 'too_many_attempts' });
@@ -552,14 +552,14 @@ describe(`POST ${RECOVERY}`, () => {
     const [code] = await register(sub);
     for (let i = 0; i < 4; i++) await verify(sub, '00000-00000');
     expect((await verify(sub, code)).status).toBe(200);
-    expect((await verify(sub, '00000-00000')).status).toBe(400);
+    expect((await verify(sub, '00000-00000')).status).toBe(401);
   });
 
   it('keeps its budget apart from TOTP failures', async () => {
     const sub = newUser();
     const secret = newSecret();
     await failTimes(5, sub, secret);
-    expect((await verify(sub, '00000-00000')).status).toBe(400);
+    expect((await verify(sub, '00000-00000')).status).toBe(401);
   });
 
   it('does not spend the TOTP budget on recovery failures', async () => {

@@ -103,8 +103,8 @@ async function scenario() {
   const recoveryCodes: string[] = confirmed.json.data.recovery_codes;
   recoveryCodes.forEach((code, i) => remember(`recovery code ${i}`, code));
   expect((await call(stack, 'POST', '/accounts/recovery-codes/verify', { token: mfaUser, body: { code: recoveryCodes[0] } })).status).toBe(200);
-  expect((await call(stack, 'POST', '/accounts/recovery-codes/verify', { token: mfaUser, body: { code: recoveryCodes[0] } })).status).toBe(400);
-  expect((await call(stack, 'POST', '/accounts/recovery-codes/verify', { token: mfaUser, body: { code: 'zzzz-zzzz-zz' } })).status).toBe(400);
+  expect((await call(stack, 'POST', '/accounts/recovery-codes/verify', { token: mfaUser, body: { code: recoveryCodes[0] } })).status).toBe(401);
+  expect((await call(stack, 'POST', '/accounts/recovery-codes/verify', { token: mfaUser, body: { code: 'zzzz-zzzz-zz' } })).status).toBe(401);
 
   // Triggers with signing secrets and API keys; a key regenerated and a secret rotated.
   const poisonous = await createTrigger(stack, owner, { flow: 'fails-on-type', api_key_enabled: true, signature: { service: 'github', secret: SIGNING_SECRETS.github } });

@@ -73,6 +73,7 @@ function toExecution(item: Record<string, unknown>): Execution {
     ...(item.next_attempt_at !== undefined && { next_attempt_at: item.next_attempt_at as string }),
     timeline,
     ...(item.replay_of !== undefined && { replay_of: item.replay_of as string }),
+    ...(item.unverified === true && { unverified: true as const }),
     ...(item.flow !== undefined && { flow: item.flow as string }),
     ...(item.reply !== undefined && { reply: item.reply as Execution['reply'] }),
     ...(item.batch !== undefined && { batch: item.batch as BatchPosition }),

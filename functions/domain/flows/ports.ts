@@ -95,6 +95,12 @@ export interface Execution {
   timeline: AttemptRecord[];
   /** The execution this one replays. */
   replay_of?: string;
+  /**
+   * A refused delivery whose `type` and `event_id` were read from a body nobody verified (a wrong
+   * signature or API key, an address not allowed): anyone could have written them, so they are not
+   * the sender's word.
+   */
+  unverified?: true;
   /** The flow that runs it: set on deliveries queued or run, absent on those recorded before flows were kept. */
   flow?: string;
   /** Wait mode: what the sender was answered, when the flow shaped its reply. */

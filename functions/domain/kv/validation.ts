@@ -1,5 +1,6 @@
 import { AppError } from '../../shared/errors.js';
 import { isPlainObject } from '../../shared/json.js';
+import { didYouMean } from '../../shared/nearest-name.js';
 import {
   BUCKET_NAME_PATTERN,
   DEFAULT_CONTENT_TYPE,
@@ -17,7 +18,8 @@ const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
 /** A UTF-16 surrogate without its pair: not encodable as UTF-8, so it would be stored as U+FFFD. */
 export const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-const invalid = (detail: string) => new AppError('validation_error', detail);
+/** Each refusal says which of the caller's fields is wrong and what it takes: the detail is the message. */
+const invalid = (detail: string) => new AppError('validation_error', detail, undefined, detail);
 const utf8Bytes = (text: string) => Buffer.byteLength(text, 'utf8');
 
 export function validateBucketName(name: string): string {
@@ -92,7 +94,7 @@ export function parseBucketConfig(body: unknown): BucketConfig {
       `${readOnly.join(' and ')} cannot be set: a bucket's name is the one in its path, and created_at is set when it is created. The settings a PUT sets or changes are ${[...CONFIG_FIELDS].join(', ')}.`);
   }
   const unknown = Object.keys(body).filter((field) => !CONFIG_FIELDS.has(field));
-  if (unknown.length > 0) throw invalid(`unknown configuration fields: ${unknown.join(', ')}`);
+  if (unknown.length > 0) throw invalid(`${unknown[0]}: is not a known field${didYouMean(unknown[0], [...CONFIG_FIELDS])}; a bucket's configuration takes ${[...CONFIG_FIELDS].join(', ')}`);
   const { description = null, ttl_seconds: ttlSeconds = null, max_value_bytes: maxValueBytes = null } = body;
 
   if (description !== null && (typeof description !== 'string' || utf8Bytes(description) > MAX_DESCRIPTION_BYTES || LONE_SURROGATE.test(description))) {

@@ -58,6 +58,13 @@ export interface StreamInfo {
  * the lease (longer than any publisher writes after reserving), the hole is recorded as skipped
  * and the watermark moves on (`commitStep`).
  */
+
+/** What a publish says of one message: its sequence, and whether its `msg_id` made it a duplicate. */
+export interface PublishAck {
+  seq: number;
+  duplicate: boolean;
+}
+
 export class StreamService {
   constructor(private readonly options: StreamServiceOptions) {}
 
@@ -145,6 +152,15 @@ export class StreamService {
 
   /** Publishes a batch in order; the sequence of each message (a duplicate's is its first publish's). */
   async publish(ref: StreamRef, batch: NewMessage[]): Promise<number[]> {
+    return (await this.publishAcks(ref, batch)).map((ack) => ack.seq);
+  }
+
+  /**
+   * Publishes a batch in order and says of each message what NATS's `PubAck` says: its sequence,
+   * and `duplicate` when its `msg_id` was already published in the duplicate window (or earlier in
+   * the batch), so nothing new was stored for it and the sequence is its first publish's.
+   */
+  async publishAcks(ref: StreamRef, batch: NewMessage[]): Promise<PublishAck[]> {
     const { store, now } = this.options;
     // The head as it is: a publish does not stop to help others before it has its own sequences,
     // except to skip reservations past their lease (its own reservation will reset `reservedAt`).
@@ -194,7 +210,8 @@ export class StreamService {
       else await this.awaitCommit(ref, { generation: at.generation, fromSeq: first - 1, toSeq: last, addBytes: bytes, lastTs: reservation.at });
     }
     for (const [i, j] of claims.sameAs) seqs[i] = seqs[j];
-    return seqs as number[];
+    const stored = new Set(fresh);
+    return seqs.map((seq, i) => ({ seq: seq!, duplicate: !stored.has(i) }));
   }
 
   /**

@@ -2,11 +2,12 @@
 import * as z from 'zod/mini';
 import { AppError } from '../../shared/errors.js';
 import { FLOW_NAME } from '../flows/flow-name.js';
-import { customRow, hmacParamsFromCustomConfig, SENDER_IDS, senderRow } from '../webhooks/senders/catalog.js';
+import { CHOOSABLE_SENDER_IDS, customRow, hmacParamsFromCustomConfig, senderRow } from '../webhooks/senders/catalog.js';
 import type { HmacParams } from '../webhooks/senders/catalog-types.js';
 import { checkSenderSecret } from '../webhooks/senders/secrets.js';
 import type { CustomSignatureConfig } from '../webhooks/signatures/custom.js';
-import { describeIssue, hmacParamsSchema, validateHmacParams } from '../webhooks/senders/primitives/hmac-params.js';
+import { hmacParamsSchema, validateHmacParams } from '../webhooks/senders/primitives/hmac-params.js';
+import { didYouMean, issueMessage, listed, parseOrRefuse } from '../../shared/validation-messages.js';
 import { isSourceIpEntry, MAX_SOURCE_IP_ENTRIES, SOURCE_IP_ENTRY } from '../webhooks/source-ips.js';
 import { DEFAULT_HANDSHAKE_WINDOW_SECONDS, MAX_HANDSHAKE_WINDOW_SECONDS, MIN_HANDSHAKE_WINDOW_SECONDS } from './handshake-window.js';
 import type { StoredSignature } from './trigger.js';
@@ -74,7 +75,8 @@ function buildTriggerSchemas() {
   const secretText = z.string().check(z.minLength(1), z.maxLength(MAX_SECRET_LENGTH));
   const signatureSchema = z
     .strictObject({
-      service: z.enum(SENDER_IDS as [string, ...string[]]),
+      // Only the senders a trigger can verify: a row the catalog lists as unsupported is refused with its reason.
+      service: z.enum(CHOOSABLE_SENDER_IDS as [string, ...string[]]),
       // Optional only for a sender that hands its secret over in its handshake (checked below).
       secret: z.optional(secretText),
       // The first kind (a header, a prefix, a timestamp header), or the assembled-content HMAC
@@ -193,40 +195,36 @@ export type SigningSecretRotation = z.output<Schemas['rotateSigningSecret']>;
 export type ApiKeyRegeneration = z.output<Schemas['regenerateApiKey']>;
 
 /**
- * The words of a request's first problem. A `custom` signature is one of two shapes (a union, whose
- * own issue says only that neither fits): its problem is named by the shape it was meant as, the
- * assembled-content HMAC when it has `content`, field and all (`signature.custom.key.encoding: …`).
+ * The words of a request's first problem, field and all (`shared/validation-messages.ts` says each
+ * kind of issue). A `custom` signature is one of two shapes (a union, whose own issue says only that
+ * neither fits): its problem is named by the shape it was meant as, the assembled-content HMAC when
+ * it has `content` (`signature.custom.key.encoding: …`).
  */
-function invalid(error: z.core.$ZodError, input: unknown): AppError {
-  const problem = problemOf(error, input);
-  // A signature's or a fixed answer's problem is told to the caller, naming the field: their settings
-  // are rich enough (a custom HMAC, a sender's secret format, the content types an answer may have)
-  // that "validation_error" alone would leave them guessing.
-  const told = TOLD_FIELDS.has(String(error.issues[0]?.path[0]));
-  return new AppError('validation_error', problem, undefined, told ? problem : undefined);
+function invalid(error: z.core.$ZodError, input: unknown, root: z.core.$ZodType): AppError {
+  const problem = problemOf(error, input, root);
+  return new AppError('validation_error', problem, undefined, problem);
 }
 
-const TOLD_FIELDS: ReadonlySet<string> = new Set(['signature', 'acknowledge_response', 'name', 'description']);
-
-function problemOf(error: z.core.$ZodError, input: unknown): string | undefined {
+function problemOf(error: z.core.$ZodError, input: unknown, root: z.core.$ZodType): string {
   const issue = error.issues[0];
-  if (!issue) return undefined;
+  if (!issue) return 'the request is not valid';
   const path = issue.path.map(String);
-  const signature = (input as { signature?: { custom?: unknown } } | undefined)?.signature;
+  const signature = (input as { signature?: { custom?: unknown; service?: unknown } } | undefined)?.signature;
   if (path[0] === 'signature' && path[1] === 'custom' && signature && typeof signature.custom === 'object' && signature.custom !== null) {
     if ('content' in signature.custom) {
       const checked = validateHmacParams(signature.custom);
       if (!checked.ok) return `signature.custom.${checked.message}`;
     } else {
-      const old = triggerSchemas().custom.safeParse(signature.custom);
-      if (!old.success) return `signature.custom: ${old.error.issues[0]?.message ?? 'not a custom signature'}`;
+      const old = triggerSchemas().custom.safeParse(signature.custom, { reportInput: true });
+      if (!old.success) return issueMessage(old.error.issues[0]!, triggerSchemas().custom, ['signature', 'custom']);
     }
   }
-  if (path[0] === 'signature') {
-    const field = [...path, ...(issue.code === 'unrecognized_keys' ? [issue.keys[0]!] : [])].join('.');
-    return `${field}: ${describeIssue(issue)}`;
+  // A sender the catalog knows but no trigger can verify: its row says why.
+  if (path[0] === 'signature' && path[1] === 'service' && typeof signature?.service === 'string') {
+    const row = senderRow(signature.service);
+    if (row?.verification.primitive === 'unsupported') return `signature.service: ${row.name} cannot be verified here: ${row.verification.reason}`;
   }
-  return issue.message;
+  return issueMessage(issue, root);
 }
 
 /**
@@ -274,14 +272,18 @@ export function checkAwaitsHandshake(signature: Pick<StoredSignature, 'service'>
   }
 }
 
+/** A flow that does not exist is named, with the flows that do (and the nearest, when it was misspelt). */
 function checkFlow(flow: string | undefined, knownFlows: ReadonlySet<string>): void {
-  if (flow !== undefined && !knownFlows.has(flow)) throw new AppError('validation_error', 'unknown flow');
+  if (flow === undefined || knownFlows.has(flow)) return;
+  const flows = [...knownFlows].sort();
+  const problem = `flow: no flow is named ${JSON.stringify(flow)}${didYouMean(flow, flows)}; the flows are ${listed(flows)} (GET /flows)`;
+  throw new AppError('validation_error', 'unknown flow', undefined, problem);
 }
 
 /** Validates a create request; unknown fields, unknown flows and bad signature settings are `validation_error`. */
 export function parseTriggerSettings(body: unknown, knownFlows: ReadonlySet<string>): TriggerSettings {
-  const parsed = triggerSchemas().create.safeParse(body);
-  if (!parsed.success) throw invalid(parsed.error, body);
+  const parsed = triggerSchemas().create.safeParse(body, { reportInput: true });
+  if (!parsed.success) throw invalid(parsed.error, body, triggerSchemas().create);
   checkFlow(parsed.data.flow, knownFlows);
   checkSignatureSecret(parsed.data.signature);
   return { ...parsed.data, signature: withSignatureRules(parsed.data.signature) ?? null };
@@ -289,9 +291,11 @@ export function parseTriggerSettings(body: unknown, knownFlows: ReadonlySet<stri
 
 /** Validates a PATCH request: the same fields, all optional, at least one. */
 export function parseTriggerPatch(body: unknown, knownFlows: ReadonlySet<string>): TriggerPatch {
-  const parsed = triggerSchemas().patch.safeParse(body);
-  if (!parsed.success) throw invalid(parsed.error, body);
-  if (Object.keys(parsed.data).length === 0) throw new AppError('validation_error', 'nothing to change');
+  const parsed = triggerSchemas().patch.safeParse(body, { reportInput: true });
+  if (!parsed.success) throw invalid(parsed.error, body, triggerSchemas().patch);
+  if (Object.keys(parsed.data).length === 0) {
+    throw new AppError('validation_error', 'nothing to change', undefined, `nothing to change: send at least one of ${Object.keys(triggerSchemas().settings).join(', ')}`);
+  }
   checkFlow(parsed.data.flow, knownFlows);
   checkSignatureSecret(parsed.data.signature);
   return parsed.data.signature === undefined ? parsed.data : { ...parsed.data, signature: withSignatureRules(parsed.data.signature) ?? null };
@@ -299,21 +303,15 @@ export function parseTriggerPatch(body: unknown, knownFlows: ReadonlySet<string>
 
 /** Validates a rotation request; whether the secret suits the trigger's scheme is checked against the trigger (`checkSecretFor`). */
 export function parseSigningSecretRotation(body: unknown): SigningSecretRotation {
-  const parsed = triggerSchemas().rotateSigningSecret.safeParse(body);
-  if (!parsed.success) throw new AppError('validation_error', parsed.error.issues[0]?.message);
-  return parsed.data;
+  return parseOrRefuse(triggerSchemas().rotateSigningSecret, body);
 }
 
 /** Validates a regenerate-api-key request (`{}` for an empty body). */
 export function parseApiKeyRegeneration(body: unknown): ApiKeyRegeneration {
-  const parsed = triggerSchemas().regenerateApiKey.safeParse(body);
-  if (!parsed.success) throw new AppError('validation_error', parsed.error.issues[0]?.message);
-  return parsed.data;
+  return parseOrRefuse(triggerSchemas().regenerateApiKey, body);
 }
 
 /** A new secret for an existing signature must pass the same rules as one given with it (standard_webhooks: `whsec_`). */
 export function checkSecretFor(signature: Pick<StoredSignature, 'service' | 'custom'>, secret: string): void {
-  const parsed = triggerSchemas().signature.safeParse({ service: signature.service, secret, ...(signature.custom && { custom: signature.custom }) });
-  if (!parsed.success) throw new AppError('validation_error', parsed.error.issues[0]?.message);
-  checkSignatureSecret(parsed.data);
+  checkSignatureSecret(parseOrRefuse(triggerSchemas().signature, { service: signature.service, secret, ...(signature.custom && { custom: signature.custom }) }));
 }

@@ -173,6 +173,15 @@ const FAMILIES: Family[] = [
 ];
 
 describe('checkSenderSecret(row, secret)', () => {
+  it('refuses a secret without the start all of its sender\'s secrets have, in the words of its secret_label', () => {
+    const prefixed = SENDERS.filter((r) => r.secret_prefix !== undefined);
+    expect(prefixed.map((r) => r.id)).toContain('stripe');
+    for (const r of prefixed) {
+      expect(checkSenderSecret(r, 'sk_live_123'), r.id).toBe(`${r.name}'s secret is ${r.secret_label.charAt(0).toLowerCase()}${r.secret_label.slice(1)}: it starts with ${r.secret_prefix}, and this one does not`);
+      expect(checkSenderSecret(r, `${r.secret_prefix}abc`), r.id).toBeUndefined();
+    }
+  });
+
   it('knows the family of every row that verifies (each row in exactly one)', () => {
     for (const r of SENDERS) {
       const families = FAMILIES.filter((f) => f.has(r)).map((f) => f.name);
@@ -186,11 +195,14 @@ describe('checkSenderSecret(row, secret)', () => {
       const rows = SENDERS.filter((r) => family.has(r));
 
       it(`returns undefined for a secret of the expected form (${rows.map((r) => r.id).join(', ')})`, () => {
-        for (const r of rows) for (const secret of family.good) expect(checkSenderSecret(r, secret), `${r.id}: ${secret}`).toBeUndefined();
+        // A row whose secrets all start alike (Stripe's whsec_) is given its good secrets with that start.
+        const as = (r: SenderRow, secret: string) => (r.secret_prefix === undefined || secret.startsWith(r.secret_prefix) ? secret : `${r.secret_prefix}${secret}`);
+        for (const r of rows) for (const secret of family.good) expect(checkSenderSecret(r, as(r, secret)), `${r.id}: ${secret}`).toBeUndefined();
       });
 
       it('names the expected form for a malformed secret', () => {
-        for (const r of rows) {
+        // A row with a secret_prefix refuses these by their start first (tested below).
+        for (const r of rows.filter((row) => row.secret_prefix === undefined)) {
           for (const [secret, message] of family.bad) expect(checkSenderSecret(r, secret), `${r.id}: ${JSON.stringify(secret)}`).toMatch(message);
         }
       });

@@ -15,9 +15,16 @@ export const RECORDED_REFUSALS: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * The refusals decided after the request proved its sender (a verified body that breaks the row's
+ * body rule, a bad batch element). Any other refusal came with a body anyone could have written:
+ * the type and id read from it are marked `unverified`, never shown as the sender's.
+ */
+const REFUSED_AFTER_VERIFYING: ReadonlySet<string> = new Set(['validation_error']);
+
+/**
  * Stage "record", for a refused delivery: recorded when the trigger's refusal budget allows, with
- * what can be read from it (the body's event id and type, when it parses). The refusal is answered
- * whatever happens here.
+ * what can be read from it (the body's event id and type, when it parses, marked `unverified`
+ * unless the sender was verified). The refusal is answered whatever happens here.
  */
 export async function recordRefusal(deps: ReceiverDeps, request: IncomingWebhook, delivery: Delivery, code: string): Promise<void> {
   try {
@@ -28,10 +35,13 @@ export async function recordRefusal(deps: ReceiverDeps, request: IncomingWebhook
     const { signature } = delivery.trigger;
     const row = signature ? (await senderRowOf(signature)) ?? {} : undefined;
     const type = body && eventType(row, request.headers, body);
+    const eventId = body && senderEventId(row, request.headers, body);
+    const unverified = (type !== undefined || eventId !== undefined) && !REFUSED_AFTER_VERIFYING.has(code);
     await deps.executions.record(delivery.ref, {
-      event_id: (body && senderEventId(row, request.headers, body)) ?? deps.newId(),
+      event_id: eventId ?? deps.newId(),
       received_at: delivery.receivedAt.toISOString(),
       ...(type !== undefined && { type }),
+      ...(unverified && { unverified: true as const }),
       status: 'refused',
       error: code,
       attempts: 0,

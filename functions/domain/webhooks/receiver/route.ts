@@ -26,12 +26,13 @@ export interface FlowBound {
  */
 export async function route(deps: ReceiverDeps, record: TriggerRecord, event: ReceivedEvent): Promise<EventOutcome | FlowBound> {
   const { ref, data, execution, stored, claim, spentFirst, inputJson: serialised } = event;
-  const answered = async (status: 'duplicate' | 'ignored'): Promise<EventOutcome> => {
+  // An ignored event's answer names it (as `accepted` does) and says why: the sender's logs then say which event was dropped.
+  const answered = async (status: 'duplicate' | 'ignored', reason?: string): Promise<EventOutcome> => {
     await deps.executions.record(ref, { ...execution, status, attempts: 0 }, stored);
-    return { reply: ownAnswer(record, { status }), result: { status, event_id: data.event_id } };
+    return { reply: ownAnswer(record, reason === undefined ? { status } : { status, event_id: data.event_id, reason }), result: { status, event_id: data.event_id } };
   };
   if (spentFirst && !(await deps.executions.claimEvent(record.id, claim!.key, claim!.ttlSeconds))) return answered('duplicate');
-  if (!matchesEventFilter(record.event_filter, data.type)) return answered('ignored');
+  if (!matchesEventFilter(record.event_filter, data.type)) return answered('ignored', ignoredReason(data.type));
   // Serialised once: its size decides whether the flow can start at all, and the same text goes
   // into the queue message or the synchronous start.
   const inputJson = serialised ?? JSON.stringify({ trigger: data });
@@ -40,5 +41,9 @@ export async function route(deps: ReceiverDeps, record: TriggerRecord, event: Re
   // A claimed event whose flow never started must stay claimable, or the sender's retry is lost.
   return { inputJson, ...(claim && { claimKey: claim.key }), releaseClaim: () => (claim ? deps.executions.releaseEvent(record.id, claim.key) : Promise.resolve()) };
 }
+
+/** Why the event filter let an event by, in words for the sender's logs (the filter itself stays the owner's). */
+const ignoredReason = (type: unknown): string =>
+  typeof type === 'string' && type !== '' ? `the event type ${JSON.stringify(type)} matches none of the trigger's event_filter` : "the event has no type, and the trigger's event_filter runs only the types it lists";
 
 export const isAnswered = (routed: EventOutcome | FlowBound): routed is EventOutcome => 'reply' in routed;

@@ -44,6 +44,12 @@ export interface SenderRow extends Omit<SignatureServiceListing, 'needs_verify_t
    * verify token): redacted in stored requests and withheld from flow inputs (`secret-fields.ts`).
    */
   secret_fields?: SecretField[];
+  /**
+   * What every secret the sender issues starts with (Stripe's `whsec_`): a secret without it was
+   * copied from somewhere else (an API key, another sender's secret) and is refused when the trigger
+   * is saved, in the words of `secret_label`.
+   */
+  secret_prefix?: string;
   /** The body is read as JSON whatever its Content-Type says (Amazon SNS sends `text/plain`). */
   body_as?: 'json';
   /**

@@ -129,6 +129,7 @@ export const SENDERS: readonly SenderRow[] = [
     delivery_policy: waits(null, 3 * DAY, 'Non-2xx: exponential backoff for up to 3 days (a sandbox: 3 times over a few hours).'),
     docs_url: 'https://docs.stripe.com/webhooks#verify-manually',
     secret_label: "The endpoint's signing secret (whsec_…)",
+    secret_prefix: 'whsec_',
     handshake: false,
     event_type: { sources: [inBody('type')], example: 'payment_intent.succeeded' },
     delivery_id: { from: 'json', path: ['id'], signed: true },
@@ -1085,3 +1086,5 @@ export function hmacParamsFromCustomConfig(config: CustomSignatureConfig): HmacP
 
 /** Every id a trigger's `signature.service` may take, in the catalog's order. */
 export const SENDER_IDS: readonly string[] = SENDERS.map((row) => row.id);
+/** The senders a trigger can choose: every row but those the catalog cannot verify (`unsupported`). */
+export const CHOOSABLE_SENDER_IDS: readonly string[] = SENDERS.filter((row) => row.verification.primitive !== 'unsupported').map((row) => row.id);

@@ -47,9 +47,14 @@ const SECRET_CHECKS: { readonly [P in Primitive]: SecretCheck<P> } = {
  */
 export function checkSenderSecret(row: SenderRow, secret: string): string | undefined {
   if (typeof secret !== 'string' || secret.length === 0) return 'the secret is empty';
+  if (row.secret_prefix !== undefined && !secret.startsWith(row.secret_prefix)) {
+    return `${row.name}'s secret is ${lowerFirst(row.secret_label)}: it starts with ${row.secret_prefix}, and this one does not`;
+  }
   const check = SECRET_CHECKS[row.verification.primitive] as SecretCheck<Primitive>;
   return check(row.verification as never, secret, row);
 }
+
+const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
 
 /** The HMAC key rules: text used as is, or a key that decodes as the row says (hex, base64, `whsec_` base64). */
 function checkHmacSecret(params: HmacParams, secret: string): string | undefined {

@@ -2,6 +2,7 @@
 // document can be generated from, loaded only where settings are validated, never by the receiver.
 import * as z from 'zod/mini';
 import type { HmacParams } from '../catalog-types.js';
+import { describeIssue } from '../../../../shared/validation-messages.js';
 
 /** RFC 7230 token: what a header name may be (as trigger-requests.ts accepts them). */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
@@ -167,30 +168,8 @@ export function validateHmacParams(value: unknown): HmacParamsCheck {
   // An unknown field is named itself, not by the object that holds it.
   const path = [...prefix, ...issue.path, ...(issue.code === 'unrecognized_keys' ? [issue.keys[0]!] : [])];
   const field = path.map(String).join('.') || '(settings)';
-  return { ok: false, field, message: `${field}: ${describeIssue(issue)}` };
+  return { ok: false, field, message: `${field}: ${describeIssue(issue, prefix.length === 0 ? hmacParamsSchema() : undefined)}` };
 }
 
-/**
- * zod/mini ships no messages (its locales are left out to keep bundles small, and none is loaded
- * here), so each kind of issue is put in words here; our own refinements carry theirs.
- */
-export function describeIssue(issue: z.core.$ZodIssue): string {
-  switch (issue.code) {
-    case 'invalid_value':
-      if (issue.input === undefined) return 'is required';
-      return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
-    case 'unrecognized_keys':
-      return 'is not a known setting';
-    case 'invalid_type':
-      if (issue.input === undefined) return 'is required';
-      return `must be ${issue.expected === 'int' ? 'an integer' : issue.expected === 'object' || issue.expected === 'array' ? `an ${issue.expected}` : `a ${issue.expected}`}`;
-    case 'too_small':
-      return issue.origin === 'string' ? `must be at least ${issue.minimum} characters` : issue.origin === 'array' ? `must have at least ${issue.minimum} ${Number(issue.minimum) === 1 ? 'entry' : 'entries'}` : `must be at least ${issue.minimum}`;
-    case 'too_big':
-      return issue.origin === 'string' ? `must be at most ${issue.maximum} characters` : issue.origin === 'array' ? `must have at most ${issue.maximum} entries` : `must be at most ${issue.maximum}`;
-    case 'invalid_format':
-      return issue.message && issue.message !== 'Invalid input' ? issue.message : 'is not of the expected form';
-    default:
-      return issue.message;
-  }
-}
+/** Issues in words: one formatter for every route (`shared/validation-messages.ts`). */
+export { describeIssue };
