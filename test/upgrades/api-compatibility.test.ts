@@ -41,4 +41,14 @@ describe(`the OpenAPI document against release ${LAST_RELEASE}'s`, () => {
     const unmarked = breakingApiChanges(released, changed).filter((change) => !changelogMarks(changelog, change.operation) && !changelogMarks(unreleasedChangelog(), change.operation));
     expect(unmarked).toEqual([]);
   });
+
+  it('a new required field in a named request schema is caught at the operation that takes it', () => {
+    const changed = structuredClone(today) as any;
+    const { $ref } = changed.paths['/triggers'].post.requestBody.content['application/json'].schema;
+    const input = changed.components.schemas[$ref.split('/').pop()];
+    input.required = [...(input.required ?? []), 'flow_version'];
+    input.properties.flow_version = { type: 'string' };
+    expect(breakingApiChanges(released, changed)).toContainEqual(expect.objectContaining({ operation: 'POST /triggers' }));
+  });
 });
+

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { apiCompare } from 'api-smart-diff';
+import { inlineRefs } from '../support/openapi.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -74,6 +75,14 @@ export interface BreakingChange {
   description: string;
 }
 
+function inlined(document: object): Record<string, any> {
+  const copy = structuredClone(document) as Record<string, any>;
+  const schemas = copy.components?.schemas ?? {};
+  copy.paths = inlineRefs(copy.paths, schemas);
+  if (copy.components) delete copy.components.schemas;
+  return copy;
+}
+
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options']);
 
 /**
@@ -82,8 +91,11 @@ const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'optio
  * by its operation (`PUT /storage/kv/{bucket}`) or, outside `paths`, by the JSON path it touches.
  */
 export function breakingApiChanges(before: object, after: object): BreakingChange[] {
-  // api-smart-diff resolves `$ref`s in the documents it is given, in place: it gets copies.
-  const { diffs } = apiCompare(structuredClone(before), structuredClone(after));
+  // Each document with its named schemas written out where they are used: api-smart-diff 1.0.6 misses
+  // a change made inside a `$ref` when the other side has the schema inline (a required field added to
+  // `TriggerInput` went unseen against 1.0.0's inline document), and reports a named schema's change
+  // again under `components/schemas`, which no operation names. Copies, too: it resolves `$ref`s in place.
+  const { diffs } = apiCompare(inlined(before), inlined(after));
   return diffs
     .filter((diff) => diff.type === 'breaking')
     .map((diff) => {
