@@ -64,10 +64,10 @@ const ALLOWED: { why: string; excuses: (sensitive: ts.Expression, other: ts.Expr
       (comparison.how === 'startsWith' || comparison.how === 'endsWith') && (isLiteral(comparison.right) || isNamedConstant(comparison.right)),
   },
   {
-    why: "startsWith with a row's public key format prefix (`rule.strip_prefix`, such as 'whsec_') detects that format, not a secret",
+    why: "startsWith with a row's public format prefix (`rule.strip_prefix`, `row.secret_prefix`, such as 'whsec_') detects that format, not a secret",
     excuses: (_sensitive, other, comparison) => {
       const node = unwrap(other);
-      return comparison.how === 'startsWith' && ts.isPropertyAccessExpression(node) && node.name.text === 'strip_prefix';
+      return comparison.how === 'startsWith' && ts.isPropertyAccessExpression(node) && (node.name.text === 'strip_prefix' || node.name.text === 'secret_prefix');
     },
   },
   {
