@@ -65,8 +65,8 @@ const ALLOWED: { why: string; excuses: (sensitive: ts.Expression, other: ts.Expr
   },
   {
     why: "startsWith with a row's public format prefix (`rule.strip_prefix`, `row.secret_prefix`, such as 'whsec_') detects that format, not a secret",
-    excuses: (_sensitive, other, comparison) => {
-      const node = unwrap(other);
+    excuses: (_sensitive, _other, comparison) => {
+      const node = unwrap(comparison.right);
       return comparison.how === 'startsWith' && ts.isPropertyAccessExpression(node) && (node.name.text === 'strip_prefix' || node.name.text === 'secret_prefix');
     },
   },
