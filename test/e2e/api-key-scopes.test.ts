@@ -1,10 +1,10 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { Secret, TOTP } from 'otpauth';
 import { describe, expect, it } from 'vitest';
 import { dynamoClient } from '../../functions/adapters/aws/clients/dynamo.js';
 import { generateApiKey, generateId, hashApiKey } from '../../functions/domain/api-keys.js';
 import { randomBytes } from 'node:crypto';
 import { call, useLocalStack } from '../support/local-stack.js';
+import { totpCodeAt as codeAt } from '../support/totp.js';
 
 // Issue 41 items 1, 2, 3 and 5, as attacks over HTTP on the local stack: scoped keys, key
 // management for users only, step-up proofs that name their purpose and serve once, the
@@ -19,8 +19,6 @@ const FACTORS = '/accounts/factors';
 const EVENTS = '/accounts/mfa/events';
 const ADMINS = { 'cognito:groups': ['flowgate-admins'] };
 const userFactors = (sub: string) => `/accounts/users/${encodeURIComponent(sub)}/factors`;
-
-const codeAt = (secret: string, at: number) => new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate({ timestamp: at });
 
 let users = 0;
 
