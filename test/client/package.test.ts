@@ -1,17 +1,15 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateClientTypes, GENERATED_TYPES_PATH } from '../../client/generate.js';
 import { createClient, FlowgateError } from '../../client/src/index.js';
 
-/** The package itself: generated types kept fresh, the build, the browser entry, the types an app compiles against, retries. */
+/** The package's source: generated types kept fresh, the types an app compiles against, retries (the build: pack.test.ts). */
 const ROOT = resolve(import.meta.dirname, '../..');
-const CLIENT = join(ROOT, 'client');
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
 describe('generated types', () => {
@@ -19,41 +17,6 @@ describe('generated types', () => {
     const committed = readFileSync(join(ROOT, GENERATED_TYPES_PATH), 'utf8');
     // A failure here: the document changed and the client's types did not; run `npm run client:generate`.
     expect(committed === (await generateClientTypes()), 'stale: run npm run client:generate').toBe(true);
-  });
-});
-
-describe('the build', () => {
-  beforeAll(() => {
-    const built = spawnSync(process.execPath, [join(CLIENT, 'build.mjs')], { encoding: 'utf8' });
-    expect(built.status, built.stderr + built.stdout).toBe(0);
-  }, 180_000);
-
-  it('writes ESM and declarations for each entry the package exports', () => {
-    const manifest = JSON.parse(readFileSync(join(CLIENT, 'package.json'), 'utf8'));
-    expect(manifest).toMatchObject({ name: '@flowgate/client', version: '1.0.0', type: 'module' });
-    for (const conditions of Object.values(manifest.exports) as (string | Record<string, string>)[]) {
-      for (const file of typeof conditions === 'string' ? [conditions] : Object.values(conditions)) expect(existsSync(join(CLIENT, file)), file).toBe(true);
-    }
-  });
-
-  it('the browser entry loads no node: module, in itself or any chunk it imports', () => {
-    const seen = new Set<string>();
-    const nodeImports: string[] = [];
-    const visit = (file: string) => {
-      if (seen.has(file)) return;
-      seen.add(file);
-      const text = readFileSync(file, 'utf8');
-      for (const [, specifier] of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)["']([^"']+)["']/g)) {
-        if (specifier!.startsWith('.')) visit(resolve(dirname(file), specifier!));
-        else if (specifier!.startsWith('node:') || ['fs', 'crypto', 'buffer', 'path', 'http', 'https', 'stream'].includes(specifier!)) nodeImports.push(`${file}: ${specifier}`);
-      }
-    };
-    const manifest = JSON.parse(readFileSync(join(CLIENT, 'package.json'), 'utf8'));
-    visit(join(CLIENT, manifest.exports['.'].default));
-    expect(seen.size).toBeGreaterThan(1);
-    expect(nodeImports).toEqual([]);
-    // And the check sees a node: import where there is one: the Node entry has one.
-    expect(readFileSync(join(CLIENT, manifest.exports['.'].node), 'utf8')).toMatch(/from\s*["']node:fs\/promises["']/);
   });
 });
 
