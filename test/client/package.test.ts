@@ -121,3 +121,59 @@ describe('retries', () => {
     expect(received.at(-1)!.at - started).toBeLessThan(60 * 3 + 5_000);
   });
 });
+
+describe('what a credential reaches, and what a hostile name or server costs', () => {
+  /** A server that records each request's method, URL and headers, answering with `answer`. */
+  function recorder(answer: (req: IncomingMessage) => { status: number; headers?: Record<string, string>; body?: string }) {
+    const seen: { method: string; url: string; headers: IncomingMessage['headers'] }[] = [];
+    const server = createServer((req, res) => {
+      seen.push({ method: req.method!, url: req.url!, headers: req.headers });
+      req.resume();
+      const { status, headers, body } = answer(req);
+      res.writeHead(status, headers);
+      res.end(body);
+    });
+    return {
+      seen, server,
+      start: () => new Promise<string>((done) => server.listen(0, '127.0.0.1', () => done(`http://127.0.0.1:${(server.address() as AddressInfo).port}`))),
+      stop: () => new Promise<void>((done) => server.close(() => done())),
+    };
+  }
+
+  it('a download redirected to another origin (S3) is fetched without the API key or token, with its range', async () => {
+    const s3 = recorder(() => ({ status: 206, headers: { 'content-type': 'application/octet-stream', 'content-range': 'bytes 0-1/10' }, body: 'ab' }));
+    const s3Url = await s3.start();
+    const api = recorder(() => ({ status: 307, headers: { location: `${s3Url}/bucket/object?X-Amz-Signature=x` } }));
+    const apiUrl = await api.start();
+    try {
+      for (const credential of [{ apiKey: 'fgk_secret' }, { token: 'a-users-token' }]) {
+        s3.seen.length = 0;
+        const download = await createClient({ baseUrl: apiUrl, ...credential }).objects.download('store', 'big.bin', { range: { start: 0, end: 1 } });
+        expect([download.status, new TextDecoder().decode(download.body)]).toEqual([206, 'ab']);
+        expect(s3.seen).toHaveLength(1);
+        expect(s3.seen[0]!.headers).not.toHaveProperty('x-api-key');
+        expect(s3.seen[0]!.headers).not.toHaveProperty('authorization');
+        expect(s3.seen[0]!.headers.range).toBe('bytes=0-1');
+      }
+      expect(api.seen.map((r) => [r.headers['x-api-key'], r.headers.authorization])).toEqual([['fgk_secret', undefined], [undefined, 'Bearer a-users-token']]);
+    } finally {
+      await Promise.all([s3.stop(), api.stop()]);
+    }
+  });
+
+  it('a name cannot leave its path segment: / is encoded, and . or .. is refused before anything is sent', async () => {
+    const api = recorder(() => ({ status: 201, headers: { 'content-type': 'application/json' }, body: '{"data":{}}' }));
+    const apiUrl = await api.start();
+    try {
+      const flowgate = createClient({ baseUrl: apiUrl, token: 't' });
+      await flowgate.kv.createBucket('../api-keys');
+      await flowgate.triggers.get('a?b#c');
+      expect(api.seen.map((r) => `${r.method} ${r.url}`)).toEqual(['PUT /storage/kv/..%2Fapi-keys', 'GET /triggers/a%3Fb%23c']);
+      for (const name of ['..', '.', '%2e%2E', '.%2E']) await expect(flowgate.kv.deleteBucket(name)).rejects.toThrow(TypeError);
+      expect(api.seen).toHaveLength(2);
+    } finally {
+      await api.stop();
+    }
+  });
+});
+
