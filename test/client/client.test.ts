@@ -9,6 +9,9 @@ import { createClient, FlowgateError, verifyProof, type FlowgateClient } from '.
 import { dynamoClient } from '../../functions/adapters/aws/clients/dynamo.js';
 import { bucketKey, generationPk } from '../../functions/adapters/aws/dynamo-kv-store.js';
 import { sign, SIGNABLE_SENDERS } from '../../client/src/webhooks.js';
+import { senderRow } from '../../functions/domain/webhooks/senders/catalog.js';
+import { Webhook } from 'standardwebhooks';
+import Stripe from 'stripe';
 import { useBrowser } from '../support/browser.js';
 import { useLocalStack } from '../support/local-stack.js';
 import { totpCodeAt } from '../support/totp.js';
@@ -33,6 +36,7 @@ async function userClient(claims?: Record<string, unknown>, accountId?: string) 
 /** Keys with every character a URL treats specially. */
 const AWKWARD_KEYS = ['a/b/c', 'my file .txt', '100% done, %41 and %2F stay', 'report?draft=1', 'notes#section-2', 'Zoë Ünal/日本/😀', '?#%/ +é/%25?#&='];
 
+const raw32 = () => 'k'.repeat(32);
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
@@ -287,14 +291,39 @@ describe('triggers, deliveries and webhooks.sign', () => {
   });
 
   it('signs as every sender a secret can sign for, each accepted by the receiver\'s own verifier', async () => {
-    expect(SIGNABLE_SENDERS).toEqual(expect.arrayContaining(['stripe', 'github', 'slack', 'svix', 'standard_webhooks', 'gitlab', 'shopify']));
+    expect(SIGNABLE_SENDERS).toEqual(expect.arrayContaining(['stripe', 'github', 'slack', 'svix', 'standard_webhooks', 'gitlab', 'shopify', 'twilio', 'custom']));
     expect(SIGNABLE_SENDERS).not.toContain('discord');
-    const stripe = await sign('stripe', 'whsec_test_secret', '{"id":"evt_1","type":"invoice.paid"}', { timestamp: 1_700_000_000 });
-    expect(stripe.headers['stripe-signature']).toMatch(/^t=1700000000,v1=[0-9a-f]{64}$/);
-    const svix = await sign('standard_webhooks', `whsec_${Buffer.from('k'.repeat(32)).toString('base64')}`, '{}');
-    expect(Object.keys(svix.headers).sort()).toEqual(['content-type', 'webhook-id', 'webhook-signature', 'webhook-timestamp']);
+    const now = Math.floor(Date.now() / 1000);
+    const body = JSON.stringify({ id: 'evt_1', type: 'test.event', webhookTimestamp: now * 1000 });
+    const failures: string[] = [];
+    for (const id of SIGNABLE_SENDERS.filter((s) => s !== 'custom' && s !== 'twilio')) {
+      // A secret in the form the row's key takes (sign() itself checks each signature with the receiver's verifier).
+      const row = senderRow(id)!;
+      const scheme = row.verification.primitive === 'any_of' ? row.verification.schemes[0] : row.verification;
+      const key = scheme.primitive === 'hmac' ? scheme.key : undefined;
+      const raw = 'k'.repeat(32);
+      const secret = scheme.primitive === 'basic' ? 'user:pass'
+        : scheme.primitive === 'static_token' && scheme.location === 'named_header' ? 'X-Hook-Token: abc'
+          : key?.format === 'base64' ? `${key.strip_prefix ?? ''}${Buffer.from(raw).toString('base64')}`
+            : key?.format === 'hex' ? Buffer.from(raw).toString('hex') : `${row.secret_prefix ?? ''}${raw}`;
+      await sign(id, secret, body, { url: 'https://gateway.example/webhooks/abc' }).catch((error: Error) => failures.push(`${id}: ${error.message}`));
+    }
+    expect(failures).toEqual([]);
+    // Twilio signs a form's fields; custom, the trigger's own settings.
+    await sign('twilio', raw32(), 'From=%2B15550001&Body=hi', { url: 'https://gateway.example/webhooks/abc', contentType: 'application/x-www-form-urlencoded' });
+    const custom = { algorithm: 'sha256', key: { format: 'text' }, content: [{ part: 'body' }], signature: { from: 'header', name: 'x-sig', prefix: 'sha256=' }, encoding: 'hex' };
+    expect((await sign('custom', 's3cret', '{}', { custom })).headers['x-sig']).toMatch(/^sha256=[0-9a-f]{64}$/);
     await expect(sign('discord', 'x', '{}')).rejects.toThrow(/key of its own/);
     await expect(sign('nope', 'x', '{}')).rejects.toThrow(/unknown sender "nope"/);
+  });
+
+  it('the headers are what the senders\' own libraries accept (stripe-node, standardwebhooks)', async () => {
+    const payload = '{"id":"evt_1","object":"event","type":"invoice.paid"}';
+    const stripeSigned = await sign('stripe', 'whsec_test_secret', payload);
+    expect(new Stripe('sk_test_x').webhooks.constructEvent(payload, stripeSigned.headers['stripe-signature']!, 'whsec_test_secret').type).toBe('invoice.paid');
+    const secret = `whsec_${Buffer.from(raw32()).toString('base64')}`;
+    const standard = await sign('standard_webhooks', secret, payload);
+    expect(new Webhook(secret).verify(payload, standard.headers)).toMatchObject({ type: 'invoice.paid' });
   });
 });
 
