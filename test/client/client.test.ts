@@ -190,6 +190,23 @@ describe('objects', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+  it('a ReadableStream uploads part by part when its size is given, and whole when not', async () => {
+    const { client } = await userClient();
+    await client.objects.createStore('streamed');
+    const bytes = new Uint8Array(6 * 1024 * 1024 + 123).map((_, i) => (i * 7) % 256);
+    // Chunks of an awkward size, so parts are cut across them.
+    const streamOf = () => new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let at = 0; at < bytes.length; at += 100_003) controller.enqueue(bytes.slice(at, at + 100_003));
+        controller.close();
+      },
+    });
+    const parts: (number | undefined)[] = [];
+    await client.objects.upload('streamed', 'sized', streamOf(), { size: bytes.length, onProgress: (p) => parts.push(p.part) });
+    expect(parts.sort()).toEqual([1, 2]);
+    await client.objects.upload('streamed', 'unsized', streamOf());
+    for (const key of ['sized', 'unsized']) expect(sha256((await client.objects.download('streamed', key)).body)).toBe(sha256(bytes));
+  });
 });
 
 describe('streams', () => {
