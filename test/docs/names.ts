@@ -44,6 +44,8 @@ const isPlaceholder = (segment: string) => /^(\{[^}]*\}|<[^>]*>|\$\{?\w+\}?|…)
 export function knownEnvNames(): Set<string> {
   const names = new Set<string>(Object.values(SETTINGS).map((setting) => setting.env));
   for (const name of ['PORT', 'FLOWS_DIR', 'FLOWGATE_DATA_DIR', 'FLOWGATE_METRICS', 'CORS_ALLOWED_ORIGINS']) names.add(name);
+  // The variables every example is run with (test/docs/examples.test.ts).
+  for (const name of ['FLOWGATE_URL', 'TOKEN', 'API_KEY']) names.add(name);
   const flowSettings = JSON.parse(readFileSync(resolve(ROOT, 'flows/functions/settings.json'), 'utf8')) as Record<string, unknown>;
   for (const name of Object.keys(flowSettings)) names.add(name);
   return names;
