@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NAMED_SENDERS } from '../../bin/senders-table.js';
 import { guidePaths, ROOT } from './guides.js';
-import { brokenLinks, unknownNames } from './names.js';
+import { brokenLinks, missingFiles, unknownNames } from './names.js';
 
 describe('the docs name only what exists', () => {
   for (const guide of guidePaths()) {
@@ -11,8 +11,9 @@ describe('the docs name only what exists', () => {
     it(`${guide}: every route, setting and sender it names is in the route table, the settings or the catalog`, () => {
       expect(unknownNames(text)).toEqual([]);
     });
-    it(`${guide}: every link to a file or a heading leads somewhere`, () => {
+    it(`${guide}: every link to a file or a heading leads somewhere, and every file it names is there`, () => {
       expect(brokenLinks(guide, text)).toEqual([]);
+      expect(missingFiles(text)).toEqual([]);
     });
   }
 
@@ -39,6 +40,10 @@ describe('the names check itself', () => {
       'route GET /storage/kv/{bucket}/items', 'route PATCH /storage/kv/{bucket}', 'route /storage/buckets/settings',
       'context waitTimeoutSeconds', 'context nope', 'setting NOPE_URL', 'setting WAIT_TIMEOUT_SECONDS', 'sender stripey',
     ]);
+  });
+
+  it('finds a file that is not there', () => {
+    expect(missingFiles('`functions/domain/kv/service.ts`, `functions/domain/kv/nowhere.ts`, `test/e2e/console*.test.ts`')).toEqual(['functions/domain/kv/nowhere.ts']);
   });
 
   it('finds a link to a heading that is not there', () => {

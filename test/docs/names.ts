@@ -112,6 +112,15 @@ export function unknownNames(text: string): string[] {
   return [...new Set(found)];
 }
 
+/** Files of the repository a guide names (`functions/domain/kv/service.ts`) that are not there. */
+export function missingFiles(text: string): string[] {
+  const missing = new Set<string>();
+  for (const [, path] of text.matchAll(/(?<![\w./-])((?:functions|lib|local|bin|bench|test|flows|console|patches|releases)\/[\w./+-]*[\w/])(?![\w*<])/g)) {
+    if (!existsSync(resolve(ROOT, path!))) missing.add(path!);
+  }
+  return [...missing];
+}
+
 /** Links to other guides (`kv.md#keys-in-urls`) whose file or heading does not exist. */
 export function brokenLinks(guide: string, text: string): string[] {
   const base = guide.includes('/') ? resolve(ROOT, guide, '..') : ROOT;
