@@ -5,6 +5,7 @@ import { SENDERS } from '../functions/domain/webhooks/senders/catalog.js';
 import type { BatchRule, DeliveryPolicy, EventTypeRule, EventTypeSource, RequestValue, SignedValue, Verification } from '../functions/domain/webhooks/senders/catalog-types.js';
 import type { TimestampedBodyParams } from '../functions/domain/webhooks/senders/primitives/timestamped-body.js';
 import { HANDSHAKE_WORDS } from '../functions/domain/webhooks/handshake-words.js';
+import { eventNamesOf } from '../functions/domain/webhooks/senders/event-names.js';
 
 /**
  * `npm run docs:senders`: writes the senders' guide, docs/senders.md, whole from the sender catalog,
@@ -98,6 +99,16 @@ const BY_SETTINGS: Record<string, string> = {
 };
 
 
+/** Each sender's event names, to pick an `event_filter` from: folded, as GitHub's and Stripe's run to hundreds. */
+export function eventNamesList(): string {
+  return SENDERS.flatMap((row) => {
+    const listed = eventNamesOf(row.id);
+    if (!listed) return [];
+    const count = listed.names.length === 1 ? '1 name' : `${listed.names.length} names`;
+    return [`<details><summary>${row.name} (<code>${row.id}</code>): ${count}, from ${listed.source}</summary>\n\n${listed.names.map((name) => `\`${name}\``).join(', ')}\n\n</details>`];
+  }).join('\n');
+}
+
 /** Senders named in the catalog: every row but the one verified by the trigger's own HMAC settings. */
 export const NAMED_SENDERS = SENDERS.filter((row) => row.verification.primitive !== 'configured').length;
 
@@ -133,6 +144,14 @@ trigger's deliveries record it as \`status: "handshake"\`.
 ${HANDSHAKES_START}
 ${handshakesList()}
 ${HANDSHAKES_END}
+
+## Event names
+
+The event types each sender's deliveries carry, to pick a trigger's \`event_filter\` from (\`event_names\` in
+\`GET /signature-services\`, and the console's picker): read from the package that publishes them where a well-kept one
+does (\`npm run docs:event-names\` keeps them in step with its version), otherwise the examples its documentation shows.
+
+${eventNamesList()}
 `;
 }
 
