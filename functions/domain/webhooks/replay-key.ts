@@ -7,7 +7,7 @@ import { valueAt } from '../../shared/json.js';
 import type { WebhookBody } from './body.js';
 import { headerValue } from './headers.js';
 import type { RequestValue, SenderRow, Verification } from './senders/catalog-types.js';
-import { signedContent } from './senders/primitives/hmac.js';
+import { signedContent, signedTimestampMs } from './senders/primitives/hmac.js';
 
 /** Deliveries of one event id run a deduplicating trigger's flow at most once in this window. */
 export const DEDUP_WINDOW_SECONDS = 24 * 3600;
@@ -29,6 +29,13 @@ export interface ReceivedRequest {
 export interface ReplayClaim {
   key: string;
   ttlSeconds: number;
+  /**
+   * Set when the key is the exact signed content with its signed timestamp, this timestamp (epoch
+   * ms): every replay of the delivery has the same key and the same time, so its record can be
+   * keyed on both and its first write be the claim (`receiver/claim-record.ts`), no claim item of
+   * its own. A sender's retry, signed anew, has another timestamp and another key.
+   */
+  signedAtMs?: number;
 }
 
 /**
@@ -46,8 +53,12 @@ export function replayClaim(row: SenderRow | undefined, deduplicate: boolean, re
   const window = singleUseWindowSeconds(row);
   if (deduplicate) return { key: deduplicationKey(row, request), ttlSeconds: Math.max(DEDUP_WINDOW_SECONDS, window ?? 0) };
   if (window === undefined) return undefined;
-  return { key: singleUseKey(row, request), ttlSeconds: window };
+  const key = singleUseKey(row, request);
+  const signedAtMs = key.startsWith('sha256:') && row.verification.primitive === 'hmac' ? signedTimestampMs(row.verification, hmacInputOf(request)) : undefined;
+  return { key, ttlSeconds: window, ...(signedAtMs !== undefined && { signedAtMs }) };
 }
+
+const hmacInputOf = (request: ReceivedRequest) => ({ request: { ...request, nowSeconds: 0 }, secrets: [], method: request.method });
 
 /**
  * The key a deduplicating trigger of `row` collapses deliveries on: the signed id the row names

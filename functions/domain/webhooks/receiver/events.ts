@@ -28,6 +28,11 @@ export interface ReceivedEvent {
    * to pass the filter on a second use.
    */
   spentFirst: boolean;
+  /**
+   * Set when `ref` is made from the claim (`claim-record.ts`): the record's first write is the
+   * claim. A duplicate's record, or one that must not claim, goes under `otherRef`.
+   */
+  recordIsClaim?: { otherRef: ExecutionRef };
   /** The flow input, when serialised ahead: a batch checks every element's size before any of it is queued. */
   inputJson?: string;
 }
