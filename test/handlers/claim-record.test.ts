@@ -5,8 +5,9 @@ import { keyedOnClaim } from '../../functions/domain/webhooks/receiver/claim-rec
 import type { ReceivedEvent } from '../../functions/domain/webhooks/receiver/events.js';
 import { newExecutionId, receivedAtOf } from '../../functions/domain/flows/execution-id.js';
 import type { StoredRequest } from '../../functions/domain/flows/ports.js';
-import { replayClaim } from '../../functions/domain/webhooks/replay-key.js';
-import { senderRow } from '../../functions/domain/webhooks/senders/catalog.js';
+import { replayClaim, signedTimeOfClaim } from '../../functions/domain/webhooks/replay-key.js';
+import { customRow, senderRow } from '../../functions/domain/webhooks/senders/catalog.js';
+import type { SenderRow } from '../../functions/domain/webhooks/senders/catalog-types.js';
 import { signStripe } from '../support/signers.js';
 import { useEngines } from '../support/engines.js';
 
@@ -58,6 +59,7 @@ describe('keyedOnClaim', () => {
     execution: { event_id: 'evt_1', received_at: new Date().toISOString() },
     stored: REQUEST,
     claim: replayClaim(row, false, request, 'evt_1'),
+    claimSignedAtMs: signedTimeOfClaim(row, false, replayClaim(row, false, request, 'evt_1'), request),
     spentFirst: false,
   });
   const body = '{"id":"evt_1","type":"invoice.paid"}';
@@ -80,7 +82,19 @@ describe('keyedOnClaim', () => {
 
   it('a deduplicating trigger keeps its claim item (a key without the timestamp, held for a day)', () => {
     const event = eventOf(received(body, 1_795_817_000), 'own');
-    const deduplicating = { ...event, claim: replayClaim(row, true, received(body, 1_795_817_000), 'evt_1') };
+    const request = received(body, 1_795_817_000);
+    const claim = replayClaim(row, true, request, 'evt_1');
+    const deduplicating = { ...event, claim, claimSignedAtMs: signedTimeOfClaim(row, true, claim, request) };
+    expect(deduplicating.claimSignedAtMs).toBeUndefined();
     expect(keyedOnClaim(deduplicating)).toBe(deduplicating);
+  });
+
+  it('a row whose timestamp is checked but not signed keys nothing on it: an attacker could change it to change the key', () => {
+    const stripe = row.verification as Extract<SenderRow['verification'], { primitive: 'hmac' }>;
+    const unsignedTime = customRow({ ...stripe, content: [{ part: 'body' }] });
+    const request = received(body, 1_795_817_000);
+    const claim = replayClaim(unsignedTime, false, request, 'evt_1');
+    expect(claim?.key).toMatch(/^sha256:/);
+    expect(signedTimeOfClaim(unsignedTime, false, claim, request)).toBeUndefined();
   });
 });

@@ -29,13 +29,6 @@ export interface ReceivedRequest {
 export interface ReplayClaim {
   key: string;
   ttlSeconds: number;
-  /**
-   * Set when the key is the exact signed content with its signed timestamp, this timestamp (epoch
-   * ms): every replay of the delivery has the same key and the same time, so its record can be
-   * keyed on both and its first write be the claim (`receiver/claim-record.ts`), no claim item of
-   * its own. A sender's retry, signed anew, has another timestamp and another key.
-   */
-  signedAtMs?: number;
 }
 
 /**
@@ -53,12 +46,20 @@ export function replayClaim(row: SenderRow | undefined, deduplicate: boolean, re
   const window = singleUseWindowSeconds(row);
   if (deduplicate) return { key: deduplicationKey(row, request), ttlSeconds: Math.max(DEDUP_WINDOW_SECONDS, window ?? 0) };
   if (window === undefined) return undefined;
-  const key = singleUseKey(row, request);
-  const signedAtMs = key.startsWith('sha256:') && row.verification.primitive === 'hmac' ? signedTimestampMs(row.verification, hmacInputOf(request)) : undefined;
-  return { key, ttlSeconds: window, ...(signedAtMs !== undefined && { signedAtMs }) };
+  return { key: singleUseKey(row, request), ttlSeconds: window };
 }
 
-const hmacInputOf = (request: ReceivedRequest) => ({ request: { ...request, nowSeconds: 0 }, secrets: [], method: request.method });
+/**
+ * The signed timestamp (epoch ms) of a claim whose key is the exact signed content with that
+ * timestamp (a single-use claim of an HMAC row that signs one); `undefined` for any other claim.
+ * Every replay of the delivery has the same key and the same time, so its record can be keyed on
+ * both and its first write be the claim (`receiver/claim-record.ts`), no claim item of its own. A
+ * sender's retry, signed anew, has another timestamp and another key.
+ */
+export function signedTimeOfClaim(row: SenderRow | undefined, deduplicate: boolean, claim: ReplayClaim | undefined, request: ReceivedRequest): number | undefined {
+  if (!row || deduplicate || !claim?.key.startsWith('sha256:') || row.verification.primitive !== 'hmac') return undefined;
+  return signedTimestampMs(row.verification, { request: { ...request, nowSeconds: 0 }, secrets: [], method: request.method });
+}
 
 /**
  * The key a deduplicating trigger of `row` collapses deliveries on: the signed id the row names

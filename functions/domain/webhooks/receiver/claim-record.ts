@@ -6,7 +6,7 @@ const DIGEST_CHARS = 22;
 
 /**
  * The event keyed on its claim, when its claim allows: a claim on the exact signed content with
- * its signed timestamp (`replay-key.ts`, `signedAtMs`). Its record's id is then made from that
+ * its signed timestamp (`replay-key.ts`, `signedTimeOfClaim`). Its record's id is then made from that
  * timestamp and the claim key's digest, so a replay of the delivery, whenever it comes, has the
  * same id: the first write of the record (a conditional put, `ExecutionStore.recordFirst`) is the
  * claim, and no claim item is written beside it (one write unit less per delivery).
@@ -20,12 +20,12 @@ const DIGEST_CHARS = 22;
  * filter ignores without spending its claim), go under the delivery's own id (`otherRef`).
  */
 export function keyedOnClaim(event: ReceivedEvent): ReceivedEvent {
-  const { claim } = event;
-  if (claim?.signedAtMs === undefined || !claim.key.startsWith('sha256:') || 'batch_request' in event.stored) return event;
+  const { claim, claimSignedAtMs } = event;
+  if (!claim || claimSignedAtMs === undefined || !claim.key.startsWith('sha256:') || 'batch_request' in event.stored) return event;
   const digest = claim.key.slice('sha256:'.length, 'sha256:'.length + DIGEST_CHARS);
   return {
     ...event,
-    ref: { triggerId: event.ref.triggerId, executionId: newExecutionId(claim.signedAtMs, `k${digest}`) },
+    ref: { triggerId: event.ref.triggerId, executionId: newExecutionId(claimSignedAtMs, `k${digest}`) },
     recordIsClaim: { otherRef: event.ref },
   };
 }
