@@ -304,10 +304,11 @@ export default async function costBench() {
     aroundInvocation: async (fn, event, invoke) => {
       const metered = usage;
       if (!metered) return invoke();
-      // As deployed, an environment serves one request at a time: here the bench's concurrent
-      // deliveries would share one event loop and bill each other's time, so each function's
-      // invocations take their turn and each is timed from its own start.
-      const release = await oneAtATime(fn);
+      // As deployed, an environment serves one request at a time, on its own CPU: here every
+      // invocation shares one event loop (the receiver's with each other's and with the flow
+      // worker's), and each would be billed the others' time. So invocations take turns, whatever
+      // their function, and each is timed from its own start.
+      const release = await oneAtATime();
       try {
         const startedAt = performance.now();
         const result = await invocations.run(fn, invoke);
@@ -318,13 +319,13 @@ export default async function costBench() {
       }
     },
   });
-  const turns = new Map<FunctionName, Promise<void>>();
-  /** Waits for `fn`'s previous invocation to end; the returned function ends this one's turn. */
-  const oneAtATime = async (fn: FunctionName): Promise<() => void> => {
-    const previous = turns.get(fn) ?? Promise.resolve();
+  let turn = Promise.resolve();
+  /** Waits for the previous invocation to end; the returned function ends this one's turn. */
+  const oneAtATime = async (): Promise<() => void> => {
+    const previous = turn;
     let release!: () => void;
     const mine = new Promise<void>((resolve) => (release = resolve));
-    turns.set(fn, previous.then(() => mine));
+    turn = previous.then(() => mine);
     await previous;
     return release;
   };
