@@ -51,6 +51,15 @@ const namedContent = (content: Record<string, Schema>, name: string) =>
 
 const MEDIA_SUFFIX: Record<string, string> = { 'application/x-www-form-urlencoded': 'Form', 'multipart/form-data': 'Multipart' };
 
+/** Declared on exactly the operations the route table flags `idempotent` (functions/domain/idempotency.ts). */
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description: 'Send a new unique key (a UUID) with each request you may retry: a retry with the same key, credential and body within 24 hours gets the first 2xx answer again (with `Idempotent-Replayed: true`) instead of doing it twice.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
+};
+
 /** Where an operation is documented: the path clients call, which is the route's unless the route must be wider. */
 export const documentedPath = (route: RouteSpec): string => openApiPath(route.documentedPath ?? route.path);
 
@@ -65,6 +74,13 @@ function operation(route: RouteSpec) {
     const content = response.content && (status.startsWith('2') ? namedContent(response.content, name) : response.content);
     responses[status] = { description: response.description, headers: response.headers && Object.fromEntries(Object.entries(response.headers).map(([n, s]) => [n, { schema: s }])), content: content && withSchemas(content) };
   }
+  if (route.idempotent) {
+    // `Idempotent-Replayed: true` comes only on a replay, so it is described with the parameter, not declared
+    // as a success header (a declared one is sent on every success: the contract test holds the document to that).
+    const conflict = responses['409'] as { description: string } | undefined;
+    const codes = '`idempotency_key_reused`: the key came with another request in the last 24 hours; `idempotency_key_in_flight` (with `Retry-After`): a request with the key is still running.';
+    responses['409'] = conflict ? { ...conflict, description: `${conflict.description} ${codes}` } : { description: codes, content: withSchemas(errorBody('').content) };
+  }
   if (route.auth !== 'none') responses['401'] ??= { description: 'unauthorized', content: withSchemas(errorBody('').content) };
   if (route.scope) responses['403'] ??= { description: `forbidden: the credential lacks the \`${route.scope}\` scope`, content: withSchemas(errorBody('').content) };
   responses['500'] ??= { description: 'internal_error', content: withSchemas(errorBody('').content) };
@@ -77,7 +93,7 @@ function operation(route: RouteSpec) {
     security,
     // The scope an API key needs (a user's token has every scope but `admin`, and `admin` in the administrators' group).
     ...(route.scope && { 'x-required-scope': route.scope }),
-    parameters: [...pathParameters(route, doc), ...(doc?.parameters ?? []).filter((p) => p.in !== 'path')],
+    parameters: [...pathParameters(route, doc), ...(doc?.parameters ?? []).filter((p) => p.in !== 'path'), ...(route.idempotent ? [IDEMPOTENCY_KEY_PARAMETER] : [])],
     requestBody: doc?.requestBody && { required: doc.requestBody.required ?? true, content: withSchemas(namedContent(doc.requestBody.content, `${pascal(actionOf(route))}Request`)) },
     responses,
   };

@@ -83,6 +83,21 @@ describe('the OpenAPI document and the route table', () => {
     expect(inline).toEqual([]);
   });
 
+  it('declares Idempotency-Key and its 409s on exactly the operations the route table flags idempotent', () => {
+    for (const route of ROUTES) {
+      const method = route.method === 'ANY' ? 'post' : route.method.toLowerCase();
+      const operation = document.paths[documentedPath(route)][method];
+      const declares = operation.parameters.some((p: { name: string; in: string }) => p.in === 'header' && p.name === 'Idempotency-Key');
+      expect(declares, route.operationId).toBe(route.idempotent === true);
+      if (!route.idempotent) continue;
+      expect(route.method, route.operationId).toBe('POST');
+      expect(operation.responses['409'].description, route.operationId).toContain('idempotency_key_reused');
+      expect(operation.parameters.find((p: { name: string }) => p.name === 'Idempotency-Key').description).toContain('Idempotent-Replayed: true');
+    }
+    expect(ROUTES.filter((r) => r.idempotent).map((r) => r.operationId).sort()).toEqual(['completeObjectUpload', 'createApiKey', 'createObjectUpload', 'createTrigger', 'publishMessages',
+      'regenerateTriggerApiKey', 'regenerateTriggerUrl', 'replayTriggerExecution', 'replayTriggerExecutions', 'rotateTriggerSigningSecret']);
+  });
+
   it("Error.error is the ErrorCode enum, which lists exactly the one error type's codes", () => {
     expect(document.components.schemas.Error.properties.error.$ref).toBe('#/components/schemas/ErrorCode');
     expect(document.components.schemas.ErrorCode.enum).toEqual(Object.keys(ERROR_STATUS));
