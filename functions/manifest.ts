@@ -225,7 +225,7 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/console/{asset+}', fn: 'system', auth: 'none', operationId: 'getConsoleAsset', tag: TAGS.system, summary: "The console's scripts and styles" },
   // The API reference page, rendered in the browser from /openapi.json; its script is vendored, served from here.
   { method: 'GET', path: '/docs', fn: 'system', auth: 'none', operationId: 'getApiReference', tag: TAGS.system, summary: 'The API reference (a web page)' },
-  { method: 'GET', path: '/docs/{asset+}', fn: 'system', auth: 'none', operationId: 'getApiReferenceAsset', tag: TAGS.system, summary: "The API reference's scripts" },
+  { method: 'GET', path: '/docs/{asset+}', fn: 'system', auth: 'none', operationId: 'getApiReferenceAsset', tag: TAGS.system, summary: "The API reference's scripts and styles" },
 
   // Key management is for users (bearer tokens) only: a key can neither mint, list nor revoke keys.
   { method: 'POST', path: '/api-keys', fn: 'apiKeys', auth: 'bearer', operationId: 'createApiKey', idempotent: true, tag: TAGS.apiKeys, summary: 'Create an API key with scopes (shown once)' },

@@ -55,10 +55,10 @@ export const systemDocs: OperationDocs = {
     },
   },
   getApiReferenceAsset: {
-    description: "A script of the reference page, named by its content's hash and cacheable for a year. No credentials.",
+    description: "A script or style sheet of the reference page, named by its content's hash and cacheable for a year. No credentials.",
     parameters: [{ name: 'asset', in: 'path', required: true, description: 'File name, e.g. `scalar.Zk3q9V0aXw.js`.', schema: { type: 'string' } }],
     responses: {
-      '200': { description: 'The file', content: { 'text/javascript': { type: 'string' } } },
+      '200': { description: 'The file', content: { 'text/javascript': { type: 'string' }, 'text/css': { type: 'string' } } },
       '404': errorBody('not_found'),
     },
   },
