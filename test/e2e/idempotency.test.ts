@@ -137,6 +137,19 @@ describe('Idempotency-Key', () => {
     }
   });
 
+  it('threat: five concurrent retries with one key create one trigger; the others are replays or 409 in flight, never a second creation', async () => {
+    const token = await stack.token(`idem-${randomUUID()}`);
+    const key = randomUUID();
+    const answers = await Promise.all(Array.from({ length: 5 }, () => call(stack, 'POST', '/triggers', { token, body: trigger, headers: withKey(key) })));
+    const fresh = answers.filter((a) => a.status === 201 && a.headers.get('idempotent-replayed') === null);
+    expect(fresh).toHaveLength(1);
+    for (const answer of answers.filter((a) => !fresh.includes(a))) {
+      if (answer.status === 201) expect(answer.json.data.id).toBe(fresh[0]!.json.data.id);
+      else expect(answer.json.error).toBe('idempotency_key_in_flight');
+    }
+    expect(await triggerCount(token)).toBe(1);
+  });
+
   it('after 24 hours the key is forgotten (checked on read: dynalite, like DynamoDB before its sweep, still holds the record)', async () => {
     const token = await stack.token(`idem-${randomUUID()}`);
     const key = randomUUID();
