@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac } from 'node:crypto';
 import { AppError } from '../shared/errors.js';
+import { equalText } from './webhooks/senders/primitives/equal-text.js';
 import type { Clock } from './clock.js';
 import { epochSeconds } from './clock.js';
 import type { RandomBytes } from './random-bytes.js';
@@ -152,7 +153,8 @@ export async function runIdempotent(input: IdempotentRun): Promise<KeptAnswer> {
   const claim: IdempotencyRecord = { fingerprint, state: 'in_flight', lockedUntil: now + IN_FLIGHT_LOCK_SECONDS, expiresAt: now + IDEMPOTENCY_WINDOW_SECONDS };
   const found = await store.claim(id, claim, now);
   if (found) {
-    if (found.fingerprint !== fingerprint) {
+    // The fingerprint is not secret, but it is a hash compared to decide: compared in constant time like every other.
+    if (!equalText(found.fingerprint, fingerprint)) {
       throw new AppError('idempotency_key_reused', undefined, undefined, 'This Idempotency-Key was sent with another request (operation, path, query or body) in the last 24 hours: use a new key for a new request.');
     }
     if (found.state === 'in_flight' || found.answer === undefined) {

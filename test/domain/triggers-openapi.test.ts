@@ -20,7 +20,7 @@ const receiver = operation('post', '/webhooks/{webhook_id}');
 describe('webhook triggers in the OpenAPI document', () => {
   // 403: a gateway route refuses an API key without the route's scope (triggers or triggers:read).
   it.each([
-    ['post', '/triggers', ['201', '400', '401', '403', '415', '500']],
+    ['post', '/triggers', ['201', '400', '401', '403', '409', '415', '500']],
     ['get', '/triggers', ['200', '400', '401', '403', '500']],
     ['get', '/triggers/{id}', ['200', '401', '403', '404', '500']],
     ['patch', '/triggers/{id}', ['200', '400', '401', '403', '404', '409', '415', '500']],
