@@ -98,7 +98,7 @@ export function unknownNames(text: string): string[] {
     }
   }
   // Routes in examples: "$FLOWGATE_URL/…" up to the quote, space or query.
-  for (const [, rawPath] of text.matchAll(/\$\{?FLOWGATE_URL\}?(\/[^\s"'?#)]*)/g)) {
+  for (const [, rawPath] of text.matchAll(/\$\{?FLOWGATE_URL\}?(\/[^\s"'?#)`]*)/g)) {
     const path = rawPath!.replace(/\/$/, '') || '/';
     if (!pathMatches(path)) found.push(`route ${path}`);
   }
