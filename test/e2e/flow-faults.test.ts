@@ -37,7 +37,7 @@ describe.concurrent('flow worker', () => {
     const trigger = await createTrigger(stack, token, { flow: 'fails-on-type' });
     const types = ['ok', 'ok', 'poison', 'ok', 'ok'];
     await Promise.all(types.map((type, i) => deliver(trigger.url, JSON.stringify({ id: `evt_${i}`, type }))));
-    const executions = await waitForExecutions(stack, token, trigger.id, (e) => e.length === 5 && e.every((x) => x.status === 'succeeded' || x.status === 'failed'), 80_000);
+    const executions = await waitForExecutions(stack, token, trigger.id, (e) => e.length === 5 && e.every((x) => x.status === 'succeeded' || x.status === 'failed'), 110_000);
     const poison = executions.filter((e) => e.type === 'poison');
     const healthy = executions.filter((e) => e.type === 'ok');
     expect(poison).toEqual([expect.objectContaining({ status: 'failed', attempts: MAX_ATTEMPTS, error: 'Fixture.Poison' })]);
@@ -48,7 +48,7 @@ describe.concurrent('flow worker', () => {
     const token = await stack.token('dlq-owner');
     const trigger = await createTrigger(stack, token, { flow: 'always-fails' });
     await deliver(trigger.url, JSON.stringify({ id: 'evt_dead' }));
-    await waitForExecutions(stack, token, trigger.id, (e) => e[0]?.status === 'failed', 80_000);
+    await waitForExecutions(stack, token, trigger.id, (e) => e[0]?.status === 'failed', 110_000);
     const sqs = sqsClient(stack.aws);
     let body: string | undefined;
     for (let i = 0; i < 20 && !body; i++) {
@@ -155,7 +155,7 @@ describe.concurrent('retries', () => {
     const started = Date.now();
     await waitForExecutions(stack, token, trigger.id, (e) => e[0]?.attempts > queued.attempts);
     expect(Date.now() - started).toBeLessThan(backoffMs + 6_000);
-    const [done] = await waitForExecutions(stack, token, trigger.id, (e) => e[0]?.status === 'failed', 80_000);
+    const [done] = await waitForExecutions(stack, token, trigger.id, (e) => e[0]?.status === 'failed', 110_000);
     expect(done.attempts).toBe(MAX_ATTEMPTS);
     expect(done.next_attempt_at).toBeUndefined();
   }, 90_000);
