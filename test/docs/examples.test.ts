@@ -1,10 +1,11 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { call, useLocalStack } from '../support/local-stack.js';
 import { examples, guidePaths, GUIDES_OF_OTHERS, jsonValues, mismatch, NO_EXAMPLE_NEEDED, OWN_GUIDES, ROOT, type Example } from './guides.js';
+import { blockMarker, FAILED, tsExamples, tsProgram } from './typescript.js';
 
 /**
  * The docs' examples are tests: every ```sh block of README.md and docs/*.md (unless marked
@@ -13,6 +14,10 @@ import { examples, guidePaths, GUIDES_OF_OTHERS, jsonValues, mismatch, NO_EXAMPL
  * `$TOKEN` and `$API_KEY` of an account no other guide uses. A block must exit 0; the ```json block
  * after it, when there is one, is matched against the last JSON value the block printed; a block
  * without one must print no `{"error": …}` answer. A guide that goes stale fails here.
+ *
+ * Its ```ts blocks run the same way, after its sh blocks, in one tsx process per guide with the same
+ * account (see typescript.ts): a block must not throw, and the ```json block after it is matched
+ * against the last JSON value it printed.
  */
 const stack = useLocalStack();
 const BLOCK_TIMEOUT_MS = 60_000;
@@ -79,17 +84,20 @@ const OUTSIDE_THE_STACK = /(?:^|[\s;&|(])(?:npx cdk|cdk (?:deploy|destroy|bootst
 describe('the docs', () => {
   it('include every guide this project promises, and each holds a runnable example', () => {
     for (const guide of OWN_GUIDES) expect(existsSync(resolve(ROOT, guide)), guide).toBe(true);
-    const without = guidePaths().filter((guide) => !NO_EXAMPLE_NEEDED.includes(guide) && examples(guide).length === 0);
-    expect(without, 'guides without a runnable ```sh example').toEqual([]);
+    const runnable = (guide: string) => examples(guide).length + tsExamples(guide).length;
+    const without = guidePaths().filter((guide) => !NO_EXAMPLE_NEEDED.includes(guide) && runnable(guide) === 0);
+    expect(without, 'guides without a runnable ```sh or ```ts example').toEqual([]);
     // The guides others write are held to the same rule as soon as they exist.
-    for (const guide of GUIDES_OF_OTHERS) if (existsSync(resolve(ROOT, guide))) expect(examples(guide).length, guide).toBeGreaterThan(0);
+    for (const guide of GUIDES_OF_OTHERS) if (existsSync(resolve(ROOT, guide))) expect(runnable(guide), guide).toBeGreaterThan(0);
   });
 
   for (const guide of guidePaths()) {
     const runnable = examples(guide);
-    if (runnable.length === 0) continue;
-    it(`${guide}: its ${runnable.length} example(s) run against the local stack and answer as shown`, async () => {
-      const session = new BashSession(await account(guide));
+    const typescript = tsExamples(guide);
+    if (runnable.length + typescript.length === 0) continue;
+    it(`${guide}: its ${runnable.length} sh and ${typescript.length} ts example(s) run against the local stack and answer as shown`, async () => {
+      const env = await account(guide);
+      const session = new BashSession(env);
       try {
         for (const example of runnable) {
           expect(OUTSIDE_THE_STACK.test(example.code), `${where(example)} reaches beyond the local stack: mark it <!-- not-runnable -->`).toBe(false);
@@ -109,6 +117,51 @@ describe('the docs', () => {
       } finally {
         session.close();
       }
+      if (typescript.length > 0) await runTypeScript(typescript, env);
     });
   }
 });
+
+/** A guide's ts blocks in one tsx process: the first that throws fails the test; each json block is matched. */
+async function runTypeScript(runnable: readonly Example[], env: Record<string, string>): Promise<void> {
+  const guide = runnable[0]!.guide;
+  // Inside the repository (so a bare import such as otplib resolves from its node_modules), out of git's sight;
+  // run in a scratch directory, so a file a block writes lands there.
+  const programs = resolve(ROOT, 'node_modules/.cache/flowgate-docs');
+  mkdirSync(programs, { recursive: true });
+  const program = join(programs, `${guide.replace(/\W+/g, '-')}-${process.pid}-${Math.random().toString(36).slice(2)}.mts`);
+  writeFileSync(program, tsProgram(runnable));
+  onTestFinished(() => rmSync(program, { force: true }));
+  const child = spawn(resolve(ROOT, 'node_modules/.bin/tsx'), [program], {
+    cwd: work,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? work, LANG: 'C.UTF-8', ...env },
+  });
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+  const limit = BLOCK_TIMEOUT_MS * runnable.length;
+  const status = await new Promise<number | string>((done) => {
+    const timer = setTimeout(() => {
+      child.kill();
+      done(`no end within ${limit / 1000} s`);
+    }, limit);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      done(code ?? String(signal));
+    });
+  });
+  const failed = new RegExp(`${FAILED} (\\d+)`).exec(err);
+  const at = failed ? `${guide}:${failed[1]}` : `${guide} (ts blocks)`;
+  expect(status, `${at} threw (tsx exited ${status})\n--- stdout\n${out}\n--- stderr\n${err}`).toBe(0);
+  for (const example of runnable) {
+    const start = out.indexOf(blockMarker(example.line));
+    const next = runnable[runnable.indexOf(example) + 1];
+    const printedText = out.slice(start, next ? out.indexOf(blockMarker(next.line)) : undefined);
+    const printed = jsonValues(printedText);
+    if (example.expected === undefined) continue;
+    expect(printed.length, `${where(example)} printed no JSON\n${printedText}`).toBeGreaterThan(0);
+    const wrong = mismatch(JSON.parse(example.expected), printed.at(-1));
+    expect(wrong, `${where(example)} answered otherwise than its json block\n${printedText}`).toBeUndefined();
+  }
+}
