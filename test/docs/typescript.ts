@@ -4,7 +4,8 @@ import { fencedBlocks, ROOT, type Example } from './guides.js';
 
 /**
  * A guide's ```ts examples as one program for tsx. Each block runs in a scope of its own (so names may
- * repeat from one block to the next), in order, in one process per guide; its `import`s are hoisted to
+ * repeat from one block to the next), in order, in one process per guide, when the runner writes a line
+ * to the process's stdin (so sh and ts blocks run in the guide's order); its `import`s are hoisted to
  * the top and merged; `@flowgate/client` is the repository's client/src (no build). In scope for every
  * block: `flowgate`, a client of the local stack acting with `$TOKEN`, and `baseUrl`, `token`, `apiKey`
  * (the same values as `$FLOWGATE_URL`, `$TOKEN`, `$API_KEY`). `console.log` prints a value that is not a
@@ -35,6 +36,8 @@ export function tsExamples(guide: string, markdown = readFileSync(resolve(ROOT, 
 
 /** The marker printed before each block, so the runner can tell which block printed what. */
 export const blockMarker = (line: number) => `__flowgate_ts_block ${line}__`;
+/** The marker printed after a block that returned. */
+export const blockDone = (line: number) => `__flowgate_ts_done ${line}__`;
 /** The line a failing program prints on stderr before the error: the block that threw. */
 export const FAILED = '__flowgate_ts_failed';
 
@@ -75,10 +78,11 @@ export function tsProgram(runnable: readonly Example[], helpers = resolve(ROOT, 
       } else whole.add(`import ${clause!.trim()} from ${JSON.stringify(specifier)};`);
     }
     bodies.push([
-      `__at = ${example.line}; process.stdout.write(${JSON.stringify(`\n${blockMarker(example.line)}\n`)});`,
+      `await __next(); __at = ${example.line}; process.stdout.write(${JSON.stringify(`\n${blockMarker(example.line)}\n`)});`,
       'try {',
       ...kept,
       `} catch (error) { __fail(${example.line}, error); }`,
+      `process.stdout.write(${JSON.stringify(`\n${blockDone(example.line)}\n`)});`,
     ].join('\n'));
   }
   const client = SPECIFIERS['@flowgate/client']!;
@@ -90,6 +94,7 @@ export function tsProgram(runnable: readonly Example[], helpers = resolve(ROOT, 
     ...whole,
     `import { mismatch as __mismatch } from ${JSON.stringify(helpers)};`,
     'import { format as __format } from "node:util";',
+    'import { createInterface as __createInterface } from "node:readline";',
     'const baseUrl = process.env.FLOWGATE_URL!;',
     'const token = process.env.TOKEN!;',
     'const apiKey = process.env.API_KEY!;',
@@ -105,6 +110,9 @@ export function tsProgram(runnable: readonly Example[], helpers = resolve(ROOT, 
     '  if (wrong) throw new Error(`${at} shows // → ${shown}, but ${wrong}`);',
     '}',
     'process.on("unhandledRejection", (error) => __fail(__at, error));',
+    '// Each block waits for a line on stdin: the runner interleaves the ts blocks with the sh ones.',
+    'const __go = __createInterface({ input: process.stdin })[Symbol.asyncIterator]();',
+    'async function __next(): Promise<void> { if ((await __go.next()).done) process.exit(0); }',
     ...bodies,
     '',
   ].join('\n');
