@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { examples, jsonValues, mismatch } from './guides.js';
+import { examples, jsonValues, mismatch, NOT_RUNNABLE } from './guides.js';
+import { SPECIFIERS, tsExamples, tsProgram } from './typescript.js';
 
 const guide = [
   'Text.',
@@ -53,5 +54,41 @@ describe('mismatch(expected, actual): the json block against the answer', () => 
     expect(mismatch({ data: { key: '…' } }, { data: {} })).toBe('$.data.key: missing');
     expect(mismatch({ keys: ['a'] }, { keys: ['a', 'b'] })).toBe('$.keys: 2 elements, 1 shown');
     expect(mismatch({ error: 'forbidden' }, [])).toBe('$: [] is not an object');
+  });
+});
+
+describe('tsExamples(guide, text) and tsProgram(examples): the ```ts blocks as one program', () => {
+  const text = [
+    '```ts',
+    "import { createClient } from '@flowgate/client';",
+    'const answer = 42;',
+    'answer; // → 42',
+    '```',
+    '```json',
+    '{"a": 1}',
+    '```',
+    NOT_RUNNABLE,
+    '```ts',
+    'never();',
+    '```',
+    '```ts',
+    "import { createClient, FlowgateError } from '@flowgate/client';",
+    "import type { Trigger } from '@flowgate/client';",
+    'const answer = 43;',
+    '```',
+  ].join('\n');
+
+  it('takes the ```ts blocks not marked not-runnable, each with the ```json block right after it', () => {
+    expect(tsExamples('x.md', text).map(({ line, expected }) => ({ line, expected }))).toEqual([{ line: 1, expected: '{"a": 1}' }, { line: 13 }]);
+  });
+
+  it('hoists and merges the imports, points @flowgate/client at client/src, and gives each block its own scope', () => {
+    const program = tsProgram(tsExamples('x.md', text));
+    const imports = program.split('\n').filter((line) => line.startsWith('import '));
+    expect(imports[0]).toBe(`import { createClient, FlowgateError, createClient as __createClient } from ${JSON.stringify(SPECIFIERS['@flowgate/client'])};`);
+    expect(program).not.toContain("'@flowgate/client'");
+    expect(program.match(/const answer/g)).toHaveLength(2);
+    expect(program).toContain('__expect("x.md:4", __value, "42")');
+    expect(program).not.toContain('never()');
   });
 });

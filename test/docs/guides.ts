@@ -6,7 +6,8 @@ import { resolve } from 'node:path';
  * their fenced blocks. The convention every guide follows: a ```sh block runs with bash, where `$FLOWGATE_URL` is the local stack's base URL, `$TOKEN` a
  * user's bearer token and `$API_KEY` an API key of a fresh account; the ```json block right after it is
  * the expected answer (the fields shown must match, `"…"` matches any value, and `…` inside a string any
- * text); a block preceded by the line `<!-- not-runnable -->` is skipped.
+ * text); a block preceded by the line `<!-- not-runnable -->` is skipped. A ```ts block runs with tsx
+ * against the same stack, the same way (typescript.ts says how).
  */
 export const ROOT = resolve(import.meta.dirname, '../..');
 
