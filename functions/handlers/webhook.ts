@@ -7,6 +7,8 @@ import { DynamoTriggerStore } from '../adapters/aws/dynamo-trigger-store.js';
 import { sfnFlowRunnerOnFirstUse } from '../adapters/aws/sfn-on-first-use.js';
 import { sqsEventQueueLoadedAhead } from '../adapters/aws/sqs-on-first-use.js';
 import { MeteredExecutionStore } from '../adapters/metered-execution-store.js';
+import { NotifyingExecutionStore } from '../adapters/notifying-execution-store.js';
+import type { DeliveryListeners } from '../domain/listen/ports.js';
 import { CountingExecutionStore } from '../adapters/counting-execution-store.js';
 import { DynamoDeliveryStats } from '../adapters/aws/dynamo-delivery-stats.js';
 import { countAtOnce } from '../domain/stats/tally.js';
@@ -99,12 +101,14 @@ function httpsKeyFetcherOnFirstUse(): KeyFetcher {
  * a test may hand in one that serves them locally. `now` is the receiver's clock (the handshake
  * window's too), which a test may step.
  */
-export function composeWebhook(settings: Settings, aws: AwsClients, senderKeys: KeyFetcher = httpsKeyFetcherOnFirstUse(), now: Clock = Date.now) {
+export function composeWebhook(settings: Settings, aws: AwsClients, senderKeys: KeyFetcher = httpsKeyFetcherOnFirstUse(), now: Clock = Date.now, listeners?: DeliveryListeners) {
   const triggerStore = new DynamoTriggerStore(dynamoClient(aws), settings.triggersTable, Date.now);
   const secretBox = secretBoxFrom(settings, aws);
   // Each delivery is counted by outcome as it is recorded (`GET /triggers/{id}/stats`).
   const counter = countAtOnce(new DynamoDeliveryStats(dynamoClient(aws), settings.executionsTable, Date.now), Date.now);
-  const executions = new MeteredExecutionStore(new CountingExecutionStore(new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable, Date.now), counter), metricsRecorder);
+  const recorded = new CountingExecutionStore(new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable, Date.now), counter);
+  // With listeners (the local stack's `flowgate listen` endpoint), each delivery is pushed to them once recorded.
+  const executions = new MeteredExecutionStore(listeners ? new NotifyingExecutionStore(recorded, listeners) : recorded, metricsRecorder);
   const flowQueue = sqsEventQueueLoadedAhead(settings.flowQueueUrl, aws);
   const handler = createWebhookHandler({
     triggers: new CachedTriggerLookup(triggerStore, secretBox, settings.triggerCacheTtlMs, Date.now),
@@ -121,6 +125,7 @@ export function composeWebhook(settings: Settings, aws: AwsClients, senderKeys: 
     // Only an Asana or Notion handshake needs it: the trigger-management code loads with the first.
     adoptSecret: async (record, secret, options) =>
       (await import('../domain/triggers/manage-triggers.js')).adoptHandshakeSecret({ store: triggerStore, secretBox, randomBytes, now }, record, secret, options),
+    ...(listeners && { listeners }),
   }, settings.publicWebhookBaseUrl ?? settings.webhookBaseUrl);
   return (event: HttpEvent, context?: Context): Promise<HttpResult> => {
     flowQueue.loadAhead();

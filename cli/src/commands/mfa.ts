@@ -1,0 +1,2 @@
+import type { Command } from 'commander';
+export function registerMfa(_program: Command): void {}
