@@ -1,3 +1,4 @@
+import { createClient, type FlowgateClient } from '../../client/src/index.node.js';
 import { CliError } from './errors.js';
 import type { Profile } from './config.js';
 import { localToken, tokenExpired } from './local-token.js';
@@ -30,6 +31,20 @@ export class Api {
 
   constructor(readonly profile: Profile) {
     this.token = profile.token;
+  }
+
+  private typed: FlowgateClient | undefined;
+
+  /** The typed client (`@flowgate/client`) with this profile's credential; a local profile's token minted as needed. */
+  client(): FlowgateClient {
+    if (this.typed) return this.typed;
+    const { base_url: baseUrl, api_key: apiKey } = this.profile;
+    const usesToken = this.profile.local !== undefined || this.profile.token !== undefined;
+    if (!usesToken && !apiKey) throw new CliError('this profile has no credentials: run flowgate login with --token or --api-key', 2);
+    this.typed = usesToken
+      ? createClient({ baseUrl, token: async () => (await this.credentials()).authorization!.slice('Bearer '.length) })
+      : createClient({ baseUrl, apiKey: apiKey! });
+    return this.typed;
   }
 
   get baseUrl(): string {

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { stderr } from 'node:process';
 import { CliError, EXIT } from './errors.js';
+import { FlowgateError } from '../../client/src/errors.js';
 import { style } from './output.js';
 import { registerLogin } from './commands/login.js';
 import { registerListen } from './commands/listen.js';
@@ -58,9 +59,17 @@ export async function main(argv: string[]): Promise<number> {
       // --help and --version end here too, with code 0.
       return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
+    if (error instanceof FlowgateError) {
+      stderr.write(style.errorRed(`error: ${error.status} ${error.error}${error.message && error.message !== error.error ? `: ${error.message.replace(/^[a-z_]+: /, '')}` : ''}\n`));
+      return EXIT.failed;
+    }
     if (error instanceof CliError) {
       stderr.write(style.errorRed(`error: ${error.message}\n`));
       return error.exitCode;
+    }
+    if (error instanceof TypeError && error.message === 'fetch failed') {
+      stderr.write(style.errorRed(`error: cannot reach the API: ${(error.cause as Error | undefined)?.message ?? 'connection failed'}\n`));
+      return EXIT.failed;
     }
     // Not expected: the one place a stack is printed, for a bug report.
     stderr.write(style.errorRed(`unexpected error: ${(error as Error)?.stack ?? String(error)}\n`));

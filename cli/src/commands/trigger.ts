@@ -88,8 +88,8 @@ async function send(context: Context, sender: string | undefined, event: string 
     for (const [path, value] of overrides) setPath(built.body, path, value);
     bytes = Buffer.from(JSON.stringify(built.body), 'utf8');
   }
-  const headers: Record<string, string> = { 'content-type': contentType, 'user-agent': 'flowgate-cli', ...built.headers };
-  if (!unsigned && secret) Object.assign(headers, signAs(sender, { method: 'POST', url, body: bytes, headers, secret, nowMs: ctx.nowMs }));
+  let headers: Record<string, string> = { 'content-type': contentType, 'user-agent': 'flowgate-cli', ...built.headers };
+  if (!unsigned && secret) headers = { 'user-agent': 'flowgate-cli', ...(await signAs(sender, { url, body: bytes, headers: built.headers ?? {}, contentType, secret, nowSeconds: ctx.nowSeconds })) };
 
   let response: Response;
   try {
