@@ -67,7 +67,10 @@ export async function startListenServer(options: { port: number; hub: ListenerHu
           },
         };
         ws.on('message', (data, isBinary) => {
-          const answer = isBinary ? undefined : parseAnswer(data.toString('utf8'));
+          const text = isBinary ? '' : data.toString('utf8');
+          // The deployed endpoint's first message; here `ready` and the replay were sent on connecting.
+          if (/^\s*\{\s*"action"\s*:\s*"hello"/.test(text)) return;
+          const answer = isBinary ? undefined : parseAnswer(text);
           if (!answer) return connection.send(JSON.stringify({ type: 'error', error: 'validation_error', message: 'expected {"action": "answer", "trigger_id", "execution_id", …}' }));
           void hub.answered(connection, answer).catch(() => undefined);
         });

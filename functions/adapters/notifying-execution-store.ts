@@ -14,6 +14,6 @@ export class NotifyingExecutionStore extends ForwardingExecutionStore {
 
   async record(ref: ExecutionRef, execution: NewExecution, request?: StoredRequest | BatchRequestLink): Promise<void> {
     await this.inner.record(ref, execution, request);
-    this.listeners.recorded(ref);
+    await this.listeners.recorded(ref);
   }
 }

@@ -8,6 +8,7 @@ import { sfnFlowRunnerOnFirstUse } from '../adapters/aws/sfn-on-first-use.js';
 import { sqsEventQueueLoadedAhead } from '../adapters/aws/sqs-on-first-use.js';
 import { MeteredExecutionStore } from '../adapters/metered-execution-store.js';
 import { NotifyingExecutionStore } from '../adapters/notifying-execution-store.js';
+import { DynamoListenConnections, managementPoster, WebSocketListeners } from '../adapters/aws/websocket-listeners.js';
 import type { DeliveryListeners } from '../domain/listen/ports.js';
 import { CountingExecutionStore } from '../adapters/counting-execution-store.js';
 import { DynamoDeliveryStats } from '../adapters/aws/dynamo-delivery-stats.js';
@@ -101,7 +102,16 @@ function httpsKeyFetcherOnFirstUse(): KeyFetcher {
  * a test may hand in one that serves them locally. `now` is the receiver's clock (the handshake
  * window's too), which a test may step.
  */
-export function composeWebhook(settings: Settings, aws: AwsClients, senderKeys: KeyFetcher = httpsKeyFetcherOnFirstUse(), now: Clock = Date.now, listeners?: DeliveryListeners) {
+export function composeWebhook(settings: Settings, aws: AwsClients, senderKeys: KeyFetcher = httpsKeyFetcherOnFirstUse(), now: Clock = Date.now, localListeners?: DeliveryListeners) {
+  // Deployed with the listen endpoint (its connections table and management API URL set): pushes go through API Gateway.
+  const listeners = localListeners ?? (settings.listenConnectionsTable && settings.listenCallbackUrl
+    ? new WebSocketListeners(
+      new DynamoListenConnections(dynamoClient(aws), settings.listenConnectionsTable, () => Math.floor(Date.now() / 1000)),
+      new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable, Date.now),
+      managementPoster(settings.listenCallbackUrl),
+      (settings.publicWebhookBaseUrl ?? settings.webhookBaseUrl).replace(/\/webhooks\/?$/, ''),
+    )
+    : undefined);
   const triggerStore = new DynamoTriggerStore(dynamoClient(aws), settings.triggersTable, Date.now);
   const secretBox = secretBoxFrom(settings, aws);
   // Each delivery is counted by outcome as it is recorded (`GET /triggers/{id}/stats`).

@@ -146,6 +146,8 @@ async function listen(context: Context, options: ListenOptions): Promise<void> {
       };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
+      // The deployed endpoint answers `ready` (and the replay) to this first message; the local one has sent them already.
+      socket.on('open', () => socket.send(JSON.stringify({ action: 'hello', ...(resumeFrom && { since: resumeFrom }) })));
       socket.on('unexpected-response', (_req, res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));

@@ -134,7 +134,7 @@ export class ListenerHub implements DeliveryListeners {
     return count;
   }
 
-  recorded(ref: ExecutionRef): void {
+  async recorded(ref: ExecutionRef): Promise<void> {
     if (this.listening(ref.triggerId) === 0) return;
     void this.push(ref).catch((error: unknown) => logFault('delivery not pushed to listeners', error));
   }

@@ -13,8 +13,11 @@ export interface ListenerAnswer {
  * asked for a listener's answer when its trigger answers from a listener.
  */
 export interface DeliveryListeners {
-  /** A delivery's record was written: push it to the trigger's listeners. Never throws, never waits for them. */
-  recorded(ref: ExecutionRef): void;
+  /**
+   * A delivery's record was written: push it to the trigger's listeners. Never rejects. Locally it
+   * resolves at once (the push goes on); deployed, once the push is posted (Lambda freezes after the answer).
+   */
+  recorded(ref: ExecutionRef): Promise<void>;
   /**
    * The first answer a listener of `ref`'s trigger gives within `withinMs`; undefined at once when
    * no listener is connected, or as soon as the last one is gone or could not reach its server.
