@@ -9,7 +9,7 @@ import { synth, type Synthesized } from '../support/synth.js';
 
 let built: Synthesized;
 beforeAll(() => {
-  built = synth();
+  built = synth({ listenApi: true });
 });
 
 /** The policy statements of the role of the function whose description names `entry`. */
@@ -23,7 +23,13 @@ function statementsOf(entry: string): Record<string, any>[] {
 const actionsOn = (statements: Record<string, any>[], resourceLogicalId: string) =>
   statements.filter((s) => JSON.stringify(s.Resource).includes(resourceLogicalId)).flatMap((s) => [s.Action].flat()).sort();
 
-describe('the listen endpoint', () => {
+describe('the listen endpoint (context listenApi)', () => {
+  it('is not deployed unless asked for: without it no delivery pays for a query of listeners', () => {
+    const plain = synth();
+    plain.template.resourceCountIs('AWS::ApiGatewayV2::Authorizer', 0);
+    expect(JSON.stringify(plain.template.toJSON())).not.toContain('LISTEN_CONNECTIONS_TABLE');
+  });
+
   it('is a WebSocket API with $connect (authorized), $disconnect and $default routes, on a throttled stage', () => {
     built.template.hasResourceProperties('AWS::ApiGatewayV2::Api', { ProtocolType: 'WEBSOCKET', RouteSelectionExpression: '$request.body.action' });
     for (const key of ['$connect', '$disconnect', '$default']) built.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: key });
