@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +16,8 @@ const stack = useLocalStack();
 
 interface Received { path: string; verified: boolean; type?: string; id?: string }
 const received: Received[] = [];
+/** Bodies taken whole by path (no signature check), for the large-body test. */
+const bodies = new Map<string, (body: Buffer) => void>();
 let local: Server;
 let localUrl = '';
 
@@ -25,6 +28,12 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const raw = Buffer.concat(chunks);
+      const taker = bodies.get(req.url ?? '');
+      if (taker) {
+        taker(raw);
+        res.writeHead(200);
+        return res.end();
+      }
       try {
         const event = stripe.webhooks.constructEvent(raw, String(req.headers['stripe-signature']), SECRET);
         received.push({ path: req.url ?? '', verified: true, type: event.type, id: event.id });
@@ -130,6 +139,20 @@ describe('flowgate listen', () => {
     await listener.waitForLine(deliveryLine('evt_wait_plain'));
     const list = await call(stack, 'GET', `/triggers/${switched.id}/executions`, { token: tokenA });
     expect(list.json.data.executions[0]).toMatchObject({ event_id: 'evt_wait_switched', status: 'succeeded' });
+  });
+
+  it('forwards a body too large for a WebSocket message by reference, byte for byte', async () => {
+    const trigger = (await call(stack, 'POST', '/triggers', { token: tokenA, body: { flow: 'echo' } })).json.data as { id: string; url: string };
+    // 115 KB of JSON and 14 KB of headers: over the 128 KB a message carries, under what a flow input holds.
+    const bytes = Buffer.from(JSON.stringify({ id: 'evt_large', type: 'large', blob: randomBytes(86 * 1024).toString('base64') }), 'utf8');
+    const seen = new Promise<Buffer>((done) => bodies.set('/large', done));
+    await listener?.stop();
+    listener = startCli(['listen', '--forward-to', localUrl.replace('/hooks', '/large'), '--trigger', trigger.id, '--json'], listenEnv(tokenA));
+    await listener.waitForStderr('Ready');
+    const posted = await fetch(trigger.url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-padding': 'p'.repeat(14_000) }, body: bytes });
+    expect(posted.status, await posted.text()).toBe(200);
+    expect((await seen).equals(bytes)).toBe(true);
+    expect(JSON.parse(await listener.waitForLine(deliveryLine('evt_large')))).toMatchObject({ local_status: 200, body_by_reference: true });
   });
 
   it('refuses answer_from_listener on an acknowledge-mode trigger, naming the field', async () => {

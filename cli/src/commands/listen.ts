@@ -102,6 +102,7 @@ async function listen(context: Context, options: ListenOptions): Promise<void> {
         time: delivery.received_at, trigger_id: delivery.trigger_id, trigger: trigger?.name ?? null, sender: delivery.sender ?? null, type: delivery.event_type ?? null,
         event_id: delivery.event_id, execution_id: delivery.execution_id, status: delivery.status, local_status: local ?? null, ms: answer ? Math.round(answer.ms) : null,
         ...(answer?.error && { error: answer.error }), ...(delivery.replayed && { replayed: true }),
+        ...(delivery.request.body_url !== undefined && { body_by_reference: true }),
       });
     }
     const time = new Date(delivery.received_at).toISOString().slice(11, 23);
