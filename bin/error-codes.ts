@@ -4,11 +4,11 @@ import { pathToFileURL } from 'node:url';
 import { ERROR_STATUS, type ErrorCode } from '../functions/shared/errors.js';
 
 /**
- * `npm run docs:errors`: writes the README's list of error codes from the one error type
- * (`ERROR_STATUS` in functions/shared/errors.ts), between its two markers, so the README lists every
- * code the product answers and no other (test/domain/error-codes.test.ts checks it is current).
+ * `npm run docs:errors`: writes the list of error codes in docs/api.md ("Calling the API") from the one
+ * error type (`ERROR_STATUS` in functions/shared/errors.ts), between its two markers, so the guide lists
+ * every code the product answers and no other (test/domain/error-codes.test.ts checks it is current).
  */
-export const README = resolve(import.meta.dirname, '../README.md');
+export const GUIDE = resolve(import.meta.dirname, '../docs/api.md');
 export const LIST_START = '<!-- error codes: written by `npm run docs:errors` from functions/shared/errors.ts -->';
 export const LIST_END = '<!-- end of error codes -->';
 
@@ -30,12 +30,12 @@ export function errorCodesMarkdown(): string {
   return [...byStatus.entries()].sort(([a], [b]) => a - b).map(([status, codes]) => `  - ${status} ${codes.join(', ')}`).join('\n');
 }
 
-/** The README with its list rewritten. */
-export function withErrorCodes(readme: string): string {
-  const start = readme.indexOf(LIST_START);
-  const end = readme.indexOf(LIST_END);
-  if (start < 0 || end < start) throw new Error(`README.md has no ${LIST_START} … ${LIST_END}`);
-  return `${readme.slice(0, start + LIST_START.length)}\n${errorCodesMarkdown()}\n  ${readme.slice(end)}`;
+/** The guide with its list rewritten. */
+export function withErrorCodes(guide: string): string {
+  const start = guide.indexOf(LIST_START);
+  const end = guide.indexOf(LIST_END);
+  if (start < 0 || end < start) throw new Error(`docs/api.md has no ${LIST_START} … ${LIST_END}`);
+  return `${guide.slice(0, start + LIST_START.length)}\n${errorCodesMarkdown()}\n  ${guide.slice(end)}`;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) writeFileSync(README, withErrorCodes(readFileSync(README, 'utf8')));
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) writeFileSync(GUIDE, withErrorCodes(readFileSync(GUIDE, 'utf8')));

@@ -2,7 +2,7 @@
  * Writes the data directory fixture of this release: `npx tsx bin/make-data-fixture.ts` makes
  * `test/fixtures/data-dirs/<package.json version>/` (a data directory and `manifest.json`), which
  * `test/upgrades/data-dir-<version>.test.ts` opens with later code. Run it on the release's own
- * commit, once per layout change (README, "The data directory"). It starts the local stack on a
+ * commit, once per layout change (docs/local-stack.md, "The data directory"). It starts the local stack on a
  * fresh data directory, puts one of each kind of stored thing in it over HTTP, stops it cleanly,
  * and copies what a later start needs: not the lock, the pid file or LevelDB's text logs.
  */
@@ -85,7 +85,7 @@ export function multipartBytes(size: number): Buffer {
 }
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
-/** Twice percent-encoded per segment, as keys travel in URLs (README, "Keys in URLs"). */
+/** Twice percent-encoded per segment, as keys travel in URLs (docs/kv.md, "Keys in URLs"). */
 const keyPath = (key: string) => key.split('/').map((segment) => encodeURIComponent(encodeURIComponent(segment))).join('/');
 
 async function expectStatus(response: Promise<{ status: number; text: string; json: any }>, status: number, what: string) {

@@ -1,16 +1,17 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SENDERS } from '../functions/domain/webhooks/senders/catalog.js';
 import type { BatchRule, DeliveryPolicy, EventTypeRule, EventTypeSource, RequestValue, SignedValue, Verification } from '../functions/domain/webhooks/senders/catalog-types.js';
 import type { TimestampedBodyParams } from '../functions/domain/webhooks/senders/primitives/timestamped-body.js';
 import { HANDSHAKE_WORDS } from '../functions/domain/webhooks/handshake-words.js';
+import { eventNamesOf } from '../functions/domain/webhooks/senders/event-names.js';
 
 /**
- * `npm run docs:senders`: writes the README's "Senders" table from the sender catalog, between
- * its two markers, so the README never lists senders by hand (a test checks it is current).
+ * `npm run docs:senders`: writes the senders' guide, docs/senders.md, whole from the sender catalog,
+ * so no guide lists senders by hand (test/domain/guide-senders.test.ts checks it is current).
  */
-export const README = resolve(import.meta.dirname, '../README.md');
+export const GUIDE = resolve(import.meta.dirname, '../docs/senders.md');
 export const TABLE_START = '<!-- senders table: written by `npm run docs:senders` from functions/domain/webhooks/senders/catalog.ts -->';
 export const TABLE_END = '<!-- end of senders table -->';
 export const HANDSHAKES_START = '<!-- handshakes: written by `npm run docs:senders` from the catalog and functions/domain/webhooks/handshakes.ts -->';
@@ -98,19 +99,63 @@ const BY_SETTINGS: Record<string, string> = {
 };
 
 
-const between = (readme: string, start: string, end: string, content: string) => {
-  const at = readme.indexOf(start);
-  const until = readme.indexOf(end);
-  if (at < 0 || until < at) throw new Error(`README.md has no markers ${start} … ${end}`);
-  return `${readme.slice(0, at + start.length)}\n${content}\n${readme.slice(until)}`;
-};
+/** Each sender's event names, to pick an `event_filter` from: folded, as GitHub's and Stripe's run to hundreds. */
+export function eventNamesList(): string {
+  return SENDERS.flatMap((row) => {
+    const listed = eventNamesOf(row.id);
+    if (!listed) return [];
+    const count = listed.names.length === 1 ? '1 name' : `${listed.names.length} names`;
+    return [`<details><summary>${row.name} (<code>${row.id}</code>): ${count}, from ${listed.source}</summary>\n\n${listed.names.map((name) => `\`${name}\``).join(', ')}\n\n</details>`];
+  }).join('\n');
+}
 
-/** The README with its senders table and handshakes list replaced by the catalog's. */
-export function readmeWithSendersTable(readme: string): string {
-  return between(between(readme, TABLE_START, TABLE_END, sendersTable()), HANDSHAKES_START, HANDSHAKES_END, handshakesList());
+/** Senders named in the catalog: every row but the one verified by the trigger's own HMAC settings. */
+export const NAMED_SENDERS = SENDERS.filter((row) => row.verification.primitive !== 'configured').length;
+
+/** The whole guide: what it is, the table, the handshakes. Edit the words here, then `npm run docs:senders`. */
+export function sendersGuide(): string {
+  return `# Senders
+
+<!-- Written by \`npm run docs:senders\` (bin/senders-table.ts) from functions/domain/webhooks/senders/catalog.ts: edit those, not this file. -->
+
+A webhook trigger verifies its sender the way that sender signs. These are the ${NAMED_SENDERS} senders of the catalog, and a
+custom HMAC for any other; each is a row of data over a few verification primitives. To use one, create a trigger with \`"signature": {"service": "<id>",
+"secret": "<what the sender's dashboard shows>"}\` (see [webhook triggers](triggers.md#verifying-senders), which also
+explains event types, delivery ids, batches, time-outs and handshakes). \`GET /signature-services\` answers the same
+catalog to a program, and the console's picker shows it.
+
+## The catalog
+
+Columns: the sender and its documentation; the \`signature.service\` to set; how it is verified and what to paste as
+\`signature.secret\`; whether it registers its URL with a handshake; where its event type (what an \`event_filter\`
+matches, \`$.trigger.type\` in a flow) and its own delivery id (\`$.trigger.event_id\`) are, and whether the signature
+covers the id; where a POST carrying several events keeps them; how long it waits for an answer and how it retries.
+"Undocumented" where the sender's documentation does not say; "unconfirmed" where a figure comes from a secondary source.
+
+${TABLE_START}
+${sendersTable()}
+${TABLE_END}
+
+## Handshakes
+
+What the receiver answers each sender that registers its URL with a handshake. No flow runs for a handshake; the
+trigger's deliveries record it as \`status: "handshake"\`.
+
+${HANDSHAKES_START}
+${handshakesList()}
+${HANDSHAKES_END}
+
+## Event names
+
+The event types each sender's deliveries carry, to pick a trigger's \`event_filter\` from (\`event_names\` in
+\`GET /signature-services\`, and the console's picker): read from the package that publishes them where a well-kept one
+does (\`npm run docs:event-names\` keeps them in step with its version), otherwise the examples its documentation shows.
+
+${eventNamesList()}
+`;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  writeFileSync(README, readmeWithSendersTable(readFileSync(README, 'utf8')));
-  console.log(`README.md: senders table written (${SENDERS.length} rows)`);
+  writeFileSync(GUIDE, sendersGuide());
+  console.log(`docs/senders.md: written (${NAMED_SENDERS} senders and custom HMAC)`);
 }

@@ -95,7 +95,7 @@ export async function apiBytes(method: 'GET' | 'PUT', path: string, body?: strin
 }
 
 /**
- * A KV value's URL: the key in `?key=`, encoded once, which any key survives (README, "Keys in
+ * A KV value's URL: the key in `?key=`, encoded once, which any key survives (docs/kv.md, "Keys in
  * URLs"); a key in the path would be cut at a `?` by API Gateway unless encoded twice.
  */
 export const keyPath = (bucket: string, key: string): string =>

@@ -1,3 +1,11 @@
+import type { components } from './generated/openapi.js';
+
+/**
+ * What `FlowgateError.error` can be: one of the product's codes, `network_error` when no answer
+ * came, or `http_<status>` for an answer that is not the product's JSON (a proxy's page, S3's XML).
+ */
+export type FlowgateErrorCode = components['schemas']['ErrorCode'] | 'network_error' | `http_${number}`;
+
 /**
  * The one error the client throws for an answer that is not a success: the product's
  * `{"error", "message"}` with the HTTP status and, on 429 and 503, how long to wait.
@@ -7,13 +15,13 @@ export class FlowgateError extends Error {
   /** The HTTP status (0 when no answer came: the request failed before one). */
   readonly status: number;
   /** The product's error code (`validation_error`, `not_found`, `rate_limited`, …): what a program branches on. */
-  readonly error: string;
+  readonly error: FlowgateErrorCode;
   /** Seconds the `Retry-After` header asked to wait, when it was sent. */
   readonly retryAfter: number | undefined;
   /** The operation that answered (its `operationId`). */
   readonly operationId: string | undefined;
 
-  constructor(init: { status: number; error: string; message?: string; retryAfter?: number; operationId?: string; cause?: unknown }) {
+  constructor(init: { status: number; error: FlowgateErrorCode; message?: string; retryAfter?: number; operationId?: string; cause?: unknown }) {
     super(init.message ?? init.error, init.cause === undefined ? undefined : { cause: init.cause });
     this.status = init.status;
     this.error = init.error;
@@ -33,11 +41,11 @@ export function parseRetryAfter(value: string | null, now: number): number | und
 /** The error for a non-2xx answer, its body read as the product's `{"error","message"}` when it is one. */
 export async function errorFromResponse(response: Response, operationId?: string): Promise<FlowgateError> {
   const text = await response.text().catch(() => '');
-  let error = `http_${response.status}`;
+  let error: FlowgateErrorCode = `http_${response.status}`;
   let message: string | undefined;
   try {
     const body = JSON.parse(text) as { error?: unknown; message?: unknown };
-    if (typeof body.error === 'string') error = body.error;
+    if (typeof body.error === 'string') error = body.error as FlowgateErrorCode;
     if (typeof body.message === 'string') message = body.message;
   } catch {
     // Not the product's JSON (a proxy's page, S3's XML): the status says what there is to say.

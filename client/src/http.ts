@@ -54,6 +54,8 @@ export interface CallInput {
   signal?: AbortSignal;
   /** Statuses that are answers, not errors (a 404 read as "absent"). */
   accept?: readonly number[];
+  /** `manual`: a redirect is returned, not followed (so no credential goes to where it points). */
+  redirect?: 'follow' | 'manual';
 }
 
 const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
@@ -110,6 +112,9 @@ export class Transport {
     const path = template.replace(/\{([A-Za-z_]+)\}/g, (_, name: string) => {
       const value = input.path?.[name];
       if (value === undefined || value === '') throw new TypeError(`${operationId}: ${name} is required`);
+      // A URL resolves `.` and `..` segments (encoded too, as `%2E`) before sending: a name like that
+      // would reach another route. Every `/` is encoded, so no other value leaves its segment.
+      if (/^(\.|%2e){1,2}$/i.test(String(value))) throw new TypeError(`${operationId}: ${name} cannot be "${value}"`);
       return encodeURIComponent(String(value));
     });
     const query = new URLSearchParams();
@@ -151,6 +156,7 @@ export class Transport {
           headers: { ...headers, ...(await this.credentialHeaders()) },
           body: body as RequestInit['body'],
           signal: input.signal,
+          redirect: input.redirect,
           // Node's fetch needs `duplex` to send a stream; browsers ignore what they do not know.
           ...(streamed && { duplex: 'half' }),
         } as RequestInit);
@@ -158,7 +164,7 @@ export class Transport {
         if (input.signal?.aborted) throw cause;
         throw new FlowgateError({ status: 0, error: 'network_error', message: `${operationId}: ${(cause as Error)?.message ?? cause}`, operationId, cause });
       }
-      if (response.ok || input.accept?.includes(response.status)) return response;
+      if (response.ok || input.accept?.includes(response.status) || (input.redirect === 'manual' && response.type === 'opaqueredirect')) return response;
       const error = await errorFromResponse(response, operationId);
       const delay = this.retryDelay(error, attempt);
       if (!retriable || !RETRIED_STATUSES.has(response.status) || delay === undefined) throw error;

@@ -1,7 +1,7 @@
 // @flowgate/client: the browser-safe entry (fetch only, no Node import). Node adds file paths
 // as upload bodies (index.node.ts, chosen by the `node` export condition).
 export { createClient, type FlowgateClient } from './client.js';
-export { FlowgateError } from './errors.js';
+export { FlowgateError, type FlowgateErrorCode } from './errors.js';
 export { verifyProof, type ProofClaims, type VerifyProofOptions } from './proof.js';
 export type { ClientOptions, RetryOptions, OperationId, BodyOf, DataOf, QueryOf, AnswerOf, CallInput, Transport } from './http.js';
 export type { ListOptions } from './paging.js';

@@ -92,7 +92,7 @@ export async function sign(sender: string, secret: string, body: string | Uint8A
 
 function describeContent(scheme: Verification): string {
   if (scheme.primitive !== 'hmac') return scheme.primitive;
-  if (!Array.isArray(scheme.content)) return 'the URL and the form fields: pass options.url';
+  if (!Array.isArray(scheme.content)) return 'signs the URL and the fields of a form body: pass options.url, and a form body (another body is bound by ?bodySHA256=<hex SHA-256 of the body> in the URL)';
   return `signs ${scheme.content.map((part) => (part.part === 'json' ? `the body's ${part.path.join('.')}` : part.part === 'header' ? `header ${part.name}` : part.part)).join(' + ')}`;
 }
 

@@ -49,7 +49,7 @@ export interface SystemDeps {
   consoleFiles: () => Promise<ConsoleFiles>;
   /**
    * The flow queue's backlog, where it is cheap to know (the local stack keeps a ledger); deployed,
-   * the function touches no AWS service, and the queue's metrics say it (README, Metrics and alarms).
+   * the function touches no AWS service, and the queue's metrics say it (docs/operating.md, Metrics and alarms).
    */
   backlog?: () => Promise<FlowBacklog>;
   /** Absent with an external token issuer: the console then offers token paste and API keys only. */

@@ -155,7 +155,7 @@ export class Alarms extends Construct {
 
     for (const [name, dlq] of Object.entries(props.deadLetterQueues)) {
       alarm(`${name}DeadLetters`, dlq.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: 'Maximum' }), ALARM_THRESHOLDS.deadLetterMessages,
-        `Messages in the ${name} dead-letter queue: their processing failed on every receive. Inspect, fix, then redrive (README: Metrics and alarms).`);
+        `Messages in the ${name} dead-letter queue: their processing failed on every receive. Inspect, fix, then redrive (docs/operating.md: Metrics and alarms).`);
     }
     // Counted by the service for every run of the flow, in its own execution or in a batch's
     // (where one event's failure is caught and is not the execution's): the state machines'
@@ -203,7 +203,7 @@ export class Alarms extends Construct {
     const byDimension = (metricName: string, dimension: string, statistic = 'Sum', label = '') =>
       new MathExpression({ expression: `SEARCH('{${METRICS_NAMESPACE},service,${dimension}} MetricName="${metricName}"', '${statistic}', 300)`, label, period: PERIOD });
     this.dashboard.addWidgets(
-      new TextWidget({ markdown: '# Flowgate\nService metrics (namespace `Flowgate`, EMF) and what the alarms watch. README: "Operating it".', width: 24, height: 2 }),
+      new TextWidget({ markdown: '# Flowgate\nService metrics (namespace `Flowgate`, EMF) and what the alarms watch. docs/operating.md: "Operating it".', width: 24, height: 2 }),
     );
     this.dashboard.addWidgets(
       new GraphWidget({

@@ -9,6 +9,9 @@ import { createClient, FlowgateError, verifyProof, type FlowgateClient } from '.
 import { dynamoClient } from '../../functions/adapters/aws/clients/dynamo.js';
 import { bucketKey, generationPk } from '../../functions/adapters/aws/dynamo-kv-store.js';
 import { sign, SIGNABLE_SENDERS } from '../../client/src/webhooks.js';
+import { senderRow } from '../../functions/domain/webhooks/senders/catalog.js';
+import { Webhook } from 'standardwebhooks';
+import Stripe from 'stripe';
 import { useBrowser } from '../support/browser.js';
 import { useLocalStack } from '../support/local-stack.js';
 import { totpCodeAt } from '../support/totp.js';
@@ -33,6 +36,7 @@ async function userClient(claims?: Record<string, unknown>, accountId?: string) 
 /** Keys with every character a URL treats specially. */
 const AWKWARD_KEYS = ['a/b/c', 'my file .txt', '100% done, %41 and %2F stay', 'report?draft=1', 'notes#section-2', 'Zoë Ünal/日本/😀', '?#%/ +é/%25?#&='];
 
+const raw32 = () => 'k'.repeat(32);
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
@@ -159,11 +163,14 @@ describe('objects', () => {
     const token = await stack.token(`client-resume-${Date.now()}`);
     let failures = 0;
     const partPuts: string[] = [];
+    const credentialsToS3: string[] = [];
     // The network drops the first PUT of part 2: what a flaky link does to a long upload.
     const flaky: typeof fetch = async (input, init) => {
       const url = new URL(String(input));
       if (init?.method === 'PUT' && url.searchParams.has('partNumber')) {
         partPuts.push(url.searchParams.get('partNumber')!);
+        // A part goes to S3's origin: the user's token must not go with it.
+        credentialsToS3.push(...Object.keys(init.headers ?? {}).filter((name) => ['authorization', 'x-api-key'].includes(name.toLowerCase())));
         if (url.searchParams.get('partNumber') === '2' && failures++ === 0) throw new TypeError('fetch failed: connection reset');
       }
       return fetch(input, init);
@@ -177,10 +184,28 @@ describe('objects', () => {
       const info = await client.objects.upload('resume', 'data.bin', join(dir, 'data.bin'), { concurrency: 2 });
       expect(info.size).toBe(bytes.length);
       expect(partPuts.filter((p) => p === '2')).toHaveLength(2);
+      expect(credentialsToS3).toEqual([]);
       expect(sha256((await client.objects.download('resume', 'data.bin')).body)).toBe(sha256(bytes));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+  it('a ReadableStream uploads part by part when its size is given, and whole when not', async () => {
+    const { client } = await userClient();
+    await client.objects.createStore('streamed');
+    const bytes = new Uint8Array(6 * 1024 * 1024 + 123).map((_, i) => (i * 7) % 256);
+    // Chunks of an awkward size, so parts are cut across them.
+    const streamOf = () => new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let at = 0; at < bytes.length; at += 100_003) controller.enqueue(bytes.slice(at, at + 100_003));
+        controller.close();
+      },
+    });
+    const parts: (number | undefined)[] = [];
+    await client.objects.upload('streamed', 'sized', streamOf(), { size: bytes.length, onProgress: (p) => parts.push(p.part) });
+    expect(parts.sort()).toEqual([1, 2]);
+    await client.objects.upload('streamed', 'unsized', streamOf());
+    for (const key of ['sized', 'unsized']) expect(sha256((await client.objects.download('streamed', key)).body)).toBe(sha256(bytes));
   });
 });
 
@@ -283,14 +308,39 @@ describe('triggers, deliveries and webhooks.sign', () => {
   });
 
   it('signs as every sender a secret can sign for, each accepted by the receiver\'s own verifier', async () => {
-    expect(SIGNABLE_SENDERS).toEqual(expect.arrayContaining(['stripe', 'github', 'slack', 'svix', 'standard_webhooks', 'gitlab', 'shopify']));
+    expect(SIGNABLE_SENDERS).toEqual(expect.arrayContaining(['stripe', 'github', 'slack', 'svix', 'standard_webhooks', 'gitlab', 'shopify', 'twilio', 'custom']));
     expect(SIGNABLE_SENDERS).not.toContain('discord');
-    const stripe = await sign('stripe', 'whsec_test_secret', '{"id":"evt_1","type":"invoice.paid"}', { timestamp: 1_700_000_000 });
-    expect(stripe.headers['stripe-signature']).toMatch(/^t=1700000000,v1=[0-9a-f]{64}$/);
-    const svix = await sign('standard_webhooks', `whsec_${Buffer.from('k'.repeat(32)).toString('base64')}`, '{}');
-    expect(Object.keys(svix.headers).sort()).toEqual(['content-type', 'webhook-id', 'webhook-signature', 'webhook-timestamp']);
+    const now = Math.floor(Date.now() / 1000);
+    const body = JSON.stringify({ id: 'evt_1', type: 'test.event', webhookTimestamp: now * 1000 });
+    const failures: string[] = [];
+    for (const id of SIGNABLE_SENDERS.filter((s) => s !== 'custom' && s !== 'twilio')) {
+      // A secret in the form the row's key takes (sign() itself checks each signature with the receiver's verifier).
+      const row = senderRow(id)!;
+      const scheme = row.verification.primitive === 'any_of' ? row.verification.schemes[0] : row.verification;
+      const key = scheme.primitive === 'hmac' ? scheme.key : undefined;
+      const raw = 'k'.repeat(32);
+      const secret = scheme.primitive === 'basic' ? 'user:pass'
+        : scheme.primitive === 'static_token' && scheme.location === 'named_header' ? 'X-Hook-Token: abc'
+          : key?.format === 'base64' ? `${key.strip_prefix ?? ''}${Buffer.from(raw).toString('base64')}`
+            : key?.format === 'hex' ? Buffer.from(raw).toString('hex') : `${row.secret_prefix ?? ''}${raw}`;
+      await sign(id, secret, body, { url: 'https://gateway.example/webhooks/abc' }).catch((error: Error) => failures.push(`${id}: ${error.message}`));
+    }
+    expect(failures).toEqual([]);
+    // Twilio signs a form's fields; custom, the trigger's own settings.
+    await sign('twilio', raw32(), 'From=%2B15550001&Body=hi', { url: 'https://gateway.example/webhooks/abc', contentType: 'application/x-www-form-urlencoded' });
+    const custom = { algorithm: 'sha256', key: { format: 'text' }, content: [{ part: 'body' }], signature: { from: 'header', name: 'x-sig', prefix: 'sha256=' }, encoding: 'hex' };
+    expect((await sign('custom', 's3cret', '{}', { custom })).headers['x-sig']).toMatch(/^sha256=[0-9a-f]{64}$/);
     await expect(sign('discord', 'x', '{}')).rejects.toThrow(/key of its own/);
     await expect(sign('nope', 'x', '{}')).rejects.toThrow(/unknown sender "nope"/);
+  });
+
+  it('the headers are what the senders\' own libraries accept (stripe-node, standardwebhooks)', async () => {
+    const payload = '{"id":"evt_1","object":"event","type":"invoice.paid"}';
+    const stripeSigned = await sign('stripe', 'whsec_test_secret', payload);
+    expect(new Stripe('sk_test_x').webhooks.constructEvent(payload, stripeSigned.headers['stripe-signature']!, 'whsec_test_secret').type).toBe('invoice.paid');
+    const secret = `whsec_${Buffer.from(raw32()).toString('base64')}`;
+    const standard = await sign('standard_webhooks', secret, payload);
+    expect(new Webhook(secret).verify(payload, standard.headers)).toMatchObject({ type: 'invoice.paid' });
   });
 });
 

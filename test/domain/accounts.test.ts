@@ -358,10 +358,10 @@ describe('requireFreshProof while the TOTP budget is locked', () => {
   });
 });
 
-describe('the README states the odds the budgets give', () => {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+describe('the MFA guide (docs/mfa.md) states the odds the budgets give', () => {
+  const readme = readFileSync(new URL('../../docs/mfa.md', import.meta.url), 'utf8');
   const odds = (factors: number, guesses: number) => 1 - (1 - (3 * factors) / 1e6) ** guesses;
-  /** "1 in N" as the README rounds it: whole numbers, three significant figures past 1,000. */
+  /** "1 in N" as the guide rounds it: whole numbers, three significant figures past 1,000. */
   const oneIn = (p: number) => `1 in ${(1 / p >= 1000 ? Number((1 / p).toPrecision(3)) : Math.round(1 / p)).toLocaleString('en-US')}`;
 
   it('from the daily cap, the drift window and the factor limit', () => {

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { errorCodesMarkdown, LIST_END, LIST_START, README, withErrorCodes } from '../../bin/error-codes.js';
+import { errorCodesMarkdown, GUIDE, LIST_END, LIST_START, withErrorCodes } from '../../bin/error-codes.js';
 import { ERROR_STATUS } from '../../functions/shared/errors.js';
 
-describe("the README's error codes", () => {
-  const readme = readFileSync(README, 'utf8');
+describe("the error codes of docs/api.md", () => {
+  const readme = readFileSync(GUIDE, 'utf8');
 
   it('are written from the one error type (npm run docs:errors rewrites nothing)', () => {
     expect(withErrorCodes(readme)).toBe(readme);

@@ -98,7 +98,7 @@ describe('delivery charts in the console', () => {
     expect(await seriousA11yViolations(page)).toEqual([]);
     expect(errors).toEqual([]);
 
-    // The README's pictures: retaken with UPDATE_SCREENSHOTS=1 npm test, so a plain run leaves the tree clean.
+    // The console guide's pictures: retaken with UPDATE_SCREENSHOTS=1 npm test, so a plain run leaves the tree clean.
     if (process.env.UPDATE_SCREENSHOTS) {
       mkdirSync(resolve(DASHBOARD_SCREENSHOT, '..'), { recursive: true });
       await seedHistoryForPictures(sub, trigger.id, token);
@@ -113,7 +113,7 @@ describe('delivery charts in the console', () => {
   }, 60_000);
 
   /**
-   * For the README's pictures only (UPDATE_SCREENSHOTS=1): a second trigger with real deliveries,
+   * For the console guide's pictures only (UPDATE_SCREENSHOTS=1): a second trigger with real deliveries,
    * and a day of earlier traffic for both, written as the counters a day of deliveries would have
    * left (the local stack cannot receive a delivery in the past); the current hour's are real.
    */

@@ -91,7 +91,7 @@ describe('deliveries in the console', () => {
     await attempts.getByText('succeeded', { exact: true }).waitFor();
     expect(await seriousA11yViolations(page)).toEqual([]);
     mkdirSync(resolve(SCREENSHOT, '..'), { recursive: true });
-    // The README's picture: retaken with UPDATE_SCREENSHOTS=1 npm test, so a plain run leaves the tree clean.
+    // The console guide's picture: retaken with UPDATE_SCREENSHOTS=1 npm test, so a plain run leaves the tree clean.
     if (process.env.UPDATE_SCREENSHOTS) await page.screenshot({ path: SCREENSHOT, fullPage: true });
 
     // Replay from the keyboard: Tab to "Replay", Enter, and the replay opens.

@@ -126,7 +126,7 @@ describe('flow pictures in the console', () => {
     expect(await seriousA11yViolations(page, ['scrollable-region-focusable'])).toEqual([]);
     expect(await seriousA11yViolations(page)).toEqual([]);
     mkdirSync(resolve(SCREENSHOT, '..'), { recursive: true });
-    // The README's picture: retaken with UPDATE_SCREENSHOTS=1 npm test, so a plain run leaves the tree clean.
+    // The console guide's picture: retaken with UPDATE_SCREENSHOTS=1 npm test, so a plain run leaves the tree clean.
     if (process.env.UPDATE_SCREENSHOTS) {
       await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { blur(): void } } }).document.activeElement.blur());
       await page.screenshot({ path: SCREENSHOT });

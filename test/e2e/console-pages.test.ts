@@ -78,7 +78,7 @@ describe('the console\'s Buckets and Account pages', () => {
     await page.getByLabel('Key prefix').fill('drafts/');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByRole('button', { name: 'drafts/odd?key%41' }).click();
-    // The README's picture: retaken with UPDATE_SCREENSHOTS=1 npm test, so a plain run leaves the tree clean.
+    // The console guide's picture: retaken with UPDATE_SCREENSHOTS=1 npm test, so a plain run leaves the tree clean.
     if (process.env.UPDATE_SCREENSHOTS) await page.screenshot({ path: resolve(import.meta.dirname, '../../docs/console-bucket.png'), fullPage: true });
 
     // Writing a value.

@@ -91,7 +91,7 @@ describe('the console in a browser', () => {
       { flow: 'echo', response_mode: 'wait', event_filter: ['payment_intent.*'], signature: { service: 'stripe' }, deduplicate: true, enabled: true },
     ]);
     mkdirSync(resolve(SCREENSHOT, '..'), { recursive: true });
-    // The README's picture: retaken with UPDATE_SCREENSHOTS=1 npm test, so a plain run leaves the tree clean.
+    // The console guide's picture: retaken with UPDATE_SCREENSHOTS=1 npm test, so a plain run leaves the tree clean.
     if (process.env.UPDATE_SCREENSHOTS) await page.screenshot({ path: SCREENSHOT, fullPage: true });
   });
 

@@ -22,7 +22,7 @@ afterAll(async () => {
   if (dataRoot) await rm(dataRoot, { recursive: true, force: true });
 });
 
-/** The README's quick start: `npm start` serves, and prints a token that works. */
+/** The README's quick start (and docs/local-stack.md): `npm start` serves, and prints a token that works. */
 describe('npm start', () => {
   it('starts the local stack from a bare environment, prints a working token, and honours a handler setting', async () => {
     const port = await freePort();

@@ -125,7 +125,7 @@ describe('acknowledge_response: a fixed answer per trigger', () => {
     const res = await deliver(trigger.url, JSON.stringify({ type: 0 }));
     expect(res.status).toBe(204);
     expect(res.text).toBe('');
-    // null puts the default back, within the receiver's trigger cache TTL (README: 5 s by default).
+    // null puts the default back, within the receiver's trigger cache TTL (docs/triggers.md: 5 s by default).
     await call(stack, 'PATCH', `/triggers/${trigger.id}`, { token, body: { acknowledge_response: null } });
     const deadline = Date.now() + 15_000;
     let back = await deliver(trigger.url, JSON.stringify({ id: 'evt_back' }));

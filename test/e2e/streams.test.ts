@@ -494,7 +494,7 @@ describe('streams', () => {
     // At max_ack_pending with nothing due: the fetch waits its 3 s and answers nothing.
     const { work, value } = await workOf(t.account, () => t.fetchBatch('w', { batch: 10, wait_ms: 3000 }));
     expect(value).toEqual([]);
-    // The bound (README, Streams): pending read at most MAX_PENDING_SCANS_PER_FETCH times, and 2
+    // The bound (docs/streams.md): pending read at most MAX_PENDING_SCANS_PER_FETCH times, and 2
     // units a look (stream head and consumer), at most 45 looks in a 20 s wait. Before, every
     // look every 100 ms read all pending items again (about 30 scans here).
     expect(work.reads).toBeLessThanOrEqual(MAX_PENDING_SCANS_PER_FETCH * scanUnits + 2 * 45);

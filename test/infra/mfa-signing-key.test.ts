@@ -74,7 +74,7 @@ describe('MFA signing key', () => {
   });
 });
 
-describe('MFA signing key rotation, as the README documents it', () => {
+describe('MFA signing key rotation, as docs/mfa.md documents it', () => {
   /** The key ARN the output MfaSigningKeyArn showed before the rotation. */
   const CURRENT = 'arn:aws:kms:us-east-1:111122223333:key/aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee';
   let before: Synthesized;

@@ -46,7 +46,7 @@ describe(`the stack against release ${LAST_RELEASE}'s template`, () => {
   });
 
   it('the documented MFA signing-key rotation, deployed on this version, replaces nothing: the alias moves, the old key leaves the template kept', () => {
-    // README, "Multi-factor authentication": the next generation, and the current key's ARN among the retired.
+    // docs/mfa.md, "The signing key and its rotation": the next generation, and the current key's ARN among the retired.
     const rotated = synth({ mfaSigningKeyGeneration: 2, mfaRetiredSigningKeyIds: 'arn:aws:kms:us-east-1:111122223333:key/aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee' }).template.toJSON();
     const changes = statefulReplacements(today, rotated);
     const oldKey = Object.keys(today.Resources).find((id) => today.Resources[id].Type === 'AWS::KMS::Key' && today.Resources[id].Properties.KeyUsage === 'SIGN_VERIFY')!;

@@ -217,9 +217,24 @@ export class ObjectsView {
     }
   }
 
-  /** An object's bytes, or the `range` asked for (`getObjectByKey`; an object over 4 MiB comes from S3 through the redirect). */
+  /**
+   * An object's bytes, or the `range` asked for (`getObjectByKey`). An object over 4 MiB is answered
+   * with a redirect to a presigned S3 URL, which is fetched without the client's credential: fetch
+   * would carry `X-Api-Key` (any header but `Authorization`) along a redirect to S3's origin.
+   */
   async download(store: string, key: string, options: DownloadOptions = {}): Promise<ObjectDownload> {
-    const response = await this.http.call('getObjectByKey', { path: { store }, query: { key }, headers: { range: rangeHeader(options.range) }, signal: options.signal });
+    const range = rangeHeader(options.range);
+    let response = await this.http.call('getObjectByKey', {
+      path: { store }, query: { key }, headers: { range }, signal: options.signal, redirect: 'manual', accept: [301, 302, 303, 307, 308],
+    });
+    if (response.type === 'opaqueredirect') {
+      // A browser hides a manual redirect's Location: ask for the presigned URL instead.
+      response = await this.http.rawFetch((await this.createUrl(store, key)).url, { headers: range ? { range } : {}, signal: options.signal });
+    } else if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel();
+      response = await this.http.rawFetch(new URL(response.headers.get('location') ?? '', this.http.baseUrl).href, { headers: range ? { range } : {}, signal: options.signal });
+    }
+    if (!response.ok) throw await errorFromResponse(response, 'getObjectByKey');
     const metadata: Record<string, string> = {};
     response.headers.forEach((value, name) => {
       if (name.startsWith('x-meta-')) metadata[name.slice('x-meta-'.length)] = value;

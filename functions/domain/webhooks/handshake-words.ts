@@ -1,6 +1,6 @@
 import type { HandshakeKindName } from './handshakes.js';
 
-/** Each handshake in words, for the OpenAPI document and the README (`bin/senders-table.ts`). */
+/** Each handshake in words, for the OpenAPI document and the senders guide (`bin/senders-table.ts`). */
 export const HANDSHAKE_WORDS: { readonly [K in HandshakeKindName]: string } = {
   slack_url_verification: 'a signed `url_verification` POST gets `{"challenge"}`',
   zoom_url_validation: 'a signed `endpoint.url_validation` POST gets `{"plainToken", "encryptedToken"}` (hex HMAC-SHA256 of the token under the secret)',

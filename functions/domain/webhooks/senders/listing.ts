@@ -5,7 +5,7 @@ import type { SignatureServiceCatalog } from './listing-types.js';
 export type { DeliveryPolicy, LeftOutSender, ListedEventNames, SignatureServiceCatalog, SignatureServiceListing } from './listing-types.js';
 
 /**
- * The catalog as the API, the OpenAPI document, the README and the console show it: the senders
+ * The catalog as the API, the OpenAPI document, the senders guide and the console show it: the senders
  * a trigger can verify, in catalog order, and those left out with the reason. Built once.
  */
 export const SIGNATURE_SERVICE_LISTING: SignatureServiceCatalog = {

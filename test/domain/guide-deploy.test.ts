@@ -3,10 +3,9 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_FLOW_WORKER_MAX_CONCURRENCY } from '../../lib/config.js';
 
-const README = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8');
-const deploying = README.slice(README.indexOf('## Deploying'), README.indexOf('## Operating it'));
+const deploying = readFileSync(resolve(import.meta.dirname, '../../docs/deploying.md'), 'utf8');
 
-describe('README: Deploying', () => {
+describe('docs/deploying.md', () => {
   it(`warns that the flow worker may run ${DEFAULT_FLOW_WORKER_MAX_CONCURRENCY} at once where a new account allows 10, and shows how to set flowWorkerMaxConcurrency below the limit`, () => {
     expect(deploying).toContain("**A new account's Lambda concurrency.**");
     expect(deploying).toContain(`(default ${DEFAULT_FLOW_WORKER_MAX_CONCURRENCY})`);

@@ -1,12 +1,12 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { README, readmeWithSendersTable } from '../../bin/senders-table.js';
+import { readFileSync } from 'node:fs';
+import { GUIDE, sendersGuide } from '../../bin/senders-table.js';
 import { SENDERS } from '../../functions/domain/webhooks/senders/catalog.js';
 
-describe('README: the Senders table', () => {
+describe('docs/senders.md: the senders guide', () => {
   it('is the catalog\'s, as `npm run docs:senders` writes it: no sender is listed by hand', () => {
-    const readme = readFileSync(README, 'utf8');
-    expect(readme).toBe(readmeWithSendersTable(readme));
+    const readme = readFileSync(GUIDE, 'utf8');
+    expect(readme).toBe(sendersGuide());
     for (const row of SENDERS) expect(readme, row.id).toContain(`| \`${row.id}\` |`);
   });
 });
