@@ -8,7 +8,6 @@ import { sfnFlowRunnerOnFirstUse } from '../adapters/aws/sfn-on-first-use.js';
 import { sqsEventQueueLoadedAhead } from '../adapters/aws/sqs-on-first-use.js';
 import { MeteredExecutionStore } from '../adapters/metered-execution-store.js';
 import { NotifyingExecutionStore } from '../adapters/notifying-execution-store.js';
-import { DynamoListenConnections, managementPoster, WebSocketListeners } from '../adapters/aws/websocket-listeners.js';
 import type { DeliveryListeners } from '../domain/listen/ports.js';
 import { CountingExecutionStore } from '../adapters/counting-execution-store.js';
 import { DynamoDeliveryStats } from '../adapters/aws/dynamo-delivery-stats.js';
@@ -89,6 +88,21 @@ const createReceiverHandler = (deps: ReceiverDeps, publicBaseUrl: string) => cre
   },
 });
 
+/**
+ * The listen endpoint's pushes (`websocket-listeners.ts`), loaded with the first delivery of a
+ * stack deployed with it (context `listenApi`): the receiver's init stays as it was.
+ */
+function websocketListenersOnFirstUse(settings: Settings, aws: AwsClients): DeliveryListeners {
+  let made: Promise<DeliveryListeners> | undefined;
+  const load = () => (made ??= import('../adapters/aws/websocket-listeners.js').then((m) => new m.WebSocketListeners(
+    new m.DynamoListenConnections(dynamoClient(aws), settings.listenConnectionsTable!, () => Math.floor(Date.now() / 1000)),
+    new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable, Date.now),
+    m.managementPoster(settings.listenCallbackUrl!),
+    (settings.publicWebhookBaseUrl ?? settings.webhookBaseUrl).replace(/\/webhooks\/?$/, ''),
+  )));
+  return { recorded: async (ref) => (await load()).recorded(ref), answer: async (ref, withinMs) => (await load()).answer(ref, withinMs) };
+}
+
 /** The HTTPS key fetcher, loaded and made by the first delivery of a sender whose keys are fetched (SNS, PayPal, Google). */
 function httpsKeyFetcherOnFirstUse(): KeyFetcher {
   let fetcher: Promise<HttpsKeyFetcher> | undefined;
@@ -104,14 +118,7 @@ function httpsKeyFetcherOnFirstUse(): KeyFetcher {
  */
 export function composeWebhook(settings: Settings, aws: AwsClients, senderKeys: KeyFetcher = httpsKeyFetcherOnFirstUse(), now: Clock = Date.now, localListeners?: DeliveryListeners) {
   // Deployed with the listen endpoint (its connections table and management API URL set): pushes go through API Gateway.
-  const listeners = localListeners ?? (settings.listenConnectionsTable && settings.listenCallbackUrl
-    ? new WebSocketListeners(
-      new DynamoListenConnections(dynamoClient(aws), settings.listenConnectionsTable, () => Math.floor(Date.now() / 1000)),
-      new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable, Date.now),
-      managementPoster(settings.listenCallbackUrl),
-      (settings.publicWebhookBaseUrl ?? settings.webhookBaseUrl).replace(/\/webhooks\/?$/, ''),
-    )
-    : undefined);
+  const listeners = localListeners ?? (settings.listenConnectionsTable && settings.listenCallbackUrl ? websocketListenersOnFirstUse(settings, aws) : undefined);
   const triggerStore = new DynamoTriggerStore(dynamoClient(aws), settings.triggersTable, Date.now);
   const secretBox = secretBoxFrom(settings, aws);
   // Each delivery is counted by outcome as it is recorded (`GET /triggers/{id}/stats`).
