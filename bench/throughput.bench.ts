@@ -55,17 +55,29 @@ const COMPLETION_GAIN_TARGET = 2;
  */
 const BEFORE_35 = '32264f4cb21cc24a1ff51d291d78b05b90b0c6fb';
 
+/**
+ * `THROUGHPUT_COMPARE=<commit> npm run bench throughput` also runs the stack as it was at that
+ * commit, beside today's and through the same rounds: a change's effect measured in one run on one
+ * machine (e.g. the commit before it).
+ */
+const COMPARE = process.env.THROUGHPUT_COMPARE;
+
 /** The pre-#35 tree's bench stack child, extracted under `root`; undefined where git or the commit is not at hand. */
 async function before35Child(root: string): Promise<string | undefined> {
+  return stackChildAt(root, BEFORE_35, 'before-35');
+}
+
+/** The bench stack child of `commit`'s tree, extracted under `root` (sharing this checkout's node_modules). */
+async function stackChildAt(root: string, commit: string, name: string): Promise<string | undefined> {
   const repo = resolve(import.meta.dirname, '..');
-  const dir = join(root, 'before-35');
+  const dir = join(root, name);
   try {
     await mkdir(dir);
-    execFileSync('sh', ['-c', `git -C "${repo}" archive --format=tar ${BEFORE_35} | tar -x -C "${dir}"`], { stdio: ['ignore', 'ignore', 'pipe'] });
+    execFileSync('sh', ['-c', `git -C "${repo}" archive --format=tar ${commit} | tar -x -C "${dir}"`], { stdio: ['ignore', 'ignore', 'pipe'] });
     await symlink(join(repo, 'node_modules'), join(dir, 'node_modules'));
     return join(dir, 'bench/support/stack-child.ts');
   } catch (error) {
-    console.log(`the pre-#35 stack (commit ${BEFORE_35.slice(0, 7)}) is not at hand: ${(error as Error).message.split('\n')[0]}`);
+    console.log(`the stack at commit ${commit.slice(0, 7)} is not at hand: ${(error as Error).message.split('\n')[0]}`);
     return undefined;
   }
 }
@@ -83,13 +95,16 @@ export default async function throughputBench() {
   const dataRoot = await mkdtemp(join(tmpdir(), 'flowgate-bench-'));
   const before35 = await before35Child(dataRoot);
   if (!before35) throw new Error('the throughput bench needs the git history: it runs the stack as it was before #35 beside today\'s');
-  const [disk, inline, bare, floor, recorded] = await Promise.all([
+  const comparePath = COMPARE ? await stackChildAt(dataRoot, COMPARE, 'compare') : undefined;
+  if (COMPARE && !comparePath) throw new Error(`THROUGHPUT_COMPARE=${COMPARE}: that commit's tree could not be extracted`);
+  const [disk, inline, bare, floor, recorded, compare] = await Promise.all([
     startChild<StackInfo>('stack-child.ts', { BENCH_DATA_DIR: join(dataRoot, 'data') }),
     // The stack as it was before #35 (everything on the receiver's thread, a call per write), same run.
     startChild<StackInfo>(before35, { BENCH_DATA_DIR: join(dataRoot, 'data-before-35') }),
     startChild<{ url: string }>('bare-server-child.ts', { BENCH_STRIPE_SECRET: secret }),
     startChild<{ url: string }>('bare-server-child.ts', { BENCH_STRIPE_SECRET: secret, BENCH_DURABLE: '1' }),
     startChild<{ url: string }>('bare-server-child.ts', { BENCH_STRIPE_SECRET: secret, BENCH_RECORDED_DIR: join(dataRoot, 'recorded') }),
+    comparePath ? startChild<StackInfo>(comparePath, { BENCH_DATA_DIR: join(dataRoot, 'data-compare') }) : undefined,
   ]);
 
   /** One stack's acknowledge-mode trigger, and how to wait until its flow worker has drained the queue. */
@@ -145,7 +160,7 @@ export default async function throughputBench() {
     };
     return { url, drain, outcomes, close: () => sqs.destroy() };
   };
-  const [onDisk, onDiskInline] = await Promise.all([prepare(disk), prepare(inline)]);
+  const [onDisk, onDiskInline, onDiskCompare] = await Promise.all([prepare(disk), prepare(inline), compare ? prepare(compare) : undefined]);
 
   // Each request its own event, as a sender sends them: the receiver refuses a signed delivery it
   // has already taken as a replay (`duplicate`), which would skip what a delivery costs.
@@ -160,7 +175,8 @@ export default async function throughputBench() {
     bare: { child: bare, url: bare.info.url, drain: undefined },
     floor: { child: floor, url: floor.info.url, drain: undefined },
     recorded: { child: recorded, url: recorded.info.url, drain: undefined },
-  };
+    ...(compare && onDiskCompare && { compare: { child: compare, url: onDiskCompare.url, drain: onDiskCompare.drain } }),
+  } as Record<'stack' | 'inline' | 'bare' | 'floor' | 'recorded' | 'compare', { child: BenchChild<unknown>; url: string; drain: (() => ReturnType<typeof onDisk.drain>) | undefined }>;
   type Name = keyof typeof servers;
   const load = async (name: Name, total: number) => {
     const { child, url } = servers[name];
@@ -173,15 +189,15 @@ export default async function throughputBench() {
     return { ...result, startedAt, endedAt: Date.now(), serverCpuUsPerRequest: serverCpuUs / total };
   };
 
-  const order: Name[] = ['stack', 'inline', 'bare', 'floor', 'recorded'];
+  const order: Name[] = ['stack', 'inline', 'bare', 'floor', 'recorded', ...(compare ? ['compare' as const] : [])];
   for (const name of order) {
     await load(name, servers[name].drain ? WARMUP_REQUESTS.stack : WARMUP_REQUESTS.bare);
     await servers[name].drain?.();
   }
   const measuredFrom = Date.now();
-  const runs: Record<Name, (LoadResult & { startedAt: number; endedAt: number; serverCpuUsPerRequest: number })[]> = { stack: [], inline: [], bare: [], floor: [], recorded: [] };
-  type Drained = Name & ('stack' | 'inline');
-  const drains: Record<Drained, Awaited<ReturnType<typeof onDisk.drain>>[]> = { stack: [], inline: [] };
+  const runs: Record<Name, (LoadResult & { startedAt: number; endedAt: number; serverCpuUsPerRequest: number })[]> = { stack: [], inline: [], bare: [], floor: [], recorded: [], compare: [] };
+  type Drained = Name & ('stack' | 'inline' | 'compare');
+  const drains: Record<Drained, Awaited<ReturnType<typeof onDisk.drain>>[]> = { stack: [], inline: [], compare: [] };
   for (let round = 0; round < ROUNDS; round++) {
     // Each server goes first in turn.
     for (const name of [...order.slice(round % order.length), ...order.slice(0, round % order.length)]) {
@@ -197,13 +213,13 @@ export default async function throughputBench() {
    * Events whose flow had run, per second: a run's events over the time from its first request
    * until the last of their flows had finished (the flows' own end times, as the executions record them).
    */
-  const completion = (name: 'stack' | 'inline', events: { received: number; finished: number }[]) => median(runs[name].map((run) => {
+  const completion = (name: 'stack' | 'inline' | 'compare', events: { received: number; finished: number }[]) => median(runs[name].map((run) => {
     const mine = events.filter((e) => e.received >= run.startedAt && e.received <= run.endedAt);
     if (mine.length !== REQUESTS) throw new Error(`${name}: ${mine.length} of a run's ${REQUESTS} events have a finished flow`);
     return REQUESTS / ((Math.max(...mine.map((e) => e.finished)) - run.startedAt) / 1000);
   }));
   const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-  const [stackOutcomes, inlineOutcomes] = await Promise.all([onDisk.outcomes(measuredFrom), onDiskInline.outcomes(measuredFrom)]);
+  const [stackOutcomes, inlineOutcomes, compareOutcomes] = await Promise.all([onDisk.outcomes(measuredFrom), onDiskInline.outcomes(measuredFrom), onDiskCompare?.outcomes(measuredFrom)]);
   const waitsOf = (events: typeof stackOutcomes) => events.map((e) => e.finished - e.received).sort((a, b) => a - b);
 
   const summarise = (list: (typeof runs)[Name]) => ({
@@ -216,7 +232,7 @@ export default async function throughputBench() {
   });
   const local = summarise(runs.stack);
   const localInline = summarise(runs.inline);
-  const endToEnd = (name: 'stack' | 'inline', events: typeof stackOutcomes, acknowledged: number) => ({
+  const endToEnd = (name: 'stack' | 'inline' | 'compare', events: typeof stackOutcomes, acknowledged: number) => ({
     acknowledged_per_s: acknowledged,
     completed_per_s: completion(name, events),
     completed_to_acknowledged: completion(name, events) / acknowledged,
@@ -257,11 +273,18 @@ export default async function throughputBench() {
     console.log(`${label.padEnd(44)}${int(e.acknowledged_per_s).padStart(7)} ack/s${int(e.completed_per_s).padStart(7)} done/s  ${times(e.completed_to_acknowledged)} of ack   wait p50 ${int(e.wait_p50_ms)} ms, p99 ${int(e.wait_p99_ms)} ms (${int(e.waits_measured)} events)`);
   e2eLine('flow worker on its own thread (npm start)', threaded);
   e2eLine('before #35 (everything on one thread)', sameThread);
+  const compared = compare && compareOutcomes ? { commit: COMPARE!, local: summarise(runs.compare), end_to_end: endToEnd('compare', compareOutcomes, summarise(runs.compare).requests_per_s) } : undefined;
+  if (compared) {
+    line(`  at ${compared.commit.slice(0, 7)} (same run)`, compared.local);
+    e2eLine(`at ${compared.commit.slice(0, 7)} (same run)`, compared.end_to_end);
+    console.log(`today ÷ ${compared.commit.slice(0, 7)}: acknowledged ${times(local.requests_per_s / compared.local.requests_per_s)}, completed ${times(threaded.completed_per_s / compared.end_to_end.completed_per_s)}, server CPU per request ${times(local.server_cpu_us_per_request / compared.local.server_cpu_us_per_request)}`);
+  }
   console.log(`targets: completed ≥ ${COMPLETION_TARGET}x acknowledged: ${times(threaded.completed_to_acknowledged)}; completed ≥ ${COMPLETION_GAIN_TARGET}x the stack's before #35: ${times(completionGain)}: ${verdict(completionMet)}`);
 
   onDisk.close();
   onDiskInline.close();
-  await Promise.all([disk.stop(), inline.stop(), bare.stop(), floor.stop(), recorded.stop()]);
+  onDiskCompare?.close();
+  await Promise.all([disk.stop(), inline.stop(), bare.stop(), floor.stop(), recorded.stop(), compare?.stop()]);
   await rm(dataRoot, { recursive: true, force: true });
   const chart: ChartRow[] = [
     { label: 'stack on disk ÷ durable floor', group: 'requests/s over loopback HTTP', value: stackToFloor, target: TARGET_RATIO, better: 'higher', scale: 'log', text: `${times(stackToFloor)} (${int(local.requests_per_s)} vs ${int(durableFloor.requests_per_s)} req/s; p99 ${fixed(local.p99_ms, 1)} vs ${fixed(durableFloor.p99_ms, 1)} ms)` },
@@ -276,6 +299,6 @@ export default async function throughputBench() {
     local_stack: local, flow_worker_cpu_us_per_event: workerCpuUs.stack,
     baseline, durable_floor: durableFloor, recorded_floor: recordedFloor, stack_to_recorded_floor: stackToRecorded, ratio, durable_floor_ratio: floorRatio, stack_to_durable_floor: stackToFloor,
     end_to_end: threaded, end_to_end_same_thread: sameThread, completion_gain: completionGain, completion_target: COMPLETION_TARGET, completion_gain_target: COMPLETION_GAIN_TARGET, completion_met: completionMet,
-    target_ratio: TARGET_RATIO, target_met: met && completionMet, chart,
+    target_ratio: TARGET_RATIO, target_met: met && completionMet, ...(compared && { compared }), chart,
   };
 }

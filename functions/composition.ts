@@ -23,7 +23,7 @@ export type QueueFunction = (event: SQSEvent, context: Context) => Promise<SQSBa
  */
 /** The system function hosted in one process: the console is built from its source into memory on first request. */
 export const composeLocalSystem = (settings: Settings, backlog?: SystemDeps['backlog']) =>
-  createSystemHandler({ consoleFiles: async () => (await import('../console/build.js')).buildConsole(), hostedUi: hostedUiFrom(settings), objectsOrigin: settings.objectsTransferOrigin, ...(backlog && { backlog }) });
+  createSystemHandler({ consoleFiles: async () => (await import('../console/build.js')).buildConsole(), apiReferenceFiles: async () => (await import('../console/api-reference.js')).buildApiReference(), hostedUi: hostedUiFrom(settings), objectsOrigin: settings.objectsTransferOrigin, ...(backlog && { backlog }) });
 
 export const COMPOSERS = {
   system: (settings) => composeLocalSystem(settings),

@@ -19,7 +19,8 @@ export interface IndexSpec {
  * secondary indexes named in `indexes` (only items carrying both of an index's attributes are in it).
  */
 export const TABLES = {
-  auth: { env: 'AUTH_TABLE', ttlAttribute: undefined },
+  // Idempotency records of the API-key routes (DynamoIdempotencyStore) expire by `expires_at`; nothing else here carries it.
+  auth: { env: 'AUTH_TABLE', ttlAttribute: 'expires_at' },
   // DynamoKvStore's VALUE_EXPIRY_ATTRIBUTE: values with `ttl_seconds` are deleted once expired, not only hidden.
   // DynamoKvStore's BUCKETS_BY_ACCOUNT: only buckets' configuration items carry `bucket_owner`, so listing an account's buckets is a Query.
   kv: { env: 'KV_TABLE', ttlAttribute: 'expires_at', indexes: { byOwner: { partitionKey: 'bucket_owner', sortKey: 'name' } } },
@@ -182,6 +183,11 @@ export interface RouteSpec {
    * route names one; a `bearer` route may (`admin`: the user must be an administrator).
    */
   scope?: Scope;
+  /**
+   * Honours `Idempotency-Key` (functions/domain/idempotency.ts): a POST that creates something or
+   * runs something again, which a client retries. The function keeps the records in its own table.
+   */
+  idempotent?: true;
 }
 
 export const TAGS = {
@@ -217,9 +223,12 @@ export const ROUTES: readonly RouteSpec[] = [
   // The console's pages: it signs in in the browser and calls the routes below like any client.
   { method: 'GET', path: '/console', fn: 'system', auth: 'none', operationId: 'getConsole', tag: TAGS.system, summary: 'The console (a web page)' },
   { method: 'GET', path: '/console/{asset+}', fn: 'system', auth: 'none', operationId: 'getConsoleAsset', tag: TAGS.system, summary: "The console's scripts and styles" },
+  // The API reference page, rendered in the browser from /openapi.json; its script is vendored, served from here.
+  { method: 'GET', path: '/docs', fn: 'system', auth: 'none', operationId: 'getApiReference', tag: TAGS.system, summary: 'The API reference (a web page)' },
+  { method: 'GET', path: '/docs/{asset+}', fn: 'system', auth: 'none', operationId: 'getApiReferenceAsset', tag: TAGS.system, summary: "The API reference's scripts and styles" },
 
   // Key management is for users (bearer tokens) only: a key can neither mint, list nor revoke keys.
-  { method: 'POST', path: '/api-keys', fn: 'apiKeys', auth: 'bearer', operationId: 'createApiKey', tag: TAGS.apiKeys, summary: 'Create an API key with scopes (shown once)' },
+  { method: 'POST', path: '/api-keys', fn: 'apiKeys', auth: 'bearer', operationId: 'createApiKey', idempotent: true, tag: TAGS.apiKeys, summary: 'Create an API key with scopes (shown once)' },
   { method: 'GET', path: '/api-keys', fn: 'apiKeys', auth: 'bearer', operationId: 'listApiKeys', tag: TAGS.apiKeys, summary: 'List API keys' },
   { method: 'DELETE', path: '/api-keys/{id}', fn: 'apiKeys', auth: 'bearer', operationId: 'revokeApiKey', tag: TAGS.apiKeys, summary: 'Revoke an API key' },
   { method: 'GET', path: '/api-keys/events', fn: 'apiKeys', auth: 'bearer', operationId: 'listApiKeyEvents', tag: TAGS.apiKeys, summary: "Who minted and revoked the account's keys, newest first" },
@@ -259,8 +268,8 @@ export const ROUTES: readonly RouteSpec[] = [
   objects('DELETE', '{store}/objects/{key+}', 'deleteObject', 'Delete an object'),
   // `…/objects/{key}/url`: API Gateway's greedy parameter must end a path, so the handler takes the `/url` off the key.
   { ...objects('POST', '{store}/objects/{key+}', 'createObjectUrl', 'A presigned GET URL of an object'), documentedPath: '/storage/objects/{store}/objects/{key}/url' },
-  objects('POST', '{store}/uploads', 'createObjectUpload', 'Start an upload straight to S3: presigned PUT or part URLs'),
-  objects('POST', '{store}/uploads/{id}/complete', 'completeObjectUpload', 'Store what an upload sent, if it is the size declared'),
+  { ...objects('POST', '{store}/uploads', 'createObjectUpload', 'Start an upload straight to S3: presigned PUT or part URLs'), idempotent: true },
+  { ...objects('POST', '{store}/uploads/{id}/complete', 'completeObjectUpload', 'Store what an upload sent, if it is the size declared'), idempotent: true },
   objects('POST', '{store}/uploads/{id}/urls', 'refreshObjectUploadUrls', 'New URLs for an open upload, when its first ones expire'),
   objects('DELETE', '{store}/uploads/{id}', 'abortObjectUpload', 'Abort an upload and give its reserved bytes back'),
 
@@ -269,7 +278,7 @@ export const ROUTES: readonly RouteSpec[] = [
   streams('GET', '{stream}', 'getStream', 'Read a stream: configuration, counts, first and last sequence'),
   streams('DELETE', '{stream}', 'deleteStream', 'Delete a stream, its messages and consumers'),
   streams('DELETE', '{stream}/purge', 'purgeStream', 'Remove every message, keep the configuration and consumers'),
-  streams('POST', '{stream}/messages', 'publishMessages', 'Publish up to 100 messages in order'),
+  { ...streams('POST', '{stream}/messages', 'publishMessages', 'Publish up to 100 messages in order'), idempotent: true },
   streams('GET', '{stream}/messages', 'readMessages', 'Read messages in sequence order'),
   streams('GET', '{stream}/messages/{seq}', 'getMessage', 'Read one message by sequence'),
   streams('GET', '{stream}/consumers', 'listConsumers', 'List the consumers with their positions and lag'),
@@ -295,19 +304,19 @@ export const ROUTES: readonly RouteSpec[] = [
   // Public: other services check step-up proofs offline against these keys.
   { method: 'GET', path: '/.well-known/jwks.json', fn: 'accounts', auth: 'none', operationId: 'getMfaJwks', tag: TAGS.mfa, summary: 'Public keys of step-up proofs (JWKS)' },
 
-  trigger('POST', '/triggers', 'createTrigger', 'Create a webhook trigger'),
+  { ...trigger('POST', '/triggers', 'createTrigger', 'Create a webhook trigger'), idempotent: true },
   trigger('GET', '/triggers', 'listTriggers', 'List webhook triggers'),
   trigger('GET', '/triggers/{id}', 'getTrigger', 'Read a webhook trigger'),
   trigger('PATCH', '/triggers/{id}', 'updateTrigger', 'Change a webhook trigger'),
   trigger('DELETE', '/triggers/{id}', 'deleteTrigger', 'Delete a webhook trigger'),
-  trigger('POST', '/triggers/{id}/regenerate-url', 'regenerateTriggerUrl', 'New webhook URL; the old one stops working'),
-  trigger('POST', '/triggers/{id}/regenerate-api-key', 'regenerateTriggerApiKey', 'New API key; the old one stops working, at once or after an overlap'),
-  trigger('POST', '/triggers/{id}/rotate-signing-secret', 'rotateTriggerSigningSecret', 'New signing secret; the old one keeps working for an overlap'),
+  { ...trigger('POST', '/triggers/{id}/regenerate-url', 'regenerateTriggerUrl', 'New webhook URL; the old one stops working'), idempotent: true },
+  { ...trigger('POST', '/triggers/{id}/regenerate-api-key', 'regenerateTriggerApiKey', 'New API key; the old one stops working, at once or after an overlap'), idempotent: true },
+  { ...trigger('POST', '/triggers/{id}/rotate-signing-secret', 'rotateTriggerSigningSecret', 'New signing secret; the old one keeps working for an overlap'), idempotent: true },
   trigger('POST', '/triggers/{id}/await-handshake', 'awaitTriggerHandshake', "Forget a handshake's secret and take the next handover (asana, notion)"),
   trigger('GET', '/triggers/{id}/executions', 'listTriggerExecutions', 'Deliveries of a trigger, newest first, filtered'),
   trigger('GET', '/triggers/{id}/executions/{execution_id}', 'getTriggerExecution', 'One delivery, with its request and attempts'),
-  trigger('POST', '/triggers/{id}/executions/{execution_id}/replay', 'replayTriggerExecution', 'Run a stored delivery again'),
-  trigger('POST', '/triggers/{id}/replay', 'replayTriggerExecutions', 'Run the deliveries that match a filter again (up to 500 per call)'),
+  { ...trigger('POST', '/triggers/{id}/executions/{execution_id}/replay', 'replayTriggerExecution', 'Run a stored delivery again'), idempotent: true },
+  { ...trigger('POST', '/triggers/{id}/replay', 'replayTriggerExecutions', 'Run the deliveries that match a filter again (up to 500 per call)'), idempotent: true },
   // Delivery counts by outcome, from counters kept as deliveries are recorded (functions/domain/stats/).
   trigger('GET', '/triggers/{id}/stats', 'getTriggerStats', "A trigger's deliveries counted by outcome, per minute or hour"),
   trigger('GET', '/triggers/stats', 'listTriggerStats', "Each trigger's deliveries counted by outcome, a page of triggers at once"),

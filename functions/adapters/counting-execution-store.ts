@@ -21,6 +21,12 @@ export class CountingExecutionStore extends ForwardingExecutionStore {
     await this.counter.count(ref, countOfRecord(execution.status));
   }
 
+  async recordFirst(ref: ExecutionRef, execution: NewExecution, request: StoredRequest): Promise<boolean> {
+    const written = await this.inner.recordFirst(ref, execution, request);
+    if (written) await this.counter.count(ref, countOfRecord(execution.status));
+    return written;
+  }
+
   async update(ref: ExecutionRef, change: ExecutionChange): Promise<void> {
     await this.inner.update(ref, change);
     await this.counter.count(ref, countOfUpdate(change));

@@ -10,6 +10,7 @@ export class ForwardingExecutionStore implements ExecutionStore {
   constructor(protected readonly inner: ExecutionStore) {}
 
   record(ref: ExecutionRef, execution: NewExecution, request?: StoredRequest | BatchRequestLink): Promise<void> { return this.inner.record(ref, execution, request); }
+  recordFirst(ref: ExecutionRef, execution: NewExecution, request: StoredRequest): Promise<boolean> { return this.inner.recordFirst(ref, execution, request); }
   storeRequest(ref: ExecutionRef, request: StoredRequest): Promise<void> { return this.inner.storeRequest(ref, request); }
   update(ref: ExecutionRef, change: ExecutionChange): Promise<void> { return this.inner.update(ref, change); }
   discard(ref: ExecutionRef, eventId: string): Promise<void> { return this.inner.discard(ref, eventId); }

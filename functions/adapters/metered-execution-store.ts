@@ -28,6 +28,16 @@ export class MeteredExecutionStore extends ForwardingExecutionStore {
 
   async record(ref: ExecutionRef, execution: NewExecution, request?: StoredRequest | BatchRequestLink): Promise<void> {
     await this.inner.record(ref, execution, request);
+    this.counted(execution);
+  }
+
+  async recordFirst(ref: ExecutionRef, execution: NewExecution, request: StoredRequest): Promise<boolean> {
+    const written = await this.inner.recordFirst(ref, execution, request);
+    if (written) this.counted(execution);
+    return written;
+  }
+
+  private counted(execution: NewExecution) {
     const name = RECORDED_METRIC[execution.status];
     if (name) this.metrics.count(name);
   }

@@ -16,4 +16,11 @@ export class NotifyingExecutionStore extends ForwardingExecutionStore {
     await this.inner.record(ref, execution, request);
     await this.listeners.recorded(ref);
   }
+
+  /** The first write that is also the replay claim: pushed only when it was written (a replay's is not). */
+  async recordFirst(ref: ExecutionRef, execution: NewExecution, request: StoredRequest): Promise<boolean> {
+    const written = await this.inner.recordFirst(ref, execution, request);
+    if (written) await this.listeners.recorded(ref);
+    return written;
+  }
 }

@@ -17,3 +17,6 @@ export interface ConsoleFiles {
 
 /** The file the bundling writes beside the system function's code, holding every console file. */
 export const CONSOLE_FILES_NAME = 'console-files.json';
+
+/** The file beside the system function's code holding the API reference page's files (console/api-reference.ts). */
+export const API_REFERENCE_FILES_NAME = 'api-reference-files.json';

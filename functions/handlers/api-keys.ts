@@ -10,7 +10,8 @@ import type { Clock } from '../domain/clock.js';
 import type { Authenticator } from '../domain/authenticator.js';
 import type { Settings } from '../settings.js';
 import { AppError } from '../shared/errors.js';
-import { createHttpHandler } from '../shared/handler.js';
+import { createHttpHandler, type HandlerOptions } from '../shared/handler.js';
+import { idempotencyOnFirstUse } from '../adapters/aws/idempotency-on-first-use.js';
 import { created, header, jsonObjectBody, limitParam, noContent, ok, pathParam, queryParam, type HttpEvent } from '../shared/http.js';
 import { createGatewayAuthenticator } from './gateway-auth.js';
 
@@ -29,7 +30,7 @@ const EVENTS_PAGE = { default: 20, max: 100 };
  * says so): a key can neither mint, list nor revoke keys, so a leaked key cannot outlive its own
  * revocation. Minting and revoking are recorded with the user who did it.
  */
-export const createApiKeysHandler = (deps: { store: ApiKeyStore; events: ApiKeyEventLog; now: Clock }, authenticator: Authenticator) => createHttpHandler('apiKeys', {
+export const createApiKeysHandler = (deps: { store: ApiKeyStore; events: ApiKeyEventLog; now: Clock }, authenticator: Authenticator, options: HandlerOptions = {}) => createHttpHandler('apiKeys', {
   async createApiKey({ event, principal }) {
     const scopes = userRequestedScopes(jsonObjectBody(event, { optional: true }).scopes);
     const minted = await mintApiKey({ ...deps, randomBytes }, { accountId: principal.accountId, actor: principal.subject, scopes, client: requestClient(event) });
@@ -51,11 +52,11 @@ export const createApiKeysHandler = (deps: { store: ApiKeyStore; events: ApiKeyE
     const page = await deps.events.list(principal.accountId, { limit: limitParam(event, EVENTS_PAGE.default, EVENTS_PAGE.max), cursor: queryParam(event, 'cursor') });
     return ok({ events: page.events.map(apiKeyEventBody), next_cursor: page.nextCursor });
   },
-}, authenticator);
+}, authenticator, {}, options);
 
 export const composeApiKeys = (settings: Settings, aws: AwsClients) =>
   createApiKeysHandler({
     store: new DynamoApiKeyStore(dynamoClient(aws), settings.authTable),
     events: new DynamoApiKeyEventLog(dynamoClient(aws), settings.authTable, randomBytes),
     now: Date.now,
-  }, createGatewayAuthenticator(settings, aws));
+  }, createGatewayAuthenticator(settings, aws), { idempotency: idempotencyOnFirstUse(settings.authTable, aws) });

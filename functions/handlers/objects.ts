@@ -15,7 +15,8 @@ import type { ObjectInfo, Store, StoreRef } from '../domain/objects/types.js';
 import type { UploadTarget } from '../domain/objects/uploads.js';
 import { metadataFrom, parseStoreConfig, validateDelimiter, validateObjectKey, validateObjectPrefix, validateStoreName } from '../domain/objects/validation.js';
 import type { Settings } from '../settings.js';
-import { createHttpHandler, type RouteRequest } from '../shared/handler.js';
+import { createHttpHandler, type HandlerOptions, type RouteRequest } from '../shared/handler.js';
+import { idempotencyOnFirstUse } from '../adapters/aws/idempotency-on-first-use.js';
 import { created, header, json, jsonObjectBody, keyParam, limitParam, noContent, ok, pathParam, queryParam, rawBody, type HttpEvent, type HttpResult } from '../shared/http.js';
 import { AppError } from '../shared/errors.js';
 import { createGatewayAuthenticator } from './gateway-auth.js';
@@ -73,7 +74,7 @@ const rangeOf = (event: HttpEvent): string | undefined => {
 };
 
 /** The objects function's routes over one `ObjectService`; exported so tests can build it over other stores. */
-export const createObjectsHandler = (service: ObjectService, authenticator: Authenticator) => createHttpHandler('objects', {
+export const createObjectsHandler = (service: ObjectService, authenticator: Authenticator, options: HandlerOptions = {}) => createHttpHandler('objects', {
   async listObjectStores({ event, principal }) {
     const page = { limit: limitParam(event, DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT), cursor: queryParam(event, 'cursor') };
     const { stores, nextCursor } = await service.listStores(principal.accountId, page);
@@ -159,7 +160,7 @@ export const createObjectsHandler = (service: ObjectService, authenticator: Auth
     await service.deleteObject(storeOf(request), keyOf(request.event));
     return noContent();
   },
-}, authenticator);
+}, authenticator, {}, options);
 
 /** An upload and where to send its bytes; a single PUT must send the headers its URL signs. */
 const uploadResource = (target: UploadTarget) => {
@@ -193,5 +194,5 @@ export function composeObjects(settings: Settings, aws: AwsClients) {
     randomBytes,
     expirySweepSeconds: settings.objectExpirySweepSeconds,
   });
-  return createObjectsHandler(service, createGatewayAuthenticator(settings, aws));
+  return createObjectsHandler(service, createGatewayAuthenticator(settings, aws), { idempotency: idempotencyOnFirstUse(settings.kvTable, aws) });
 }

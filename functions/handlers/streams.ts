@@ -17,7 +17,8 @@ import {
 } from '../domain/streams/validation.js';
 import { FUNCTIONS } from '../manifest.js';
 import type { Settings } from '../settings.js';
-import { createHttpHandler, type RouteRequest } from '../shared/handler.js';
+import { createHttpHandler, type HandlerOptions, type RouteRequest } from '../shared/handler.js';
+import { idempotencyOnFirstUse } from '../adapters/aws/idempotency-on-first-use.js';
 import { created, json, jsonObjectBody, limitParam, noContent, ok, pathParam, queryParam } from '../shared/http.js';
 import { createGatewayAuthenticator } from './gateway-auth.js';
 
@@ -81,7 +82,7 @@ const consumerResource = (info: ConsumerInfo) => {
 };
 
 /** The streams function's routes over its two use-case modules; exported so tests can build it over other stores. */
-export const createStreamsHandler = (streams: StreamService, consumers: ConsumerService, authenticator: Authenticator) => createHttpHandler('streams', {
+export const createStreamsHandler = (streams: StreamService, consumers: ConsumerService, authenticator: Authenticator, options: HandlerOptions = {}) => createHttpHandler('streams', {
   async listStreams({ event, principal }) {
     const page = { limit: limitParam(event, DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT), cursor: queryParam(event, 'cursor') };
     const { streams: infos, nextCursor } = await streams.listStreams(principal.accountId, page);
@@ -147,7 +148,7 @@ export const createStreamsHandler = (streams: StreamService, consumers: Consumer
     const { dead, nextCursor } = await consumers.listDead(streamOf(request), consumerOf(request), page);
     return ok({ dead: dead.map((d) => ({ seq: d.seq, deliveries: d.deliveries, dead_at: iso(d.deadAt) })), next_cursor: nextCursor });
   },
-}, authenticator);
+}, authenticator, {}, options);
 
 /** A publisher stops writing past its function's timeout; the lease adds a margin for clocks and latency. */
 export const WRITE_DEADLINE_MS = FUNCTIONS.streams.timeoutSeconds * 1000;
@@ -167,5 +168,5 @@ export function composeStreams(settings: Settings, aws: AwsClients) {
     writeDeadlineMs: Math.min(WRITE_DEADLINE_MS, leaseMs / 2), leaseMs, commitWaitMs: COMMIT_WAIT_MS,
   });
   const consumers = new ConsumerService({ ...common, streams });
-  return createStreamsHandler(streams, consumers, createGatewayAuthenticator(settings, aws));
+  return createStreamsHandler(streams, consumers, createGatewayAuthenticator(settings, aws), { idempotency: idempotencyOnFirstUse(settings.kvTable, aws) });
 }

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { CONSOLE_FILES_NAME, type ConsoleFiles } from '../console/assets.js';
+import { API_REFERENCE_FILES_NAME, CONSOLE_FILES_NAME, type ConsoleFiles } from '../console/assets.js';
 import { onFirstUse } from '../adapters/lazy.js';
 import { isCorsPreflight, PREFLIGHT_ANSWER } from '../cors.js';
 import { servedFromUrl } from '../openapi/server-url.js';
@@ -31,6 +31,20 @@ function consoleHeaders(hostedUi: HostedUiSettings | undefined, objectsOrigin: s
   };
 }
 
+/**
+ * The reference page's policy: its scripts from this origin only (no inline script, no eval), its
+ * requests to this origin only (the document; "Test request" calls this API), no framing. Styles
+ * allow `'unsafe-inline'`: Scalar injects several `<style>` elements and style attributes as it
+ * renders, and only its first carries a nonce (it reads `<meta property="csp-nonce">`), so a nonce
+ * or hash policy breaks the page. Inline style runs no script, and with `connect-src`/`img-src`
+ * limited to this origin it cannot send anything elsewhere.
+ */
+const API_REFERENCE_HEADERS: Record<string, string> = {
+  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; font-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+
 /** The Cognito hosted UI the console signs in with (`console/pkce.ts`): its origin and the app client. */
 export interface HostedUiSettings {
   /** An https origin, e.g. `https://<prefix>.auth.<region>.amazoncognito.com`. */
@@ -56,6 +70,8 @@ export interface SystemDeps {
   hostedUi?: HostedUiSettings;
   /** The objects bucket's origin (`OBJECTS_TRANSFER_ORIGIN`): the console's presigned transfers go there. */
   objectsOrigin?: string;
+  /** The API reference page's files (console/api-reference.ts); called on its first request only, never at init. Absent: 404. */
+  apiReferenceFiles?: () => Promise<ConsoleFiles>;
 }
 
 /** What the console reads at `/console/config.json`; not a build asset, since the stack's values are known only at deploy. */
@@ -65,12 +81,13 @@ const CONFIG_ASSET = 'config.json';
 export const readBundledConsoleFiles = async (): Promise<ConsoleFiles> =>
   JSON.parse(await readFile(new URL(`./${CONSOLE_FILES_NAME}`, import.meta.url), 'utf8')) as ConsoleFiles;
 
+/** The reference page as the bundling wrote it beside the deployed function's code: read on its first request. */
+export const readBundledApiReferenceFiles = async (): Promise<ConsoleFiles> =>
+  JSON.parse(await readFile(new URL(`./${API_REFERENCE_FILES_NAME}`, import.meta.url), 'utf8')) as ConsoleFiles;
+
 function createRouted(deps: SystemDeps) {
-  let files: Promise<ConsoleFiles> | undefined;
-  const consoleFiles = () => (files ??= deps.consoleFiles().catch((error: unknown) => {
-    files = undefined;
-    throw error;
-  }));
+  const consoleFiles = onFirstUse(deps.consoleFiles);
+  const referenceFiles = onFirstUse(deps.apiReferenceFiles ?? (() => Promise.reject(new AppError('not_found'))));
   const headers = consoleHeaders(deps.hostedUi, deps.objectsOrigin);
   const config = JSON.stringify({ cognito: deps.hostedUi ? { domain: deps.hostedUi.domain, clientId: deps.hostedUi.clientId } : null });
   return createPublicHttpHandler('system', {
@@ -83,6 +100,18 @@ function createRouted(deps: SystemDeps) {
       headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', ...headers },
       body: (await consoleFiles()).html,
     }),
+    getApiReference: async () => ({
+      statusCode: 200,
+      headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', ...API_REFERENCE_HEADERS },
+      body: (await referenceFiles()).html,
+    }),
+    getApiReferenceAsset: async (event) => {
+      const name = greedyPathParam(event, 'asset');
+      const { assets } = await referenceFiles();
+      const asset = Object.hasOwn(assets, name) ? assets[name] : undefined;
+      if (!asset) throw new AppError('not_found');
+      return { statusCode: 200, headers: { 'content-type': asset.contentType, 'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff' }, body: asset.body };
+    },
     getConsoleAsset: async (event) => {
       const name = greedyPathParam(event, 'asset');
       if (name === CONFIG_ASSET) {
@@ -128,4 +157,4 @@ export const hostedUiFrom = (settings: Pick<Settings, 'consoleCognitoDomain' | '
   settings.consoleCognitoDomain && settings.consoleCognitoClientId ? { domain: settings.consoleCognitoDomain, clientId: settings.consoleCognitoClientId } : undefined;
 
 /** The deployed system function, serving the console built into its bundle. */
-export const composeSystem = (settings: Settings) => createSystemHandler({ consoleFiles: readBundledConsoleFiles, hostedUi: hostedUiFrom(settings), objectsOrigin: settings.objectsTransferOrigin });
+export const composeSystem = (settings: Settings) => createSystemHandler({ consoleFiles: readBundledConsoleFiles, apiReferenceFiles: readBundledApiReferenceFiles, hostedUi: hostedUiFrom(settings), objectsOrigin: settings.objectsTransferOrigin });

@@ -7,7 +7,7 @@ import { streamsDocs } from './streams.js';
 import { systemDocs } from './system.js';
 import { triggerStatsDocs } from './trigger-stats.js';
 import { triggersDocs } from './triggers.js';
-import { errorBody, namedSchemas, type OperationDoc, type Schema } from './types.js';
+import { errorBody, named, namedSchemas, type OperationDoc, type Schema } from './types.js';
 import { ERROR_STATUS } from '../shared/errors.js';
 // The release this code is: the document's version is the package's, so an app can tell which
 // CHANGELOG.md entry it is talking to. esbuild inlines the JSON (this chunk loads with the first `/openapi.json`).
@@ -28,6 +28,38 @@ const openApiPath = (path: string) => path.replace(/\{([A-Za-z_]+)\+\}/g, '{$1}'
 const withSchemas = (content: Record<string, Schema>) =>
   Object.fromEntries(Object.entries(content).map(([mediaType, schema]) => [mediaType, { schema }]));
 
+/** A key route's query form (`…ByKey`) runs its path form's action, and shares its bodies' names. */
+const actionOf = (route: RouteSpec) => route.action ?? route.operationId;
+const pascal = (operationId: string) => operationId[0]!.toUpperCase() + operationId.slice(1);
+
+/**
+ * A body's schema, named in `components/schemas` unless it already is one or is raw bytes or text
+ * (`type: string`: nothing to name), so a generated client has a type to import for every request
+ * and answer body. `{"data": X}` with X named is `XResponse`, shared by every operation answering
+ * it; any other is named after its operation (`ListKVBucketsResponse`, `PublishMessagesRequest`).
+ */
+function namedBody(schema: Schema, name: string): Schema {
+  if (schema.$ref !== undefined || schema.type === 'string') return schema;
+  const data = (schema.properties as Record<string, Schema> | undefined)?.data;
+  const onlyData = Object.keys(schema.properties ?? {}).length === 1 && typeof data?.$ref === 'string';
+  return named(onlyData ? `${(data.$ref as string).split('/').pop()}Response` : name, schema);
+}
+
+/** Each body of `content` named (see `namedBody`); a second JSON-like media type gets its own name. */
+const namedContent = (content: Record<string, Schema>, name: string) =>
+  Object.fromEntries(Object.entries(content).map(([mediaType, schema], i) => [mediaType, namedBody(schema, i === 0 ? name : `${name}${MEDIA_SUFFIX[mediaType] ?? i}`)]));
+
+const MEDIA_SUFFIX: Record<string, string> = { 'application/x-www-form-urlencoded': 'Form', 'multipart/form-data': 'Multipart' };
+
+/** Declared on exactly the operations the route table flags `idempotent` (functions/domain/idempotency.ts). */
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description: 'Send a new unique key (a UUID) with each request you may retry: a retry with the same key, credential and body within 24 hours gets the first 2xx answer again (with `Idempotent-Replayed: true`) instead of doing it twice.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
+};
+
 /** Where an operation is documented: the path clients call, which is the route's unless the route must be wider. */
 export const documentedPath = (route: RouteSpec): string => openApiPath(route.documentedPath ?? route.path);
 
@@ -35,8 +67,19 @@ function operation(route: RouteSpec) {
   const doc = OPERATION_DOCS[route.operationId];
   const security = { none: [], bearer: [{ bearerAuth: [] }], api_key: [{ apiKeyAuth: [] }], gateway: [{ bearerAuth: [] }, { apiKeyAuth: [] }] }[route.auth];
   const responses: Record<string, unknown> = {};
+  const successes = Object.keys(doc?.responses ?? {}).filter((status) => status.startsWith('2'));
   for (const [status, response] of Object.entries(doc?.responses ?? { '200': { description: 'Success' } })) {
-    responses[status] = { description: response.description, headers: response.headers && Object.fromEntries(Object.entries(response.headers).map(([n, s]) => [n, { schema: s }])), content: response.content && withSchemas(response.content) };
+    // Success bodies are named; an operation's second, different success body carries its status in its name.
+    const name = `${pascal(actionOf(route))}Response${successes.indexOf(status) > 0 ? status : ''}`;
+    const content = response.content && (status.startsWith('2') ? namedContent(response.content, name) : response.content);
+    responses[status] = { description: response.description, headers: response.headers && Object.fromEntries(Object.entries(response.headers).map(([n, s]) => [n, { schema: s }])), content: content && withSchemas(content) };
+  }
+  if (route.idempotent) {
+    // `Idempotent-Replayed: true` comes only on a replay, so it is described with the parameter, not declared
+    // as a success header (a declared one is sent on every success: the contract test holds the document to that).
+    const conflict = responses['409'] as { description: string } | undefined;
+    const codes = '`idempotency_key_reused`: the key came with another request in the last 24 hours; `idempotency_key_in_flight` (with `Retry-After`): a request with the key is still running.';
+    responses['409'] = conflict ? { ...conflict, description: `${conflict.description} ${codes}` } : { description: codes, content: withSchemas(errorBody('').content) };
   }
   if (route.auth !== 'none') responses['401'] ??= { description: 'unauthorized', content: withSchemas(errorBody('').content) };
   if (route.scope) responses['403'] ??= { description: `forbidden: the credential lacks the \`${route.scope}\` scope`, content: withSchemas(errorBody('').content) };
@@ -50,8 +93,8 @@ function operation(route: RouteSpec) {
     security,
     // The scope an API key needs (a user's token has every scope but `admin`, and `admin` in the administrators' group).
     ...(route.scope && { 'x-required-scope': route.scope }),
-    parameters: [...pathParameters(route, doc), ...(doc?.parameters ?? []).filter((p) => p.in !== 'path')],
-    requestBody: doc?.requestBody && { required: doc.requestBody.required ?? true, content: withSchemas(doc.requestBody.content) },
+    parameters: [...pathParameters(route, doc), ...(doc?.parameters ?? []).filter((p) => p.in !== 'path'), ...(route.idempotent ? [IDEMPOTENCY_KEY_PARAMETER] : [])],
+    requestBody: doc?.requestBody && { required: doc.requestBody.required ?? true, content: withSchemas(namedContent(doc.requestBody.content, `${pascal(actionOf(route))}Request`)) },
     responses,
   };
 }
@@ -80,8 +123,7 @@ export function buildOpenApiDocument(serverUrl = '/') {
       },
       schemas: {
         ...namedSchemas(),
-        // Every code an answer's `error` can be, with its status. Not yet `Error.error`'s type: api-smart-diff
-        // (test/upgrades/api-compatibility.test.ts) reads a first enum on an answer's field as a breaking change of every operation.
+        // Every code an answer's `error` can be, with its status: the one error type's list (functions/shared/errors.ts).
         ErrorCode: {
           type: 'string',
           enum: Object.keys(ERROR_STATUS),
@@ -91,7 +133,7 @@ export function buildOpenApiDocument(serverUrl = '/') {
           type: 'object',
           required: ['error'],
           properties: {
-            error: { type: 'string', description: 'What went wrong: one of `ErrorCode`. Each operation lists, by status, the codes it can answer.' },
+            error: { $ref: '#/components/schemas/ErrorCode', description: 'What went wrong. Each operation lists, by status, the codes it can answer. New codes may be added in a minor release: treat an unknown one by its status.' },
             message: { type: 'string', description: 'With some `validation_error`s (a trigger\'s `signature`): which field is wrong, and why.' },
           },
         },

@@ -48,4 +48,18 @@ export const systemDocs: OperationDocs = {
       '404': errorBody('not_found'),
     },
   },
+  getApiReference: {
+    description: 'This API reference, rendered from `/openapi.json` in the browser (Scalar). No credentials.',
+    responses: {
+      '200': { description: 'The reference page', content: { 'text/html': { type: 'string' } } },
+    },
+  },
+  getApiReferenceAsset: {
+    description: "A script or style sheet of the reference page, named by its content's hash and cacheable for a year. No credentials.",
+    parameters: [{ name: 'asset', in: 'path', required: true, description: 'File name, e.g. `scalar.Zk3q9V0aXw.js`.', schema: { type: 'string' } }],
+    responses: {
+      '200': { description: 'The file', content: { 'text/javascript': { type: 'string' }, 'text/css': { type: 'string' } } },
+      '404': errorBody('not_found'),
+    },
+  },
 };

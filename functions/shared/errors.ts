@@ -16,6 +16,8 @@ export const ERROR_STATUS = {
   conflict: 409,
   not_replayable: 409,
   stream_full: 409,
+  idempotency_key_reused: 409,
+  idempotency_key_in_flight: 409,
   precondition_failed: 412,
   payload_too_large: 413,
   headers_too_large: 431,

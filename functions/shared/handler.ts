@@ -6,6 +6,7 @@ import { logFault } from './logger.js';
 import { metricsRecorder, publishMetrics } from './metrics.js';
 import { countRouteMetrics } from './route-metrics.js';
 import { ROUTES, routeKey, type FunctionName, type RouteSpec } from '../manifest.js';
+import type { IdempotencyRunner } from './idempotent-route.js';
 
 export interface RouteRequest {
   event: HttpEvent;
@@ -19,12 +20,18 @@ type HttpHandler = (event: HttpEvent, context?: Context) => Promise<HttpResult>;
 /** The action a route runs: its own, or the one its `action` names (a key route's query form runs its path form's). */
 const actionOf = (route: RouteSpec): string => route.action ?? route.operationId;
 
-function routesOf(fn: FunctionName, actions: Record<string, unknown>): Map<string, RouteSpec> {
+function routesOf(fn: FunctionName, actions: Record<string, unknown>, options: HandlerOptions = {}): Map<string, RouteSpec> {
   const routes = new Map<string, RouteSpec>(ROUTES.filter((r) => r.fn === fn).map((r) => [routeKey(r), r]));
   for (const route of routes.values()) {
     if (!actions[actionOf(route)]) throw new Error(`${fn} has no action for ${route.operationId}`);
+    if (route.idempotent && (!options.idempotency || route.auth === 'none')) throw new Error(`${route.operationId} honours Idempotency-Key: give ${fn} its idempotency store (and an authenticated route)`);
   }
   return routes;
+}
+
+export interface HandlerOptions {
+  /** The idempotency step of the routes the route table flags `idempotent` (loaded by the first request with a key). */
+  idempotency?: () => Promise<IdempotencyRunner>;
 }
 
 async function dispatch(routes: Map<string, RouteSpec>, event: HttpEvent, run: (route: RouteSpec) => Promise<HttpResult>) {
@@ -50,8 +57,8 @@ async function dispatch(routes: Map<string, RouteSpec>, event: HttpEvent, run: (
  * id): it authenticates as the route table says and maps anything thrown in one place. A function
  * with a public route (`auth: none`) besides gives its action in `publicActions`.
  */
-export function createHttpHandler(fn: FunctionName, actions: Record<string, RouteAction>, authenticator: Authenticator, publicActions: Record<string, PublicRouteAction> = {}): HttpHandler {
-  const routes = routesOf(fn, { ...actions, ...publicActions });
+export function createHttpHandler(fn: FunctionName, actions: Record<string, RouteAction>, authenticator: Authenticator, publicActions: Record<string, PublicRouteAction> = {}, options: HandlerOptions = {}): HttpHandler {
+  const routes = routesOf(fn, { ...actions, ...publicActions }, options);
   return (event, context) =>
     dispatch(routes, event, async (route) => {
       if (route.auth === 'none') {
@@ -60,7 +67,10 @@ export function createHttpHandler(fn: FunctionName, actions: Record<string, Rout
         return action(event, context);
       }
       const principal = await authenticator.authenticate(event, route.auth, route.scope);
-      return actions[actionOf(route)]!({ event, principal });
+      const run = () => actions[actionOf(route)]!({ event, principal });
+      // Only a request that sends a key loads the idempotency step.
+      if (route.idempotent && event.headers?.['idempotency-key'] !== undefined) return (await options.idempotency!())({ route, event, principal, run });
+      return run();
     });
 }
 

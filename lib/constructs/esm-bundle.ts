@@ -4,8 +4,9 @@ import { Code } from 'aws-cdk-lib/aws-lambda';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
+import { buildApiReference } from '../../console/api-reference.js';
 import { buildConsole } from '../../console/build.js';
-import { CONSOLE_FILES_NAME } from '../../functions/console/assets.js';
+import { API_REFERENCE_FILES_NAME, CONSOLE_FILES_NAME } from '../../functions/console/assets.js';
 import { FLOW_DEFINITIONS_FILE } from '../../functions/domain/flows/flow-definitions.js';
 
 /**
@@ -75,6 +76,8 @@ class EsbuildBundling implements ILocalBundling {
     });
     // The console's files, read by the function on its first console request, never at init.
     if (this.withConsole) writeFileSync(join(outputDir, CONSOLE_FILES_NAME), JSON.stringify(buildConsole()));
+    // The API reference page (Scalar's bundle, about 4.3 MB): beside the code, read by its first request, never at init.
+    if (this.withConsole) writeFileSync(join(outputDir, API_REFERENCE_FILES_NAME), JSON.stringify(buildApiReference()));
     // The flows' definitions, read by the function on its first GET /flows/{name}, never at init.
     if (this.flowDefinitions) writeFileSync(join(outputDir, FLOW_DEFINITIONS_FILE), JSON.stringify(this.flowDefinitions));
     return true;

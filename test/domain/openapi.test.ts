@@ -3,6 +3,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { ROUTES, TAGS } from '../../functions/manifest.js';
 import { documentedPath } from '../../functions/openapi/document.js';
+import { ERROR_STATUS } from '../../functions/shared/errors.js';
 import { jsonSchemaValidator, openApiDocument as document, type JsonSchema } from '../support/openapi.js';
 
 const documented = Object.entries(document.paths as Record<string, Record<string, { operationId: string }>>).flatMap(([path, methods]) =>
@@ -64,6 +65,42 @@ describe('the OpenAPI document and the route table', () => {
     const text = JSON.stringify(document);
     for (const name of names.filter((n) => n !== 'ErrorCode')) expect(text, name).toContain(`"$ref":"#/components/schemas/${name}"`);
     expect(document.components.schemas.ErrorCode.enum).toEqual(expect.arrayContaining(['validation_error', 'mfa_required', 'precondition_failed', 'range_not_satisfiable', 'too_many_attempts']));
+  });
+
+  it("names every operation's request body and success body: a $ref to components/schemas, unless raw bytes or text", () => {
+    type Media = Record<string, { schema: JsonSchema }>;
+    const inline: string[] = [];
+    for (const [path, methods] of Object.entries(document.paths as Record<string, Record<string, { requestBody?: { content: Media }; responses: Record<string, { content?: Media }> }>>)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        const bodies: [string, Media | undefined][] = [['request', operation.requestBody?.content], ...Object.entries(operation.responses).filter(([status]) => status.startsWith('2')).map(([status, r]): [string, Media | undefined] => [status, r.content])];
+        for (const [which, content] of bodies) {
+          for (const [mediaType, { schema }] of Object.entries(content ?? {})) {
+            if (schema.$ref === undefined && schema.type !== 'string') inline.push(`${method.toUpperCase()} ${path} ${which} ${mediaType}`);
+          }
+        }
+      }
+    }
+    expect(inline).toEqual([]);
+  });
+
+  it('declares Idempotency-Key and its 409s on exactly the operations the route table flags idempotent', () => {
+    for (const route of ROUTES) {
+      const method = route.method === 'ANY' ? 'post' : route.method.toLowerCase();
+      const operation = document.paths[documentedPath(route)][method];
+      const declares = operation.parameters.some((p: { name: string; in: string }) => p.in === 'header' && p.name === 'Idempotency-Key');
+      expect(declares, route.operationId).toBe(route.idempotent === true);
+      if (!route.idempotent) continue;
+      expect(route.method, route.operationId).toBe('POST');
+      expect(operation.responses['409'].description, route.operationId).toContain('idempotency_key_reused');
+      expect(operation.parameters.find((p: { name: string }) => p.name === 'Idempotency-Key').description).toContain('Idempotent-Replayed: true');
+    }
+    expect(ROUTES.filter((r) => r.idempotent).map((r) => r.operationId).sort()).toEqual(['completeObjectUpload', 'createApiKey', 'createObjectUpload', 'createTrigger', 'publishMessages',
+      'regenerateTriggerApiKey', 'regenerateTriggerUrl', 'replayTriggerExecution', 'replayTriggerExecutions', 'rotateTriggerSigningSecret']);
+  });
+
+  it("Error.error is the ErrorCode enum, which lists exactly the one error type's codes", () => {
+    expect(document.components.schemas.Error.properties.error.$ref).toBe('#/components/schemas/ErrorCode');
+    expect(document.components.schemas.ErrorCode.enum).toEqual(Object.keys(ERROR_STATUS));
   });
 
   it('every $ref points at a schema that exists', () => {

@@ -241,6 +241,35 @@ describe('what other bundles leave to first use', () => {
     expect(JSON.parse(result.body).info.title).toBe(OPENAPI);
   });
 
+  it("system: the API reference's files (Scalar's bundle) lie beside the code and are read by the first GET /docs, never at init", async () => {
+    const { init } = await loaded('system');
+    expect(init.includes('createApiReference')).toBe(false);
+    expect(filesOf('system').some((file) => file.endsWith('/api-reference-files.json'))).toBe(true);
+    const page = (await invoke('system', apiGatewayEvent({ method: 'GET', routeKey: 'GET /docs', rawPath: '/docs', headers: {} }), functionEnv(ROLE))).result;
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-security-policy']).toContain("script-src 'self';");
+    // The page names the bundle's files (the 4.3 MB script itself is too large to pass back from the child process here).
+    const files = JSON.parse(readFileSync(filesOf('system').find((file) => file.endsWith('/api-reference-files.json'))!, 'utf8')) as { assets: Record<string, { body: string }> };
+    const asset = /\/docs\/(scalar\.[\w-]+\.js)/.exec(page.body)![1]!;
+    expect(files.assets[asset]?.body).toContain('createApiReference');
+  });
+
+  it('the idempotency step (its store and crypto) loads with the first request that sends a key; a bundled retry is replayed', async () => {
+    for (const fn of ['apiKeys', 'objects', 'streams', 'triggers'] as const) {
+      if (!bundles[fn]) continue;
+      const { init, asset } = await loaded(fn);
+      expect(asset.includes('IDEMPOTENCY#'), `the idempotency store in the ${fn} asset`).toBe(true);
+      expect(init.includes('IDEMPOTENCY#'), `the idempotency store loaded at ${fn}'s init`).toBe(false);
+    }
+    const event = await createApiKey();
+    event.headers['idempotency-key'] = `bundle-${Date.now()}`;
+    const first = (await invoke('apiKeys', event, functionEnv(ROLE))).result;
+    const again = (await invoke('apiKeys', event, functionEnv(ROLE))).result;
+    expect(first.statusCode, JSON.stringify(first)).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(JSON.parse(again.body).data.api_key).toBe(JSON.parse(first.body).data.api_key);
+  });
+
   it('gateway routes load jose with the first bearer token, and triggers its request schemas with the first body', async () => {
     for (const fn of ['apiKeys', 'triggers'] as const) {
       const { init, asset } = await loaded(fn);

@@ -267,6 +267,18 @@ describe('the service stack, from functions/manifest.ts', () => {
       expect(actual).toEqual(expected);
     });
 
+    it('serves the API reference page (GET /docs and its assets) from the system function, which touches no table, queue or key', () => {
+      const integrations = resourcesOfType(s.template, 'AWS::ApiGatewayV2::Integration');
+      const routes = Object.values(resourcesOfType(s.template, 'AWS::ApiGatewayV2::Route'));
+      for (const key of ['GET /docs', 'GET /docs/{asset+}']) {
+        const route = routes.find((r) => r.Properties.RouteKey === key);
+        expect(route, key).toBeDefined();
+        const [integrationId] = referencedIds(route!.Properties.Target);
+        expect([...referencedIds(integrations[integrationId!]!.Properties.IntegrationUri)]).toEqual([idOf(s.stack, s.stack.functions.system.function)]);
+      }
+      expect(FUNCTIONS.system).toMatchObject({ tables: {}, sendsTo: [], servesConsole: true });
+    });
+
     it('has no API Gateway authorizer: the handlers authenticate', () => {
       s.template.resourceCountIs('AWS::ApiGatewayV2::Authorizer', 0);
       for (const route of Object.values(resourcesOfType(s.template, 'AWS::ApiGatewayV2::Route'))) {

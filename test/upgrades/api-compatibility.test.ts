@@ -18,7 +18,8 @@ describe(`the OpenAPI document against release ${LAST_RELEASE}'s`, () => {
 
   it('a removed answer field is caught as breaking, named by its operation', () => {
     const changed = structuredClone(today) as any;
-    const data = changed.paths['/api-keys'].get.responses['200'].content['application/json'].schema.properties.data;
+    const { $ref } = changed.paths['/api-keys'].get.responses['200'].content['application/json'].schema;
+    const data = changed.components.schemas[$ref.split('/').pop()].properties.data;
     const field = Object.keys(data.properties)[0];
     delete data.properties[field];
     expect(breakingApiChanges(released, changed)).toContainEqual(expect.objectContaining({ operation: 'GET /api-keys' }));
@@ -40,6 +41,21 @@ describe(`the OpenAPI document against release ${LAST_RELEASE}'s`, () => {
     const changelog = `## [Unreleased]\n### Removed\n- **BREAKING** \`GET /health\` is gone: use \`GET /ready\`.\n`;
     const unmarked = breakingApiChanges(released, changed).filter((change) => !changelogMarks(changelog, change.operation) && !changelogMarks(unreleasedChangelog(), change.operation));
     expect(unmarked).toEqual([]);
+  });
+
+  it("a first enum on an answer's string field is no break (it narrows what clients already accept); on a request's field it is", () => {
+    const answer = structuredClone(released) as any;
+    answer.paths['/health'].get.responses['200'].content['application/json'].schema.properties.status = { type: 'string' };
+    const narrowed = structuredClone(answer);
+    narrowed.paths['/health'].get.responses['200'].content['application/json'].schema.properties.status = { type: 'string', enum: ['ok'] };
+    expect(breakingApiChanges(answer, narrowed)).toEqual([]);
+
+    const request = structuredClone(released) as any;
+    const body = { type: 'object', properties: { mode: { type: 'string' } } };
+    request.paths['/triggers'].post.requestBody = { required: true, content: { 'application/json': { schema: body } } };
+    const narrowedRequest = structuredClone(request);
+    narrowedRequest.paths['/triggers'].post.requestBody.content['application/json'].schema.properties.mode.enum = ['a', 'b'];
+    expect(breakingApiChanges(request, narrowedRequest)).toContainEqual(expect.objectContaining({ operation: 'POST /triggers' }));
   });
 
   it('a new required field in a named request schema is caught at the operation that takes it', () => {

@@ -83,6 +83,27 @@ function inlined(document: object): Record<string, any> {
   return copy;
 }
 
+/** The value at `path` in `document`, if there is one. */
+const at = (document: unknown, path: string[]): unknown =>
+  path.reduce<unknown>((node, key) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), document);
+
+/**
+ * Where a change gives a field its first `enum`, if it does: `request` (a parameter or a request
+ * body's field) or `answer`. api-smart-diff 1.0.6 reads each value of a new enum as something added,
+ * so it calls a first enum on a request's field non-breaking and one on an answer's field breaking:
+ * the reverse of what they are. A first enum narrows a field: in a request a value a client sends may
+ * now be refused (breaking); in an answer it only says which of the strings a client already accepts
+ * can come, as when `Error.error` became `ErrorCode` (every answer valid now was valid before). Values
+ * added later to an answer's enum are new answers; the document says to expect new error codes.
+ */
+function firstEnumAt(before: Record<string, any>, path: string[]): 'request' | 'answer' | undefined {
+  const enumAt = path.lastIndexOf('enum');
+  if (path[0] !== 'paths' || enumAt < 0 || enumAt !== path.length - 2) return undefined;
+  const field = at(before, path.slice(0, enumAt)) as Record<string, unknown> | undefined;
+  if (field === undefined || field.enum !== undefined) return undefined;
+  return path[3] === 'responses' ? 'answer' : 'request';
+}
+
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options']);
 
 /**
@@ -95,9 +116,13 @@ export function breakingApiChanges(before: object, after: object): BreakingChang
   // a change made inside a `$ref` when the other side has the schema inline (a required field added to
   // `TriggerInput` went unseen against 1.0.0's inline document), and reports a named schema's change
   // again under `components/schemas`, which no operation names. Copies, too: it resolves `$ref`s in place.
+  const old = inlined(before); // apiCompare writes into its arguments (an `enum: []` where the other side has one)
   const { diffs } = apiCompare(inlined(before), inlined(after));
   return diffs
-    .filter((diff) => diff.type === 'breaking')
+    .filter((diff) => {
+      const firstEnum = firstEnumAt(old, (diff.path ?? []).map(String));
+      return firstEnum ? firstEnum === 'request' : diff.type === 'breaking';
+    })
     .map((diff) => {
       const path = (diff.path ?? []).map(String);
       const operation = path[0] === 'paths' && path[1]

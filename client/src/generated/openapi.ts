@@ -86,6 +86,46 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The API reference (a web page)
+         * @description This API reference, rendered from `/openapi.json` in the browser (Scalar). No credentials.
+         */
+        get: operations["getApiReference"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs/{asset}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The API reference's scripts and styles
+         * @description A script or style sheet of the reference page, named by its content's hash and cacheable for a year. No credentials.
+         */
+        get: operations["getApiReferenceAsset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api-keys": {
         parameters: {
             query?: never;
@@ -1374,12 +1414,23 @@ export type paths = {
 export type webhooks = Record<string, never>;
 export type components = {
     schemas: {
+        AckMessagesRequest: {
+            seqs: number[];
+        };
+        AckMessagesResponse: {
+            data: {
+                acked?: number[];
+            };
+        };
         AdminApiKey: {
             id: string;
             api_key: string;
             /** Format: date-time */
             created_at: string;
             scopes: "admin"[];
+        };
+        AdminApiKeyResponse: {
+            data: components["schemas"]["AdminApiKey"];
         };
         ApiKey: {
             id: string;
@@ -1418,6 +1469,32 @@ export type components = {
             ttl_seconds?: number | null;
             /** @description Largest value accepted. Default and ceiling: 406528 bytes, what one DynamoDB item holds after the key and attributes. */
             max_value_bytes?: number | null;
+        };
+        BucketResponse: {
+            data: components["schemas"]["Bucket"];
+        };
+        CompleteObjectUploadRequest: {
+            /** @description Required for a multipart upload: every part, with the `ETag` its PUT answered. */
+            parts?: {
+                part_number: number;
+                etag: string;
+            }[];
+        };
+        ConfirmTotpRegistrationRequest: {
+            /** @description The code the authenticator app shows. */
+            code: string;
+            /** @description RFC 4648 base32 (case-insensitive, padding optional, spaces ignored) of 16 to 64 bytes. */
+            secret: string;
+            /** @description What the user calls the device (default `Authenticator`); trimmed, no control characters. */
+            name?: string;
+        };
+        ConfirmTotpRegistrationResponse: {
+            data: {
+                /** @description With the first factor: 10 single-use codes of 50 random bits each (Crockford base32), not retrievable later. With a later one: empty. */
+                recovery_codes: string[] | unknown | unknown;
+                /** @description The added factor (the first one too). */
+                factor_id: string;
+            };
         };
         Consumer: {
             name?: string;
@@ -1489,6 +1566,16 @@ export type components = {
              * @default 1000
              */
             max_ack_pending?: number;
+        };
+        ConsumerResponse: {
+            data: components["schemas"]["Consumer"];
+        };
+        CreateObjectUrlRequest: {
+            /**
+             * @description Seconds the URL works.
+             * @default 300
+             */
+            expires_in?: number;
         };
         DeliveredMessage: {
             seq: number;
@@ -1698,6 +1785,9 @@ export type components = {
                 body_bytes: number;
             };
         };
+        DeliveryDetailResponse: {
+            data: components["schemas"]["DeliveryDetail"];
+        };
         Factor: {
             id: string;
             /** @constant */
@@ -1715,10 +1805,226 @@ export type components = {
             factors: components["schemas"]["Factor"][];
             recovery_codes_remaining: number;
         };
+        FactorsResponse: {
+            data: components["schemas"]["Factors"];
+        };
+        FetchMessagesRequest: {
+            /** @default 1 */
+            batch?: number;
+            /** @default 0 */
+            wait_ms?: number;
+        };
+        FetchMessagesResponse: {
+            data: {
+                messages: components["schemas"]["DeliveredMessage"][];
+            };
+        };
+        GetFlowResponse: {
+            data: {
+                name: string;
+                /** @description The longest a wait-mode delivery waits for this flow: the deployment's `WAIT_TIMEOUT_MS` (default 25 s), or the flow's own `TimeoutSeconds` when shorter. A sender whose `delivery_policy.timeout_seconds` (`GET /signature-services`) is shorter may give up first; the console warns of it. */
+                wait_limit_seconds: number;
+                /** @description Amazon States Language (https://states-language.net/spec.html): `StartAt`, `States` and, when the file has them, `Comment`, `QueryLanguage`, `TimeoutSeconds`. */
+                definition: {
+                    Comment?: string;
+                    StartAt: string;
+                    States: {
+                        [key: string]: Record<string, never>;
+                    };
+                };
+            };
+        };
+        GetHealthResponse: {
+            /** @constant */
+            status: "ok";
+            /** @description Local stack only. */
+            backlog?: {
+                /** @description Acknowledged events whose flow has not reached an outcome yet. */
+                waiting: number;
+                /** @description Seconds since the oldest of them was queued; null when none waits. */
+                oldest_age_seconds: number | null;
+            };
+        };
+        GetMfaJwksResponse: {
+            keys: {
+                /** @constant */
+                kty: "EC";
+                /** @constant */
+                crv: "P-256";
+                x: string;
+                y: string;
+                kid: string;
+                /** @constant */
+                alg: "ES256";
+                /** @constant */
+                use: "sig";
+            }[];
+        };
+        GetOpenApiResponse: Record<string, never>;
         /** @description A key as written: its revision counts up with each write of it. */
         Key: {
             key: string;
             revision: number;
+        };
+        KeyResponse: {
+            data: components["schemas"]["Key"];
+        };
+        ListApiKeyEventsResponse: {
+            data: {
+                events: components["schemas"]["ApiKeyEvent"][];
+                /** @description Pass as `cursor` for the next page; `null` on the last page. */
+                next_cursor: string | null;
+            };
+        };
+        ListApiKeysResponse: {
+            data: {
+                api_keys: components["schemas"]["ApiKey"][];
+                /** @description Pass as `cursor` for the next page; `null` on the last page. */
+                next_cursor: string | null;
+            };
+        };
+        ListConsumersResponse: {
+            data: {
+                consumers: components["schemas"]["Consumer"][];
+                /** @description Pass as `cursor` for the next page; `null` on the last page. */
+                next_cursor: string | null;
+            };
+        };
+        ListDeadMessagesResponse: {
+            data: {
+                dead: {
+                    seq?: number;
+                    deliveries?: number;
+                    /** Format: date-time */
+                    dead_at?: string;
+                }[];
+                /** @description Pass as `cursor` for the next page; `null` on the last page. */
+                next_cursor: string | null;
+            };
+        };
+        ListFlowsResponse: {
+            data: {
+                flows: string[];
+            };
+        };
+        ListKVBucketsResponse: {
+            data: {
+                buckets: components["schemas"]["Bucket"][];
+                /** @description Pass as `cursor` for the next page; `null` on the last page. */
+                next_cursor: string | null;
+            };
+        };
+        ListKVKeysResponse: {
+            data: {
+                keys: string[];
+                /** @description Pass as `cursor` for the next page; `null` on the last page. */
+                next_cursor: string | null;
+            };
+        };
+        ListMfaEventsResponse: {
+            data: {
+                events: components["schemas"]["MfaEvent"][];
+                /** @description Pass as `cursor` for the next page; `null` on the last page. */
+                next_cursor: string | null;
+            };
+        };
+        ListObjectsResponse: {
+            data: {
+                objects: components["schemas"]["ObjectInfo"][];
+                prefixes: string[];
+                /** @description Pass as `cursor` for the next page; `null` on the last page. */
+                next_cursor: string | null;
+            };
+        };
+        ListObjectStoresResponse: {
+            data: {
+                stores: components["schemas"]["ObjectStore"][];
+                next_cursor: string | null;
+            };
+        };
+        ListSignatureServicesResponse: {
+            data: {
+                services: components["schemas"]["SignatureService"][];
+                left_out: {
+                    id: string;
+                    name: string;
+                    /** Format: uri */
+                    docs_url: string;
+                    reason: string;
+                }[];
+            };
+        };
+        ListStreamsResponse: {
+            data: {
+                streams: components["schemas"]["Stream"][];
+                /** @description Pass as `cursor` for the next page; `null` on the last page. */
+                next_cursor: string | null;
+            };
+        };
+        ListTriggerExecutionsResponse: {
+            data: {
+                executions: components["schemas"]["Delivery"][];
+                /** @description Pass as `cursor` for the next page; `null` on the last page. */
+                next_cursor: string | null;
+            };
+        };
+        ListTriggersResponse: {
+            data: {
+                triggers: components["schemas"]["Trigger"][];
+                /** @description Pass as `cursor` for the next page; `null` on the last page. */
+                next_cursor: string | null;
+            };
+        };
+        ListTriggerStatsResponse: {
+            data: {
+                /** @enum {string} */
+                bucket: "minute" | "hour";
+                /**
+                 * Format: date-time
+                 * @description The period counted: `since` rounded down to a whole bucket.
+                 */
+                since: string;
+                /**
+                 * Format: date-time
+                 * @description `until` rounded up to a whole bucket (exclusive).
+                 */
+                until: string;
+                triggers: {
+                    trigger_id: string;
+                    /** @description The trigger's name, or its flow's when it has none. */
+                    name: string;
+                    flow: string;
+                    enabled: boolean;
+                    /** @description Every bucket of the period, oldest first, zeros included. */
+                    buckets: {
+                        /** Format: date-time */
+                        start: string;
+                        succeeded: number;
+                        failed: number;
+                        refused: number;
+                        ignored: number;
+                        duplicate: number;
+                        handshake: number;
+                        queued: number;
+                        /** @description The sum of the outcomes. */
+                        total: number;
+                    }[];
+                    /** @description The whole period. */
+                    totals: {
+                        succeeded: number;
+                        failed: number;
+                        refused: number;
+                        ignored: number;
+                        duplicate: number;
+                        handshake: number;
+                        queued: number;
+                        /** @description The sum of the outcomes. */
+                        total: number;
+                    };
+                }[];
+                /** @description Pass as `cursor` for the next page of triggers; `null` on the last page. */
+                next_cursor: string | null;
+            };
         };
         Message: {
             seq: number;
@@ -1734,6 +2040,9 @@ export type components = {
             } | null;
             msg_id: string | null;
         };
+        MessageResponse: {
+            data: components["schemas"]["Message"];
+        };
         MfaEvent: {
             /** @enum {string} */
             type: "factor_enrolled" | "verification_succeeded" | "verification_failed" | "locked_out" | "factor_removed" | "recovery_codes_regenerated" | "recovery_code_used" | "recovery_code_failed" | "admin_reset" | "factors_listed_by_admin";
@@ -1745,6 +2054,16 @@ export type components = {
             /** @description Who acted when not the user: the administrator's `sub` for an admin reset; `apikey:<id>` or a `sub` for `factors_listed_by_admin`. */
             actor?: string;
         };
+        NakMessageRequest: {
+            seq: number;
+            delay_seconds?: number;
+        };
+        NakMessageResponse: {
+            data: {
+                seq?: number;
+                redeliver_after_seconds?: number;
+            };
+        };
         /** @description An API key as minted: with the key itself, shown only here. */
         NewApiKey: {
             id: string;
@@ -1752,6 +2071,9 @@ export type components = {
             created_at: string;
             scopes: ("admin" | "storage" | "storage:read" | "triggers" | "triggers:read")[];
             api_key: string;
+        };
+        NewApiKeyResponse: {
+            data: components["schemas"]["NewApiKey"];
         };
         ObjectInfo: {
             key: string;
@@ -1765,6 +2087,9 @@ export type components = {
             metadata: {
                 [key: string]: string;
             };
+        };
+        ObjectInfoResponse: {
+            data: components["schemas"]["ObjectInfo"];
         };
         ObjectStore: {
             name: string;
@@ -1795,6 +2120,9 @@ export type components = {
             /** @description Lower-case media types, `type/subtype` or `type/*`; a write of another type is 400. */
             allowed_content_types?: string[] | null;
         };
+        ObjectStoreResponse: {
+            data: components["schemas"]["ObjectStore"];
+        };
         ObjectUrl: {
             /** Format: uri */
             url: string;
@@ -1807,6 +2135,78 @@ export type components = {
             expires_at: string;
             object: components["schemas"]["ObjectInfo"];
         };
+        ObjectUrlResponse: {
+            data: components["schemas"]["ObjectUrl"];
+        };
+        PublishMessagesRequest: {
+            messages: {
+                /** @description Any JSON value. */
+                data: unknown;
+                /** @description Lower-case HTTP token names, text values of at most 1 KiB. */
+                headers?: {
+                    [key: string]: string;
+                };
+                /** @description Deduplication id. */
+                msg_id?: string;
+            }[];
+        };
+        PublishMessagesResponse: {
+            data: {
+                /** @description Each message's sequence, in the order sent. */
+                seqs: number[];
+                /** @description Each message's acknowledgement, in the order sent, as NATS's PubAck: `duplicate` is true when its `msg_id` was already published within the duplicate window (or earlier in the batch): nothing new was stored and `seq` is the first publish's. */
+                acks?: {
+                    seq: number;
+                    duplicate: boolean;
+                }[];
+            };
+        };
+        PurgeKVBucketResponse: {
+            /** @description Confirmation text */
+            message?: string;
+        };
+        PurgeObjectStoreResponse: {
+            /** @description Confirmation text */
+            message?: string;
+        };
+        PurgeStreamResponse: {
+            message?: string;
+            first_seq?: number;
+        };
+        ReadMessagesResponse: {
+            data: {
+                messages: components["schemas"]["Message"][];
+                next_after_seq: number;
+                first_seq: number;
+                last_seq: number;
+            };
+        };
+        /** @description Any JSON value (an object for most senders). */
+        ReceiveWebhookRequest: unknown;
+        /** @description Form fields; a repeated name becomes an array. */
+        ReceiveWebhookRequestForm: {
+            [key: string]: string | string[];
+        };
+        /** @description Fields and files; the flow sees each file as `{filename, content_type, size, content_base64}`. */
+        ReceiveWebhookRequestMultipart: {
+            [key: string]: unknown;
+        };
+        ReceiveWebhookResponse: {
+            /** @constant */
+            status: "accepted";
+            event_id: string;
+        } | {
+            /** @constant */
+            status: "ignored";
+            event_id: string;
+            /** @description Why, e.g. the event type matches none of `event_filter`. */
+            reason: string;
+        } | {
+            /** @constant */
+            status: "duplicate";
+        } | {
+            challenge: string;
+        } | unknown;
         RecoveryCodeProof: {
             /** @description Unused recovery codes left. */
             remaining: number;
@@ -1818,13 +2218,86 @@ export type components = {
              */
             expires_at: string;
         };
+        RecoveryCodeProofResponse: {
+            data: components["schemas"]["RecoveryCodeProof"];
+        };
         RecoveryCodes: {
             recovery_codes: string[];
+        };
+        RecoveryCodesResponse: {
+            data: components["schemas"]["RecoveryCodes"];
+        };
+        RefreshObjectUploadUrlsRequest: Record<string, never>;
+        RefreshObjectUploadUrlsResponse: {
+            data: {
+                id: string;
+                key: string;
+                size: number;
+                /** Format: date-time */
+                expires_at: string;
+                /** @constant */
+                method: "PUT";
+                /** Format: uri */
+                url?: string;
+                headers?: {
+                    [key: string]: string;
+                };
+                part_size?: number;
+                parts?: {
+                    part_number: number;
+                    size: number;
+                    /** Format: uri */
+                    url: string;
+                }[];
+            };
+        };
+        RegenerateTriggerApiKeyRequest: {
+            /**
+             * @description How long the replaced key still works, in seconds (default 0: it stops at once, within the receiver cache's TTL). From 0 to 604800 (7 days).
+             * @default 0
+             */
+            previous_key_expires_in_seconds?: number;
         };
         Replay: {
             /** @description The new execution. */
             execution_id: string;
             replay_of: string;
+        };
+        ReplayResponse: {
+            data: components["schemas"]["Replay"];
+        };
+        /** @description The list's filters (at least one of `status` and `since`), a page size and the cursor of the previous call. */
+        ReplayTriggerExecutionsRequest: {
+            status?: ("queued" | "running" | "succeeded" | "failed" | "ignored" | "duplicate" | "refused" | "handshake")[];
+            type?: string;
+            event_id?: string;
+            /** @description ISO 8601 */
+            since?: string;
+            /** @description ISO 8601 */
+            until?: string;
+            /** @default 500 */
+            limit?: number;
+            /** @description The `next_cursor` of the previous call. */
+            cursor?: string;
+        } | {
+            status: unknown;
+        } | {
+            since: unknown;
+        };
+        ReplayTriggerExecutionsResponse: {
+            data: {
+                replayed: number;
+                not_replayable: number;
+                next_cursor: string | null;
+            };
+        };
+        RotateTriggerSigningSecretRequest: {
+            secret: string;
+            /**
+             * @description How long deliveries signed with the replaced secret are still accepted, in seconds (default 86400: 24 hours, as Stripe and Svix overlap). 0 stops it at once. From 0 to 604800 (7 days).
+             * @default 86400
+             */
+            previous_secret_expires_in_seconds?: number;
         };
         SignatureService: {
             /** @enum {string} */
@@ -1980,6 +2453,9 @@ export type components = {
              */
             duplicate_window_seconds?: number;
         };
+        StreamResponse: {
+            data: components["schemas"]["Stream"];
+        };
         TotpProof: {
             /** @description A compact JWS (ES256) with `iss` (the gateway's base URL), `aud` (the app the caller's token was issued to: its `client_id`, else its `aud`, else the issuer), `sub`, `account_id`, `amr` (`["otp"]` or `["recovery_code"]`), `auth_time`, `iat`, `exp` (10 minutes later), `jti` and `purpose`. Check it offline against `GET /.well-known/jwks.json` (and its `aud` against your app); send it as `X-MFA-Token` to the operation its purpose names, once. */
             mfa_token: string;
@@ -1991,6 +2467,9 @@ export type components = {
             /** @description The factor that accepted the code. */
             factor_id: string;
         };
+        TotpProofResponse: {
+            data: components["schemas"]["TotpProof"];
+        };
         TotpRegistration: {
             /** @description RFC 4648 base32, unpadded: 160 bits. */
             secret: string;
@@ -1999,6 +2478,9 @@ export type components = {
              * @description `otpauth://totp/Issuer:sub?secret=…&issuer=…&algorithm=SHA1&digits=6&period=30`
              */
             otpauth_uri: string;
+        };
+        TotpRegistrationResponse: {
+            data: components["schemas"]["TotpRegistration"];
         };
         /** @description A trigger as its owner sees it: never a signing secret, an API key or a key hash. */
         Trigger: {
@@ -2589,6 +3071,9 @@ export type components = {
             /** @description Wait mode only (400 `validation_error` otherwise): a sender gets the answer of a connected listener (`flowgate listen`, the WebSocket listen endpoint) instead of the flow's. The flow still runs and its run is recorded as always; its answer is the sender's when no listener of the trigger is connected, when every listener failed to reach its local server, or when none answered within the wait budget. For development triggers; default `false`. */
             answer_from_listener?: boolean;
         };
+        TriggerResponse: {
+            data: components["schemas"]["Trigger"];
+        };
         TriggerStats: {
             trigger_id: string;
             /** @enum {string} */
@@ -2629,6 +3114,9 @@ export type components = {
                 /** @description The sum of the outcomes. */
                 total: number;
             };
+        };
+        TriggerStatsResponse: {
+            data: components["schemas"]["TriggerStats"];
         };
         /** @description A trigger as its owner sees it: never a signing secret, an API key or a key hash. */
         TriggerWithKey: {
@@ -2848,6 +3336,9 @@ export type components = {
             /** @description The webhook URL's API key (256 random bits), present only in the response that generated it. Stored only as a hash: it cannot be shown again. */
             api_key?: string;
         };
+        TriggerWithKeyResponse: {
+            data: components["schemas"]["TriggerWithKey"];
+        };
         /** @description A trigger as its owner sees it: never a signing secret, an API key or a key hash. */
         TriggerWithNewKey: {
             readonly id: string;
@@ -3066,6 +3557,9 @@ export type components = {
             /** @description The webhook URL's API key (256 random bits), present only in the response that generated it. Stored only as a hash: it cannot be shown again. */
             api_key: string;
         };
+        TriggerWithNewKeyResponse: {
+            data: components["schemas"]["TriggerWithNewKey"];
+        };
         Upload: {
             id: string;
             key: string;
@@ -3111,14 +3605,39 @@ export type components = {
                 [key: string]: string;
             };
         };
+        UploadResponse: {
+            data: components["schemas"]["Upload"];
+        };
+        VerifyRecoveryCodeRequest: {
+            /** @description A recovery code, e.g. `7k3mq-x9d2a`. */
+            code: string;
+            /**
+             * @description What the proof is for. `sign_in` (default) proves a second factor to relying services and lets a further registration start; each other purpose is accepted by its one operation only, once: `add_factor` (confirmTotpRegistration), `remove_factor`, `regenerate_recovery_codes`, `mint_admin_key` (createAdminApiKey), `admin_reset` (adminResetUserFactors).
+             * @default sign_in
+             * @enum {string}
+             */
+            purpose?: "sign_in" | "add_factor" | "remove_factor" | "regenerate_recovery_codes" | "mint_admin_key" | "admin_reset";
+        };
+        VerifyTotpRequest: {
+            /** @description The code the authenticator app shows. */
+            code: string;
+            /** @description Check against this factor only. */
+            factor_id?: string;
+            /**
+             * @description What the proof is for. `sign_in` (default) proves a second factor to relying services and lets a further registration start; each other purpose is accepted by its one operation only, once: `add_factor` (confirmTotpRegistration), `remove_factor`, `regenerate_recovery_codes`, `mint_admin_key` (createAdminApiKey), `admin_reset` (adminResetUserFactors).
+             * @default sign_in
+             * @enum {string}
+             */
+            purpose?: "sign_in" | "add_factor" | "remove_factor" | "regenerate_recovery_codes" | "mint_admin_key" | "admin_reset";
+        };
         /**
-         * @description `validation_error` 400, `invalid_code` 400, `unauthorized` 401, `invalid_signature` 401, `ip_not_allowed` 403, `forbidden` 403, `mfa_required` 403, `not_found` 404, `method_not_allowed` 405, `already_exists` 409, `already_registered` 409, `conflict` 409, `not_replayable` 409, `stream_full` 409, `precondition_failed` 412, `payload_too_large` 413, `headers_too_large` 431, `unsupported_media_type` 415, `range_not_satisfiable` 416, `too_many_attempts` 429, `internal_error` 500, `flow_failed` 502, `unavailable` 503, `flow_timeout` 504
+         * @description `validation_error` 400, `invalid_code` 400, `unauthorized` 401, `invalid_signature` 401, `ip_not_allowed` 403, `forbidden` 403, `mfa_required` 403, `not_found` 404, `method_not_allowed` 405, `already_exists` 409, `already_registered` 409, `conflict` 409, `not_replayable` 409, `stream_full` 409, `idempotency_key_reused` 409, `idempotency_key_in_flight` 409, `precondition_failed` 412, `payload_too_large` 413, `headers_too_large` 431, `unsupported_media_type` 415, `range_not_satisfiable` 416, `too_many_attempts` 429, `internal_error` 500, `flow_failed` 502, `unavailable` 503, `flow_timeout` 504
          * @enum {string}
          */
-        ErrorCode: "validation_error" | "invalid_code" | "unauthorized" | "invalid_signature" | "ip_not_allowed" | "forbidden" | "mfa_required" | "not_found" | "method_not_allowed" | "already_exists" | "already_registered" | "conflict" | "not_replayable" | "stream_full" | "precondition_failed" | "payload_too_large" | "headers_too_large" | "unsupported_media_type" | "range_not_satisfiable" | "too_many_attempts" | "internal_error" | "flow_failed" | "unavailable" | "flow_timeout";
+        ErrorCode: "validation_error" | "invalid_code" | "unauthorized" | "invalid_signature" | "ip_not_allowed" | "forbidden" | "mfa_required" | "not_found" | "method_not_allowed" | "already_exists" | "already_registered" | "conflict" | "not_replayable" | "stream_full" | "idempotency_key_reused" | "idempotency_key_in_flight" | "precondition_failed" | "payload_too_large" | "headers_too_large" | "unsupported_media_type" | "range_not_satisfiable" | "too_many_attempts" | "internal_error" | "flow_failed" | "unavailable" | "flow_timeout";
         Error: {
-            /** @description What went wrong: one of `ErrorCode`. Each operation lists, by status, the codes it can answer. */
-            error: string;
+            /** @description What went wrong. Each operation lists, by status, the codes it can answer. New codes may be added in a minor release: treat an unknown one by its status. */
+            error: components["schemas"]["ErrorCode"];
             /** @description With some `validation_error`s (a trigger's `signature`): which field is wrong, and why. */
             message?: string;
         };
@@ -3146,17 +3665,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        status: "ok";
-                        /** @description Local stack only. */
-                        backlog?: {
-                            /** @description Acknowledged events whose flow has not reached an outcome yet. */
-                            waiting: number;
-                            /** @description Seconds since the oldest of them was queued; null when none waits. */
-                            oldest_age_seconds: number | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["GetHealthResponse"];
                 };
             };
             /** @description internal_error */
@@ -3185,7 +3694,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["GetOpenApiResponse"];
                 };
             };
             /** @description not_found */
@@ -3279,6 +3788,77 @@ export interface operations {
             };
         };
     };
+    getApiReference: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reference page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiReferenceAsset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description File name, e.g. `scalar.Zk3q9V0aXw.js`. */
+                asset: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                    "text/css": string;
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listApiKeys: {
         parameters: {
             query?: {
@@ -3299,13 +3879,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            api_keys: components["schemas"]["ApiKey"][];
-                            /** @description Pass as `cursor` for the next page; `null` on the last page. */
-                            next_cursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["ListApiKeysResponse"];
                 };
             };
             /** @description validation_error: bad limit or cursor */
@@ -3340,7 +3914,10 @@ export interface operations {
     createApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Send a new unique key (a UUID) with each request you may retry: a retry with the same key, credential and body within 24 hours gets the first 2xx answer again (with `Idempotent-Replayed: true`) instead of doing it twice. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3356,9 +3933,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["NewApiKey"];
-                    };
+                    "application/json": components["schemas"]["NewApiKeyResponse"];
                 };
             };
             /** @description validation_error: `scopes` not a non-empty list of distinct scope names. */
@@ -3381,6 +3956,15 @@ export interface operations {
             };
             /** @description forbidden: `admin` asked for here (see `createAdminApiKey`). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_reused`: the key came with another request in the last 24 hours; `idempotency_key_in_flight` (with `Retry-After`): a request with the key is still running. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3466,13 +4050,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            events: components["schemas"]["ApiKeyEvent"][];
-                            /** @description Pass as `cursor` for the next page; `null` on the last page. */
-                            next_cursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["ListApiKeyEventsResponse"];
                 };
             };
             /** @description validation_error: `limit` out of range or a malformed `cursor`. */
@@ -3522,9 +4100,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["AdminApiKey"];
-                    };
+                    "application/json": components["schemas"]["AdminApiKeyResponse"];
                 };
             };
             /** @description unauthorized */
@@ -3586,13 +4162,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            buckets: components["schemas"]["Bucket"][];
-                            /** @description Pass as `cursor` for the next page; `null` on the last page. */
-                            next_cursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["ListKVBucketsResponse"];
                 };
             };
             /** @description validation_error: bad `limit` or cursor. */
@@ -3650,9 +4220,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Bucket"];
-                    };
+                    "application/json": components["schemas"]["BucketResponse"];
                 };
             };
             /** @description validation_error: the bucket name does not match `^[A-Za-z0-9_-]{1,64}$`. */
@@ -3726,9 +4294,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Bucket"];
-                    };
+                    "application/json": components["schemas"]["BucketResponse"];
                 };
             };
             /** @description The new bucket */
@@ -3737,9 +4303,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Bucket"];
-                    };
+                    "application/json": components["schemas"]["BucketResponse"];
                 };
             };
             /** @description validation_error: bad bucket name, unknown field, `name` or `created_at` in the body, a field out of range (e.g. `max_value_bytes` above the ceiling), or `If-None-Match` other than `*`. */
@@ -3889,10 +4453,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Confirmation text */
-                        message?: string;
-                    };
+                    "application/json": components["schemas"]["PurgeKVBucketResponse"];
                 };
             };
             /** @description validation_error: the bucket name does not match `^[A-Za-z0-9_-]{1,64}$`. */
@@ -3975,13 +4536,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            keys: string[];
-                            /** @description Pass as `cursor` for the next page; `null` on the last page. */
-                            next_cursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["ListKVKeysResponse"];
                 };
             };
             /** @description validation_error: bad bucket name, prefix, `limit` or cursor. */
@@ -4127,9 +4682,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Key"];
-                    };
+                    "application/json": components["schemas"]["KeyResponse"];
                 };
             };
             /** @description validation_error: the bucket name, the key or `ttl_seconds` is not valid. Keys are 1 to 1024 UTF-8 bytes after URL decoding, without control characters (C0, DEL, C1) and without `.` or `..` path segments (clients and proxies resolve those in a path before the request arrives). `/` is allowed: in the path form, the rest of the path after `/keys/` is the key. Also: `key` missing, repeated, not percent-encoded UTF-8, or another query parameter beside it (the message says which). */
@@ -4351,9 +4904,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Key"];
-                    };
+                    "application/json": components["schemas"]["KeyResponse"];
                 };
             };
             /** @description validation_error: the bucket name, the key or `ttl_seconds` is not valid. Keys are 1 to 1024 UTF-8 bytes after URL decoding, without control characters (C0, DEL, C1) and without `.` or `..` path segments (clients and proxies resolve those in a path before the request arrives). `/` is allowed: in the path form, the rest of the path after `/keys/` is the key. Also: a query string on this route (the URL was cut at a `?`; the message names the `?key=` form). */
@@ -4499,12 +5050,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            stores: components["schemas"]["ObjectStore"][];
-                            next_cursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["ListObjectStoresResponse"];
                 };
             };
             /** @description validation_error: bad `limit` or cursor. */
@@ -4562,9 +5108,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["ObjectStore"];
-                    };
+                    "application/json": components["schemas"]["ObjectStoreResponse"];
                 };
             };
             /** @description validation_error: the store name does not match `^[A-Za-z0-9_-]{1,64}$`. */
@@ -4635,9 +5179,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["ObjectStore"];
-                    };
+                    "application/json": components["schemas"]["ObjectStoreResponse"];
                 };
             };
             /** @description validation_error: bad store name, unknown field, or a field out of range. */
@@ -4787,10 +5329,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Confirmation text */
-                        message?: string;
-                    };
+                    "application/json": components["schemas"]["PurgeObjectStoreResponse"];
                 };
             };
             /** @description validation_error: the store name does not match `^[A-Za-z0-9_-]{1,64}$`. */
@@ -4875,14 +5414,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            objects: components["schemas"]["ObjectInfo"][];
-                            prefixes: string[];
-                            /** @description Pass as `cursor` for the next page; `null` on the last page. */
-                            next_cursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["ListObjectsResponse"];
                 };
             };
             /** @description validation_error: bad store name, prefix, delimiter, `limit` or cursor. */
@@ -5070,9 +5602,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["ObjectInfo"];
-                    };
+                    "application/json": components["schemas"]["ObjectInfoResponse"];
                 };
             };
             /** @description validation_error: bad store name, key or metadata, or a content type the store does not allow. Keys are 1 to 950 UTF-8 bytes after URL decoding (S3's 1,024 less the store id and generation in front of it), without control characters or `.`/`..` path segments; `/` is allowed. Also: `key` missing, repeated, not percent-encoded UTF-8, or another query parameter beside it (the message says which). */
@@ -5321,13 +5851,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": {
-                    /**
-                     * @description Seconds the URL works.
-                     * @default 300
-                     */
-                    expires_in?: number;
-                };
+                "application/json": components["schemas"]["CreateObjectUrlRequest"];
             };
         };
         responses: {
@@ -5337,9 +5861,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["ObjectUrl"];
-                    };
+                    "application/json": components["schemas"]["ObjectUrlResponse"];
                 };
             };
             /** @description validation_error: bad store name or key, or `expires_in` not 1-3600. Also: `key` missing, repeated, not percent-encoded UTF-8, or another query parameter beside it (the message says which). */
@@ -5525,9 +6047,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["ObjectInfo"];
-                    };
+                    "application/json": components["schemas"]["ObjectInfoResponse"];
                 };
             };
             /** @description validation_error: bad store name, key or metadata, or a content type the store does not allow. Keys are 1 to 950 UTF-8 bytes after URL decoding (S3's 1,024 less the store id and generation in front of it), without control characters or `.`/`..` path segments; `/` is allowed. Also: a query string on this route (the URL was cut at a `?`; the message names the `?key=` form). */
@@ -5773,13 +6293,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": {
-                    /**
-                     * @description Seconds the URL works.
-                     * @default 300
-                     */
-                    expires_in?: number;
-                };
+                "application/json": components["schemas"]["CreateObjectUrlRequest"];
             };
         };
         responses: {
@@ -5789,9 +6303,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["ObjectUrl"];
-                    };
+                    "application/json": components["schemas"]["ObjectUrlResponse"];
                 };
             };
             /** @description validation_error: bad store name or key, or `expires_in` not 1-3600. Also: a query string on this route (the URL was cut at a `?`; the message names the `?key=` form). */
@@ -5849,6 +6361,8 @@ export interface operations {
                 "if-none-match"?: "*";
                 /** @description An etag (or `*`): the upload completes only if the key then holds an object with it (412 here if it does not already). */
                 "if-match"?: string;
+                /** @description Send a new unique key (a UUID) with each request you may retry: a retry with the same key, credential and body within 24 hours gets the first 2xx answer again (with `Idempotent-Replayed: true`) instead of doing it twice. */
+                "Idempotency-Key"?: string;
             };
             path: {
                 store: string;
@@ -5867,9 +6381,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Upload"];
-                    };
+                    "application/json": components["schemas"]["UploadResponse"];
                 };
             };
             /** @description validation_error: bad store name, key, size or metadata, or a content type the store does not allow. Keys are 1 to 950 UTF-8 bytes after URL decoding (S3's 1,024 less the store id and generation in front of it), without control characters or `.`/`..` path segments; `/` is allowed. */
@@ -5908,7 +6420,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description already_exists: `If-None-Match: *` and the key holds an object; conflict: the store was purged or deleted meanwhile. */
+            /** @description already_exists: `If-None-Match: *` and the key holds an object; conflict: the store was purged or deleted meanwhile. `idempotency_key_reused`: the key came with another request in the last 24 hours; `idempotency_key_in_flight` (with `Retry-After`): a request with the key is still running. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5949,7 +6461,10 @@ export interface operations {
     completeObjectUpload: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Send a new unique key (a UUID) with each request you may retry: a retry with the same key, credential and body within 24 hours gets the first 2xx answer again (with `Idempotent-Replayed: true`) instead of doing it twice. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 store: string;
                 /** @description The upload id. */
@@ -5959,13 +6474,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": {
-                    /** @description Required for a multipart upload: every part, with the `ETag` its PUT answered. */
-                    parts?: {
-                        part_number: number;
-                        etag: string;
-                    }[];
-                };
+                "application/json": components["schemas"]["CompleteObjectUploadRequest"];
             };
         };
         responses: {
@@ -5976,9 +6485,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["ObjectInfo"];
-                    };
+                    "application/json": components["schemas"]["ObjectInfoResponse"];
                 };
             };
             /** @description validation_error: fewer bytes arrived than declared (removed); `parts` missing or not what was uploaded (the upload stays open). */
@@ -6017,7 +6524,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: nothing has been sent to the upload URL yet; already_exists: the upload was created with `If-None-Match: *` and the key now holds an object (the upload is dropped). */
+            /** @description conflict: nothing has been sent to the upload URL yet; already_exists: the upload was created with `If-None-Match: *` and the key now holds an object (the upload is dropped). `idempotency_key_reused`: the key came with another request in the last 24 hours; `idempotency_key_in_flight` (with `Retry-After`): a request with the key is still running. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6077,7 +6584,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, never>;
+                "application/json": components["schemas"]["RefreshObjectUploadUrlsRequest"];
             };
         };
         responses: {
@@ -6087,29 +6594,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            key: string;
-                            size: number;
-                            /** Format: date-time */
-                            expires_at: string;
-                            /** @constant */
-                            method: "PUT";
-                            /** Format: uri */
-                            url?: string;
-                            headers?: {
-                                [key: string]: string;
-                            };
-                            part_size?: number;
-                            parts?: {
-                                part_number: number;
-                                size: number;
-                                /** Format: uri */
-                                url: string;
-                            }[];
-                        };
-                    };
+                    "application/json": components["schemas"]["RefreshObjectUploadUrlsResponse"];
                 };
             };
             /** @description validation_error: the store name does not match `^[A-Za-z0-9_-]{1,64}$`. */
@@ -6246,13 +6731,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            streams: components["schemas"]["Stream"][];
-                            /** @description Pass as `cursor` for the next page; `null` on the last page. */
-                            next_cursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["ListStreamsResponse"];
                 };
             };
             /** @description validation_error: bad `limit` or cursor. */
@@ -6310,9 +6789,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Stream"];
-                    };
+                    "application/json": components["schemas"]["StreamResponse"];
                 };
             };
             /** @description validation_error: the stream name does not match `^[A-Za-z0-9_-]{1,64}$`. */
@@ -6383,9 +6860,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Stream"];
-                    };
+                    "application/json": components["schemas"]["StreamResponse"];
                 };
             };
             /** @description The new stream */
@@ -6394,9 +6869,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Stream"];
-                    };
+                    "application/json": components["schemas"]["StreamResponse"];
                 };
             };
             /** @description validation_error: bad stream name, unknown field, or a field out of range; `message` says which. Nothing changes. */
@@ -6528,10 +7001,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        message?: string;
-                        first_seq?: number;
-                    };
+                    "application/json": components["schemas"]["PurgeStreamResponse"];
                 };
             };
             /** @description validation_error: the stream name does not match `^[A-Za-z0-9_-]{1,64}$`. */
@@ -6605,14 +7075,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            messages: components["schemas"]["Message"][];
-                            next_after_seq: number;
-                            first_seq: number;
-                            last_seq: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["ReadMessagesResponse"];
                 };
             };
             /** @description validation_error: bad stream name, `after_seq`, `start_time` (or both given) or `limit`. */
@@ -6665,7 +7128,10 @@ export interface operations {
     publishMessages: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Send a new unique key (a UUID) with each request you may retry: a retry with the same key, credential and body within 24 hours gets the first 2xx answer again (with `Idempotent-Replayed: true`) instead of doing it twice. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 stream: string;
             };
@@ -6673,18 +7139,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    messages: {
-                        /** @description Any JSON value. */
-                        data: unknown;
-                        /** @description Lower-case HTTP token names, text values of at most 1 KiB. */
-                        headers?: {
-                            [key: string]: string;
-                        };
-                        /** @description Deduplication id. */
-                        msg_id?: string;
-                    }[];
-                };
+                "application/json": components["schemas"]["PublishMessagesRequest"];
             };
         };
         responses: {
@@ -6694,17 +7149,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Each message's sequence, in the order sent. */
-                            seqs: number[];
-                            /** @description Each message's acknowledgement, in the order sent, as NATS's PubAck: `duplicate` is true when its `msg_id` was already published within the duplicate window (or earlier in the batch): nothing new was stored and `seq` is the first publish's. */
-                            acks?: {
-                                seq: number;
-                                duplicate: boolean;
-                            }[];
-                        };
-                    };
+                    "application/json": components["schemas"]["PublishMessagesResponse"];
                 };
             };
             /** @description validation_error: not 1 to 100 messages, a message without `data`, an unknown field, bad headers or `msg_id`; nothing is stored. */
@@ -6743,7 +7188,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description stream_full: `discard: new` and the publish would pass `max_msgs` or `max_bytes` (nothing stored); or conflict: the stream was purged or deleted during the publish. */
+            /** @description stream_full: `discard: new` and the publish would pass `max_msgs` or `max_bytes` (nothing stored); or conflict: the stream was purged or deleted during the publish. `idempotency_key_reused`: the key came with another request in the last 24 hours; `idempotency_key_in_flight` (with `Retry-After`): a request with the key is still running. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6809,9 +7254,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Message"];
-                    };
+                    "application/json": components["schemas"]["MessageResponse"];
                 };
             };
             /** @description validation_error: bad stream name or sequence. */
@@ -6883,13 +7326,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            consumers: components["schemas"]["Consumer"][];
-                            /** @description Pass as `cursor` for the next page; `null` on the last page. */
-                            next_cursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["ListConsumersResponse"];
                 };
             };
             /** @description validation_error: bad stream name, `limit` or cursor. */
@@ -6957,9 +7394,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Consumer"];
-                    };
+                    "application/json": components["schemas"]["ConsumerResponse"];
                 };
             };
             /** @description validation_error: the stream name does not match `^[A-Za-z0-9_-]{1,64}$`. */
@@ -7031,9 +7466,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Consumer"];
-                    };
+                    "application/json": components["schemas"]["ConsumerResponse"];
                 };
             };
             /** @description validation_error: bad name, unknown field, or a field out of range; `message` says which. */
@@ -7179,12 +7612,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": {
-                    /** @default 1 */
-                    batch?: number;
-                    /** @default 0 */
-                    wait_ms?: number;
-                };
+                "application/json": components["schemas"]["FetchMessagesRequest"];
             };
         };
         responses: {
@@ -7194,11 +7622,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            messages: components["schemas"]["DeliveredMessage"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["FetchMessagesResponse"];
                 };
             };
             /** @description validation_error: bad `batch` or `wait_ms`. */
@@ -7269,9 +7693,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    seqs: number[];
-                };
+                "application/json": components["schemas"]["AckMessagesRequest"];
             };
         };
         responses: {
@@ -7281,11 +7703,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            acked?: number[];
-                        };
-                    };
+                    "application/json": components["schemas"]["AckMessagesResponse"];
                 };
             };
             /** @description validation_error: `seqs` is not a list of sequences. */
@@ -7356,10 +7774,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    seq: number;
-                    delay_seconds?: number;
-                };
+                "application/json": components["schemas"]["NakMessageRequest"];
             };
         };
         responses: {
@@ -7369,12 +7784,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            seq?: number;
-                            redeliver_after_seconds?: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["NakMessageResponse"];
                 };
             };
             /** @description validation_error: bad `seq` or `delay_seconds`. */
@@ -7456,18 +7866,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            dead: {
-                                seq?: number;
-                                deliveries?: number;
-                                /** Format: date-time */
-                                dead_at?: string;
-                            }[];
-                            /** @description Pass as `cursor` for the next page; `null` on the last page. */
-                            next_cursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["ListDeadMessagesResponse"];
                 };
             };
             /** @description validation_error: bad name, `limit` or cursor. */
@@ -7535,9 +7934,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["TotpRegistration"];
-                    };
+                    "application/json": components["schemas"]["TotpRegistrationResponse"];
                 };
             };
             /** @description unauthorized */
@@ -7600,14 +7997,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description The code the authenticator app shows. */
-                    code: string;
-                    /** @description RFC 4648 base32 (case-insensitive, padding optional, spaces ignored) of 16 to 64 bytes. */
-                    secret: string;
-                    /** @description What the user calls the device (default `Authenticator`); trimmed, no control characters. */
-                    name?: string;
-                };
+                "application/json": components["schemas"]["ConfirmTotpRegistrationRequest"];
             };
         };
         responses: {
@@ -7617,14 +8007,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description With the first factor: 10 single-use codes of 50 random bits each (Crockford base32), not retrievable later. With a later one: empty. */
-                            recovery_codes: string[] | unknown | unknown;
-                            /** @description The added factor (the first one too). */
-                            factor_id: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ConfirmTotpRegistrationResponse"];
                 };
             };
             /** @description `validation_error`: body not a JSON object, `code` or `secret` missing or not a string, `code` not 6 digits, `secret` not base32 or not 16–64 bytes (not counted as an attempt). `invalid_code`: the code does not match the secret within one step (counted). `validation_error` also for a `name` that is empty, longer than 64 characters or holds control characters. */
@@ -7702,16 +8085,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description A recovery code, e.g. `7k3mq-x9d2a`. */
-                    code: string;
-                    /**
-                     * @description What the proof is for. `sign_in` (default) proves a second factor to relying services and lets a further registration start; each other purpose is accepted by its one operation only, once: `add_factor` (confirmTotpRegistration), `remove_factor`, `regenerate_recovery_codes`, `mint_admin_key` (createAdminApiKey), `admin_reset` (adminResetUserFactors).
-                     * @default sign_in
-                     * @enum {string}
-                     */
-                    purpose?: "sign_in" | "add_factor" | "remove_factor" | "regenerate_recovery_codes" | "mint_admin_key" | "admin_reset";
-                };
+                "application/json": components["schemas"]["VerifyRecoveryCodeRequest"];
             };
         };
         responses: {
@@ -7721,9 +8095,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["RecoveryCodeProof"];
-                    };
+                    "application/json": components["schemas"]["RecoveryCodeProofResponse"];
                 };
             };
             /** @description `validation_error`: body not a JSON object, or `code` missing or not a string. */
@@ -7793,18 +8165,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description The code the authenticator app shows. */
-                    code: string;
-                    /** @description Check against this factor only. */
-                    factor_id?: string;
-                    /**
-                     * @description What the proof is for. `sign_in` (default) proves a second factor to relying services and lets a further registration start; each other purpose is accepted by its one operation only, once: `add_factor` (confirmTotpRegistration), `remove_factor`, `regenerate_recovery_codes`, `mint_admin_key` (createAdminApiKey), `admin_reset` (adminResetUserFactors).
-                     * @default sign_in
-                     * @enum {string}
-                     */
-                    purpose?: "sign_in" | "add_factor" | "remove_factor" | "regenerate_recovery_codes" | "mint_admin_key" | "admin_reset";
-                };
+                "application/json": components["schemas"]["VerifyTotpRequest"];
             };
         };
         responses: {
@@ -7814,9 +8175,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["TotpProof"];
-                    };
+                    "application/json": components["schemas"]["TotpProofResponse"];
                 };
             };
             /** @description validation_error: body not a JSON object, `code` missing or not 6 digits, `factor_id` not a string (not counted). */
@@ -7892,9 +8251,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Factors"];
-                    };
+                    "application/json": components["schemas"]["FactorsResponse"];
                 };
             };
             /** @description unauthorized */
@@ -8005,9 +8362,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["RecoveryCodes"];
-                    };
+                    "application/json": components["schemas"]["RecoveryCodesResponse"];
                 };
             };
             /** @description unauthorized */
@@ -8078,13 +8433,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            events: components["schemas"]["MfaEvent"][];
-                            /** @description Pass as `cursor` for the next page; `null` on the last page. */
-                            next_cursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["ListMfaEventsResponse"];
                 };
             };
             /** @description validation_error: `limit` out of range or a malformed `cursor`. */
@@ -8134,9 +8483,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Factors"];
-                    };
+                    "application/json": components["schemas"]["FactorsResponse"];
                 };
             };
             /** @description unauthorized */
@@ -8263,21 +8610,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        keys: {
-                            /** @constant */
-                            kty: "EC";
-                            /** @constant */
-                            crv: "P-256";
-                            x: string;
-                            y: string;
-                            kid: string;
-                            /** @constant */
-                            alg: "ES256";
-                            /** @constant */
-                            use: "sig";
-                        }[];
-                    };
+                    "application/json": components["schemas"]["GetMfaJwksResponse"];
                 };
             };
             /** @description internal_error */
@@ -8311,13 +8644,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            triggers: components["schemas"]["Trigger"][];
-                            /** @description Pass as `cursor` for the next page; `null` on the last page. */
-                            next_cursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["ListTriggersResponse"];
                 };
             };
             /** @description validation_error: `limit` not an integer from 1 to 500, or a malformed `cursor`. */
@@ -8361,7 +8688,10 @@ export interface operations {
     createTrigger: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Send a new unique key (a UUID) with each request you may retry: a retry with the same key, credential and body within 24 hours gets the first 2xx answer again (with `Idempotent-Replayed: true`) instead of doing it twice. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8377,9 +8707,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["TriggerWithKey"];
-                    };
+                    "application/json": components["schemas"]["TriggerWithKeyResponse"];
                 };
             };
             /** @description validation_error: body not a JSON object; an unknown or read-only field; `flow` missing, malformed or not a deployed flow; `response_mode` not `acknowledge`/`wait`; an `event_filter` entry empty, over 256 characters or with a `*` that is not trailing; `signature` without `service` or `secret`, an unknown service, `custom` settings missing for (or given to a service other than) `custom`, or a standard_webhooks secret that is not `whsec_<base64>` of at least 24 bytes; `allowed_source_ips` empty, over 50 entries, or with an entry that is not an IPv4/IPv6 address or CIDR range. */
@@ -8402,6 +8730,15 @@ export interface operations {
             };
             /** @description forbidden: the credential lacks the `triggers` scope */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_reused`: the key came with another request in the last 24 hours; `idempotency_key_in_flight` (with `Retry-After`): a request with the key is still running. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8446,9 +8783,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Trigger"];
-                    };
+                    "application/json": components["schemas"]["TriggerResponse"];
                 };
             };
             /** @description unauthorized */
@@ -8575,9 +8910,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["TriggerWithKey"];
-                    };
+                    "application/json": components["schemas"]["TriggerWithKeyResponse"];
                 };
             };
             /** @description validation_error: body not a JSON object; an unknown or read-only field; `flow` missing, malformed or not a deployed flow; `response_mode` not `acknowledge`/`wait`; an `event_filter` entry empty, over 256 characters or with a `*` that is not trailing; `signature` without `service` or `secret`, an unknown service, `custom` settings missing for (or given to a service other than) `custom`, or a standard_webhooks secret that is not `whsec_<base64>` of at least 24 bytes; `allowed_source_ips` empty, over 50 entries, or with an entry that is not an IPv4/IPv6 address or CIDR range. Also an empty object (nothing to change). */
@@ -8648,7 +8981,10 @@ export interface operations {
     regenerateTriggerUrl: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Send a new unique key (a UUID) with each request you may retry: a retry with the same key, credential and body within 24 hours gets the first 2xx answer again (with `Idempotent-Replayed: true`) instead of doing it twice. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -8662,9 +8998,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Trigger"];
-                    };
+                    "application/json": components["schemas"]["TriggerResponse"];
                 };
             };
             /** @description unauthorized */
@@ -8694,7 +9028,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: the trigger kept changing concurrently; try again. */
+            /** @description conflict: the trigger kept changing concurrently; try again. `idempotency_key_reused`: the key came with another request in the last 24 hours; `idempotency_key_in_flight` (with `Retry-After`): a request with the key is still running. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8717,7 +9051,10 @@ export interface operations {
     regenerateTriggerApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Send a new unique key (a UUID) with each request you may retry: a retry with the same key, credential and body within 24 hours gets the first 2xx answer again (with `Idempotent-Replayed: true`) instead of doing it twice. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -8725,13 +9062,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": {
-                    /**
-                     * @description How long the replaced key still works, in seconds (default 0: it stops at once, within the receiver cache's TTL). From 0 to 604800 (7 days).
-                     * @default 0
-                     */
-                    previous_key_expires_in_seconds?: number;
-                };
+                "application/json": components["schemas"]["RegenerateTriggerApiKeyRequest"];
             };
         };
         responses: {
@@ -8741,9 +9072,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["TriggerWithNewKey"];
-                    };
+                    "application/json": components["schemas"]["TriggerWithNewKeyResponse"];
                 };
             };
             /** @description validation_error: API key protection is off for this trigger; a body that is not a JSON object, has an unknown field, or an overlap that is not an integer from 0 to 604800. */
@@ -8782,7 +9111,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: the trigger kept changing concurrently; try again. */
+            /** @description conflict: the trigger kept changing concurrently; try again. `idempotency_key_reused`: the key came with another request in the last 24 hours; `idempotency_key_in_flight` (with `Retry-After`): a request with the key is still running. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8814,7 +9143,10 @@ export interface operations {
     rotateTriggerSigningSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Send a new unique key (a UUID) with each request you may retry: a retry with the same key, credential and body within 24 hours gets the first 2xx answer again (with `Idempotent-Replayed: true`) instead of doing it twice. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -8822,14 +9154,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    secret: string;
-                    /**
-                     * @description How long deliveries signed with the replaced secret are still accepted, in seconds (default 86400: 24 hours, as Stripe and Svix overlap). 0 stops it at once. From 0 to 604800 (7 days).
-                     * @default 86400
-                     */
-                    previous_secret_expires_in_seconds?: number;
-                };
+                "application/json": components["schemas"]["RotateTriggerSigningSecretRequest"];
             };
         };
         responses: {
@@ -8839,9 +9164,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Trigger"];
-                    };
+                    "application/json": components["schemas"]["TriggerResponse"];
                 };
             };
             /** @description validation_error: the trigger has no signature (set one with PATCH); body not a JSON object or with an unknown field; `secret` missing, empty, over 1024 characters, or for standard_webhooks not `whsec_<base64>` of at least 24 bytes; an overlap that is not an integer from 0 to 604800. */
@@ -8880,7 +9203,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: the trigger kept changing concurrently; read it and try again. */
+            /** @description conflict: the trigger kept changing concurrently; read it and try again. `idempotency_key_reused`: the key came with another request in the last 24 hours; `idempotency_key_in_flight` (with `Retry-After`): a request with the key is still running. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8926,9 +9249,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Trigger"];
-                    };
+                    "application/json": components["schemas"]["TriggerResponse"];
                 };
             };
             /** @description validation_error: the trigger's sender does not hand its secret over in a handshake (only asana and notion do), or it has no signature. */
@@ -9019,13 +9340,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            executions: components["schemas"]["Delivery"][];
-                            /** @description Pass as `cursor` for the next page; `null` on the last page. */
-                            next_cursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["ListTriggerExecutionsResponse"];
                 };
             };
             /** @description validation_error: `limit` not an integer from 1 to 500; a malformed cursor, or one made with other filters; an unknown `status`; `type` empty, over 256 characters or with a `*` that is not last; `since`/`until` not ISO 8601, or `since` not before `until`. */
@@ -9093,9 +9408,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["DeliveryDetail"];
-                    };
+                    "application/json": components["schemas"]["DeliveryDetailResponse"];
                 };
             };
             /** @description unauthorized */
@@ -9139,7 +9452,10 @@ export interface operations {
     replayTriggerExecution: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Send a new unique key (a UUID) with each request you may retry: a retry with the same key, credential and body within 24 hours gets the first 2xx answer again (with `Idempotent-Replayed: true`) instead of doing it twice. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
                 execution_id: string;
@@ -9154,9 +9470,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Replay"];
-                    };
+                    "application/json": components["schemas"]["ReplayResponse"];
                 };
             };
             /** @description unauthorized */
@@ -9186,7 +9500,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not_replayable: the request's body was not stored (it was over the size limit), or it is not one the receiver accepts (content type or body refused), or the flow input would exceed 256 KiB. */
+            /** @description not_replayable: the request's body was not stored (it was over the size limit), or it is not one the receiver accepts (content type or body refused), or the flow input would exceed 256 KiB. `idempotency_key_reused`: the key came with another request in the last 24 hours; `idempotency_key_in_flight` (with `Retry-After`): a request with the key is still running. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9218,7 +9532,10 @@ export interface operations {
     replayTriggerExecutions: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Send a new unique key (a UUID) with each request you may retry: a retry with the same key, credential and body within 24 hours gets the first 2xx answer again (with `Idempotent-Replayed: true`) instead of doing it twice. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -9226,23 +9543,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    status?: ("queued" | "running" | "succeeded" | "failed" | "ignored" | "duplicate" | "refused" | "handshake")[];
-                    type?: string;
-                    event_id?: string;
-                    /** @description ISO 8601 */
-                    since?: string;
-                    /** @description ISO 8601 */
-                    until?: string;
-                    /** @default 500 */
-                    limit?: number;
-                    /** @description The `next_cursor` of the previous call. */
-                    cursor?: string;
-                } | {
-                    status: unknown;
-                } | {
-                    since: unknown;
-                };
+                "application/json": components["schemas"]["ReplayTriggerExecutionsRequest"];
             };
         };
         responses: {
@@ -9252,13 +9553,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            replayed: number;
-                            not_replayable: number;
-                            next_cursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["ReplayTriggerExecutionsResponse"];
                 };
             };
             /** @description validation_error: `limit` not an integer from 1 to 500; a malformed cursor, or one made with other filters; an unknown `status`; `type` empty, over 256 characters or with a `*` that is not last; `since`/`until` not ISO 8601, or `since` not before `until`. Also a body that is not a JSON object, has an unknown field, has neither `status` nor `since`, or a `limit` that is not an integer from 1 to 500. */
@@ -9290,6 +9585,15 @@ export interface operations {
             };
             /** @description not_found: no trigger with this id in the caller's account (another account's triggers are not found either). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_reused`: the key came with another request in the last 24 hours; `idempotency_key_in_flight` (with `Retry-After`): a request with the key is still running. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9350,9 +9654,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["TriggerStats"];
-                    };
+                    "application/json": components["schemas"]["TriggerStatsResponse"];
                 };
             };
             /** @description validation_error: `bucket` not `minute` or `hour`; `since`/`until` not ISO 8601, or `since` not before `until`; more than 360 minutes or 192 hours at once. */
@@ -9428,57 +9730,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @enum {string} */
-                            bucket: "minute" | "hour";
-                            /**
-                             * Format: date-time
-                             * @description The period counted: `since` rounded down to a whole bucket.
-                             */
-                            since: string;
-                            /**
-                             * Format: date-time
-                             * @description `until` rounded up to a whole bucket (exclusive).
-                             */
-                            until: string;
-                            triggers: {
-                                trigger_id: string;
-                                /** @description The trigger's name, or its flow's when it has none. */
-                                name: string;
-                                flow: string;
-                                enabled: boolean;
-                                /** @description Every bucket of the period, oldest first, zeros included. */
-                                buckets: {
-                                    /** Format: date-time */
-                                    start: string;
-                                    succeeded: number;
-                                    failed: number;
-                                    refused: number;
-                                    ignored: number;
-                                    duplicate: number;
-                                    handshake: number;
-                                    queued: number;
-                                    /** @description The sum of the outcomes. */
-                                    total: number;
-                                }[];
-                                /** @description The whole period. */
-                                totals: {
-                                    succeeded: number;
-                                    failed: number;
-                                    refused: number;
-                                    ignored: number;
-                                    duplicate: number;
-                                    handshake: number;
-                                    queued: number;
-                                    /** @description The sum of the outcomes. */
-                                    total: number;
-                                };
-                            }[];
-                            /** @description Pass as `cursor` for the next page of triggers; `null` on the last page. */
-                            next_cursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["ListTriggerStatsResponse"];
                 };
             };
             /** @description validation_error: `bucket` not `minute` or `hour`; `since`/`until` not ISO 8601, or `since` not before `until`; more than 360 minutes or 192 hours at once. Also `limit` not an integer from 1 to 100, or a malformed cursor. */
@@ -9534,11 +9786,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            flows: string[];
-                        };
-                    };
+                    "application/json": components["schemas"]["ListFlowsResponse"];
                 };
             };
             /** @description unauthorized */
@@ -9588,21 +9836,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            name: string;
-                            /** @description The longest a wait-mode delivery waits for this flow: the deployment's `WAIT_TIMEOUT_MS` (default 25 s), or the flow's own `TimeoutSeconds` when shorter. A sender whose `delivery_policy.timeout_seconds` (`GET /signature-services`) is shorter may give up first; the console warns of it. */
-                            wait_limit_seconds: number;
-                            /** @description Amazon States Language (https://states-language.net/spec.html): `StartAt`, `States` and, when the file has them, `Comment`, `QueryLanguage`, `TimeoutSeconds`. */
-                            definition: {
-                                Comment?: string;
-                                StartAt: string;
-                                States: {
-                                    [key: string]: Record<string, never>;
-                                };
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["GetFlowResponse"];
                 };
             };
             /** @description validation_error: the name is not a flow name (1 to 64 letters, digits, `-` or `_`). */
@@ -9667,18 +9901,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            services: components["schemas"]["SignatureService"][];
-                            left_out: {
-                                id: string;
-                                name: string;
-                                /** Format: uri */
-                                docs_url: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
+                    "application/json": components["schemas"]["ListSignatureServicesResponse"];
                 };
             };
             /** @description unauthorized */
@@ -9745,13 +9968,9 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": unknown;
-                "application/x-www-form-urlencoded": {
-                    [key: string]: string | string[];
-                };
-                "multipart/form-data": {
-                    [key: string]: unknown;
-                };
+                "application/json": components["schemas"]["ReceiveWebhookRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["ReceiveWebhookRequestForm"];
+                "multipart/form-data": components["schemas"]["ReceiveWebhookRequestMultipart"];
             };
         };
         responses: {
@@ -9761,22 +9980,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        status: "accepted";
-                        event_id: string;
-                    } | {
-                        /** @constant */
-                        status: "ignored";
-                        event_id: string;
-                        /** @description Why, e.g. the event type matches none of `event_filter`. */
-                        reason: string;
-                    } | {
-                        /** @constant */
-                        status: "duplicate";
-                    } | {
-                        challenge: string;
-                    } | unknown;
+                    "application/json": components["schemas"]["ReceiveWebhookResponse"];
                     "text/plain": string;
                     "text/xml": string;
                     "application/octet-stream": string;
@@ -9903,6 +10107,14 @@ export const OPERATIONS = {
     "getConsoleAsset": {
         "method": "GET",
         "path": "/console/{asset}"
+    },
+    "getApiReference": {
+        "method": "GET",
+        "path": "/docs"
+    },
+    "getApiReferenceAsset": {
+        "method": "GET",
+        "path": "/docs/{asset}"
     },
     "createApiKey": {
         "method": "POST",

@@ -146,7 +146,8 @@ function matches(item: Record<string, unknown>, filter: ExecutionFilter, nowSeco
  *   REQUEST#<trigger>#<digest of event_id>  <received_at>#<execution_id>   the request: written once, never updated
  *   OUTPUT#<execution_id>  <attempt>   a flow output over 400 bytes: written once, by the run that made it
  *   PAYLOAD#<id>  0000, 0001, …   bodies and flow inputs too large for one item
- *   DEDUP#<trigger>#<event_id>  DEDUP   a deduplicating trigger's claim on an event id
+ *   DEDUP#<trigger>#<event_id>  DEDUP   a deduplicating trigger's claim on an event id (a claim on
+ *     exact signed content with its timestamp has none: its status record, keyed on both, is the claim)
  *   REFUSALS#<trigger>#<epoch minute>  COUNT   refused deliveries counted that minute
  *
  * A status update is billed on the status record's size only (about 1 KB), never on the body's.
@@ -175,6 +176,31 @@ export class DynamoExecutionStore implements ExecutionStore {
     const requestItem = 'batch_request' in request ? this.linkItem(ref, execution.event_id, request, expiresAt) : await this.requestItem(ref, execution.event_id, request, expiresAt);
     // Both in one BatchWriteItem (with other deliveries' when several are in flight).
     await this.puts.put(status, requestItem);
+  }
+
+  /**
+   * The record as a claim: one conditional put of the status record, then its request. A live
+   * record under `ref` (a replay's: its ref is made from the signed content) leaves both untouched,
+   * so a replay can neither run nor write over the request it replays. Discarding the record gives
+   * the claim back. Crash between the two writes: a queued record without its request, never
+   * acknowledged, which recovery discards (`local/recovery.ts`).
+   */
+  async recordFirst(ref: ExecutionRef, execution: NewExecution, request: StoredRequest): Promise<boolean> {
+    const { timeline = [], ...rest } = execution;
+    const now = this.nowSeconds();
+    const expiresAt = now + EXECUTION_TTL_SECONDS;
+    const status = {
+      ...statusKey(ref), ...rest, execution_id: ref.executionId, timeline: Object.fromEntries(timeline.map((entry) => [String(entry.attempt), entry])), expires_at: expiresAt,
+    };
+    const written = await ifConditionHolds(() => this.client.send(new PutCommand({
+      TableName: this.table,
+      Item: status,
+      // TTL deletion is lazy: an expired record counts as none.
+      ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :now',
+      ExpressionAttributeValues: { ':now': now },
+    })));
+    if (written) await this.puts.put(await this.requestItem(ref, execution.event_id, request, expiresAt));
+    return written;
   }
 
   async storeRequest(ref: ExecutionRef, request: StoredRequest): Promise<void> {

@@ -193,6 +193,12 @@ export interface ExecutionStore {
    * for an element of a batch, a link to the batch's request stored once by `storeRequest`.
    */
   record(ref: ExecutionRef, execution: NewExecution, request?: StoredRequest | BatchRequestLink): Promise<void>;
+  /**
+   * As `record`, unless a live record has `ref` already: then nothing is written and the answer is
+   * false. The record is written before its request, so a request is never written over another's.
+   * The write that claims a delivery keyed on its signed content (`receiver/claim-record.ts`).
+   */
+  recordFirst(ref: ExecutionRef, execution: NewExecution, request: StoredRequest): Promise<boolean>;
   /** Stores a batch's request once, under `ref` (the batch's `request_id` is its execution id), for its elements' records to link to. */
   storeRequest(ref: ExecutionRef, request: StoredRequest): Promise<void>;
   /**

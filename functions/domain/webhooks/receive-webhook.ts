@@ -1,6 +1,7 @@
 import { AppError } from '../../shared/errors.js';
 import { admit } from './receiver/admit.js';
 import { dispatch } from './receiver/dispatch.js';
+import { keyedOnClaim } from './receiver/claim-record.js';
 import { wholeDelivery } from './receiver/events.js';
 import { answerEarlyHandshake, answerSignedHandshake } from './receiver/handshake.js';
 import { readBody } from './receiver/read.js';
@@ -42,12 +43,13 @@ export async function receiveWebhook(deps: ReceiverDeps, request: IncomingWebhoo
     const body = await readBody(request, row);
     const signed = await answerSignedHandshake(deps, request, delivery, trigger, body);
     if (signed) return signed;
-    const event = wholeDelivery(deps, request, delivery, row, body);
+    const whole = wholeDelivery(deps, request, delivery, row, body);
     if (row?.batch && trigger.record.split_batches !== false) {
       const { batchOf, receiveBatch } = await (batches ??= import('./receiver/batch.js'));
       const batch = batchOf(request, delivery, row, body);
-      if (batch) return await receiveBatch(deps, request, delivery, batch, event);
+      if (batch) return await receiveBatch(deps, request, delivery, batch, whole);
     }
+    const event = keyedOnClaim(whole);
     const routed = await route(deps, trigger.record, event);
     return (isAnswered(routed) ? routed : await dispatch(deps, trigger.record, event, routed, request.answerByMs)).reply;
   } catch (error) {

@@ -7,7 +7,7 @@ import { valueAt } from '../../shared/json.js';
 import type { WebhookBody } from './body.js';
 import { headerValue } from './headers.js';
 import type { RequestValue, SenderRow, Verification } from './senders/catalog-types.js';
-import { signedContent } from './senders/primitives/hmac.js';
+import { signedContent, signedTimestampMs } from './senders/primitives/hmac.js';
 
 /** Deliveries of one event id run a deduplicating trigger's flow at most once in this window. */
 export const DEDUP_WINDOW_SECONDS = 24 * 3600;
@@ -47,6 +47,18 @@ export function replayClaim(row: SenderRow | undefined, deduplicate: boolean, re
   if (deduplicate) return { key: deduplicationKey(row, request), ttlSeconds: Math.max(DEDUP_WINDOW_SECONDS, window ?? 0) };
   if (window === undefined) return undefined;
   return { key: singleUseKey(row, request), ttlSeconds: window };
+}
+
+/**
+ * The signed timestamp (epoch ms) of a claim whose key is the exact signed content with that
+ * timestamp (a single-use claim of an HMAC row that signs one); `undefined` for any other claim.
+ * Every replay of the delivery has the same key and the same time, so its record can be keyed on
+ * both and its first write be the claim (`receiver/claim-record.ts`), no claim item of its own. A
+ * sender's retry, signed anew, has another timestamp and another key.
+ */
+export function signedTimeOfClaim(row: SenderRow | undefined, deduplicate: boolean, claim: ReplayClaim | undefined, request: ReceivedRequest): number | undefined {
+  if (!row || deduplicate || !claim?.key.startsWith('sha256:') || row.verification.primitive !== 'hmac') return undefined;
+  return signedTimestampMs(row.verification, { request: { ...request, nowSeconds: 0 }, secrets: [], method: request.method });
 }
 
 /**

@@ -3,7 +3,8 @@ import { buildFlowMessage } from '../../flows/message.js';
 import type { TriggerRecord } from '../../triggers/trigger.js';
 import { flowWaitMs } from '../wait-budget.js';
 import type { ReceivedEvent } from './events.js';
-import type { EventOutcome, FlowBound } from './route.js';
+import type { NewExecution, StoredRequest } from '../../flows/ports.js';
+import { answerDuplicate, type EventOutcome, type FlowBound } from './route.js';
 import { ownAnswer, type ReceiverDeps, type WebhookReply } from './types.js';
 import type { ListenerAnswer } from '../../listen/ports.js';
 
@@ -19,8 +20,14 @@ let flowReplies: Promise<typeof import('../flow-reply.js')> | undefined;
 export async function dispatch(deps: ReceiverDeps, record: TriggerRecord, event: ReceivedEvent, bound: FlowBound, answerByMs: number | undefined): Promise<EventOutcome> {
   const { ref, execution, stored } = event;
   const { inputJson, claimKey, releaseClaim } = bound;
+  // Keyed on its claim (`claim-record.ts`), the record's first write is the claim: a replay's finds it taken.
+  const recordFirst = async (first: NewExecution): Promise<boolean> => {
+    if (event.recordIsClaim) return deps.executions.recordFirst(ref, first, stored as StoredRequest);
+    await deps.executions.record(ref, first, stored);
+    return true;
+  };
   if (record.response_mode === 'acknowledge') {
-    await deps.executions.record(ref, { ...execution, flow: record.flow, status: 'queued', attempts: 0, ...(claimKey !== undefined && { claim_key: claimKey }) }, stored);
+    if (!(await recordFirst({ ...execution, flow: record.flow, status: 'queued', attempts: 0, ...(claimKey !== undefined && { claim_key: claimKey }) }))) return answerDuplicate(deps, record, event);
     try {
       await deps.queue.send(await buildFlowMessage(deps, { triggerId: record.id, flow: record.flow, ref }, inputJson));
     } catch (error) {
@@ -39,7 +46,7 @@ export async function dispatch(deps: ReceiverDeps, record: TriggerRecord, event:
     throw new AppError('flow_timeout', 'no time left to run the flow');
   }
   const started_at = new Date(deps.now()).toISOString();
-  await deps.executions.record(ref, { ...execution, flow: record.flow, status: 'running', attempts: 1, timeline: [{ attempt: 1, started_at, status: 'running' }] }, stored);
+  if (!(await recordFirst({ ...execution, flow: record.flow, status: 'running', attempts: 1, timeline: [{ attempt: 1, started_at, status: 'running' }] }))) return answerDuplicate(deps, record, event);
   // A listener's answer, when the trigger takes it: asked now (its push is under way), taken over
   // the flow's once the flow is done, whose run is recorded either way.
   const fromListener = record.answer_from_listener === true && deps.listeners ? deps.listeners.answer(ref, waitMs) : undefined;

@@ -1,6 +1,6 @@
 import type { BatchRequestLink, ExecutionRef, NewExecution, StoredRequest } from '../../flows/ports.js';
 import type { WebhookBody } from '../body.js';
-import { replayClaim, type ReplayClaim } from '../replay-key.js';
+import { replayClaim, signedTimeOfClaim, type ReplayClaim } from '../replay-key.js';
 import { withheldFromFlow } from '../secret-fields.js';
 import type { SenderRow } from '../senders/catalog-types.js';
 import { signedBodyOf } from '../senders/signed-fields.js';
@@ -28,6 +28,13 @@ export interface ReceivedEvent {
    * to pass the filter on a second use.
    */
   spentFirst: boolean;
+  /**
+   * Set when `ref` is made from the claim (`claim-record.ts`): the record's first write is the
+   * claim. A duplicate's record, or one that must not claim, goes under `otherRef`.
+   */
+  recordIsClaim?: { otherRef: ExecutionRef };
+  /** The signed timestamp of a claim on the exact signed content (`signedTimeOfClaim`): what `claim-record.ts` keys the record on. */
+  claimSignedAtMs?: number;
   /** The flow input, when serialised ahead: a batch checks every element's size before any of it is queued. */
   inputJson?: string;
 }
@@ -43,13 +50,16 @@ export function wholeDelivery(deps: ReceiverDeps, request: IncomingWebhook, deli
   const data = buildTriggerData({ row, headers, body: visibleBody, webhookId: request.webhookId, receivedAt: delivery.receivedAt, newEventId: deps.newId });
   // A retry or a replay: with `deduplicate`, of the same signed id or content; whatever it says,
   // of a single-use id or of the same signed bytes within the sender's tolerance (`replay-key.ts`).
-  const claim = replayClaim(row, delivery.trigger.deduplicate, { ...request, url: request.publicUrl, body }, data.event_id);
+  const received = { ...request, url: request.publicUrl, body };
+  const claim = replayClaim(row, delivery.trigger.deduplicate, received, data.event_id);
+  const claimSignedAtMs = signedTimeOfClaim(row, delivery.trigger.deduplicate, claim, received);
   return {
     ref: delivery.ref,
     data,
     execution: { event_id: data.event_id, received_at: data.received_at, ...(data.type !== undefined && { type: data.type }) },
     stored: storedRequest(request, true, delivery.secrets),
     ...(claim && { claim }),
+    ...(claimSignedAtMs !== undefined && { claimSignedAtMs }),
     spentFirst: claim !== undefined && row?.single_use !== undefined,
   };
 }

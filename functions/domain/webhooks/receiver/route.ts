@@ -1,5 +1,6 @@
 import { AppError } from '../../../shared/errors.js';
 import { MAX_FLOW_INPUT_BYTES } from '../../flows/limits.js';
+import type { StoredRequest } from '../../flows/ports.js';
 import type { TriggerRecord } from '../../triggers/trigger.js';
 import { matchesEventFilter } from '../trigger-input.js';
 import type { ReceivedEvent } from './events.js';
@@ -25,21 +26,34 @@ export interface FlowBound {
  * back with its input.
  */
 export async function route(deps: ReceiverDeps, record: TriggerRecord, event: ReceivedEvent): Promise<EventOutcome | FlowBound> {
-  const { ref, data, execution, stored, claim, spentFirst, inputJson: serialised } = event;
-  // An ignored event's answer names it (as `accepted` does) and says why: the sender's logs then say which event was dropped.
-  const answered = async (status: 'duplicate' | 'ignored', reason?: string): Promise<EventOutcome> => {
-    await deps.executions.record(ref, { ...execution, status, attempts: 0 }, stored);
-    return { reply: ownAnswer(record, reason === undefined ? { status } : { status, event_id: data.event_id, reason }), result: { status, event_id: data.event_id } };
-  };
-  if (spentFirst && !(await deps.executions.claimEvent(record.id, claim!.key, claim!.ttlSeconds))) return answered('duplicate');
-  if (!matchesEventFilter(record.event_filter, data.type)) return answered('ignored', ignoredReason(data.type));
+  const { ref, data, execution, stored, spentFirst, inputJson: serialised, recordIsClaim } = event;
+  // Keyed on its claim (`claim-record.ts`), the event's record is its claim: no claim item.
+  const claim = recordIsClaim ? undefined : event.claim;
+  if (spentFirst && claim && !(await deps.executions.claimEvent(record.id, claim.key, claim.ttlSeconds))) return answerDuplicate(deps, record, event);
+  if (!matchesEventFilter(record.event_filter, data.type)) {
+    // An ignored event's answer names it (as `accepted` does) and says why: the sender's logs then say which event was dropped.
+    const ignored = { status: 'ignored' as const, event_id: data.event_id, reason: ignoredReason(data.type) };
+    const outcome = { reply: ownAnswer(record, ignored), result: { status: ignored.status, event_id: data.event_id } };
+    const recordOf = { ...execution, status: ignored.status, attempts: 0 };
+    // A single-use claim is spent by the ignored delivery too: keyed on it, its record is the claim.
+    if (recordIsClaim && spentFirst) return (await deps.executions.recordFirst(ref, recordOf, stored as StoredRequest)) ? outcome : answerDuplicate(deps, record, event);
+    await deps.executions.record(recordIsClaim?.otherRef ?? ref, recordOf, stored);
+    return outcome;
+  }
   // Serialised once: its size decides whether the flow can start at all, and the same text goes
   // into the queue message or the synchronous start.
   const inputJson = serialised ?? JSON.stringify({ trigger: data });
   if (Buffer.byteLength(inputJson) > MAX_FLOW_INPUT_BYTES) throw new AppError('payload_too_large', 'flow input over the Step Functions limit');
-  if (claim && !spentFirst && !(await deps.executions.claimEvent(record.id, claim.key, claim.ttlSeconds))) return answered('duplicate');
-  // A claimed event whose flow never started must stay claimable, or the sender's retry is lost.
+  if (claim && !spentFirst && !(await deps.executions.claimEvent(record.id, claim.key, claim.ttlSeconds))) return answerDuplicate(deps, record, event);
+  // A claimed event whose flow never started must stay claimable, or the sender's retry is lost
+  // (keyed on its claim, discarding its record gives it back).
   return { inputJson, ...(claim && { claimKey: claim.key }), releaseClaim: () => (claim ? deps.executions.releaseEvent(record.id, claim.key) : Promise.resolve()) };
+}
+
+/** A duplicate, recorded so (under the delivery's own id when the event's is its claim's) and answered. */
+export async function answerDuplicate(deps: ReceiverDeps, record: TriggerRecord, event: ReceivedEvent): Promise<EventOutcome> {
+  await deps.executions.record(event.recordIsClaim?.otherRef ?? event.ref, { ...event.execution, status: 'duplicate', attempts: 0 }, event.stored);
+  return { reply: ownAnswer(record, { status: 'duplicate' }), result: { status: 'duplicate', event_id: event.data.event_id } };
 }
 
 /** Why the event filter let an event by, in words for the sender's logs (the filter itself stays the owner's). */

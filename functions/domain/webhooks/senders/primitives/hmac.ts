@@ -122,6 +122,20 @@ export function signedContent(params: HmacParams, input: HmacInput, options: { w
   return bytes;
 }
 
+/**
+ * The signed timestamp of a request that verified, in epoch milliseconds, when `params` sign it as
+ * a part of their content (so nobody without the secret can change it); `undefined` otherwise.
+ * Every replay of a delivery carries the same one: `replay-key.ts` keys a record on it.
+ */
+export function signedTimestampMs(params: HmacParams, input: HmacInput): number | undefined {
+  if (!params.timestamp || params.items || !Array.isArray(params.content) || !params.content.some((part) => part.part === 'timestamp')) return undefined;
+  const fields = new RequestFields(input);
+  const read = readSignatures(params, fields, undefined);
+  const text = timestampText(params.timestamp, fields, read?.list);
+  const seconds = text === undefined ? undefined : parseTimestamp(text, params.timestamp.format);
+  return seconds === undefined ? undefined : Math.floor(seconds * 1000);
+}
+
 function* twilioAlternatives(urls: Iterable<string>, formParams: string): Generator<readonly Bytes[]> {
   for (const url of urls) yield [url, formParams];
 }
