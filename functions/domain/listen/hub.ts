@@ -27,6 +27,8 @@ export interface ListenerHubDeps {
 /** How long an answer that came before anyone asked for it is kept (the push can beat the receiver's wait). */
 const EARLY_ANSWER_MS = 30_000;
 const MAX_TRIGGERS_LISTED = 1000;
+/** The longest tolerance a sender's signed timestamp may have (a custom signature's `MAX_TOLERANCE_SECONDS`). */
+const SIGNED_TIME_SLACK_MS = 3600 * 1000;
 
 /** Hop-by-hop and framing headers of the local answer are the local server's, never passed on to the sender. */
 const NOT_PASSED_ON = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'date', 'server', 'upgrade', 'proxy-connection', 'te', 'trailer']);
@@ -92,13 +94,16 @@ export class ListenerHub implements DeliveryListeners {
     if (since === undefined) return;
     const found: { ref: ExecutionRef; receivedAt: string }[] = [];
     let truncated = false;
+    // A record keyed on its signed timestamp sorts by that time, up to the sender's tolerance before
+    // it arrived (`claim-record.ts`): list from that much earlier, keep what arrived since.
+    const listedFrom = new Date(Date.parse(since) - SIGNED_TIME_SLACK_MS).toISOString();
     for (const triggerId of connection.triggers.keys()) {
       let cursor: string | undefined;
       let count = 0;
       do {
-        const page = await this.deps.executions.list(triggerId, { since }, { limit: 100, ...(cursor && { cursor }) });
+        const page = await this.deps.executions.list(triggerId, { since: listedFrom }, { limit: 100, ...(cursor && { cursor }) });
         for (const item of page.items) {
-          if (typeMatches(connection.events, item.type)) found.push({ ref: { triggerId, executionId: item.execution_id }, receivedAt: item.received_at });
+          if (item.received_at >= since && typeMatches(connection.events, item.type)) found.push({ ref: { triggerId, executionId: item.execution_id }, receivedAt: item.received_at });
         }
         count += page.items.length;
         cursor = page.nextCursor ?? undefined;
