@@ -14,6 +14,8 @@ import { startLocalStack } from '../local/stack.js';
  * writes them for CloudWatch.
  */
 const port = Number(process.env.PORT ?? 3000);
+/** `flowgate listen`'s WebSocket endpoint: the next port by default, where `flowgate login --local` looks. */
+const listenPort = Number(process.env.LISTEN_PORT ?? port + 1);
 const generatedSecret = !process.env.AUTH_JWT_SECRET;
 const dataDir = dataDirFrom(process.env.FLOWGATE_DATA_DIR, process.cwd());
 /** How long a stop waits for flows under way; what it does not wait for is queued again at the next start. */
@@ -41,9 +43,9 @@ try {
   console.error((error as Error).message);
   process.exit(1);
 }
-const stack = await startLocalStack({ port, flowsDir: process.env.FLOWS_DIR, jwtSecret: process.env.AUTH_JWT_SECRET, env: settings, corsAllowedOrigins, dataDir, metrics: metricsTarget, requestLog: (entry) => console.log(formatRequestLine(entry)), flowWorkerThread: true, engineThread: true }).catch((error: NodeJS.ErrnoException) => {
+const stack = await startLocalStack({ port, flowsDir: process.env.FLOWS_DIR, jwtSecret: process.env.AUTH_JWT_SECRET, env: settings, corsAllowedOrigins, dataDir, metrics: metricsTarget, requestLog: (entry) => console.log(formatRequestLine(entry)), flowWorkerThread: true, engineThread: true, listenPort }).catch((error: NodeJS.ErrnoException) => {
   if (error instanceof DataDirError) console.error(error.message);
-  else console.error(error.code === 'EADDRINUSE' ? `Port ${port} is in use on 127.0.0.1; start with another, e.g. PORT=3001 npm start` : error);
+  else console.error(error.code === 'EADDRINUSE' ? `Port ${port} or ${listenPort} is in use on 127.0.0.1; start with others, e.g. PORT=3005 LISTEN_PORT=3006 npm start` : error);
   process.exit(1);
 });
 const token = await stack.token('local-user');
@@ -74,6 +76,7 @@ console.log(`Local stack ready (embedded DynamoDB, SQS, S3 and Step Functions).
 
   Gateway base URL:  ${stack.baseUrl}
   Webhook base URL:  ${stack.webhookBaseUrl}
+  Listen endpoint:   ${stack.listenUrl}   (flowgate listen)
   Health:            ${stack.baseUrl}/health
   OpenAPI:           ${stack.baseUrl}/openapi.json
 ${generatedSecret ? `  AUTH_JWT_SECRET:   ${stack.jwtSecret}   (${secretNote}; set AUTH_JWT_SECRET to use your own)\n` : ''}

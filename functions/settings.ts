@@ -110,6 +110,10 @@ const spec = <T>(s: SettingSpec<T>): SettingSpec<T> => s;
 
 /** Every setting, by the name handlers read it under. */
 export const SETTINGS = {
+  /** The listen endpoint's connections table (deployed: `lib/constructs/listen-api.ts`); unset, nothing is pushed */
+  listenConnectionsTable: spec({ env: 'LISTEN_CONNECTIONS_TABLE', source: wiring, readers: ['webhook', 'triggers'], parse: optional }),
+  /** The listen endpoint's management API URL (`https://{api}.execute-api.{region}.amazonaws.com/{stage}`), where pushes are posted */
+  listenCallbackUrl: spec({ env: 'LISTEN_CALLBACK_URL', source: wiring, readers: ['webhook', 'triggers'], parse: optional }),
   /** Name of the auth table (API keys) */
   authTable: spec({ env: TABLES.auth.env, source: wiring, readers: tableReaders('auth'), parse: required }),
   /** Name of the kv table */

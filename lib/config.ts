@@ -35,6 +35,11 @@ export interface ServiceConfig {
   publicRouteThrottle: { webhooks: ThrottleLimits; defaultRoute: ThrottleLimits; publicReads: ThrottleLimits };
   /** Address subscribed to the alarm topic, if any. */
   alarmEmail?: string;
+  /**
+   * Deploys `flowgate listen`'s WebSocket endpoint (context `listenApi`: `true`); off by default,
+   * since with it every delivery costs the receiver a query for listeners (a development feature).
+   */
+  listenApi: boolean;
 }
 
 /**
@@ -106,7 +111,7 @@ const API_THROTTLE_BOUNDS = { min: 1, max: 1_000_000, why: 'requests a second; t
  * `webhookMaxBodyBytes`, `waitTimeoutMs`, `triggerCacheTtlMs`, `totpIssuer`, `adminGroup`, and `logLevel`; and
  * `flowWorkerMaxConcurrency`, `sweeperMaxConcurrency`, `mfaSigningKeyGeneration`; `corsAllowedOrigins`, `apiThrottleRateLimit`, `apiThrottleBurstLimit`,
  * `webhookThrottleRateLimit`, `webhookThrottleBurstLimit`, `defaultRouteThrottleRateLimit`,
- * `defaultRouteThrottleBurstLimit`, `publicReadThrottleRateLimit`, `publicReadThrottleBurstLimit` and `alarmEmail`.
+ * `defaultRouteThrottleBurstLimit`, `publicReadThrottleRateLimit`, `publicReadThrottleBurstLimit`, `alarmEmail` and `listenApi`.
  */
 export function serviceConfigFromContext(node: Node): ServiceConfig {
   const text = (key: string): string | undefined => {
@@ -201,7 +206,12 @@ export function serviceConfigFromContext(node: Node): ServiceConfig {
     throw new Error(`context alarmEmail must be one email address, not "${alarmEmail}"`);
   }
 
+  const rawListen: unknown = node.tryGetContext('listenApi');
+  if (![undefined, null, '', true, false, 'true', 'false'].includes(rawListen as never)) throw new Error(`context listenApi must be true or false, not "${String(rawListen)}"`);
+  const listenApi = rawListen === true || rawListen === 'true';
+
   return {
+    listenApi,
     stackName: text('stackName') ?? DEFAULT_STACK_NAME,
     dataRemovalPolicy, publicWebhookBaseUrl, auth, settings, logLevel, flowWorkerMaxConcurrency, sweeperMaxConcurrency, mfaSigningKeyGeneration,
     corsAllowedOrigins, apiThrottle, publicRouteThrottle, alarmEmail,

@@ -49,6 +49,8 @@ const RESOLVED_MAX_BYTES: Record<string, number> = {
   'AWS::Cognito::UserPoolDomain Ref': 63,
   // https://<api id>.execute-api.<region>.<suffix>; API ids are 10 characters, counted as 16.
   'AWS::ApiGatewayV2::Api ApiEndpoint': length('https://', 16, '.execute-api.', REGION, '.', URL_SUFFIX),
+  // An API's id (the listen endpoint's callback URL is built from it): 10 characters, counted as 16.
+  'AWS::ApiGatewayV2::Api Ref': 16,
 };
 
 /** A literal string's bytes inside a JSON string (escapes included, quotes not). */

@@ -25,6 +25,7 @@ import { MfaSigningKey } from './constructs/mfa-signing-key.js';
 import { ObjectStorage } from './constructs/object-storage.js';
 import { SecretsKey } from './constructs/secrets-key.js';
 import { ServiceFunction } from './constructs/service-function.js';
+import { LISTEN_AUTHORIZER_SPEC, LISTEN_SPEC, ListenApi, PUSHER_TABLES } from './constructs/listen-api.js';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -80,6 +81,8 @@ export class ServiceStack extends Stack {
   readonly functions: Record<FunctionName, ServiceFunction>;
   readonly http: HttpRoutes;
   readonly alarms: Alarms;
+  /** `flowgate listen`'s endpoint, when context `listenApi` deploys it. */
+  readonly listen?: ListenApi;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, props);
@@ -153,6 +156,15 @@ export class ServiceStack extends Stack {
       adminGroup: SETTINGS.adminGroup.parse(props.settings?.[SETTINGS.adminGroup.env]),
     });
 
+    // flowgate listen's WebSocket endpoint (context listenApi): its functions read the triggers function's settings.
+    if (props.listenApi) {
+      this.listen = new ListenApi(this, 'Listen', { projectRoot, logLevel: props.logLevel });
+      this.data.connect(this.listen.handler, LISTEN_SPEC.tables);
+      this.data.connect(this.listen.authorizer, LISTEN_AUTHORIZER_SPEC.tables);
+      this.data.connect(functions.webhook, PUSHER_TABLES);
+      this.listen.connectPusher(functions.webhook);
+    }
+
     this.alarms = new Alarms(this, 'Operations', {
       // The flows' own functions crash and get throttled like the service's, so they are watched alike.
       functions: { ...functions, ...Object.fromEntries(entries(this.flowFunctions.functions).map(([name, fn]) => [`flowFunction${name}`, fn])) },
@@ -185,7 +197,8 @@ export class ServiceStack extends Stack {
       ...this.identity.environment,
       ...props.settings,
     };
-    for (const [name, fn] of entries(functions)) {
+    const listenFunctions = this.listen ? [['triggers', this.listen.handler], ['triggers', this.listen.authorizer]] : [];
+    for (const [name, fn] of [...entries(functions), ...listenFunctions] as [FunctionName, ServiceFunction][]) {
       for (const setting of settingsReadBy(name)) {
         const value = values[SETTINGS[setting].env];
         if (value !== undefined) fn.addEnvironment(SETTINGS[setting].env, value);

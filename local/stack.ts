@@ -32,6 +32,11 @@ import { lambdaContext } from './lambda-context.js';
 import { recover, type RecoveryReport } from './recovery.js';
 import { SqsPoller } from './sqs-poller.js';
 import { mintLocalToken } from './token.js';
+import { startListenServer, type ListenServer } from './listen-server.js';
+import { ListenerHub } from '../functions/domain/listen/hub.js';
+import { DynamoExecutionStore } from '../functions/adapters/aws/dynamo-execution-store.js';
+import { DynamoTriggerStore } from '../functions/adapters/aws/dynamo-trigger-store.js';
+import { createGatewayAuthenticator } from '../functions/handlers/gateway-auth.js';
 
 /** API Gateway HTTP APIs refuse larger payloads. */
 const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
@@ -104,6 +109,8 @@ export interface LocalStackOptions {
    * `flowWorker` handler's own objects see its invocations (the cost bench, most tests).
    */
   flowWorkerThread?: boolean;
+  /** The port of the listen endpoint (`flowgate listen`'s WebSocket server); 0 (default) picks a free one. */
+  listenPort?: number;
   /**
    * Runs dynalite and local-aws-sqs on a worker thread of their own (`engine-thread.ts`), so
    * serving them takes neither the receiver's event loop nor the flow worker's: `npm start` and the
@@ -119,6 +126,8 @@ const invokeDirectly: InvocationWrapper = (_fn, _event, invoke) => invoke();
 export interface LocalStack {
   baseUrl: string;
   webhookBaseUrl: string;
+  /** The listen endpoint (`ws://…`), where `flowgate listen` connects. */
+  listenUrl: string;
   jwtSecret: string;
   engines: Engines;
   queueUrls: Record<QueueName, string>;
@@ -261,9 +270,19 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   // Before anything sends to the flow queue (the recovery below included): `GET /health` reads it.
   const backlog = new FlowBacklog();
   backlog.watch(sqsClient(aws), engines.queueUrls.flowEvents);
+  // The listen endpoint reads and writes the records the receiver writes, with the triggers function's settings and credential check.
+  const listenSettings = readSettings('triggers', config);
+  const listenExecutions = new DynamoExecutionStore(dynamoClient(aws), listenSettings.executionsTable, Date.now);
+  const hub = new ListenerHub({
+    executions: listenExecutions,
+    triggers: new DynamoTriggerStore(dynamoClient(aws), listenSettings.triggersTable, Date.now),
+    forwarded: { add: (ref, attempt) => listenExecutions.addForwarded(ref, attempt) },
+    now: options.now ?? Date.now,
+    apiBaseUrl: baseUrl,
+  });
   const handlers = Object.fromEntries(
     (Object.keys(FUNCTIONS) as FunctionName[]).map((name) => [name, name === 'webhook'
-      ? composeWebhook(readSettings(name, config), aws, options.senderKeys, options.now)
+      ? composeWebhook(readSettings(name, config), aws, options.senderKeys, options.now, hub)
       : name === 'system' ? composeLocalSystem(readSettings(name, config), async () => backlog.read())
       // Read from the folders on each request, as the engine reads a flow on each run: an edited flow needs no restart.
       : name === 'triggers' ? composeTriggers(readSettings(name, config), aws, async (flow) => {
@@ -290,6 +309,18 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     await data.release();
     throw error;
   });
+
+  let listen: ListenServer;
+  try {
+    listen = await startListenServer({ port: options.listenPort ?? 0, hub, authenticator: createGatewayAuthenticator(listenSettings, aws), now: options.now ?? Date.now });
+  } catch (error) {
+    server.close();
+    destroyAwsClients(aws);
+    await flowWorker?.stop();
+    await engines.stop();
+    await data?.release();
+    throw error;
+  }
 
   const matcher = new RouteMatcher(ROUTES);
   serve = async (req: IncomingMessage, res: ServerResponse) => {
@@ -356,6 +387,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   return {
     baseUrl,
     webhookBaseUrl,
+    listenUrl: listen.url,
     jwtSecret,
     engines,
     queueUrls: engines.queueUrls,
@@ -367,6 +399,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     async stop() {
       await Promise.all([...pollers.map((p) => p.stop()), flowWorker?.stop()]);
       metricLines.stop();
+      await listen.stop();
       server.closeAllConnections();
       await new Promise<void>((done) => server.close(() => done()));
       sqs.destroy();

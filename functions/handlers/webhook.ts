@@ -7,6 +7,8 @@ import { DynamoTriggerStore } from '../adapters/aws/dynamo-trigger-store.js';
 import { sfnFlowRunnerOnFirstUse } from '../adapters/aws/sfn-on-first-use.js';
 import { sqsEventQueueLoadedAhead } from '../adapters/aws/sqs-on-first-use.js';
 import { MeteredExecutionStore } from '../adapters/metered-execution-store.js';
+import { NotifyingExecutionStore } from '../adapters/notifying-execution-store.js';
+import type { DeliveryListeners } from '../domain/listen/ports.js';
 import { CountingExecutionStore } from '../adapters/counting-execution-store.js';
 import { DynamoDeliveryStats } from '../adapters/aws/dynamo-delivery-stats.js';
 import { countAtOnce } from '../domain/stats/tally.js';
@@ -86,6 +88,21 @@ const createReceiverHandler = (deps: ReceiverDeps, publicBaseUrl: string) => cre
   },
 });
 
+/**
+ * The listen endpoint's pushes (`websocket-listeners.ts`), loaded with the first delivery of a
+ * stack deployed with it (context `listenApi`): the receiver's init stays as it was.
+ */
+function websocketListenersOnFirstUse(settings: Settings, aws: AwsClients): DeliveryListeners {
+  let made: Promise<DeliveryListeners> | undefined;
+  const load = () => (made ??= import('../adapters/aws/websocket-listeners.js').then((m) => new m.WebSocketListeners(
+    new m.DynamoListenConnections(dynamoClient(aws), settings.listenConnectionsTable!, () => Math.floor(Date.now() / 1000)),
+    new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable, Date.now),
+    m.managementPoster(settings.listenCallbackUrl!),
+    (settings.publicWebhookBaseUrl ?? settings.webhookBaseUrl).replace(/\/webhooks\/?$/, ''),
+  )));
+  return { recorded: async (ref) => (await load()).recorded(ref), answer: async (ref, withinMs) => (await load()).answer(ref, withinMs) };
+}
+
 /** The HTTPS key fetcher, loaded and made by the first delivery of a sender whose keys are fetched (SNS, PayPal, Google). */
 function httpsKeyFetcherOnFirstUse(): KeyFetcher {
   let fetcher: Promise<HttpsKeyFetcher> | undefined;
@@ -99,12 +116,16 @@ function httpsKeyFetcherOnFirstUse(): KeyFetcher {
  * a test may hand in one that serves them locally. `now` is the receiver's clock (the handshake
  * window's too), which a test may step.
  */
-export function composeWebhook(settings: Settings, aws: AwsClients, senderKeys: KeyFetcher = httpsKeyFetcherOnFirstUse(), now: Clock = Date.now) {
+export function composeWebhook(settings: Settings, aws: AwsClients, senderKeys: KeyFetcher = httpsKeyFetcherOnFirstUse(), now: Clock = Date.now, localListeners?: DeliveryListeners) {
+  // Deployed with the listen endpoint (its connections table and management API URL set): pushes go through API Gateway.
+  const listeners = localListeners ?? (settings.listenConnectionsTable && settings.listenCallbackUrl ? websocketListenersOnFirstUse(settings, aws) : undefined);
   const triggerStore = new DynamoTriggerStore(dynamoClient(aws), settings.triggersTable, Date.now);
   const secretBox = secretBoxFrom(settings, aws);
   // Each delivery is counted by outcome as it is recorded (`GET /triggers/{id}/stats`).
   const counter = countAtOnce(new DynamoDeliveryStats(dynamoClient(aws), settings.executionsTable, Date.now), Date.now);
-  const executions = new MeteredExecutionStore(new CountingExecutionStore(new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable, Date.now), counter), metricsRecorder);
+  const recorded = new CountingExecutionStore(new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable, Date.now), counter);
+  // With listeners (the local stack's `flowgate listen` endpoint), each delivery is pushed to them once recorded.
+  const executions = new MeteredExecutionStore(listeners ? new NotifyingExecutionStore(recorded, listeners) : recorded, metricsRecorder);
   const flowQueue = sqsEventQueueLoadedAhead(settings.flowQueueUrl, aws);
   const handler = createWebhookHandler({
     triggers: new CachedTriggerLookup(triggerStore, secretBox, settings.triggerCacheTtlMs, Date.now),
@@ -121,6 +142,7 @@ export function composeWebhook(settings: Settings, aws: AwsClients, senderKeys: 
     // Only an Asana or Notion handshake needs it: the trigger-management code loads with the first.
     adoptSecret: async (record, secret, options) =>
       (await import('../domain/triggers/manage-triggers.js')).adoptHandshakeSecret({ store: triggerStore, secretBox, randomBytes, now }, record, secret, options),
+    ...(listeners && { listeners }),
   }, settings.publicWebhookBaseUrl ?? settings.webhookBaseUrl);
   return (event: HttpEvent, context?: Context): Promise<HttpResult> => {
     flowQueue.loadAhead();

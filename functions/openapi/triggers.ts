@@ -101,6 +101,12 @@ describeEach(settings, {
       '(recorded, nothing run): no batching sender documents a larger batch, and each element is written and queued before the sender is answered. ' +
       '`false`: the whole POST is one event, as for any other sender, whatever its size. Other senders\' deliveries are never split.',
   },
+  answer_from_listener: {
+    description:
+      'Wait mode only (400 `validation_error` otherwise): a sender gets the answer of a connected listener (`flowgate listen`, the WebSocket listen endpoint) ' +
+      'instead of the flow\'s. The flow still runs and its run is recorded as always; its answer is the sender\'s when no listener of the trigger is connected, ' +
+      'when every listener failed to reach its local server, or when none answered within the wait budget. For development triggers; default `false`.',
+  },
   acknowledge_response: {
     description:
       'The fixed answer to the deliveries the receiver answers itself with a 2xx: accepted (acknowledge mode), ignored (event filter) and duplicate. ' +
@@ -214,6 +220,7 @@ const TRIGGER: Schema = {
     enabled: settingsProperties.enabled,
     deduplicate: settingsProperties.deduplicate,
     split_batches: settingsProperties.split_batches,
+    answer_from_listener: settingsProperties.answer_from_listener,
     created_at: { type: 'string', format: 'date-time', readOnly: true },
     updated_at: { type: 'string', format: 'date-time', readOnly: true },
   },
@@ -293,6 +300,22 @@ const EXECUTION: Schema = {
       },
     },
     flow: { type: 'string', description: 'The flow that runs it (`GET /flows/{name}`): set when it was queued or run; absent on refused, ignored, duplicate and handshake deliveries, and on those recorded before flows were kept.' },
+    forwarded: {
+      type: 'array',
+      description: 'What listeners\' local servers (`flowgate listen --forward-to`) answered when this delivery was forwarded to them, oldest first (at most 20). Recorded beside the flow\'s run, never in its place.',
+      items: {
+        type: 'object',
+        required: ['at', 'listener'],
+        properties: {
+          at: { type: 'string', format: 'date-time' },
+          listener: { type: 'string', description: 'The listener\'s connection id.' },
+          status: { type: 'integer', minimum: 100, maximum: 599, description: 'The local server\'s HTTP status; absent when it could not be reached.' },
+          ms: { type: 'integer', minimum: 0, description: 'From the listener receiving the delivery to its local server\'s answer.' },
+          error: { type: 'string', description: 'Why the local server could not be reached.' },
+          answered_sender: { const: true, description: 'The sender got this answer (`answer_from_listener`).' },
+        },
+      },
+    },
     reply: {
       type: 'object',
       required: ['status', 'bytes'],

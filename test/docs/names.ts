@@ -74,7 +74,7 @@ function codeWords(): Set<string> {
       else if (/\.(ts|mjs|json)$/.test(name)) for (const [word] of readFileSync(path, 'utf8').matchAll(/[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+/g)) words.add(word);
     }
   };
-  for (const dir of ['functions', 'lib', 'local', 'bin', 'bench', 'flows', 'console', 'test/support']) walk(resolve(ROOT, dir));
+  for (const dir of ['functions', 'lib', 'local', 'bin', 'bench', 'flows', 'console', 'cli', 'test/support']) walk(resolve(ROOT, dir));
   for (const [word] of readFileSync(resolve(ROOT, 'package.json'), 'utf8').matchAll(/[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+/g)) words.add(word);
   return words;
 }

@@ -26,6 +26,7 @@ describe('POST /triggers', () => {
       description: null,
       ...DEFAULT_TRIGGER_SETTINGS,
       split_batches: true,
+      answer_from_listener: false,
       previous_api_key_expires_at: null,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updated_at: expect.any(String),

@@ -1653,6 +1653,24 @@ export type components = {
             };
             /** @description The flow that runs it (`GET /flows/{name}`): set when it was queued or run; absent on refused, ignored, duplicate and handshake deliveries, and on those recorded before flows were kept. */
             flow?: string;
+            /** @description What listeners' local servers (`flowgate listen --forward-to`) answered when this delivery was forwarded to them, oldest first (at most 20). Recorded beside the flow's run, never in its place. */
+            forwarded?: {
+                /** Format: date-time */
+                at: string;
+                /** @description The listener's connection id. */
+                listener: string;
+                /** @description The local server's HTTP status; absent when it could not be reached. */
+                status?: number;
+                /** @description From the listener receiving the delivery to its local server's answer. */
+                ms?: number;
+                /** @description Why the local server could not be reached. */
+                error?: string;
+                /**
+                 * @description The sender got this answer (`answer_from_listener`).
+                 * @constant
+                 */
+                answered_sender?: true;
+            }[];
             /** @description Wait mode: what the sender was answered when the flow shaped its reply (an output of the form `{"statusCode", "headers", "body", "isBase64Encoded"}`); the body is the `output`. */
             reply?: {
                 status: number;
@@ -1722,6 +1740,24 @@ export type components = {
             };
             /** @description The flow that runs it (`GET /flows/{name}`): set when it was queued or run; absent on refused, ignored, duplicate and handshake deliveries, and on those recorded before flows were kept. */
             flow?: string;
+            /** @description What listeners' local servers (`flowgate listen --forward-to`) answered when this delivery was forwarded to them, oldest first (at most 20). Recorded beside the flow's run, never in its place. */
+            forwarded?: {
+                /** Format: date-time */
+                at: string;
+                /** @description The listener's connection id. */
+                listener: string;
+                /** @description The local server's HTTP status; absent when it could not be reached. */
+                status?: number;
+                /** @description From the listener receiving the delivery to its local server's answer. */
+                ms?: number;
+                /** @description Why the local server could not be reached. */
+                error?: string;
+                /**
+                 * @description The sender got this answer (`answer_from_listener`).
+                 * @constant
+                 */
+                answered_sender?: true;
+            }[];
             /** @description Wait mode: what the sender was answered when the flow shaped its reply (an output of the form `{"statusCode", "headers", "body", "isBase64Encoded"}`); the body is the `output`. */
             reply?: {
                 status: number;
@@ -2655,6 +2691,8 @@ export type components = {
             deduplicate: boolean;
             /** @description For a sender whose one POST carries several events (the senders listed with `batch` by `GET /signature-services`: SendGrid, HubSpot, Okta, Microsoft Graph, Meta, Asana, Adyen): `true` (default) makes each element an event of its own, with its own execution, `type`, `event_id`, event filter decision, deduplication and flow run; its flow input is `{"trigger": {"event": <element>, "type", "event_id", "batch": {"request_id", "index", "size"}, "headers", …}}`, and the POST is stored once (its elements' executions show it). The sender gets one answer: acknowledge mode 200 `{"status": "accepted", "request_id", "events": [{"status", "event_id"}, …]}` once every element is queued (or `acknowledge_response`); wait mode the flows' outputs as a JSON array in element order (an element ignored or a duplicate as `{"status", "event_id"}`), or the first failure's error. A POST of more than 1000 elements is refused 413 `payload_too_large` (recorded, nothing run): no batching sender documents a larger batch, and each element is written and queued before the sender is answered. `false`: the whole POST is one event, as for any other sender, whatever its size. Other senders' deliveries are never split. */
             split_batches: boolean;
+            /** @description Wait mode only (400 `validation_error` otherwise): a sender gets the answer of a connected listener (`flowgate listen`, the WebSocket listen endpoint) instead of the flow's. The flow still runs and its run is recorded as always; its answer is the sender's when no listener of the trigger is connected, when every listener failed to reach its local server, or when none answered within the wait budget. For development triggers; default `false`. */
+            answer_from_listener?: boolean;
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
@@ -2853,6 +2891,8 @@ export type components = {
                  */
                 body?: string;
             } | null;
+            /** @description Wait mode only (400 `validation_error` otherwise): a sender gets the answer of a connected listener (`flowgate listen`, the WebSocket listen endpoint) instead of the flow's. The flow still runs and its run is recorded as always; its answer is the sender's when no listener of the trigger is connected, when every listener failed to reach its local server, or when none answered within the wait budget. For development triggers; default `false`. */
+            answer_from_listener?: boolean;
         };
         TriggerPatch: {
             /** @description What the owner calls the trigger, so that several triggers of one flow can be told apart: 1 to 100 characters of one line, not blank. Absent or `null`: none of its own, and the trigger is shown with its flow's name (`name_is_default`). Names need not be unique. */
@@ -3028,6 +3068,8 @@ export type components = {
                  */
                 body?: string;
             } | null;
+            /** @description Wait mode only (400 `validation_error` otherwise): a sender gets the answer of a connected listener (`flowgate listen`, the WebSocket listen endpoint) instead of the flow's. The flow still runs and its run is recorded as always; its answer is the sender's when no listener of the trigger is connected, when every listener failed to reach its local server, or when none answered within the wait budget. For development triggers; default `false`. */
+            answer_from_listener?: boolean;
         };
         TriggerResponse: {
             data: components["schemas"]["Trigger"];
@@ -3285,6 +3327,8 @@ export type components = {
             deduplicate: boolean;
             /** @description For a sender whose one POST carries several events (the senders listed with `batch` by `GET /signature-services`: SendGrid, HubSpot, Okta, Microsoft Graph, Meta, Asana, Adyen): `true` (default) makes each element an event of its own, with its own execution, `type`, `event_id`, event filter decision, deduplication and flow run; its flow input is `{"trigger": {"event": <element>, "type", "event_id", "batch": {"request_id", "index", "size"}, "headers", …}}`, and the POST is stored once (its elements' executions show it). The sender gets one answer: acknowledge mode 200 `{"status": "accepted", "request_id", "events": [{"status", "event_id"}, …]}` once every element is queued (or `acknowledge_response`); wait mode the flows' outputs as a JSON array in element order (an element ignored or a duplicate as `{"status", "event_id"}`), or the first failure's error. A POST of more than 1000 elements is refused 413 `payload_too_large` (recorded, nothing run): no batching sender documents a larger batch, and each element is written and queued before the sender is answered. `false`: the whole POST is one event, as for any other sender, whatever its size. Other senders' deliveries are never split. */
             split_batches: boolean;
+            /** @description Wait mode only (400 `validation_error` otherwise): a sender gets the answer of a connected listener (`flowgate listen`, the WebSocket listen endpoint) instead of the flow's. The flow still runs and its run is recorded as always; its answer is the sender's when no listener of the trigger is connected, when every listener failed to reach its local server, or when none answered within the wait budget. For development triggers; default `false`. */
+            answer_from_listener?: boolean;
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
@@ -3504,6 +3548,8 @@ export type components = {
             deduplicate: boolean;
             /** @description For a sender whose one POST carries several events (the senders listed with `batch` by `GET /signature-services`: SendGrid, HubSpot, Okta, Microsoft Graph, Meta, Asana, Adyen): `true` (default) makes each element an event of its own, with its own execution, `type`, `event_id`, event filter decision, deduplication and flow run; its flow input is `{"trigger": {"event": <element>, "type", "event_id", "batch": {"request_id", "index", "size"}, "headers", …}}`, and the POST is stored once (its elements' executions show it). The sender gets one answer: acknowledge mode 200 `{"status": "accepted", "request_id", "events": [{"status", "event_id"}, …]}` once every element is queued (or `acknowledge_response`); wait mode the flows' outputs as a JSON array in element order (an element ignored or a duplicate as `{"status", "event_id"}`), or the first failure's error. A POST of more than 1000 elements is refused 413 `payload_too_large` (recorded, nothing run): no batching sender documents a larger batch, and each element is written and queued before the sender is answered. `false`: the whole POST is one event, as for any other sender, whatever its size. Other senders' deliveries are never split. */
             split_batches: boolean;
+            /** @description Wait mode only (400 `validation_error` otherwise): a sender gets the answer of a connected listener (`flowgate listen`, the WebSocket listen endpoint) instead of the flow's. The flow still runs and its run is recorded as always; its answer is the sender's when no listener of the trigger is connected, when every listener failed to reach its local server, or when none answered within the wait budget. For development triggers; default `false`. */
+            answer_from_listener?: boolean;
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */

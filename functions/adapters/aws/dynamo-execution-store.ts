@@ -5,7 +5,7 @@ import {
 import { epochSeconds, type Clock } from '../../domain/clock.js';
 import { receivedAtOf } from '../../domain/flows/execution-id.js';
 import type {
-  AttemptRecord, Execution, ExecutionChange, ExecutionDetail, ExecutionFilter, ExecutionPage, ExecutionRef, ExecutionStore, NewExecution, StoredRequest, BatchRequestLink, BatchPosition,
+  AttemptRecord, Execution, ExecutionChange, ForwardedAttempt, ExecutionDetail, ExecutionFilter, ExecutionPage, ExecutionRef, ExecutionStore, NewExecution, StoredRequest, BatchRequestLink, BatchPosition,
 } from '../../domain/flows/ports.js';
 import { MESSAGE_RETENTION_DAYS } from '../../manifest.js';
 import { AppError } from '../../shared/errors.js';
@@ -38,6 +38,8 @@ export const EXECUTION_SHARDS = 8;
 /** At most this many rounds of shard queries make one page (a filter that matches little leaves a page short, with a cursor). */
 const MAX_ROUNDS_PER_PAGE = 4;
 const MAX_SORT_KEY_BYTES = 1024;
+/** Listeners' answers a record keeps (`addForwarded`). */
+export const MAX_FORWARDED = 20;
 
 /** FNV-1a of the id: its random part decides the shard, evenly. */
 export function shardOf(executionId: string): number {
@@ -77,6 +79,7 @@ function toExecution(item: Record<string, unknown>): Execution {
     ...(item.flow !== undefined && { flow: item.flow as string }),
     ...(item.reply !== undefined && { reply: item.reply as Execution['reply'] }),
     ...(item.batch !== undefined && { batch: item.batch as BatchPosition }),
+    ...(Array.isArray(item.forwarded) && { forwarded: item.forwarded as ForwardedAttempt[] }),
   };
 }
 
@@ -279,6 +282,21 @@ export class DynamoExecutionStore implements ExecutionStore {
       ConditionExpression: 'attribute_exists(pk) AND attempts <= :attempts',
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: values,
+    })));
+  }
+
+  /**
+   * Appends a listener's answer to the record's `forwarded` list (`ForwardedAttempts`), at most
+   * `MAX_FORWARDED` of them so the record stays small; no other field changes, so the flow's run is
+   * untouched. False when there is no such record, or it has the most it keeps.
+   */
+  async addForwarded(ref: ExecutionRef, attempt: ForwardedAttempt): Promise<boolean> {
+    return ifConditionHolds(() => this.client.send(new UpdateCommand({
+      TableName: this.table,
+      Key: statusKey(ref),
+      UpdateExpression: 'SET forwarded = list_append(if_not_exists(forwarded, :none), :attempt)',
+      ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(forwarded) OR size(forwarded) < :max)',
+      ExpressionAttributeValues: { ':none': [], ':attempt': [attempt], ':max': MAX_FORWARDED },
     })));
   }
 

@@ -64,6 +64,24 @@ export interface AttemptRecord {
 }
 
 /**
+ * A listener's (`flowgate listen`) local answer to a delivery it was forwarded: recorded beside the
+ * flow's own run, never in its place.
+ */
+export interface ForwardedAttempt {
+  /** When the answer was recorded (ISO 8601). */
+  at: string;
+  /** The listener's connection id. */
+  listener: string;
+  /** The local server's HTTP status; absent when it could not be reached (`error` says why). */
+  status?: number;
+  /** Milliseconds from the listener receiving the delivery to its local server's answer. */
+  ms?: number;
+  error?: string;
+  /** The sender got this answer (the trigger's `answer_from_listener`). */
+  answered_sender?: true;
+}
+
+/**
  * A delivery's request as it was received, for inspection and replay. Secrets are replaced by
  * `"[redacted]"` before it is stored (`stored-request.ts`).
  */
@@ -107,6 +125,8 @@ export interface Execution {
   reply?: ReplySummary;
   /** The event is one element of a batch its sender sent in one POST (`request_id`: the execution id the POST's request is stored under). */
   batch?: BatchPosition;
+  /** What listeners' local servers answered when it was forwarded to them, oldest first. */
+  forwarded?: ForwardedAttempt[];
 }
 
 /** An element's record keeps its batch's request by this link, not a copy. */

@@ -44,7 +44,16 @@ async function sealSignature(deps: TriggerDeps, record: Pick<TriggerRecord, 'acc
   };
 }
 
+/** Only a sender that waits can be answered by a listener: asked of an acknowledge-mode trigger, it is refused rather than ignored. */
+function refuseListenerAnswerWithoutWait(record: Pick<TriggerRecord, 'answer_from_listener' | 'response_mode'>): void {
+  if (record.answer_from_listener === true && record.response_mode !== 'wait') {
+    throw new AppError('validation_error', 'answer_from_listener needs response_mode wait', undefined,
+      'answer_from_listener: true only applies to a trigger with response_mode "wait" (an acknowledge-mode sender is answered at once); set response_mode to "wait" in the same request, or leave answer_from_listener false');
+  }
+}
+
 export async function createTrigger(deps: TriggerDeps, accountId: string, settings: TriggerSettings): Promise<TriggerChange> {
+  refuseListenerAnswerWithoutWait(settings);
   const id = generateId(deps.randomBytes);
   const now = new Date(deps.now()).toISOString();
   const apiKey = settings.api_key_enabled ? generateApiKey(deps.randomBytes) : undefined;
@@ -65,6 +74,7 @@ export async function createTrigger(deps: TriggerDeps, accountId: string, settin
     deduplicate: settings.deduplicate,
     ...(settings.split_batches === false && { split_batches: false }),
     ...(settings.acknowledge_response && { acknowledge_response: settings.acknowledge_response }),
+    ...(settings.answer_from_listener === true && { answer_from_listener: true }),
     created_at: now,
     updated_at: now,
     version: 1,
@@ -126,6 +136,7 @@ export function updateTrigger(deps: TriggerDeps, accountId: string, id: string, 
       delete record.previous_api_key_hash;
       delete record.previous_api_key_expires_at;
     }
+    refuseListenerAnswerWithoutWait(record);
     return { record, apiKey };
   });
 }

@@ -140,6 +140,7 @@ function buildTriggerSchemas() {
     deduplicate: z.boolean(),
     split_batches: z.boolean(),
     acknowledge_response: z.nullable(acknowledgeResponseSchema),
+    answer_from_listener: z.boolean(),
   };
 
   const createSchema = z.strictObject({
@@ -158,6 +159,8 @@ function buildTriggerSchemas() {
     split_batches: z.optional(settings.split_batches),
     // Absent and null alike: the default answer, `{"status": "accepted", …}` as JSON.
     acknowledge_response: z._default(settings.acknowledge_response, null),
+    // Absent: false (records older than the setting have none either).
+    answer_from_listener: z.optional(settings.answer_from_listener),
   });
   const patchSchema = z.partial(z.strictObject(settings));
 

@@ -48,6 +48,12 @@ export interface TriggerRecord {
   split_batches?: boolean;
   /** Absent or null: the default JSON answer. */
   acknowledge_response?: AcknowledgeResponse | null;
+  /**
+   * Wait mode only: a sender gets the answer of a connected listener (`flowgate listen`) instead of
+   * the flow's, which stays the answer when no listener is connected or none answers in time.
+   * Absent: false.
+   */
+  answer_from_listener?: boolean;
   created_at: string;
   updated_at: string;
   /** Bumped on every change so the receiver's copy never goes back to an older one. */
@@ -106,6 +112,7 @@ export interface PublicTrigger {
   deduplicate: boolean;
   split_batches: boolean;
   acknowledge_response: AcknowledgeResponse | null;
+  answer_from_listener: boolean;
   created_at: string;
   updated_at: string;
 }
@@ -158,6 +165,7 @@ export const toPublicTrigger = (record: TriggerRecord, webhookBaseUrl: string, n
   deduplicate: record.deduplicate,
   split_batches: record.split_batches !== false,
   acknowledge_response: record.acknowledge_response ?? null,
+  answer_from_listener: record.answer_from_listener === true,
   created_at: record.created_at,
   updated_at: record.updated_at,
 });

@@ -5,7 +5,8 @@ import { flowWaitMs } from '../wait-budget.js';
 import type { ReceivedEvent } from './events.js';
 import type { NewExecution, StoredRequest } from '../../flows/ports.js';
 import { answerDuplicate, type EventOutcome, type FlowBound } from './route.js';
-import { ownAnswer, type ReceiverDeps } from './types.js';
+import { ownAnswer, type ReceiverDeps, type WebhookReply } from './types.js';
+import type { ListenerAnswer } from '../../listen/ports.js';
 
 /** Flow-shaped replies load with the first wait-mode answer that needs one. */
 let flowReplies: Promise<typeof import('../flow-reply.js')> | undefined;
@@ -46,6 +47,29 @@ export async function dispatch(deps: ReceiverDeps, record: TriggerRecord, event:
   }
   const started_at = new Date(deps.now()).toISOString();
   if (!(await recordFirst({ ...execution, flow: record.flow, status: 'running', attempts: 1, timeline: [{ attempt: 1, started_at, status: 'running' }] }))) return answerDuplicate(deps, record, event);
+  // A listener's answer, when the trigger takes it: asked now (its push is under way), taken over
+  // the flow's once the flow is done, whose run is recorded either way.
+  const fromListener = record.answer_from_listener === true && deps.listeners ? deps.listeners.answer(ref, waitMs) : undefined;
+  if (!fromListener) return runWhileWaiting(deps, record, event, bound, waitMs, started_at);
+  let outcome: EventOutcome;
+  try {
+    outcome = await runWhileWaiting(deps, record, event, bound, waitMs, started_at);
+  } catch (error) {
+    const local = await fromListener;
+    if (local) return { reply: listenerReply(local), result: undefined };
+    throw error;
+  }
+  const local = await fromListener;
+  return local ? { reply: listenerReply(local), result: outcome.result } : outcome;
+}
+
+const listenerReply = (answer: ListenerAnswer): WebhookReply =>
+  ({ status: answer.status, headers: answer.headers, raw: { body: answer.body, isBase64Encoded: answer.isBase64Encoded } });
+
+/** Wait mode: runs the flow while the sender waits and answers with its output, or the reply it shaped. */
+async function runWhileWaiting(deps: ReceiverDeps, record: TriggerRecord, event: ReceivedEvent, bound: FlowBound, waitMs: number, started_at: string): Promise<EventOutcome> {
+  const { ref, execution } = event;
+  const { inputJson, releaseClaim } = bound;
   let result;
   try {
     result = await deps.flows.run(record.flow, inputJson, { timeoutMs: waitMs });

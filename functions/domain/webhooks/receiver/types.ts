@@ -5,6 +5,7 @@ import type { TriggerRecord } from '../../triggers/trigger.js';
 import type { RefusalBudget } from '../refusal-budget.js';
 import type { SecretLocations } from '../secret-fields.js';
 import type { KeyFetcher } from '../senders/context.js';
+import type { DeliveryListeners } from '../../listen/ports.js';
 import type { TriggerLookup } from '../trigger-lookup.js';
 
 export interface IncomingWebhook {
@@ -52,6 +53,8 @@ export interface ReceiverDeps {
    * handshake got there first) or awaits none (its window, `handshake-window.ts`, has closed).
    */
   adoptSecret(record: TriggerRecord, secret: string, options: { revealOnce: boolean; sourceIp?: string }): Promise<Handover>;
+  /** Listeners (`flowgate listen`) a wait-mode trigger with `answer_from_listener` takes its answer from; none deployed yet. */
+  listeners?: Pick<DeliveryListeners, 'answer'>;
 }
 
 /** A request admitted to a known, enabled trigger: what every later stage records against. */
