@@ -302,7 +302,8 @@ export const ROUTES: readonly RouteSpec[] = [
   search('PUT', '{index}/documents/{id}', 'putSearchDocument', 'Add or replace one document'),
   search('GET', '{index}/documents/{id}', 'getSearchDocument', 'Read one document'),
   search('DELETE', '{index}/documents/{id}', 'deleteSearchDocument', 'Delete one document'),
-  search('POST', '{index}/query', 'querySearchIndex', 'Search: ranked full text, prefix, typos, filters, sort, facets, highlights'),
+  // `search:query`: a search-only key (one index, an optional fixed filter) reaches this route and no other; any reading credential does too.
+  { ...search('POST', '{index}/query', 'querySearchIndex', 'Search: ranked full text, prefix, typos, filters, sort, facets, highlights'), scope: 'search:query' },
 
   mfa('totp-registration', 'startTotpRegistration', 'Start a TOTP registration'),
   mfa('confirm-totp-registration', 'confirmTotpRegistration', 'Confirm a TOTP registration'),

@@ -3,14 +3,24 @@ import { portOnFirstCall } from '../adapters/lazy.js';
 import type { Authenticator } from '../domain/authenticator.js';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../domain/search/limits.js';
 import { SearchService, type IndexInfo } from '../domain/search/service.js';
-import type { IndexRef, SearchEngine } from '../domain/search/types.js';
+import type { Filter, IndexRef, IndexSettings, SearchEngine } from '../domain/search/types.js';
 import {
-  invalid, parseDeleteBody, parseDocumentAt, parseDocumentBatch, parseIndexSettings, parseQuery, validateDocumentId, validateIndexName,
+  invalid, parseDeleteBody, parseFilter, parseDocumentAt, parseDocumentBatch, parseIndexSettings, parseQuery, validateDocumentId, validateIndexName,
 } from '../domain/search/validation.js';
 import type { Settings } from '../settings.js';
+import { AppError } from '../shared/errors.js';
 import { createHttpHandler, type RouteRequest } from '../shared/handler.js';
 import { created, json, jsonObjectBody, limitParam, noContent, ok, pathParam, queryParam, type HttpEvent } from '../shared/http.js';
 import { createGatewayAuthenticator } from './gateway-auth.js';
+
+/** A key's fixed filter, checked against the index's settings now: one that no longer fits them refuses the key's queries, never drops the filter. */
+function fixedFilterOf(filter: Record<string, unknown>, settings: IndexSettings): Filter {
+  try {
+    return parseFilter(filter, settings);
+  } catch {
+    throw new AppError('forbidden', 'fixed filter does not fit the index', undefined, "this key's fixed filter names fields or values the index's settings no longer allow; mint a new key");
+  }
+}
 
 const indexOf = ({ event, principal }: RouteRequest): IndexRef =>
   ({ accountId: principal.accountId, name: validateIndexName(pathParam(event, 'index')) });
@@ -85,7 +95,13 @@ export const createSearchHandler = (search: SearchService, authenticator: Authen
   },
   async querySearchIndex(request) {
     const body = jsonObjectBody(request.event, { optional: true });
-    const answer = await search.query(indexOf(request), (settings) => parseQuery(body, settings));
+    const ref = indexOf(request);
+    // A search-only key: its one index (another answers 404, as an index of another account), its filter ANDed with the caller's.
+    const restriction = request.principal.search;
+    if (restriction && restriction.index !== ref.name) throw new AppError('not_found', 'search-only key of another index');
+    const answer = await search.query(ref, (settings) => parseQuery(body, settings), {
+      ...(restriction?.filter && { fixedFilter: (settings: IndexSettings) => fixedFilterOf(restriction.filter!, settings) }),
+    });
     return ok({
       hits: answer.hits,
       total: answer.total,

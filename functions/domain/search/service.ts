@@ -173,12 +173,12 @@ export class SearchService {
    * Runs a query. `fixedFilter` (a search-only key's) is ANDed with the caller's filter, so it can
    * narrow what the key reaches and never widen it.
    */
-  async query(ref: IndexRef, parse: (settings: IndexSettings) => QueryInput, options: { fixedFilter?: Filter } = {}): Promise<QueryAnswer> {
+  async query(ref: IndexRef, parse: (settings: IndexSettings) => QueryInput, options: { fixedFilter?: (settings: IndexSettings) => Filter } = {}): Promise<QueryAnswer> {
     const started = this.deps.now();
     const record = await this.requireIndex(ref);
     const input = parse(record.settings);
     const ranked = input.words.length > 0;
-    const filter = and(options.fixedFilter, input.filter);
+    const filter = and(options.fixedFilter?.(record.settings), input.filter);
     const print = fingerprint([input.q, input.match, input.prefix, input.typos, input.filter ?? null, input.sort ?? null]);
     let after: { k: OrderKey; o: number } | undefined;
     if (input.cursor !== undefined) {
