@@ -28,7 +28,7 @@ const DYNAMODB_DIR = 'dynamodb';
 /** s3rver's buckets: the object stores' bytes. */
 const OBJECTS_DIR = 'objects';
 /** LanceDB's tables: the search indexes (functions/adapters/lance/). */
-const SEARCH_DIR = 'search';
+const SEARCH_DIR = 'search-indexes';
 /** Only the owner may read the secrets, or list and open the tables they protect. */
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;

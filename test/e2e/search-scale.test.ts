@@ -129,10 +129,10 @@ describe('search at scale', () => {
     expect((await call(stack, 'PUT', big, { token, body: settings })).status).toBe(201);
     await uploadAll(token, big, Array.from({ length: 100_000 }, (_, i) => ({ id: String(i), t: `big ${i % 97}`, n: i })));
     expect((await call(stack, 'GET', big, { token })).json.data.documents).toBe(100_000);
-    const tablesBefore = readdirSync(join(dataDir, 'search')).filter((name) => name.startsWith('ix_'));
+    const tablesBefore = readdirSync(join(dataDir, 'search-indexes')).filter((name) => name.startsWith('ix_'));
     const bigTime = await purge(big);
     // A purge is a new generation whatever the index holds: it deleted nothing itself (the old table is still there, for the sweep).
-    expect(readdirSync(join(dataDir, 'search')).filter((name) => name.startsWith('ix_'))).toEqual(expect.arrayContaining(tablesBefore));
+    expect(readdirSync(join(dataDir, 'search-indexes')).filter((name) => name.startsWith('ix_'))).toEqual(expect.arrayContaining(tablesBefore));
     const median = [...smallTimes].sort((a, b) => a - b)[2]!;
     // The complexity check: 2x the small purge (a few milliseconds of its own), plus 25 ms for a shared machine's scheduling.
     expect(bigTime).toBeLessThan(2 * median + 25);
@@ -143,7 +143,7 @@ describe('search at scale', () => {
     // Written after the purge: the sweep drops the old generation's table and leaves these.
     await uploadAll(token, big, Array.from({ length: 50 }, (_, i) => ({ id: `after-${i}`, t: 'after purge', n: i })));
     const oldTables = tablesBefore.filter((name) => name.includes('_big_'));
-    for (let tries = 0; readdirSync(join(dataDir, 'search')).some((name) => oldTables.includes(name)); tries++) {
+    for (let tries = 0; readdirSync(join(dataDir, 'search-indexes')).some((name) => oldTables.includes(name)); tries++) {
       expect(tries, 'the sweep dropped the old generation').toBeLessThan(300);
       await new Promise((done) => setTimeout(done, 100));
     }
