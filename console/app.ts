@@ -9,6 +9,7 @@ import { alertRegion, el, pageHeading, withProgress } from './dom.js';
 import { accountPage } from './pages/account.js';
 import { bucketPage, bucketsPage } from './pages/buckets.js';
 import { objectsPage } from './pages/objects.js';
+import { searchIndexesPage, searchIndexPage } from './pages/search.js';
 import { streamPage, streamsPage } from './pages/streams.js';
 import { dashboardPage } from './pages/dashboard.js';
 import { deliveriesPage, deliveryPage } from './pages/deliveries.js';
@@ -23,7 +24,7 @@ const redirectUri = () => `${location.origin}/console`;
 const root = document.getElementById('app')!;
 
 type Route = { page: 'triggers' } | { page: 'dashboard' } | { page: 'deliveries'; trigger: string; execution?: string; filters?: URLSearchParams } | { page: 'buckets' } | { page: 'bucket'; name: string } | { page: 'objects'; store?: string } | { page: 'account' }
-  | { page: 'flow'; name: string } | { page: 'streams'; name?: string };
+  | { page: 'flow'; name: string } | { page: 'streams'; name?: string } | { page: 'search'; name?: string };
 
 /** A hash segment as typed or linked; a malformed escape is kept as it is (the API then answers not found). */
 function segment(text: string): string {
@@ -47,6 +48,8 @@ function route(): Route {
   if (flow) return { page: 'flow', name: segment(flow[1]!) };
   const stream = /^#\/streams(?:\/(.+))?$/.exec(hash);
   if (stream) return { page: 'streams', ...(stream[1] && { name: segment(stream[1]) }) };
+  const searchIndex = /^#\/search(?:\/(.+))?$/.exec(hash);
+  if (searchIndex) return { page: 'search', ...(searchIndex[1] && { name: segment(searchIndex[1]) }) };
   const objects = /^#\/objects(?:\/(.+))?$/.exec(hash);
   if (objects) return { page: 'objects', ...(objects[1] && { store: segment(objects[1]) }) };
   const bucket = /^#\/buckets\/(.+)$/.exec(hash);
@@ -70,6 +73,7 @@ function render(): void {
           : current.page === 'deliveries' ? (current.execution ? deliveryPage(current.trigger, current.execution) : deliveriesPage(current.trigger, current.filters))
             : current.page === 'flow' ? flowPage(current.name)
             : current.page === 'streams' ? (current.name === undefined ? streamsPage() : streamPage(current.name))
+            : current.page === 'search' ? (current.name === undefined ? searchIndexesPage() : searchIndexPage(current.name))
               : triggersPage();
     const section = current.page === 'bucket' ? 'buckets' : current.page === 'deliveries' || current.page === 'flow' ? 'triggers' : current.page;
     root.replaceChildren(shell(section, page));
@@ -90,7 +94,7 @@ function shell(current: string, page: HTMLElement): HTMLElement {
   } }, 'Sign out');
   return el('div', {},
     el('header', {}, el('strong', {}, 'Flowgate'),
-      el('nav', { 'aria-label': 'Main' }, el('ul', {}, link('dashboard', 'Dashboard'), link('triggers', 'Triggers'), link('buckets', 'Buckets'), link('objects', 'Objects'), link('streams', 'Streams'), link('account', 'Account'))),
+      el('nav', { 'aria-label': 'Main' }, el('ul', {}, link('dashboard', 'Dashboard'), link('triggers', 'Triggers'), link('buckets', 'Buckets'), link('objects', 'Objects'), link('streams', 'Streams'), link('search', 'Search'), link('account', 'Account'))),
       el('span', { class: 'spacer' }), signOut),
     page);
 }

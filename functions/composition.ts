@@ -6,6 +6,7 @@ import { composeFlowWorker } from './handlers/flow-worker.js';
 import { composeKvSweeper } from './handlers/kv-sweeper.js';
 import { composeKv } from './handlers/kv.js';
 import { composeObjects } from './handlers/objects.js';
+import { composeSearch } from './handlers/search.js';
 import { composeStreams } from './handlers/streams.js';
 import { createSystemHandler, hostedUiFrom, type SystemDeps } from './handlers/system.js';
 import { composeTriggers } from './handlers/triggers.js';
@@ -32,6 +33,7 @@ export const COMPOSERS = {
   kvSweeper: composeKvSweeper,
   objects: composeObjects,
   streams: composeStreams,
+  search: composeSearch,
   accounts: composeAccounts,
   triggers: composeTriggers,
   webhook: composeWebhook,

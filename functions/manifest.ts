@@ -113,6 +113,11 @@ export interface FunctionSpec {
   objectsBucket?: readonly BucketOperation[];
   /** Indexes (of `TABLES`) it queries: granted `dynamodb:Query` on exactly those, nothing else on any index. */
   queriesIndexes?: Partial<Record<TableName, readonly string[]>>;
+  /**
+   * Packages with native code the bundle leaves out (esbuild cannot bundle a `.node` binary): they
+   * come with the function beside its bundle, as installed for Lambda's platform.
+   */
+  nativeModules?: readonly string[];
 }
 
 
@@ -139,6 +144,8 @@ export const FUNCTIONS = {
   objects: { entry: 'functions/entries/objects.ts', timeoutSeconds: 29, memoryMb: 1024, tables: { auth: API_KEY_LOOKUP, kv: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['kvSweep'], objectsBucket: ['PutObject', 'GetObject', 'HeadObject', 'DeleteObject', 'CreateMultipartUpload', 'UploadPart', 'CompleteMultipartUpload', 'AbortMultipartUpload'] },
   // Streams keep everything in the kv table (own key prefixes): heads, messages, consumers, pending deliveries.
   streams: { entry: 'functions/entries/streams.ts', timeoutSeconds: 29, memoryMb: 512, tables: { auth: API_KEY_LOOKUP, kv: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'BatchGetItem'] }, sendsTo: ['kvSweep'] },
+  // Search indexes live in LanceDB, embedded (functions/adapters/lance/): its native module is loaded on first use, never at init.
+  search: { entry: 'functions/entries/search.ts', timeoutSeconds: 29, memoryMb: 2048, tables: { auth: API_KEY_LOOKUP }, sendsTo: [], nativeModules: ['@lancedb/lancedb', 'apache-arrow'] },
   // One sweeper for every kind of store: KV buckets' and streams' generations in the table, object stores' in the bucket and the table.
   // Object stores' expiry passes too: expired entries deleted by revision (DeleteItem), usage given back (UpdateItem), uploads aborted.
   kvSweeper: { entry: 'functions/entries/kv-sweeper.ts', timeoutSeconds: 300, memoryMb: 512, tables: { kv: ['GetItem', 'Query', 'BatchWriteItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['kvSweep'], objectsBucket: ['ListObjectsV2', 'DeleteObjects', 'DeleteObject', 'AbortMultipartUpload'] },
@@ -196,12 +203,14 @@ export const TAGS = {
   kv: 'KV Buckets',
   objects: 'Object Stores',
   streams: 'Streams',
+  search: 'Search Indexes',
   mfa: 'Multi-Factor Authentication',
   triggers: 'Webhook Triggers',
 } as const;
 
 /** Reading routes need the `:read` scope; a presigned GET URL (`createObjectUrl`, and its `?key=` twin) only reads too. */
-const readsOnly = (method: HttpMethod, action: string) => method === 'GET' || method === 'HEAD' || action === 'createObjectUrl';
+/** A search query is a POST (its body is the query) that only reads. */
+const readsOnly = (method: HttpMethod, action: string) => method === 'GET' || method === 'HEAD' || action === 'createObjectUrl' || action === 'querySearchIndex';
 const storageScope = (method: HttpMethod, action: string): Scope => (readsOnly(method, action) ? 'storage:read' : 'storage');
 const triggersScope = (method: HttpMethod, action: string): Scope => (readsOnly(method, action) ? 'triggers:read' : 'triggers');
 
@@ -211,6 +220,8 @@ const objects = (method: HttpMethod, path: string, operationId: string, summary:
   ({ method, path: `/storage/objects/${path}`, fn: 'objects', auth: 'gateway', operationId, ...(action && { action }), tag: TAGS.objects, summary, scope: storageScope(method, action ?? operationId) });
 const streams = (method: HttpMethod, path: string, operationId: string, summary: string): RouteSpec =>
   ({ method, path: `/storage/streams/${path}`, fn: 'streams', auth: 'gateway', operationId, tag: TAGS.streams, summary, scope: storageScope(method, operationId) });
+const search = (method: HttpMethod, path: string, operationId: string, summary: string): RouteSpec =>
+  ({ method, path: `/storage/search/${path}`, fn: 'search', auth: 'gateway', operationId, tag: TAGS.search, summary, scope: storageScope(method, operationId) });
 const trigger = (method: HttpMethod, path: string, operationId: string, summary: string): RouteSpec =>
   ({ method, path, fn: 'triggers', auth: 'gateway', operationId, tag: TAGS.triggers, summary, scope: triggersScope(method, operationId) });
 const mfa = (path: string, operationId: string, summary: string, method: HttpMethod = 'POST', auth: RouteAuth = 'bearer', scope?: Scope): RouteSpec =>
@@ -289,6 +300,19 @@ export const ROUTES: readonly RouteSpec[] = [
   streams('POST', '{stream}/consumers/{consumer}/ack', 'ackMessages', 'Acknowledge processed messages'),
   streams('POST', '{stream}/consumers/{consumer}/nak', 'nakMessage', 'Ask for a message again, after a delay'),
   streams('GET', '{stream}/consumers/{consumer}/dead', 'listDeadMessages', 'Messages that reached max_deliver'),
+
+  { method: 'GET', path: '/storage/search', fn: 'search', auth: 'gateway', scope: 'storage:read', operationId: 'listSearchIndexes', tag: TAGS.search, summary: 'List search indexes' },
+  search('PUT', '{index}', 'putSearchIndex', 'Create a search index or update its settings'),
+  search('GET', '{index}', 'getSearchIndex', 'Read a search index: settings, documents, bytes, indexing progress'),
+  search('DELETE', '{index}', 'deleteSearchIndex', 'Delete a search index and its documents'),
+  search('DELETE', '{index}/purge', 'purgeSearchIndex', 'Remove every document, keep the settings'),
+  search('POST', '{index}/documents', 'upsertSearchDocuments', 'Add or replace up to 1,000 documents'),
+  search('POST', '{index}/documents/delete', 'deleteSearchDocuments', 'Delete documents by id or by filter'),
+  search('PUT', '{index}/documents/{id}', 'putSearchDocument', 'Add or replace one document'),
+  search('GET', '{index}/documents/{id}', 'getSearchDocument', 'Read one document'),
+  search('DELETE', '{index}/documents/{id}', 'deleteSearchDocument', 'Delete one document'),
+  // `search:query`: a search-only key (one index, an optional fixed filter) reaches this route and no other; any reading credential does too.
+  { ...search('POST', '{index}/query', 'querySearchIndex', 'Search: ranked full text, prefix, typos, filters, sort, facets, highlights'), scope: 'search:query' },
 
   mfa('totp-registration', 'startTotpRegistration', 'Start a TOTP registration'),
   mfa('confirm-totp-registration', 'confirmTotpRegistration', 'Confirm a TOTP registration'),

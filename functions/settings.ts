@@ -222,6 +222,13 @@ export const SETTINGS = {
     env: 'STREAMS_LEASE_SECONDS',
     source: local, readers: ['streams'], parse: (raw) => (isUnset(raw) ? undefined : wholeNumber(0, 2, 3600)(raw)),
   }),
+  /** Where search indexes live: a directory (local), or `s3+ddb://<bucket>/<prefix>?ddbTableName=<commit table>` (deployed) */
+  searchDataUri: spec({ env: 'SEARCH_DATA_URI', source: wiring, readers: ['search'], parse: required }),
+  /** Seconds a search function may answer from a table version before checking for newer commits (default 0 locally, where one process writes; deployed 1) */
+  searchReadConsistencySeconds: spec({
+    env: 'SEARCH_READ_CONSISTENCY_SECONDS',
+    source: context('searchReadConsistencySeconds'), readers: ['search'], parse: wholeNumber(0, 0, 60),
+  }),
   /** Origin of the Cognito hosted UI the console signs in with (https://<prefix>.auth.<region>.amazoncognito.com); unset with an external issuer */
   consoleCognitoDomain: spec({
     env: 'CONSOLE_COGNITO_DOMAIN',

@@ -24,6 +24,7 @@ import { Identity } from './constructs/identity.js';
 import { MfaSigningKey } from './constructs/mfa-signing-key.js';
 import { ObjectStorage } from './constructs/object-storage.js';
 import { SecretsKey } from './constructs/secrets-key.js';
+import { SearchStorage } from './constructs/search-storage.js';
 import { ServiceFunction } from './constructs/service-function.js';
 import { LISTEN_AUTHORIZER_SPEC, LISTEN_SPEC, ListenApi, PUSHER_TABLES } from './constructs/listen-api.js';
 
@@ -72,6 +73,7 @@ export function publicApiBaseUrl(publicWebhookBaseUrl: string): string | undefin
 export class ServiceStack extends Stack {
   readonly data: DataStores;
   readonly objectStorage: ObjectStorage;
+  readonly searchStorage: SearchStorage;
   readonly queues: EventQueues;
   readonly secretsKey: SecretsKey;
   readonly mfaSigningKey: MfaSigningKey;
@@ -90,6 +92,7 @@ export class ServiceStack extends Stack {
 
     this.data = new DataStores(this, 'Data', { tables: TABLES, removal: props.dataRemovalPolicy });
     this.objectStorage = new ObjectStorage(this, 'Objects', { removal: props.dataRemovalPolicy });
+    this.searchStorage = new SearchStorage(this, 'Search', { bucket: this.objectStorage.bucket, removal: props.dataRemovalPolicy });
     this.secretsKey = new SecretsKey(this, 'Secrets', { removal: props.dataRemovalPolicy });
     const retiredMfaKeys = props.settings?.[SETTINGS.mfaRetiredSigningKeyIds.env];
     this.mfaSigningKey = new MfaSigningKey(this, 'MfaSigning', {
@@ -120,6 +123,7 @@ export class ServiceStack extends Stack {
       this.data.connect(fn, spec.tables, 'queriesIndexes' in spec ? spec.queriesIndexes : undefined);
       this.queues.connectSender(fn, spec.sendsTo);
       if (spec.objectsBucket) this.objectStorage.connect(fn, spec.objectsBucket);
+      if ('nativeModules' in spec) this.searchStorage.connect(fn);
       if (spec.secretsKey) this.secretsKey.connect(fn, spec.secretsKey);
       if ('signsMfaTokens' in spec) this.mfaSigningKey.connect(fn);
       if (spec.runsFlows) this.flows.connectRunner(fn);
@@ -181,6 +185,9 @@ export class ServiceStack extends Stack {
       ...Object.fromEntries(entries(TABLES).map(([name, table]) => [table.env, this.data.tables[name].tableName])),
       ...Object.fromEntries(entries(QUEUES).map(([name, queue]) => [queue.env, this.queues.queues[name].queueUrl])),
       [SETTINGS.objectsBucket.env]: this.objectStorage.bucket.bucketName,
+      [SETTINGS.searchDataUri.env]: this.searchStorage.uri,
+      // Deployed, several instances write: each sees the others' commits within a second.
+      [SETTINGS.searchReadConsistencySeconds.env]: '1',
       // Where the SDK's presigned URLs point (virtual-hosted, regional): the console sends bytes there.
       [SETTINGS.objectsTransferOrigin.env]: `https://${this.objectStorage.bucket.bucketRegionalDomainName}`,
       [SETTINGS.flowNames.env]: this.flows.names.join(','),

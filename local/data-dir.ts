@@ -27,6 +27,8 @@ const LOCK_DIR = 'lock';
 const DYNAMODB_DIR = 'dynamodb';
 /** s3rver's buckets: the object stores' bytes. */
 const OBJECTS_DIR = 'objects';
+/** LanceDB's tables: the search indexes (functions/adapters/lance/). */
+const SEARCH_DIR = 'search-indexes';
 /** Only the owner may read the secrets, or list and open the tables they protect. */
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;
@@ -55,6 +57,7 @@ export interface DataDir {
   created: boolean;
   dynamodbPath: string;
   objectsPath: string;
+  searchPath: string;
   secrets: LocalSecrets;
   /** The layouts this start migrated the directory between (or finished migrating), when it did. */
   migrated?: { from: number; to: number };
@@ -272,7 +275,9 @@ export async function openDataDir(path: string, options: OpenDataDirOptions = {}
       await mkdir(dynamodbPath, { recursive: true, mode: DIR_MODE });
       const objectsPath = join(dir, OBJECTS_DIR);
       await mkdir(objectsPath, { recursive: true, mode: DIR_MODE });
-      return { path: dir, created, dynamodbPath, objectsPath, secrets, ...(migrated && { migrated }), release };
+      const searchPath = join(dir, SEARCH_DIR);
+      await mkdir(searchPath, { recursive: true, mode: DIR_MODE });
+      return { path: dir, created, dynamodbPath, objectsPath, searchPath, secrets, ...(migrated && { migrated }), release };
     } catch (error) {
       await release();
       throw error;

@@ -1,7 +1,9 @@
 import type { Clock } from '../functions/domain/clock.js';
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { delimiter, resolve } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { generateLocalSigningKey } from '../functions/adapters/local-token-signer.js';
 import { createAwsClients, destroyAwsClients, type AwsClients } from '../functions/adapters/aws/clients.js';
@@ -244,6 +246,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     throw error;
   }
   const baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  // Search indexes are LanceDB tables in the data directory; without one, in a directory of this stack's own, removed at stop.
+  const searchScratch = data ? undefined : await mkdtemp(join(tmpdir(), 'flowgate-search-'));
   const webhookBaseUrl = `${baseUrl}/webhooks`;
 
   const config: Record<string, string | undefined> = {
@@ -257,6 +261,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     [SETTINGS.localSecretsKey.env]: data?.secrets.localSecretsKey ?? randomBytes(32).toString('base64'),
     [SETTINGS.localMfaSigningKeys.env]: data?.secrets.mfaSigningKey ?? generateLocalSigningKey(),
     [SETTINGS.mfaTokenIssuer.env]: baseUrl,
+    [SETTINGS.searchDataUri.env]: data?.searchPath ?? searchScratch,
     // An unset option leaves the stack's own value (or the handler's default) in place.
     ...Object.fromEntries(Object.entries(options.env ?? {}).filter(([, value]) => value !== undefined && value !== '')),
   };
@@ -406,6 +411,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       destroyAwsClients(aws);
       await engines.stop();
       await data?.release();
+      // The search engine's background indexer may still be writing a file or two: retried, and a leftover is only a temporary directory.
+      if (searchScratch) await rm(searchScratch, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }).catch(() => undefined);
     },
   };
 }

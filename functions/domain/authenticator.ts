@@ -1,6 +1,6 @@
 import type { JWTPayload } from 'jose';
 import { AppError } from '../shared/errors.js';
-import { DEFAULT_KEY_SCOPES, grantsScope, hashApiKey, type ApiKeyStore, type Scope } from './api-keys.js';
+import { DEFAULT_KEY_SCOPES, grantsScope, hashApiKey, type ApiKeyStore, type Scope, type SearchRestriction } from './api-keys.js';
 
 /** Who is calling. `accountId` scopes everything the caller owns. */
 export interface Principal {
@@ -17,6 +17,8 @@ export interface Principal {
    * its `aud`): the audience of the step-up proofs it gets. Absent for API keys and tokens without either.
    */
   app?: string;
+  /** A search-only key's index and fixed filter: its queries reach that index only, within that filter. */
+  search?: SearchRestriction;
 }
 
 /** Claims that list a user's groups: Cognito's, and the common name other issuers use. */
@@ -124,6 +126,6 @@ export class Authenticator {
     if (apiKey.length === 0 || apiKey.length > MAX_CREDENTIAL_LENGTH) throw new AppError('unauthorized', 'malformed api key');
     const owner = await this.apiKeys.findByHash(hashApiKey(apiKey));
     if (!owner) throw new AppError('unauthorized', 'unknown api key');
-    return { accountId: owner.accountId, subject: `apikey:${owner.id}`, via: 'api_key', scopes: owner.scopes };
+    return { accountId: owner.accountId, subject: `apikey:${owner.id}`, via: 'api_key', scopes: owner.scopes, ...(owner.search && { search: owner.search }) };
   }
 }

@@ -4,7 +4,7 @@ import { DynamoApiKeyStore } from '../adapters/aws/dynamo-api-key-store.js';
 import type { AwsClients } from '../adapters/aws/clients.js';
 import { dynamoClient } from '../adapters/aws/clients/dynamo.js';
 import {
-  clientFields, ID_PATTERN, mintApiKey, userRequestedScopes, type ApiKeyEvent, type ApiKeyEventLog, type ApiKeyStore,
+  clientFields, ID_PATTERN, mintApiKey, requestedSearchRestriction, userRequestedScopes, type ApiKeyEvent, type ApiKeyEventLog, type ApiKeyStore,
 } from '../domain/api-keys.js';
 import type { Clock } from '../domain/clock.js';
 import type { Authenticator } from '../domain/authenticator.js';
@@ -32,9 +32,11 @@ const EVENTS_PAGE = { default: 20, max: 100 };
  */
 export const createApiKeysHandler = (deps: { store: ApiKeyStore; events: ApiKeyEventLog; now: Clock }, authenticator: Authenticator, options: HandlerOptions = {}) => createHttpHandler('apiKeys', {
   async createApiKey({ event, principal }) {
-    const scopes = userRequestedScopes(jsonObjectBody(event, { optional: true }).scopes);
-    const minted = await mintApiKey({ ...deps, randomBytes }, { accountId: principal.accountId, actor: principal.subject, scopes, client: requestClient(event) });
-    return created({ id: minted.id, api_key: minted.apiKey, created_at: minted.createdAt, scopes: minted.scopes });
+    const body = jsonObjectBody(event, { optional: true });
+    const scopes = userRequestedScopes(body.scopes);
+    const search = requestedSearchRestriction(body.search, scopes);
+    const minted = await mintApiKey({ ...deps, randomBytes }, { accountId: principal.accountId, actor: principal.subject, scopes, ...(search && { search }), client: requestClient(event) });
+    return created({ id: minted.id, api_key: minted.apiKey, created_at: minted.createdAt, scopes: minted.scopes, ...(minted.search && { search: minted.search }) });
   },
   async listApiKeys({ event, principal }) {
     const page = await deps.store.list(principal.accountId, { limit: limitParam(event, 50, 500), cursor: queryParam(event, 'cursor') });

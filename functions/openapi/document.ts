@@ -3,6 +3,7 @@ import { accountsDocs } from './accounts.js';
 import { apiKeysDocs } from './api-keys.js';
 import { kvDocs } from './kv.js';
 import { objectsDocs } from './objects.js';
+import { searchDocs } from './search.js';
 import { streamsDocs } from './streams.js';
 import { systemDocs } from './system.js';
 import { triggerStatsDocs } from './trigger-stats.js';
@@ -13,7 +14,7 @@ import { ERROR_STATUS } from '../shared/errors.js';
 // CHANGELOG.md entry it is talking to. esbuild inlines the JSON (this chunk loads with the first `/openapi.json`).
 import packageJson from '../../package.json' with { type: 'json' };
 
-const OPERATION_DOCS: Record<string, OperationDoc> = { ...systemDocs, ...apiKeysDocs, ...kvDocs, ...objectsDocs, ...streamsDocs, ...accountsDocs, ...triggersDocs, ...triggerStatsDocs };
+const OPERATION_DOCS: Record<string, OperationDoc> = { ...systemDocs, ...apiKeysDocs, ...kvDocs, ...objectsDocs, ...streamsDocs, ...searchDocs, ...accountsDocs, ...triggersDocs, ...triggerStatsDocs };
 
 /** The route's path parameters, each with what its operation's docs say about it. */
 const pathParameters = (route: RouteSpec, doc: OperationDoc | undefined) =>

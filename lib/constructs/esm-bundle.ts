@@ -37,13 +37,13 @@ export const LAMBDA_CREDENTIALS = 'functions/adapters/aws/lambda-credentials.ts'
  *
  * bench/cold-start.bench.ts measures the result; bench/README.md says what each choice was worth.
  */
-export function esmBundle(projectRoot: string, entry: string, options: { withConsole?: boolean; flowDefinitions?: Readonly<Record<string, unknown>> } = {}): Code {
+export function esmBundle(projectRoot: string, entry: string, options: { withConsole?: boolean; flowDefinitions?: Readonly<Record<string, unknown>>; external?: readonly string[] } = {}): Code {
   return Code.fromAsset(projectRoot, {
     assetHashType: AssetHashType.OUTPUT,
     bundling: {
       // Required by the type, never pulled: local bundling either succeeds or throws.
       image: DockerImage.fromRegistry('public.ecr.aws/docker/library/node:22'),
-      local: new EsbuildBundling(projectRoot, entry, options.withConsole ?? false, options.flowDefinitions),
+      local: new EsbuildBundling(projectRoot, entry, options.withConsole ?? false, options.flowDefinitions, options.external ?? []),
     },
   });
 }
@@ -53,7 +53,7 @@ export function esmBundle(projectRoot: string, entry: string, options: { withCon
  * within a synth (the key is the options serialised), so two entries never share a bundle.
  */
 class EsbuildBundling implements ILocalBundling {
-  constructor(readonly projectRoot: string, readonly entry: string, readonly withConsole: boolean, readonly flowDefinitions?: Readonly<Record<string, unknown>>) {}
+  constructor(readonly projectRoot: string, readonly entry: string, readonly withConsole: boolean, readonly flowDefinitions?: Readonly<Record<string, unknown>>, readonly external: readonly string[] = []) {}
 
   tryBundle(outputDir: string): boolean {
     buildSync({
@@ -73,6 +73,8 @@ class EsbuildBundling implements ILocalBundling {
       // Resolved from the working directory, `projectRoot`.
       alias: { '@aws-sdk/credential-provider-node': `./${LAMBDA_CREDENTIALS}` },
       logLevel: 'warning',
+      // Native modules (a `.node` binary esbuild cannot bundle) stay imports, resolved beside the bundle at run time.
+      external: [...this.external],
     });
     // The console's files, read by the function on its first console request, never at init.
     if (this.withConsole) writeFileSync(join(outputDir, CONSOLE_FILES_NAME), JSON.stringify(buildConsole()));

@@ -116,7 +116,9 @@ export class HttpRoutes extends Construct {
     const integrationFor = (fn: FunctionName) => {
       let integration = integrations.get(fn);
       if (!integration) {
-        integration = new HttpLambdaIntegration(`${fn}Integration`, props.functions[fn].function);
+        // One invoke permission per function, for this API's routes, rather than one per route: each route's own
+        // was a resource of its own (99 of the stack's 500 with the search routes), and only this API can invoke either way.
+        integration = new HttpLambdaIntegration(`${fn}Integration`, props.functions[fn].function, { scopePermissionToRoute: false });
         integrations.set(fn, integration);
       }
       return integration;

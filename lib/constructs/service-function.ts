@@ -93,7 +93,7 @@ export class ServiceFunction extends Construct implements IGrantable {
 
     this.function = new NodejsFunction(this, 'Handler', {
       // Bundled by esm-bundle.ts, not by NodejsFunction, which cannot split a bundle into chunks.
-      code: esmBundle(props.projectRoot, props.spec.entry, { withConsole: props.spec.servesConsole, flowDefinitions: props.flowDefinitions }),
+      code: esmBundle(props.projectRoot, props.spec.entry, { withConsole: props.spec.servesConsole, flowDefinitions: props.flowDefinitions, external: props.spec.nativeModules }),
       handler: 'index.handler',
       description: `Flowgate ${props.name} (${props.spec.entry})`,
       runtime: Runtime.NODEJS_22_X,

@@ -93,6 +93,13 @@ async function stream(withConsumer = true) {
   if (withConsumer) await made('createConsumer', { params: { stream: name, consumer: 'c1' } });
   return name;
 }
+const SEARCH_SETTINGS = { searchable_fields: [{ field: 'title', weight: 2 }, 'body'], filterable_fields: [{ field: 'genre', type: 'string' }], sortable_fields: [{ field: 'year', type: 'number' }] };
+async function searchIndex(withDocument = true) {
+  const name = unique('ix');
+  await made('putSearchIndex', { params: { index: name }, body: SEARCH_SETTINGS });
+  if (withDocument) await made('upsertSearchDocuments', { params: { index: name }, body: { documents: [{ id: 'd1', title: 'Dune', body: 'desert planet', genre: 'sf', year: 1965 }] } });
+  return name;
+}
 async function delivered(settings: Record<string, unknown> = { flow: 'echo' }) {
   const token = await owner();
   const trigger = await createTrigger(stack, token, settings);
@@ -204,6 +211,28 @@ const CASES: Record<string, Case> = {
   abortObjectUpload: {
     valid: async () => { const s = await store(false); return { params: { store: s, id: await upload(s, false) } }; },
     invalid: async () => ({ params: { store: await store(false), id: '0'.repeat(32) } }),
+  },
+
+  // Search indexes
+  listSearchIndexes: { valid: async () => ({}), invalid: async () => ({ query: { limit: '0' } }) },
+  putSearchIndex: { success: '201', valid: async () => ({ params: { index: unique('ix') }, body: SEARCH_SETTINGS }), invalid: async () => ({ params: { index: unique('ix') }, body: { searchable_fields: [] } }) },
+  getSearchIndex: { valid: async () => ({ params: { index: await searchIndex() } }), invalid: async () => ({ params: { index: unique('missing') } }) },
+  deleteSearchIndex: { valid: async () => ({ params: { index: await searchIndex() } }), invalid: async () => ({ params: { index: unique('missing') } }) },
+  purgeSearchIndex: { valid: async () => ({ params: { index: await searchIndex() } }), invalid: async () => ({ params: { index: unique('missing') } }) },
+  upsertSearchDocuments: {
+    valid: async () => ({ params: { index: await searchIndex(false) }, query: { wait: 'true' }, body: { documents: [{ id: 'd2', title: 'Foundation', year: 1951 }] } }),
+    invalid: async () => ({ params: { index: await searchIndex(false) }, body: { documents: [{ id: 'd3', year: 'old' }] } }),
+  },
+  deleteSearchDocuments: {
+    valid: async () => ({ params: { index: await searchIndex() }, body: { filter: { genre: 'sf' } } }),
+    invalid: async () => ({ params: { index: await searchIndex() }, body: { filter: { year: 1965 } } }),
+  },
+  putSearchDocument: { valid: async () => ({ params: { index: await searchIndex(false), id: 'd9' }, body: { title: 'Hyperion' } }), invalid: async () => ({ params: { index: await searchIndex(false), id: 'd9' }, body: { id: 'other' } }) },
+  getSearchDocument: { valid: async () => ({ params: { index: await searchIndex(), id: 'd1' } }), invalid: async () => ({ params: { index: await searchIndex(), id: 'missing' } }) },
+  deleteSearchDocument: { valid: async () => ({ params: { index: await searchIndex(), id: 'd1' } }), invalid: async () => ({ params: { index: await searchIndex(), id: 'missing' } }) },
+  querySearchIndex: {
+    valid: async () => ({ params: { index: await searchIndex() }, body: { q: 'dese', filter: { genre: { in: ['sf'] } }, sort: ['year:desc'], facets: ['genre'], highlight: true, limit: 5 } }),
+    invalid: async () => ({ params: { index: await searchIndex() }, body: { q: 'x', filter: { body: 'not filterable' } } }),
   },
 
   // Streams

@@ -6,6 +6,9 @@ import { readSettings } from '../../functions/settings.js';
 import { encodeSweepTask } from '../../functions/domain/kv/sweep-task.js';
 import { LOCAL_AWS_ENV } from '../../local/engines.js';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSEvent } from 'aws-lambda';
@@ -143,6 +146,8 @@ beforeAll(async () => {
     // The sweeper's final pass comes at once rather than after the deployed settle time.
     KV_SWEEP_SETTLE_SECONDS: '0',
     OBJECT_EXPIRY_SWEEP_SECONDS: '1',
+    // Search indexes' tables (LanceDB) in a directory; the search function reads only the auth table.
+    SEARCH_DATA_URI: mkdtempSync(join(tmpdir(), 'flowgate-grants-search-')),
   };
   const tableByName = new Map((Object.entries(TABLES) as [TableName, { env: string }][]).map(([table, spec]) => [env[spec.env]!, table]));
   const tableOf = (name: string) => {
@@ -153,7 +158,7 @@ beforeAll(async () => {
 
   // Each handler as the composition root builds it, over clients whose calls are recorded.
   const aws = localClients();
-  for (const name of ['apiKeys', 'kv', 'kvSweeper', 'objects', 'streams', 'accounts', 'triggers', 'webhook', 'flowWorker'] as const) {
+  for (const name of ['apiKeys', 'kv', 'kvSweeper', 'objects', 'streams', 'search', 'accounts', 'triggers', 'webhook', 'flowWorker'] as const) {
     Object.assign(handlers, { [name]: COMPOSERS[name](readSettings(name, env), aws) });
   }
   record(dynamoClient(aws), tableOf);
@@ -173,7 +178,7 @@ describe('the DynamoDB operations each function sends are the ones the manifest 
   it('through every route and consumer', async () => {
     // An administrator: it also mints an admin key and resets a user's factors below.
     const token = await mintLocalToken({ secret: JWT_SECRET, sub: 'grants-user', claims: { 'cognito:groups': ['flowgate-admins'] } });
-    const { apiKeys, kv, objects, streams, accounts, triggers, webhook } = handlers;
+    const { apiKeys, kv, objects, streams, search, accounts, triggers, webhook } = handlers;
 
     // API keys: issue two, list, revoke one (a user's token: keys cannot manage keys), the events;
     // the other authenticates the gateway calls below.
@@ -263,6 +268,13 @@ describe('the DynamoDB operations each function sends are the ones the manifest 
     ];
     for (const [operationId, params, body, query] of streamCalls) {
       const result = await as('streams', () => streams(httpEvent(operationId, { apiKey, params, body, query })));
+      expect(result.statusCode, `${operationId} ${result.body}`).toBeLessThan(300);
+    }
+
+    // Search indexes: the API key is looked up; the index itself lives in LanceDB, not in a table.
+    const index = { index: 'grants' };
+    for (const [operationId, params, body] of [['putSearchIndex', index, { searchable_fields: ['t'] }], ['upsertSearchDocuments', index, { documents: [{ id: '1', t: 'x' }] }], ['querySearchIndex', index, { q: 'x' }], ['listSearchIndexes', {}]] as const) {
+      const result = await as('search', () => search(httpEvent(operationId, { apiKey, params, body })));
       expect(result.statusCode, `${operationId} ${result.body}`).toBeLessThan(300);
     }
 

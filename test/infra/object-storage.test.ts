@@ -80,8 +80,11 @@ describe('the objects bucket', () => {
       // The sweeper lists a generation's keys and deletes them; its expiry pass also drops uploads left open (abort, delete: an upload's bytes have a name of their own, so no HEAD).
       { roles: [roleRef('kvSweeper')], actions: ['s3:AbortMultipartUpload', 's3:DeleteObject'], resources: objectsArn },
       { roles: [roleRef('kvSweeper')], actions: ['s3:ListBucket'], resources: bucketArn },
+      // Search indexes' files live under search/ of the same bucket, and the search function reaches only that prefix (lib/constructs/search-storage.ts).
+      { roles: [roleRef('search')], actions: ['s3:DeleteObject', 's3:GetObject', 's3:PutObject'], resources: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId(), 'Arn'] }, '/search/*']] } },
+      { roles: [roleRef('search')], actions: ['s3:ListBucket'], resources: bucketArn },
     ]));
-    expect(bucketStatements()).toHaveLength(3);
+    expect(bucketStatements()).toHaveLength(5);
   });
 
   it('gives its name to the functions that use it only, as OBJECTS_BUCKET', () => {

@@ -127,7 +127,8 @@ describe('the service stack, from functions/manifest.ts', () => {
 
   describe('tables', () => {
     it('has one table per TABLES entry', () => {
-      s.template.resourceCountIs('AWS::DynamoDB::Table', tableEntries.length);
+      // And the search indexes' commit table, whose keys are LanceDB's (lib/constructs/search-storage.ts).
+      s.template.resourceCountIs('AWS::DynamoDB::Table', tableEntries.length + 1);
     });
 
     it.each(tableEntries)('%s is on demand, with PITR, encryption, pk/sk keys and the manifest\'s TTL, and is retained', (name, spec) => {
@@ -337,6 +338,11 @@ describe('the service stack, from functions/manifest.ts', () => {
       if (spec.objectsBucket) {
         expected.set(id(s.stack.objectStorage.bucket), exactly(...new Set(spec.objectsBucket.map((operation) => BUCKET_OPERATIONS[operation]))));
       }
+      // The search function: its prefix of the bucket (objects, and listing under it) and its commit table.
+      if ('nativeModules' in spec) {
+        expected.set(id(s.stack.objectStorage.bucket), exactly('s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:ListBucket'));
+        expected.set(id(s.stack.searchStorage.commitTable), exactly('dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'));
+      }
       if (spec.runsFlows) {
         for (const machine of Object.values(s.stack.flows.stateMachines)) expected.set(id(machine), exactly('states:StartSyncExecution'));
       }
@@ -472,7 +478,8 @@ describe('the service stack, from functions/manifest.ts', () => {
       visit(s.app);
       // The objects bucket: its grant covers the objects of stores whose ids are made at run time, and it keeps no access logs (lib/constructs/object-storage.ts).
       const objectsBucket = s.stack.getLogicalId(s.stack.objectStorage.bucket.node.defaultChild as CfnElement);
-      expect([...acknowledged.keys()].sort()).toEqual(['AwsSolutions-APIG4', 'AwsSolutions-COG8', 'AwsSolutions-IAM5[Resource::*]', `AwsSolutions-IAM5[Resource::<${objectsBucket}.Arn>/*]`, 'AwsSolutions-L1', 'AwsSolutions-S1', 'AwsSolutions-SF1', 'AwsSolutions-SF2']);
+      // The search function's grant covers LanceDB's files, named at run time, under search/ (lib/constructs/search-storage.ts).
+      expect([...acknowledged.keys()].sort()).toEqual(['AwsSolutions-APIG4', 'AwsSolutions-COG8', 'AwsSolutions-IAM5[Resource::*]', `AwsSolutions-IAM5[Resource::<${objectsBucket}.Arn>/*]`, `AwsSolutions-IAM5[Resource::<${objectsBucket}.Arn>/search/*]`, 'AwsSolutions-L1', 'AwsSolutions-S1', 'AwsSolutions-SF1', 'AwsSolutions-SF2']);
       for (const reason of acknowledged.values()) expect(reason.length).toBeGreaterThan(40);
     });
 

@@ -99,7 +99,8 @@ describe('layout migrations', () => {
     expect(migrated['objects/notes.txt']).toBe('written by layout 1\nmigrated to layout 2\n');
     expect(migrated).not.toHaveProperty('legacy.json');
     expect(await exists(join(dir, MIGRATION_DIR))).toBe(false);
-    expect(steps).toEqual(['copied', 'migrated 1', 'synced', 'journal written', 'layout written', 'moved legacy.json', 'moved dynamodb', 'moved objects', 'moved search', 'moved secrets.json', 'done']);
+    // search-indexes: layout 1's folder of the search indexes (LanceDB), made at every open.
+    expect(steps).toEqual(['copied', 'migrated 1', 'synced', 'journal written', 'layout written', 'moved legacy.json', 'moved dynamodb', 'moved objects', 'moved search', 'moved search-indexes', 'moved secrets.json', 'done']);
 
     const again = await opening(dir, asLayoutTwo(migration));
     expect(again).not.toHaveProperty('migrated');

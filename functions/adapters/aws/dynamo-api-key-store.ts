@@ -1,5 +1,5 @@
 import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DEFAULT_KEY_SCOPES, isScope, type ApiKeyOwner, type ApiKeyStore, type ApiKeySummary, type Scope } from '../../domain/api-keys.js';
+import { DEFAULT_KEY_SCOPES, isScope, type ApiKeyOwner, type ApiKeyStore, type ApiKeySummary, type Scope, type SearchRestriction } from '../../domain/api-keys.js';
 import { queryPage } from './query-page.js';
 
 const accountPk = (accountId: string) => `ACCOUNT#${accountId}`;
@@ -10,6 +10,10 @@ const hashPk = (keyHash: string) => `APIKEY#${keyHash}`;
  * working with {@link DEFAULT_KEY_SCOPES}. An unknown name (from a later version) is dropped, so a
  * key can only ever reach less than its record says, never more.
  */
+const searchOf = (item: Record<string, unknown>): { search?: SearchRestriction } =>
+  typeof item.search_index === 'string'
+    ? { search: { index: item.search_index, ...(typeof item.search_filter === 'string' && { filter: JSON.parse(item.search_filter) as Record<string, unknown> }) } }
+    : {};
 const scopesOf = (item: Record<string, unknown>): Scope[] =>
   Array.isArray(item.scopes) ? item.scopes.filter(isScope) : [...DEFAULT_KEY_SCOPES];
 
@@ -21,21 +25,23 @@ const scopesOf = (item: Record<string, unknown>): Scope[] =>
 export class DynamoApiKeyStore implements ApiKeyStore {
   constructor(private readonly client: DynamoDBDocumentClient, private readonly table: string) {}
 
-  async create(input: { accountId: string; id: string; keyHash: string; createdAt: string; scopes: readonly Scope[] }): Promise<void> {
+  async create(input: { accountId: string; id: string; keyHash: string; createdAt: string; scopes: readonly Scope[]; search?: SearchRestriction }): Promise<void> {
     const scopes = [...input.scopes];
+    // A search-only key's index and fixed filter (JSON text), on both items: the lookup by hash enforces them, the listing shows them.
+    const search = input.search && { search_index: input.search.index, ...(input.search.filter && { search_filter: JSON.stringify(input.search.filter) }) };
     await this.client.send(new PutCommand({
       TableName: this.table,
-      Item: { pk: accountPk(input.accountId), sk: `KEY#${input.id}`, id: input.id, key_hash: input.keyHash, created_at: input.createdAt, scopes },
+      Item: { pk: accountPk(input.accountId), sk: `KEY#${input.id}`, id: input.id, key_hash: input.keyHash, created_at: input.createdAt, scopes, ...search },
     }));
     await this.client.send(new PutCommand({
       TableName: this.table,
-      Item: { pk: hashPk(input.keyHash), sk: 'KEY', account_id: input.accountId, id: input.id, scopes },
+      Item: { pk: hashPk(input.keyHash), sk: 'KEY', account_id: input.accountId, id: input.id, scopes, ...search },
     }));
   }
 
   async findByHash(keyHash: string): Promise<ApiKeyOwner | undefined> {
     const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: { pk: hashPk(keyHash), sk: 'KEY' } }));
-    return Item ? { accountId: Item.account_id as string, id: Item.id as string, scopes: scopesOf(Item) } : undefined;
+    return Item ? { accountId: Item.account_id as string, id: Item.id as string, scopes: scopesOf(Item), ...searchOf(Item) } : undefined;
   }
 
   async list(accountId: string, page: { limit: number; cursor?: string }) {

@@ -1,0 +1,467 @@
+/**
+ * Search indexes on LanceDB (https://lancedb.com), embedded in the process: locally its tables are
+ * files in the data directory; deployed, objects on S3 with commits serialized through a DynamoDB
+ * table (`s3+ddb://bucket/prefix?ddbTableName=…`). One table holds the catalog of every account's
+ * indexes; each index generation is a table of its own, so a purge is a new, empty table and the
+ * old one is dropped by the sweep.
+ *
+ * The engine's defects handled here, each shown by `test/handlers/search-engine.test.ts`:
+ * - lancedb#3568: the full-text index build hangs on ≤ 2 CPUs unless LANCE_CPU_THREADS is set
+ *   (`engine-environment.ts` sets it before the module loads).
+ * - All-terms (AND) results are wrong after writes (hits lacking a term until a full rebuild), and a
+ *   term the index has never seen is silently dropped from an AND query: every candidate is checked
+ *   here against its own words (`holdsEveryWord`), so a hit always holds every query word.
+ * - No per-word prefix search: each document's words are also indexed as edge n-grams (column `p`),
+ *   so the query's last word is looked up there.
+ * - Fuzzy (typo) matching sees only rows already in the full-text index: exact and prefix matches
+ *   see every committed row at once; typo matches follow once the background indexer caught up.
+ */
+import { createHash } from 'node:crypto';
+import type { Connection, FullTextQuery, Table } from '@lancedb/lancedb';
+import { AppError } from '../../shared/errors.js';
+import { INDEX_DEBOUNCE_MS, INDEX_MAX_DELAY_MS, MAX_PREFIX_CHARS } from '../../domain/search/limits.js';
+import { edgeGrams, fieldText, holdsEveryWord, tokenize, typosAllowed, valueAt, wordMatches } from '../../domain/search/text.js';
+import type {
+  Candidate, FieldType, Filter, IndexRecord, IndexRef, IndexSettings, IndexStats, Scalar, SearchEngine, SearchPlan, SearchResult, StoredDocument,
+} from '../../domain/search/types.js';
+import { loadLance } from './engine-environment.js';
+
+type Lance = Awaited<ReturnType<typeof loadLance>>;
+type Arrow = typeof import('apache-arrow');
+
+const CATALOG = 'flowgate_catalog';
+const TABLE_PREFIX = 'ix_';
+/** Weight of a typo match and of a prefix match beside an exact one: found, but ranked below. */
+const TYPO_BOOST = 0.2;
+const PREFIX_BOOST = 0.2;
+/** Terms a fuzzy word expands to at most (the engine's default is 50). */
+const FUZZY_EXPANSIONS = 20;
+/** A dropped generation's table is swept this long after the purge, so queries already reading it finish. */
+const SWEEP_SETTLE_MS = 2000;
+
+export interface LanceSearchEngineOptions {
+  /** A directory, or `s3+ddb://bucket/prefix?ddbTableName=…`. */
+  uri: string;
+  /** Passed to the engine's object store (S3 endpoint, credentials, region) for an `s3+ddb://` uri. */
+  storageOptions?: Record<string, string>;
+  /**
+   * Seconds a reader may serve a table version before checking for a newer one: 0 (every read
+   * checks) in one process; deployed, other functions' writes are seen within this bound.
+   */
+  readConsistencySeconds?: number;
+  /** Runs the debounced indexer in the background (not in a Lambda, which freezes between invocations). */
+  backgroundIndexing?: boolean;
+}
+
+const sqlString = (value: string) => `'${value.replaceAll("'", "''")}'`;
+/** Booleans are kept as the text `true` / `false`: apache-arrow (JS) writes a column of only nulls of Arrow's Boolean type without its bitmap, which the engine refuses. */
+const sqlLiteral = (value: Scalar) =>
+  typeof value === 'string' ? sqlString(value) : typeof value === 'boolean' ? sqlString(String(value)) : Number.isInteger(value) ? String(value) : value.toExponential();
+
+/** Columns: `id`, `doc` (the JSON), `s<i>` per searchable field, `p` (edge n-grams), `f<i>` per filterable or sortable field. */
+export function typedColumns(settings: IndexSettings): { field: string; type: FieldType; column: string }[] {
+  const seen = new Map<string, FieldType>();
+  for (const { field, type } of [...settings.filterable, ...settings.sortable]) if (!seen.has(field)) seen.set(field, type);
+  return [...seen].map(([field, type], i) => ({ field, type, column: `f${i}` }));
+}
+
+/** A filter as the engine's SQL `WHERE`: columns by position, literals quoted, NULL as "absent". */
+export function filterSql(filter: Filter, settings: IndexSettings): string {
+  const columns = new Map(typedColumns(settings).map((c) => [c.field, c.column]));
+  const col = (field: string) => {
+    const column = columns.get(field);
+    if (!column) throw new AppError('validation_error', `not filterable: ${field}`);
+    return column;
+  };
+  const walk = (f: Filter): string => {
+    switch (f.kind) {
+      case 'and': return `(${f.of.map(walk).join(' AND ')})`;
+      case 'or': return `(${f.of.map(walk).join(' OR ')})`;
+      // NOT over SQL's three-valued logic: a comparison with an absent field is false here, so its negation holds.
+      case 'not': return `(NOT COALESCE(${walk(f.of)}, false))`;
+      case 'in': return `(${col(f.field)} IN (${f.values.map(sqlLiteral).join(', ')}))`;
+      case 'exists': return `(${col(f.field)} IS ${f.exists ? 'NOT ' : ''}NULL)`;
+      case 'compare': {
+        const ops = { eq: '=', ne: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
+        const test = `${col(f.field)} ${ops[f.op]} ${sqlLiteral(f.value)}`;
+        return f.op === 'ne' ? `(${col(f.field)} IS NULL OR ${test})` : `(${test})`;
+      }
+    }
+  };
+  return walk(filter);
+}
+
+const tableNameOf = (ref: IndexRef, generation: number) =>
+  `${TABLE_PREFIX}${createHash('sha256').update(ref.accountId).digest('hex').slice(0, 32)}_${ref.name}_g${generation}`;
+const GENERATION_OF = /_g(\d+)$/;
+
+/** One chain of work per key: writes to one index commit one at a time, in order. */
+class Serializer {
+  private readonly tails = new Map<string, Promise<unknown>>();
+  run<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(key) ?? Promise.resolve();
+    const next = previous.then(work, work);
+    const tail = next.catch(() => undefined);
+    this.tails.set(key, tail);
+    void tail.then(() => { if (this.tails.get(key) === tail) this.tails.delete(key); });
+    return next;
+  }
+}
+
+export class LanceSearchEngine implements SearchEngine {
+  private readonly serial = new Serializer();
+  private readonly tables = new Map<string, Promise<Table>>();
+  private readonly pending = new Map<string, { timer: NodeJS.Timeout; first: number; record: IndexRecord }>();
+  private catalogTable?: Promise<Table>;
+  private readonly ready: Promise<{ lance: Lance; arrow: Arrow; db: Connection }>;
+
+  constructor(private readonly options: LanceSearchEngineOptions) {
+    this.ready = (async () => {
+      const lance = await loadLance();
+      const arrow = await import('apache-arrow');
+      const db = await lance.connect(options.uri, {
+        readConsistencyInterval: options.readConsistencySeconds ?? 0,
+        ...(options.storageOptions && { storageOptions: options.storageOptions }),
+      });
+      return { lance, arrow, db };
+    })();
+    // A failed start is reported by the first call that needs the engine.
+    this.ready.catch(() => undefined);
+  }
+
+  private async catalog(): Promise<Table> {
+    this.catalogTable ??= (async () => {
+      const { db, arrow } = await this.ready;
+      const schema = new arrow.Schema([
+        new arrow.Field('account', new arrow.Utf8(), false),
+        new arrow.Field('name', new arrow.Utf8(), false),
+        new arrow.Field('record', new arrow.Utf8(), false),
+      ]);
+      return db.createEmptyTable(CATALOG, schema, { mode: 'create', existOk: true });
+    })().catch((error: unknown) => {
+      this.catalogTable = undefined;
+      throw error;
+    });
+    return this.catalogTable;
+  }
+
+  private schemaOf(arrow: Arrow, settings: IndexSettings) {
+    const types = { string: () => new arrow.Utf8(), number: () => new arrow.Float64(), boolean: () => new arrow.Utf8() };
+    return new arrow.Schema([
+      new arrow.Field('id', new arrow.Utf8(), false),
+      new arrow.Field('doc', new arrow.Utf8(), false),
+      ...settings.searchable.map((_, i) => new arrow.Field(`s${i}`, new arrow.Utf8(), true)),
+      new arrow.Field('p', new arrow.Utf8(), true),
+      ...typedColumns(settings).map(({ type, column }) => new arrow.Field(column, types[type](), true)),
+    ]);
+  }
+
+  /** The generation's table, made on first use (a new index, or the first write after a purge). */
+  private table(record: IndexRecord): Promise<Table> {
+    const name = tableNameOf(record, record.generation);
+    let table = this.tables.get(name);
+    if (!table) {
+      table = (async () => {
+        const { db, arrow } = await this.ready;
+        return db.createEmptyTable(name, this.schemaOf(arrow, record.settings), { mode: 'create', existOk: true });
+      })();
+      table.catch(() => this.tables.delete(name));
+      this.tables.set(name, table);
+    }
+    return table;
+  }
+
+  // The catalog.
+
+  private catalogWhere = (ref: IndexRef) => `account = ${sqlString(ref.accountId)} AND name = ${sqlString(ref.name)}`;
+
+  async listIndexes(accountId: string, page: { limit: number; after?: string }): Promise<IndexRecord[]> {
+    const rows = await (await this.catalog()).query().where(`account = ${sqlString(accountId)}`).select(['name', 'record']).toArray();
+    return rows
+      .map((row) => JSON.parse(String(row.record)) as IndexRecord)
+      .filter((record) => page.after === undefined || record.name > page.after)
+      .sort((a, b) => (a.name < b.name ? -1 : 1))
+      .slice(0, page.limit);
+  }
+
+  async countIndexes(accountId: string): Promise<number> {
+    return (await this.catalog()).countRows(`account = ${sqlString(accountId)}`);
+  }
+
+  async getIndex(ref: IndexRef): Promise<IndexRecord | undefined> {
+    const rows = await (await this.catalog()).query().where(this.catalogWhere(ref)).select(['record']).limit(1).toArray();
+    return rows.length === 0 ? undefined : (JSON.parse(String(rows[0].record)) as IndexRecord);
+  }
+
+  async saveIndex(record: IndexRecord, options: { isNew: boolean }): Promise<void> {
+    await this.serial.run(CATALOG, async () => {
+      const catalog = await this.catalog();
+      const row = [{ account: record.accountId, name: record.name, record: JSON.stringify(record) }];
+      await catalog.mergeInsert(['account', 'name']).whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(row);
+    });
+    if (options.isNew) await this.table(record);
+  }
+
+  async deleteIndex(ref: IndexRef): Promise<boolean> {
+    const existed = await this.serial.run(CATALOG, async () => {
+      const catalog = await this.catalog();
+      if ((await catalog.countRows(this.catalogWhere(ref))) === 0) return false;
+      await catalog.delete(this.catalogWhere(ref));
+      return true;
+    });
+    if (existed) this.sweepSoon();
+    return existed;
+  }
+
+  async purgeIndex(record: IndexRecord, now: string): Promise<IndexRecord> {
+    // Generations never repeat, even for an index deleted and made again under its name.
+    const next: IndexRecord = { ...record, generation: Math.max(record.generation + 1, Date.parse(now)), updatedAt: now };
+    await this.saveIndex(next, { isNew: true });
+    this.cancelIndexing(record);
+    this.sweepSoon();
+    return next;
+  }
+
+  // Sweeping dropped generations.
+
+  private sweepTimer?: NodeJS.Timeout;
+
+  private sweepSoon(): void {
+    if (this.sweepTimer) return;
+    this.sweepTimer = setTimeout(() => {
+      this.sweepTimer = undefined;
+      void this.sweep().catch(() => undefined);
+    }, SWEEP_SETTLE_MS);
+    this.sweepTimer.unref();
+  }
+
+  /**
+   * Drops the tables of generations the catalog no longer names: purged, or of a deleted index.
+   * The tables are listed before the catalog is read, so a table made after the listing (a write
+   * after a purge) is never a candidate. Answers the tables dropped.
+   */
+  async sweep(): Promise<string[]> {
+    const { db } = await this.ready;
+    const names: string[] = [];
+    for (let page = await db.tableNames({ limit: 1000 }); page.length > 0; page = await db.tableNames({ startAfter: page.at(-1)!, limit: 1000 })) names.push(...page);
+    const rows = await (await this.catalog()).query().select(['record']).toArray();
+    const current = new Map<string, number>();
+    for (const row of rows) {
+      const record = JSON.parse(String(row.record)) as IndexRecord;
+      current.set(tableNameOf(record, 0).replace(GENERATION_OF, ''), record.generation);
+    }
+    const dropped: string[] = [];
+    for (const name of names.filter((n) => n.startsWith(TABLE_PREFIX))) {
+      const generation = Number(GENERATION_OF.exec(name)?.[1]);
+      const live = current.get(name.replace(GENERATION_OF, ''));
+      if (live !== undefined && generation >= live) continue;
+      await db.dropTable(name);
+      this.tables.delete(name);
+      dropped.push(name);
+    }
+    return dropped;
+  }
+
+  // Documents.
+
+  private rowOf(settings: IndexSettings, { id, doc }: StoredDocument): Record<string, unknown> {
+    const row: Record<string, unknown> = { id, doc: JSON.stringify(doc) };
+    const terms = new Set<string>();
+    settings.searchable.forEach(({ field }, i) => {
+      const text = fieldText(valueAt(doc, field));
+      row[`s${i}`] = text;
+      for (const term of tokenize(text)) terms.add(term);
+    });
+    row.p = edgeGrams(terms).join(' ');
+    for (const { field, type, column } of typedColumns(settings)) {
+      const value = valueAt(doc, field) ?? null;
+      row[column] = type === 'boolean' && value !== null ? String(value) : value;
+    }
+    return row;
+  }
+
+  async upsert(record: IndexRecord, docs: StoredDocument[]): Promise<void> {
+    const name = tableNameOf(record, record.generation);
+    await this.serial.run(name, async () => {
+      const { lance, arrow } = await this.ready;
+      const table = await this.table(record);
+      const ids = docs.map((d) => d.id);
+      const existing = await table.query().where(`id IN (${ids.map(sqlString).join(', ')})`).select(['id']).toArray();
+      const count = await table.countRows();
+      if (count + ids.length - existing.length > record.settings.maxDocuments) {
+        throw new AppError('conflict', 'max_documents', undefined, `the index holds ${count} documents and max_documents is ${record.settings.maxDocuments}: delete some or raise max_documents`);
+      }
+      const data = lance.makeArrowTable(docs.map((doc) => this.rowOf(record.settings, doc)), { schema: this.schemaOf(arrow, record.settings) });
+      // A batch of new ids is an append; one that replaces documents is a merge on `id`.
+      if (existing.length === 0) await table.add(data);
+      else await table.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
+    });
+    this.indexSoon(record);
+  }
+
+  async getDocument(record: IndexRecord, id: string): Promise<StoredDocument | undefined> {
+    const rows = await (await this.table(record)).query().where(`id = ${sqlString(id)}`).select(['doc']).limit(1).toArray();
+    return rows.length === 0 ? undefined : { id, doc: JSON.parse(String(rows[0].doc)) as Record<string, unknown> };
+  }
+
+  private async deleteMatching(record: IndexRecord, where: string): Promise<number> {
+    const deleted = await this.serial.run(tableNameOf(record, record.generation), async () => {
+      const table = await this.table(record);
+      const count = await table.countRows(where);
+      if (count > 0) await table.delete(where);
+      return count;
+    });
+    if (deleted > 0) this.indexSoon(record);
+    return deleted;
+  }
+
+  deleteDocuments(record: IndexRecord, ids: string[]): Promise<number> {
+    return this.deleteMatching(record, `id IN (${ids.map(sqlString).join(', ')})`);
+  }
+
+  deleteWhere(record: IndexRecord, filter: Filter): Promise<number> {
+    return this.deleteMatching(record, filterSql(filter, record.settings));
+  }
+
+  async stats(record: IndexRecord): Promise<IndexStats> {
+    const table = await this.table(record);
+    const stats = await table.stats();
+    let pending = stats.numRows;
+    if (stats.numRows > 0) {
+      const indexed = await table.indexStats('s0_idx');
+      if (indexed) pending = indexed.numUnindexedRows;
+    }
+    return { documents: stats.numRows, bytes: stats.totalBytes, pendingDocuments: pending };
+  }
+
+  // Queries.
+
+  private wordQuery(lance: Lance, settings: IndexSettings, word: string, isLast: boolean, plan: SearchPlan): FullTextQuery {
+    const clauses: FullTextQuery[] = settings.searchable.map(({ weight }, i) => new lance.MatchQuery(word, `s${i}`, { boost: weight }));
+    const typos = plan.typos ? typosAllowed(word) : 0;
+    if (typos > 0) {
+      settings.searchable.forEach(({ weight }, i) => clauses.push(new lance.MatchQuery(word, `s${i}`, { boost: weight * TYPO_BOOST, fuzziness: typos, maxExpansions: FUZZY_EXPANSIONS })));
+    }
+    if (plan.prefix && isLast) clauses.push(new lance.MatchQuery([...word].slice(0, MAX_PREFIX_CHARS).join(''), 'p', { boost: PREFIX_BOOST }));
+    return clauses.length === 1 ? clauses[0]! : new lance.BooleanQuery(clauses.map((q) => [lance.Occur.Should, q]));
+  }
+
+  async search(record: IndexRecord, plan: SearchPlan): Promise<SearchResult> {
+    const { lance } = await this.ready;
+    const table = await this.table(record);
+    const where = plan.filter && filterSql(plan.filter, record.settings);
+    if (plan.words.length === 0) return this.browse(table, record, plan, where);
+
+    const words = plan.words.map((word, i) => this.wordQuery(lance, record.settings, word, i === plan.words.length - 1, plan));
+    const occur = plan.match === 'all' ? lance.Occur.Must : lance.Occur.Should;
+    const query = words.length === 1 ? words[0]! : new lance.BooleanQuery(words.map((q) => [occur, q]));
+    let request = table.query().fullTextSearch(query);
+    if (where) request = request.where(where);
+    const rows = await request.select(['id', 'doc', '_score']).limit(plan.candidates).toArray();
+    const rules = { prefix: plan.prefix, typos: plan.typos };
+    const candidates: Candidate[] = [];
+    for (const row of rows) {
+      const doc = JSON.parse(String(row.doc)) as Record<string, unknown>;
+      const terms = new Set(record.settings.searchable.flatMap(({ field }) => tokenize(fieldText(valueAt(doc, field)))));
+      // The engine's AND can hold hits without a term after writes, and drops terms it has never seen: check each hit.
+      const holds = plan.match === 'all'
+        ? holdsEveryWord(plan.words, terms, rules)
+        : plan.words.some((word, i) => [...terms].some((term) => wordMatches(word, term, i === plan.words.length - 1, rules)));
+      if (holds) candidates.push({ id: String(row.id), doc, score: Number(row._score) });
+    }
+    const exact = rows.length < plan.candidates;
+    return { candidates, total: candidates.length, exact };
+  }
+
+  /** No words: every matching document, ordered by the sort keys (or id) over the whole index, the first `candidates` read in full. */
+  private async browse(table: Table, record: IndexRecord, plan: SearchPlan, where: string | undefined): Promise<SearchResult> {
+    const columns = new Map(typedColumns(record.settings).map((c) => [c.field, c.column]));
+    const sortColumns = (plan.sort ?? []).map((s) => ({ ...s, column: columns.get(s.field)! }));
+    let request = table.query().select(['id', ...sortColumns.map((s) => s.column)]);
+    if (where) request = request.where(where);
+    const keys = await request.toArray();
+    const compare = (a: unknown, b: unknown) => {
+      if (a === null || a === undefined) return b === null || b === undefined ? 0 : 1;
+      if (b === null || b === undefined) return -1;
+      return a < b ? -1 : a > b ? 1 : 0;
+    };
+    keys.sort((a, b) => {
+      for (const s of sortColumns) {
+        const va = a[s.column] as unknown;
+        const vb = b[s.column] as unknown;
+        let order = compare(va, vb);
+        if (s.order === 'desc' && va !== null && vb !== null) order = -order;
+        if (order !== 0) return order;
+      }
+      return compare(String(a.id), String(b.id));
+    });
+    const chosen = keys.slice(0, plan.candidates).map((row) => String(row.id));
+    const docs = new Map<string, Record<string, unknown>>();
+    for (let i = 0; i < chosen.length; i += 500) {
+      const slice = chosen.slice(i, i + 500);
+      const rows = await table.query().where(`id IN (${slice.map(sqlString).join(', ')})`).select(['id', 'doc']).toArray();
+      for (const row of rows) docs.set(String(row.id), JSON.parse(String(row.doc)) as Record<string, unknown>);
+    }
+    const candidates = chosen.flatMap((id) => (docs.has(id) ? [{ id, doc: docs.get(id)!, score: 0 }] : []));
+    return { candidates, total: keys.length, exact: true };
+  }
+
+  // Background indexing.
+
+  private indexSoon(record: IndexRecord): void {
+    const name = tableNameOf(record, record.generation);
+    const now = Date.now();
+    const pending = this.pending.get(name);
+    if (pending) clearTimeout(pending.timer);
+    const first = pending?.first ?? now;
+    const delay = Math.max(0, Math.min(INDEX_DEBOUNCE_MS, first + INDEX_MAX_DELAY_MS - now));
+    if (this.options.backgroundIndexing === false) {
+      this.pending.set(name, { timer: setTimeout(() => undefined, 0), first, record });
+      return;
+    }
+    const timer = setTimeout(() => void this.indexNow(record).catch(() => undefined), delay);
+    timer.unref();
+    this.pending.set(name, { timer, first, record });
+  }
+
+  private cancelIndexing(record: IndexRecord): void {
+    const name = tableNameOf(record, record.generation);
+    const pending = this.pending.get(name);
+    if (pending) clearTimeout(pending.timer);
+    this.pending.delete(name);
+  }
+
+  /**
+   * Brings the full-text indexes up to date with the table: builds them on the first rows, else
+   * adds the rows written since (the engine's `optimize`, which also compacts small fragments and
+   * removes versions older than a minute).
+   */
+  async indexNow(record: IndexRecord): Promise<void> {
+    const name = tableNameOf(record, record.generation);
+    this.cancelIndexing(record);
+    await this.serial.run(name, async () => {
+      const { lance } = await this.ready;
+      const table = await this.table(record);
+      if ((await table.countRows()) === 0) return;
+      const existing = new Set((await table.listIndices()).map((index) => index.name));
+      if (!existing.has('s0_idx')) {
+        // An index definition is used up by the index it makes: one each.
+        const fts = () => lance.Index.fts({ baseTokenizer: 'simple', lowercase: true, stem: false, removeStopWords: false, asciiFolding: false, withPosition: false, maxTokenLength: 64 });
+        for (const column of [...record.settings.searchable.map((_, i) => `s${i}`), 'p']) await table.createIndex(column, { config: fts(), replace: true });
+        await table.createIndex('id', { config: lance.Index.btree(), replace: true });
+      }
+      await table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
+    });
+  }
+
+  async waitIndexed(record: IndexRecord, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    const name = tableNameOf(record, record.generation);
+    if (this.pending.has(name)) await this.indexNow(record);
+    while ((await this.stats(record)).pendingDocuments > 0) {
+      if (Date.now() > deadline) return false;
+      await this.indexNow(record);
+    }
+    return true;
+  }
+}

@@ -1,0 +1,258 @@
+/**
+ * The search indexes' use cases over the engine port: the catalog of an account's indexes, their
+ * documents, and queries (ranking by the engine; order, cursor, facets and highlights here).
+ */
+import { AppError } from '../../shared/errors.js';
+import type { Clock } from '../clock.js';
+import { MAX_CANDIDATES, MAX_FACET_DOCUMENTS, MAX_FACET_VALUES, MAX_INDEXES_PER_ACCOUNT, MAX_WAIT_INDEXED_MS } from './limits.js';
+import { fieldText, highlight, valueAt } from './text.js';
+import type { Candidate, Filter, IndexRecord, IndexRef, IndexSettings, IndexStats, SearchEngine, SortKey, StoredDocument } from './types.js';
+import { invalid, settingsChanges, type QueryInput } from './validation.js';
+
+export interface IndexInfo {
+  record: IndexRecord;
+  stats: IndexStats;
+}
+
+export interface Hit {
+  id: string;
+  score: number;
+  document: Record<string, unknown>;
+  highlights?: Record<string, string>;
+}
+
+export interface QueryAnswer {
+  hits: Hit[];
+  total: number;
+  totalExact: boolean;
+  facets?: Record<string, { values: { value: string | number | boolean; count: number }[]; exhaustive: boolean }>;
+  nextCursor: string | null;
+  tookMs: number;
+}
+
+const missing = (ref: IndexRef) => new AppError('not_found', `no index ${ref.name}`);
+
+/** A cursor names the last hit of a page by its order key, and the query it belongs to. */
+type OrderKey = (string | number | boolean | null)[];
+
+function fingerprint(parts: unknown): string {
+  // FNV-1a over the query's JSON: tells a cursor of another query apart (not a secret).
+  let hash = 0x811c9dc5;
+  for (const c of JSON.stringify(parts)) hash = Math.imul(hash ^ c.charCodeAt(0), 0x01000193) >>> 0;
+  return hash.toString(36);
+}
+
+const compareValues = (a: unknown, b: unknown): number => {
+  // Documents without the field come last whatever the order.
+  if (a === null || a === undefined) return b === null || b === undefined ? 0 : 1;
+  if (b === null || b === undefined) return -1;
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
+  return String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0;
+};
+
+/** Orders candidates: by the sort keys, else by score (highest first); then by id, so the order is total. */
+function orderKeyOf(candidate: Candidate, sort: SortKey[] | undefined, ranked: boolean): OrderKey {
+  const values = sort ? sort.map((s) => (valueAt(candidate.doc, s.field) ?? null) as OrderKey[number]) : ranked ? [candidate.score] : [];
+  return [...values, candidate.id];
+}
+
+function compareKeys(a: OrderKey, b: OrderKey, sort: SortKey[] | undefined, ranked: boolean): number {
+  for (let i = 0; i < a.length; i++) {
+    const isId = i === a.length - 1;
+    let order = compareValues(a[i], b[i]);
+    if (!isId && sort && sort[i]!.order === 'desc' && a[i] !== null && b[i] !== null) order = -order;
+    if (!isId && !sort && ranked) order = -order;
+    if (order !== 0) return order;
+  }
+  return 0;
+}
+
+const and = (a: Filter | undefined, b: Filter | undefined): Filter | undefined => (a && b ? { kind: 'and', of: [a, b] } : a ?? b);
+
+export class SearchService {
+  constructor(private readonly deps: { engine: SearchEngine; now: Clock }) {}
+
+  private iso = () => new Date(this.deps.now()).toISOString();
+
+  async listIndexes(accountId: string, page: { limit: number; cursor?: string }): Promise<{ indexes: IndexInfo[]; nextCursor: string | null }> {
+    let after: string | undefined;
+    if (page.cursor !== undefined) {
+      after = Buffer.from(page.cursor, 'base64url').toString('utf8');
+      if (!after || Buffer.from(after, 'utf8').toString('base64url') !== page.cursor) throw invalid('cursor must be the next_cursor of a previous answer');
+    }
+    const records = await this.deps.engine.listIndexes(accountId, { limit: page.limit + 1, ...(after !== undefined && { after }) });
+    const shown = records.slice(0, page.limit);
+    const indexes = await Promise.all(shown.map(async (record) => ({ record, stats: await this.deps.engine.stats(record) })));
+    return { indexes, nextCursor: records.length > page.limit ? Buffer.from(shown.at(-1)!.name, 'utf8').toString('base64url') : null };
+  }
+
+  /**
+   * Creates the index, or updates its settings: weights, stored fields and `max_documents` apply at
+   * once; a change of the fields that make up the engine's columns needs every document indexed
+   * again, so it is refused (409 `conflict`, naming them) unless the index is empty, when it is free.
+   */
+  async putIndex(ref: IndexRef, settings: IndexSettings): Promise<{ info: IndexInfo; created: boolean }> {
+    const { engine } = this.deps;
+    const existing = await engine.getIndex(ref);
+    const now = this.iso();
+    if (!existing) {
+      if ((await engine.countIndexes(ref.accountId)) >= MAX_INDEXES_PER_ACCOUNT) {
+        throw new AppError('conflict', 'too many indexes', undefined, `an account has at most ${MAX_INDEXES_PER_ACCOUNT} indexes`);
+      }
+      const record: IndexRecord = { ...ref, settings, generation: 1, createdAt: now, updatedAt: now };
+      await engine.saveIndex(record, { isNew: true });
+      return { info: { record, stats: await engine.stats(record) }, created: true };
+    }
+    const { rebuild } = settingsChanges(existing.settings, settings);
+    let record: IndexRecord = { ...existing, settings, updatedAt: now };
+    if (rebuild.length > 0) {
+      const stats = await engine.stats(existing);
+      if (stats.documents > 0) {
+        throw new AppError('conflict', 'settings need a rebuild', undefined,
+          `changing ${rebuild.join(', ')} needs every document indexed again: purge the index (DELETE …/purge) and write its documents again, or create a new index with these settings`);
+      }
+      record = await engine.purgeIndex(record, now);
+    } else {
+      await engine.saveIndex(record, { isNew: false });
+    }
+    return { info: { record, stats: await engine.stats(record) }, created: false };
+  }
+
+  async requireIndex(ref: IndexRef): Promise<IndexRecord> {
+    const record = await this.deps.engine.getIndex(ref);
+    if (!record) throw missing(ref);
+    return record;
+  }
+
+  async describeIndex(ref: IndexRef): Promise<IndexInfo> {
+    const record = await this.requireIndex(ref);
+    return { record, stats: await this.deps.engine.stats(record) };
+  }
+
+  async deleteIndex(ref: IndexRef): Promise<void> {
+    if (!(await this.deps.engine.deleteIndex(ref))) throw missing(ref);
+  }
+
+  /** Empties the index and keeps its settings: a new generation, whatever the index holds; the old one is swept. */
+  async purgeIndex(ref: IndexRef): Promise<IndexRecord> {
+    return this.deps.engine.purgeIndex(await this.requireIndex(ref), this.iso());
+  }
+
+  private async afterWrite(record: IndexRecord, wait: boolean): Promise<{ indexed: boolean }> {
+    return { indexed: wait ? await this.deps.engine.waitIndexed(record, MAX_WAIT_INDEXED_MS) : false };
+  }
+
+  async upsert(ref: IndexRef, parse: (settings: IndexSettings) => StoredDocument[], options: { wait: boolean }): Promise<{ ids: string[]; indexed: boolean }> {
+    const record = await this.requireIndex(ref);
+    const docs = parse(record.settings);
+    await this.deps.engine.upsert(record, docs);
+    return { ids: docs.map((d) => d.id), ...(await this.afterWrite(record, options.wait)) };
+  }
+
+  async getDocument(ref: IndexRef, id: string): Promise<StoredDocument> {
+    const doc = await this.deps.engine.getDocument(await this.requireIndex(ref), id);
+    if (!doc) throw new AppError('not_found', 'no such document');
+    return doc;
+  }
+
+  async deleteDocument(ref: IndexRef, id: string, options: { wait: boolean }): Promise<void> {
+    const record = await this.requireIndex(ref);
+    if ((await this.deps.engine.deleteDocuments(record, [id])) === 0) throw new AppError('not_found', 'no such document');
+    await this.afterWrite(record, options.wait);
+  }
+
+  async deleteDocuments(ref: IndexRef, parse: (settings: IndexSettings) => { ids: string[] } | { filter: Filter }, options: { wait: boolean }): Promise<{ deleted: number; indexed: boolean }> {
+    const record = await this.requireIndex(ref);
+    const what = parse(record.settings);
+    const deleted = 'ids' in what ? await this.deps.engine.deleteDocuments(record, what.ids) : await this.deps.engine.deleteWhere(record, what.filter);
+    return { deleted, ...(await this.afterWrite(record, options.wait)) };
+  }
+
+  /**
+   * Runs a query. `fixedFilter` (a search-only key's) is ANDed with the caller's filter, so it can
+   * narrow what the key reaches and never widen it.
+   */
+  async query(ref: IndexRef, parse: (settings: IndexSettings) => QueryInput, options: { fixedFilter?: (settings: IndexSettings) => Filter } = {}): Promise<QueryAnswer> {
+    const started = this.deps.now();
+    const record = await this.requireIndex(ref);
+    const input = parse(record.settings);
+    const ranked = input.words.length > 0;
+    const filter = and(options.fixedFilter?.(record.settings), input.filter);
+    const print = fingerprint([input.q, input.match, input.prefix, input.typos, input.filter ?? null, input.sort ?? null]);
+    let after: { k: OrderKey; o: number } | undefined;
+    if (input.cursor !== undefined) {
+      try {
+        const decoded = JSON.parse(Buffer.from(input.cursor, 'base64url').toString('utf8')) as { f: string; k: OrderKey; o: number };
+        if (decoded.f !== print || !Array.isArray(decoded.k) || !Number.isSafeInteger(decoded.o)) throw new Error('other query');
+        after = decoded;
+      } catch {
+        throw invalid('cursor must be the next_cursor of a previous answer to the same query');
+      }
+    }
+    const result = await this.deps.engine.search(record, {
+      words: input.words, match: input.match, prefix: input.prefix, typos: input.typos, candidates: MAX_CANDIDATES,
+      ...(filter && { filter }), ...(!ranked && input.sort && { sort: input.sort }),
+    });
+    const keyed = result.candidates.map((candidate) => ({ candidate, key: orderKeyOf(candidate, input.sort, ranked) }));
+    keyed.sort((a, b) => compareKeys(a.key, b.key, input.sort, ranked));
+    const start = after === undefined ? 0 : this.resume(keyed, after, input.sort, ranked);
+    const rest = keyed.slice(start);
+    const page = rest.slice(0, input.limit);
+    const nextCursor = rest.length > input.limit ? Buffer.from(JSON.stringify({ f: print, k: page.at(-1)!.key, o: start + page.length })).toString('base64url') : null;
+    return {
+      hits: page.map(({ candidate }) => this.hitOf(candidate, record.settings, input)),
+      total: result.total,
+      totalExact: result.exact,
+      ...(input.facets.length > 0 && { facets: this.facetsOf(keyed.slice(0, MAX_FACET_DOCUMENTS).map((k) => k.candidate), input.facets, result.total) }),
+      nextCursor,
+      tookMs: Math.max(0, Math.round(this.deps.now() - started)),
+    };
+  }
+
+  /**
+   * Where the next page starts. Sorted (or browsed) orders come from the documents' own values, so
+   * the page continues after the last hit's key. A rank's scores move a little as the engine's
+   * statistics catch up with writes, so a ranked page continues after the last hit's id where it
+   * now stands, or at the same offset if it is gone.
+   */
+  private resume(keyed: { key: OrderKey }[], after: { k: OrderKey; o: number }, sort: SortKey[] | undefined, ranked: boolean): number {
+    if (ranked && !sort) {
+      const id = after.k.at(-1);
+      const at = keyed.findIndex(({ key }) => key.at(-1) === id);
+      return at === -1 ? Math.min(after.o, keyed.length) : at + 1;
+    }
+    const at = keyed.findIndex(({ key }) => compareKeys(key, after.k, sort, ranked) > 0);
+    return at === -1 ? keyed.length : at;
+  }
+
+  private hitOf(candidate: Candidate, settings: IndexSettings, input: QueryInput): Hit {
+    const document = settings.stored === null ? candidate.doc : Object.fromEntries(settings.stored.flatMap((field) => {
+      const value = valueAt(candidate.doc, field);
+      return value === undefined ? [] : [[field, value]];
+    }));
+    const hit: Hit = { id: candidate.id, score: candidate.score, document };
+    if (input.highlight && input.words.length > 0) {
+      const rules = { prefix: input.prefix, typos: input.typos };
+      hit.highlights = {};
+      for (const field of input.highlight.fields) {
+        const text = fieldText(valueAt(candidate.doc, field));
+        if (text) hit.highlights[field] = highlight(text, input.words, rules, input.highlight).html;
+      }
+    }
+    return hit;
+  }
+
+  private facetsOf(candidates: Candidate[], fields: string[], total: number): NonNullable<QueryAnswer['facets']> {
+    const exhaustive = candidates.length >= total;
+    return Object.fromEntries(fields.map((field) => {
+      const counts = new Map<string | number | boolean, number>();
+      for (const { doc } of candidates) {
+        const value = valueAt(doc, field);
+        if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') counts.set(value, (counts.get(value) ?? 0) + 1);
+      }
+      const values = [...counts].sort((a, b) => b[1] - a[1] || compareValues(a[0], b[0])).slice(0, MAX_FACET_VALUES).map(([value, count]) => ({ value, count }));
+      return [field, { values, exhaustive }];
+    }));
+  }
+}
