@@ -141,7 +141,7 @@ export type paths = {
         put?: never;
         /**
          * Create an API key with scopes (shown once)
-         * @description Issues a gateway API key for the caller's account, sent as `X-Api-Key`, with the scopes asked for: any of `storage`, `storage:read`, `triggers`, `triggers:read` (default `storage` + `triggers`). `storage` reaches the KV buckets, object stores and streams, `triggers` the webhook triggers, their deliveries and the flows; `:read` only their reading routes. An `admin` key is minted at `createAdminApiKey`. The key (256 random bits, prefixed `fgk_`) is shown only in this response; only its SHA-256 hash is stored. Recorded in `listApiKeyEvents`. A user's bearer token only: an `X-Api-Key` is refused with 401, so a key can neither mint, list nor revoke keys.
+         * @description Issues a gateway API key for the caller's account, sent as `X-Api-Key`, with the scopes asked for: any of `storage`, `storage:read`, `triggers`, `triggers:read`, `search:query` (default `storage` + `triggers`). `storage` reaches the KV buckets, object stores, streams and search indexes, `triggers` the webhook triggers, their deliveries and the flows; `:read` only their reading routes. `search:query` (alone, with `search`) makes a key a web page may hold: it only queries the one index named, and its `search.filter` is ANDed with every query, so a caller can narrow what it reaches, never widen it (one tenant's documents). An `admin` key is minted at `createAdminApiKey`. The key (256 random bits, prefixed `fgk_`) is shown only in this response; only its SHA-256 hash is stored. Recorded in `listApiKeyEvents`. A user's bearer token only: an `X-Api-Key` is refused with 401, so a key can neither mint, list nor revoke keys.
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -874,6 +874,162 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/storage/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List search indexes
+         * @description The caller's search indexes in name order, each with its settings and counts.
+         */
+        get: operations["listSearchIndexes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/storage/search/{index}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a search index: settings, documents, bytes, indexing progress
+         * @description The index's settings, documents, bytes and `pending_documents` (how far indexing has caught up). Indexes belong to the caller's account; an index of another account answers 404 like a missing one.
+         */
+        get: operations["getSearchIndex"];
+        /**
+         * Create a search index or update its settings
+         * @description Creates an index (201; at most 100 an account), or updates its settings (200). Weights, `stored_fields` and `max_documents` change at once. Changing `id_field` or which fields are searchable, filterable or sortable needs every document indexed again: it is refused (409 `conflict`, the message naming the settings) unless the index is empty, so purge it and write the documents again, or make a new index. Indexes belong to the caller's account; an index of another account answers 404 like a missing one.
+         */
+        put: operations["putSearchIndex"];
+        post?: never;
+        /**
+         * Delete a search index and its documents
+         * @description Deletes the index; its documents are gone at once and their storage is swept. Indexes belong to the caller's account; an index of another account answers 404 like a missing one.
+         */
+        delete: operations["deleteSearchIndex"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/storage/search/{index}/purge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove every document, keep the settings
+         * @description Removes every document and keeps the settings, at a cost that does not grow with the index: the index moves to a new, empty generation and the old one is swept in the background. A write in flight during the purge is purged with the rest; writes answered after it are kept. Indexes belong to the caller's account; an index of another account answers 404 like a missing one.
+         */
+        delete: operations["purgeSearchIndex"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/storage/search/{index}/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add or replace up to 1,000 documents
+         * @description Adds or replaces 1 to 1000 documents by id (a body of at most 5 MiB; each document at most 64 KiB). A repeated id keeps its last document. All or nothing: a bad document stores none. A write answers once it is committed (durable) and is visible to the next query at once: exact and prefix matches read documents not yet in the full-text index too. Typo matches and ranking statistics cover a write once the background indexer has caught up, 1 s after the last write and at most 5 s after the first (`pending_documents` on the index counts what it has yet to take in); `?wait=true` answers only then (read-your-writes for every kind of match, waiting at most 20 s; `indexed` says whether it did). Writes to one index commit one at a time, so writers at once lose nothing. Indexes belong to the caller's account; an index of another account answers 404 like a missing one.
+         */
+        post: operations["upsertSearchDocuments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/storage/search/{index}/documents/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete documents by id or by filter
+         * @description Deletes documents by id (`{"ids": [...]}`, up to 1000) or by filter (`{"filter": {...}}`, as queries take it); answers how many were deleted. A write answers once it is committed (durable) and is visible to the next query at once: exact and prefix matches read documents not yet in the full-text index too. Typo matches and ranking statistics cover a write once the background indexer has caught up, 1 s after the last write and at most 5 s after the first (`pending_documents` on the index counts what it has yet to take in); `?wait=true` answers only then (read-your-writes for every kind of match, waiting at most 20 s; `indexed` says whether it did). Writes to one index commit one at a time, so writers at once lose nothing.
+         */
+        post: operations["deleteSearchDocuments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/storage/search/{index}/documents/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one document
+         * @description One document, whole, as last written. Indexes belong to the caller's account; an index of another account answers 404 like a missing one.
+         */
+        get: operations["getSearchDocument"];
+        /**
+         * Add or replace one document
+         * @description Adds or replaces one document; its id field is filled in from the path when absent, and must equal it when present. A write answers once it is committed (durable) and is visible to the next query at once: exact and prefix matches read documents not yet in the full-text index too. Typo matches and ranking statistics cover a write once the background indexer has caught up, 1 s after the last write and at most 5 s after the first (`pending_documents` on the index counts what it has yet to take in); `?wait=true` answers only then (read-your-writes for every kind of match, waiting at most 20 s; `indexed` says whether it did). Writes to one index commit one at a time, so writers at once lose nothing. Indexes belong to the caller's account; an index of another account answers 404 like a missing one.
+         */
+        put: operations["putSearchDocument"];
+        post?: never;
+        /**
+         * Delete one document
+         * @description Deletes one document. A write answers once it is committed (durable) and is visible to the next query at once: exact and prefix matches read documents not yet in the full-text index too. Typo matches and ranking statistics cover a write once the background indexer has caught up, 1 s after the last write and at most 5 s after the first (`pending_documents` on the index counts what it has yet to take in); `?wait=true` answers only then (read-your-writes for every kind of match, waiting at most 20 s; `indexed` says whether it did). Writes to one index commit one at a time, so writers at once lose nothing.
+         */
+        delete: operations["deleteSearchDocument"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/storage/search/{index}/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search: ranked full text, prefix, typos, filters, sort, facets, highlights
+         * @description Ranked full-text search: BM25 (k1 1.2, b 0.75) per searchable field, summed by weight; words are split on anything but letters and digits and lower-cased, without stemming or stop words. The last word matches as a prefix and longer words within a typo (weighted below exact matches), `filter` narrows, `sort` orders, `facets` count and `highlight` marks the words found. `total` is exact (`total_relation: eq`) when fewer than 1000 documents match a `q` (always without one), else a lower bound (`gte`). `took_ms` is the time the function spent. Needs only the `storage:read` scope. Indexes belong to the caller's account; an index of another account answers 404 like a missing one.
+         */
+        post: operations["querySearchIndex"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/accounts/totp-registration": {
         parameters: {
             query?: never;
@@ -1436,7 +1592,7 @@ export type components = {
             id: string;
             /** Format: date-time */
             created_at: string;
-            scopes: ("admin" | "storage" | "storage:read" | "triggers" | "triggers:read")[];
+            scopes: ("admin" | "storage" | "storage:read" | "triggers" | "triggers:read" | "search:query")[];
         };
         ApiKeyEvent: {
             /** @enum {string} */
@@ -1444,14 +1600,15 @@ export type components = {
             /** Format: date-time */
             at: string;
             key_id: string;
-            scopes: ("admin" | "storage" | "storage:read" | "triggers" | "triggers:read")[] | null;
+            scopes: ("admin" | "storage" | "storage:read" | "triggers" | "triggers:read" | "search:query")[] | null;
             /** @description The `sub` of the user who did it. */
             actor: string;
             source_ip: string | null;
             user_agent: string | null;
         };
         ApiKeyInput: {
-            scopes?: ("admin" | "storage" | "storage:read" | "triggers" | "triggers:read")[];
+            scopes?: ("admin" | "storage" | "storage:read" | "triggers" | "triggers:read" | "search:query")[];
+            search?: components["schemas"]["SearchKeyRestriction"];
         };
         Bucket: {
             name: string;
@@ -1576,6 +1733,17 @@ export type components = {
              * @default 300
              */
             expires_in?: number;
+        };
+        DeleteSearchDocumentsRequest: {
+            ids?: (string | number)[];
+            filter?: components["schemas"]["SearchFilter"];
+        };
+        DeleteSearchDocumentsResponse: {
+            data: {
+                deleted: number;
+                /** @description With `?wait=true`: the full-text index covers the write. Otherwise false. */
+                indexed: boolean;
+            };
         };
         DeliveredMessage: {
             seq: number;
@@ -1861,6 +2029,12 @@ export type components = {
             }[];
         };
         GetOpenApiResponse: Record<string, never>;
+        GetSearchDocumentResponse: {
+            data: {
+                id: string;
+                document: Record<string, never>;
+            };
+        };
         /** @description A key as written: its revision counts up with each write of it. */
         Key: {
             key: string;
@@ -1939,6 +2113,13 @@ export type components = {
         ListObjectStoresResponse: {
             data: {
                 stores: components["schemas"]["ObjectStore"][];
+                next_cursor: string | null;
+            };
+        };
+        ListSearchIndexesResponse: {
+            data: {
+                indexes: components["schemas"]["SearchIndex"][];
+                /** @description Pass as `cursor` for the next page; `null` on the last page. */
                 next_cursor: string | null;
             };
         };
@@ -2069,8 +2250,9 @@ export type components = {
             id: string;
             /** Format: date-time */
             created_at: string;
-            scopes: ("admin" | "storage" | "storage:read" | "triggers" | "triggers:read")[];
+            scopes: ("admin" | "storage" | "storage:read" | "triggers" | "triggers:read" | "search:query")[];
             api_key: string;
+            search?: components["schemas"]["SearchKeyRestriction"];
         };
         NewApiKeyResponse: {
             data: components["schemas"]["NewApiKey"];
@@ -2169,9 +2351,40 @@ export type components = {
             /** @description Confirmation text */
             message?: string;
         };
+        PurgeSearchIndexResponse: {
+            message?: string;
+        };
         PurgeStreamResponse: {
             message?: string;
             first_seq?: number;
+        };
+        /** @description A JSON object of at most 64 KiB, with its id in the index's `id_field`. */
+        PutSearchDocumentRequest: Record<string, never>;
+        PutSearchDocumentResponse: {
+            data: {
+                id: string;
+                /** @description With `?wait=true`: the full-text index covers the write. Otherwise false. */
+                indexed: boolean;
+            };
+        };
+        QuerySearchIndexResponse: {
+            data: {
+                hits: components["schemas"]["SearchHit"][];
+                total: number;
+                /** @enum {unknown} */
+                total_relation: "eq" | "gte";
+                facets?: {
+                    [key: string]: {
+                        values: {
+                            value: string | number | boolean;
+                            count: number;
+                        }[];
+                        exhaustive: boolean;
+                    };
+                };
+                next_cursor: string | null;
+                took_ms: number;
+            };
         };
         ReadMessagesResponse: {
             data: {
@@ -2298,6 +2511,160 @@ export type components = {
              * @default 86400
              */
             previous_secret_expires_in_seconds?: number;
+        };
+        /** @description A filter over filterable fields: `{"field": value}` (equals), `{"field": {"eq"|"ne"|"gt"|"gte"|"lt"|"lte": value}}`, `{"field": {"in": [values]}}` (1 to 100), `{"field": {"exists": true|false}}`, `{"and": [filters]}`, `{"or": [filters]}`, `{"not": filter}`; several keys in one object must all hold. Values must have the field's declared type; booleans take only eq, ne, in and exists; `ne` and `not` match documents without the field. At most 64 conditions, nested 8 deep. */
+        SearchFilter: {
+            [key: string]: unknown;
+        };
+        SearchHit: {
+            id: string;
+            /** @description BM25 summed over the searchable fields by weight (typo and prefix matches weigh 0.2 of an exact match); 0 without `q`. */
+            score: number;
+            /** @description The stored fields (`stored_fields`), or the whole document. */
+            document: Record<string, never>;
+            /** @description With `highlight`: each field's text, HTML-escaped, with the words that matched between the tags. */
+            highlights?: {
+                [key: string]: string;
+            };
+        };
+        SearchIndex: {
+            name: string;
+            /** @description A top-level field, or a dotted path to a nested one. */
+            id_field: string;
+            searchable_fields: {
+                /** @description A top-level field, or a dotted path to a nested one. */
+                field: string;
+                /**
+                 * @description Multiplies the field's BM25 score.
+                 * @default 1
+                 */
+                weight: number;
+            }[];
+            filterable_fields: {
+                /** @description A top-level field, or a dotted path to a nested one. */
+                field: string;
+                /**
+                 * @description The type of the field's values; a document whose value has another type is refused (null or absent is allowed).
+                 * @enum {unknown}
+                 */
+                type: "string" | "number" | "boolean";
+            }[];
+            sortable_fields: {
+                /** @description A top-level field, or a dotted path to a nested one. */
+                field: string;
+                /**
+                 * @description The type of the field's values; a document whose value has another type is refused (null or absent is allowed).
+                 * @enum {unknown}
+                 */
+                type: "string" | "number" | "boolean";
+            }[];
+            /** @description The fields a hit carries; null (the default): the whole document. `GET …/documents/{id}` always answers the whole document. */
+            stored_fields: string[] | null;
+            max_documents: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            documents: number;
+            /** @description What the engine stores for the index: documents, their indexed columns and full-text indexes. */
+            bytes: number;
+            /** @description Documents written but not yet in the full-text index (searchable already; typo matches and ranking statistics follow): how far indexing has caught up. */
+            pending_documents: number;
+        };
+        SearchIndexInput: {
+            /**
+             * @description The field holding each document's id: a string of 1 to 256 bytes without control characters, or an integer (taken as its decimal text).
+             * @default id
+             */
+            id_field?: string;
+            /** @description Fields whose text is searched (strings, numbers, and arrays of them), each a name (weight 1) or `{"field", "weight"}`. */
+            searchable_fields: (string | {
+                /** @description A top-level field, or a dotted path to a nested one. */
+                field: string;
+                /**
+                 * @description Multiplies the field's BM25 score.
+                 * @default 1
+                 */
+                weight?: number;
+            })[];
+            filterable_fields?: {
+                /** @description A top-level field, or a dotted path to a nested one. */
+                field: string;
+                /**
+                 * @description The type of the field's values; a document whose value has another type is refused (null or absent is allowed). Named by `filter` and `facets`.
+                 * @enum {unknown}
+                 */
+                type: "string" | "number" | "boolean";
+            }[];
+            sortable_fields?: {
+                /** @description A top-level field, or a dotted path to a nested one. */
+                field: string;
+                /**
+                 * @description The type of the field's values; a document whose value has another type is refused (null or absent is allowed). Named by `sort`.
+                 * @enum {unknown}
+                 */
+                type: "string" | "number" | "boolean";
+            }[];
+            /** @description The fields a hit carries; null (the default): the whole document. `GET …/documents/{id}` always answers the whole document. */
+            stored_fields?: string[] | null;
+            /**
+             * @description A write that would pass it is refused (409 `conflict`).
+             * @default 1000000
+             */
+            max_documents?: number;
+        };
+        SearchIndexResponse: {
+            data: components["schemas"]["SearchIndex"];
+        };
+        SearchKeyRestriction: {
+            /** @description The one search index the key may query; any other answers 404. */
+            index: string;
+            /** @description A filter (as `querySearchIndex` takes it, at most 2048 bytes) ANDed with every query the key sends; checked against the index's settings on each query (403 `forbidden` once it no longer fits them). */
+            filter?: Record<string, never>;
+        };
+        SearchQuery: {
+            /**
+             * @description The words to find (at most 16), split on anything but letters and digits and lower-cased; empty: every document (filtered), by `sort` or id.
+             * @default
+             */
+            q?: string;
+            /**
+             * @description `all`: a hit holds every word (checked on each hit, however the engine ranked it); `any`: at least one.
+             * @default all
+             * @enum {unknown}
+             */
+            match?: "all" | "any";
+            /**
+             * @description Search as you type: the last word also matches words it begins (unless `q` ends with a space or punctuation).
+             * @default true
+             */
+            prefix?: boolean;
+            /**
+             * @description A word of 5+ characters also matches words one edit away (insert, delete, substitute), 9+ two; shorter words match exactly.
+             * @default true
+             */
+            typo_tolerance?: boolean;
+            filter?: components["schemas"]["SearchFilter"];
+            /** @description Sortable fields; documents without the field come last; ties by id. Without `q` over every matching document; with `q` over the first 1000 by rank. */
+            sort?: (string | {
+                field: string;
+                /** @enum {unknown} */
+                order?: "asc" | "desc";
+            })[];
+            /** @description Filterable fields to count values of, over at most the first 1000 matching documents (`exhaustive` says whether that was all), 100 values each, most frequent first. */
+            facets?: string[];
+            /** @description true: every searchable field with `<mark>` tags; or which fields and tags. */
+            highlight?: boolean | {
+                fields?: string[];
+                /** @default <mark> */
+                pre_tag?: string;
+                /** @default </mark> */
+                post_tag?: string;
+            };
+            /** @default 20 */
+            limit?: number;
+            /** @description `next_cursor` of the previous page of the same query. Pages reach the first 1000 hits of a query with `q`. */
+            cursor?: string;
         };
         SignatureService: {
             /** @enum {string} */
@@ -3608,6 +3975,17 @@ export type components = {
         UploadResponse: {
             data: components["schemas"]["Upload"];
         };
+        UpsertSearchDocumentsRequest: {
+            documents: Record<string, never>[];
+        };
+        UpsertSearchDocumentsResponse: {
+            data: {
+                /** @description The ids written, in order (a repeated id once). */
+                ids: string[];
+                /** @description With `?wait=true`: the full-text index covers the write. Otherwise false. */
+                indexed: boolean;
+            };
+        };
         VerifyRecoveryCodeRequest: {
             /** @description A recovery code, e.g. `7k3mq-x9d2a`. */
             code: string;
@@ -3936,7 +4314,7 @@ export interface operations {
                     "application/json": components["schemas"]["NewApiKeyResponse"];
                 };
             };
-            /** @description validation_error: `scopes` not a non-empty list of distinct scope names. */
+            /** @description validation_error: `scopes` not a non-empty list of distinct scope names, or `search` missing, malformed, or given without the `search:query` scope alone. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7916,6 +8294,861 @@ export interface operations {
             };
         };
     };
+    listSearchIndexes: {
+        parameters: {
+            query?: {
+                /** @description Indexes per page. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page; a malformed cursor is 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of indexes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListSearchIndexesResponse"];
+                };
+            };
+            /** @description validation_error: bad `limit` or cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the credential lacks the `storage:read` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSearchIndex: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                index: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The index */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchIndexResponse"];
+                };
+            };
+            /** @description validation_error: the index name does not match `^[A-Za-z0-9_-]{1,64}$`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the credential lacks the `storage:read` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such index in the caller's account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putSearchIndex: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                index: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SearchIndexInput"];
+            };
+        };
+        responses: {
+            /** @description The index, with its new settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchIndexResponse"];
+                };
+            };
+            /** @description The new index */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchIndexResponse"];
+                };
+            };
+            /** @description validation_error: bad name, unknown setting, or a setting out of range; `message` names it. Nothing changes. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the credential lacks the `storage` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: the change needs a rebuild and the index holds documents, or the account has its most indexes. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: the body must be `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteSearchIndex: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                index: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description validation_error: the index name does not match `^[A-Za-z0-9_-]{1,64}$`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the credential lacks the `storage` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such index in the caller's account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    purgeSearchIndex: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                index: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Purged */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PurgeSearchIndexResponse"];
+                };
+            };
+            /** @description validation_error: the index name does not match `^[A-Za-z0-9_-]{1,64}$`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the credential lacks the `storage` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such index in the caller's account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    upsertSearchDocuments: {
+        parameters: {
+            query?: {
+                /** @description true: answer once the full-text index covers the write too. */
+                wait?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                index: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpsertSearchDocumentsRequest"];
+            };
+        };
+        responses: {
+            /** @description Committed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpsertSearchDocumentsResponse"];
+                };
+            };
+            /** @description validation_error: not 1 to 1,000 documents, a document without a usable id, or a filterable or sortable field of another type; `message` names it (`documents[3].year`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the credential lacks the `storage` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such index in the caller's account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: the write would pass `max_documents`; nothing is stored. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: a document over 64 KiB, or a body over the gateway's limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: the body must be `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteSearchDocuments: {
+        parameters: {
+            query?: {
+                /** @description true: answer once the full-text index covers the write too. */
+                wait?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                index: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeleteSearchDocumentsRequest"];
+            };
+        };
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteSearchDocumentsResponse"];
+                };
+            };
+            /** @description validation_error: neither or both of `ids` and `filter`, or a bad filter; `message` names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the credential lacks the `storage` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such index in the caller's account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: the body must be `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSearchDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                index: string;
+                /** @description The document's id (1 to 256 bytes, percent-encoded; an id with `/` is written with `POST …/documents`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetSearchDocumentResponse"];
+                };
+            };
+            /** @description validation_error: bad index name or id. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the credential lacks the `storage:read` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such index, or no such document. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putSearchDocument: {
+        parameters: {
+            query?: {
+                /** @description true: answer once the full-text index covers the write too. */
+                wait?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                index: string;
+                /** @description The document's id (1 to 256 bytes, percent-encoded; an id with `/` is written with `POST …/documents`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutSearchDocumentRequest"];
+            };
+        };
+        responses: {
+            /** @description Committed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PutSearchDocumentResponse"];
+                };
+            };
+            /** @description validation_error: a bad id, or a field of another type than declared; `message` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the credential lacks the `storage` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such index in the caller's account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: the write would pass `max_documents`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the document is over 64 KiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: the body must be `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteSearchDocument: {
+        parameters: {
+            query?: {
+                /** @description true: answer once the full-text index covers the write too. */
+                wait?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                index: string;
+                /** @description The document's id (1 to 256 bytes, percent-encoded; an id with `/` is written with `POST …/documents`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description validation_error: bad index name or id. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the credential lacks the `storage` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such index, or no such document. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    querySearchIndex: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                index: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SearchQuery"];
+            };
+        };
+        responses: {
+            /** @description Hits */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuerySearchIndexResponse"];
+                };
+            };
+            /** @description validation_error: an unknown field, a field that is not searchable, filterable or sortable as used, a value of another type, or a cursor of another query; `message` names it (`filter.year.gte`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the credential lacks the `search:query` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such index in the caller's account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: the body must be `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     startTotpRegistration: {
         parameters: {
             query?: never;
@@ -10327,6 +11560,50 @@ export const OPERATIONS = {
     "listDeadMessages": {
         "method": "GET",
         "path": "/storage/streams/{stream}/consumers/{consumer}/dead"
+    },
+    "listSearchIndexes": {
+        "method": "GET",
+        "path": "/storage/search"
+    },
+    "putSearchIndex": {
+        "method": "PUT",
+        "path": "/storage/search/{index}"
+    },
+    "getSearchIndex": {
+        "method": "GET",
+        "path": "/storage/search/{index}"
+    },
+    "deleteSearchIndex": {
+        "method": "DELETE",
+        "path": "/storage/search/{index}"
+    },
+    "purgeSearchIndex": {
+        "method": "DELETE",
+        "path": "/storage/search/{index}/purge"
+    },
+    "upsertSearchDocuments": {
+        "method": "POST",
+        "path": "/storage/search/{index}/documents"
+    },
+    "deleteSearchDocuments": {
+        "method": "POST",
+        "path": "/storage/search/{index}/documents/delete"
+    },
+    "putSearchDocument": {
+        "method": "PUT",
+        "path": "/storage/search/{index}/documents/{id}"
+    },
+    "getSearchDocument": {
+        "method": "GET",
+        "path": "/storage/search/{index}/documents/{id}"
+    },
+    "deleteSearchDocument": {
+        "method": "DELETE",
+        "path": "/storage/search/{index}/documents/{id}"
+    },
+    "querySearchIndex": {
+        "method": "POST",
+        "path": "/storage/search/{index}/query"
     },
     "startTotpRegistration": {
         "method": "POST",
