@@ -1,5 +1,5 @@
 import type {
-  ExecutionChange, ExecutionRef, ExecutionStore, NewExecution, StoredRequest, BatchRequestLink,
+  ExecutionChange, ExecutionRef, ExecutionStatus, ExecutionStore, NewExecution, StoredRequest, BatchRequestLink,
 } from '../domain/flows/ports.js';
 import { ForwardingExecutionStore } from './forwarding-execution-store.js';
 import { countOfRecord, countOfUpdate } from '../domain/stats/outcomes.js';
@@ -12,13 +12,18 @@ import type { DeliveryCounter } from '../domain/stats/tally.js';
  * batch's and writes them together (`StatsTally`).
  */
 export class CountingExecutionStore extends ForwardingExecutionStore {
-  constructor(inner: ExecutionStore, private readonly counter: DeliveryCounter) {
+  /**
+   * @param countedBefore statuses whose records were counted before they were written: the
+   * receiver's refused and handshake records, counted by the refusal budget's grant
+   * (`ExecutionStore.countRefusal`).
+   */
+  constructor(inner: ExecutionStore, private readonly counter: DeliveryCounter, private readonly countedBefore: ReadonlySet<ExecutionStatus> = new Set()) {
     super(inner);
   }
 
   async record(ref: ExecutionRef, execution: NewExecution, request?: StoredRequest | BatchRequestLink): Promise<void> {
     await this.inner.record(ref, execution, request);
-    await this.counter.count(ref, countOfRecord(execution.status));
+    if (!this.countedBefore.has(execution.status)) await this.counter.count(ref, countOfRecord(execution.status));
   }
 
   async recordFirst(ref: ExecutionRef, execution: NewExecution, request: StoredRequest): Promise<boolean> {

@@ -1,5 +1,5 @@
 import type {
-  ExecutionChange, ExecutionFilter, ExecutionRef, ExecutionStore, NewExecution, StoredRequest, BatchRequestLink,
+  ExecutionChange, ExecutionFilter, ExecutionRef, ExecutionStore, NewExecution, StoredRequest, BatchRequestLink, RefusalOutcome,
 } from '../domain/flows/ports.js';
 
 /**
@@ -17,7 +17,8 @@ export class ForwardingExecutionStore implements ExecutionStore {
   get(ref: ExecutionRef) { return this.inner.get(ref); }
   requestOf(ref: ExecutionRef, eventId: string) { return this.inner.requestOf(ref, eventId); }
   list(triggerId: string, filter: ExecutionFilter, page: { limit: number; cursor?: string }) { return this.inner.list(triggerId, filter, page); }
-  countRefusal(triggerId: string, minute: number, max: number): Promise<boolean> { return this.inner.countRefusal(triggerId, minute, max); }
+  countRefusal(triggerId: string, minute: number, max: number, outcome?: RefusalOutcome): Promise<boolean> { return this.inner.countRefusal(triggerId, minute, max, outcome); }
+  uncountRefusal(triggerId: string, minute: number, outcome?: RefusalOutcome): Promise<void> { return this.inner.uncountRefusal(triggerId, minute, outcome); }
   claimEvent(triggerId: string, eventId: string, ttlSeconds: number): Promise<boolean> { return this.inner.claimEvent(triggerId, eventId, ttlSeconds); }
   releaseEvent(triggerId: string, eventId: string): Promise<void> { return this.inner.releaseEvent(triggerId, eventId); }
   storePayload(id: string, payload: string) { return this.inner.storePayload(id, payload); }

@@ -123,7 +123,8 @@ export function composeWebhook(settings: Settings, aws: AwsClients, senderKeys: 
   const secretBox = secretBoxFrom(settings, aws);
   // Each delivery is counted by outcome as it is recorded (`GET /triggers/{id}/stats`).
   const counter = countAtOnce(new DynamoDeliveryStats(dynamoClient(aws), settings.executionsTable, Date.now), Date.now);
-  const recorded = new CountingExecutionStore(new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable, Date.now), counter);
+  // Refused and handshake records are counted by the refusal budget's grant, in the same write.
+  const recorded = new CountingExecutionStore(new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable, Date.now), counter, new Set(['refused', 'handshake']));
   // With listeners (the local stack's `flowgate listen` endpoint), each delivery is pushed to them once recorded.
   const executions = new MeteredExecutionStore(listeners ? new NotifyingExecutionStore(recorded, listeners) : recorded, metricsRecorder);
   const flowQueue = sqsEventQueueLoadedAhead(settings.flowQueueUrl, aws);

@@ -22,11 +22,18 @@ const toStdout: EmfSink = (line) => void process.stdout.write(`${line}\n`);
 
 const UNIT = { count: MetricUnit.Count, milliseconds: MetricUnit.Milliseconds } as const;
 
+/** One EMF line as Powertools serialises it: `_aws` with its directives, then the dimensions' and metrics' values. */
+type EmfLine = { _aws: { Timestamp: number; CloudWatchMetrics: unknown[] } } & Record<string, unknown>;
+
 /**
- * Writes one invocation's metrics as one EMF line per dimension: those without an extra dimension
- * on one line, those of each extra dimension value (e.g. a flow's name) on one more. Counts of one
- * name are summed (alarms read their Sum); durations keep every value (percentiles need them). A
- * batch of ten flow runs is thus one line, not twenty: log ingestion is billed by the byte.
+ * Writes one invocation's metrics as few EMF lines as their dimensions allow. Those of each
+ * dimension set (none but `service`, or one extra such as a flow's name or a refusal's reason) are
+ * one metric directive; directives whose keys do not collide share one line (the format takes an
+ * array of directives, each naming its own dimensions and metrics, so no metric takes another's
+ * dimension), and two values of one dimension (two flows in a batch) go on lines of their own.
+ * A refused delivery is thus one line (received and refused by reason), not two. Counts of one
+ * name are summed (alarms read their Sum); durations keep every value (percentiles need them).
+ * A batch of ten flow runs is one line, not twenty: log ingestion is billed by the byte.
  */
 function writeMetrics(metrics: Metrics, batch: readonly StoredMetric[], sink: EmfSink): void {
   const byDimension = new Map<string, { dimension?: StoredMetric['dimension']; metrics: StoredMetric[] }>();
@@ -36,8 +43,9 @@ function writeMetrics(metrics: Metrics, batch: readonly StoredMetric[], sink: Em
     group.metrics.push(metric);
     byDimension.set(key, group);
   }
+  const lines: EmfLine[] = [];
   for (const { dimension, metrics: group } of byDimension.values()) {
-    // An extra dimension applies to every metric of a line, so each gets a line of its own
+    // An extra dimension applies to every metric of a directive, so each gets a directive of its own
     // (publishing clears the dimension again; the service dimension is a default one and stays).
     const line = metrics;
     if (dimension) line.addDimension(dimension.name, dimension.value);
@@ -50,11 +58,25 @@ function writeMetrics(metrics: Metrics, batch: readonly StoredMetric[], sink: Em
     // Serialised here rather than by publishStoredMetrics, which writes to stdout only.
     if (line.hasStoredMetrics()) {
       try {
-        sink(JSON.stringify(line.serializeMetrics()));
+        joinLine(lines, line.serializeMetrics() as unknown as EmfLine);
       } finally {
         line.clearMetrics();
         line.clearDimensions();
       }
     }
   }
+  for (const line of lines) sink(JSON.stringify(line));
+}
+
+/** Adds a directive and its values to the first line where none of its keys is taken (the shared `service` aside), else a line of its own. */
+function joinLine(lines: EmfLine[], next: EmfLine): void {
+  const { _aws, ...values } = next;
+  const fits = (line: EmfLine) => Object.entries(values).every(([key, value]) => !(key in line) || (key === 'service' && line[key] === value));
+  const line = lines.find(fits);
+  if (!line) {
+    lines.push(next);
+    return;
+  }
+  line._aws.CloudWatchMetrics.push(..._aws.CloudWatchMetrics);
+  Object.assign(line, values);
 }

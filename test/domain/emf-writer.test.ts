@@ -25,12 +25,31 @@ describe('EMF writer', () => {
     expect(lines[0]!._aws.CloudWatchMetrics[0].Dimensions).toEqual([['service', 'flow']]);
   });
 
-  it('keeps each dimension value on its own line, so no metric takes another\'s dimension', () => {
+  it('keeps each dimension value in its own directive, and two values of one dimension on lines of their own, so no metric takes another\'s dimension', () => {
     const lines = linesOf([
       { name: 'WebhooksAccepted', unit: 'count', value: 1 } as StoredMetric,
       { name: 'FlowRunsFailed', unit: 'count', value: 1, dimension: { name: 'flow', value: 'a' } } as StoredMetric,
       { name: 'FlowRunsFailed', unit: 'count', value: 1, dimension: { name: 'flow', value: 'b' } } as StoredMetric,
     ]);
-    expect(lines.map((line) => [line.flow, line.WebhooksAccepted, line.FlowRunsFailed])).toEqual([[undefined, 1, undefined], ['a', undefined, 1], ['b', undefined, 1]]);
+    expect(lines.map((line) => [line.flow, line.WebhooksAccepted, line.FlowRunsFailed])).toEqual([['a', 1, 1], ['b', undefined, 1]]);
+    expect(lines[0]!._aws.CloudWatchMetrics).toEqual([
+      { Namespace: 'Flowgate', Dimensions: [['service']], Metrics: [{ Name: 'WebhooksAccepted', Unit: 'Count' }] },
+      { Namespace: 'Flowgate', Dimensions: [['service', 'flow']], Metrics: [{ Name: 'FlowRunsFailed', Unit: 'Count' }] },
+    ]);
+    expect(lines[1]!._aws.CloudWatchMetrics).toEqual([{ Namespace: 'Flowgate', Dimensions: [['service', 'flow']], Metrics: [{ Name: 'FlowRunsFailed', Unit: 'Count' }] }]);
+  });
+
+  it('writes a refused delivery\'s metrics (received, not recorded, refused by reason) as one line of two directives', () => {
+    const lines = linesOf([
+      { name: 'WebhookRefusalsNotRecorded', unit: 'count', value: 1 } as StoredMetric,
+      { name: 'WebhooksReceived', unit: 'count', value: 1 } as StoredMetric,
+      { name: 'WebhooksRefused', unit: 'count', value: 1, dimension: { name: 'reason', value: 'invalid_signature' } } as StoredMetric,
+    ]);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ service: 'flowgate', reason: 'invalid_signature', WebhooksReceived: 1, WebhookRefusalsNotRecorded: 1, WebhooksRefused: 1 });
+    expect(lines[0]!._aws.CloudWatchMetrics.map((d: { Dimensions: string[][]; Metrics: { Name: string }[] }) => [d.Dimensions, d.Metrics.map((m) => m.Name)])).toEqual([
+      [[['service']], ['WebhookRefusalsNotRecorded', 'WebhooksReceived']],
+      [[['service', 'reason']], ['WebhooksRefused']],
+    ]);
   });
 });

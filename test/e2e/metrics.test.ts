@@ -24,8 +24,9 @@ function emfLines(): EmfLine[] {
 function total(name: string, dimensions: Record<string, string> = {}): number {
   let sum = 0;
   for (const line of emfLines()) {
-    const directive = line._aws.CloudWatchMetrics[0]!;
-    if (!directive.Metrics.some((m) => m.Name === name)) continue;
+    // A line may hold several directives (one per dimension set): the one naming the metric applies.
+    const directive = line._aws.CloudWatchMetrics.find((d) => d.Metrics.some((m) => m.Name === name));
+    if (!directive) continue;
     const names = directive.Dimensions.flat().filter((d) => d !== 'service').sort();
     if (names.join() !== Object.keys(dimensions).sort().join()) continue;
     if (Object.entries(dimensions).some(([key, value]) => line[key] !== value)) continue;
@@ -52,10 +53,11 @@ describe('EMF metrics on the local stack', () => {
     await deliver(`${stack.webhookBaseUrl}/${Buffer.alloc(24, 7).toString('base64url')}`, '{}');
     await eventually(() => expect(emfLines().length).toBeGreaterThan(0));
     for (const line of emfLines()) {
-      const directive = line._aws.CloudWatchMetrics[0]!;
-      expect(directive.Namespace).toBe('Flowgate');
       expect(line.service).toBe('flowgate');
-      for (const dimension of directive.Dimensions.flat()) expect(['service', 'reason', 'flow']).toContain(dimension);
+      for (const directive of line._aws.CloudWatchMetrics) {
+        expect(directive.Namespace).toBe('Flowgate');
+        for (const dimension of directive.Dimensions.flat()) expect(['service', 'reason', 'flow']).toContain(dimension);
+      }
     }
   });
 
@@ -106,9 +108,10 @@ describe('EMF metrics on the local stack', () => {
     expect(total('WebhooksRefused', { reason: 'flow_failed' })).toBe(0);
     const durations = emfLines().filter((line) => line.flow === 'echo-trigger' && 'FlowRunDuration' in line);
     expect(durations.length).toBeGreaterThanOrEqual(2);
-    // A run's duration shares its flow's line with its outcome, never with another flow's metrics.
-    expect(durations[0]!._aws.CloudWatchMetrics[0]!.Metrics).toContainEqual({ Name: 'FlowRunDuration', Unit: 'Milliseconds' });
-    expect(durations[0]!._aws.CloudWatchMetrics[0]!.Dimensions).toEqual([['service', 'flow']]);
+    // A run's duration shares its flow's directive with its outcome, never with another flow's metrics.
+    const flowDirective = durations[0]!._aws.CloudWatchMetrics.find((d) => d.Metrics.some((m) => m.Name === 'FlowRunDuration'))!;
+    expect(flowDirective.Metrics).toContainEqual({ Name: 'FlowRunDuration', Unit: 'Milliseconds' });
+    expect(flowDirective.Dimensions).toEqual([['service', 'flow']]);
   });
 
   it('replays, one and many, as DeliveriesReplayed; a replay is not a received webhook', async () => {

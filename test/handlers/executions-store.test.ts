@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { DynamoExecutionStore, EXECUTION_SHARDS, shardOf } from '../../functions/adapters/aws/dynamo-execution-store.js';
+import { DynamoDeliveryStats } from '../../functions/adapters/aws/dynamo-delivery-stats.js';
 import { newExecutionId, receivedAtOf } from '../../functions/domain/flows/execution-id.js';
 import type { ExecutionFilter, ExecutionStatus, ExecutionStore, StoredRequest } from '../../functions/domain/flows/ports.js';
 import { useEngines } from '../support/engines.js';
@@ -209,6 +210,20 @@ describe('DynamoExecutionStore.countRefusal', () => {
     expect(granted).toEqual([true, true, true, true, true, false, false, false]);
     expect(await store().countRefusal('t-refusals', 1001, 5)).toBe(true);
     expect(await store().countRefusal('t-other', 1000, 5)).toBe(true);
+  });
+
+  it('is the trigger\'s delivery count of the minute: one write counts the refusal (or handshake) and holds the budget; uncountRefusal takes both back', async () => {
+    const stats = new DynamoDeliveryStats(local.dynamo, table(), Date.now);
+    const minute = Math.floor(Date.now() / 60_000);
+    expect(await store().countRefusal('t-counted', minute, 3)).toBe(true);
+    expect(await store().countRefusal('t-counted', minute, 3, 'handshake')).toBe(true);
+    expect(await store().countRefusal('t-counted', minute, 3)).toBe(true);
+    expect(await store().countRefusal('t-counted', minute, 3)).toBe(false);
+    await store().uncountRefusal('t-counted', minute);
+    expect((await stats.minutes('t-counted', minute, minute)).get(minute)).toMatchObject({ refused: 1, handshake: 1 });
+    // The budget given back is room for one more.
+    expect(await store().countRefusal('t-counted', minute, 3)).toBe(true);
+    expect((await stats.minutes('t-counted', minute, minute)).get(minute)).toMatchObject({ refused: 2, handshake: 1 });
   });
 });
 

@@ -4,7 +4,7 @@ import { OUTCOMES, zeroCounts, type CountChange, type Counts } from '../../domai
 import { HOUR_MS, MINUTE_MS } from '../../domain/stats/periods.js';
 import type { DeliveryStatsStore, HourItem } from '../../domain/stats/ports.js';
 import { ifConditionHolds } from './conditional.js';
-import { EXECUTION_SHARDS, EXECUTION_TTL_SECONDS, shardOf } from './dynamo-execution-store.js';
+import { EXECUTION_SHARDS, EXECUTION_TTL_SECONDS, shardOf, statsMinuteExpiry, statsMinuteKey } from './dynamo-execution-store.js';
 
 /** `2026-05-01T12:34`: a minute's sort key; an hour's is its first 13 characters. Both sort as time does. */
 const minuteKey = (minute: number) => new Date(minute * MINUTE_MS).toISOString().slice(0, 16);
@@ -22,7 +22,9 @@ const countsOf = (item: Record<string, unknown>): Counts => {
 /**
  * Layout, in the executions table (`pk`, `sk`, TTL `expires_at`), beside the trigger's records:
  *
- *   STATS#<trigger>#<shard>  <minute, 2026-05-01T12:34>   counts by outcome, ADDed as deliveries are recorded
+ *   STATS#<trigger>#<shard>  <minute, 2026-05-01T12:34>   counts by outcome, ADDed as deliveries are recorded;
+ *                                                         on the trigger's own shard also `budget`, the refusals
+ *                                                         and handshakes recorded that minute (`countRefusal`)
  *   STATS#<trigger>#hours    <hour, 2026-05-01T12>        v: late changes; an hour's total a reader cached, at cached_v
  *
  * A minute item holds at most seven numbers and its expiry (well under 1 KB), so each ADD bills one
@@ -38,13 +40,13 @@ export class DynamoDeliveryStats implements DeliveryStatsStore {
     if (changed.length === 0) return;
     await this.client.send(new UpdateCommand({
       TableName: this.table,
-      Key: { pk: minutesPk(triggerId, shardOf(shardKey)), sk: minuteKey(minute) },
+      Key: statsMinuteKey(triggerId, shardOf(shardKey), minute),
       UpdateExpression: `ADD ${changed.map((outcome) => `#${outcome} :${outcome}`).join(', ')} SET expires_at = :expires`,
       // Outcome names as attribute names, through placeholders: several are DynamoDB reserved words.
       ExpressionAttributeNames: Object.fromEntries(changed.map((outcome) => [`#${outcome}`, outcome])),
       ExpressionAttributeValues: {
         ...Object.fromEntries(changed.map((outcome) => [`:${outcome}`, change[outcome]])),
-        ':expires': epochSeconds((minute + 1) * MINUTE_MS) + EXECUTION_TTL_SECONDS,
+        ':expires': statsMinuteExpiry(minute),
       },
     }));
   }

@@ -5,7 +5,7 @@ import {
 import { epochSeconds, type Clock } from '../../domain/clock.js';
 import { receivedAtOf } from '../../domain/flows/execution-id.js';
 import type {
-  AttemptRecord, Execution, ExecutionChange, ForwardedAttempt, ExecutionDetail, ExecutionFilter, ExecutionPage, ExecutionRef, ExecutionStore, NewExecution, StoredRequest, BatchRequestLink, BatchPosition,
+  AttemptRecord, Execution, ExecutionChange, ForwardedAttempt, ExecutionDetail, ExecutionFilter, ExecutionPage, ExecutionRef, ExecutionStore, NewExecution, StoredRequest, BatchRequestLink, BatchPosition, RefusalOutcome,
 } from '../../domain/flows/ports.js';
 import { MESSAGE_RETENTION_DAYS } from '../../manifest.js';
 import { AppError } from '../../shared/errors.js';
@@ -58,7 +58,12 @@ const requestKey = (ref: ExecutionRef, eventId: string) => ({ pk: requestPk(ref.
 const dedupKey = (triggerId: string, eventId: string) => ({ pk: `DEDUP#${triggerId}#${eventId}`, sk: 'DEDUP' });
 const chunkKey = (id: string, index: number) => ({ pk: `PAYLOAD#${id}`, sk: String(index).padStart(4, '0') });
 const outputKey = (executionId: string, attempt: number) => ({ pk: `OUTPUT#${executionId}`, sk: String(attempt) });
-const refusalsKey = (triggerId: string, minute: number) => ({ pk: `REFUSALS#${triggerId}#${minute}`, sk: 'COUNT' });
+/**
+ * A trigger's delivery counts of one minute on one shard (`dynamo-delivery-stats.ts` reads them):
+ * `STATS#<trigger>#<shard>` / `2026-05-01T12:34`, expiring 7 days after the minute.
+ */
+export const statsMinuteKey = (triggerId: string, shard: number, minute: number) => ({ pk: `STATS#${triggerId}#${shard}`, sk: new Date(minute * 60_000).toISOString().slice(0, 16) });
+export const statsMinuteExpiry = (minute: number) => epochSeconds((minute + 1) * 60_000) + EXECUTION_TTL_SECONDS;
 
 /** Flow output is kept as JSON text: DynamoDB maps stop at 32 levels, flow outputs do not. */
 function toExecution(item: Record<string, unknown>): Execution {
@@ -437,14 +442,32 @@ export class DynamoExecutionStore implements ExecutionStore {
     return items;
   }
 
-  countRefusal(triggerId: string, minute: number, max: number): Promise<boolean> {
+  /**
+   * The budget is an attribute (`budget`) of the trigger's delivery counts of that minute, on the
+   * shard its id picks, and the same conditional ADD counts the outcome: a recorded refusal writes
+   * one counter item, not a budget item and a count. (Before, the budget was an item of its own,
+   * `REFUSALS#<trigger>#<minute>`; those expired two minutes after theirs.)
+   */
+  countRefusal(triggerId: string, minute: number, max: number, outcome: RefusalOutcome = 'refused'): Promise<boolean> {
     return ifConditionHolds(() => this.client.send(new UpdateCommand({
       TableName: this.table,
-      Key: refusalsKey(triggerId, minute),
-      UpdateExpression: 'ADD refused :one SET expires_at = :expires',
-      ConditionExpression: 'attribute_not_exists(refused) OR refused < :max',
-      ExpressionAttributeValues: { ':one': 1, ':max': max, ':expires': (minute + 2) * 60 },
+      Key: statsMinuteKey(triggerId, shardOf(triggerId), minute),
+      UpdateExpression: 'ADD budget :one, #outcome :one SET expires_at = :expires',
+      ConditionExpression: 'attribute_not_exists(budget) OR budget < :max',
+      ExpressionAttributeNames: { '#outcome': outcome },
+      ExpressionAttributeValues: { ':one': 1, ':max': max, ':expires': statsMinuteExpiry(minute) },
     })));
+  }
+
+  async uncountRefusal(triggerId: string, minute: number, outcome: RefusalOutcome = 'refused'): Promise<void> {
+    await this.client.send(new UpdateCommand({
+      TableName: this.table,
+      Key: statsMinuteKey(triggerId, shardOf(triggerId), minute),
+      UpdateExpression: 'ADD budget :less, #outcome :less',
+      ConditionExpression: 'attribute_exists(budget)',
+      ExpressionAttributeNames: { '#outcome': outcome },
+      ExpressionAttributeValues: { ':less': -1 },
+    }));
   }
 
   claimEvent(triggerId: string, eventId: string, ttlSeconds: number): Promise<boolean> {

@@ -45,6 +45,8 @@ export interface Redelivery {
  * `handshake` one it answered itself as its sender's handshake (its `type` names the kind), no flow run.
  */
 export const EXECUTION_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'ignored', 'duplicate', 'refused', 'handshake'] as const;
+/** The statuses the receiver records within a trigger's refusal budget, counted as the budget is taken. */
+export type RefusalOutcome = 'refused' | 'handshake';
 export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
 
 /** Where an execution record lives; carried in the queue message so the worker can update it. */
@@ -218,10 +220,14 @@ export interface ExecutionStore {
   /** A page of a trigger's records, newest first, that match `filter`. */
   list(triggerId: string, filter: ExecutionFilter, page: { limit: number; cursor?: string }): Promise<ExecutionPage>;
   /**
-   * Counts one refused delivery of a trigger in minute `minute` (epoch minutes); true while the
-   * count is at most `max`, so the refusal may be recorded.
+   * Counts one refused delivery (or handshake: `outcome`) of a trigger in minute `minute` (epoch
+   * minutes); true while the count is at most `max`, so it may be recorded. The same write counts
+   * it in the trigger's delivery counts (`GET /triggers/{id}/stats`): the record written after it
+   * is not counted again (`CountingExecutionStore`'s `countedBefore`).
    */
-  countRefusal(triggerId: string, minute: number, max: number): Promise<boolean>;
+  countRefusal(triggerId: string, minute: number, max: number, outcome?: RefusalOutcome): Promise<boolean>;
+  /** Takes back a `countRefusal` whose record could not be written, so the counts stay those of the list. */
+  uncountRefusal(triggerId: string, minute: number, outcome?: RefusalOutcome): Promise<void>;
   /** Claims an event id for a trigger for `ttlSeconds`; false when already claimed. */
   claimEvent(triggerId: string, eventId: string, ttlSeconds: number): Promise<boolean>;
   releaseEvent(triggerId: string, eventId: string): Promise<void>;

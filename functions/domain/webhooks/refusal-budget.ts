@@ -1,4 +1,4 @@
-import type { ExecutionStore } from '../flows/ports.js';
+import type { ExecutionStore, RefusalOutcome } from '../flows/ports.js';
 
 /** At most this many refused deliveries of one trigger are recorded per minute; later ones are only counted. */
 export const MAX_REFUSED_RECORDS_PER_MINUTE = 60;
@@ -8,7 +8,10 @@ export const MAX_REFUSED_RECORDS_PER_MINUTE = 60;
  * table nor slow the receiver, so two budgets stand in front of the write:
  *
  *   this container's own count ── at most 60 per trigger per minute ──▶ no DynamoDB call past it
- *   the shared counter (one item per trigger and minute, conditional ADD) ──▶ at most 60 records in all
+ *   the shared counter (the trigger's delivery counts of the minute, conditional ADD) ──▶ at most 60 records in all
+ *
+ * The shared counter's ADD also counts the refusal (or handshake) in the trigger's delivery counts,
+ * so its record costs no count of its own; `giveBack` takes both back when the record fails.
  *
  * The local count keeps a flood from turning into one write per request on a single counter item
  * (a hot key); the shared one holds the limit across containers. A refusal past either budget is
@@ -19,12 +22,12 @@ export class RefusalBudget {
   private readonly taken = new Map<string, number>();
 
   constructor(
-    private readonly store: Pick<ExecutionStore, 'countRefusal'>,
+    private readonly store: Pick<ExecutionStore, 'countRefusal'> & Partial<Pick<ExecutionStore, 'uncountRefusal'>>,
     private readonly overflow: () => void = () => undefined,
     private readonly perMinute = MAX_REFUSED_RECORDS_PER_MINUTE,
   ) {}
 
-  async take(triggerId: string, nowMs: number): Promise<boolean> {
+  async take(triggerId: string, nowMs: number, outcome: RefusalOutcome = 'refused'): Promise<boolean> {
     const minute = Math.floor(nowMs / 60_000);
     if (minute !== this.minute) {
       this.minute = minute;
@@ -34,9 +37,14 @@ export class RefusalBudget {
     let granted = false;
     if (taken < this.perMinute) {
       this.taken.set(triggerId, taken + 1);
-      granted = await this.store.countRefusal(triggerId, minute, this.perMinute);
+      granted = await this.store.countRefusal(triggerId, minute, this.perMinute, outcome);
     }
     if (!granted) this.overflow();
     return granted;
+  }
+
+  /** Takes back what `take` counted, for a record that was not written (best effort: a failure is the caller's to log). */
+  async giveBack(triggerId: string, nowMs: number, outcome: RefusalOutcome = 'refused'): Promise<void> {
+    await this.store.uncountRefusal?.(triggerId, Math.floor(nowMs / 60_000), outcome);
   }
 }

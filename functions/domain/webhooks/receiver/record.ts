@@ -1,4 +1,5 @@
 import { logFault } from '../../../shared/logger.js';
+import type { RefusalOutcome } from '../../flows/ports.js';
 import type { HandshakeKindName } from '../handshakes.js';
 import { storedRequest } from '../stored-request.js';
 import { eventType, senderEventId } from '../trigger-input.js';
@@ -37,7 +38,7 @@ export async function recordRefusal(deps: ReceiverDeps, request: IncomingWebhook
     const type = body && eventType(row, request.headers, body);
     const eventId = body && senderEventId(row, request.headers, body);
     const unverified = (type !== undefined || eventId !== undefined) && !REFUSED_AFTER_VERIFYING.has(code);
-    await deps.executions.record(delivery.ref, {
+    await recordCounted(deps, delivery, 'refused', () => deps.executions.record(delivery.ref, {
       event_id: eventId ?? deps.newId(),
       received_at: delivery.receivedAt.toISOString(),
       ...(type !== undefined && { type }),
@@ -45,7 +46,7 @@ export async function recordRefusal(deps: ReceiverDeps, request: IncomingWebhook
       status: 'refused',
       error: code,
       attempts: 0,
-    }, storedRequest(request, withBody, delivery.secrets));
+    }, storedRequest(request, withBody, delivery.secrets)));
   } catch (error) {
     await logFault('refused delivery not recorded', error);
   }
@@ -58,12 +59,25 @@ export async function recordRefusal(deps: ReceiverDeps, request: IncomingWebhook
  */
 export async function recordHandshake(deps: ReceiverDeps, request: IncomingWebhook, delivery: Delivery, kind: HandshakeKindName, withBody: boolean): Promise<void> {
   try {
-    if (await deps.refusals.take(delivery.trigger.id, delivery.receivedAt.getTime())) {
-      await deps.executions.record(delivery.ref, {
+    if (await deps.refusals.take(delivery.trigger.id, delivery.receivedAt.getTime(), 'handshake')) {
+      await recordCounted(deps, delivery, 'handshake', () => deps.executions.record(delivery.ref, {
         event_id: deps.newId(), received_at: delivery.receivedAt.toISOString(), type: kind, status: 'handshake', attempts: 0,
-      }, storedRequest(request, withBody && request.rawBody.length <= deps.maxBodyBytes, delivery.secrets));
+      }, storedRequest(request, withBody && request.rawBody.length <= deps.maxBodyBytes, delivery.secrets)));
     }
   } catch (error) {
     await logFault('handshake not recorded', error);
+  }
+}
+
+/**
+ * Writes a record the refusal budget has counted already (its grant was the count): when the
+ * write fails, the count is taken back, so the chart never shows a delivery the list lacks.
+ */
+async function recordCounted(deps: ReceiverDeps, delivery: Delivery, outcome: RefusalOutcome, write: () => Promise<void>): Promise<void> {
+  try {
+    await write();
+  } catch (error) {
+    await deps.refusals.giveBack(delivery.trigger.id, delivery.receivedAt.getTime(), outcome).catch((undo) => logFault('refusal count not taken back', undo));
+    throw error;
   }
 }
