@@ -184,7 +184,6 @@ export interface RouteSpec {
   /** The handler action it runs when that is another route's: a key route's query form runs its path form's. @default operationId */
   action?: string;
   tag: string;
-  summary: string;
   /**
    * The scope a credential needs (`functions/domain/api-keys.ts`): every `gateway` and `api_key`
    * route names one; a `bearer` route may (`admin`: the user must be an administrator).
@@ -214,144 +213,144 @@ const readsOnly = (method: HttpMethod, action: string) => method === 'GET' || me
 const storageScope = (method: HttpMethod, action: string): Scope => (readsOnly(method, action) ? 'storage:read' : 'storage');
 const triggersScope = (method: HttpMethod, action: string): Scope => (readsOnly(method, action) ? 'triggers:read' : 'triggers');
 
-const kv = (method: HttpMethod, path: string, operationId: string, summary: string, action?: string): RouteSpec =>
-  ({ method, path: `/storage/kv/${path}`, fn: 'kv', auth: 'gateway', operationId, ...(action && { action }), tag: TAGS.kv, summary, scope: storageScope(method, action ?? operationId) });
-const objects = (method: HttpMethod, path: string, operationId: string, summary: string, action?: string): RouteSpec =>
-  ({ method, path: `/storage/objects/${path}`, fn: 'objects', auth: 'gateway', operationId, ...(action && { action }), tag: TAGS.objects, summary, scope: storageScope(method, action ?? operationId) });
-const streams = (method: HttpMethod, path: string, operationId: string, summary: string): RouteSpec =>
-  ({ method, path: `/storage/streams/${path}`, fn: 'streams', auth: 'gateway', operationId, tag: TAGS.streams, summary, scope: storageScope(method, operationId) });
-const search = (method: HttpMethod, path: string, operationId: string, summary: string): RouteSpec =>
-  ({ method, path: `/storage/search/${path}`, fn: 'search', auth: 'gateway', operationId, tag: TAGS.search, summary, scope: storageScope(method, operationId) });
-const trigger = (method: HttpMethod, path: string, operationId: string, summary: string): RouteSpec =>
-  ({ method, path, fn: 'triggers', auth: 'gateway', operationId, tag: TAGS.triggers, summary, scope: triggersScope(method, operationId) });
-const mfa = (path: string, operationId: string, summary: string, method: HttpMethod = 'POST', auth: RouteAuth = 'bearer', scope?: Scope): RouteSpec =>
-  ({ method, path: `/accounts/${path}`, fn: 'accounts', auth, operationId, tag: TAGS.mfa, summary, ...(scope && { scope }) });
+const kv = (method: HttpMethod, path: string, operationId: string, action?: string): RouteSpec =>
+  ({ method, path: `/storage/kv/${path}`, fn: 'kv', auth: 'gateway', operationId, ...(action && { action }), tag: TAGS.kv, scope: storageScope(method, action ?? operationId) });
+const objects = (method: HttpMethod, path: string, operationId: string, action?: string): RouteSpec =>
+  ({ method, path: `/storage/objects/${path}`, fn: 'objects', auth: 'gateway', operationId, ...(action && { action }), tag: TAGS.objects, scope: storageScope(method, action ?? operationId) });
+const streams = (method: HttpMethod, path: string, operationId: string): RouteSpec =>
+  ({ method, path: `/storage/streams/${path}`, fn: 'streams', auth: 'gateway', operationId, tag: TAGS.streams, scope: storageScope(method, operationId) });
+const search = (method: HttpMethod, path: string, operationId: string): RouteSpec =>
+  ({ method, path: `/storage/search/${path}`, fn: 'search', auth: 'gateway', operationId, tag: TAGS.search, scope: storageScope(method, operationId) });
+const trigger = (method: HttpMethod, path: string, operationId: string): RouteSpec =>
+  ({ method, path, fn: 'triggers', auth: 'gateway', operationId, tag: TAGS.triggers, scope: triggersScope(method, operationId) });
+const mfa = (path: string, operationId: string, method: HttpMethod = 'POST', auth: RouteAuth = 'bearer', scope?: Scope): RouteSpec =>
+  ({ method, path: `/accounts/${path}`, fn: 'accounts', auth, operationId, tag: TAGS.mfa, ...(scope && { scope }) });
 
 /** The route table. API Gateway's `routeKey` for each is `${method} ${path}`. */
 export const ROUTES: readonly RouteSpec[] = [
-  { method: 'GET', path: '/health', fn: 'system', auth: 'none', operationId: 'getHealth', tag: TAGS.system, summary: 'Readiness check' },
-  { method: 'GET', path: '/openapi.json', fn: 'system', auth: 'none', operationId: 'getOpenApi', tag: TAGS.system, summary: 'This interface description' },
+  { method: 'GET', path: '/health', fn: 'system', auth: 'none', operationId: 'getHealth', tag: TAGS.system },
+  { method: 'GET', path: '/openapi.json', fn: 'system', auth: 'none', operationId: 'getOpenApi', tag: TAGS.system },
   // The console's pages: it signs in in the browser and calls the routes below like any client.
-  { method: 'GET', path: '/console', fn: 'system', auth: 'none', operationId: 'getConsole', tag: TAGS.system, summary: 'The console (a web page)' },
-  { method: 'GET', path: '/console/{asset+}', fn: 'system', auth: 'none', operationId: 'getConsoleAsset', tag: TAGS.system, summary: "The console's scripts and styles" },
+  { method: 'GET', path: '/console', fn: 'system', auth: 'none', operationId: 'getConsole', tag: TAGS.system },
+  { method: 'GET', path: '/console/{asset+}', fn: 'system', auth: 'none', operationId: 'getConsoleAsset', tag: TAGS.system },
   // The API reference page, rendered in the browser from /openapi.json; its script is vendored, served from here.
-  { method: 'GET', path: '/docs', fn: 'system', auth: 'none', operationId: 'getApiReference', tag: TAGS.system, summary: 'The API reference (a web page)' },
-  { method: 'GET', path: '/docs/{asset+}', fn: 'system', auth: 'none', operationId: 'getApiReferenceAsset', tag: TAGS.system, summary: "The API reference's scripts and styles" },
+  { method: 'GET', path: '/docs', fn: 'system', auth: 'none', operationId: 'getApiReference', tag: TAGS.system },
+  { method: 'GET', path: '/docs/{asset+}', fn: 'system', auth: 'none', operationId: 'getApiReferenceAsset', tag: TAGS.system },
 
   // Key management is for users (bearer tokens) only: a key can neither mint, list nor revoke keys.
-  { method: 'POST', path: '/api-keys', fn: 'apiKeys', auth: 'bearer', operationId: 'createApiKey', idempotent: true, tag: TAGS.apiKeys, summary: 'Create an API key with scopes (shown once)' },
-  { method: 'GET', path: '/api-keys', fn: 'apiKeys', auth: 'bearer', operationId: 'listApiKeys', tag: TAGS.apiKeys, summary: 'List API keys' },
-  { method: 'DELETE', path: '/api-keys/{id}', fn: 'apiKeys', auth: 'bearer', operationId: 'revokeApiKey', tag: TAGS.apiKeys, summary: 'Revoke an API key' },
-  { method: 'GET', path: '/api-keys/events', fn: 'apiKeys', auth: 'bearer', operationId: 'listApiKeyEvents', tag: TAGS.apiKeys, summary: "Who minted and revoked the account's keys, newest first" },
+  { method: 'POST', path: '/api-keys', fn: 'apiKeys', auth: 'bearer', operationId: 'createApiKey', idempotent: true, tag: TAGS.apiKeys },
+  { method: 'GET', path: '/api-keys', fn: 'apiKeys', auth: 'bearer', operationId: 'listApiKeys', tag: TAGS.apiKeys },
+  { method: 'DELETE', path: '/api-keys/{id}', fn: 'apiKeys', auth: 'bearer', operationId: 'revokeApiKey', tag: TAGS.apiKeys },
+  { method: 'GET', path: '/api-keys/events', fn: 'apiKeys', auth: 'bearer', operationId: 'listApiKeyEvents', tag: TAGS.apiKeys },
   // In the accounts function, where step-up proofs are checked and spent.
-  { method: 'POST', path: '/api-keys/admin', fn: 'accounts', auth: 'bearer', scope: 'admin', operationId: 'createAdminApiKey', tag: TAGS.apiKeys, summary: 'Create an admin API key (administrators, fresh step-up proof)' },
+  { method: 'POST', path: '/api-keys/admin', fn: 'accounts', auth: 'bearer', scope: 'admin', operationId: 'createAdminApiKey', tag: TAGS.apiKeys },
 
-  { method: 'GET', path: '/storage/kv', fn: 'kv', auth: 'gateway', scope: 'storage:read', operationId: 'listKVBuckets', tag: TAGS.kv, summary: 'List buckets' },
-  kv('PUT', '{bucket}', 'createKVBucket', 'Create a bucket or update its configuration'),
-  kv('GET', '{bucket}', 'getKVBucket', 'Read a bucket'),
-  kv('DELETE', '{bucket}', 'deleteKVBucket', 'Delete a bucket and all its data'),
-  kv('DELETE', '{bucket}/purge', 'purgeKVBucket', 'Remove all data, keep the configuration'),
-  kv('GET', '{bucket}/keys', 'listKVKeys', 'List keys in key order'),
+  { method: 'GET', path: '/storage/kv', fn: 'kv', auth: 'gateway', scope: 'storage:read', operationId: 'listKVBuckets', tag: TAGS.kv },
+  kv('PUT', '{bucket}', 'createKVBucket'),
+  kv('GET', '{bucket}', 'getKVBucket'),
+  kv('DELETE', '{bucket}', 'deleteKVBucket'),
+  kv('DELETE', '{bucket}/purge', 'purgeKVBucket'),
+  kv('GET', '{bucket}/keys', 'listKVKeys'),
   // A key goes in `?key=`, which survives the single encoding every client applies; API Gateway cuts a
   // key in the path at an encoded `?`, so `…/keys/{key+}` (encoded twice) is kept for existing callers.
-  kv('PUT', '{bucket}/value', 'putKVValueByKey', 'Write a value (?key=)', 'putKVValue'),
-  kv('GET', '{bucket}/value', 'getKVValueByKey', 'Read a value (?key=)', 'getKVValue'),
-  kv('DELETE', '{bucket}/value', 'deleteKVValueByKey', 'Delete a value (?key=)', 'deleteKVValue'),
-  kv('PUT', '{bucket}/keys/{key+}', 'putKVValue', 'Write a value'),
-  kv('GET', '{bucket}/keys/{key+}', 'getKVValue', 'Read a value'),
-  kv('DELETE', '{bucket}/keys/{key+}', 'deleteKVValue', 'Delete a value'),
+  kv('PUT', '{bucket}/value', 'putKVValueByKey', 'putKVValue'),
+  kv('GET', '{bucket}/value', 'getKVValueByKey', 'getKVValue'),
+  kv('DELETE', '{bucket}/value', 'deleteKVValueByKey', 'deleteKVValue'),
+  kv('PUT', '{bucket}/keys/{key+}', 'putKVValue'),
+  kv('GET', '{bucket}/keys/{key+}', 'getKVValue'),
+  kv('DELETE', '{bucket}/keys/{key+}', 'deleteKVValue'),
 
-  { method: 'GET', path: '/storage/objects', fn: 'objects', auth: 'gateway', scope: 'storage:read', operationId: 'listObjectStores', tag: TAGS.objects, summary: 'List object stores' },
-  objects('PUT', '{store}', 'createObjectStore', 'Create an object store'),
-  objects('GET', '{store}', 'getObjectStore', 'Read an object store and its usage'),
-  objects('DELETE', '{store}', 'deleteObjectStore', 'Delete a store and all its objects'),
-  objects('DELETE', '{store}/purge', 'purgeObjectStore', 'Remove all objects, keep the configuration'),
-  objects('GET', '{store}/objects', 'listObjects', 'List objects in key order'),
+  { method: 'GET', path: '/storage/objects', fn: 'objects', auth: 'gateway', scope: 'storage:read', operationId: 'listObjectStores', tag: TAGS.objects },
+  objects('PUT', '{store}', 'createObjectStore'),
+  objects('GET', '{store}', 'getObjectStore'),
+  objects('DELETE', '{store}', 'deleteObjectStore'),
+  objects('DELETE', '{store}/purge', 'purgeObjectStore'),
+  objects('GET', '{store}/objects', 'listObjects'),
   // Keys in `?key=`, as for KV values; `…/objects/{key+}` (encoded twice) is kept for existing callers.
-  objects('PUT', '{store}/object', 'putObjectByKey', 'Write an object (?key=; up to 4 MiB through the API)', 'putObject'),
-  objects('GET', '{store}/object', 'getObjectByKey', 'Read an object, or a range of it (?key=)', 'getObject'),
-  objects('HEAD', '{store}/object', 'headObjectByKey', "Read an object's size, etag, type and metadata (?key=)", 'headObject'),
-  objects('DELETE', '{store}/object', 'deleteObjectByKey', 'Delete an object (?key=)', 'deleteObject'),
-  objects('POST', '{store}/object/url', 'createObjectUrlByKey', 'A presigned GET URL of an object (?key=)', 'createObjectUrl'),
-  objects('PUT', '{store}/objects/{key+}', 'putObject', 'Write an object (up to 4 MiB through the API)'),
-  objects('GET', '{store}/objects/{key+}', 'getObject', 'Read an object, or a range of it'),
-  objects('HEAD', '{store}/objects/{key+}', 'headObject', "Read an object's size, etag, type and metadata"),
-  objects('DELETE', '{store}/objects/{key+}', 'deleteObject', 'Delete an object'),
+  objects('PUT', '{store}/object', 'putObjectByKey', 'putObject'),
+  objects('GET', '{store}/object', 'getObjectByKey', 'getObject'),
+  objects('HEAD', '{store}/object', 'headObjectByKey', 'headObject'),
+  objects('DELETE', '{store}/object', 'deleteObjectByKey', 'deleteObject'),
+  objects('POST', '{store}/object/url', 'createObjectUrlByKey', 'createObjectUrl'),
+  objects('PUT', '{store}/objects/{key+}', 'putObject'),
+  objects('GET', '{store}/objects/{key+}', 'getObject'),
+  objects('HEAD', '{store}/objects/{key+}', 'headObject'),
+  objects('DELETE', '{store}/objects/{key+}', 'deleteObject'),
   // `…/objects/{key}/url`: API Gateway's greedy parameter must end a path, so the handler takes the `/url` off the key.
-  { ...objects('POST', '{store}/objects/{key+}', 'createObjectUrl', 'A presigned GET URL of an object'), documentedPath: '/storage/objects/{store}/objects/{key}/url' },
-  { ...objects('POST', '{store}/uploads', 'createObjectUpload', 'Start an upload straight to S3: presigned PUT or part URLs'), idempotent: true },
-  { ...objects('POST', '{store}/uploads/{id}/complete', 'completeObjectUpload', 'Store what an upload sent, if it is the size declared'), idempotent: true },
-  objects('POST', '{store}/uploads/{id}/urls', 'refreshObjectUploadUrls', 'New URLs for an open upload, when its first ones expire'),
-  objects('DELETE', '{store}/uploads/{id}', 'abortObjectUpload', 'Abort an upload and give its reserved bytes back'),
+  { ...objects('POST', '{store}/objects/{key+}', 'createObjectUrl'), documentedPath: '/storage/objects/{store}/objects/{key}/url' },
+  { ...objects('POST', '{store}/uploads', 'createObjectUpload'), idempotent: true },
+  { ...objects('POST', '{store}/uploads/{id}/complete', 'completeObjectUpload'), idempotent: true },
+  objects('POST', '{store}/uploads/{id}/urls', 'refreshObjectUploadUrls'),
+  objects('DELETE', '{store}/uploads/{id}', 'abortObjectUpload'),
 
-  { method: 'GET', path: '/storage/streams', fn: 'streams', auth: 'gateway', scope: 'storage:read', operationId: 'listStreams', tag: TAGS.streams, summary: 'List streams' },
-  streams('PUT', '{stream}', 'createStream', 'Create a stream or update its configuration'),
-  streams('GET', '{stream}', 'getStream', 'Read a stream: configuration, counts, first and last sequence'),
-  streams('DELETE', '{stream}', 'deleteStream', 'Delete a stream, its messages and consumers'),
-  streams('DELETE', '{stream}/purge', 'purgeStream', 'Remove every message, keep the configuration and consumers'),
-  { ...streams('POST', '{stream}/messages', 'publishMessages', 'Publish up to 100 messages in order'), idempotent: true },
-  streams('GET', '{stream}/messages', 'readMessages', 'Read messages in sequence order'),
-  streams('GET', '{stream}/messages/{seq}', 'getMessage', 'Read one message by sequence'),
-  streams('GET', '{stream}/consumers', 'listConsumers', 'List the consumers with their positions and lag'),
-  streams('PUT', '{stream}/consumers/{consumer}', 'createConsumer', 'Create a durable consumer'),
-  streams('GET', '{stream}/consumers/{consumer}', 'getConsumer', 'Read a consumer and its position'),
-  streams('DELETE', '{stream}/consumers/{consumer}', 'deleteConsumer', 'Delete a consumer'),
-  streams('POST', '{stream}/consumers/{consumer}/fetch', 'fetchMessages', 'Fetch messages to process (long-poll up to 20 s)'),
-  streams('POST', '{stream}/consumers/{consumer}/ack', 'ackMessages', 'Acknowledge processed messages'),
-  streams('POST', '{stream}/consumers/{consumer}/nak', 'nakMessage', 'Ask for a message again, after a delay'),
-  streams('GET', '{stream}/consumers/{consumer}/dead', 'listDeadMessages', 'Messages that reached max_deliver'),
+  { method: 'GET', path: '/storage/streams', fn: 'streams', auth: 'gateway', scope: 'storage:read', operationId: 'listStreams', tag: TAGS.streams },
+  streams('PUT', '{stream}', 'createStream'),
+  streams('GET', '{stream}', 'getStream'),
+  streams('DELETE', '{stream}', 'deleteStream'),
+  streams('DELETE', '{stream}/purge', 'purgeStream'),
+  { ...streams('POST', '{stream}/messages', 'publishMessages'), idempotent: true },
+  streams('GET', '{stream}/messages', 'readMessages'),
+  streams('GET', '{stream}/messages/{seq}', 'getMessage'),
+  streams('GET', '{stream}/consumers', 'listConsumers'),
+  streams('PUT', '{stream}/consumers/{consumer}', 'createConsumer'),
+  streams('GET', '{stream}/consumers/{consumer}', 'getConsumer'),
+  streams('DELETE', '{stream}/consumers/{consumer}', 'deleteConsumer'),
+  streams('POST', '{stream}/consumers/{consumer}/fetch', 'fetchMessages'),
+  streams('POST', '{stream}/consumers/{consumer}/ack', 'ackMessages'),
+  streams('POST', '{stream}/consumers/{consumer}/nak', 'nakMessage'),
+  streams('GET', '{stream}/consumers/{consumer}/dead', 'listDeadMessages'),
 
-  { method: 'GET', path: '/storage/search', fn: 'search', auth: 'gateway', scope: 'storage:read', operationId: 'listSearchIndexes', tag: TAGS.search, summary: 'List search indexes' },
-  search('PUT', '{index}', 'putSearchIndex', 'Create a search index or update its settings'),
-  search('GET', '{index}', 'getSearchIndex', 'Read a search index: settings, documents, bytes, indexing progress'),
-  search('DELETE', '{index}', 'deleteSearchIndex', 'Delete a search index and its documents'),
-  search('DELETE', '{index}/purge', 'purgeSearchIndex', 'Remove every document, keep the settings'),
-  search('POST', '{index}/documents', 'upsertSearchDocuments', 'Add or replace up to 1,000 documents'),
-  search('POST', '{index}/documents/delete', 'deleteSearchDocuments', 'Delete documents by id or by filter'),
-  search('PUT', '{index}/documents/{id}', 'putSearchDocument', 'Add or replace one document'),
-  search('GET', '{index}/documents/{id}', 'getSearchDocument', 'Read one document'),
-  search('DELETE', '{index}/documents/{id}', 'deleteSearchDocument', 'Delete one document'),
+  { method: 'GET', path: '/storage/search', fn: 'search', auth: 'gateway', scope: 'storage:read', operationId: 'listSearchIndexes', tag: TAGS.search },
+  search('PUT', '{index}', 'putSearchIndex'),
+  search('GET', '{index}', 'getSearchIndex'),
+  search('DELETE', '{index}', 'deleteSearchIndex'),
+  search('DELETE', '{index}/purge', 'purgeSearchIndex'),
+  search('POST', '{index}/documents', 'upsertSearchDocuments'),
+  search('POST', '{index}/documents/delete', 'deleteSearchDocuments'),
+  search('PUT', '{index}/documents/{id}', 'putSearchDocument'),
+  search('GET', '{index}/documents/{id}', 'getSearchDocument'),
+  search('DELETE', '{index}/documents/{id}', 'deleteSearchDocument'),
   // `search:query`: a search-only key (one index, an optional fixed filter) reaches this route and no other; any reading credential does too.
-  { ...search('POST', '{index}/query', 'querySearchIndex', 'Search: ranked full text, prefix, typos, filters, sort, facets, highlights'), scope: 'search:query' },
+  { ...search('POST', '{index}/query', 'querySearchIndex'), scope: 'search:query' },
 
-  mfa('totp-registration', 'startTotpRegistration', 'Start a TOTP registration'),
-  mfa('confirm-totp-registration', 'confirmTotpRegistration', 'Confirm a TOTP registration'),
-  mfa('recovery-codes/verify', 'verifyRecoveryCode', 'Use a recovery code; answers a step-up proof'),
-  mfa('totp/verify', 'verifyTotp', 'Check a TOTP code at sign-in or step-up; answers a step-up proof'),
-  mfa('factors', 'listFactors', "The caller's factors and how many recovery codes remain", 'GET'),
-  mfa('factors/{id}', 'removeFactor', 'Remove a factor (fresh step-up proof required)', 'DELETE'),
-  mfa('recovery-codes/regenerate', 'regenerateRecoveryCodes', 'New recovery codes; the old ones stop working (fresh step-up proof required)'),
-  mfa('mfa/events', 'listMfaEvents', "The caller's MFA events, newest first", 'GET'),
-  mfa('users/{sub}/factors', 'adminListUserFactors', "A user's factors, for the account (admin key or administrator)", 'GET', 'gateway', 'admin'),
+  mfa('totp-registration', 'startTotpRegistration'),
+  mfa('confirm-totp-registration', 'confirmTotpRegistration'),
+  mfa('recovery-codes/verify', 'verifyRecoveryCode'),
+  mfa('totp/verify', 'verifyTotp'),
+  mfa('factors', 'listFactors', 'GET'),
+  mfa('factors/{id}', 'removeFactor', 'DELETE'),
+  mfa('recovery-codes/regenerate', 'regenerateRecoveryCodes'),
+  mfa('mfa/events', 'listMfaEvents', 'GET'),
+  mfa('users/{sub}/factors', 'adminListUserFactors', 'GET', 'gateway', 'admin'),
   // Never an API key: an administrator's token with a fresh step-up proof of the administrator.
-  mfa('users/{sub}/factors', 'adminResetUserFactors', "Remove a user's factors and recovery codes (administrator, fresh step-up proof)", 'DELETE', 'bearer', 'admin'),
+  mfa('users/{sub}/factors', 'adminResetUserFactors', 'DELETE', 'bearer', 'admin'),
   // Public: other services check step-up proofs offline against these keys.
-  { method: 'GET', path: '/.well-known/jwks.json', fn: 'accounts', auth: 'none', operationId: 'getMfaJwks', tag: TAGS.mfa, summary: 'Public keys of step-up proofs (JWKS)' },
+  { method: 'GET', path: '/.well-known/jwks.json', fn: 'accounts', auth: 'none', operationId: 'getMfaJwks', tag: TAGS.mfa },
 
-  { ...trigger('POST', '/triggers', 'createTrigger', 'Create a webhook trigger'), idempotent: true },
-  trigger('GET', '/triggers', 'listTriggers', 'List webhook triggers'),
-  trigger('GET', '/triggers/{id}', 'getTrigger', 'Read a webhook trigger'),
-  trigger('PATCH', '/triggers/{id}', 'updateTrigger', 'Change a webhook trigger'),
-  trigger('DELETE', '/triggers/{id}', 'deleteTrigger', 'Delete a webhook trigger'),
-  { ...trigger('POST', '/triggers/{id}/regenerate-url', 'regenerateTriggerUrl', 'New webhook URL; the old one stops working'), idempotent: true },
-  { ...trigger('POST', '/triggers/{id}/regenerate-api-key', 'regenerateTriggerApiKey', 'New API key; the old one stops working, at once or after an overlap'), idempotent: true },
-  { ...trigger('POST', '/triggers/{id}/rotate-signing-secret', 'rotateTriggerSigningSecret', 'New signing secret; the old one keeps working for an overlap'), idempotent: true },
-  trigger('POST', '/triggers/{id}/await-handshake', 'awaitTriggerHandshake', "Forget a handshake's secret and take the next handover (asana, notion)"),
-  trigger('GET', '/triggers/{id}/executions', 'listTriggerExecutions', 'Deliveries of a trigger, newest first, filtered'),
-  trigger('GET', '/triggers/{id}/executions/{execution_id}', 'getTriggerExecution', 'One delivery, with its request and attempts'),
-  { ...trigger('POST', '/triggers/{id}/executions/{execution_id}/replay', 'replayTriggerExecution', 'Run a stored delivery again'), idempotent: true },
-  { ...trigger('POST', '/triggers/{id}/replay', 'replayTriggerExecutions', 'Run the deliveries that match a filter again (up to 500 per call)'), idempotent: true },
+  { ...trigger('POST', '/triggers', 'createTrigger'), idempotent: true },
+  trigger('GET', '/triggers', 'listTriggers'),
+  trigger('GET', '/triggers/{id}', 'getTrigger'),
+  trigger('PATCH', '/triggers/{id}', 'updateTrigger'),
+  trigger('DELETE', '/triggers/{id}', 'deleteTrigger'),
+  { ...trigger('POST', '/triggers/{id}/regenerate-url', 'regenerateTriggerUrl'), idempotent: true },
+  { ...trigger('POST', '/triggers/{id}/regenerate-api-key', 'regenerateTriggerApiKey'), idempotent: true },
+  { ...trigger('POST', '/triggers/{id}/rotate-signing-secret', 'rotateTriggerSigningSecret'), idempotent: true },
+  trigger('POST', '/triggers/{id}/await-handshake', 'awaitTriggerHandshake'),
+  trigger('GET', '/triggers/{id}/executions', 'listTriggerExecutions'),
+  trigger('GET', '/triggers/{id}/executions/{execution_id}', 'getTriggerExecution'),
+  { ...trigger('POST', '/triggers/{id}/executions/{execution_id}/replay', 'replayTriggerExecution'), idempotent: true },
+  { ...trigger('POST', '/triggers/{id}/replay', 'replayTriggerExecutions'), idempotent: true },
   // Delivery counts by outcome, from counters kept as deliveries are recorded (functions/domain/stats/).
-  trigger('GET', '/triggers/{id}/stats', 'getTriggerStats', "A trigger's deliveries counted by outcome, per minute or hour"),
-  trigger('GET', '/triggers/stats', 'listTriggerStats', "Each trigger's deliveries counted by outcome, a page of triggers at once"),
+  trigger('GET', '/triggers/{id}/stats', 'getTriggerStats'),
+  trigger('GET', '/triggers/stats', 'listTriggerStats'),
   // What a client creating a trigger chooses its flow from (the console's Flow field).
-  trigger('GET', '/flows', 'listFlows', 'The deployed flows a trigger may run'),
+  trigger('GET', '/flows', 'listFlows'),
   // What the console draws a flow's picture from.
-  trigger('GET', '/flows/{name}', 'getFlow', "A deployed flow's definition (Amazon States Language)"),
-  trigger('GET', '/signature-services', 'listSignatureServices', 'The webhook senders a trigger can verify'),
+  trigger('GET', '/flows/{name}', 'getFlow'),
+  trigger('GET', '/signature-services', 'listSignatureServices'),
 
   // ANY so that the receiver itself answers 404 for unknown ids before 405 for known ones.
-  { method: 'ANY', path: '/webhooks/{webhook_id}', fn: 'webhook', auth: 'none', operationId: 'receiveWebhook', tag: TAGS.triggers, summary: 'Webhook receiver' },
+  { method: 'ANY', path: '/webhooks/{webhook_id}', fn: 'webhook', auth: 'none', operationId: 'receiveWebhook', tag: TAGS.triggers },
 ];
 
 /** API Gateway's catch-all route; answers 404 `not_found` or 405 `method_not_allowed`. */

@@ -13,6 +13,7 @@ import { ERROR_STATUS } from '../shared/errors.js';
 // The release this code is: the document's version is the package's, so an app can tell which
 // CHANGELOG.md entry it is talking to. esbuild inlines the JSON (this chunk loads with the first `/openapi.json`).
 import packageJson from '../../package.json' with { type: 'json' };
+import { SUMMARIES } from './summaries.js';
 
 const OPERATION_DOCS: Record<string, OperationDoc> = { ...systemDocs, ...apiKeysDocs, ...kvDocs, ...objectsDocs, ...streamsDocs, ...searchDocs, ...accountsDocs, ...triggersDocs, ...triggerStatsDocs };
 
@@ -87,7 +88,7 @@ function operation(route: RouteSpec) {
   responses['500'] ??= { description: 'internal_error', content: withSchemas(errorBody('').content) };
   return {
     operationId: route.operationId,
-    summary: route.summary,
+    summary: SUMMARIES[route.operationId],
     description: doc?.description,
     deprecated: doc?.deprecated,
     tags: [route.tag],

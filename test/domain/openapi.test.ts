@@ -3,6 +3,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { ROUTES, TAGS } from '../../functions/manifest.js';
 import { documentedPath } from '../../functions/openapi/document.js';
+import { SUMMARIES } from '../../functions/openapi/summaries.js';
 import { ERROR_STATUS } from '../../functions/shared/errors.js';
 import { jsonSchemaValidator, openApiDocument as document, type JsonSchema } from '../support/openapi.js';
 
@@ -11,6 +12,12 @@ const documented = Object.entries(document.paths as Record<string, Record<string
 );
 
 describe('the OpenAPI document and the route table', () => {
+  it('every route has a one-line summary, and every summary a route (kept out of the route table, which every bundle loads)', () => {
+    expect(ROUTES.filter((route) => !SUMMARIES[route.operationId]?.trim()).map((route) => route.operationId)).toEqual([]);
+    expect(Object.keys(SUMMARIES).filter((id) => !ROUTES.some((route) => route.operationId === id))).toEqual([]);
+    for (const route of ROUTES) expect(document.paths[documentedPath(route)]?.[route.method === 'ANY' ? 'post' : route.method.toLowerCase()]?.summary, route.operationId).toBe(SUMMARIES[route.operationId]);
+  });
+
   it('documents every route of the route table', () => {
     for (const route of ROUTES) {
       const method = route.method === 'ANY' ? 'post' : route.method.toLowerCase();

@@ -380,7 +380,7 @@ export class LanceSearchEngine implements SearchEngine {
     let request = table.query().select(['id', ...sortColumns.map((s) => s.column)]);
     if (where) request = request.where(where);
     const keys = await request.toArray();
-    const compare = (a: unknown, b: unknown) => {
+    const orderOf = (a: unknown, b: unknown) => {
       if (a === null || a === undefined) return b === null || b === undefined ? 0 : 1;
       if (b === null || b === undefined) return -1;
       return a < b ? -1 : a > b ? 1 : 0;
@@ -389,11 +389,11 @@ export class LanceSearchEngine implements SearchEngine {
       for (const s of sortColumns) {
         const va = a[s.column] as unknown;
         const vb = b[s.column] as unknown;
-        let order = compare(va, vb);
+        let order = orderOf(va, vb);
         if (s.order === 'desc' && va !== null && vb !== null) order = -order;
         if (order !== 0) return order;
       }
-      return compare(String(a.id), String(b.id));
+      return orderOf(String(a.id), String(b.id));
     });
     const chosen = keys.slice(0, plan.candidates).map((row) => String(row.id));
     const docs = new Map<string, Record<string, unknown>>();

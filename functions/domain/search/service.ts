@@ -8,6 +8,7 @@ import { MAX_CANDIDATES, MAX_FACET_DOCUMENTS, MAX_FACET_VALUES, MAX_INDEXES_PER_
 import { fieldText, highlight, valueAt } from './text.js';
 import type { Candidate, Filter, IndexRecord, IndexRef, IndexSettings, IndexStats, SearchEngine, SortKey, StoredDocument } from './types.js';
 import { invalid, settingsChanges, type QueryInput } from './validation.js';
+import { equalText } from '../webhooks/senders/primitives/equal-text.js';
 
 export interface IndexInfo {
   record: IndexRecord;
@@ -42,7 +43,7 @@ function fingerprint(parts: unknown): string {
   return hash.toString(36);
 }
 
-const compareValues = (a: unknown, b: unknown): number => {
+const orderOfValues = (a: unknown, b: unknown): number => {
   // Documents without the field come last whatever the order.
   if (a === null || a === undefined) return b === null || b === undefined ? 0 : 1;
   if (b === null || b === undefined) return -1;
@@ -57,10 +58,10 @@ function orderKeyOf(candidate: Candidate, sort: SortKey[] | undefined, ranked: b
   return [...values, candidate.id];
 }
 
-function compareKeys(a: OrderKey, b: OrderKey, sort: SortKey[] | undefined, ranked: boolean): number {
+function orderOfKeys(a: OrderKey, b: OrderKey, sort: SortKey[] | undefined, ranked: boolean): number {
   for (let i = 0; i < a.length; i++) {
     const isId = i === a.length - 1;
-    let order = compareValues(a[i], b[i]);
+    let order = orderOfValues(a[i], b[i]);
     if (!isId && sort && sort[i]!.order === 'desc' && a[i] !== null && b[i] !== null) order = -order;
     if (!isId && !sort && ranked) order = -order;
     if (order !== 0) return order;
@@ -184,7 +185,7 @@ export class SearchService {
     if (input.cursor !== undefined) {
       try {
         const decoded = JSON.parse(Buffer.from(input.cursor, 'base64url').toString('utf8')) as { f: string; k: OrderKey; o: number };
-        if (decoded.f !== print || !Array.isArray(decoded.k) || !Number.isSafeInteger(decoded.o)) throw new Error('other query');
+        if (!equalText(String(decoded.f), print) || !Array.isArray(decoded.k) || !Number.isSafeInteger(decoded.o)) throw new Error('other query');
         after = decoded;
       } catch {
         throw invalid('cursor must be the next_cursor of a previous answer to the same query');
@@ -195,7 +196,7 @@ export class SearchService {
       ...(filter && { filter }), ...(!ranked && input.sort && { sort: input.sort }),
     });
     const keyed = result.candidates.map((candidate) => ({ candidate, key: orderKeyOf(candidate, input.sort, ranked) }));
-    keyed.sort((a, b) => compareKeys(a.key, b.key, input.sort, ranked));
+    keyed.sort((a, b) => orderOfKeys(a.key, b.key, input.sort, ranked));
     const start = after === undefined ? 0 : this.resume(keyed, after, input.sort, ranked);
     const rest = keyed.slice(start);
     const page = rest.slice(0, input.limit);
@@ -222,7 +223,7 @@ export class SearchService {
       const at = keyed.findIndex(({ key }) => key.at(-1) === id);
       return at === -1 ? Math.min(after.o, keyed.length) : at + 1;
     }
-    const at = keyed.findIndex(({ key }) => compareKeys(key, after.k, sort, ranked) > 0);
+    const at = keyed.findIndex(({ key }) => orderOfKeys(key, after.k, sort, ranked) > 0);
     return at === -1 ? keyed.length : at;
   }
 
@@ -251,7 +252,7 @@ export class SearchService {
         const value = valueAt(doc, field);
         if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') counts.set(value, (counts.get(value) ?? 0) + 1);
       }
-      const values = [...counts].sort((a, b) => b[1] - a[1] || compareValues(a[0], b[0])).slice(0, MAX_FACET_VALUES).map(([value, count]) => ({ value, count }));
+      const values = [...counts].sort((a, b) => b[1] - a[1] || orderOfValues(a[0], b[0])).slice(0, MAX_FACET_VALUES).map(([value, count]) => ({ value, count }));
       return [field, { values, exhaustive }];
     }));
   }
