@@ -82,7 +82,7 @@ describe('npm start refuses a data directory it cannot use, in one line, and lea
 async function startUnreaped(env: Record<string, string>) {
   const parent = spawn('sh', ['-c', 'setsid "$0" --import tsx bin/local.ts & echo "stack pid $!"; exec sleep 600', process.execPath], {
     cwd: resolve(import.meta.dirname, '../..'),
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'WARN', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'WARN', LISTEN_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   nonReapingParents.push(parent);

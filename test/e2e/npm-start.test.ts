@@ -30,7 +30,7 @@ describe('npm start', () => {
     dataRoot = await mkdtemp(join(tmpdir(), 'flowgate-npm-start-'));
     const dataDir = join(dataRoot, 'data');
     // Only what a user's shell would have: no LOCAL_SECRETS_KEY, no AUTH_JWT_SECRET.
-    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), WEBHOOK_MAX_BODY_BYTES: '64', FLOWGATE_DATA_DIR: dataDir };
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), LISTEN_PORT: '0', WEBHOOK_MAX_BODY_BYTES: '64', FLOWGATE_DATA_DIR: dataDir };
     child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout!.on('data', (chunk) => (output += chunk));
