@@ -32,63 +32,117 @@ const documents = (count: number) => {
 };
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!;
 
-async function run(count: number) {
-  const docs = documents(count);
-  const queries = Array.from({ length: 200 }, (_, i) => words(random(1000 + i), 1 + (i % 3)));
-  const dir = mkdtempSync(join(tmpdir(), 'flowgate-search-bench-'));
-  try {
-    const engine = new LanceSearchEngine({ uri: dir, backgroundIndexing: false });
-    const record: IndexRecord = {
-      accountId: 'bench', name: `n${count}`, generation: 1, createdAt: '', updatedAt: '',
-      settings: { idField: 'id', searchable: [{ field: 'title', weight: 3 }, { field: 'body', weight: 1 }], filterable: [{ field: 'category', type: 'string' }], sortable: [], stored: null, maxDocuments: 10_000_000 },
-    };
-    await engine.saveIndex(record, { isNew: true });
+/** Sizes measured, each a prefix of the same documents: each engine indexes once, growing its index from one size to the next. */
+const SIZES = [10_000, 100_000] as const;
+/**
+ * Queries timed per size, the same for both engines: 1 to 3 words (prefix on the last, typos on).
+ * MiniSearch at 100,000 documents takes about a second a query, so a few dozen keep the whole
+ * `npm run bench` within its ten minutes; p99 of 40 is the slowest of the 40.
+ */
+const QUERIES = Array.from({ length: 40 }, (_, i) => words(random(1000 + i), 1 + (i % 3)));
+
+interface SizeResult {
+  documents: number;
+  lance_docs_per_second: number;
+  lance_write_ms: number;
+  lance_index_ms: number;
+  lance_query_p50_ms: number;
+  lance_query_p99_ms: number;
+  minisearch_docs_per_second: number;
+  minisearch_query_p50_ms: number;
+  minisearch_query_p99_ms: number;
+}
+
+async function timeQueries(search: (q: string) => unknown): Promise<number[]> {
+  const times: number[] = [];
+  for (const q of QUERIES) {
+    const t = performance.now();
+    await search(q);
+    times.push(performance.now() - t);
+  }
+  return times;
+}
+
+/**
+ * LanceDB: one index, documents written in batches of 1,000 then indexed, up to each size in turn.
+ * A size's throughput counts every write and index build since the start (the build at 10,000
+ * included in 100,000's): what it took to get there.
+ */
+async function lance(docs: ReturnType<typeof documents>, dir: string) {
+  const engine = new LanceSearchEngine({ uri: dir, backgroundIndexing: false });
+  const record: IndexRecord = {
+    accountId: 'bench', name: 'bench', generation: 1, createdAt: '', updatedAt: '',
+    settings: { idField: 'id', searchable: [{ field: 'title', weight: 3 }, { field: 'body', weight: 1 }], filterable: [{ field: 'category', type: 'string' }], sortable: [], stored: null, maxDocuments: 10_000_000 },
+  };
+  await engine.saveIndex(record, { isNew: true });
+  const results = [];
+  let writeMs = 0;
+  let indexMs = 0;
+  let written = 0;
+  for (const size of SIZES) {
     let started = performance.now();
-    for (let i = 0; i < docs.length; i += 1000) await engine.upsert(record, docs.slice(i, i + 1000).map((doc) => ({ id: doc.id, doc })));
-    const writeMs = performance.now() - started;
+    for (; written < size; written += 1000) await engine.upsert(record, docs.slice(written, written + 1000).map((doc) => ({ id: doc.id, doc })));
+    writeMs += performance.now() - started;
     started = performance.now();
     await engine.indexNow(record);
-    const indexMs = performance.now() - started;
-    const lanceTimes: number[] = [];
-    for (const q of queries) {
-      const t = performance.now();
-      await engine.search(record, { words: q.split(' '), match: 'all', prefix: true, typos: true, candidates: 1000 });
-      lanceTimes.push(performance.now() - t);
-    }
+    indexMs += performance.now() - started;
+    const times = await timeQueries((q) => engine.search(record, { words: q.split(' '), match: 'all', prefix: true, typos: true, candidates: 1000 }));
+    results.push({ writeMs, indexMs, times });
+  }
+  return results;
+}
 
-    started = performance.now();
-    const mini = new MiniSearch({ fields: ['title', 'body'], storeFields: ['title'], searchOptions: { boost: { title: 3 }, prefix: true, fuzzy: 0.2, combineWith: 'AND' } });
-    mini.addAll(docs);
-    const miniIndexMs = performance.now() - started;
-    const miniTimes: number[] = [];
-    for (const q of queries) {
-      const t = performance.now();
-      mini.search(q);
-      miniTimes.push(performance.now() - t);
-    }
-    const result = {
-      documents: count,
-      lance_docs_per_second: Math.round(count / ((writeMs + indexMs) / 1000)),
-      lance_write_ms: Math.round(writeMs), lance_index_ms: Math.round(indexMs),
-      lance_query_p50_ms: +percentile(lanceTimes, 0.5).toFixed(2), lance_query_p99_ms: +percentile(lanceTimes, 0.99).toFixed(2),
-      minisearch_docs_per_second: Math.round(count / (miniIndexMs / 1000)),
-      minisearch_query_p50_ms: +percentile(miniTimes, 0.5).toFixed(2), minisearch_query_p99_ms: +percentile(miniTimes, 0.99).toFixed(2),
-    };
-    console.log(JSON.stringify(result));
-    return result;
+/** MiniSearch, in memory: the same documents added up to each size in turn, the same queries. */
+async function minisearch(docs: ReturnType<typeof documents>) {
+  const mini = new MiniSearch({ fields: ['title', 'body'], storeFields: ['title'], searchOptions: { boost: { title: 3 }, prefix: true, fuzzy: 0.2, combineWith: 'AND' } });
+  const results = [];
+  let indexMs = 0;
+  let added = 0;
+  for (const size of SIZES) {
+    const started = performance.now();
+    mini.addAll(docs.slice(added, size));
+    added = size;
+    indexMs += performance.now() - started;
+    results.push({ indexMs, times: await timeQueries((q) => mini.search(q)) });
+  }
+  return results;
+}
+
+async function runSizes(): Promise<SizeResult[]> {
+  const docs = documents(SIZES.at(-1)!);
+  const dir = mkdtempSync(join(tmpdir(), 'flowgate-search-bench-'));
+  try {
+    const lanceRuns = await lance(docs, dir);
+    const miniRuns = await minisearch(docs);
+    return SIZES.map((count, i) => {
+      const l = lanceRuns[i]!;
+      const m = miniRuns[i]!;
+      const result = {
+        documents: count,
+        lance_docs_per_second: Math.round(count / ((l.writeMs + l.indexMs) / 1000)),
+        lance_write_ms: Math.round(l.writeMs), lance_index_ms: Math.round(l.indexMs),
+        lance_query_p50_ms: +percentile(l.times, 0.5).toFixed(2), lance_query_p99_ms: +percentile(l.times, 0.99).toFixed(2),
+        minisearch_docs_per_second: Math.round(count / (m.indexMs / 1000)),
+        minisearch_query_p50_ms: +percentile(m.times, 0.5).toFixed(2), minisearch_query_p99_ms: +percentile(m.times, 0.99).toFixed(2),
+      };
+      console.log(JSON.stringify(result));
+      return result;
+    });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 export default async function searchBench() {
-  const runs = [await run(10_000), await run(100_000)];
+  const runs = await runSizes();
   const at100k = runs[1]!;
   const gb = FUNCTIONS.search.memoryMb / 1024;
-  // Per query: one invocation, its compute at the measured p50 (this machine; Lambda's arm64 core is of a similar class, unverified).
-  const perMillionQueries = 1e6 * (prices.lambda_request!.usd + gb * (at100k.lance_query_p50_ms / 1000) * prices.lambda_arm64_gb_second!.usd);
+  // The search function runs on x86_64 (its engine's binary is the lock's x64 one): that architecture's price.
+  const gbSecond = prices[`lambda_${FUNCTIONS.search.architecture ?? 'arm64'}_gb_second`]!.usd;
+  // Per query: one invocation, its compute at the measured p50 (this machine's x86-64 core; Lambda's is of a similar class, unverified).
+  const perMillionQueries = 1e6 * (prices.lambda_request!.usd + gb * (at100k.lance_query_p50_ms / 1000) * gbSecond);
   // Per document indexed, in batches of 1,000: the batch's compute (write and index time per document) and its invocation.
-  const perMillionDocs = 1e6 * (prices.lambda_request!.usd / 1000 + gb * ((at100k.lance_write_ms + at100k.lance_index_ms) / 1000 / at100k.documents) * prices.lambda_arm64_gb_second!.usd);
+  const perMillionDocs = 1e6 * (prices.lambda_request!.usd / 1000 + gb * ((at100k.lance_write_ms + at100k.lance_index_ms) / 1000 / at100k.documents) * gbSecond);
   const cost = {
     usd_per_million_queries_compute: +perMillionQueries.toFixed(3),
     usd_per_million_documents_indexed_compute: +perMillionDocs.toFixed(3),

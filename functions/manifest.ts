@@ -115,9 +115,12 @@ export interface FunctionSpec {
   queriesIndexes?: Partial<Record<TableName, readonly string[]>>;
   /**
    * Packages with native code the bundle leaves out (esbuild cannot bundle a `.node` binary): they
-   * come with the function beside its bundle, as installed for Lambda's platform.
+   * come with the function in a layer staged from node_modules (its platform binary and runtime
+   * dependencies included), at /opt/nodejs/node_modules.
    */
   nativeModules?: readonly string[];
+  /** Lambda's instruction set; arm64 unless a native module's installed binary says otherwise. */
+  architecture?: 'arm64' | 'x86_64';
 }
 
 
@@ -145,7 +148,10 @@ export const FUNCTIONS = {
   // Streams keep everything in the kv table (own key prefixes): heads, messages, consumers, pending deliveries.
   streams: { entry: 'functions/entries/streams.ts', timeoutSeconds: 29, memoryMb: 512, tables: { auth: API_KEY_LOOKUP, kv: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'BatchGetItem'] }, sendsTo: ['kvSweep'] },
   // Search indexes live in LanceDB, embedded (functions/adapters/lance/): its native module is loaded on first use, never at init.
-  search: { entry: 'functions/entries/search.ts', timeoutSeconds: 29, memoryMb: 2048, tables: { auth: API_KEY_LOOKUP }, sendsTo: [], nativeModules: ['@lancedb/lancedb', 'apache-arrow'] },
+  // The engine ships in a layer staged from node_modules (lib/constructs/native-modules-layer.ts), so it runs on x86_64: the
+  // lock installs the binary npm picks for the machine that runs `npm ci` (@lancedb/lancedb-linux-x64-gnu); arm64 would need
+  // the arm64 optional package (@lancedb/lancedb-linux-arm64-gnu) installed for Lambda's platform instead.
+  search: { entry: 'functions/entries/search.ts', timeoutSeconds: 29, memoryMb: 2048, tables: { auth: API_KEY_LOOKUP }, sendsTo: [], nativeModules: ['@lancedb/lancedb', 'apache-arrow'], architecture: 'x86_64' },
   // One sweeper for every kind of store: KV buckets' and streams' generations in the table, object stores' in the bucket and the table.
   // Object stores' expiry passes too: expired entries deleted by revision (DeleteItem), usage given back (UpdateItem), uploads aborted.
   kvSweeper: { entry: 'functions/entries/kv-sweeper.ts', timeoutSeconds: 300, memoryMb: 512, tables: { kv: ['GetItem', 'Query', 'BatchWriteItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['kvSweep'], objectsBucket: ['ListObjectsV2', 'DeleteObjects', 'DeleteObject', 'AbortMultipartUpload'] },

@@ -52,7 +52,7 @@ export function esmBundle(projectRoot: string, entry: string, options: { withCon
  * esbuild's options for one entry. Its fields are what the CDK's bundling cache is keyed on
  * within a synth (the key is the options serialised), so two entries never share a bundle.
  */
-class EsbuildBundling implements ILocalBundling {
+export class EsbuildBundling implements ILocalBundling {
   constructor(readonly projectRoot: string, readonly entry: string, readonly withConsole: boolean, readonly flowDefinitions?: Readonly<Record<string, unknown>>, readonly external: readonly string[] = []) {}
 
   tryBundle(outputDir: string): boolean {

@@ -1,6 +1,6 @@
 import { CfnResource, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal, type IGrantable, type IPrincipal } from 'aws-cdk-lib/aws-iam';
-import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel, type CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import { ApplicationLogLevel, Architecture, LayerVersion, LoggingFormat, Runtime, SystemLogLevel, type CfnFunction, type ILayerVersion } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -8,6 +8,7 @@ import type { FunctionSpec } from '../../functions/manifest.js';
 import type { LogLevel } from '../config.js';
 import { environmentBytesByVariable, environmentBytesUpperBound, LAMBDA_ENVIRONMENT_MAX_BYTES } from '../lambda-environment-size.js';
 import { esmBundle } from './esm-bundle.js';
+import { nativeModulesLayerCode } from './native-modules-layer.js';
 
 /**
  * Lambda's application log level for each of the service's levels: never above INFO. Lambda drops
@@ -60,7 +61,7 @@ export interface ServiceFunctionProps {
 
 /**
  * One handler of `functions/handlers` as a Lambda function, with what every function shares fixed
- * here: Node.js 22 on arm64, an ESM bundle made by the local esbuild (no Docker), JSON logs into
+ * here: Node.js 22 on arm64 (or the spec's architecture), an ESM bundle made by the local esbuild (no Docker), JSON logs into
  * its own log group with a retention, and its own role that can only write to that log group.
  * Anything else the role may do is granted by the construct that owns the resource. Synth fails
  * when its environment variables could pass Lambda's 4 KB limit once deployed.
@@ -71,6 +72,8 @@ export class ServiceFunction extends Construct implements IGrantable {
   readonly function: NodejsFunction;
   readonly role: Role;
   readonly logGroup: LogGroup;
+  /** The layer holding the spec's native modules, if it has any. */
+  readonly nativeModulesLayer?: ILayerVersion;
   readonly grantPrincipal: IPrincipal;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
@@ -91,13 +94,24 @@ export class ServiceFunction extends Construct implements IGrantable {
     this.logGroup.grantWrite(this.role);
     this.grantPrincipal = this.role;
 
+    const architecture = props.spec.architecture === 'x86_64' ? Architecture.X86_64 : Architecture.ARM_64;
+    if (props.spec.nativeModules?.length) {
+      this.nativeModulesLayer = new LayerVersion(this, 'NativeModules', {
+        code: nativeModulesLayerCode(props.projectRoot, props.spec.nativeModules),
+        compatibleRuntimes: [Runtime.NODEJS_22_X],
+        compatibleArchitectures: [architecture],
+        description: `Flowgate ${props.name}: ${props.spec.nativeModules.join(', ')} with their platform binary and dependencies`,
+      });
+    }
+
     this.function = new NodejsFunction(this, 'Handler', {
       // Bundled by esm-bundle.ts, not by NodejsFunction, which cannot split a bundle into chunks.
       code: esmBundle(props.projectRoot, props.spec.entry, { withConsole: props.spec.servesConsole, flowDefinitions: props.flowDefinitions, external: props.spec.nativeModules }),
       handler: 'index.handler',
       description: `Flowgate ${props.name} (${props.spec.entry})`,
       runtime: Runtime.NODEJS_22_X,
-      architecture: Architecture.ARM_64,
+      architecture,
+      ...(this.nativeModulesLayer && { layers: [this.nativeModulesLayer] }),
       memorySize: props.spec.memoryMb,
       timeout: Duration.seconds(props.spec.timeoutSeconds),
       role: this.role,

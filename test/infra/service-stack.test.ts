@@ -108,10 +108,11 @@ describe('the service stack, from functions/manifest.ts', () => {
       expect(Object.keys(s.stack.functions).sort()).toEqual(Object.keys(FUNCTIONS).sort());
     });
 
-    it.each(functionEntries)('%s runs on Node.js 22, arm64, with the manifest\'s memory and timeout', (name, spec) => {
+    it.each(functionEntries)('%s runs on Node.js 22, arm64 unless the manifest says x86_64, with the manifest\'s memory and timeout', (name, spec) => {
       const { Properties: p } = functionResource(s, name);
       expect(p.Runtime).toBe('nodejs22.x');
-      expect(p.Architectures).toEqual(['arm64']);
+      // x86_64 only where a native module's installed binary needs it (the search function's engine).
+      expect(p.Architectures).toEqual([spec.architecture ?? 'arm64']);
       expect(p.Handler).toBe('index.handler');
       expect(p.MemorySize).toBe(spec.memoryMb);
       expect(p.Timeout).toBe(spec.timeoutSeconds);
