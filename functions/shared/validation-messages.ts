@@ -111,7 +111,11 @@ export function describeIssue(issue: z.core.$ZodIssue, root?: AnySchema): string
     case 'too_big':
       return issue.origin === 'string' ? `must be at most ${issue.maximum} characters` : issue.origin === 'array' ? `must have at most ${issue.maximum} entries` : `must be at most ${issue.maximum}`;
     case 'invalid_format':
-      return issue.message && issue.message !== 'Invalid input' ? issue.message : 'is not of the expected form';
+      // Our own words whatever zod's locale: the full 'zod' import installs its English messages for every
+      // schema in the process, which on the local stack (all functions in one process) changed what the
+      // trigger routes answered depending on which function had loaded first.
+      if (issue.message && issue.message !== 'Invalid input' && !issue.message.startsWith('Invalid ')) return issue.message;
+      return issue.format === 'regex' && 'pattern' in issue ? `is not of the expected form (${String(issue.pattern)})` : 'is not of the expected form';
     case 'invalid_union':
       return shapeOf(at) ? `must be ${shapeOf(at)}` : 'is not of any accepted shape';
     default:
