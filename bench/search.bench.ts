@@ -12,22 +12,14 @@ import MiniSearch from 'minisearch';
 import { LanceSearchEngine } from '../functions/adapters/lance/lance-search-engine.js';
 import type { IndexRecord } from '../functions/domain/search/types.js';
 import { FUNCTIONS } from '../functions/manifest.js';
+import { seededRandom, skewedWords } from './support/synthetic-text.js';
 
 const prices = JSON.parse(readFileSync(resolve(import.meta.dirname, 'prices.json'), 'utf8')).prices as Record<string, { usd: number }>;
 
-function random(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const VOCABULARY = Array.from({ length: 5000 }, (_, i) => `w${i.toString(36)}${'aeiou'[i % 5]}`);
-const words = (next: () => number, n: number) => Array.from({ length: n }, () => VOCABULARY[Math.floor(VOCABULARY.length * next() ** 2.5)]!).join(' ');
+const words = skewedWords(5000);
 /** Documents of about 650 bytes, as the engine probe used. */
 const documents = (count: number) => {
-  const next = random(count);
+  const next = seededRandom(count);
   return Array.from({ length: count }, (_, i) => ({ id: `d${i}`, title: words(next, 6), body: words(next, 90), category: `c${i % 8}` }));
 };
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!;
@@ -39,7 +31,7 @@ const SIZES = [10_000, 100_000] as const;
  * MiniSearch at 100,000 documents takes about a second a query, so a few dozen keep the whole
  * `npm run bench` within its ten minutes; p99 of 40 is the slowest of the 40.
  */
-const QUERIES = Array.from({ length: 40 }, (_, i) => words(random(1000 + i), 1 + (i % 3)));
+const QUERIES = Array.from({ length: 40 }, (_, i) => words(seededRandom(1000 + i), 1 + (i % 3)));
 
 interface SizeResult {
   documents: number;

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalStack, type LocalStack } from '../../local/stack.js';
 import { call } from '../support/local-stack.js';
+import { seededRandom, skewedWords } from '../../bench/support/synthetic-text.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'flowgate-search-scale-'));
 let stack: LocalStack;
@@ -20,22 +21,10 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** A deterministic generator (mulberry32), so every run indexes the same documents. */
-function random(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 /** 3,000 words, drawn with a Zipf-like skew as natural text is. */
-const VOCABULARY = Array.from({ length: 3000 }, (_, i) => `w${i.toString(36)}${'aeiou'[i % 5]}`);
-function wordsOf(next: () => number, count: number): string {
-  return Array.from({ length: count }, () => VOCABULARY[Math.floor(VOCABULARY.length * next() ** 2.5)]!).join(' ');
-}
+const wordsOf = skewedWords(3000);
 function documents(count: number, seed: number) {
-  const next = random(seed);
+  const next = seededRandom(seed);
   return Array.from({ length: count }, (_, i) => ({
     id: `d${i}`, title: wordsOf(next, 3 + Math.floor(next() * 6)), body: wordsOf(next, 30 + Math.floor(next() * 50)), category: `c${Math.floor(next() * 8)}`,
   }));
@@ -96,7 +85,7 @@ describe('search at scale', () => {
     expect((await call(stack, 'GET', base, { token })).json.data).toMatchObject({ documents: 10_000, pending_documents: 0 });
 
     const expected = bruteForce(docs, fields);
-    const next = random(99);
+    const next = seededRandom(99);
     const queries = Array.from({ length: 20 }, (_, i) => wordsOf(next, 1 + (i % 3)));
     let overlap = 0;
     for (const q of queries) {
