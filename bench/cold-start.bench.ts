@@ -62,6 +62,8 @@ function lambdaEnv(): Record<string, string> {
     MFA_TOKEN_ISSUER: 'https://api.example.com',
     OBJECTS_BUCKET: 'flowgate-objects-000000000000-us-east-1',
     AUTH_JWT_SECRET: randomBytes(32).toString('base64url'),
+    // The search engine's data as deployed: S3 with commits serialized through a DynamoDB table.
+    SEARCH_DATA_URI: 's3+ddb://flowgate-search-000000000000-us-east-1/search?ddbTableName=bench-search-commits',
   };
   for (const table of Object.values(TABLES)) env[table.env] = `bench-${table.env.toLowerCase()}`;
   for (const queue of Object.values(QUEUES)) {

@@ -1,5 +1,6 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
+import { NodeSha256 } from '../functions/adapters/aws/node-sha256.js';
 
 /** A key pair the local S3 engine knows. */
 export interface S3Credentials {
@@ -39,22 +40,6 @@ const ALGORITHM = 'AWS4-HMAC-SHA256';
 const SIGNATURE_PARAM = 'X-Amz-Signature';
 const CONTENT_SHA256 = 'x-amz-content-sha256';
 const UNSIGNED_PAYLOAD = 'UNSIGNED-PAYLOAD';
-
-/** The hash the signer is built with: SHA-256, or HMAC-SHA-256 when given a key (`@smithy/types` `Checksum`). */
-class NodeSha256 {
-  private readonly hash;
-  constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
-    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', toBuffer(secret));
-  }
-  update(data: string | ArrayBuffer | ArrayBufferView): void {
-    this.hash.update(toBuffer(data));
-  }
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.hash.digest());
-  }
-}
-const toBuffer = (data: string | ArrayBuffer | ArrayBufferView): Buffer =>
-  typeof data === 'string' ? Buffer.from(data, 'utf8') : ArrayBuffer.isView(data) ? Buffer.from(data.buffer, data.byteOffset, data.byteLength) : Buffer.from(data);
 
 const refuse = (code: string, message: string): Refusal => ({ code, message });
 const sameText = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));

@@ -103,7 +103,7 @@ const createApiKey = async () =>
 beforeAll(async () => {
   outdir = mkdtempSync(join(tmpdir(), 'flowgate-bundle-credentials-'));
   home = mkdtempSync(join(tmpdir(), 'flowgate-empty-home-'));
-  const names: FunctionName[] = ['apiKeys', 'webhook', 'system', 'triggers', 'accounts', 'objects', 'kvSweeper'];
+  const names = Object.keys(FUNCTIONS) as FunctionName[];
   [bundles, relay, imds] = await Promise.all([
     bundleLikeCdk(outdir, names.map((name) => ({ name, spec: FUNCTIONS[name] }))),
     startRelay(engines.engines.env.AWS_ENDPOINT_URL_DYNAMODB!),
@@ -348,5 +348,13 @@ describe('what other bundles leave to first use', () => {
       expect(init.includes(marker), `${marker} loaded at init`).toBe(false);
     }
     expect((await bundleSize(bundles.kvSweeper!)).initBytes).toBeLessThanOrEqual(300_000);
+  });
+
+  it('every function loads at most 300 KB at init (the cold-start budget), whatever it loads on first use', async () => {
+    // esbuild's code splitting puts a module shared by init code and a lazily loaded client into a
+    // chunk loaded at init: the receiver's lazy WebSocket push once took it to 301,847 bytes this way.
+    const sizes = Object.fromEntries(await Promise.all(Object.keys(FUNCTIONS).map(async (name) => [name, (await bundleSize(bundles[name]!)).initBytes] as const)));
+    const over = Object.entries(sizes).filter(([, bytes]) => bytes > 300_000);
+    expect(over, JSON.stringify(sizes)).toEqual([]);
   });
 });

@@ -25,28 +25,8 @@ export interface ConnectionRecord {
   events?: string[];
 }
 
-/** Posts to a connection through the management API; false when the connection is gone (410). */
-export type PostToConnection = (connectionId: string, text: string) => Promise<boolean>;
-
-/** The management API client, loaded with the first push (the receiver's bundle keeps its 300 KB budget at init). */
-export function managementPoster(callbackUrl: string): PostToConnection {
-  let client: Promise<{ post: PostToConnection }> | undefined;
-  const load = () => (client ??= import('@aws-sdk/client-apigatewaymanagementapi').then(({ ApiGatewayManagementApiClient, PostToConnectionCommand, GoneException }) => {
-    const api = new ApiGatewayManagementApiClient({ endpoint: callbackUrl });
-    return {
-      post: async (connectionId: string, text: string) => {
-        try {
-          await api.send(new PostToConnectionCommand({ ConnectionId: connectionId, Data: Buffer.from(text, 'utf8') }));
-          return true;
-        } catch (error) {
-          if (error instanceof GoneException) return false;
-          throw error;
-        }
-      },
-    };
-  }));
-  return async (connectionId, text) => (await load()).post(connectionId, text);
-}
+export { managementPoster, type PostToConnection } from './connection-poster.js';
+import type { PostToConnection } from './connection-poster.js';
 
 export class DynamoListenConnections {
   constructor(private readonly client: DynamoDBDocumentClient, private readonly table: string, private readonly nowSeconds: () => number) {}
