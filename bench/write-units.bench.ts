@@ -1,4 +1,6 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
+import { GetItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { delimiter, resolve } from 'node:path';
 import { dynamoClient } from '../functions/adapters/aws/clients/dynamo.js';
 import { EXECUTION_SHARDS } from '../functions/adapters/aws/dynamo-execution-store.js';
@@ -6,6 +8,7 @@ import { startLocalStack } from '../local/stack.js';
 import { signStripe } from '../test/support/signers.js';
 import type { ChartRow } from './support/chart-row.js';
 import { jsonEvent, KB, realisticEvent } from './support/payloads.js';
+import { itemSize, writeUnitsOf } from './support/item-size.js';
 import { fixed, int } from './support/timing.js';
 import { meterWriteUnitsByItem } from './support/write-units-by-item.js';
 
@@ -150,6 +153,58 @@ async function batchWrites(baseUrl: string, token: string, units: Record<Kind, n
   return { size: BATCH_SIZE, status_writes: writes.status, request_writes: writes.request, write_units: total, request_units: units.request };
 }
 
+type Marshalled = Record<string, AttributeValue>;
+
+/**
+ * One 1 KB Stripe delivery's items, sized by DynamoDB's rules (`support/item-size.ts`): the status
+ * record as the receiver puts it and as it stands after the outcome update (an update is billed on
+ * the larger of the two), and the request item. The puts are caught after the document client
+ * marshals them, so the sizes are of the attributes DynamoDB receives.
+ */
+async function deliveryItemSizes(baseUrl: string, token: string, client: DynamoDBDocumentClient, table: string, mode: 'acknowledge' | 'wait') {
+  const created = await fetch(`${baseUrl}/triggers`, {
+    method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ flow: 'noop', response_mode: mode, signature: { service: 'stripe', secret: SECRET } }),
+  });
+  const trigger = ((await created.json()) as { data: { id: string; url: string } }).data;
+  const eventId = `evt_size_${mode}`;
+  const puts: Marshalled[] = [];
+  const name = `itemSizes-${mode}`;
+  client.middlewareStack.add((next, context) => async (args) => {
+    const input = args.input as { Item?: Marshalled; RequestItems?: Record<string, { PutRequest?: { Item?: Marshalled } }[]> };
+    if (context.commandName === 'PutItemCommand' && input.Item) puts.push(input.Item);
+    for (const requests of Object.values(input.RequestItems ?? {})) for (const request of requests) if (request.PutRequest?.Item) puts.push(request.PutRequest.Item);
+    return next(args);
+  }, { step: 'build', name });
+  try {
+    const body = realisticEvent(KB, eventId, 1);
+    const res = await fetch(trigger.url, { method: 'POST', headers: { 'content-type': 'application/json', ...signStripe({ secret: SECRET, body, timestamp: Math.floor(Date.now() / 1000) }) }, body });
+    if (res.status !== 200) throw new Error(`item sizes: the delivery answered ${res.status}`);
+    for (const startedAt = Date.now(); ;) {
+      const list = await fetch(`${baseUrl}/triggers/${trigger.id}/executions?status=succeeded&since=1970-01-01`, { headers: { authorization: `Bearer ${token}` } });
+      if (((await list.json()) as { data: { executions: unknown[] } }).data.executions.length === 1) break;
+      if (Date.now() - startedAt > 60_000) throw new Error('item sizes: the flow did not run');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  } finally {
+    client.middlewareStack.remove(name);
+  }
+  const record = puts.find((item) => item.pk?.S?.startsWith(`TRIGGER#${trigger.id}#`) && item.event_id?.S === eventId);
+  const request = puts.find((item) => item.pk?.S?.startsWith(`REQUEST#${trigger.id}#`) && item.execution_id?.S === record?.execution_id?.S);
+  if (!record || !request) throw new Error('item sizes: the record or the request was not seen');
+  const { Item: updated } = await client.send(new GetItemCommand({ TableName: table, Key: { pk: record.pk!, sk: record.sk! } }));
+  const sizes = {
+    body_bytes: Buffer.byteLength(body(eventId)),
+    record_put: itemSize(record),
+    record_after_outcome: itemSize(updated!),
+    request: itemSize(request),
+    request_packed: request.request_packed?.B?.byteLength ?? 0,
+    request_keys: itemSize(request) - (request.request_packed ? 'request_packed'.length + request.request_packed.B!.byteLength : 0),
+  };
+  return { mode, ...sizes, record_attributes: Object.fromEntries(Object.entries(updated!).map(([attribute, value]) => [attribute, itemSize({ [attribute]: value })])) };
+}
+const body = (eventId: string) => realisticEvent(KB, eventId, 1);
+
 export default async function writeUnitsBench() {
   // The repository's flows and the bench's `noop`, which returns nothing.
   const stack = await startLocalStack({ port: 0, flowsDir: [resolve(import.meta.dirname, '../flows'), resolve(import.meta.dirname, 'flows')].join(delimiter) });
@@ -224,6 +279,13 @@ export default async function writeUnitsBench() {
     console.log(`stats (delivery counters): ${fixed(rows[0]!.stats_units_per_event)} WCU per event sent one after another, ${fixed(burstStatsUnitsPerEvent)} when ${EVENTS} are sent at once (one ADD per trigger and minute of a worker batch)`);
     const batch = await batchWrites(stack.baseUrl, token, units, writes);
     console.log(`a SendGrid batch of ${BATCH_SIZE} events (split into events, acknowledged, every flow run): ${batch.status_writes} status-record writes, ${batch.request_writes} request-partition writes (${BATCH_SIZE} links + 1 request), ${fixed(batch.write_units)} WCU in all, ${fixed(batch.write_units / BATCH_SIZE)} per event`);
+    const sizes = [];
+    for (const mode of ['acknowledge', 'wait'] as const) sizes.push(await deliveryItemSizes(stack.baseUrl, token, dynamoClient(stack.aws), stack.engines.env.EXECUTIONS_TABLE!, mode));
+    console.log('\none 1 KB Stripe delivery\'s items, in bytes by DynamoDB\'s rules (write units of one write):');
+    for (const s of sizes) {
+      console.log(`${s.mode.padEnd(12)} status record: put ${s.record_put} (${writeUnitsOf(s.record_put)}), after the outcome ${s.record_after_outcome} (an update: ${writeUnitsOf(Math.max(s.record_put, s.record_after_outcome))}); request item ${s.request} (${writeUnitsOf(s.request)}): packed request ${s.request_packed}, keys and the rest ${s.request_keys}; record and request together ${s.record_after_outcome + s.request_packed + 'request_packed'.length}`);
+      console.log(`${''.padEnd(12)} record by attribute: ${Object.entries(s.record_attributes).map(([a, b]) => `${a} ${b}`).join(', ')}`);
+    }
     const scenarios = await scenarioWrites(stack.baseUrl, token, byItem);
     console.log(`\nwrite units per event by scenario (${SCENARIO_EVENTS} events each, 1 KB, flow returns nothing), beside today's (main at 4fc52d1, 2026-11-27)`);
     for (const r of scenarios) {
@@ -238,7 +300,7 @@ export default async function writeUnitsBench() {
       better: 'higher' as const,
       text: `${int(r.per_trigger_ceiling_events_per_second)}/s (${fixed(r.write_units_per_event)} WCU per event, ${fixed(r.status_record_units_per_event)} on the trigger's shards)`,
     }));
-    return { events: EVENTS, shards: EXECUTION_SHARDS, rows, scenarios, stats_units_per_event_burst: burstStatsUnitsPerEvent, batch, target_met: tenKb.per_trigger_ceiling_events_per_second >= 1000, chart };
+    return { events: EVENTS, shards: EXECUTION_SHARDS, rows, item_sizes: sizes, scenarios, stats_units_per_event_burst: burstStatsUnitsPerEvent, batch, target_met: tenKb.per_trigger_ceiling_events_per_second >= 1000, chart };
   } finally {
     await stack.stop();
   }
