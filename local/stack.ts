@@ -34,11 +34,10 @@ import { lambdaContext } from './lambda-context.js';
 import { recover, type RecoveryReport } from './recovery.js';
 import { SqsPoller } from './sqs-poller.js';
 import { mintLocalToken } from './token.js';
-import { startListenServer, type ListenServer } from './listen-server.js';
-import { ListenerHub } from '../functions/domain/listen/hub.js';
-import { DynamoExecutionStore } from '../functions/adapters/aws/dynamo-execution-store.js';
-import { DynamoTriggerStore } from '../functions/adapters/aws/dynamo-trigger-store.js';
-import { createGatewayAuthenticator } from '../functions/handlers/gateway-auth.js';
+import { resetConnectionsTable, startListenEmulator, type ListenEmulator } from './listen-server.js';
+import { composeListen, composeListenAuthorizer } from '../functions/handlers/listen.js';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { clientOptions } from '../functions/adapters/aws/clients.js';
 
 /** API Gateway HTTP APIs refuse larger payloads. */
 const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
@@ -52,6 +51,8 @@ const KEEP_ALIVE_TIMEOUT_MS = 60_000;
  */
 const FLOW_WORKER_POLLERS = 8;
 const REPO_ROOT = resolve(import.meta.dirname, '..');
+/** The listen endpoint's connections table (deployed: `lib/constructs/listen-api.ts`'s), made empty at each start. */
+const LISTEN_CONNECTIONS_TABLE = 'local-listenConnections';
 const LOCAL_CREDENTIALS = { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY };
 
 export interface LocalStackOptions {
@@ -224,6 +225,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   // The handlers can only be built once the port is known (the webhook base URL holds it), so the
   // server listens before it can serve. Until then every request is answered 503 at once: a client
   // polling /health is told to retry rather than left hanging until its own timeout.
+  let listen: ListenEmulator | undefined;
   let serve = (req: IncomingMessage, res: ServerResponse): void => {
     req.resume();
     res.setHeader('retry-after', '1');
@@ -238,8 +240,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // The console's presigned uploads come from the stack's own origin (either name of loopback).
     const { port } = server.address() as { port: number };
     await allowBrowserOrigins(engines.env.AWS_ENDPOINT_URL_S3!, [`http://127.0.0.1:${port}`, `http://localhost:${port}`, ...corsOrigins]);
+    // flowgate listen's endpoint: API Gateway's WebSocket API emulated, in front of the deployed listen functions.
+    listen = await startListenEmulator({ port: options.listenPort ?? 0 });
   } catch (error) {
     if (server.listening) server.close();
+    await listen?.stop();
     await flowWorker?.stop();
     await engines.stop();
     await data?.release();
@@ -262,6 +267,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     [SETTINGS.localMfaSigningKeys.env]: data?.secrets.mfaSigningKey ?? generateLocalSigningKey(),
     [SETTINGS.mfaTokenIssuer.env]: baseUrl,
     [SETTINGS.searchDataUri.env]: data?.searchPath ?? searchScratch,
+    [SETTINGS.listenConnectionsTable.env]: LISTEN_CONNECTIONS_TABLE,
+    [SETTINGS.listenCallbackUrl.env]: listen!.callbackUrl,
     // An unset option leaves the stack's own value (or the handler's default) in place.
     ...Object.fromEntries(Object.entries(options.env ?? {}).filter(([, value]) => value !== undefined && value !== '')),
   };
@@ -275,19 +282,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   // Before anything sends to the flow queue (the recovery below included): `GET /health` reads it.
   const backlog = new FlowBacklog();
   backlog.watch(sqsClient(aws), engines.queueUrls.flowEvents);
-  // The listen endpoint reads and writes the records the receiver writes, with the triggers function's settings and credential check.
+  // The listen functions read the triggers function's settings, as deployed (`lib/service-stack.ts`).
   const listenSettings = readSettings('triggers', config);
-  const listenExecutions = new DynamoExecutionStore(dynamoClient(aws), listenSettings.executionsTable, Date.now);
-  const hub = new ListenerHub({
-    executions: listenExecutions,
-    triggers: new DynamoTriggerStore(dynamoClient(aws), listenSettings.triggersTable, Date.now),
-    forwarded: { add: (ref, attempt) => listenExecutions.addForwarded(ref, attempt) },
-    now: options.now ?? Date.now,
-    apiBaseUrl: baseUrl,
-  });
+  const connectionsDynamo = new DynamoDBClient(clientOptions(aws, 'dynamodb'));
+  await resetConnectionsTable(connectionsDynamo, LISTEN_CONNECTIONS_TABLE).finally(() => connectionsDynamo.destroy());
   const handlers = Object.fromEntries(
     (Object.keys(FUNCTIONS) as FunctionName[]).map((name) => [name, name === 'webhook'
-      ? composeWebhook(readSettings(name, config), aws, options.senderKeys, options.now, hub)
+      ? composeWebhook(readSettings(name, config), aws, options.senderKeys, options.now)
       : name === 'system' ? composeLocalSystem(readSettings(name, config), async () => backlog.read())
       // Read from the folders on each request, as the engine reads a flow on each run: an edited flow needs no restart.
       : name === 'triggers' ? composeTriggers(readSettings(name, config), aws, async (flow) => {
@@ -308,6 +309,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     now: Date.now,
   }).catch(async (error: unknown) => {
     server.close();
+    await listen!.stop();
     destroyAwsClients(aws);
     await flowWorker?.stop();
     await engines.stop();
@@ -315,17 +317,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     throw error;
   });
 
-  let listen: ListenServer;
-  try {
-    listen = await startListenServer({ port: options.listenPort ?? 0, hub, authenticator: createGatewayAuthenticator(listenSettings, aws), now: options.now ?? Date.now });
-  } catch (error) {
-    server.close();
-    destroyAwsClients(aws);
-    await flowWorker?.stop();
-    await engines.stop();
-    await data?.release();
-    throw error;
-  }
+  listen!.serve({ authorizer: composeListenAuthorizer(listenSettings, aws), route: composeListen(listenSettings, aws) });
 
   const matcher = new RouteMatcher(ROUTES);
   serve = async (req: IncomingMessage, res: ServerResponse) => {
@@ -392,7 +384,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   return {
     baseUrl,
     webhookBaseUrl,
-    listenUrl: listen.url,
+    listenUrl: listen!.url,
     jwtSecret,
     engines,
     queueUrls: engines.queueUrls,
@@ -404,7 +396,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     async stop() {
       await Promise.all([...pollers.map((p) => p.stop()), flowWorker?.stop()]);
       metricLines.stop();
-      await listen.stop();
+      await listen!.stop();
       server.closeAllConnections();
       await new Promise<void>((done) => server.close(() => done()));
       sqs.destroy();

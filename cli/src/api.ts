@@ -115,7 +115,8 @@ export async function refusal(response: Response): Promise<CliError> {
   try {
     const body = JSON.parse(text) as { error?: string; message?: string };
     code = body.error;
-    message = body.message ? `${body.error}: ${body.message}` : body.error ?? message;
+    // API Gateway's own refusals (a WebSocket authorizer's) carry only `message`.
+    message = body.message ? (body.error ? `${body.error}: ${body.message}` : body.message) : body.error ?? message;
   } catch {
     // Not the service's JSON: its text as it is.
   }

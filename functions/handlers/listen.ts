@@ -2,7 +2,7 @@ import type { AwsClients } from '../adapters/aws/clients.js';
 import { dynamoClient } from '../adapters/aws/clients/dynamo.js';
 import { DynamoExecutionStore } from '../adapters/aws/dynamo-execution-store.js';
 import { DynamoTriggerStore } from '../adapters/aws/dynamo-trigger-store.js';
-import { DynamoListenConnections, managementPoster, type PostToConnection } from '../adapters/aws/websocket-listeners.js';
+import { DynamoListenConnections, managementPosterFor, type PostToConnection } from '../adapters/aws/websocket-listeners.js';
 import type { Authenticator } from '../domain/authenticator.js';
 import { ListenError, ListenerHub } from '../domain/listen/hub.js';
 import { ListenQueryError, parseAnswer, parseListenQuery } from '../domain/listen/protocol.js';
@@ -11,12 +11,13 @@ import { AppError } from '../shared/errors.js';
 import { createGatewayAuthenticator } from './gateway-auth.js';
 
 /*
- * The listen endpoint deployed (API Gateway WebSocket API, `lib/constructs/listen-api.ts`):
- * `$connect` runs after the authorizer below let the credentials in; it records which triggers the
- * connection listens to (from the connect URL's query, as locally). The listener's first message,
- * `{"action": "hello"}`, is answered `ready` and the deliveries `since` asks for (API Gateway
- * cannot post to a connection before its `$connect` has returned); its `answer` messages are
- * recorded on their deliveries as forwarded attempts.
+ * The listen endpoint (API Gateway WebSocket API, `lib/constructs/listen-api.ts`; locally its
+ * emulator, `local/listen-server.ts`): `$connect` runs after the authorizer below let the
+ * credentials in; it records which triggers the connection listens to (from the connect URL's
+ * query). The listener's first message, `{"action": "hello"}`, is answered `ready` and the
+ * deliveries `since` asks for (API Gateway cannot post to a connection before its `$connect` has
+ * returned); its `answer` messages are recorded on their deliveries as forwarded attempts, and kept
+ * for a waiting sender when the trigger answers from a listener.
  */
 
 interface AuthorizerEvent {
@@ -24,18 +25,23 @@ interface AuthorizerEvent {
   methodArn: string;
 }
 
-/** The `$connect` authorizer: the gateway's own credential check (a user token, or an API key with the triggers scope). */
+/**
+ * The `$connect` authorizer: the gateway's own credential check (a user token, or an API key with
+ * the triggers scope). No valid credential: thrown `Unauthorized` (API Gateway's 401); a valid one
+ * that may not listen (an API key without the triggers scope): a Deny policy (API Gateway's 403).
+ */
 export function createListenAuthorizer(authenticator: Authenticator) {
   return async (event: AuthorizerEvent) => {
     const headers = Object.fromEntries(Object.entries(event.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
+    const policy = (principalId: string, effect: 'Allow' | 'Deny') => ({
+      principalId,
+      policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: effect, Resource: event.methodArn }] },
+    });
     try {
       const principal = await authenticator.authenticate({ headers }, 'gateway', 'triggers');
-      return {
-        principalId: principal.subject,
-        policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: event.methodArn }] },
-        context: { accountId: principal.accountId },
-      };
+      return { ...policy(principal.subject, 'Allow'), context: { accountId: principal.accountId } };
     } catch (error) {
+      if (error instanceof AppError && error.status === 403) return policy('denied', 'Deny');
       if (error instanceof AppError) throw new Error('Unauthorized'); // API Gateway's word for a 401
       throw error;
     }
@@ -49,26 +55,29 @@ interface WebSocketEvent {
 }
 
 export interface ListenHandlerDeps {
-  connections: DynamoListenConnections;
+  connections: Pick<DynamoListenConnections, 'add' | 'get' | 'remove'>;
   hub: Pick<ListenerHub, 'resolve' | 'add' | 'answered'>;
   post: PostToConnection;
   now: () => number;
 }
 
+/** A `$connect` refusal, in the service's `{"error", "message"}` shape (the CLI prints it). */
+const refusal = (statusCode: number, error: string, message: string) => ({ statusCode, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error, message }) });
+
 export function createListenHandler(deps: ListenHandlerDeps) {
-  return async (event: WebSocketEvent): Promise<{ statusCode: number; body?: string }> => {
+  return async (event: WebSocketEvent): Promise<{ statusCode: number; headers?: Record<string, string>; body?: string }> => {
     const { routeKey, connectionId } = event.requestContext;
     if (routeKey === '$connect') {
       const accountId = event.requestContext.authorizer?.accountId;
-      if (!accountId) return { statusCode: 401 };
+      if (!accountId) return refusal(401, 'unauthorized', 'credentials required');
       try {
         const query = parseListenQuery(event.queryStringParameters ?? {}, deps.now());
         const triggers = await deps.hub.resolve(accountId, query);
         await deps.connections.add({ connectionId, accountId, triggers: [...triggers.values()].map((t) => ({ id: t.id, ...(t.sender && { sender: t.sender }) })), ...(query.events && { events: query.events }) });
         return { statusCode: 200 };
       } catch (error) {
-        if (error instanceof ListenQueryError) return { statusCode: 400, body: error.message };
-        if (error instanceof ListenError) return { statusCode: error.code === 'not_found' ? 404 : 400, body: error.message };
+        if (error instanceof ListenQueryError) return refusal(400, 'validation_error', error.message);
+        if (error instanceof ListenError) return refusal(error.code === 'not_found' ? 404 : 400, error.code, error.message);
         throw error;
       }
     }
@@ -78,29 +87,38 @@ export function createListenHandler(deps: ListenHandlerDeps) {
     }
     const connection = await deps.connections.get(connectionId);
     if (!connection) return { statusCode: 410 };
+    const send = (text: string) => deps.post(connectionId, text);
     let message: { action?: string; since?: string } = {};
     try {
       message = JSON.parse(event.body ?? '{}');
     } catch {
       // Answered below as not understood.
     }
-    const hubConnection = {
-      id: connectionId,
-      accountId: connection.accountId,
-      triggers: await deps.hub.resolve(connection.accountId, { triggers: connection.triggers.map((t) => t.id) }),
-      ...(connection.events && { events: connection.events }),
-      send: (text: string) => void deps.post(connectionId, text),
-    };
     if (message.action === 'hello') {
-      await deps.hub.add(hubConnection, message.since);
+      const triggers = await deps.hub.resolve(connection.accountId, { triggers: connection.triggers.map((t) => t.id) }).catch((error: unknown) => {
+        // A trigger deleted since $connect: say so, and let the listener connect again.
+        if (error instanceof ListenError) return undefined;
+        throw error;
+      });
+      if (!triggers) {
+        await send(JSON.stringify({ type: 'error', error: 'not_found', message: 'a trigger this connection listens to was deleted: connect again' }));
+        return { statusCode: 200 };
+      }
+      await deps.hub.add({ id: connectionId, accountId: connection.accountId, triggers, ...(connection.events && { events: connection.events }), send }, message.since);
       return { statusCode: 200 };
     }
     const answer = parseAnswer(event.body ?? '');
     if (answer) {
-      await deps.hub.answered(hubConnection, answer);
+      // Only a trigger this connection was let in for, read now (its answer_from_listener may have changed).
+      if (!connection.triggers.some((t) => t.id === answer.trigger_id)) return { statusCode: 200 };
+      const triggers = await deps.hub.resolve(connection.accountId, { triggers: [answer.trigger_id] }).catch((error: unknown) => {
+        if (error instanceof ListenError) return undefined;
+        throw error;
+      });
+      if (triggers) await deps.hub.answered({ id: connectionId, accountId: connection.accountId, triggers, send }, answer);
       return { statusCode: 200 };
     }
-    await deps.post(connectionId, JSON.stringify({ type: 'error', error: 'validation_error', message: 'expected {"action": "hello"} or {"action": "answer", …}' }));
+    await send(JSON.stringify({ type: 'error', error: 'validation_error', message: 'expected {"action": "hello"} or {"action": "answer", "trigger_id", "execution_id", …}' }));
     return { statusCode: 200 };
   };
 }
@@ -108,12 +126,13 @@ export function createListenHandler(deps: ListenHandlerDeps) {
 /** The listen function over its settings (the triggers function's, and the connections table) and clients. */
 export function composeListen(settings: Settings, aws: AwsClients) {
   const executions = new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable, Date.now);
-  const post = managementPoster(settings.listenCallbackUrl!);
+  const post = managementPosterFor(settings.listenCallbackUrl!, aws);
   const connections = new DynamoListenConnections(dynamoClient(aws), settings.listenConnectionsTable!, () => Math.floor(Date.now() / 1000));
   const hub = new ListenerHub({
     executions,
     triggers: new DynamoTriggerStore(dynamoClient(aws), settings.triggersTable, Date.now),
     forwarded: { add: (ref, attempt) => executions.addForwarded(ref, attempt) },
+    answers: connections,
     now: Date.now,
     apiBaseUrl: (settings.publicWebhookBaseUrl ?? settings.webhookBaseUrl).replace(/\/webhooks\/?$/, ''),
   });

@@ -89,16 +89,17 @@ const createReceiverHandler = (deps: ReceiverDeps, publicBaseUrl: string) => cre
 });
 
 /**
- * The listen endpoint's pushes (`websocket-listeners.ts`), loaded with the first delivery of a
- * stack deployed with it (context `listenApi`): the receiver's init stays as it was.
+ * The listen endpoint's pushes and listeners' answers (`websocket-listeners.ts`), loaded with the
+ * first delivery of a stack with it (context `listenApi` deployed; always on the local stack, whose
+ * emulator serves API Gateway's WebSocket API): the receiver's init stays as it was.
  */
 function websocketListenersOnFirstUse(settings: Settings, aws: AwsClients): DeliveryListeners {
   let made: Promise<DeliveryListeners> | undefined;
   const load = () => (made ??= import('../adapters/aws/websocket-listeners.js').then((m) => new m.WebSocketListeners(
     new m.DynamoListenConnections(dynamoClient(aws), settings.listenConnectionsTable!, () => Math.floor(Date.now() / 1000)),
     new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable, Date.now),
-    m.managementPoster(settings.listenCallbackUrl!),
-    (settings.publicWebhookBaseUrl ?? settings.webhookBaseUrl).replace(/\/webhooks\/?$/, ''),
+    m.managementPosterFor(settings.listenCallbackUrl!, aws),
+    { apiBaseUrl: (settings.publicWebhookBaseUrl ?? settings.webhookBaseUrl).replace(/\/webhooks\/?$/, '') },
   )));
   return { recorded: async (ref) => (await load()).recorded(ref), answer: async (ref, withinMs) => (await load()).answer(ref, withinMs) };
 }
@@ -116,16 +117,16 @@ function httpsKeyFetcherOnFirstUse(): KeyFetcher {
  * a test may hand in one that serves them locally. `now` is the receiver's clock (the handshake
  * window's too), which a test may step.
  */
-export function composeWebhook(settings: Settings, aws: AwsClients, senderKeys: KeyFetcher = httpsKeyFetcherOnFirstUse(), now: Clock = Date.now, localListeners?: DeliveryListeners) {
-  // Deployed with the listen endpoint (its connections table and management API URL set): pushes go through API Gateway.
-  const listeners = localListeners ?? (settings.listenConnectionsTable && settings.listenCallbackUrl ? websocketListenersOnFirstUse(settings, aws) : undefined);
+export function composeWebhook(settings: Settings, aws: AwsClients, senderKeys: KeyFetcher = httpsKeyFetcherOnFirstUse(), now: Clock = Date.now) {
+  // With the listen endpoint (its connections table and management API URL set): pushes go through API Gateway's management API.
+  const listeners = settings.listenConnectionsTable && settings.listenCallbackUrl ? websocketListenersOnFirstUse(settings, aws) : undefined;
   const triggerStore = new DynamoTriggerStore(dynamoClient(aws), settings.triggersTable, Date.now);
   const secretBox = secretBoxFrom(settings, aws);
   // Each delivery is counted by outcome as it is recorded (`GET /triggers/{id}/stats`).
   const counter = countAtOnce(new DynamoDeliveryStats(dynamoClient(aws), settings.executionsTable, Date.now), Date.now);
   // Refused and handshake records are counted by the refusal budget's grant, in the same write.
   const recorded = new CountingExecutionStore(new DynamoExecutionStore(dynamoClient(aws), settings.executionsTable, Date.now), counter, new Set(['refused', 'handshake']));
-  // With listeners (the local stack's `flowgate listen` endpoint), each delivery is pushed to them once recorded.
+  // With listeners (`flowgate listen`'s endpoint), each delivery is pushed to them once recorded.
   const executions = new MeteredExecutionStore(listeners ? new NotifyingExecutionStore(recorded, listeners) : recorded, metricsRecorder);
   const flowQueue = sqsEventQueueLoadedAhead(settings.flowQueueUrl, aws);
   const handler = createWebhookHandler({

@@ -13,8 +13,9 @@ import { ServiceFunction } from './service-function.js';
 /*
  * `flowgate listen`'s endpoint deployed: an API Gateway WebSocket API whose `$connect` is let in by
  * an authorizer with the gateway's own credential check, a connections table (TTL) saying who
- * listens to which trigger, and pushes from the receiver through the management API
- * (`functions/adapters/aws/websocket-listeners.ts`). Limits API Gateway sets: a frame is 32 KB, a
+ * listens to which trigger and keeping listeners' answers for waiting senders, and pushes from the
+ * receiver through the management API (`functions/adapters/aws/websocket-listeners.ts`). The local
+ * stack runs the same functions behind an emulator of this API (`local/listen-server.ts`). Limits API Gateway sets: a frame is 32 KB, a
  * message 128 KB (larger deliveries travel by reference), a connection lasts 2 hours (the CLI
  * reconnects and resumes), 10 minutes idle.
  */
@@ -91,7 +92,8 @@ export class ListenApi extends Construct {
       throttle: { rateLimit: 100, burstLimit: 200 },
     });
 
-    Grant.addToPrincipal({ grantee: this.handler, actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'], resourceArns: [this.connections.tableArn] });
+    // Connections: put at $connect, read by each message, deleted at $disconnect; answers (answer_from_listener): kept by a conditional update.
+    Grant.addToPrincipal({ grantee: this.handler, actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'], resourceArns: [this.connections.tableArn] });
     this.grantPosting(this.handler);
     this.giveEndpoint(this.handler);
 
@@ -112,9 +114,9 @@ export class ListenApi extends Construct {
     new CfnOutput(this, 'Url', { value: this.stage.url, description: 'The listen endpoint: flowgate login --listen-url <ListenUrl>' });
   }
 
-  /** The receiver pushes: finds a trigger's connections (Query), posts to them and forgets gone ones. */
+  /** The receiver pushes: finds a trigger's connections (Query), posts to them and forgets gone ones; reads a listener's answer (GetItem). */
   connectPusher(fn: ServiceFunction): void {
-    Grant.addToPrincipal({ grantee: fn, actions: ['dynamodb:Query', 'dynamodb:DeleteItem'], resourceArns: [this.connections.tableArn] });
+    Grant.addToPrincipal({ grantee: fn, actions: ['dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:GetItem'], resourceArns: [this.connections.tableArn] });
     this.grantPosting(fn);
     this.giveEndpoint(fn);
   }

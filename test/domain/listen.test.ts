@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ExecutionDetail, ExecutionRef, ForwardedAttempt } from '../../functions/domain/flows/ports.js';
 import { ListenerHub, type ListenerConnection } from '../../functions/domain/listen/hub.js';
+import type { ListenerAnswer } from '../../functions/domain/listen/ports.js';
 import { MAX_INLINE_MESSAGE_BYTES, MAX_SINCE_MS, ListenQueryError, deliveryMessage, parseAnswer, parseListenQuery, typeMatches } from '../../functions/domain/listen/protocol.js';
 
 const NOW = Date.parse('2026-11-27T12:00:00Z');
@@ -45,62 +46,63 @@ describe('listen protocol', () => {
 });
 
 describe('ListenerHub', () => {
-  function hubWith(records: Record<string, ExecutionDetail>) {
+  function hubWith(records: Record<string, ExecutionDetail>, listed: { execution_id: string; received_at: string; type?: string }[] = []) {
     const forwarded: { ref: ExecutionRef; attempt: ForwardedAttempt }[] = [];
+    const kept: { ref: ExecutionRef; answer: ListenerAnswer | undefined }[] = [];
     const hub = new ListenerHub({
-      executions: { get: async (ref) => records[ref.executionId], list: async () => ({ items: [], nextCursor: null }) },
+      executions: { get: async (ref) => records[ref.executionId], list: async () => ({ items: listed as never, nextCursor: null }) },
       triggers: { get: async () => undefined, list: async () => ({ items: [], nextCursor: null }) },
       forwarded: { add: async (ref, attempt) => (forwarded.push({ ref, attempt }), true) },
+      answers: { keep: async (ref, answer) => (kept.push({ ref, answer }), kept.filter((k) => k.answer).length === 1 && answer !== undefined) },
       now: () => NOW,
       apiBaseUrl: 'https://api.example.com',
     });
-    return { hub, forwarded };
+    return { hub, forwarded, kept };
   }
-  const connection = (id: string, triggerId: string, sent: string[] = [], answerFromListener = false): ListenerConnection => ({
-    id, accountId: 'acct', triggers: new Map([[triggerId, { id: triggerId, name: 'n', response_mode: 'wait', answer_from_listener: answerFromListener }]]), send: (text) => sent.push(text),
+  const connection = (id: string, triggerId: string, sent: string[] = [], answerFromListener = false, open = () => true): ListenerConnection => ({
+    id, accountId: 'acct', triggers: new Map([[triggerId, { id: triggerId, name: 'n', response_mode: 'wait', answer_from_listener: answerFromListener }]]), send: async (text) => (sent.push(text), open()),
   });
   const ref = { triggerId: 't1', executionId: 'e1' };
 
-  it('answer() is undefined at once when no listener is connected', async () => {
-    const { hub } = hubWith({});
-    expect(await hub.answer(ref, 10_000)).toBeUndefined();
-  });
-
-  it("answer() gives the first listener's answer, without hop-by-hop headers, and records it as answering the sender", async () => {
-    const { hub, forwarded } = hubWith({ e1: detail('{}') });
-    const listener = connection('c1', 't1', [], true);
-    await hub.add(listener);
-    const waiting = hub.answer(ref, 10_000);
-    await hub.answered(listener, { action: 'answer', trigger_id: 't1', execution_id: 'e1', status: 201, ms: 4, headers: { 'Content-Type': 'text/plain', 'Transfer-Encoding': 'chunked' }, body: 'hi' });
-    expect(await waiting).toEqual({ status: 201, headers: { 'content-type': 'text/plain' }, body: 'hi', isBase64Encoded: false });
+  it("answered() keeps a listener's answer for the sender, without hop-by-hop headers, and records it as answering the sender", async () => {
+    const { hub, forwarded, kept } = hubWith({ e1: detail('{}') });
+    await hub.answered(connection('c1', 't1', [], true), { action: 'answer', trigger_id: 't1', execution_id: 'e1', status: 201, ms: 4, headers: { 'Content-Type': 'text/plain', 'Transfer-Encoding': 'chunked' }, body: 'hi' });
+    expect(kept).toEqual([{ ref, answer: { status: 201, headers: { 'content-type': 'text/plain' }, body: 'hi', isBase64Encoded: false } }]);
     expect(forwarded).toEqual([{ ref, attempt: { at: new Date(NOW).toISOString(), listener: 'c1', status: 201, ms: 4, answered_sender: true } }]);
   });
 
-  it('answer() falls back (undefined) as soon as the last listener leaves, or its server could not be reached', async () => {
-    const { hub } = hubWith({});
-    const listener = connection('c1', 't1');
-    await hub.add(listener);
-    const leaving = hub.answer(ref, 10_000);
-    hub.remove('c1');
-    expect(await leaving).toBeUndefined();
-    await hub.add(listener);
-    const failing = hub.answer({ triggerId: 't1', executionId: 'e2' }, 10_000);
-    await hub.answered(listener, { action: 'answer', trigger_id: 't1', execution_id: 'e2', error: 'ECONNREFUSED', ms: 1 });
-    expect(await failing).toBeUndefined();
+  it('answered() keeps only the first answer for the sender; a second is recorded without answering it', async () => {
+    const { hub, forwarded } = hubWith({});
+    await hub.answered(connection('c1', 't1', [], true), { action: 'answer', trigger_id: 't1', execution_id: 'e1', status: 200 });
+    await hub.answered(connection('c2', 't1', [], true), { action: 'answer', trigger_id: 't1', execution_id: 'e1', status: 500 });
+    expect(forwarded.map((f) => f.attempt.answered_sender)).toEqual([true, undefined]);
   });
 
-  it("ignores an answer for a trigger the connection does not listen to, and pushes a delivery only to its trigger's listeners", async () => {
-    const { hub, forwarded } = hubWith({ e1: detail('{}') });
-    const mine: string[] = [];
-    const theirs: string[] = [];
-    await hub.add(connection('c1', 't1', mine));
-    const other = connection('c2', 't2', theirs);
-    await hub.add(other);
-    await hub.answered(other, { action: 'answer', trigger_id: 't1', execution_id: 'e1', status: 200 });
+  it('answered() counts a listener that could not reach its server (the receiver stops waiting), and keeps nothing for a trigger that does not answer from a listener', async () => {
+    const { hub, forwarded, kept } = hubWith({});
+    await hub.answered(connection('c1', 't1', [], true), { action: 'answer', trigger_id: 't1', execution_id: 'e1', error: 'ECONNREFUSED', ms: 1 });
+    expect(kept).toEqual([{ ref, answer: undefined }]);
+    await hub.answered(connection('c1', 't1', [], false), { action: 'answer', trigger_id: 't1', execution_id: 'e2', status: 200 });
+    expect(kept).toHaveLength(1);
+    expect(forwarded.map((f) => [f.ref.executionId, f.attempt.error, f.attempt.answered_sender])).toEqual([['e1', 'ECONNREFUSED', undefined], ['e2', undefined, undefined]]);
+  });
+
+  it('answered() ignores an answer for a trigger the connection does not listen to', async () => {
+    const { hub, forwarded, kept } = hubWith({ e1: detail('{}') });
+    await hub.answered(connection('c2', 't2', [], true), { action: 'answer', trigger_id: 't1', execution_id: 'e1', status: 200 });
     expect(forwarded).toEqual([]);
-    await hub.recorded(ref);
-    await new Promise((r) => setTimeout(r, 10));
-    expect(mine.map((m) => JSON.parse(m).type)).toEqual(['ready', 'delivery']);
-    expect(theirs.map((m) => JSON.parse(m).type)).toEqual(['ready']);
+    expect(kept).toEqual([]);
+  });
+
+  it('add() says ready, replays since oldest first, and stops replaying once the connection is gone', async () => {
+    const records = { e1: detail('{}'), e2: { ...detail('{}'), execution_id: 'e2' } };
+    const listed = [{ execution_id: 'e2', received_at: '2026-11-27T11:59:59.500Z' }, { execution_id: 'e1', received_at: '2026-11-27T11:59:59.000Z' }];
+    const { hub } = hubWith(records, listed);
+    const sent: string[] = [];
+    await hub.add(connection('c1', 't1', sent), '2026-11-27T11:00:00Z');
+    expect(sent.map((m) => [JSON.parse(m).type, JSON.parse(m).execution_id])).toEqual([['ready', undefined], ['delivery', 'e1'], ['delivery', 'e2'], ['replayed', undefined]]);
+    const cut: string[] = [];
+    await hub.add(connection('c1', 't1', cut, false, () => cut.length < 2), '2026-11-27T11:00:00Z');
+    expect(cut.map((m) => JSON.parse(m).type)).toEqual(['ready', 'delivery']);
   });
 });

@@ -17,7 +17,8 @@ function connect(query: string, headers: Record<string, string>) {
   const messages: any[] = [];
   socket.on('message', (data) => messages.push(JSON.parse(data.toString())));
   const opened = new Promise<{ refused?: { status: number; body: any } }>((done, fail) => {
-    socket.once('open', () => done({}));
+    // As the CLI does: API Gateway cannot send before $connect returned, so `ready` answers this first message.
+    socket.once('open', () => (socket.send(JSON.stringify({ action: 'hello' })), done({})));
     socket.once('unexpected-response', (_req, res) => {
       let text = '';
       res.on('data', (c: Buffer) => (text += c.toString()));

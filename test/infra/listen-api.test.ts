@@ -55,14 +55,14 @@ describe('the listen endpoint (context listenApi)', () => {
     });
   });
 
-  it('grants each function exactly what it touches: the receiver finds connections and posts; the routes keep them; the authorizer reads API keys', () => {
+  it("grants each function exactly what it touches: the receiver finds connections, posts and reads a listener's answer; the routes keep connections and answers; the authorizer reads API keys", () => {
     const connections = Object.keys(built.template.findResources('AWS::DynamoDB::Table')).find((id) => id.includes('ListenConnections'))!;
     expect(connections).toBeDefined();
     const webhook = statementsOf('functions/entries/webhook.ts');
-    expect(actionsOn(webhook, connections)).toEqual(['dynamodb:DeleteItem', 'dynamodb:Query']);
+    expect(actionsOn(webhook, connections)).toEqual(['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query']);
     expect(webhook.some((s) => [s.Action].flat().includes('execute-api:ManageConnections'))).toBe(true);
     const listen = statementsOf('functions/entries/listen.ts');
-    expect(actionsOn(listen, connections)).toEqual(['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem']);
+    expect(actionsOn(listen, connections)).toEqual(['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
     expect(listen.some((s) => [s.Action].flat().includes('execute-api:ManageConnections'))).toBe(true);
     const authorizer = statementsOf('functions/entries/listen-authorizer.ts');
     expect(authorizer.flatMap((s) => [s.Action].flat()).filter((a: string) => a.startsWith('dynamodb:'))).toEqual(['dynamodb:GetItem']);

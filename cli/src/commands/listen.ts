@@ -32,6 +32,19 @@ const RECONNECT_MAX_MS = 15_000;
 /** Deliveries remembered to drop the ones a resumed connection's replay sends again. */
 const SEEN_KEPT = 10_000;
 
+/** API Gateway's WebSocket frame limit: a longer message goes in several frames (up to its 128 KB message limit). */
+const MAX_FRAME_BYTES = 32 * 1024;
+
+/** Sends a text message in frames of at most 32 KB each, as API Gateway takes them. */
+function sendInFrames(socket: WebSocket, text: string): void {
+  const bytes = Buffer.from(text, 'utf8');
+  for (let at = 0; at < bytes.length || at === 0; at += MAX_FRAME_BYTES) {
+    const end = Math.min(at + MAX_FRAME_BYTES, bytes.length);
+    socket.send(bytes.subarray(at, end), { binary: false, fin: end === bytes.length });
+    if (end === bytes.length) break;
+  }
+}
+
 interface LocalAnswer { status?: number; ms: number; error?: string; headers?: Record<string, string>; body?: Buffer }
 
 /** Re-sends a delivery to the local server: its method, headers and exact body bytes. */
@@ -124,7 +137,7 @@ async function listen(context: Context, options: ListenOptions): Promise<void> {
     print(delivery, answer);
     if (socket.readyState !== WebSocket.OPEN) return;
     const body = answer.body && answer.body.length <= MAX_ANSWER_BODY_BYTES ? answer.body : undefined;
-    socket.send(JSON.stringify({
+    sendInFrames(socket, JSON.stringify({
       action: 'answer', trigger_id: delivery.trigger_id, execution_id: delivery.execution_id, ms: Math.round(answer.ms),
       ...(answer.status !== undefined && { status: answer.status }),
       ...(answer.error !== undefined && { error: answer.error }),
@@ -147,7 +160,7 @@ async function listen(context: Context, options: ListenOptions): Promise<void> {
       };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
-      // The deployed endpoint answers `ready` (and the replay) to this first message; the local one has sent them already.
+      // The endpoint answers `ready` (and the replay) to this first message: API Gateway cannot send before $connect has returned.
       socket.on('open', () => socket.send(JSON.stringify({ action: 'hello', ...(resumeFrom && { since: resumeFrom }) })));
       socket.on('unexpected-response', (_req, res) => {
         const chunks: Buffer[] = [];

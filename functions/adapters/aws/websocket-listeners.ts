@@ -1,8 +1,10 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ExecutionRef, ExecutionStore } from '../../domain/flows/ports.js';
-import type { DeliveryListeners, ListenerAnswer } from '../../domain/listen/ports.js';
+import type { DeliveryListeners, ListenerAnswer, ListenerAnswers } from '../../domain/listen/ports.js';
 import { deliveryMessage, typeMatches } from '../../domain/listen/protocol.js';
 import { logFault } from '../../shared/logger.js';
+import type { AwsClients } from './clients.js';
+import { ifConditionHolds } from './conditional.js';
 
 /*
  * The listen endpoint deployed: API Gateway's WebSocket API keeps the sockets, this table says who
@@ -10,13 +12,23 @@ import { logFault } from '../../shared/logger.js';
  *
  *   LISTEN#<trigger id> / <connection id>   one item per trigger a connection listens to (the push reads these)
  *   CONN#<connection id> / CONN             the connection: account, triggers, events (its $disconnect reads it)
+ *   ANSWER#<trigger id>#<execution id> / ANSWER   a listener's answer for a waiting sender (answer_from_listener)
  *
- * Every item expires (`expires_at`, TTL) a little after API Gateway's 2-hour connection limit, so a
- * connection whose $disconnect never ran leaves nothing for long.
+ * Connection items expire (`expires_at`, TTL) a little after API Gateway's 2-hour connection limit,
+ * so a connection whose $disconnect never ran leaves nothing for long; an answer item a few minutes
+ * after the longest wait. TTL deletes within days, not at once (and dynalite, the local engine, not
+ * at all: https://github.com/mhart/dynalite/issues/51), so every read here also checks `expires_at`.
  */
 
 /** API Gateway closes a WebSocket connection after 2 hours; its items outlive that by a few minutes. */
 export const CONNECTION_TTL_SECONDS = 2 * 3600 + 300;
+/** An answer matters while its sender waits (API Gateway's 30 seconds at most); kept a little longer. */
+export const ANSWER_TTL_SECONDS = 300;
+/** The receiver reads a wait's answer item this often, starting at the first and growing by it to the second. */
+export const ANSWER_POLL_FIRST_MS = 50;
+export const ANSWER_POLL_MAX_MS = 250;
+/** And checks this often that some listener of the trigger is still connected (none: the flow answers). */
+export const LISTENERS_RECHECK_MS = 1000;
 
 export interface ConnectionRecord {
   connectionId: string;
@@ -25,10 +37,25 @@ export interface ConnectionRecord {
   events?: string[];
 }
 
-export { managementPoster, type PostToConnection } from './connection-poster.js';
-import type { PostToConnection } from './connection-poster.js';
+import { managementPoster, type PostToConnection } from './connection-poster.js';
+export { managementPoster, type PostToConnection };
 
-export class DynamoListenConnections {
+/**
+ * The management API poster of a composition: the stage's callback URL (locally the emulator's,
+ * `local/listen-server.ts`), signed with the region and credentials of `aws` (Lambda's environment when unset).
+ */
+export function managementPosterFor(callbackUrl: string, aws: AwsClients): PostToConnection {
+  const { region, credentials } = aws;
+  return managementPoster(callbackUrl, { ...(region && { region }), ...(credentials && { credentials: async () => credentials }) });
+}
+
+/** A listener's answer as kept for the receiver, or how many listeners could not reach their local server. */
+export interface KeptAnswer {
+  answer?: ListenerAnswer;
+  unreached: number;
+}
+
+export class DynamoListenConnections implements ListenerAnswers {
   constructor(private readonly client: DynamoDBDocumentClient, private readonly table: string, private readonly nowSeconds: () => number) {}
 
   async add(connection: ConnectionRecord): Promise<void> {
@@ -63,21 +90,77 @@ export class DynamoListenConnections {
   async removeListener(triggerId: string, connectionId: string): Promise<void> {
     await this.client.send(new DeleteCommand({ TableName: this.table, Key: { pk: `LISTEN#${triggerId}`, sk: connectionId } }));
   }
+
+  /**
+   * Keeps the first answer to a delivery (`ListenerAnswers`), in an item of its own: one write unit
+   * per KB (an answer is at most a 128 KB WebSocket message, under DynamoDB's 400 KB item). A
+   * listener that could not reach its server adds one to `unreached` instead.
+   */
+  async keep(ref: ExecutionRef, answer: ListenerAnswer | undefined): Promise<boolean> {
+    const expires_at = this.nowSeconds() + ANSWER_TTL_SECONDS;
+    const written = await ifConditionHolds(() => this.client.send(new UpdateCommand({
+      TableName: this.table,
+      Key: answerKey(ref),
+      ...(answer
+        ? {
+          UpdateExpression: 'SET answer_status = :status, answer_headers = :headers, answer_body = :body, answer_base64 = :base64, expires_at = :expires',
+          ExpressionAttributeValues: { ':status': answer.status, ':headers': answer.headers, ':body': answer.body, ':base64': answer.isBase64Encoded, ':expires': expires_at },
+        }
+        : {
+          UpdateExpression: 'ADD unreached :one SET expires_at = :expires',
+          ExpressionAttributeValues: { ':one': 1, ':expires': expires_at },
+        }),
+      // The first answer stays: a second listener's (or a late failure) changes nothing the receiver reads.
+      ConditionExpression: 'attribute_not_exists(answer_status)',
+    })));
+    return written && answer !== undefined;
+  }
+
+  /** The answer kept for `ref`, read consistently (one read unit per 4 KB; one while there is none). */
+  async kept(ref: ExecutionRef): Promise<KeptAnswer | undefined> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: answerKey(ref), ConsistentRead: true }));
+    if (!Item || (Item.expires_at as number) <= this.nowSeconds()) return undefined;
+    const unreached = (Item.unreached as number | undefined) ?? 0;
+    if (Item.answer_status === undefined) return { unreached };
+    return { unreached, answer: { status: Item.answer_status as number, headers: Item.answer_headers as Record<string, string>, body: Item.answer_body as string, isBase64Encoded: Item.answer_base64 === true } };
+  }
 }
 
+const answerKey = (ref: ExecutionRef) => ({ pk: `ANSWER#${ref.triggerId}#${ref.executionId}`, sk: 'ANSWER' });
+
+export interface WebSocketListenersOptions {
+  /** The API's base URL: a body too large for a message is fetched from its inspector route. */
+  apiBaseUrl: string;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** How many deliveries' reach the receiver remembers between its push and its wait (one Lambda environment serves one at a time). */
+const REACH_KEPT = 256;
+
 /**
- * The receiver's listeners deployed: after a delivery's record is written, one Query finds the
- * trigger's connections; when there are any, the record is read as the inspector reads it and
- * posted to each. A connection API Gateway no longer has (410) is forgotten.
- * A wait-mode trigger's `answer_from_listener` is not served deployed yet: the flow answers.
+ * The receiver's listeners: after a delivery's record is written, one Query finds the trigger's
+ * connections; when there are any, the record is read as the inspector reads it and posted to each.
+ * A connection API Gateway no longer has (410) is forgotten. A wait-mode trigger that answers from
+ * a listener then waits for the answer item its listeners' answers are kept in (`keep`): polled with
+ * consistent reads, 50 ms apart growing to 250 ms, until an answer is there, every listener the
+ * delivery reached could not reach its server, none is connected any more, or the wait is over.
  */
 export class WebSocketListeners implements DeliveryListeners {
+  /** Deliveries pushed, by execution id: how many listeners each reached (the wait needs one at least). */
+  private readonly reached = new Map<string, number>();
+  private readonly now: () => number;
+  private readonly sleep: (ms: number) => Promise<void>;
+
   constructor(
     private readonly connections: DynamoListenConnections,
     private readonly executions: Pick<ExecutionStore, 'get'>,
     private readonly post: PostToConnection,
-    private readonly apiBaseUrl: string,
-  ) {}
+    private readonly options: WebSocketListenersOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+    this.sleep = options.sleep ?? ((ms) => new Promise((done) => setTimeout(done, ms)));
+  }
 
   async recorded(ref: ExecutionRef): Promise<void> {
     try {
@@ -85,16 +168,49 @@ export class WebSocketListeners implements DeliveryListeners {
       if (listeners.length === 0) return;
       const detail = await this.executions.get(ref);
       if (!detail) return;
-      await Promise.all(listeners.filter((l) => typeMatches(l.events, detail.type)).map(async (listener) => {
-        const text = deliveryMessage(detail, { id: ref.triggerId, ...(listener.sender && { sender: listener.sender }) }, this.apiBaseUrl);
-        if (!(await this.post(listener.connectionId, text))) await this.connections.removeListener(ref.triggerId, listener.connectionId);
+      const posted = await Promise.all(listeners.filter((l) => typeMatches(l.events, detail.type)).map(async (listener) => {
+        const text = deliveryMessage(detail, { id: ref.triggerId, ...(listener.sender && { sender: listener.sender }) }, this.options.apiBaseUrl);
+        if (await this.post(listener.connectionId, text)) return true;
+        await this.connections.removeListener(ref.triggerId, listener.connectionId);
+        return false;
       }));
+      this.remember(ref.executionId, posted.filter(Boolean).length);
     } catch (error) {
       await logFault('delivery not pushed to listeners', error);
     }
   }
 
-  async answer(): Promise<ListenerAnswer | undefined> {
-    return undefined;
+  async answer(ref: ExecutionRef, withinMs: number): Promise<ListenerAnswer | undefined> {
+    const reached = this.reached.get(ref.executionId) ?? 0;
+    this.reached.delete(ref.executionId);
+    if (reached === 0 || withinMs <= 0) return undefined;
+    const until = this.now() + withinMs;
+    let interval = ANSWER_POLL_FIRST_MS;
+    let recheckAt = this.now() + LISTENERS_RECHECK_MS;
+    try {
+      for (;;) {
+        const kept = await this.connections.kept(ref);
+        if (kept?.answer) return kept.answer;
+        if (kept && kept.unreached >= reached) return undefined;
+        const left = until - this.now();
+        if (left <= 0) return undefined;
+        if (this.now() >= recheckAt) {
+          if ((await this.connections.listeners(ref.triggerId)).length === 0) return undefined;
+          recheckAt = this.now() + LISTENERS_RECHECK_MS;
+        }
+        await this.sleep(Math.min(interval, left));
+        interval = Math.min(interval + ANSWER_POLL_FIRST_MS, ANSWER_POLL_MAX_MS);
+      }
+    } catch (error) {
+      // The flow's answer stands.
+      await logFault('listener answer not read', error);
+      return undefined;
+    }
+  }
+
+  private remember(executionId: string, count: number): void {
+    if (count === 0) return;
+    if (this.reached.size >= REACH_KEPT) this.reached.delete(this.reached.keys().next().value!);
+    this.reached.set(executionId, count);
   }
 }

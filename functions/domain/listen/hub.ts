@@ -1,10 +1,9 @@
-import { logFault } from '../../shared/logger.js';
 import type { Clock } from '../clock.js';
 import type { ExecutionRef, ExecutionStore } from '../flows/ports.js';
 import type { TriggerRecord } from '../triggers/trigger.js';
 import type { TriggerStore } from '../triggers/trigger-store.js';
 import { MAX_ANSWER_BODY_BYTES, MAX_REPLAYED_PER_TRIGGER, deliveryMessage, typeMatches, type AnswerMessage, type ListenedTrigger, type ListenQuery, type ReadyMessage } from './protocol.js';
-import type { DeliveryListeners, ForwardedAttempts, ListenerAnswer } from './ports.js';
+import type { ForwardedAttempts, ListenerAnswer, ListenerAnswers } from './ports.js';
 
 /** One connected listener: whose it is, what it listens to, and how to send it a message. */
 export interface ListenerConnection {
@@ -12,20 +11,20 @@ export interface ListenerConnection {
   accountId: string;
   triggers: ReadonlyMap<string, ListenedTrigger>;
   events?: readonly string[];
-  send(text: string): void;
+  /** Sends one message; false when the connection is gone. */
+  send(text: string): Promise<boolean>;
 }
 
 export interface ListenerHubDeps {
   executions: Pick<ExecutionStore, 'get' | 'list'>;
   triggers: Pick<TriggerStore, 'get' | 'list'>;
   forwarded: ForwardedAttempts;
+  answers: ListenerAnswers;
   now: Clock;
   /** The API's base URL: a body too large for a message is fetched from its inspector route. */
   apiBaseUrl: string;
 }
 
-/** How long an answer that came before anyone asked for it is kept (the push can beat the receiver's wait). */
-const EARLY_ANSWER_MS = 30_000;
 const MAX_TRIGGERS_LISTED = 1000;
 /** The longest tolerance a sender's signed timestamp may have (a custom signature's `MAX_TOLERANCE_SECONDS`). */
 const SIGNED_TIME_SLACK_MS = 3600 * 1000;
@@ -47,23 +46,14 @@ const listened = (record: TriggerRecord): ListenedTrigger => ({
   answer_from_listener: record.answer_from_listener === true,
 });
 
-interface Waiter {
-  triggerId: string;
-  done(answer: ListenerAnswer | undefined): void;
-}
-
 /**
- * The listeners connected to this gateway: pushes each delivery, from the record the inspector
- * reads, to the connections of its trigger's account that chose it; replays `since`; records their
- * local answers on the deliveries; and hands a waiting receiver the first answer
- * (`answer_from_listener`). One per local stack; deployed, the connections table and the management
- * API play its part (`docs/cli.md`, "How it works").
+ * What the listen endpoint does for a connection (`functions/handlers/listen.ts`, behind API
+ * Gateway's WebSocket API deployed and its emulator locally): resolves the triggers it may listen
+ * to (its own account's only), says `ready` and replays `since`, records its local answers on the
+ * deliveries, and keeps the answer a wait-mode sender gets when the trigger answers from a listener
+ * (`ListenerAnswers`). The pushes of new deliveries are the receiver's (`DeliveryListeners`).
  */
-export class ListenerHub implements DeliveryListeners {
-  private readonly connections = new Map<string, ListenerConnection>();
-  private readonly waiters = new Map<string, Waiter>();
-  private readonly early = new Map<string, { answer: ListenerAnswer; at: number }>();
-
+export class ListenerHub {
   constructor(private readonly deps: ListenerHubDeps) {}
 
   /** The triggers a listener of `accountId` asked for (all of the account's when none): another account's are not found. */
@@ -86,12 +76,10 @@ export class ListenerHub implements DeliveryListeners {
     return chosen;
   }
 
-  /** Adds a connection, says `ready`, then sends what `since` asks for; live deliveries flow from the moment it is added. */
+  /** Says `ready`, then sends what `since` asks for (live deliveries flow from the connection's `$connect`). */
   async add(connection: ListenerConnection, since?: string): Promise<void> {
-    this.connections.set(connection.id, connection);
     const ready: ReadyMessage = { type: 'ready', connection_id: connection.id, triggers: [...connection.triggers.values()] };
-    connection.send(JSON.stringify(ready));
-    if (since === undefined) return;
+    if (!(await connection.send(JSON.stringify(ready))) || since === undefined) return;
     const found: { ref: ExecutionRef; receivedAt: string }[] = [];
     let truncated = false;
     // A record keyed on its signed timestamp sorts by that time, up to the sender's tolerance before
@@ -112,102 +100,34 @@ export class ListenerHub implements DeliveryListeners {
     }
     found.sort((a, b) => a.receivedAt.localeCompare(b.receivedAt) || a.ref.executionId.localeCompare(b.ref.executionId));
     for (const { ref } of found) {
-      if (!this.connections.has(connection.id)) return;
       const detail = await this.deps.executions.get(ref);
       const trigger = connection.triggers.get(ref.triggerId)!;
-      if (detail) connection.send(deliveryMessage(detail, { id: trigger.id, ...(trigger.sender !== undefined && { sender: trigger.sender }) }, this.deps.apiBaseUrl, { replayed: true }));
+      if (detail && !(await connection.send(deliveryMessage(detail, { id: trigger.id, ...(trigger.sender !== undefined && { sender: trigger.sender }) }, this.deps.apiBaseUrl, { replayed: true })))) return;
     }
-    connection.send(JSON.stringify({ type: 'replayed', count: found.length, truncated }));
-  }
-
-  remove(connectionId: string): void {
-    const connection = this.connections.get(connectionId);
-    this.connections.delete(connectionId);
-    if (!connection) return;
-    for (const [executionId, waiter] of this.waiters) {
-      if (!this.listening(waiter.triggerId)) {
-        this.waiters.delete(executionId);
-        waiter.done(undefined);
-      }
-    }
-  }
-
-  /** Connections listening to `triggerId` now. */
-  listening(triggerId: string): number {
-    let count = 0;
-    for (const connection of this.connections.values()) if (connection.triggers.has(triggerId)) count++;
-    return count;
-  }
-
-  async recorded(ref: ExecutionRef): Promise<void> {
-    if (this.listening(ref.triggerId) === 0) return;
-    void this.push(ref).catch((error: unknown) => logFault('delivery not pushed to listeners', error));
-  }
-
-  private async push(ref: ExecutionRef): Promise<void> {
-    const detail = await this.deps.executions.get(ref);
-    if (!detail) return;
-    for (const connection of this.connections.values()) {
-      const trigger = connection.triggers.get(ref.triggerId);
-      if (!trigger || !typeMatches(connection.events, detail.type)) continue;
-      connection.send(deliveryMessage(detail, { id: trigger.id, ...(trigger.sender !== undefined && { sender: trigger.sender }) }, this.deps.apiBaseUrl));
-    }
-  }
-
-  answer(ref: ExecutionRef, withinMs: number): Promise<ListenerAnswer | undefined> {
-    const early = this.early.get(ref.executionId);
-    if (early) {
-      this.early.delete(ref.executionId);
-      return Promise.resolve(early.answer);
-    }
-    if (this.listening(ref.triggerId) === 0 || withinMs <= 0) return Promise.resolve(undefined);
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.waiters.delete(ref.executionId);
-        resolve(undefined);
-      }, withinMs);
-      this.waiters.set(ref.executionId, {
-        triggerId: ref.triggerId,
-        done: (answer) => {
-          clearTimeout(timer);
-          resolve(answer);
-        },
-      });
-    });
+    await connection.send(JSON.stringify({ type: 'replayed', count: found.length, truncated }));
   }
 
   /**
-   * A listener's answer: recorded on the delivery as a forwarded attempt when the delivery is one of
-   * its triggers', and handed to a receiver waiting for it. Anything else is ignored.
+   * A listener's answer, ignored unless the delivery is one of its triggers': when the trigger
+   * answers a waiting sender from a listener, kept for the receiver first (the first answer wins;
+   * one that could not reach its local server is counted), then recorded on the delivery as a
+   * forwarded attempt, beside (never instead of) the flow's run.
    */
   async answered(connection: ListenerConnection, message: AnswerMessage): Promise<void> {
-    if (!connection.triggers.has(message.trigger_id)) return;
+    const trigger = connection.triggers.get(message.trigger_id);
+    if (!trigger) return;
     const ref = { triggerId: message.trigger_id, executionId: message.execution_id };
-    const answer = this.senderAnswer(message);
-    const waiter = this.waiters.get(ref.executionId);
-    const forSender = waiter !== undefined && answer !== undefined;
-    const added = await this.deps.forwarded.add(ref, {
+    const forSender = trigger.answer_from_listener && trigger.response_mode === 'wait';
+    const answer = forSender ? this.senderAnswer(message) : undefined;
+    const kept = forSender && await this.deps.answers.keep(ref, answer);
+    await this.deps.forwarded.add(ref, {
       at: new Date(this.deps.now()).toISOString(),
       listener: connection.id,
       ...(message.status !== undefined && { status: message.status }),
       ...(message.ms !== undefined && { ms: Math.round(message.ms) }),
       ...(message.error !== undefined && { error: message.error.slice(0, 200) }),
-      ...(forSender && { answered_sender: true as const }),
+      ...(kept && { answered_sender: true as const }),
     });
-    if (!added) return;
-    if (waiter) {
-      if (answer) {
-        this.waiters.delete(ref.executionId);
-        waiter.done(answer);
-      } else if (this.listening(ref.triggerId) <= 1) {
-        this.waiters.delete(ref.executionId);
-        waiter.done(undefined);
-      }
-    } else if (answer && connection.triggers.get(ref.triggerId)!.answer_from_listener) {
-      const now = this.deps.now();
-      for (const [id, kept] of this.early) if (now - kept.at > EARLY_ANSWER_MS) this.early.delete(id);
-      this.early.set(ref.executionId, { answer, at: now });
-    }
   }
 
   private senderAnswer(message: AnswerMessage): ListenerAnswer | undefined {
@@ -218,12 +138,5 @@ export class ListenerHub implements DeliveryListeners {
     if (bytes > MAX_ANSWER_BODY_BYTES) return undefined;
     const headers = Object.fromEntries(Object.entries(message.headers ?? {}).filter(([name]) => !NOT_PASSED_ON.has(name.toLowerCase())).map(([name, value]) => [name.toLowerCase(), value]));
     return { status: message.status, headers, body, isBase64Encoded };
-  }
-
-  /** Ends every wait (the stack stops). */
-  close(): void {
-    for (const waiter of this.waiters.values()) waiter.done(undefined);
-    this.waiters.clear();
-    this.connections.clear();
   }
 }

@@ -13,16 +13,27 @@ export interface ListenerAnswer {
  * asked for a listener's answer when its trigger answers from a listener.
  */
 export interface DeliveryListeners {
-  /**
-   * A delivery's record was written: push it to the trigger's listeners. Never rejects. Locally it
-   * resolves at once (the push goes on); deployed, once the push is posted (Lambda freezes after the answer).
-   */
+  /** A delivery's record was written: push it to the trigger's listeners. Never rejects; resolves once the pushes are posted (Lambda freezes after its answer). */
   recorded(ref: ExecutionRef): Promise<void>;
   /**
    * The first answer a listener of `ref`'s trigger gives within `withinMs`; undefined at once when
-   * no listener is connected, or as soon as the last one is gone or could not reach its server.
+   * the delivery reached no listener, or as soon as every listener it reached is gone or could not
+   * reach its server.
    */
   answer(ref: ExecutionRef, withinMs: number): Promise<ListenerAnswer | undefined>;
+}
+
+/**
+ * Where a listener's answer waits for the receiver of its delivery (the trigger's
+ * `answer_from_listener`): the listen endpoint keeps it, the receiver reads it (`DeliveryListeners.answer`).
+ */
+export interface ListenerAnswers {
+  /**
+   * Keeps `answer` for the sender of `ref`; false when another listener's answer was kept first.
+   * `undefined`: this listener could not reach its local server (counted, so the receiver stops
+   * waiting once every listener it pushed to failed); it answers false.
+   */
+  keep(ref: ExecutionRef, answer: ListenerAnswer | undefined): Promise<boolean>;
 }
 
 /** Where a listener's local answer is recorded on its delivery, beside (never instead of) the flow's run. */

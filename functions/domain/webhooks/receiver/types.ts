@@ -53,7 +53,7 @@ export interface ReceiverDeps {
    * handshake got there first) or awaits none (its window, `handshake-window.ts`, has closed).
    */
   adoptSecret(record: TriggerRecord, secret: string, options: { revealOnce: boolean; sourceIp?: string }): Promise<Handover>;
-  /** Listeners (`flowgate listen`) a wait-mode trigger with `answer_from_listener` takes its answer from; none deployed yet. */
+  /** Listeners (`flowgate listen`) a wait-mode trigger with `answer_from_listener` takes its answer from (`websocket-listeners.ts`). */
   listeners?: Pick<DeliveryListeners, 'answer'>;
 }
 
