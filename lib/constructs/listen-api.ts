@@ -114,9 +114,12 @@ export class ListenApi extends Construct {
     new CfnOutput(this, 'Url', { value: this.stage.url, description: 'The listen endpoint: flowgate login --listen-url <ListenUrl>' });
   }
 
-  /** The receiver pushes: finds a trigger's connections (Query), posts to them and forgets gone ones; reads a listener's answer (GetItem). */
+  /**
+   * The receiver pushes: finds a trigger's connections (Query), posts to them and forgets gone ones;
+   * waits for a listener's answer (GetItem) and closes the wait (UpdateItem).
+   */
   connectPusher(fn: ServiceFunction): void {
-    Grant.addToPrincipal({ grantee: fn, actions: ['dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:GetItem'], resourceArns: [this.connections.tableArn] });
+    Grant.addToPrincipal({ grantee: fn, actions: ['dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'], resourceArns: [this.connections.tableArn] });
     this.grantPosting(fn);
     this.giveEndpoint(fn);
   }

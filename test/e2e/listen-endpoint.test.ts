@@ -1,4 +1,8 @@
+import { ApiGatewayManagementApiClient, DeleteConnectionCommand, GetConnectionCommand, GoneException, PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
+import { dynamoClient } from '../../functions/adapters/aws/clients/dynamo.js';
 import { describe, expect, it } from 'vitest';
 import { call, useLocalStack } from '../support/local-stack.js';
 
@@ -6,10 +10,15 @@ import { call, useLocalStack } from '../support/local-stack.js';
  * The listen endpoint's threat model, over the WebSocket protocol itself (the CLI's tests cover the
  * rest): who may connect (the account's own credentials, with the triggers scope), what a connection
  * reaches (its account's triggers only, answers only for those), and what hostile input costs (a
- * message over API Gateway's 128 KB closes the connection; a bad query is refused before the upgrade).
+ * message over API Gateway's 128 KB, or a frame over its 32 KB, closes the connection; a bad query
+ * is refused before the upgrade). And the deployed functions behind the local stack's emulator of
+ * API Gateway's WebSocket API: a listener's answer reaching a waiting sender through the
+ * connections table, the flow's answer when the listener is late, and a connection API Gateway no
+ * longer has (410) forgotten. Waits here are 5 s, so that a late listener costs a test 5 s.
  */
 
-const stack = useLocalStack();
+const WAIT_MS = 5_000;
+const stack = useLocalStack({ env: { WAIT_TIMEOUT_MS: String(WAIT_MS) } });
 
 /** Opens a connection; resolves with its first message, or the HTTP refusal's status and body. */
 function connect(query: string, headers: Record<string, string>) {
@@ -36,6 +45,21 @@ function connect(query: string, headers: Record<string, string>) {
     throw new Error(`no matching message; got ${JSON.stringify(messages)}`);
   };
   return { socket, messages, opened, next };
+}
+
+/** As the CLI sends: frames of at most 32 KB. */
+function sendInFrames(socket: WebSocket, text: string): void {
+  const bytes = Buffer.from(text);
+  for (let at = 0; at < bytes.length; at += 32 * 1024) socket.send(bytes.subarray(at, at + 32 * 1024), { binary: false, fin: at + 32 * 1024 >= bytes.length });
+}
+
+async function forwardedOf(token: string, triggerId: string, executionId: string) {
+  for (let i = 0; i < 200; i++) {
+    const detail = (await call(stack, 'GET', `/triggers/${triggerId}/executions/${executionId}`, { token })).json.data;
+    if (detail.forwarded) return detail;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('no forwarded attempt recorded');
 }
 
 describe('the listen endpoint', () => {
@@ -89,12 +113,103 @@ describe('the listen endpoint', () => {
     other.socket.close();
   });
 
-  it('closes a connection that sends a message over 128 KB (API Gateway\'s limit)', async () => {
+  it('closes a connection that sends a message over 128 KB, or a frame over 32 KB (API Gateway\'s limits), saying so', async () => {
     const token = await stack.token('listen-threat-size');
-    const listener = connect('', { authorization: `Bearer ${token}` });
+    for (const send of [
+      (socket: WebSocket) => sendInFrames(socket, 'x'.repeat(129 * 1024)),
+      (socket: WebSocket) => socket.send('x'.repeat(33 * 1024)),
+    ]) {
+      const listener = connect('', { authorization: `Bearer ${token}` });
+      await listener.next((m) => m.type === 'ready');
+      const closed = new Promise<{ code: number; reason: string }>((done) => listener.socket.once('close', (code, reason) => done({ code, reason: reason.toString() })));
+      send(listener.socket);
+      expect(await closed).toEqual({ code: 1009, reason: expect.stringMatching(/^Message too big: a message is at most 128 KB, a frame 32 KB/) });
+    }
+  });
+
+  it("gives a waiting sender a listener's answer (87 KB, in 32 KB frames) kept in the connections table, and records it as answering the sender", async () => {
+    const token = await stack.token('listen-answer-kept');
+    const trigger = (await call(stack, 'POST', '/triggers', { token, body: { flow: 'echo', response_mode: 'wait', answer_from_listener: true } })).json.data as { id: string; url: string };
+    const listener = connect(`triggers=${trigger.id}`, { authorization: `Bearer ${token}` });
     await listener.next((m) => m.type === 'ready');
-    const closed = new Promise<number>((done) => listener.socket.once('close', (code) => done(code)));
-    listener.socket.send('x'.repeat(129 * 1024));
-    expect(await closed).toBe(1009);
+    const sent = fetch(trigger.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'evt_kept' }) });
+    const delivery = await listener.next((m) => m.type === 'delivery');
+    // 64 KB of bytes, the most a kept answer carries, base64 in an 87 KB message: over a frame, under a message.
+    const body = randomBytes(64 * 1024);
+    sendInFrames(listener.socket, JSON.stringify({ action: 'answer', trigger_id: trigger.id, execution_id: delivery.execution_id, status: 202, ms: 5, headers: { 'content-type': 'application/octet-stream', 'x-from': 'laptop' }, body: body.toString('base64'), body_encoding: 'base64' }));
+    const answer = await sent;
+    expect(answer.status).toBe(202);
+    expect(answer.headers.get('x-from')).toBe('laptop');
+    expect(Buffer.from(await answer.arrayBuffer()).equals(body)).toBe(true);
+    const detail = (await call(stack, 'GET', `/triggers/${trigger.id}/executions/${delivery.execution_id}`, { token })).json.data;
+    expect(detail.forwarded).toEqual([expect.objectContaining({ status: 202, answered_sender: true })]);
+    listener.socket.close();
+  });
+
+  it("gives a waiting sender the flow's answer when the listener is late, and records the late answer without claiming it answered the sender", async () => {
+    const token = await stack.token('listen-answer-late');
+    const trigger = (await call(stack, 'POST', '/triggers', { token, body: { flow: 'echo', response_mode: 'wait', answer_from_listener: true } })).json.data as { id: string; url: string };
+    const listener = connect(`triggers=${trigger.id}`, { authorization: `Bearer ${token}` });
+    await listener.next((m) => m.type === 'ready');
+    const sent = fetch(trigger.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'evt_late' }) });
+    const delivery = await listener.next((m) => m.type === 'delivery');
+    const answer = await sent;
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toMatchObject({ event_id: 'evt_late' });
+    listener.socket.send(JSON.stringify({ action: 'answer', trigger_id: trigger.id, execution_id: delivery.execution_id, status: 202, ms: WAIT_MS + 1 }));
+    const detail = await forwardedOf(token, trigger.id, delivery.execution_id);
+    expect(detail.forwarded).toEqual([expect.objectContaining({ status: 202 })]);
+    expect(detail.forwarded[0]).not.toHaveProperty('answered_sender');
+    listener.socket.close();
+  });
+
+  it("gives a waiting sender the flow's answer when its listener could not reach its local server (the wait ends then: see websocket-listeners.test.ts)", async () => {
+    const token = await stack.token('listen-answer-unreached');
+    const trigger = (await call(stack, 'POST', '/triggers', { token, body: { flow: 'echo', response_mode: 'wait', answer_from_listener: true } })).json.data as { id: string; url: string };
+    const listener = connect(`triggers=${trigger.id}`, { authorization: `Bearer ${token}` });
+    await listener.next((m) => m.type === 'ready');
+    const sent = fetch(trigger.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'evt_unreached' }) });
+    const delivery = await listener.next((m) => m.type === 'delivery');
+    listener.socket.send(JSON.stringify({ action: 'answer', trigger_id: trigger.id, execution_id: delivery.execution_id, error: 'ECONNREFUSED', ms: 1 }));
+    const answer = await sent;
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toMatchObject({ event_id: 'evt_unreached' });
+    const detail = await forwardedOf(token, trigger.id, delivery.execution_id);
+    expect(detail.forwarded).toEqual([{ at: expect.any(String), listener: expect.any(String), ms: 1, error: 'ECONNREFUSED' }]);
+    listener.socket.close();
+  });
+
+  it('forgets a connection API Gateway no longer has: the push is answered 410, and its LISTEN item is removed', async () => {
+    const token = await stack.token('listen-gone');
+    const trigger = (await call(stack, 'POST', '/triggers', { token, body: { flow: 'echo' } })).json.data as { id: string; url: string };
+    // A connection whose $disconnect never ran (API Gateway delivers it on a best-effort basis).
+    const item = { pk: `LISTEN#${trigger.id}`, sk: 'Z29uZS1jb25uZWN0aW9u', expires_at: Math.floor(Date.now() / 1000) + 3600 };
+    const table = 'local-listenConnections';
+    await dynamoClient(stack.aws).send(new PutCommand({ TableName: table, Item: item }));
+    expect((await fetch(trigger.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"id":"evt_gone"}' })).status).toBe(200);
+    for (let i = 0; i < 200; i++) {
+      if (!(await dynamoClient(stack.aws).send(new GetCommand({ TableName: table, Key: { pk: item.pk, sk: item.sk } }))).Item) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error('the LISTEN item of the gone connection is still there');
+  });
+
+  it('serves the management API: GET a connection, POST to it, DELETE it (then 410), as the SDK calls it', async () => {
+    const token = await stack.token('listen-management');
+    const listener = connect('', { authorization: `Bearer ${token}` });
+    const ready = await listener.next((m) => m.type === 'ready');
+    const api = new ApiGatewayManagementApiClient({ endpoint: stack.listenUrl.replace('ws:', 'http:'), region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    try {
+      const got = await api.send(new GetConnectionCommand({ ConnectionId: ready.connection_id }));
+      expect(got.ConnectedAt).toBeInstanceOf(Date);
+      await api.send(new PostToConnectionCommand({ ConnectionId: ready.connection_id, Data: Buffer.from('{"type":"hello-from-the-api"}') }));
+      await listener.next((m) => m.type === 'hello-from-the-api');
+      const closed = new Promise((done) => listener.socket.once('close', done));
+      await api.send(new DeleteConnectionCommand({ ConnectionId: ready.connection_id }));
+      await closed;
+      await expect(api.send(new PostToConnectionCommand({ ConnectionId: ready.connection_id, Data: Buffer.from('{}') }))).rejects.toBeInstanceOf(GoneException);
+    } finally {
+      api.destroy();
+    }
   });
 });

@@ -55,11 +55,11 @@ describe('the listen endpoint (context listenApi)', () => {
     });
   });
 
-  it("grants each function exactly what it touches: the receiver finds connections, posts and reads a listener's answer; the routes keep connections and answers; the authorizer reads API keys", () => {
+  it("grants each function exactly what it touches: the receiver finds connections, posts, reads a listener's answer and closes its wait; the routes keep connections and answers; the authorizer reads API keys", () => {
     const connections = Object.keys(built.template.findResources('AWS::DynamoDB::Table')).find((id) => id.includes('ListenConnections'))!;
     expect(connections).toBeDefined();
     const webhook = statementsOf('functions/entries/webhook.ts');
-    expect(actionsOn(webhook, connections)).toEqual(['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query']);
+    expect(actionsOn(webhook, connections)).toEqual(['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
     expect(webhook.some((s) => [s.Action].flat().includes('execute-api:ManageConnections'))).toBe(true);
     const listen = statementsOf('functions/entries/listen.ts');
     expect(actionsOn(listen, connections)).toEqual(['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);

@@ -17,7 +17,7 @@ import { ifConditionHolds } from './conditional.js';
  * Connection items expire (`expires_at`, TTL) a little after API Gateway's 2-hour connection limit,
  * so a connection whose $disconnect never ran leaves nothing for long; an answer item a few minutes
  * after the longest wait. TTL deletes within days, not at once (and dynalite, the local engine, not
- * at all: https://github.com/mhart/dynalite/issues/51), so every read here also checks `expires_at`.
+ * at all: https://github.com/architect/dynalite/issues/103), so every read here also checks `expires_at`.
  */
 
 /** API Gateway closes a WebSocket connection after 2 hours; its items outlive that by a few minutes. */
@@ -69,7 +69,7 @@ export class DynamoListenConnections implements ListenerAnswers {
 
   async get(connectionId: string): Promise<ConnectionRecord | undefined> {
     const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: { pk: `CONN#${connectionId}`, sk: 'CONN' } }));
-    if (!Item) return undefined;
+    if (!Item || (Item.expires_at as number) <= this.nowSeconds()) return undefined;
     return { connectionId, accountId: Item.account_id as string, triggers: Item.triggers as ConnectionRecord['triggers'], ...(Item.events && { events: Item.events as string[] }) };
   }
 
@@ -110,10 +110,26 @@ export class DynamoListenConnections implements ListenerAnswers {
           UpdateExpression: 'ADD unreached :one SET expires_at = :expires',
           ExpressionAttributeValues: { ':one': 1, ':expires': expires_at },
         }),
-      // The first answer stays: a second listener's (or a late failure) changes nothing the receiver reads.
-      ConditionExpression: 'attribute_not_exists(answer_status)',
+      // The first answer stays: a second listener's (or a late failure) changes nothing the receiver
+      // reads; once the receiver stopped waiting (`closed`), an answer is too late for the sender.
+      ConditionExpression: 'attribute_not_exists(answer_status) AND attribute_not_exists(closed)',
     })));
     return written && answer !== undefined;
+  }
+
+  /**
+   * The receiver stops waiting for `ref`'s answer: a later one is recorded on the delivery, not kept
+   * for the sender. Undefined when it closed; the answer when one was kept meanwhile (take it).
+   */
+  async close(ref: ExecutionRef): Promise<ListenerAnswer | undefined> {
+    const closed = await ifConditionHolds(() => this.client.send(new UpdateCommand({
+      TableName: this.table,
+      Key: answerKey(ref),
+      UpdateExpression: 'SET closed = :true, expires_at = :expires',
+      ConditionExpression: 'attribute_not_exists(answer_status)',
+      ExpressionAttributeValues: { ':true': true, ':expires': this.nowSeconds() + ANSWER_TTL_SECONDS },
+    })));
+    return closed ? undefined : (await this.kept(ref))?.answer;
   }
 
   /** The answer kept for `ref`, read consistently (one read unit per 4 KB; one while there is none). */
@@ -144,7 +160,9 @@ const REACH_KEPT = 256;
  * A connection API Gateway no longer has (410) is forgotten. A wait-mode trigger that answers from
  * a listener then waits for the answer item its listeners' answers are kept in (`keep`): polled with
  * consistent reads, 50 ms apart growing to 250 ms, until an answer is there, every listener the
- * delivery reached could not reach its server, none is connected any more, or the wait is over.
+ * delivery reached could not reach its server, none is connected any more (checked each second), or
+ * the wait is over; then it is closed (one conditional write), so that a later answer is recorded on
+ * the delivery without claiming to have answered its sender.
  */
 export class WebSocketListeners implements DeliveryListeners {
   /** Deliveries pushed, by execution id: how many listeners each reached (the wait needs one at least). */
@@ -191,18 +209,19 @@ export class WebSocketListeners implements DeliveryListeners {
       for (;;) {
         const kept = await this.connections.kept(ref);
         if (kept?.answer) return kept.answer;
-        if (kept && kept.unreached >= reached) return undefined;
+        if (kept && kept.unreached >= reached) break;
         const left = until - this.now();
-        if (left <= 0) return undefined;
+        if (left <= 0) break;
         if (this.now() >= recheckAt) {
-          if ((await this.connections.listeners(ref.triggerId)).length === 0) return undefined;
+          if ((await this.connections.listeners(ref.triggerId)).length === 0) break;
           recheckAt = this.now() + LISTENERS_RECHECK_MS;
         }
         await this.sleep(Math.min(interval, left));
         interval = Math.min(interval + ANSWER_POLL_FIRST_MS, ANSWER_POLL_MAX_MS);
       }
+      // No answer (yet): the flow's stands, and an answer arriving after this is not the sender's.
+      return await this.connections.close(ref);
     } catch (error) {
-      // The flow's answer stands.
       await logFault('listener answer not read', error);
       return undefined;
     }
