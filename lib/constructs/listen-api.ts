@@ -15,9 +15,9 @@ import { ServiceFunction } from './service-function.js';
  * an authorizer with the gateway's own credential check, a connections table (TTL) saying who
  * listens to which trigger and keeping listeners' answers for waiting senders, and pushes from the
  * receiver through the management API (`functions/adapters/aws/websocket-listeners.ts`). The local
- * stack runs the same functions behind an emulator of this API (`local/listen-server.ts`). Limits API Gateway sets: a frame is 32 KB, a
- * message 128 KB (larger deliveries travel by reference), a connection lasts 2 hours (the CLI
- * reconnects and resumes), 10 minutes idle.
+ * stack runs the same functions behind an emulator of this API (`local/listen-server.ts`).
+ * Limits API Gateway sets: a frame is 32 KB, a message 128 KB (larger deliveries travel by
+ * reference), a connection lasts 2 hours (the CLI reconnects and resumes), 10 minutes idle.
  */
 
 /** The listen function: reads triggers and deliveries (the replay), records answers; the authorizer: looks API keys up. */

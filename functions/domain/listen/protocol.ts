@@ -2,11 +2,12 @@ import type { ExecutionDetail, ExecutionStatus, StoredRequest } from '../flows/p
 
 /*
  * The listen protocol: what a listener (`flowgate listen`) and the gateway's WebSocket endpoint say
- * to each other. The same messages travel over API Gateway's WebSocket API deployed and over the
- * local stack's `ws` server. The listener chooses its triggers, event types and replay point in the
- * connect URL's query (`?triggers=a,b&events=payment_intent.*&since=…`), as a `$connect` route sees
- * them; after that the gateway sends `ready`, the deliveries `since` asked for (oldest first), then
- * each new one as its record is written; the listener sends `answer` once its local server answered.
+ * to each other, over API Gateway's WebSocket API deployed and over the local stack's emulator of
+ * it. The listener chooses its triggers, event types and replay point in the connect URL's query
+ * (`?triggers=a,b&events=payment_intent.*&since=…`), as a `$connect` route sees them. Its first
+ * message is `hello`, which the gateway answers `ready` and the deliveries `since` asked for (oldest
+ * first); each new one is sent as its record is written; the listener sends `answer` once its local
+ * server answered.
  */
 
 /** API Gateway WebSocket: a frame is at most 32 KB, a message (its frames together) 128 KB. */
