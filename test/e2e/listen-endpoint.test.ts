@@ -179,6 +179,27 @@ describe('the listen endpoint', () => {
     listener.socket.close();
   });
 
+  it("never gives a waiting sender another account's listener's answer", async () => {
+    const owner = await stack.token('listen-answer-owner');
+    const intruder = await stack.token('listen-answer-intruder');
+    const trigger = (await call(stack, 'POST', '/triggers', { token: owner, body: { flow: 'echo', response_mode: 'wait', answer_from_listener: true } })).json.data as { id: string; url: string };
+    const listener = connect(`triggers=${trigger.id}`, { authorization: `Bearer ${owner}` });
+    await listener.next((m) => m.type === 'ready');
+    const other = connect('', { authorization: `Bearer ${intruder}` });
+    await other.next((m) => m.type === 'ready');
+    const sent = fetch(trigger.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'evt_hostile' }) });
+    const delivery = await listener.next((m) => m.type === 'delivery');
+    other.socket.send(JSON.stringify({ action: 'answer', trigger_id: trigger.id, execution_id: delivery.execution_id, status: 299, body: 'from the intruder' }));
+    // The owner's listener stays silent: the sender waits out the wait budget, then the flow answers.
+    const answer = await sent;
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toMatchObject({ event_id: 'evt_hostile' });
+    const detail = (await call(stack, 'GET', `/triggers/${trigger.id}/executions/${delivery.execution_id}`, { token: owner })).json.data;
+    expect(detail.forwarded).toBeUndefined();
+    listener.socket.close();
+    other.socket.close();
+  });
+
   it('forgets a connection API Gateway no longer has: the push is answered 410, and its LISTEN item is removed', async () => {
     const token = await stack.token('listen-gone');
     const trigger = (await call(stack, 'POST', '/triggers', { token, body: { flow: 'echo' } })).json.data as { id: string; url: string };
