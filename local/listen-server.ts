@@ -200,11 +200,11 @@ export async function startListenEmulator(options: { port: number }): Promise<Li
       }
       const status = connected?.statusCode ?? 200;
       if (status < 200 || status > 299) return refuse(socket, status, connected?.body ?? '', connected?.headers?.['content-type'] ?? 'text/plain');
-      wss.handleUpgrade(req, socket, head, (ws: WebSocket) => accept(ws, socket, head, connectionId, { ...started, context: authorizer }));
+      wss.handleUpgrade(req, socket, head, (ws: WebSocket) => accept(ws, socket, connectionId, { ...started, context: authorizer }));
     })();
   });
 
-  function accept(ws: WebSocket, socket: Duplex, head: Buffer, connectionId: string, connection: Omit<Connection, 'socket' | 'lastActiveAt'>): void {
+  function accept(ws: WebSocket, socket: Duplex, connectionId: string, connection: Omit<Connection, 'socket' | 'lastActiveAt'>): void {
     const entry: Connection = { ...connection, socket: ws, lastActiveAt: Date.now() };
     connections.set(connectionId, entry);
     let tooBig = false;
@@ -216,8 +216,8 @@ export async function startListenEmulator(options: { port: number }): Promise<Li
       // A client that does not close in turn is cut off, as API Gateway does.
       setTimeout(() => ws.terminate(), 1000).unref();
     };
-    if (head.length) check(head);
     // Before `ws` reads the same bytes: the limit is known from a frame's header, before its payload.
+    // (Bytes that came with the upgrade request, `head`, are put back on the socket by `ws` and pass here too.)
     socket.prependListener('data', check);
     ws.on('message', (data, isBinary) => {
       if (tooBig) return;
