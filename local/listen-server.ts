@@ -237,7 +237,7 @@ export async function startListenEmulator(options: { port: number }): Promise<Li
     ws.on('error', disconnect);
   }
 
-  /** The management API: `/@connections/{id}`, as the SDK's `ApiGatewayManagementApiClient` calls it. */
+  /** The management API: `/@connections/{id}`, as `connection-poster.ts` (and the SDK's management API client) call it. */
   async function manage(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const reply = (status: number, body?: unknown, errorType?: string) => {
       res.writeHead(status, { 'content-type': 'application/json', ...(errorType && { 'x-amzn-errortype': errorType }) });

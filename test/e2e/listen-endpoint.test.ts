@@ -1,8 +1,8 @@
-import { ApiGatewayManagementApiClient, DeleteConnectionCommand, GetConnectionCommand, GoneException, PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
 import { dynamoClient } from '../../functions/adapters/aws/clients/dynamo.js';
+import { managementPosterFor } from '../../functions/adapters/aws/websocket-listeners.js';
 import { describe, expect, it } from 'vitest';
 import { call, useLocalStack } from '../support/local-stack.js';
 
@@ -215,22 +215,23 @@ describe('the listen endpoint', () => {
     throw new Error('the LISTEN item of the gone connection is still there');
   });
 
-  it('serves the management API: GET a connection, POST to it, DELETE it (then 410), as the SDK calls it', async () => {
+  it('serves the management API: POST to a connection as the functions sign it, GET it, DELETE it (then 410)', async () => {
     const token = await stack.token('listen-management');
     const listener = connect('', { authorization: `Bearer ${token}` });
     const ready = await listener.next((m) => m.type === 'ready');
-    const api = new ApiGatewayManagementApiClient({ endpoint: stack.listenUrl.replace('ws:', 'http:'), region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-    try {
-      const got = await api.send(new GetConnectionCommand({ ConnectionId: ready.connection_id }));
-      expect(got.ConnectedAt).toBeInstanceOf(Date);
-      await api.send(new PostToConnectionCommand({ ConnectionId: ready.connection_id, Data: Buffer.from('{"type":"hello-from-the-api"}') }));
-      await listener.next((m) => m.type === 'hello-from-the-api');
-      const closed = new Promise((done) => listener.socket.once('close', done));
-      await api.send(new DeleteConnectionCommand({ ConnectionId: ready.connection_id }));
-      await closed;
-      await expect(api.send(new PostToConnectionCommand({ ConnectionId: ready.connection_id, Data: Buffer.from('{}') }))).rejects.toBeInstanceOf(GoneException);
-    } finally {
-      api.destroy();
-    }
+    const callbackUrl = stack.listenUrl.replace('ws:', 'http:');
+    const post = managementPosterFor(callbackUrl, stack.aws);
+    expect(await post(ready.connection_id, '{"type":"hello-from-the-api"}')).toBe(true);
+    await listener.next((m) => m.type === 'hello-from-the-api');
+    const connection = `${callbackUrl}/@connections/${encodeURIComponent(ready.connection_id)}`;
+    const got = await fetch(connection);
+    expect(got.status).toBe(200);
+    expect(await got.json()).toMatchObject({ connectedAt: expect.any(String), identity: { sourceIp: '127.0.0.1' } });
+    const closed = new Promise((done) => listener.socket.once('close', done));
+    expect((await fetch(connection, { method: 'DELETE' })).status).toBe(204);
+    await closed;
+    expect(await post(ready.connection_id, '{}')).toBe(false);
+    const gone = await fetch(connection);
+    expect({ status: gone.status, type: gone.headers.get('x-amzn-errortype') }).toEqual({ status: 410, type: 'GoneException' });
   });
 });
