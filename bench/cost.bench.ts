@@ -299,6 +299,8 @@ export default async function costBench() {
   const stack = await startLocalStack({
     port: 0,
     flowsDir: FLOWS_DIR,
+    // As deployed by default (context listenApi off): no delivery pays a query for listeners.
+    listenApi: false,
     // On stdout, as Lambda writes them: their bytes are billed as log ingestion, metered below.
     metrics: 'stdout',
     aroundInvocation: async (fn, event, invoke) => {

@@ -115,6 +115,12 @@ export interface LocalStackOptions {
   /** The port of the listen endpoint (`flowgate listen`'s WebSocket server); 0 (default) picks a free one. */
   listenPort?: number;
   /**
+   * Serves `flowgate listen`'s endpoint (default true), as context `listenApi` deploys it: every
+   * delivery then costs the receiver a query for listeners. The cost bench turns it off, to
+   * measure the stack as deployed by default.
+   */
+  listenApi?: boolean;
+  /**
    * Runs dynalite and local-aws-sqs on a worker thread of their own (`engine-thread.ts`), so
    * serving them takes neither the receiver's event loop nor the flow worker's: `npm start` and the
    * throughput bench do. Unset, they share this thread, which starts quicker (tests).
@@ -129,7 +135,7 @@ const invokeDirectly: InvocationWrapper = (_fn, _event, invoke) => invoke();
 export interface LocalStack {
   baseUrl: string;
   webhookBaseUrl: string;
-  /** The listen endpoint (`ws://…`), where `flowgate listen` connects. */
+  /** The listen endpoint (`ws://…`), where `flowgate listen` connects; empty with `listenApi: false`. */
   listenUrl: string;
   jwtSecret: string;
   engines: Engines;
@@ -241,7 +247,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const { port } = server.address() as { port: number };
     await allowBrowserOrigins(engines.env.AWS_ENDPOINT_URL_S3!, [`http://127.0.0.1:${port}`, `http://localhost:${port}`, ...corsOrigins]);
     // flowgate listen's endpoint: API Gateway's WebSocket API emulated, in front of the deployed listen functions.
-    listen = await startListenEmulator({ port: options.listenPort ?? 0 });
+    if (options.listenApi ?? true) listen = await startListenEmulator({ port: options.listenPort ?? 0 });
   } catch (error) {
     if (server.listening) server.close();
     await listen?.stop();
@@ -267,8 +273,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     [SETTINGS.localMfaSigningKeys.env]: data?.secrets.mfaSigningKey ?? generateLocalSigningKey(),
     [SETTINGS.mfaTokenIssuer.env]: baseUrl,
     [SETTINGS.searchDataUri.env]: data?.searchPath ?? searchScratch,
-    [SETTINGS.listenConnectionsTable.env]: LISTEN_CONNECTIONS_TABLE,
-    [SETTINGS.listenCallbackUrl.env]: listen!.callbackUrl,
+    ...(listen && { [SETTINGS.listenConnectionsTable.env]: LISTEN_CONNECTIONS_TABLE, [SETTINGS.listenCallbackUrl.env]: listen.callbackUrl }),
     // An unset option leaves the stack's own value (or the handler's default) in place.
     ...Object.fromEntries(Object.entries(options.env ?? {}).filter(([, value]) => value !== undefined && value !== '')),
   };
@@ -284,8 +289,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   backlog.watch(sqsClient(aws), engines.queueUrls.flowEvents);
   // The listen functions read the triggers function's settings, as deployed (`lib/service-stack.ts`).
   const listenSettings = readSettings('triggers', config);
-  const connectionsDynamo = new DynamoDBClient(clientOptions(aws, 'dynamodb'));
-  await resetConnectionsTable(connectionsDynamo, LISTEN_CONNECTIONS_TABLE).finally(() => connectionsDynamo.destroy());
+  if (listen) {
+    const connectionsDynamo = new DynamoDBClient(clientOptions(aws, 'dynamodb'));
+    await resetConnectionsTable(connectionsDynamo, LISTEN_CONNECTIONS_TABLE).finally(() => connectionsDynamo.destroy());
+  }
   const handlers = Object.fromEntries(
     (Object.keys(FUNCTIONS) as FunctionName[]).map((name) => [name, name === 'webhook'
       ? composeWebhook(readSettings(name, config), aws, options.senderKeys, options.now)
@@ -309,7 +316,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     now: Date.now,
   }).catch(async (error: unknown) => {
     server.close();
-    await listen!.stop();
+    await listen?.stop();
     destroyAwsClients(aws);
     await flowWorker?.stop();
     await engines.stop();
@@ -317,7 +324,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     throw error;
   });
 
-  listen!.serve({ authorizer: composeListenAuthorizer(listenSettings, aws), route: composeListen(listenSettings, aws) });
+  listen?.serve({ authorizer: composeListenAuthorizer(listenSettings, aws), route: composeListen(listenSettings, aws) });
 
   const matcher = new RouteMatcher(ROUTES);
   serve = async (req: IncomingMessage, res: ServerResponse) => {
@@ -384,7 +391,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   return {
     baseUrl,
     webhookBaseUrl,
-    listenUrl: listen!.url,
+    listenUrl: listen?.url ?? '',
     jwtSecret,
     engines,
     queueUrls: engines.queueUrls,
@@ -396,7 +403,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     async stop() {
       await Promise.all([...pollers.map((p) => p.stop()), flowWorker?.stop()]);
       metricLines.stop();
-      await listen!.stop();
+      await listen?.stop();
       server.closeAllConnections();
       await new Promise<void>((done) => server.close(() => done()));
       sqs.destroy();
