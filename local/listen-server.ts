@@ -300,6 +300,17 @@ export async function resetConnectionsTable(dynamo: DynamoDBClient, tableName: s
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
   }
+  // A deleted table is DELETING for a while, on DynamoDB as on dynalite, and CreateTable refuses its
+  // name (ResourceInUseException) until it is gone: a restart on a kept data directory waits for that.
+  for (;;) {
+    try {
+      await dynamo.send(new DescribeTableCommand({ TableName: tableName }));
+    } catch (error) {
+      if (error instanceof ResourceNotFoundException) break;
+      throw error;
+    }
+    await new Promise((done) => setTimeout(done, 5));
+  }
   await dynamo.send(new CreateTableCommand({
     TableName: tableName,
     BillingMode: 'PAY_PER_REQUEST',

@@ -53,6 +53,22 @@ describe('managementPoster', () => {
     expect(again.headers.authorization).toBe(authorization);
   });
 
+  it("signs for the region the callback URL names when none is given (the stack's output, https://{api-id}.execute-api.{region}.amazonaws.com/{stage})", async () => {
+    seen.length = 0;
+    answers = [200];
+    // The request goes to the test's server; only the signing region comes from the name.
+    const poster = managementPoster('https://abc123.execute-api.ap-south-2.amazonaws.com/prod', { credentials: async () => credentials });
+    const realFetch = globalThis.fetch;
+    globalThis.fetch = ((url: URL, init: RequestInit) => realFetch(new URL(`${url.pathname}`, baseUrl.replace(/\/prod$/, '')), init)) as typeof fetch;
+    try {
+      expect(await poster('c1', 'x')).toBe(true);
+    } finally {
+      globalThis.fetch = realFetch;
+    }
+    expect(String(seen[0]!.headers.authorization)).toContain('/ap-south-2/execute-api/aws4_request');
+    expect(() => managementPoster('http://127.0.0.1:1/prod', { credentials: async () => credentials })).toThrow(/no region given/);
+  });
+
   it('answers false when API Gateway no longer has the connection (410 Gone)', async () => {
     answers = [410];
     expect(await post()('gone', 'x')).toBe(false);

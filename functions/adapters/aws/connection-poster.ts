@@ -14,6 +14,9 @@ export type PostToConnection = (connectionId: string, text: string) => Promise<b
  * (280,977 → 301,847 bytes). The signer is the SDK's own (`@smithy/signature-v4`), already in
  * every bundle; credentials come from the environment, as Lambda gives them.
  *
+ * The region is the caller's, or else the one the callback URL names
+ * (`https://{api-id}.execute-api.{region}.amazonaws.com/{stage}`), as the stack's output gives it.
+ *
  * https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-how-to-call-websocket-api-connections.html
  */
 export function managementPoster(
@@ -21,7 +24,7 @@ export function managementPoster(
   options: { region?: string; credentials?: AwsCredentialIdentityProvider; attempts?: number } = {},
 ): PostToConnection {
   const base = new URL(callbackUrl.endsWith('/') ? callbackUrl : `${callbackUrl}/`);
-  const region = options.region ?? process.env.AWS_REGION ?? 'us-east-1';
+  const region = options.region ?? regionOf(base);
   const signer = new SignatureV4({ credentials: options.credentials ?? fromEnv(), region, service: 'execute-api', sha256: NodeSha256 });
   const attempts = options.attempts ?? 3;
   return async (connectionId, text) => {
@@ -48,4 +51,11 @@ export function managementPoster(
       await new Promise((done) => setTimeout(done, 50 * 2 ** attempt));
     }
   };
+}
+
+/** The region of an API Gateway endpoint's host name. */
+function regionOf(url: URL): string {
+  const region = /\.execute-api\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?$/.exec(url.hostname)?.[1];
+  if (!region) throw new Error(`no region given for ${url.origin}, and its host names none (expected {api-id}.execute-api.{region}.amazonaws.com)`);
+  return region;
 }
