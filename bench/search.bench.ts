@@ -61,7 +61,7 @@ async function timeQueries(search: (q: string) => unknown): Promise<number[]> {
  * included in 100,000's): what it took to get there.
  */
 async function lance(docs: ReturnType<typeof documents>, dir: string) {
-  const engine = new LanceSearchEngine({ uri: dir, backgroundIndexing: false });
+  const engine = new LanceSearchEngine({ uri: dir });
   const record: IndexRecord = {
     accountId: 'bench', name: 'bench', generation: 1, createdAt: '', updatedAt: '',
     settings: { idField: 'id', searchable: [{ field: 'title', weight: 3 }, { field: 'body', weight: 1 }], filterable: [{ field: 'category', type: 'string' }], sortable: [], stored: null, maxDocuments: 10_000_000 },

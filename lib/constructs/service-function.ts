@@ -66,6 +66,14 @@ export interface ServiceFunctionProps {
  * Anything else the role may do is granted by the construct that owns the resource. Synth fails
  * when its environment variables could pass Lambda's 4 KB limit once deployed.
  */
+/** The native-modules layers made in each stack, by architecture and modules. */
+const layersByStack = new WeakMap<Stack, Map<string, ILayerVersion>>();
+function sharedLayers(stack: Stack): Map<string, ILayerVersion> {
+  let layers = layersByStack.get(stack);
+  if (!layers) layersByStack.set(stack, layers = new Map());
+  return layers;
+}
+
 export class ServiceFunction extends Construct implements IGrantable {
   readonly name: string;
   readonly spec: FunctionSpec;
@@ -96,12 +104,16 @@ export class ServiceFunction extends Construct implements IGrantable {
 
     const architecture = props.spec.architecture === 'x86_64' ? Architecture.X86_64 : Architecture.ARM_64;
     if (props.spec.nativeModules?.length) {
-      this.nativeModulesLayer = new LayerVersion(this, 'NativeModules', {
+      // One layer per set of modules in a stack: the search function and its maintenance share the engine's.
+      const shared = sharedLayers(Stack.of(this));
+      const key = `${architecture.name}:${props.spec.nativeModules.join(',')}`;
+      this.nativeModulesLayer = shared.get(key) ?? new LayerVersion(this, 'NativeModules', {
         code: nativeModulesLayerCode(props.projectRoot, props.spec.nativeModules),
         compatibleRuntimes: [Runtime.NODEJS_22_X],
         compatibleArchitectures: [architecture],
         description: `Flowgate ${props.name}: ${props.spec.nativeModules.join(', ')} with their platform binary and dependencies`,
       });
+      shared.set(key, this.nativeModulesLayer);
     }
 
     this.function = new NodejsFunction(this, 'Handler', {

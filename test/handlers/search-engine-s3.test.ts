@@ -27,7 +27,7 @@ describe('LanceDB over s3+ddb (s3rver and dynalite)', () => {
       aws_endpoint: env.AWS_ENDPOINT_URL_S3!, dynamodb_endpoint: env.AWS_ENDPOINT_URL_DYNAMODB!, allow_http: 'true', aws_virtual_hosted_style_request: 'false',
     };
     const uri = `s3+ddb://${LOCAL_OBJECTS_BUCKET}/search?ddbTableName=${COMMIT_TABLE}`;
-    const engines = Array.from({ length: 4 }, () => new LanceSearchEngine({ uri, storageOptions, backgroundIndexing: false }));
+    const engines = Array.from({ length: 4 }, () => new LanceSearchEngine({ uri, storageOptions }));
     const record: IndexRecord = {
       accountId: 's3-test', name: 'shared', generation: 1, createdAt: '', updatedAt: '',
       settings: { idField: 'id', searchable: [{ field: 'text', weight: 1 }], filterable: [], sortable: [], stored: null, maxDocuments: 1_000_000 },

@@ -14,12 +14,13 @@
  * - No per-word prefix search: each document's words are also indexed as edge n-grams (column `p`),
  *   so the query's last word is looked up there.
  * - Fuzzy (typo) matching sees only rows already in the full-text index: exact and prefix matches
- *   see every committed row at once; typo matches follow once the background indexer caught up.
+ *   see every committed row at once (rows not yet indexed are searched flat); typo matches follow
+ *   once maintenance (`indexNow`, run by the search maintenance queue) has caught up.
  */
 import { createHash } from 'node:crypto';
 import type { Connection, FullTextQuery, Table } from '@lancedb/lancedb';
 import { AppError } from '../../shared/errors.js';
-import { INDEX_DEBOUNCE_MS, INDEX_MAX_DELAY_MS, MAX_PREFIX_CHARS } from '../../domain/search/limits.js';
+import { MAX_PREFIX_CHARS } from '../../domain/search/limits.js';
 import { edgeGrams, fieldText, holdsEveryWord, tokenize, typosAllowed, valueAt, wordMatches } from '../../domain/search/text.js';
 import type {
   Candidate, FieldType, Filter, IndexRecord, IndexRef, IndexSettings, IndexStats, Scalar, SearchEngine, SearchPlan, SearchResult, StoredDocument,
@@ -34,10 +35,12 @@ const TABLE_PREFIX = 'ix_';
 /** Weight of a typo match and of a prefix match beside an exact one: found, but ranked below. */
 const TYPO_BOOST = 0.2;
 const PREFIX_BOOST = 0.2;
+/** Runs of maintenance preempted by concurrent writes before the job fails (and the queue retries it). */
+const MAINTENANCE_ATTEMPTS = 8;
+/** The engine's refusal of a commit that a concurrent one preempted, which it says may be tried again. */
+export const isRetryableConflict = (error: unknown) => error instanceof Error && /Retryable commit conflict/i.test(error.message);
 /** Terms a fuzzy word expands to at most (the engine's default is 50). */
 const FUZZY_EXPANSIONS = 20;
-/** A dropped generation's table is swept this long after the purge, so queries already reading it finish. */
-const SWEEP_SETTLE_MS = 2000;
 
 export interface LanceSearchEngineOptions {
   /** A directory, or `s3+ddb://bucket/prefix?ddbTableName=…`. */
@@ -49,8 +52,6 @@ export interface LanceSearchEngineOptions {
    * checks) in one process; deployed, other functions' writes are seen within this bound.
    */
   readConsistencySeconds?: number;
-  /** Runs the debounced indexer in the background (not in a Lambda, which freezes between invocations). */
-  backgroundIndexing?: boolean;
 }
 
 const sqlString = (value: string) => `'${value.replaceAll("'", "''")}'`;
@@ -111,11 +112,10 @@ class Serializer {
 export class LanceSearchEngine implements SearchEngine {
   private readonly serial = new Serializer();
   private readonly tables = new Map<string, Promise<Table>>();
-  private readonly pending = new Map<string, { timer: NodeJS.Timeout; first: number; record: IndexRecord }>();
   private catalogTable?: Promise<Table>;
   private readonly ready: Promise<{ lance: Lance; arrow: Arrow; db: Connection }>;
 
-  constructor(private readonly options: LanceSearchEngineOptions) {
+  constructor(options: LanceSearchEngineOptions) {
     this.ready = (async () => {
       const lance = await loadLance();
       const arrow = await import('apache-arrow');
@@ -202,45 +202,32 @@ export class LanceSearchEngine implements SearchEngine {
     if (options.isNew) await this.table(record);
   }
 
-  async deleteIndex(ref: IndexRef): Promise<boolean> {
-    const existed = await this.serial.run(CATALOG, async () => {
+  deleteIndex(ref: IndexRef): Promise<boolean> {
+    return this.serial.run(CATALOG, async () => {
       const catalog = await this.catalog();
       if ((await catalog.countRows(this.catalogWhere(ref))) === 0) return false;
       await catalog.delete(this.catalogWhere(ref));
       return true;
     });
-    if (existed) this.sweepSoon();
-    return existed;
   }
 
   async purgeIndex(record: IndexRecord, now: string): Promise<IndexRecord> {
     // Generations never repeat, even for an index deleted and made again under its name.
     const next: IndexRecord = { ...record, generation: Math.max(record.generation + 1, Date.parse(now)), updatedAt: now };
     await this.saveIndex(next, { isNew: true });
-    this.cancelIndexing(record);
-    this.sweepSoon();
     return next;
   }
 
   // Sweeping dropped generations.
 
-  private sweepTimer?: NodeJS.Timeout;
-
-  private sweepSoon(): void {
-    if (this.sweepTimer) return;
-    this.sweepTimer = setTimeout(() => {
-      this.sweepTimer = undefined;
-      void this.sweep().catch(() => undefined);
-    }, SWEEP_SETTLE_MS);
-    this.sweepTimer.unref();
-  }
-
   /**
-   * Drops the tables of generations the catalog no longer names: purged, or of a deleted index.
+   * Drops the tables of generations the catalog no longer names: purged, or of a deleted index;
+   * those of one index when `ref` is given (the maintenance queue's sweep job, run the queue's
+   * delay after the purge, so queries already reading the old table have finished), else of all.
    * The tables are listed before the catalog is read, so a table made after the listing (a write
    * after a purge) is never a candidate. Answers the tables dropped.
    */
-  async sweep(): Promise<string[]> {
+  async sweep(ref?: IndexRef): Promise<string[]> {
     const { db } = await this.ready;
     const names: string[] = [];
     for (let page = await db.tableNames({ limit: 1000 }); page.length > 0; page = await db.tableNames({ startAfter: page.at(-1)!, limit: 1000 })) names.push(...page);
@@ -251,7 +238,8 @@ export class LanceSearchEngine implements SearchEngine {
       current.set(tableNameOf(record, 0).replace(GENERATION_OF, ''), record.generation);
     }
     const dropped: string[] = [];
-    for (const name of names.filter((n) => n.startsWith(TABLE_PREFIX))) {
+    const only = ref && tableNameOf(ref, 0).replace(GENERATION_OF, '');
+    for (const name of names.filter((n) => n.startsWith(TABLE_PREFIX) && (only === undefined || n.replace(GENERATION_OF, '') === only))) {
       const generation = Number(GENERATION_OF.exec(name)?.[1]);
       const live = current.get(name.replace(GENERATION_OF, ''));
       if (live !== undefined && generation >= live) continue;
@@ -296,7 +284,6 @@ export class LanceSearchEngine implements SearchEngine {
       if (existing.length === 0) await table.add(data);
       else await table.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
     });
-    this.indexSoon(record);
   }
 
   async getDocument(record: IndexRecord, id: string): Promise<StoredDocument | undefined> {
@@ -304,15 +291,13 @@ export class LanceSearchEngine implements SearchEngine {
     return rows.length === 0 ? undefined : { id, doc: JSON.parse(String(rows[0].doc)) as Record<string, unknown> };
   }
 
-  private async deleteMatching(record: IndexRecord, where: string): Promise<number> {
-    const deleted = await this.serial.run(tableNameOf(record, record.generation), async () => {
+  private deleteMatching(record: IndexRecord, where: string): Promise<number> {
+    return this.serial.run(tableNameOf(record, record.generation), async () => {
       const table = await this.table(record);
       const count = await table.countRows(where);
       if (count > 0) await table.delete(where);
       return count;
     });
-    if (deleted > 0) this.indexSoon(record);
-    return deleted;
   }
 
   deleteDocuments(record: IndexRecord, ids: string[]): Promise<number> {
@@ -406,58 +391,48 @@ export class LanceSearchEngine implements SearchEngine {
     return { candidates, total: keys.length, exact: true };
   }
 
-  // Background indexing.
-
-  private indexSoon(record: IndexRecord): void {
-    const name = tableNameOf(record, record.generation);
-    const now = Date.now();
-    const pending = this.pending.get(name);
-    if (pending) clearTimeout(pending.timer);
-    const first = pending?.first ?? now;
-    const delay = Math.max(0, Math.min(INDEX_DEBOUNCE_MS, first + INDEX_MAX_DELAY_MS - now));
-    if (this.options.backgroundIndexing === false) {
-      this.pending.set(name, { timer: setTimeout(() => undefined, 0), first, record });
-      return;
-    }
-    const timer = setTimeout(() => void this.indexNow(record).catch(() => undefined), delay);
-    timer.unref();
-    this.pending.set(name, { timer, first, record });
-  }
-
-  private cancelIndexing(record: IndexRecord): void {
-    const name = tableNameOf(record, record.generation);
-    const pending = this.pending.get(name);
-    if (pending) clearTimeout(pending.timer);
-    this.pending.delete(name);
-  }
+  // Maintenance: run by the search maintenance queue's consumer (`functions/handlers/search-maintenance.ts`), or by a write's `wait`.
 
   /**
-   * Brings the full-text indexes up to date with the table: builds them on the first rows, else
-   * adds the rows written since (the engine's `optimize`, which also compacts small fragments and
-   * removes versions older than a minute).
+   * Brings the full-text indexes up to date with the table: builds those missing on the first rows,
+   * else adds the rows written since (the engine's `optimize`, which also compacts small fragments
+   * and removes versions older than a minute).
+   *
+   * The engine lets a write win over a compaction it overlaps ("Retryable commit conflict … This
+   * Rewrite transaction was preempted by concurrent transaction Update"): writes from the search
+   * function never wait for maintenance, so maintenance starts again from the new version, backing
+   * off, up to `MAINTENANCE_ATTEMPTS` times (about 5 s), then fails the job for the queue to retry:
+   * writes to one index without a pause can hold its compaction (and so its index update) off
+   * (`test/handlers/search-engine.test.ts` shows the conflict and the retry).
    */
   async indexNow(record: IndexRecord): Promise<void> {
-    const name = tableNameOf(record, record.generation);
-    this.cancelIndexing(record);
-    await this.serial.run(name, async () => {
+    await this.serial.run(tableNameOf(record, record.generation), async () => {
       const { lance } = await this.ready;
       const table = await this.table(record);
-      if ((await table.countRows()) === 0) return;
-      const existing = new Set((await table.listIndices()).map((index) => index.name));
-      if (!existing.has('s0_idx')) {
-        // An index definition is used up by the index it makes: one each.
-        const fts = () => lance.Index.fts({ baseTokenizer: 'simple', lowercase: true, stem: false, removeStopWords: false, asciiFolding: false, withPosition: false, maxTokenLength: 64 });
-        for (const column of [...record.settings.searchable.map((_, i) => `s${i}`), 'p']) await table.createIndex(column, { config: fts(), replace: true });
-        await table.createIndex('id', { config: lance.Index.btree(), replace: true });
+      for (let attempt = 1; ; attempt++) {
+        try {
+          if ((await table.countRows()) === 0) return;
+          const existing = new Set((await table.listIndices()).map((index) => index.name));
+          // An index definition is used up by the index it makes: one each.
+          const fts = () => lance.Index.fts({ baseTokenizer: 'simple', lowercase: true, stem: false, removeStopWords: false, asciiFolding: false, withPosition: false, maxTokenLength: 64 });
+          for (const column of [...record.settings.searchable.map((_, i) => `s${i}`), 'p']) {
+            if (!existing.has(`${column}_idx`)) await table.createIndex(column, { config: fts(), replace: true });
+          }
+          if (!existing.has('id_idx')) await table.createIndex('id', { config: lance.Index.btree(), replace: true });
+          await table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
+          return;
+        } catch (error) {
+          if (attempt >= MAINTENANCE_ATTEMPTS || !isRetryableConflict(error)) throw error;
+          // Backing off, so that a pause in the writes lets it through.
+          await new Promise((resolve) => setTimeout(resolve, Math.min(2000, 50 * 2 ** (attempt - 1))));
+        }
       }
-      await table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
     });
   }
 
+
   async waitIndexed(record: IndexRecord, timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
-    const name = tableNameOf(record, record.generation);
-    if (this.pending.has(name)) await this.indexNow(record);
     while ((await this.stats(record)).pendingDocuments > 0) {
       if (Date.now() > deadline) return false;
       await this.indexNow(record);
