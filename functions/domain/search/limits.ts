@@ -76,5 +76,12 @@ export const MAX_LIST_LIMIT = 100;
  * the job's run.
  */
 export const MAINTENANCE_WINDOW_SECONDS = 10;
+
+/**
+ * Deployed, how long a function may serve a table version (and an index's catalog record) before
+ * checking for newer commits: a write made in another function environment is seen within this
+ * bound. A check costs two commit-table queries (docs/search.md); the local stack, one process, checks on every read (0).
+ */
+export const DEPLOYED_READ_CONSISTENCY_SECONDS = 1;
 /** `?wait=true` on a write waits at most this long for the indexer. */
 export const MAX_WAIT_INDEXED_MS = 20_000;
