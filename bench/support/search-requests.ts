@@ -57,6 +57,8 @@ export async function startCountedSearch(): Promise<CountedSearch> {
 export interface RequestsPerOperation {
   /** Requests of one `POST …/documents` of 1,000 documents (mean over the batches). */
   batch_write_1000: RequestCounts;
+  /** Requests of one `PUT …/documents/{id}` (mean of a few). */
+  single_write: RequestCounts;
   /** One maintenance job taking in one batch of 1,000 (mean over the jobs after the first build). */
   maintenance_per_1000: RequestCounts;
   /** A new environment's first query: the connection, the catalog and the index opened, then queried. */
@@ -122,13 +124,20 @@ export async function measureRequests(counted: CountedSearch, docs: { id: string
     await query(reader.service, q);
     afterInterval.push(proxies.take());
   }
+  const singles: RequestCounts[] = [];
+  for (let i = 0; i < 5; i++) {
+    const doc = { ...(docs[i] as Record<string, unknown>), id: `single-${i}` };
+    proxies.take();
+    await writer.service.upsert(ref, () => [{ id: `single-${i}`, doc }], { wait: false });
+    singles.push(proxies.take());
+  }
   proxies.take();
   await writer.service.purgeIndex(ref);
   const purge = proxies.take();
   await writer.engine.sweep(ref);
   proxies.take();
   return {
-    batch_write_1000: meanOf(writes), maintenance_per_1000: meanOf(jobs), cold_open_and_first_query: cold, warm_query: meanOf(warm),
+    batch_write_1000: meanOf(writes), single_write: meanOf(singles), maintenance_per_1000: meanOf(jobs), cold_open_and_first_query: cold, warm_query: meanOf(warm),
     warm_query_after_interval: meanOf(afterInterval), purge,
   };
 }
