@@ -489,11 +489,18 @@ export class LanceSearchEngine implements SearchEngine {
   }
 
 
+  /**
+   * A write's `wait`: maintenance here, until the index covers every row or the time is up. Writes
+   * that keep preempting it (other callers', or the maintenance function's own compaction) make it
+   * answer `false` at the deadline, never fail the write that is already committed.
+   */
   async waitIndexed(record: IndexRecord, timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     while ((await this.stats(record)).pendingDocuments > 0) {
       if (Date.now() > deadline) return false;
-      await this.indexNow(record);
+      await this.indexNow(record).catch((error: unknown) => {
+        if (!isRetryableConflict(error)) throw error;
+      });
     }
     return true;
   }
