@@ -59,13 +59,6 @@ export interface ServiceFunctionProps {
   flowDefinitions?: Readonly<Record<string, unknown>>;
 }
 
-/**
- * One handler of `functions/handlers` as a Lambda function, with what every function shares fixed
- * here: Node.js 22 on arm64 (or the spec's architecture), an ESM bundle made by the local esbuild (no Docker), JSON logs into
- * its own log group with a retention, and its own role that can only write to that log group.
- * Anything else the role may do is granted by the construct that owns the resource. Synth fails
- * when its environment variables could pass Lambda's 4 KB limit once deployed.
- */
 /** The native-modules layers made in each stack, by architecture and modules. */
 const layersByStack = new WeakMap<Stack, Map<string, ILayerVersion>>();
 function sharedLayers(stack: Stack): Map<string, ILayerVersion> {
@@ -74,6 +67,13 @@ function sharedLayers(stack: Stack): Map<string, ILayerVersion> {
   return layers;
 }
 
+/**
+ * One handler of `functions/handlers` as a Lambda function, with what every function shares fixed
+ * here: Node.js 22 on arm64 (or the spec's architecture), an ESM bundle made by the local esbuild (no Docker), JSON logs into
+ * its own log group with a retention, and its own role that can only write to that log group.
+ * Anything else the role may do is granted by the construct that owns the resource. Synth fails
+ * when its environment variables could pass Lambda's 4 KB limit once deployed.
+ */
 export class ServiceFunction extends Construct implements IGrantable {
   readonly name: string;
   readonly spec: FunctionSpec;
