@@ -1,9 +1,10 @@
 /**
  * `npm run bench search`: the search engine's indexing throughput and query latency (p50/p99) at
  * 10,000 and 100,000 documents, beside MiniSearch in the same process on the same documents (the
- * in-memory floor: no durability, no files), and what that costs deployed per million queries and
- * per million documents indexed (Lambda compute at the search function's memory; S3 and the commit
- * table's requests per write batch from the adapter's calls).
+ * in-memory floor: no durability, no files); the S3 and commit-table requests of each operation
+ * over `s3+ddb://` as deployed (counted at s3rver and dynalite); and what that costs per million
+ * queries and per million documents indexed (those requests, API Gateway, Lambda requests and
+ * compute at this machine's timings).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,9 @@ import MiniSearch from 'minisearch';
 import { LanceSearchEngine } from '../functions/adapters/lance/lance-search-engine.js';
 import type { IndexRecord } from '../functions/domain/search/types.js';
 import { FUNCTIONS } from '../functions/manifest.js';
+import { DEPLOYED_READ_CONSISTENCY_SECONDS } from '../functions/domain/search/limits.js';
+import { dynamodbTotal, s3Total, type RequestCounts } from './support/request-counter.js';
+import { measureRequests, startCountedSearch, type RequestsPerOperation } from './support/search-requests.js';
 import { seededRandom, skewedWords } from './support/synthetic-text.js';
 
 const prices = JSON.parse(readFileSync(resolve(import.meta.dirname, 'prices.json'), 'utf8')).prices as Record<string, { usd: number }>;
@@ -61,7 +65,7 @@ async function timeQueries(search: (q: string) => unknown): Promise<number[]> {
  * included in 100,000's): what it took to get there.
  */
 async function lance(docs: ReturnType<typeof documents>, dir: string) {
-  const engine = new LanceSearchEngine({ uri: dir, backgroundIndexing: false });
+  const engine = new LanceSearchEngine({ uri: dir });
   const record: IndexRecord = {
     accountId: 'bench', name: 'bench', generation: 1, createdAt: '', updatedAt: '',
     settings: { idField: 'id', searchable: [{ field: 'title', weight: 3 }, { field: 'body', weight: 1 }], filterable: [{ field: 'category', type: 'string' }], sortable: [], stored: null, maxDocuments: 10_000_000 },
@@ -125,21 +129,72 @@ async function runSizes(): Promise<SizeResult[]> {
   }
 }
 
+/** SQS requests of one maintenance job: its send, its receive and its delete (the event source mapping's). */
+const SQS_REQUESTS_PER_JOB = 3;
+
+/** The priced classes of S3 and DynamoDB requests in some counts. */
+function requestCost(counts: RequestCounts): number {
+  const putClass = counts.s3.PUT + counts.s3.POST + counts.s3.LIST;
+  const getClass = counts.s3.GET + counts.s3.HEAD;
+  const writes = counts.dynamodb.PutItem ?? 0;
+  // The commit table's reads: each a Query of one small item, priced as a strongly consistent read unit (the upper bound).
+  const reads = dynamodbTotal(counts) - writes;
+  return putClass * prices.s3_put_request!.usd + getClass * prices.s3_get_request!.usd + writes * prices.dynamodb_write_request_unit!.usd + reads * prices.dynamodb_read_request_unit!.usd;
+}
+
+/**
+ * S3 and commit-table requests per operation over `s3+ddb://` (s3rver and dynalite, counted at the
+ * servers), with 10,000 documents and the deployed read-consistency interval.
+ */
+async function runRequests(): Promise<RequestsPerOperation> {
+  const counted = await startCountedSearch();
+  try {
+    const docs = documents(REQUEST_DOCUMENTS);
+    const requests = await measureRequests(counted, docs, QUERIES.slice(0, 21), { readConsistencySeconds: DEPLOYED_READ_CONSISTENCY_SECONDS });
+    for (const [operation, counts] of Object.entries(requests)) console.log(JSON.stringify({ operation, s3: counts.s3, s3_total: +s3Total(counts).toFixed(1), dynamodb: counts.dynamodb }));
+    return requests;
+  } finally {
+    await counted.stop();
+  }
+}
+const REQUEST_DOCUMENTS = 10_000;
+
 export default async function searchBench() {
   const runs = await runSizes();
+  const requests = await runRequests();
+  const at10k = runs[0]!;
   const at100k = runs[1]!;
   const gb = FUNCTIONS.search.memoryMb / 1024;
   // The search function runs on x86_64 (its engine's binary is the lock's x64 one): that architecture's price.
   const gbSecond = prices[`lambda_${FUNCTIONS.search.architecture ?? 'arm64'}_gb_second`]!.usd;
-  // Per query: one invocation, its compute at the measured p50 (this machine's x86-64 core; Lambda's is of a similar class, unverified).
-  const perMillionQueries = 1e6 * (prices.lambda_request!.usd + gb * (at100k.lance_query_p50_ms / 1000) * gbSecond);
-  // Per document indexed, in batches of 1,000: the batch's compute (write and index time per document) and its invocation.
-  const perMillionDocs = 1e6 * (prices.lambda_request!.usd / 1000 + gb * ((at100k.lance_write_ms + at100k.lance_index_ms) / 1000 / at100k.documents) * gbSecond);
+  const maintenanceGb = FUNCTIONS.searchMaintenance.memoryMb / 1024;
+  // Per query: the API call, one invocation, its compute at the measured p50 at 10,000 documents (this machine's x86-64
+  // core against local files: Lambda's duration over S3 is longer), its S3 and commit-table requests warm.
+  const queryCompute = gb * (at10k.lance_query_p50_ms / 1000) * gbSecond;
+  const queryRequests = requestCost(requests.warm_query);
+  const perMillionQueries = 1e6 * (prices.api_gateway_http_request!.usd + prices.lambda_request!.usd + queryCompute + queryRequests);
+  // Per document, in batches of 1,000, each taken in by its own maintenance job (a batch in every window; fewer jobs when
+  // batches come faster): the batch's call, invocation and write time, the job's send/receive/delete, invocation and
+  // index time, and both one's requests.
+  const writeSeconds = at100k.lance_write_ms / 1000 / at100k.documents * 1000;
+  const indexSeconds = at100k.lance_index_ms / 1000 / at100k.documents * 1000;
+  const perBatch = prices.api_gateway_http_request!.usd + 2 * prices.lambda_request!.usd + SQS_REQUESTS_PER_JOB * prices.sqs_request!.usd
+    + gb * writeSeconds * gbSecond + maintenanceGb * indexSeconds * gbSecond
+    + requestCost(requests.batch_write_1000) + requestCost(requests.maintenance_per_1000);
+  const perMillionDocs = 1e3 * perBatch;
+  // One document a call (`PUT …/documents/{id}`): each is a commit of its own; compute at the batch's per-document write time (a floor).
+  const perSingle = prices.api_gateway_http_request!.usd + prices.lambda_request!.usd + gb * (writeSeconds / 1000) * gbSecond + requestCost(requests.single_write);
   const cost = {
-    usd_per_million_queries_compute: +perMillionQueries.toFixed(3),
-    usd_per_million_documents_indexed_compute: +perMillionDocs.toFixed(3),
-    not_counted: 'S3 GET/PUT and the commit table\'s requests per query and per batch (not measurable against the local filesystem; a deployed smoke test is to measure them), and storage',
+    usd_per_million_queries: +perMillionQueries.toFixed(2),
+    usd_per_million_queries_s3_and_commit_table: +(1e6 * queryRequests).toFixed(2),
+    usd_per_million_queries_lambda: +(1e6 * (prices.lambda_request!.usd + queryCompute)).toFixed(2),
+    usd_per_million_documents_indexed: +perMillionDocs.toFixed(2),
+    usd_per_million_single_document_writes: +(1e6 * perSingle).toFixed(2),
+    usd_per_million_documents_s3_and_commit_table: +(1e3 * (requestCost(requests.batch_write_1000) + requestCost(requests.maintenance_per_1000))).toFixed(2),
+    basis: `queries: warm, ${REQUEST_DOCUMENTS} documents, 10 hits with prefix and typos, p50 ${at10k.lance_query_p50_ms} ms (this machine); `
+      + `documents: batches of 1,000, one maintenance job each, ${+(writeSeconds * 1000).toFixed(0)} ms write + ${+(indexSeconds * 1000).toFixed(0)} ms index a batch (this machine, at 100,000); `
+      + 'single writes: a commit each, their maintenance (at most one job per index per 10 s) not counted; storage not counted',
   };
   console.log(JSON.stringify(cost));
-  return { runs, cost };
+  return { runs, requests, cost };
 }

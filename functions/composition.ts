@@ -7,6 +7,7 @@ import { composeKvSweeper } from './handlers/kv-sweeper.js';
 import { composeKv } from './handlers/kv.js';
 import { composeObjects } from './handlers/objects.js';
 import { composeSearch } from './handlers/search.js';
+import { composeSearchMaintenance } from './handlers/search-maintenance.js';
 import { composeStreams } from './handlers/streams.js';
 import { createSystemHandler, hostedUiFrom, type SystemDeps } from './handlers/system.js';
 import { composeTriggers } from './handlers/triggers.js';
@@ -34,6 +35,7 @@ export const COMPOSERS = {
   objects: composeObjects,
   streams: composeStreams,
   search: composeSearch,
+  searchMaintenance: composeSearchMaintenance,
   accounts: composeAccounts,
   triggers: composeTriggers,
   webhook: composeWebhook,

@@ -6,6 +6,7 @@
 
 import type { Scope } from './domain/api-keys.js';
 import { EXPRESS_MAX_DURATION_MS } from './domain/flows/limits.js';
+import { MAINTENANCE_WINDOW_SECONDS } from './domain/search/limits.js';
 import { SECRET_PURPOSES, type SecretPurpose } from './domain/secret-purposes.js';
 
 /** A global secondary index: string keys, every attribute projected. */
@@ -46,10 +47,16 @@ export const MIN_RECEIVES_FOR_LAMBDA_CONSUMER = 5;
  */
 export const MESSAGE_RETENTION_DAYS = 14;
 
+/** Search maintenance's debounce window (`domain/search/limits.ts`): the queue's delay, and the window a job's deduplication id names. */
+export const SEARCH_MAINTENANCE_WINDOW_SECONDS = MAINTENANCE_WINDOW_SECONDS;
+
 /** SQS queues, each with a dead-letter queue after `maxReceiveCount` receives, consumed by one function. */
 export const QUEUES = {
   kvSweep: { env: 'KV_SWEEP_QUEUE_URL', consumer: 'kvSweeper', maxReceiveCount: MIN_RECEIVES_FOR_LAMBDA_CONSUMER, batchSize: 1 },
   flowEvents: { env: 'FLOW_QUEUE_URL', consumer: 'flowWorker', maxReceiveCount: MIN_RECEIVES_FOR_LAMBDA_CONSUMER, batchSize: 10 },
+  // FIFO, one group per index (its maintenance never races itself); each job waits out the queue's delay, the debounce window
+  // its deduplication id names, so it runs after every write of its window (functions/adapters/aws/sqs-search-maintenance.ts).
+  searchMaintenance: { env: 'SEARCH_MAINTENANCE_QUEUE_URL', consumer: 'searchMaintenance', maxReceiveCount: MIN_RECEIVES_FOR_LAMBDA_CONSUMER, batchSize: 1, fifo: true, delaySeconds: SEARCH_MAINTENANCE_WINDOW_SECONDS },
 } as const;
 export type QueueName = keyof typeof QUEUES;
 
@@ -124,6 +131,9 @@ export interface FunctionSpec {
 }
 
 
+/** The search engine and what it loads: in one layer, shared by the functions that run it. */
+const SEARCH_NATIVE_MODULES = ['@lancedb/lancedb', 'apache-arrow'] as const;
+
 /**
  * A function serving a `gateway` route reads the auth table to resolve `X-Api-Key`
  * (`DynamoApiKeyStore.findByHash`); one whose routes are all `bearer` never does.
@@ -151,7 +161,9 @@ export const FUNCTIONS = {
   // The engine ships in a layer staged from node_modules (lib/constructs/native-modules-layer.ts), so it runs on x86_64: the
   // lock installs the binary npm picks for the machine that runs `npm ci` (@lancedb/lancedb-linux-x64-gnu); arm64 would need
   // the arm64 optional package (@lancedb/lancedb-linux-arm64-gnu) installed for Lambda's platform instead.
-  search: { entry: 'functions/entries/search.ts', timeoutSeconds: 29, memoryMb: 2048, tables: { auth: API_KEY_LOOKUP }, sendsTo: [], nativeModules: ['@lancedb/lancedb', 'apache-arrow'], architecture: 'x86_64' },
+  search: { entry: 'functions/entries/search.ts', timeoutSeconds: 29, memoryMb: 2048, tables: { auth: API_KEY_LOOKUP }, sendsTo: ['searchMaintenance'], nativeModules: SEARCH_NATIVE_MODULES, architecture: 'x86_64' },
+  // The same engine, run by the searchMaintenance queue: full-text index builds and optimize, and the sweep of dropped generations.
+  searchMaintenance: { entry: 'functions/entries/search-maintenance.ts', timeoutSeconds: 120, memoryMb: 2048, tables: {}, sendsTo: [], nativeModules: SEARCH_NATIVE_MODULES, architecture: 'x86_64' },
   // One sweeper for every kind of store: KV buckets' and streams' generations in the table, object stores' in the bucket and the table.
   // Object stores' expiry passes too: expired entries deleted by revision (DeleteItem), usage given back (UpdateItem), uploads aborted.
   kvSweeper: { entry: 'functions/entries/kv-sweeper.ts', timeoutSeconds: 300, memoryMb: 512, tables: { kv: ['GetItem', 'Query', 'BatchWriteItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['kvSweep'], objectsBucket: ['ListObjectsV2', 'DeleteObjects', 'DeleteObject', 'AbortMultipartUpload'] },

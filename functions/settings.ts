@@ -130,6 +130,8 @@ export const SETTINGS = {
   objectsTransferOrigin: spec({ env: 'OBJECTS_TRANSFER_ORIGIN', source: wiring, readers: ['system'], parse: optional }),
   /** URL of the kvSweep queue */
   kvSweepQueueUrl: spec({ env: QUEUES.kvSweep.env, source: wiring, readers: queueReaders('kvSweep'), parse: required }),
+  /** URL of the searchMaintenance queue (FIFO) */
+  searchMaintenanceQueueUrl: spec({ env: QUEUES.searchMaintenance.env, source: wiring, readers: queueReaders('searchMaintenance'), parse: required }),
   /** URL of the flowEvents queue */
   flowQueueUrl: spec({ env: QUEUES.flowEvents.env, source: wiring, readers: queueReaders('flowEvents'), parse: required }),
   /** The deployed flows, comma-separated */
@@ -223,11 +225,11 @@ export const SETTINGS = {
     source: local, readers: ['streams'], parse: (raw) => (isUnset(raw) ? undefined : wholeNumber(0, 2, 3600)(raw)),
   }),
   /** Where search indexes live: a directory (local), or `s3+ddb://<bucket>/<prefix>?ddbTableName=<commit table>` (deployed) */
-  searchDataUri: spec({ env: 'SEARCH_DATA_URI', source: wiring, readers: ['search'], parse: required }),
+  searchDataUri: spec({ env: 'SEARCH_DATA_URI', source: wiring, readers: ['search', 'searchMaintenance'], parse: required }),
   /** Seconds a search function may answer from a table version before checking for newer commits (default 0 locally, where one process writes; deployed 1) */
   searchReadConsistencySeconds: spec({
     env: 'SEARCH_READ_CONSISTENCY_SECONDS',
-    source: context('searchReadConsistencySeconds'), readers: ['search'], parse: wholeNumber(0, 0, 60),
+    source: context('searchReadConsistencySeconds'), readers: ['search', 'searchMaintenance'], parse: wholeNumber(0, 0, 60),
   }),
   /** Origin of the Cognito hosted UI the console signs in with (https://<prefix>.auth.<region>.amazoncognito.com); unset with an external issuer */
   consoleCognitoDomain: spec({

@@ -13,6 +13,7 @@ import {
   type QueueName,
 } from '../functions/manifest.js';
 import { SETTINGS, settingsReadBy } from '../functions/settings.js';
+import { DEPLOYED_READ_CONSISTENCY_SECONDS } from '../functions/domain/search/limits.js';
 import type { ServiceConfig } from './config.js';
 import { Alarms } from './constructs/alarms.js';
 import { DataStores } from './constructs/data-stores.js';
@@ -187,7 +188,7 @@ export class ServiceStack extends Stack {
       [SETTINGS.objectsBucket.env]: this.objectStorage.bucket.bucketName,
       [SETTINGS.searchDataUri.env]: this.searchStorage.uri,
       // Deployed, several instances write: each sees the others' commits within a second.
-      [SETTINGS.searchReadConsistencySeconds.env]: '1',
+      [SETTINGS.searchReadConsistencySeconds.env]: String(DEPLOYED_READ_CONSISTENCY_SECONDS),
       // Where the SDK's presigned URLs point (virtual-hosted, regional): the console sends bytes there.
       [SETTINGS.objectsTransferOrigin.env]: `https://${this.objectStorage.bucket.bucketRegionalDomainName}`,
       [SETTINGS.flowNames.env]: this.flows.names.join(','),

@@ -249,13 +249,17 @@ export async function startEngines(options: EngineOptions): Promise<Engines> {
   const sqs = new SQSClient({ ...clientConfig, endpoint: sqsEndpoint });
   const queueUrls = {} as Record<QueueName, string>;
   for (const [name, queue] of Object.entries(QUEUES) as [QueueName, (typeof QUEUES)[QueueName]][]) {
-    const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `local-${name}-dlq`, Attributes: { MessageRetentionPeriod: String(MESSAGE_RETENTION_DAYS * 24 * 3600) } }));
+    // A FIFO queue as deployed (`lib/constructs/event-queues.ts`): `.fifo` names, a FIFO dead-letter queue, the queue's delay.
+    const fifo = 'fifo' in queue ? { suffix: '.fifo', attributes: { FifoQueue: 'true' } } : { suffix: '', attributes: {} };
+    const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `local-${name}-dlq${fifo.suffix}`, Attributes: { MessageRetentionPeriod: String(MESSAGE_RETENTION_DAYS * 24 * 3600), ...fifo.attributes } }));
     const dlqArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
     const created = await sqs.send(new CreateQueueCommand({
-      QueueName: `local-${name}`,
+      QueueName: `local-${name}${fifo.suffix}`,
       Attributes: {
         VisibilityTimeout: String(options.visibilityTimeoutSeconds),
         RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: queue.maxReceiveCount }),
+        ...fifo.attributes,
+        ...('delaySeconds' in queue && { DelaySeconds: String(queue.delaySeconds) }),
       },
     }));
     queueUrls[name] = created.QueueUrl!;

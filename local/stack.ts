@@ -410,7 +410,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       destroyAwsClients(aws);
       await engines.stop();
       await data?.release();
-      // The search engine's background indexer may still be writing a file or two: retried, and a leftover is only a temporary directory.
+      // A search maintenance job cut short may have left a file or two: retried, and a leftover is only a temporary directory.
       if (searchScratch) await rm(searchScratch, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }).catch(() => undefined);
     },
   };

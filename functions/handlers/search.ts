@@ -1,4 +1,6 @@
 import type { AwsClients } from '../adapters/aws/clients.js';
+import { sqsSearchMaintenanceOnFirstUse } from '../adapters/aws/sqs-on-first-use.js';
+import { SEARCH_MAINTENANCE_WINDOW_SECONDS } from '../manifest.js';
 import { portOnFirstCall } from '../adapters/lazy.js';
 import type { Authenticator } from '../domain/authenticator.js';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../domain/search/limits.js';
@@ -123,11 +125,12 @@ export function searchEngineFor(settings: Settings): SearchEngine {
     return new LanceSearchEngine({ uri: settings.searchDataUri, readConsistencySeconds: settings.searchReadConsistencySeconds });
   }, {
     listIndexes: true, countIndexes: true, getIndex: true, saveIndex: true, deleteIndex: true, purgeIndex: true, stats: true, upsert: true,
-    getDocument: true, deleteDocuments: true, deleteWhere: true, search: true, waitIndexed: true,
+    getDocument: true, deleteDocuments: true, deleteWhere: true, search: true, waitIndexed: true, indexNow: true, sweep: true,
   });
 }
 
 export function composeSearch(settings: Settings, aws: AwsClients) {
-  const search = new SearchService({ engine: searchEngineFor(settings), now: Date.now });
+  const maintenance = sqsSearchMaintenanceOnFirstUse(settings.searchMaintenanceQueueUrl, aws, { windowSeconds: SEARCH_MAINTENANCE_WINDOW_SECONDS, now: Date.now });
+  const search = new SearchService({ engine: searchEngineFor(settings), maintenance, now: Date.now });
   return createSearchHandler(search, createGatewayAuthenticator(settings, aws));
 }

@@ -1,5 +1,5 @@
 import {
-  DEFAULT_LIST_LIMIT, DEFAULT_MAX_DOCUMENTS, DEFAULT_QUERY_LIMIT, FIELD_NAME_PATTERN, INDEX_DEBOUNCE_MS, INDEX_MAX_DELAY_MS, INDEX_NAME_PATTERN,
+  DEFAULT_LIST_LIMIT, DEFAULT_MAX_DOCUMENTS, DEFAULT_QUERY_LIMIT, FIELD_NAME_PATTERN, INDEX_NAME_PATTERN, MAINTENANCE_WINDOW_SECONDS,
   MAX_BATCH_BYTES, MAX_BATCH_DOCUMENTS, MAX_CANDIDATES, MAX_DOCUMENT_BYTES, MAX_FACET_DOCUMENTS, MAX_FACET_VALUES, MAX_FACETS, MAX_FIELD_WEIGHT,
   MAX_FILTER_DEPTH, MAX_FILTER_NODES, MAX_FILTERABLE_FIELDS, MAX_ID_BYTES, MAX_IN_VALUES, MAX_INDEXES_PER_ACCOUNT, MAX_LIST_LIMIT, MAX_MAX_DOCUMENTS,
   MAX_QUERY_BYTES, MAX_QUERY_LIMIT, MAX_QUERY_TERMS, MAX_SEARCHABLE_FIELDS, MAX_SORT_KEYS, MAX_WAIT_INDEXED_MS, MIN_FIELD_WEIGHT, ONE_TYPO_MIN_CHARS,
@@ -10,8 +10,8 @@ import { dataBody, errorBody, named, pageBody, pageParameters, type OperationDoc
 const SCOPE = 'Indexes belong to the caller\'s account; an index of another account answers 404 like a missing one.';
 const VISIBILITY =
   'A write answers once it is committed (durable) and is visible to the next query at once: exact and prefix matches read ' +
-  'documents not yet in the full-text index too. Typo matches and ranking statistics cover a write once the background indexer ' +
-  `has caught up, ${INDEX_DEBOUNCE_MS / 1000} s after the last write and at most ${INDEX_MAX_DELAY_MS / 1000} s after the first ` +
+  'documents not yet in the full-text index too. Typo matches and ranking statistics cover a write once background maintenance ' +
+  `has taken it in, within ${MAINTENANCE_WINDOW_SECONDS} s of the write plus the maintenance job's own run ` +
   '(`pending_documents` on the index counts what it has yet to take in); `?wait=true` answers only then (read-your-writes for ' +
   `every kind of match, waiting at most ${MAX_WAIT_INDEXED_MS / 1000} s; \`indexed\` says whether it did). Writes to one index commit one at a time, so writers at once lose nothing.`;
 

@@ -11,6 +11,10 @@ export interface QueueSpec {
   env: string;
   maxReceiveCount: number;
   batchSize: number;
+  /** A FIFO queue (its dead-letter queue FIFO too, as SQS requires): messages carry a group and a deduplication id. */
+  fifo?: boolean;
+  /** Seconds each message waits before it can be received (the queue's `DelaySeconds`). */
+  delaySeconds?: number;
 }
 
 export interface EventQueuesProps {
@@ -59,7 +63,8 @@ export class EventQueues extends Construct {
       // policy names the DLQ: referring to each other would be a circular dependency in
       // CloudFormation. So the source queue gets a fixed name and the DLQ names it by an ARN
       // built from that name (no reference); SQS does not require the source queue to exist yet.
-      const queueName = `${stack.stackName}-${name}`;
+      // A FIFO queue's name ends in `.fifo`.
+      const queueName = `${stack.stackName}-${name}${spec.fifo ? '.fifo' : ''}`;
       if (queueName.length > MAX_QUEUE_NAME_LENGTH) {
         throw new Error(`queue name ${queueName} is over ${MAX_QUEUE_NAME_LENGTH} characters: shorten the stack name`);
       }
@@ -68,6 +73,7 @@ export class EventQueues extends Construct {
         retentionPeriod,
         encryption: QueueEncryption.SQS_MANAGED,
         enforceSSL: true,
+        ...(spec.fifo && { fifo: true }),
         // Only its own queue may dead-letter here; a redrive (start-message-move-task) without a
         // destination moves the messages back to it.
         redriveAllowPolicy: {
@@ -82,6 +88,8 @@ export class EventQueues extends Construct {
         encryption: QueueEncryption.SQS_MANAGED,
         enforceSSL: true,
         deadLetterQueue: { queue: dlq, maxReceiveCount: spec.maxReceiveCount },
+        ...(spec.fifo && { fifo: true, contentBasedDeduplication: false }),
+        ...(spec.delaySeconds !== undefined && { deliveryDelay: Duration.seconds(spec.delaySeconds) }),
       });
       deadLetterQueues[name] = dlq;
     }

@@ -59,6 +59,14 @@ export interface ServiceFunctionProps {
   flowDefinitions?: Readonly<Record<string, unknown>>;
 }
 
+/** The native-modules layers made in each stack, by architecture and modules. */
+const layersByStack = new WeakMap<Stack, Map<string, ILayerVersion>>();
+function sharedLayers(stack: Stack): Map<string, ILayerVersion> {
+  let layers = layersByStack.get(stack);
+  if (!layers) layersByStack.set(stack, layers = new Map());
+  return layers;
+}
+
 /**
  * One handler of `functions/handlers` as a Lambda function, with what every function shares fixed
  * here: Node.js 22 on arm64 (or the spec's architecture), an ESM bundle made by the local esbuild (no Docker), JSON logs into
@@ -96,12 +104,16 @@ export class ServiceFunction extends Construct implements IGrantable {
 
     const architecture = props.spec.architecture === 'x86_64' ? Architecture.X86_64 : Architecture.ARM_64;
     if (props.spec.nativeModules?.length) {
-      this.nativeModulesLayer = new LayerVersion(this, 'NativeModules', {
+      // One layer per set of modules in a stack: the search function and its maintenance share the engine's.
+      const shared = sharedLayers(Stack.of(this));
+      const key = `${architecture.name}:${props.spec.nativeModules.join(',')}`;
+      this.nativeModulesLayer = shared.get(key) ?? new LayerVersion(this, 'NativeModules', {
         code: nativeModulesLayerCode(props.projectRoot, props.spec.nativeModules),
         compatibleRuntimes: [Runtime.NODEJS_22_X],
         compatibleArchitectures: [architecture],
         description: `Flowgate ${props.name}: ${props.spec.nativeModules.join(', ')} with their platform binary and dependencies`,
       });
+      shared.set(key, this.nativeModulesLayer);
     }
 
     this.function = new NodejsFunction(this, 'Handler', {

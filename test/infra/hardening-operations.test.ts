@@ -72,7 +72,7 @@ describe('queues: retries and retention', () => {
 
   it('refuses a queue whose maxReceiveCount is under the recommended 5', () => {
     const queues = { ...QUEUES, flowEvents: { ...QUEUES.flowEvents, maxReceiveCount: 3 } };
-    const consumerTimeoutSeconds = { kvSweep: 300, flowEvents: 330 };
+    const consumerTimeoutSeconds = { kvSweep: 300, flowEvents: 330, searchMaintenance: 120 };
     expect(() => new EventQueues(new Stack(new App(), 'Bare'), 'Queues', { queues, consumerTimeoutSeconds })).toThrow(/flowEvents: maxReceiveCount 3 is under 5/);
   });
 
@@ -94,7 +94,7 @@ describe('dead-letter queues: redrive', () => {
   it.each(queueNames)('%s\'s dead-letter queue allows only its own source queue to dead-letter into it (and so to be redriven to)', (name) => {
     const source = resource(pinned, pinned.stack.queues.queues[name]);
     const dlq = resource(pinned, pinned.stack.queues.deadLetterQueues[name]);
-    expect(source.Properties.QueueName).toBe(`${pinned.stack.stackName}-${name}`);
+    expect(source.Properties.QueueName).toBe(`${pinned.stack.stackName}-${name}${'fifo' in QUEUES[name] ? '.fifo' : ''}`);
     expect(dlq.Properties.RedriveAllowPolicy).toEqual({
       redrivePermission: 'byQueue',
       sourceQueueArns: [`arn:aws:sqs:${env.region}:${env.account}:${source.Properties.QueueName}`],

@@ -83,8 +83,11 @@ describe('the objects bucket', () => {
       // Search indexes' files live under search/ of the same bucket, and the search function reaches only that prefix (lib/constructs/search-storage.ts).
       { roles: [roleRef('search')], actions: ['s3:DeleteObject', 's3:GetObject', 's3:PutObject'], resources: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId(), 'Arn'] }, '/search/*']] } },
       { roles: [roleRef('search')], actions: ['s3:ListBucket'], resources: bucketArn },
+      // Its maintenance (index builds, compaction, the sweep) runs the same engine on the same prefix.
+      { roles: [roleRef('searchMaintenance')], actions: ['s3:DeleteObject', 's3:GetObject', 's3:PutObject'], resources: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId(), 'Arn'] }, '/search/*']] } },
+      { roles: [roleRef('searchMaintenance')], actions: ['s3:ListBucket'], resources: bucketArn },
     ]));
-    expect(bucketStatements()).toHaveLength(5);
+    expect(bucketStatements()).toHaveLength(7);
   });
 
   it('gives its name to the functions that use it only, as OBJECTS_BUCKET', () => {

@@ -45,21 +45,24 @@ beforeAll(() => {
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('the search function\'s engine', () => {
-  it('is left out of the bundle and runs on x86_64 with the layer attached (the lock installs the x64 binary)', () => {
+  it('is left out of the bundle and runs on x86_64 with the layer attached (the lock installs the x64 binary), one layer for the search function and its maintenance', () => {
     expect(nativeModules).toEqual(['@lancedb/lancedb', 'apache-arrow']);
+    expect(FUNCTIONS.searchMaintenance.nativeModules).toEqual(nativeModules);
     const { template } = synth();
-    const searchFunction = Object.values(template.findResources('AWS::Lambda::Function', { Properties: { Description: `Flowgate search (${FUNCTIONS.search.entry})` } }));
-    expect(searchFunction).toHaveLength(1);
-    const properties = searchFunction[0]!.Properties;
-    expect(properties.Architectures).toEqual(['x86_64']);
+    const engineFunctions = (['search', 'searchMaintenance'] as const).map((name) =>
+      Object.values(template.findResources('AWS::Lambda::Function', { Properties: { Description: `Flowgate ${name} (${FUNCTIONS[name].entry})` } })));
+    expect(engineFunctions.map((found) => found.length)).toEqual([1, 1]);
     const layers = template.findResources('AWS::Lambda::LayerVersion');
     expect(Object.keys(layers)).toHaveLength(1);
     const [layerId, layerResource] = Object.entries(layers)[0]!;
-    expect(properties.Layers).toEqual([{ Ref: layerId }]);
+    for (const [fn] of engineFunctions) {
+      expect(fn!.Properties.Architectures).toEqual(['x86_64']);
+      expect(fn!.Properties.Layers).toEqual([{ Ref: layerId }]);
+    }
     expect(layerResource.Properties.CompatibleArchitectures).toEqual(['x86_64']);
     expect(layerResource.Properties.CompatibleRuntimes).toEqual(['nodejs22.x']);
     // Every other function stays on arm64 with no layer.
-    const others = Object.values(template.findResources('AWS::Lambda::Function')).filter((fn) => fn !== searchFunction[0] && fn.Properties.Runtime === 'nodejs22.x');
+    const others = Object.values(template.findResources('AWS::Lambda::Function')).filter((fn) => !engineFunctions.some(([engineFn]) => engineFn === fn) && fn.Properties.Runtime === 'nodejs22.x');
     expect(others.length).toBeGreaterThan(5);
     for (const fn of others) expect([fn.Properties.Architectures, fn.Properties.Layers]).toEqual([['arm64'], undefined]);
   });

@@ -236,6 +236,7 @@ const HASH_FOR_LOOKUP_ONLY: Record<string, string> = {
   'functions/domain/accounts/signing-key.ts': "publicSigningKey: a kid is the RFC 7638 thumbprint of a public key, a key's name, never a secret checked",
   'functions/adapters/lance/lance-search-engine.ts': "tableName: an account's search tables are named by its id's SHA-256, a name, never a secret checked",
   'functions/adapters/aws/node-sha256.ts': 'NodeSha256: the hash SigV4 signs outgoing requests with (the local S3 engine compares the signature it recomputes in constant time, in local/s3-signature.ts), never a secret checked here',
+  'functions/adapters/aws/sqs-search-maintenance.ts': "maintenanceGroupOf and the deduplication id: SQS names for an index's jobs (its account's SHA-256 and a window), never a secret checked",
   'functions/domain/webhooks/batch-elements.ts': "elementContentId: a batch element without an id of its own is named by its content's SHA-256, a deduplication key, never a secret checked",
 };
 const COMPUTES_A_MAC_OR_HASH = /\b(createHmac|createHash|hmac)\(/;

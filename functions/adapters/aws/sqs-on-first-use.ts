@@ -1,5 +1,7 @@
 import type { EventQueue, Redelivery } from '../../domain/flows/ports.js';
 import type { SweepQueue } from '../../domain/kv/sweep-task.js';
+import type { SearchMaintenance } from '../../domain/search/types.js';
+import type { Clock } from '../../domain/clock.js';
 import { portLoadedAhead, portOnFirstCall } from '../lazy.js';
 import type { AwsClients } from './clients.js';
 
@@ -11,6 +13,10 @@ import type { AwsClients } from './clients.js';
 /** The sweep queue, for the kv function: of its requests only a purge sends to it. */
 export const sqsSweepQueueOnFirstUse = (queueUrl: string, aws: AwsClients): SweepQueue =>
   portOnFirstCall(async () => (await import('./first-use/sqs.js')).sweepQueue(queueUrl, aws), { enqueue: true });
+
+/** The search maintenance queue, for the search function: only its writes, purges and deletions send to it. */
+export const sqsSearchMaintenanceOnFirstUse = (queueUrl: string, aws: AwsClients, options: { windowSeconds: number; now: Clock }): SearchMaintenance =>
+  portOnFirstCall(async () => (await import('./first-use/sqs.js')).searchMaintenance(queueUrl, aws, options), { schedule: true });
 
 /** Redelivery, for the flow worker, which changes a message's visibility only after a failed run. */
 export const sqsRedeliveryOnFirstUse = (queueUrl: string, aws: AwsClients): Redelivery =>

@@ -69,11 +69,19 @@ export const DEFAULT_LIST_LIMIT = 100;
 export const MAX_LIST_LIMIT = 100;
 
 /**
- * Writes are visible to queries as soon as they are answered (a query reads the committed version
- * including rows not yet in the full-text index); typo matches and ranking statistics cover a
- * write once the background indexer has caught up, within this bound after the last write.
+ * Writes are found by queries as soon as they are answered (a query reads the committed version,
+ * rows not yet in the full-text index searched flat); typo matches and ranking statistics cover a
+ * write once maintenance has taken it in: at most one job per index per window of this many
+ * seconds, run after the window ends (the maintenance queue's delay), so within this bound plus
+ * the job's run.
  */
-export const INDEX_DEBOUNCE_MS = 1000;
-export const INDEX_MAX_DELAY_MS = 5000;
+export const MAINTENANCE_WINDOW_SECONDS = 10;
+
+/**
+ * Deployed, how long a function may serve a table version (and an index's catalog record) before
+ * checking for newer commits: a write made in another function environment is seen within this
+ * bound. A check costs two commit-table queries (docs/search.md); the local stack, one process, checks on every read (0).
+ */
+export const DEPLOYED_READ_CONSISTENCY_SECONDS = 1;
 /** `?wait=true` on a write waits at most this long for the indexer. */
 export const MAX_WAIT_INDEXED_MS = 20_000;

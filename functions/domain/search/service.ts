@@ -6,7 +6,7 @@ import { AppError } from '../../shared/errors.js';
 import type { Clock } from '../clock.js';
 import { MAX_CANDIDATES, MAX_FACET_DOCUMENTS, MAX_FACET_VALUES, MAX_INDEXES_PER_ACCOUNT, MAX_WAIT_INDEXED_MS } from './limits.js';
 import { fieldText, highlight, valueAt } from './text.js';
-import type { Candidate, Filter, IndexRecord, IndexRef, IndexSettings, IndexStats, SearchEngine, SortKey, StoredDocument } from './types.js';
+import type { Candidate, Filter, IndexRecord, IndexRef, IndexSettings, IndexStats, SearchEngine, SearchMaintenance, SortKey, StoredDocument } from './types.js';
 import { invalid, settingsChanges, type QueryInput } from './validation.js';
 import { equalText } from '../webhooks/senders/primitives/equal-text.js';
 
@@ -72,7 +72,10 @@ function orderOfKeys(a: OrderKey, b: OrderKey, sort: SortKey[] | undefined, rank
 const and = (a: Filter | undefined, b: Filter | undefined): Filter | undefined => (a && b ? { kind: 'and', of: [a, b] } : a ?? b);
 
 export class SearchService {
-  constructor(private readonly deps: { engine: SearchEngine; now: Clock }) {}
+  constructor(private readonly deps: { engine: SearchEngine; maintenance: SearchMaintenance; now: Clock }) {}
+
+  /** The sweep of the index's generations no longer current, after the queue's delay: queries already reading one finish first. */
+  private sweepLater = (record: IndexRecord) => this.deps.maintenance.schedule({ accountId: record.accountId, name: record.name, generation: record.generation, kind: 'sweep' });
 
   private iso = () => new Date(this.deps.now()).toISOString();
 
@@ -114,6 +117,7 @@ export class SearchService {
           `changing ${rebuild.join(', ')} needs every document indexed again: purge the index (DELETE …/purge) and write its documents again, or create a new index with these settings`);
       }
       record = await engine.purgeIndex(record, now);
+      await this.sweepLater(record);
     } else {
       await engine.saveIndex(record, { isNew: false });
     }
@@ -133,15 +137,25 @@ export class SearchService {
 
   async deleteIndex(ref: IndexRef): Promise<void> {
     if (!(await this.deps.engine.deleteIndex(ref))) throw missing(ref);
+    await this.deps.maintenance.schedule({ ...ref, generation: 0, kind: 'sweep' });
   }
 
   /** Empties the index and keeps its settings: a new generation, whatever the index holds; the old one is swept. */
   async purgeIndex(ref: IndexRef): Promise<IndexRecord> {
-    return this.deps.engine.purgeIndex(await this.requireIndex(ref), this.iso());
+    const record = await this.deps.engine.purgeIndex(await this.requireIndex(ref), this.iso());
+    await this.sweepLater(record);
+    return record;
   }
 
+  /**
+   * After a committed write: with `wait`, the full-text index is brought up to date here; else (or
+   * past the wait) a maintenance job is scheduled, which takes the write in within the queue's bound.
+   * Until then the write is found all the same (the engine searches rows not yet indexed flat).
+   */
   private async afterWrite(record: IndexRecord, wait: boolean): Promise<{ indexed: boolean }> {
-    return { indexed: wait ? await this.deps.engine.waitIndexed(record, MAX_WAIT_INDEXED_MS) : false };
+    const indexed = wait && await this.deps.engine.waitIndexed(record, MAX_WAIT_INDEXED_MS);
+    if (!indexed) await this.deps.maintenance.schedule({ accountId: record.accountId, name: record.name, generation: record.generation, kind: 'index' });
+    return { indexed };
   }
 
   async upsert(ref: IndexRef, parse: (settings: IndexSettings) => StoredDocument[], options: { wait: boolean }): Promise<{ ids: string[]; indexed: boolean }> {

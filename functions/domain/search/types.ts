@@ -112,4 +112,25 @@ export interface SearchEngine {
   search(record: IndexRecord, plan: SearchPlan): Promise<SearchResult>;
   /** Waits until the full-text index covers every committed document; false past `timeoutMs`. */
   waitIndexed(record: IndexRecord, timeoutMs: number): Promise<boolean>;
+  /** Brings the full-text index up to date with the generation's table (build, or add what was written since, and compact). */
+  indexNow(record: IndexRecord): Promise<void>;
+  /** Drops the index's tables of generations its catalog record no longer names (all of them once it is deleted); answers those dropped. */
+  sweep(ref: IndexRef): Promise<string[]>;
+}
+
+/**
+ * Background work on one index: `index` brings its full-text index up to date with a generation's
+ * writes; `sweep` drops its generations no longer current (after a purge, or its deletion).
+ */
+export interface MaintenanceJob extends IndexRef {
+  generation: number;
+  kind: 'index' | 'sweep';
+}
+
+/**
+ * The port to the maintenance queue (`SqsSearchMaintenance`): a job is debounced there (at most one
+ * per index, kind and generation in a window) and runs after every write of its window.
+ */
+export interface SearchMaintenance {
+  schedule(job: MaintenanceJob): Promise<void>;
 }
