@@ -124,6 +124,8 @@ interface DeployedLogging {
   alarms: number;
   dashboards: number;
   kmsKeys: number;
+  /** SQS event source mappings: each polls its queue whether or not anything arrives. */
+  sqsEventSources: number;
 }
 
 function readDeployedLogging(): DeployedLogging {
@@ -140,6 +142,7 @@ function readDeployedLogging(): DeployedLogging {
     alarms: of('AWS::CloudWatch::Alarm').length,
     dashboards: of('AWS::CloudWatch::Dashboard').length,
     kmsKeys: of('AWS::KMS::Key').length,
+    sqsEventSources: of('AWS::Lambda::EventSourceMapping').length,
   };
 }
 
@@ -423,7 +426,7 @@ export default async function costBench() {
     { line: `${logging.dashboards} CloudWatch dashboard${logging.dashboards === 1 ? '' : 's'}`, usd: logging.dashboards * monthly.cloudwatch_dashboard!.usd },
     { line: `${logging.kmsKeys} KMS key${logging.kmsKeys === 1 ? '' : 's'}`, usd: logging.kmsKeys * monthly.kms_key!.usd },
     // 5 pollers per SQS event source mapping, one 20 s long poll each at a time, whatever the traffic.
-    { line: '2 SQS event source mappings polling an empty queue', usd: 2 * 5 * ((30 * 24 * 3600) / 20) * monthly.sqs_idle_poll!.usd },
+    { line: `${logging.sqsEventSources} SQS event source mappings polling an empty queue`, usd: logging.sqsEventSources * 5 * ((30 * 24 * 3600) / 20) * monthly.sqs_idle_poll!.usd },
   ];
 
   const names = SCENARIOS.map((s) => s.name);
