@@ -37,7 +37,7 @@ const WARMUP_PURGES = 30;
 const TARGET_RATIO = 2;
 /** Lets the fill's leftovers (garbage, engine bookkeeping) pass before timing purges. */
 const SETTLE_BEFORE_PURGES_MS = 1000;
-/** `BatchWriteItem` requests in flight while filling: with 8, the fill waited on the engine's replies as often as it computed. */
+/** `BatchWriteItem` requests in flight where a fill goes over HTTP (`fillTable`): with 8, the fill waited on the engine's replies as often as it computed. */
 const FILL_CONCURRENCY = 16;
 const VALUE = Buffer.alloc(64, 'v');
 
@@ -191,7 +191,7 @@ export default async function purgeBench() {
   }
   console.log(`target: ${int(largest.keys)}-key purge within ${TARGET_RATIO}x of the 10-key purge: ${largest.ratio <= TARGET_RATIO ? 'met' : 'MISSED'} (${largest.ratio.toFixed(2)}x)`);
   console.log(`items of purged generations left after the sweeps: ${leftover}${unswept > 0 ? ` (${unswept} later ${int(LARGEST)}-key generation${unswept === 1 ? '' : 's'} left unswept)` : ''}`);
-  console.log(`(fill, for scale: ${int(fillItems / (fillMs / 1000))} items/s by BatchWriteItem, ${FILL_CONCURRENCY} in flight)`);
+  console.log(`(fill, for scale: ${int(fillItems / (fillMs / 1000))} items/s, put into dynalite's store as its PutItem puts them)`);
 
   const objectsStarted = performance.now();
   const objects = await objectStorePurges({ env: engines.env, objectsDirectory, authorization, account, sweepAll });

@@ -37,7 +37,7 @@ const TARGET_RATIO = 2;
 const SETTLE_BEFORE_PURGES_MS = 1000;
 /** Objects written at once; s3rver's store is files, so this is file writes in flight. */
 const FILL_CONCURRENCY = 32;
-/** Catalog `BatchWriteItem` requests in flight (one at a time until session 14). */
+/** Catalog `BatchWriteItem` requests in flight where the fill goes over HTTP (`fillTable`; one at a time until session 14). */
 const CATALOG_FILL_CONCURRENCY = 16;
 const WRITES_AFTER_PURGE = 3;
 const BODY = Buffer.alloc(64, 'o');
@@ -232,7 +232,7 @@ export async function objectStorePurges(harness: ObjectPurgeHarness): Promise<Ob
   }
   console.log(`target: ${int(largestRow.objects)}-object purge within ${TARGET_RATIO}x of the 10-object purge: ${largestRow.ratio <= TARGET_RATIO ? 'met' : 'MISSED'} (${largestRow.ratio.toFixed(2)}x)`);
   console.log(`of purged generations after the sweeps: ${leftoverEntries} catalog entries, ${leftoverS3} S3 objects left; objects written after the purges lost: ${lostLaterWrites} of ${laterWritesChecked}${unswept > 0 ? ` (${unswept} later ${int(largest)}-object generation${unswept === 1 ? '' : 's'} left unswept)` : ''}`);
-  console.log(`(fill, for scale: ${int(fillObjects / (fillMs / 1000))} objects/s, by s3rver's store ${FILL_CONCURRENCY} at once, then BatchWriteItem ${CATALOG_FILL_CONCURRENCY} at once)`);
+  console.log(`(fill, for scale: ${int(fillObjects / (fillMs / 1000))} objects/s, by s3rver's store ${FILL_CONCURRENCY} at once, then the catalog entries into dynalite's store as its PutItem puts them)`);
 
   destroyAwsClients(aws);
   return {
