@@ -11,6 +11,8 @@ import { writeChart } from './chart.js';
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
+// Loaded after the settings above (an import would run first); EMF lines dropped, not printed.
+(await import('./support/metrics-off-stdout.js')).dropMetricLines();
 const dir = import.meta.dirname;
 const wanted = process.argv.slice(2);
 const files = (await readdir(dir)).filter((f) => f.endsWith('.bench.ts') && (wanted.length === 0 || wanted.some((w) => f.startsWith(w)))).sort();

@@ -10,6 +10,7 @@ import { createSweepHandler } from '../../functions/handlers/kv-sweeper.js';
 import type { GenerationRef } from '../../functions/domain/kv/types.js';
 import { lambdaContext } from '../../local/lambda-context.js';
 import { useEngines } from '../support/engines.js';
+import { messagesToCome } from '../support/queue-depth.js';
 
 const local = useEngines();
 let store: DynamoKvStore;
@@ -57,8 +58,9 @@ const eventOf = (...bodies: string[]): SQSEvent => ({
   })),
 });
 
-/** The next messages on the queue, waiting up to `seconds` for delayed ones; [] when none come. */
+/** The next messages on the queue, waiting up to `seconds` for delayed ones; [] at once when none is visible or delayed. */
 async function receive(queueUrl: string, seconds = 3): Promise<string[]> {
+  if (!await messagesToCome(local.sqs, queueUrl)) return [];
   const { Messages = [] } = await local.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: seconds, VisibilityTimeout: 60 }));
   return Messages.map((m) => m.Body!);
 }
