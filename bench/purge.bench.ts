@@ -55,7 +55,10 @@ export default async function purgeBench() {
   const objectsDirectory = await mkdtemp(join(tmpdir(), 'flowgate-purge-bench-'));
   const engines = await startEngines({ flowsDirs: [resolve(import.meta.dirname, '../flows')], visibilityTimeoutSeconds: 600, objectsPath: objectsDirectory });
   // The Lambda entries read process.env once, when imported. A 1 s settle lets the sweeper's final pass run right away
-  // (object stores' included: deployed theirs outlasts upload URLs, an hour).
+  // (object stores' included: deployed theirs outlasts upload URLs, an hour). Given back at the end: the benches after
+  // this one share the process, and the search engine's S3 client reads AWS_* variables itself (with this bench's
+  // stopped engines in them, its next bench's first request failed).
+  const envBefore = { ...process.env };
   Object.assign(process.env, engines.env, { AUTH_JWT_SECRET: secret, KV_SWEEP_SETTLE_SECONDS: '1' });
   const kv = (await import('../functions/entries/kv.js')).handler as unknown as HttpHandler;
   const sweeper = (await import('../functions/entries/kv-sweeper.js')).handler as unknown as SqsHandler;
@@ -200,6 +203,8 @@ export default async function purgeBench() {
   doc.destroy();
   sqs.destroy();
   await engines.stop();
+  for (const name of Object.keys(process.env)) if (!(name in envBefore)) delete process.env[name];
+  Object.assign(process.env, envBefore);
   await rm(objectsDirectory, { recursive: true, force: true });
   if (leftover !== 0) throw new Error(`${leftover} items of purged generations were not reclaimed`);
   if (objects.leftover_entries + objects.leftover_s3_objects !== 0) throw new Error(`${objects.leftover_entries} catalog entries and ${objects.leftover_s3_objects} S3 objects of purged generations were not reclaimed`);
