@@ -5,7 +5,7 @@ import { decodeMaintenanceJob, runMaintenance } from '../domain/search/maintenan
 import type { SearchEngine } from '../domain/search/types.js';
 import type { Settings } from '../settings.js';
 import { logInfo } from '../shared/logger.js';
-import { searchEngineFor } from './search.js';
+import { searchEngineFor } from '../adapters/lance/search-engine-on-first-use.js';
 
 type SqsBatchHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 

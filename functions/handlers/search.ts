@@ -1,11 +1,11 @@
 import type { AwsClients } from '../adapters/aws/clients.js';
 import { sqsSearchMaintenanceOnFirstUse } from '../adapters/aws/sqs-on-first-use.js';
 import { SEARCH_MAINTENANCE_WINDOW_SECONDS } from '../manifest.js';
-import { portOnFirstCall } from '../adapters/lazy.js';
+import { searchEngineFor } from '../adapters/lance/search-engine-on-first-use.js';
 import type { Authenticator } from '../domain/authenticator.js';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../domain/search/limits.js';
 import { SearchService, type IndexInfo } from '../domain/search/service.js';
-import type { Filter, IndexRef, IndexSettings, SearchEngine } from '../domain/search/types.js';
+import type { Filter, IndexRef, IndexSettings } from '../domain/search/types.js';
 import {
   invalid, parseDeleteBody, parseFilter, parseDocumentAt, parseDocumentBatch, parseIndexSettings, parseQuery, validateDocumentId, validateIndexName,
 } from '../domain/search/validation.js';
@@ -116,19 +116,9 @@ export const createSearchHandler = (search: SearchService, authenticator: Authen
 }, authenticator);
 
 /**
- * The engine, loaded with the first request that needs it: the native module (about 150 MB) stays
- * off the init path, and requests refused before (bad credentials) never load it.
+ * The search routes over the engine, loaded with the first request that needs it: the native module
+ * (about 150 MB) stays off the init path, and requests refused before (bad credentials) never load it.
  */
-export function searchEngineFor(settings: Settings): SearchEngine {
-  return portOnFirstCall<SearchEngine>(async () => {
-    const { LanceSearchEngine } = await import('../adapters/lance/lance-search-engine.js');
-    return new LanceSearchEngine({ uri: settings.searchDataUri, readConsistencySeconds: settings.searchReadConsistencySeconds });
-  }, {
-    listIndexes: true, countIndexes: true, getIndex: true, saveIndex: true, deleteIndex: true, purgeIndex: true, stats: true, upsert: true,
-    getDocument: true, deleteDocuments: true, deleteWhere: true, search: true, waitIndexed: true, indexNow: true, sweep: true,
-  });
-}
-
 export function composeSearch(settings: Settings, aws: AwsClients) {
   const maintenance = sqsSearchMaintenanceOnFirstUse(settings.searchMaintenanceQueueUrl, aws, { windowSeconds: SEARCH_MAINTENANCE_WINDOW_SECONDS, now: Date.now });
   const search = new SearchService({ engine: searchEngineFor(settings), maintenance, now: Date.now });

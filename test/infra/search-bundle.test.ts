@@ -111,9 +111,14 @@ describe('the search function\'s engine', () => {
     expect(JSON.parse(out.trim().split('\n').at(-1)!)).toEqual({ hits: ['a'], arrow: 'function' });
   });
 
-  it('is not loaded by the search function\'s entry at init: only on the first request that needs it', () => {
-    const source = readFileSync(resolve(ROOT, 'functions/handlers/search.ts'), 'utf8');
-    expect(source).not.toMatch(/^import .*lance-search-engine/m);
-    expect(source).toMatch(/await import\('\.\.\/adapters\/lance\/lance-search-engine\.js'\)/);
+  it("is not loaded by the search or maintenance function's entry at init: only on the first call that needs it", () => {
+    for (const handler of ['functions/handlers/search.ts', 'functions/handlers/search-maintenance.ts']) {
+      const source = readFileSync(resolve(ROOT, handler), 'utf8');
+      expect(source, handler).not.toMatch(/^import .*lance-search-engine/m);
+      expect(source, handler).toMatch(/^import \{ searchEngineFor \} from '\.\.\/adapters\/lance\/search-engine-on-first-use\.js';$/m);
+    }
+    const lazy = readFileSync(resolve(ROOT, 'functions/adapters/lance/search-engine-on-first-use.ts'), 'utf8');
+    expect(lazy).not.toMatch(/^import .*lance-search-engine/m);
+    expect(lazy).toMatch(/await import\('\.\/lance-search-engine\.js'\)/);
   });
 });
