@@ -2,7 +2,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
 import { dynamoClient } from '../../functions/adapters/aws/clients/dynamo.js';
-import { managementPosterFor } from '../../functions/adapters/aws/websocket-listeners.js';
+import { managementPosterFor } from '../../functions/adapters/aws/connection-poster.js';
 import { describe, expect, it } from 'vitest';
 import { call, useLocalStack } from '../support/local-stack.js';
 

@@ -1,6 +1,7 @@
 import { fromEnv } from '@aws-sdk/credential-provider-env';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
+import type { AwsClients } from './clients.js';
 import { NodeSha256 } from './node-sha256.js';
 
 /** Posts to a connection through the management API; false when the connection is gone (410). */
@@ -51,6 +52,16 @@ export function managementPoster(
       await new Promise((done) => setTimeout(done, 50 * 2 ** attempt));
     }
   };
+}
+
+/**
+ * The management API poster of a composition: the stage's callback URL (locally the emulator's,
+ * `local/listen-server.ts`), signed with the region and credentials of `aws` (in Lambda, its
+ * environment's credentials and the URL's region).
+ */
+export function managementPosterFor(callbackUrl: string, aws: AwsClients): PostToConnection {
+  const { region, credentials } = aws;
+  return managementPoster(callbackUrl, { ...(region && { region }), ...(credentials && { credentials: async () => credentials }) });
 }
 
 /** The region of an API Gateway endpoint's host name. */

@@ -3,8 +3,11 @@ import type { ExecutionRef, ExecutionStore } from '../../domain/flows/ports.js';
 import type { DeliveryListeners, ListenerAnswer, ListenerAnswers } from '../../domain/listen/ports.js';
 import { deliveryMessage, typeMatches } from '../../domain/listen/protocol.js';
 import { logFault } from '../../shared/logger.js';
-import type { AwsClients } from './clients.js';
 import { ifConditionHolds } from './conditional.js';
+import type { PostToConnection } from './connection-poster.js';
+
+// Loaded with this module by the receiver's first push (`handlers/webhook.ts`), so its post goes with it.
+export { managementPosterFor } from './connection-poster.js';
 
 /*
  * The listen endpoint deployed: API Gateway's WebSocket API keeps the sockets, this table says who
@@ -35,18 +38,6 @@ export interface ConnectionRecord {
   accountId: string;
   triggers: { id: string; sender?: string }[];
   events?: string[];
-}
-
-import { managementPoster, type PostToConnection } from './connection-poster.js';
-export { managementPoster, type PostToConnection };
-
-/**
- * The management API poster of a composition: the stage's callback URL (locally the emulator's,
- * `local/listen-server.ts`), signed with the region and credentials of `aws` (Lambda's environment when unset).
- */
-export function managementPosterFor(callbackUrl: string, aws: AwsClients): PostToConnection {
-  const { region, credentials } = aws;
-  return managementPoster(callbackUrl, { ...(region && { region }), ...(credentials && { credentials: async () => credentials }) });
 }
 
 /** A listener's answer as kept for the receiver, or how many listeners could not reach their local server. */

@@ -10,7 +10,7 @@ import {
   MAX_MAX_DOCUMENTS, MAX_QUERY_BYTES, MAX_QUERY_LIMIT, MAX_QUERY_TERMS, MAX_SEARCHABLE_FIELDS, MAX_SORT_KEYS, MIN_FIELD_WEIGHT,
 } from './limits.js';
 import { tokenize, valueAt } from './text.js';
-import type { FieldType, Filter, IndexSettings, Scalar, SortKey, StoredDocument } from './types.js';
+import type { FieldType, Filter, IndexSettings, Scalar, SearchPlan, SortKey, StoredDocument } from './types.js';
 
 export const invalid = (message: string) => new AppError('validation_error', message, undefined, message);
 
@@ -238,14 +238,8 @@ export function parseFilter(value: unknown, settings: IndexSettings): Filter {
 }
 
 /** A query as `POST …/query` takes it, validated against the index's settings. */
-export interface QueryInput {
+export interface QueryInput extends Omit<SearchPlan, 'candidates'> {
   q: string;
-  words: string[];
-  match: 'all' | 'any';
-  prefix: boolean;
-  typos: boolean;
-  filter?: Filter;
-  sort?: SortKey[];
   facets: string[];
   highlight?: { fields: string[]; pre: string; post: string };
   limit: number;
