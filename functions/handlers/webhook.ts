@@ -13,6 +13,7 @@ import { CountingExecutionStore } from '../adapters/counting-execution-store.js'
 import { DynamoDeliveryStats } from '../adapters/aws/dynamo-delivery-stats.js';
 import { countAtOnce } from '../domain/stats/tally.js';
 import { MeteredFlowRunner } from '../adapters/metered-flow-runner.js';
+import { MeteredRefusalBudget } from '../adapters/metered-refusal-budget.js';
 import { secretBoxFrom } from '../adapters/secret-box.js';
 import type { Clock } from '../domain/clock.js';
 import { RefusalBudget } from '../domain/webhooks/refusal-budget.js';
@@ -25,7 +26,6 @@ import type { HttpsKeyFetcher } from '../adapters/https-key-fetcher.js';
 import type { KeyFetcher } from '../domain/webhooks/senders/context.js';
 import type { Settings } from '../settings.js';
 import { createPublicHttpHandler } from '../shared/handler.js';
-import { METRIC } from '../shared/metric-names.js';
 import { metricsRecorder } from '../shared/metrics.js';
 import { json, pathParam, rawBody, type HttpEvent, type HttpResult } from '../shared/http.js';
 
@@ -132,7 +132,7 @@ export function composeWebhook(settings: Settings, aws: AwsClients, senderKeys: 
   const handler = createWebhookHandler({
     triggers: new CachedTriggerLookup(triggerStore, secretBox, settings.triggerCacheTtlMs, Date.now),
     executions,
-    refusals: new RefusalBudget(executions, () => metricsRecorder.count(METRIC.webhookRefusalsNotRecorded)),
+    refusals: new MeteredRefusalBudget(new RefusalBudget(executions), metricsRecorder),
     queue: flowQueue.port,
     // Only wait-mode triggers run flows here: the Step Functions client loads on the first of them.
     flows: new MeteredFlowRunner(sfnFlowRunnerOnFirstUse(settings.flowArnPrefix, aws), metricsRecorder),

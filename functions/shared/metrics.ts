@@ -9,10 +9,20 @@ export interface MetricDimension {
   value: string;
 }
 
+/**
+ * Log-only fields an invocation may add to its metric line: not dimensions (each value would be a
+ * metric of its own), only what an operator reads in the log event. A refused delivery's line is
+ * its log entry: its `reason` dimension, the `trigger` it was sent to (when the id named one) and
+ * the API Gateway `requestId`, which finds its access log line (source address, status).
+ */
+export type LineField = 'trigger' | 'requestId';
+
 /** What the composition layer counts through; the domain never sees it. */
 export interface MetricsRecorder {
   count(name: MetricName, value?: number, dimension?: MetricDimension): void;
   milliseconds(name: MetricName, value: number, dimension?: MetricDimension): void;
+  /** Adds a log-only field to this invocation's metric line (written only if something is counted). */
+  note?(field: LineField, value: string): void;
 }
 
 export interface StoredMetric {
@@ -23,12 +33,13 @@ export interface StoredMetric {
 }
 
 /**
- * Powertools Metrics (`emf-writer.ts`) adds about 18 KB to a bundle, enough to take two functions
- * over the 300 KB cold-start budget, and most requests count nothing: it is loaded by the first
- * invocation that does, and metrics wait here until the invocation publishes them.
+ * The EMF writer (`emf-writer.ts`) is loaded by the first invocation that counts something (most
+ * requests count nothing, and every function's init stays as small as it can), and metrics wait
+ * here until the invocation publishes them.
  */
 const emfWriter = onFirstUse(async () => (await import('./emf-writer.js')).createEmfWriter(METRICS_NAMESPACE, METRICS_SERVICE));
 let stored: StoredMetric[] = [];
+let fields: Partial<Record<LineField, string>> = {};
 /** `undefined`: stdout, as deployed. */
 let sink: EmfSink | undefined;
 
@@ -53,6 +64,7 @@ const store = (metric: StoredMetric) => {
 export const metricsRecorder: MetricsRecorder = {
   count: (name, value = 1, dimension) => store({ name, unit: 'count', value, dimension }),
   milliseconds: (name, value, dimension) => store({ name, unit: 'milliseconds', value, dimension }),
+  note: (field, value) => void (fields[field] = value),
 };
 
 /**
@@ -61,11 +73,13 @@ export const metricsRecorder: MetricsRecorder = {
  * is logged, never passed on: metrics must not fail a request.
  */
 export async function publishMetrics(): Promise<void> {
+  const noted = fields;
+  fields = {};
   if (!stored.length) return;
   const batch = stored;
   stored = [];
   try {
-    (await emfWriter()).writeMetrics(batch, sink);
+    (await emfWriter()).writeMetrics(batch, sink, noted);
   } catch (error) {
     await logFault('metrics not written', error);
   }
