@@ -72,6 +72,11 @@ const createReceiverHandler = (deps: ReceiverDeps, publicBaseUrl: string) => cre
     const webhookId = pathParam(event, 'webhook_id');
     // API Gateway already lower-cases header names; verifiers and flows rely on it, so make sure.
     const headers = Object.fromEntries(Object.entries(event.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value ?? '']));
+    // An error's metric line is its log entry: it names the request, whose access log line has its address and status.
+    const named = (error: unknown) => {
+      metricsRecorder.note('requestId', event.requestContext.requestId);
+      throw error;
+    };
     const reply = await receiveWebhook(deps, {
       webhookId,
       method: event.requestContext.http.method,
@@ -82,7 +87,7 @@ const createReceiverHandler = (deps: ReceiverDeps, publicBaseUrl: string) => cre
       // The address the gateway's connection came from; X-Forwarded-For is the client's to write.
       sourceIp: event.requestContext.http.sourceIp,
       answerByMs: answerBy(deps.now, event.requestContext.timeEpoch, context),
-    });
+    }).catch(named);
     if (reply.raw) return { statusCode: reply.status, headers: reply.headers ?? {}, body: reply.raw.body, isBase64Encoded: reply.raw.isBase64Encoded };
     return json(reply.status, reply.body, reply.headers);
   },

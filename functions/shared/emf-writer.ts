@@ -1,4 +1,4 @@
-import type { LineField, StoredMetric } from './metrics.js';
+import type { StoredMetric, StoredNote } from './metrics.js';
 
 /**
  * Writes CloudWatch Embedded Metric Format lines to stdout, which Lambda sends to the function's
@@ -17,8 +17,11 @@ import type { LineField, StoredMetric } from './metrics.js';
  */
 export function createEmfWriter(namespace: string, serviceName: string, now: () => number = Date.now) {
   return {
-    writeMetrics: (batch: readonly StoredMetric[], sink: EmfSink = toStdout, fields: Readonly<Partial<Record<LineField, string>>> = {}) =>
-      writeMetrics({ namespace, serviceName, timestamp: now() }, batch, sink, fields),
+    writeMetrics: (batch: readonly (StoredMetric | StoredNote)[], sink: EmfSink = toStdout) => {
+      const notes = batch.filter((entry): entry is StoredNote => entry.unit === 'note');
+      const metrics = batch.filter((entry): entry is StoredMetric => entry.unit !== 'note');
+      writeMetrics({ namespace, serviceName, timestamp: now() }, metrics, sink, Object.fromEntries(notes.map((note) => [note.name, note.value])));
+    },
   };
 }
 
@@ -53,7 +56,7 @@ function writeMetrics(
   context: { namespace: string; serviceName: string; timestamp: number },
   batch: readonly StoredMetric[],
   sink: EmfSink,
-  fields: Readonly<Partial<Record<LineField, string>>>,
+  fields: Readonly<Record<string, string>>,
 ): void {
   const byDimension = new Map<string, { dimension?: StoredMetric['dimension']; metrics: StoredMetric[] }>();
   for (const metric of batch) {
@@ -103,7 +106,7 @@ function writeMetrics(
       joinLine(lines, line);
     }
   }
-  // The log-only fields go on the first line: one log event carries them, whatever it measures.
+  // The log-only fields go on the first line (none without a metric): one log event carries them.
   if (lines[0]) Object.assign(lines[0], Object.fromEntries(Object.entries(fields).filter(([key]) => !(key in lines[0]!))));
   for (const line of lines) sink(JSON.stringify(line));
 }

@@ -46,9 +46,7 @@ async function dispatch(routes: Map<string, RouteSpec>, event: HttpEvent, run: (
     result = toHttpResponse(thrown);
     if (isFault(error!)) await logFault('request failed', thrown);
   }
-  // Counted from the answer, written once per invocation (EMF lines on stdout). An error's line
-  // names its request, so it can be found in the access log (source address, status).
-  if (error && event.requestContext?.requestId) metricsRecorder.note?.('requestId', event.requestContext.requestId);
+  // Counted from the answer, written once per invocation (EMF lines on stdout).
   if (route) countRouteMetrics(route.operationId, { status: result.statusCode ?? 200, error: error?.code }, metricsRecorder);
   await publishMetrics();
   return result;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createEmfWriter } from '../../functions/shared/emf-writer.js';
-import type { StoredMetric } from '../../functions/shared/metrics.js';
+import type { LineField, StoredMetric, StoredNote } from '../../functions/shared/metrics.js';
 import { parseEmf } from '../support/emf.js';
 
 /** EMF lines are log lines, billed by the byte: one invocation writes one line per dimension, not one per metric. */
@@ -55,9 +55,11 @@ describe('EMF writer', () => {
   });
 
   /** What one batch writes, each line read as CloudWatch reads it. */
-  function parsedLines(batch: StoredMetric[], fields = {}, now = 1_795_839_470_370) {
+  function parsedLines(batch: StoredMetric[], fields: Partial<Record<LineField, string>> = {}, now = 1_795_839_470_370) {
     const written: string[] = [];
-    createEmfWriter('Flowgate', 'flowgate', () => now).writeMetrics(batch, (line) => void written.push(line), fields);
+    // Notes are kept with the metrics, in the order the invocation made them.
+    const notes = Object.entries(fields).map(([name, value]) => ({ name, unit: 'note', value }) as StoredNote);
+    createEmfWriter('Flowgate', 'flowgate', () => now).writeMetrics([...notes, ...batch], (line) => void written.push(line));
     return written.map((line) => ({ line, ...parseEmf(line) }));
   }
 
