@@ -1,7 +1,7 @@
 // HMAC over content assembled from the request: the primitive behind every HMAC sender of the
 // catalog and behind `custom`. A sender is a row of parameters (`HmacParams`); nothing here names
 // a sender, except the Twilio content builder (why: catalog-types.ts, `ContentBuilder`).
-import { isUtf8 } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 import { createHash, createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import { parseJsonWithinDepth } from '../../../../shared/json.js';
 import { headerValue } from '../../headers.js';
@@ -17,6 +17,7 @@ import type {
   TimestampRule,
 } from '../catalog-types.js';
 import type { VerifyContext } from '../context.js';
+import { ARRAY_INDEX, hasControlBytes, JsonContainer, scanJson } from './json-scan.js';
 
 /** What the HMAC primitive reads: no key fetcher, it never goes to the network. */
 export type HmacInput = Pick<VerifyContext, 'request' | 'secrets' | 'method'>;
@@ -36,8 +37,8 @@ type Bytes = string | Uint8Array;
 export function verifyHmac(params: HmacParams, input: HmacInput): boolean {
   const fields = new RequestFields(input);
   if (params.items) {
-    const items = fields.json(params.items.path);
-    if (!Array.isArray(items) || items.length === 0) return false;
+    const items = arrayItems(fields.json(params.items.path));
+    if (!items || items.length === 0) return false;
     const timestamp = params.timestamp ? readTimestamp(params.timestamp, fields, undefined, input.request.nowSeconds) : false;
     if (timestamp === undefined) return false;
     // Every item is signed on its own, so every one must verify: an unsigned item slipped in beside
@@ -110,8 +111,8 @@ export function signedContent(params: HmacParams, input: HmacInput, options: { w
   const read = params.items ? undefined : readSignatures(params, fields, undefined);
   const timestamp = !params.timestamp || options.withoutTimestamp ? '' : timestampText(params.timestamp, fields, read?.list);
   if (timestamp === undefined) return undefined;
-  const scopes = params.items ? fields.json(params.items.path) : [undefined];
-  if (!Array.isArray(scopes)) return undefined;
+  const scopes = params.items ? arrayItems(fields.json(params.items.path)) : [undefined];
+  if (!scopes) return undefined;
   const bytes: Bytes[] = [];
   for (const item of scopes) {
     // The first alternative: Twilio's are spellings of one URL, and the trigger's URL is fixed.
@@ -360,20 +361,25 @@ class RequestFields {
 
 /**
  * The body as text when it is valid UTF-8 (a body with invalid bytes is refused, not "repaired").
- * A plain decode replaces invalid bytes with U+FFFD, so only a text holding one needs the bytes
- * validated: cheaper than validating every body (or a fatal TextDecoder, which throws to refuse).
+ * Both checks are native (simdutf) and cost a few µs for 100 KB. An ASCII body, nearly every
+ * webhook, decodes as Latin-1 to the same text in half the time of a UTF-8 decode.
  */
 function decodeText(bytes: Uint8Array): string | undefined {
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-  return text.includes('\uFFFD') && !isUtf8(bytes) ? undefined : text;
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (isAscii(bytes)) return buffer.toString('latin1');
+  return isUtf8(bytes) ? buffer.toString('utf8') : undefined;
 }
 
 /**
  * The body as JSON, or `undefined`. It is read before the request is verified, so its nesting is
  * checked first, as for every body the gateway parses (shared/json.ts): an unsigned body must not
- * make the receiver build a structure a megabyte deep.
+ * make the receiver build a structure a megabyte deep. A compact ASCII body (nearly every
+ * webhook) is checked and read by path without being built (json-scan.ts); any other is parsed.
  */
 function parseJsonBody(bytes: Uint8Array): unknown {
+  if (isAscii(bytes) && !hasControlBytes(bytes)) {
+    return scanJson(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1'))?.value;
+  }
   const text = decodeText(bytes);
   return text === undefined ? undefined : parseJsonWithinDepth(text);
 }
@@ -387,13 +393,16 @@ function parseFormBody(bytes: Uint8Array): Map<string, string | null> | undefine
   return form;
 }
 
-const ARRAY_INDEX = /^(?:0|[1-9]\d{0,8})$/;
-
-/** The value at `path` under `root`, own properties only (a path cannot reach `__proto__`'s prototype). */
+/**
+ * The value at `path` under `root`, own properties only (a path cannot reach `__proto__`'s
+ * prototype); `root` is a parsed value or a scanned body's container.
+ */
 function valueAt(root: unknown, path: JsonPath): unknown {
   let value = root;
   for (const segment of path) {
-    if (Array.isArray(value)) {
+    if (value instanceof JsonContainer) {
+      value = value.get(segment);
+    } else if (Array.isArray(value)) {
       if (!ARRAY_INDEX.test(segment)) return undefined;
       value = value[Number(segment)];
     } else if (typeof value === 'object' && value !== null && Object.hasOwn(value, segment)) {
@@ -401,6 +410,11 @@ function valueAt(root: unknown, path: JsonPath): unknown {
     } else return undefined;
   }
   return value;
+}
+
+/** The elements of an array, parsed or scanned; `undefined` for anything else. */
+function arrayItems(value: unknown): readonly unknown[] | undefined {
+  return value instanceof JsonContainer ? value.items() : Array.isArray(value) ? value : undefined;
 }
 
 /** A JSON scalar as the sender wrote it into the signed text: strings as is, integers and booleans as written. */
