@@ -371,13 +371,21 @@ function decodeText(bytes: Uint8Array): string | undefined {
 }
 
 /**
+ * Bodies from this size on are scanned rather than parsed when they can be (json-scan.ts): below
+ * it, `JSON.parse` and a few property reads cost less than scanning and looking names up (1 KB:
+ * 1.8 µs against 3.6 µs for Adyen's nine fields); above, the scan wins by more as bodies grow
+ * (4 KB: 7.6 µs against 10.2 µs; 100 KB: 45 µs against 70 µs with the decode).
+ */
+const SCAN_FROM_BYTES = 4096;
+
+/**
  * The body as JSON, or `undefined`. It is read before the request is verified, so its nesting is
  * checked first, as for every body the gateway parses (shared/json.ts): an unsigned body must not
  * make the receiver build a structure a megabyte deep. A compact ASCII body (nearly every
- * webhook) is checked and read by path without being built (json-scan.ts); any other is parsed.
+ * webhook) of some size is checked and read by path without being built (json-scan.ts).
  */
 function parseJsonBody(bytes: Uint8Array): unknown {
-  if (isAscii(bytes) && !hasControlBytes(bytes)) {
+  if (bytes.length >= SCAN_FROM_BYTES && isAscii(bytes) && !hasControlBytes(bytes)) {
     return scanJson(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1'))?.value;
   }
   const text = decodeText(bytes);
