@@ -74,6 +74,8 @@ export class ScannedJson {
   /** The next backslash at or after the scan's position (`text.length` when none). */
   private nextBackslash = -1;
   rootStart = 0;
+  /** The root object's members, as {@link ScannedJson.members} gives them, noted during the check. */
+  private readonly rootMembers: number[] = [];
 
   constructor(readonly text: string) {}
 
@@ -125,6 +127,7 @@ export class ScannedJson {
 
   /** An object's members, as triples: where the name's opening and closing quotes are, and where the value starts. */
   members(start: number): number[] {
+    if (start === this.rootStart && unitAt(this.text, start) === 0x7b) return this.rootMembers;
     const members: number[] = [];
     const { text } = this;
     let i = skipSpace(text, start + 1);
@@ -212,9 +215,14 @@ export class ScannedJson {
     if (unitAt(text, i) !== 0x7d) {
       for (;;) {
         if (unitAt(text, i) !== QUOTE) return -1;
-        i = skipSpace(text, this.string(i));
+        const nameStart = i;
+        const nameEnd = this.string(i) - 1;
+        i = skipSpace(text, nameEnd + 1);
         if (i < 0 || unitAt(text, i) !== 0x3a) return -1;
-        i = this.value(i + 1, depth);
+        const value = skipSpace(text, i + 1);
+        // The body's own members are where lookups start (Linear's timestamp): kept as the check passes them.
+        if (depth === 1) this.rootMembers.push(nameStart, nameEnd, value);
+        i = this.value(value, depth);
         if (i < 0) return -1;
         i = skipSpace(text, i);
         const c = text.charCodeAt(i);
@@ -327,9 +335,7 @@ const unitAt = (text: string, i: number) => text.charCodeAt(i);
 
 /** JSON's whitespace: space, tab, newline, carriage return (not U+00A0, not a BOM). */
 function skipSpace(text: string, i: number): number {
-  for (;;) {
-    const c = text.charCodeAt(i);
-    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return i;
-    i++;
-  }
+  let c = text.charCodeAt(i);
+  while (c <= 0x20 && (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09)) c = text.charCodeAt(++i);
+  return i;
 }
