@@ -414,14 +414,18 @@ function parseFormBody(bytes: Uint8Array): Map<string, string | null> | undefine
 function valueAt(root: unknown, path: JsonPath): unknown {
   let value = root;
   for (const segment of path) {
-    if (value instanceof JsonContainer) {
-      value = value.get(segment);
-    } else if (Array.isArray(value)) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    if (Array.isArray(value)) {
       if (!ARRAY_INDEX.test(segment)) return undefined;
       value = value[Number(segment)];
-    } else if (typeof value === 'object' && value !== null && Object.hasOwn(value, segment)) {
-      value = (value as Record<string, unknown>)[segment];
-    } else return undefined;
+    } else if (value instanceof JsonContainer) {
+      value = value.get(segment);
+    } else {
+      // One keyed load: an own member is never undefined in parsed JSON, so `undefined` means absent or inherited.
+      const member = (value as Record<string, unknown>)[segment];
+      if (member === undefined || !Object.hasOwn(value, segment)) return undefined;
+      value = member;
+    }
   }
   return value;
 }
