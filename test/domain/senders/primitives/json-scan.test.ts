@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { hasControlBytes, JsonContainer, scanJson } from '../../../../functions/domain/webhooks/senders/primitives/json-scan.js';
 import { verifySender } from '../../../../functions/domain/webhooks/senders/verify.js';
-import { jsonNestingDepth, MAX_JSON_DEPTH, parseJsonWithinDepth } from '../../../../functions/shared/json.js';
+import { jsonNestingDepth, MAX_JSON_DEPTH, nestsWithin, parseJsonWithinDepth } from '../../../../functions/shared/json.js';
 import { rowOf } from '../../../support/sender-proof.js';
 import { contextFor } from '../../../support/verify-context.js';
 
@@ -165,30 +165,19 @@ describe('hasControlBytes', () => {
   });
 });
 
-describe('jsonNestingDepth skips strings with indexOf', () => {
-  /** The scan as it was, character by character. */
-  function depthByCharacters(text: string): number {
-    let depth = 0;
-    let deepest = 0;
-    let inString = false;
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (inString) {
-        if (c === 0x5c) i++;
-        else if (c === 0x22) inString = false;
-      } else if (c === 0x22) inString = true;
-      else if (c === 0x7b || c === 0x5b) {
-        if (++depth > deepest) deepest = depth;
-      } else if (c === 0x7d || c === 0x5d) depth--;
-    }
-    return deepest;
-  }
-
-  it('gives the depth the character scan gave, for any text', () => {
+describe('nestsWithin (the verifiers\' depth check)', () => {
+  it('answers jsonNestingDepth(text) <= max for any text, by counting brackets or by its own scan', () => {
     const text = fc.array(fc.constantFrom('{', '}', '[', ']', '"', '\\', 'a', ':', ','), { maxLength: 40 }).map((pieces) => pieces.join(''));
-    fc.assert(fc.property(text, (t) => {
-      expect(jsonNestingDepth(t)).toBe(depthByCharacters(t));
+    fc.assert(fc.property(text, fc.nat(6), (t, max) => {
+      expect(nestsWithin(t, max)).toBe(jsonNestingDepth(t) <= max);
     }), { numRuns: 5000 });
+  });
+
+  it(`refuses a 100 KB text nested ${MAX_JSON_DEPTH + 1} deep behind long strings, and passes one at the limit`, () => {
+    const padded = (depth: number) => `${'["x\\\\\\"y",'.repeat(depth)}"${'z'.repeat(100_000)}"${']'.repeat(depth)}`;
+    expect(jsonNestingDepth(padded(MAX_JSON_DEPTH + 1))).toBe(MAX_JSON_DEPTH + 1);
+    expect(nestsWithin(padded(MAX_JSON_DEPTH + 1), MAX_JSON_DEPTH)).toBe(false);
+    expect(nestsWithin(padded(MAX_JSON_DEPTH), MAX_JSON_DEPTH)).toBe(true);
   });
 });
 
