@@ -204,3 +204,35 @@ describe('the HMAC primitive reads scanned and parsed bodies alike', () => {
     expect(parseJsonWithinDepth(body) !== undefined || !expected).toBe(true);
   });
 });
+
+describe('the HMAC primitive reads a scanned body of signed items (Adyen, 4 KB and more) as a parsed one', () => {
+  const KEY = '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056';
+  const OTHER = '11223344D785FBAE710E7F943F307971BB61B21281C98C9129B3D4018A57B2EB';
+  /** An item signed as Adyen's HmacValidator signs it, padded in an unsigned field. */
+  function item(psp: string, key: string, reason: string, overrides: Record<string, unknown> = {}) {
+    const fields = { amount: { currency: 'EUR', value: 1130 }, eventCode: 'AUTHORISATION', merchantAccountCode: 'ScanMerchant', merchantReference: 'order-1', pspReference: psp, success: 'true', ...overrides };
+    const signed = `${psp}:${(overrides.originalReference as string) ?? ''}:ScanMerchant:order-1:1130:EUR:${(overrides.eventCode as string) ?? 'AUTHORISATION'}:true`;
+    return { NotificationRequestItem: { ...fields, reason, additionalData: { hmacSignature: createHmac('sha256', Buffer.from(key, 'hex')).update(signed).digest('base64') } } };
+  }
+  const verifies = (items: unknown[], pretty = false) => {
+    const body = JSON.stringify({ live: 'false', notificationItems: items }, null, pretty ? 2 : undefined);
+    expect(body.length).toBeGreaterThanOrEqual(4096);
+    return verifySender(rowOf('adyen'), contextFor({ body, headers: { 'content-type': 'application/json' }, secrets: [KEY] }));
+  };
+  const pad = 'p'.repeat(5000);
+
+  it.each([false, true])('accepts items all signed by the key (pretty-printed, so parsed: %s)', async (pretty) => {
+    expect(await verifies([item('psp_1', KEY, pad), item('psp_2', KEY, '', { originalReference: 'psp_0', eventCode: 'REFUND' })], pretty)).toBe(true);
+  });
+
+  it.each([false, true])('refuses an unsigned item beside a signed one (pretty-printed: %s)', async (pretty) => {
+    expect(await verifies([item('psp_1', KEY, pad), item('psp_2', OTHER, '')], pretty)).toBe(false);
+  });
+
+  it('refuses a signed field changed, and reads a decoy item hidden in a string as text', async () => {
+    const changed = item('psp_1', KEY, pad);
+    changed.NotificationRequestItem.amount = { currency: 'EUR', value: 1 };
+    expect(await verifies([changed])).toBe(false);
+    expect(await verifies([item('psp_1', OTHER, `${pad}","notificationItems":[${JSON.stringify(item('psp_1', KEY, ''))}]`)])).toBe(false);
+  });
+});
