@@ -1,7 +1,7 @@
 // HMAC over content assembled from the request: the primitive behind every HMAC sender of the
 // catalog and behind `custom`. A sender is a row of parameters (`HmacParams`); nothing here names
 // a sender, except the Twilio content builder (why: catalog-types.ts, `ContentBuilder`).
-import { isUtf8 } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 import { createHash, createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import { parseJsonWithinDepth } from '../../../../shared/json.js';
 import { headerValue } from '../../headers.js';
@@ -17,6 +17,7 @@ import type {
   TimestampRule,
 } from '../catalog-types.js';
 import type { VerifyContext } from '../context.js';
+import { ARRAY_INDEX, hasControlBytes, JsonContainer, scanJson } from './json-scan.js';
 
 /** What the HMAC primitive reads: no key fetcher, it never goes to the network. */
 export type HmacInput = Pick<VerifyContext, 'request' | 'secrets' | 'method'>;
@@ -34,10 +35,10 @@ type Bytes = string | Uint8Array;
  * An empty secret, or one that decodes to no key, matches nothing: an empty HMAC key is forgeable.
  */
 export function verifyHmac(params: HmacParams, input: HmacInput): boolean {
-  const fields = new RequestFields(input);
+  const fields = new RequestFields(input, params.items !== undefined);
   if (params.items) {
-    const items = fields.json(params.items.path);
-    if (!Array.isArray(items) || items.length === 0) return false;
+    const items = arrayItems(fields.json(params.items.path));
+    if (!items || items.length === 0) return false;
     const timestamp = params.timestamp ? readTimestamp(params.timestamp, fields, undefined, input.request.nowSeconds) : false;
     if (timestamp === undefined) return false;
     // Every item is signed on its own, so every one must verify: an unsigned item slipped in beside
@@ -106,12 +107,12 @@ function contentsOf(params: HmacParams, input: HmacInput, fields: RequestFields,
  * `undefined` when a part is missing. For keys taken from signed material only (`replay-key.ts`).
  */
 export function signedContent(params: HmacParams, input: HmacInput, options: { withoutTimestamp?: boolean } = {}): Bytes[] | undefined {
-  const fields = new RequestFields(input);
+  const fields = new RequestFields(input, params.items !== undefined);
   const read = params.items ? undefined : readSignatures(params, fields, undefined);
   const timestamp = !params.timestamp || options.withoutTimestamp ? '' : timestampText(params.timestamp, fields, read?.list);
   if (timestamp === undefined) return undefined;
-  const scopes = params.items ? fields.json(params.items.path) : [undefined];
-  if (!Array.isArray(scopes)) return undefined;
+  const scopes = params.items ? arrayItems(fields.json(params.items.path)) : [undefined];
+  if (!scopes) return undefined;
   const bytes: Bytes[] = [];
   for (const item of scopes) {
     // The first alternative: Twilio's are spellings of one URL, and the trigger's URL is fixed.
@@ -343,11 +344,15 @@ class RequestFields {
   private jsonBody: unknown = NOT_PARSED;
   private formBody: Map<string, string | null> | undefined | typeof NOT_PARSED = NOT_PARSED;
 
-  constructor(readonly input: HmacInput) {}
+  /** `items`: the body is a list of signed items, read a dozen fields an item (see {@link parseJsonBody}). */
+  constructor(
+    readonly input: HmacInput,
+    private readonly items = false,
+  ) {}
 
   /** The value at `path` of the JSON body; `undefined` when absent or the body is not JSON. */
   json(path: JsonPath): unknown {
-    if (this.jsonBody === NOT_PARSED) this.jsonBody = parseJsonBody(this.input.request.rawBody);
+    if (this.jsonBody === NOT_PARSED) this.jsonBody = parseJsonBody(this.input.request.rawBody, this.items);
     return valueAt(this.jsonBody, path);
   }
 
@@ -360,20 +365,35 @@ class RequestFields {
 
 /**
  * The body as text when it is valid UTF-8 (a body with invalid bytes is refused, not "repaired").
- * A plain decode replaces invalid bytes with U+FFFD, so only a text holding one needs the bytes
- * validated: cheaper than validating every body (or a fatal TextDecoder, which throws to refuse).
+ * Both checks are native (simdutf) and cost a few µs for 100 KB. An ASCII body, nearly every
+ * webhook, decodes as Latin-1 to the same text in half the time of a UTF-8 decode.
  */
 function decodeText(bytes: Uint8Array): string | undefined {
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-  return text.includes('\uFFFD') && !isUtf8(bytes) ? undefined : text;
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (isAscii(bytes)) return buffer.toString('latin1');
+  return isUtf8(bytes) ? buffer.toString('utf8') : undefined;
 }
+
+/**
+ * When the HMAC primitive scans a JSON body rather than parsing it (json-scan.ts). The scan costs
+ * little per byte and something per lookup; `JSON.parse` the reverse. A row reading a field or two
+ * (Linear's timestamp) scans any body: 1 KB, 2.4 µs against 3.3 µs with the depth check; 100 KB,
+ * 45 µs against 70 µs. A body of signed items is read a dozen fields an item (Adyen): it is parsed
+ * below 4 KB, where `JSON.parse` and property reads cost half what the scan's lookups do.
+ */
+const SCAN_ITEMS_FROM_BYTES = 4096;
 
 /**
  * The body as JSON, or `undefined`. It is read before the request is verified, so its nesting is
  * checked first, as for every body the gateway parses (shared/json.ts): an unsigned body must not
- * make the receiver build a structure a megabyte deep.
+ * make the receiver build a structure a megabyte deep. A compact ASCII body (nearly every
+ * webhook) is checked and read by path without being built (json-scan.ts), but for a small body
+ * of items.
  */
-function parseJsonBody(bytes: Uint8Array): unknown {
+function parseJsonBody(bytes: Uint8Array, items: boolean): unknown {
+  if ((!items || bytes.length >= SCAN_ITEMS_FROM_BYTES) && isAscii(bytes) && !hasControlBytes(bytes)) {
+    return scanJson(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1'))?.value;
+  }
   const text = decodeText(bytes);
   return text === undefined ? undefined : parseJsonWithinDepth(text);
 }
@@ -387,20 +407,32 @@ function parseFormBody(bytes: Uint8Array): Map<string, string | null> | undefine
   return form;
 }
 
-const ARRAY_INDEX = /^(?:0|[1-9]\d{0,8})$/;
-
-/** The value at `path` under `root`, own properties only (a path cannot reach `__proto__`'s prototype). */
+/**
+ * The value at `path` under `root`, own properties only (a path cannot reach `__proto__`'s
+ * prototype); `root` is a parsed value or a scanned body's container.
+ */
 function valueAt(root: unknown, path: JsonPath): unknown {
   let value = root;
   for (const segment of path) {
+    if (typeof value !== 'object' || value === null) return undefined;
     if (Array.isArray(value)) {
       if (!ARRAY_INDEX.test(segment)) return undefined;
       value = value[Number(segment)];
-    } else if (typeof value === 'object' && value !== null && Object.hasOwn(value, segment)) {
-      value = (value as Record<string, unknown>)[segment];
-    } else return undefined;
+    } else if (value instanceof JsonContainer) {
+      value = value.get(segment);
+    } else {
+      // One keyed load: an own member is never undefined in parsed JSON, so `undefined` means absent or inherited.
+      const member = (value as Record<string, unknown>)[segment];
+      if (member === undefined || !Object.hasOwn(value, segment)) return undefined;
+      value = member;
+    }
   }
   return value;
+}
+
+/** The elements of an array, parsed or scanned; `undefined` for anything else. */
+function arrayItems(value: unknown): readonly unknown[] | undefined {
+  return value instanceof JsonContainer ? value.items() : Array.isArray(value) ? value : undefined;
 }
 
 /** A JSON scalar as the sender wrote it into the signed text: strings as is, integers and booleans as written. */
