@@ -134,6 +134,10 @@ export const SETTINGS = {
   searchMaintenanceQueueUrl: spec({ env: QUEUES.searchMaintenance.env, source: wiring, readers: queueReaders('searchMaintenance'), parse: required }),
   /** URL of the flowEvents queue */
   flowQueueUrl: spec({ env: QUEUES.flowEvents.env, source: wiring, readers: queueReaders('flowEvents'), parse: required }),
+  /** ARN of the flow worker function, which the receiver invokes directly for a quiet trigger's events (unset: every event goes through the flow queue) */
+  flowWorkerFunction: spec({ env: 'FLOW_WORKER_FUNCTION', source: wiring, readers: ['webhook'], parse: optional }),
+  /** Lambda endpoint of a bundle run against local engines (the local stack's Invoke emulator); never deployed */
+  lambdaEndpoint: spec({ env: 'AWS_ENDPOINT_URL_LAMBDA', source: local, readers: ['webhook'], parse: optional }),
   /** The deployed flows, comma-separated */
   flowNames: spec({ env: 'FLOW_NAMES', source: wiring, readers: functionsWhere((name) => 'readsFlowNames' in FUNCTIONS[name]), parse: list }),
   /** ARN of a flow's state machine less the flow name */

@@ -16,6 +16,12 @@ export interface FlowMessage {
    * restart, so its next run is recorded as the attempt after them rather than as attempt 1.
    */
   attempts_before?: number;
+  /**
+   * Of `attempts_before`, those made outside the queue (a direct invocation of the worker,
+   * `direct-first-queue.ts`): they count against the queue's `maxReceiveCount`, so an event retried
+   * through the queue after a direct attempt still has the same number of attempts in all.
+   */
+  direct_attempts?: number;
 }
 
 /**
@@ -28,7 +34,8 @@ export function parseFlowMessage(body: string): FlowMessage {
   const message = JSON.parse(body) as FlowMessage;
   const attemptsBefore = message?.attempts_before;
   if (message?.v !== 1 || typeof message.flow !== 'string' || typeof message.ref?.executionId !== 'string' || (!message.input && !message.payload)
-    || (attemptsBefore !== undefined && !(Number.isSafeInteger(attemptsBefore) && attemptsBefore >= 0))) {
+    || (attemptsBefore !== undefined && !(Number.isSafeInteger(attemptsBefore) && attemptsBefore >= 0))
+    || (message.direct_attempts !== undefined && !(Number.isSafeInteger(message.direct_attempts) && message.direct_attempts >= 0 && message.direct_attempts <= (attemptsBefore ?? 0)))) {
     throw new Error('not a flow message');
   }
   return message;
@@ -49,4 +56,44 @@ export async function buildFlowMessage(
   if (Buffer.byteLength(inline) <= MAX_INLINE_MESSAGE_BYTES) return inline;
   const payload = await deps.executions.storePayload(deps.newId(), inputJson);
   return `${head},"payload":${JSON.stringify(payload)}}`;
+}
+
+/**
+ * The message of a retry through the queue after `attempts` more attempts made outside it (a
+ * direct attempt that failed, or a worker that crashed on one): counted in `attempts_before` (the
+ * record's attempt numbers go on) and in `direct_attempts` (the queue's receives are fewer).
+ */
+export function retryAfterDirect(message: FlowMessage, attempts: number): string {
+  return JSON.stringify({
+    ...message,
+    attempts_before: (message.attempts_before ?? 0) + attempts,
+    direct_attempts: (message.direct_attempts ?? 0) + attempts,
+  } satisfies FlowMessage);
+}
+
+/**
+ * Lambda's record of an asynchronous invocation that failed (its on-failure destination is the flow
+ * queue): `requestPayload` is the flow message the worker was invoked with, `requestContext`'s
+ * `approximateInvokeCount` the runs it had (0 when the event expired unrun). Returns the message
+ * to retry through the queue, or undefined when `body` is not such a record.
+ * https://docs.aws.amazon.com/lambda/latest/dg/invocation-async-retain-records.html
+ */
+export function retryOfDestinationRecord(body: string): string | undefined {
+  if (!body.startsWith('{"version"') && !body.includes('"requestPayload"')) return undefined;
+  let record: { requestContext?: { approximateInvokeCount?: unknown }; requestPayload?: unknown };
+  try {
+    record = JSON.parse(body) as typeof record;
+  } catch {
+    return undefined;
+  }
+  if (typeof record?.requestPayload !== 'object' || record.requestPayload === null || typeof record.requestContext !== 'object') return undefined;
+  const invoked = record.requestContext.approximateInvokeCount;
+  const attempts = Number.isSafeInteger(invoked) && (invoked as number) >= 0 ? invoked as number : 1;
+  let message: FlowMessage;
+  try {
+    message = parseFlowMessage(JSON.stringify(record.requestPayload));
+  } catch {
+    return undefined;
+  }
+  return retryAfterDirect(message, attempts);
 }
