@@ -4,6 +4,13 @@ import type { AwsClients } from './clients.js';
 import { signedPoster } from './signed-request.js';
 
 /**
+ * How long the receiver waits for Lambda to take an event before it sends it to the queue instead.
+ * Lambda answers an asynchronous invocation in tens of milliseconds; one that answers after this
+ * may still have taken it, and the event then runs twice (at least once, as with SQS).
+ */
+export const INVOKE_TIMEOUT_MS = 2_000;
+
+/**
  * A function invoked asynchronously through Lambda's Invoke API (`X-Amz-Invocation-Type: Event`),
  * signed here rather than through `@aws-sdk/client-lambda`, which the receiver's 300 KB init budget
  * has no room for (see `connection-poster.ts` for the same choice). Lambda answers 202 once it has
@@ -24,7 +31,7 @@ export class LambdaEventInvoker implements WorkerInvoker {
     if (!region) throw new Error(`no region given for ${functionArn}, and it names none (expected arn:aws:lambda:{region}:{account}:function:{name})`);
     const base = options.endpoint ?? `https://lambda.${region}.amazonaws.${region.startsWith('cn-') ? 'com.cn' : 'com'}`;
     this.url = new URL(`/2015-03-31/functions/${encodeURIComponent(functionArn)}/invocations`, base);
-    this.post = signedPoster({ service: 'lambda', region, ...(options.credentials && { credentials: options.credentials }) });
+    this.post = signedPoster({ service: 'lambda', region, timeoutMs: INVOKE_TIMEOUT_MS, ...(options.credentials && { credentials: options.credentials }) });
   }
 
   async invoke(body: string): Promise<void> {

@@ -12,7 +12,7 @@ export type SignedPost = (url: URL, body: Buffer, headers: Record<string, string
  * the SDK's own (`@smithy/signature-v4`), already in every bundle; credentials come from the
  * environment, as Lambda gives them, unless given.
  */
-export function signedPoster(options: { service: string; region: string; credentials?: AwsCredentialIdentityProvider }): SignedPost {
+export function signedPoster(options: { service: string; region: string; credentials?: AwsCredentialIdentityProvider; timeoutMs?: number }): SignedPost {
   const signer = new SignatureV4({ credentials: options.credentials ?? fromEnv(), region: options.region, service: options.service, sha256: NodeSha256 });
   return async (url, body, headers) => {
     const signed = await signer.sign({
@@ -25,7 +25,7 @@ export function signedPoster(options: { service: string; region: string; credent
       body,
       query: {},
     });
-    const response = await fetch(url, { method: 'POST', headers: signed.headers as Record<string, string>, body });
+    const response = await fetch(url, { method: 'POST', headers: signed.headers as Record<string, string>, body, ...(options.timeoutMs !== undefined && { signal: AbortSignal.timeout(options.timeoutMs) }) });
     return { status: response.status, text: await response.text() };
   };
 }
