@@ -46,6 +46,9 @@ it('a crash loses no acknowledged direct delivery: killed while the worker runs 
 
   const second = await start(env);
   running.push(second);
+  // The kill came while direct runs were under way (each takes 300 ms, sent 150 ms apart): there was something to recover.
+  const reopened = /\(reopened: (\d+) unfinished deliveries queued again/.exec(second.output());
+  expect(Number(reopened?.[1] ?? 0), second.output()).toBeGreaterThan(0);
   let executions: { event_id: string; status: string }[] = [];
   for (const deadline = Date.now() + SETTLE_WITHIN_MS; Date.now() < deadline; await new Promise((r) => setTimeout(r, 250))) {
     executions = (await call({ baseUrl: second.baseUrl } as LocalStack, 'GET', `/triggers/${trigger.id}/executions?limit=500`, { token: second.token })).json.data.executions;
