@@ -13,7 +13,7 @@ import { EXPRESS_MAX_DURATION_MS } from '../domain/flows/limits.js';
 import { batchedRunners } from '../domain/flows/batch-runs.js';
 import type { BatchFlowRunner, FlowRunner } from '../domain/flows/ports.js';
 import { FlowAttemptFailed, runQueuedFlow, type WorkerDeps } from '../domain/flows/run-queued-flow.js';
-import { retryOfDestinationRecord } from '../domain/flows/message.js';
+import { retryOfDestinationRecord } from '../domain/flows/direct-retry.js';
 import type { DeliveryStatsStore } from '../domain/stats/ports.js';
 import { StatsTally } from '../domain/stats/tally.js';
 import { QUEUES } from '../manifest.js';

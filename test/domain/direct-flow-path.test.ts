@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DirectFirstQueue, MAX_DIRECT_MESSAGE_BYTES } from '../../functions/domain/flows/direct-first-queue.js';
-import { parseFlowMessage, retryOfDestinationRecord } from '../../functions/domain/flows/message.js';
+import { retryOfDestinationRecord } from '../../functions/domain/flows/direct-retry.js';
+import { parseFlowMessage } from '../../functions/domain/flows/message.js';
 import type { ExecutionChange, ExecutionStore, FlowResult } from '../../functions/domain/flows/ports.js';
 import { QUIET_MAX_DELIVERIES, QUIET_WINDOW_MS, QuietRule } from '../../functions/domain/flows/quiet-rule.js';
 import { ATTEMPTS_EXHAUSTED, FlowAttemptFailed, retryDelaySeconds, runQueuedFlow, type WorkerDeps } from '../../functions/domain/flows/run-queued-flow.js';

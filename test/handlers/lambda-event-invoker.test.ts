@@ -1,7 +1,7 @@
 import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LambdaEventInvoker } from '../../functions/adapters/aws/lambda-event-invoker.js';
-import { retryOfDestinationRecord } from '../../functions/domain/flows/message.js';
+import { retryOfDestinationRecord } from '../../functions/domain/flows/direct-retry.js';
 import { startLambdaInvokeEmulator, type LambdaInvokeEmulator } from '../../local/lambda-invoke-server.js';
 
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };

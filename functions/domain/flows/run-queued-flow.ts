@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
-import { parseFlowMessage, retryAfterDirect } from './message.js';
+import { parseFlowMessage } from './message.js';
+import { retryAfterDirect } from './direct-retry.js';
 import type { ExecutionStore, FlowRunner, Redelivery, RetryQueue } from './ports.js';
 
 /** Retries back off from this delay, doubling each time (15 s, 30 s, 1 min, 2 min by default). */
