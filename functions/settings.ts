@@ -13,7 +13,8 @@
  * Nothing here imports AWS or CDK code, so handlers can import it too.
  */
 import { DEFAULT_WEBHOOK_MAX_BODY_BYTES, MAX_WEBHOOK_BODY_BYTES } from './domain/webhooks/body-limit.js';
-import { DEFAULT_RETRY_BASE_SECONDS, MAX_RETRY_DELAY_SECONDS } from './domain/flows/run-queued-flow.js';
+// From the limits module, not the worker's use case: settings are in every bundle, the use case only in the worker's.
+import { DEFAULT_RETRY_BASE_SECONDS, MAX_RETRY_DELAY_SECONDS } from './domain/flows/limits.js';
 import { MAX_WAIT_TIMEOUT_MS } from './domain/webhooks/wait-budget.js';
 import { FUNCTIONS, QUEUES, ROUTES, TABLES, TAGS, type FunctionName, type QueueName, type TableName } from './manifest.js';
 

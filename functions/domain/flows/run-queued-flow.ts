@@ -1,12 +1,11 @@
 import type { Clock } from '../clock.js';
-import { parseFlowMessage } from './message.js';
 import { retryAfterDirect } from './direct-retry.js';
+import { DEFAULT_RETRY_BASE_SECONDS, MAX_RETRY_DELAY_SECONDS } from './limits.js';
+import { parseFlowMessage } from './message.js';
 import type { ExecutionStore, FlowRunner, Redelivery, RetryQueue } from './ports.js';
 
-/** Retries back off from this delay, doubling each time (15 s, 30 s, 1 min, 2 min by default). */
-export const DEFAULT_RETRY_BASE_SECONDS = 15;
-/** No retry waits longer than this, whatever the attempt. */
-export const MAX_RETRY_DELAY_SECONDS = 15 * 60;
+export { DEFAULT_RETRY_BASE_SECONDS, MAX_RETRY_DELAY_SECONDS };
+
 /**
  * A run still going after this long is recorded `running`; a shorter one goes straight from
  * `queued` to its outcome. Most flows end in tens of milliseconds, and a `running` write that
