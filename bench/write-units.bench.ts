@@ -67,8 +67,8 @@ const TODAY: Record<Scenario, Record<string, number>> = {
   busy: { dedup: 1, trigger: 2, request: 1, stats: 0.1 },
   quiet: { dedup: 1, trigger: 2, request: 1, stats: 1 },
   wait: { dedup: 1, trigger: 2, request: 1, stats: 1 },
-  // 40 refusals, within the budget of 60 recorded per trigger and minute: each is recorded. Past
-  // the budget a refusal writes nothing (the cost bench's 300 in a few seconds: 0.8 each on average).
+  // 40 refusals (the budget was 60 recorded per trigger and minute: each was recorded). Since the
+  // budget is 10 a minute, the first 10 are recorded (3 units each) and the rest write nothing.
   refused: { refusals: 1, trigger: 1, request: 1, stats: 1 },
 };
 const sum = (units: Record<string, number>) => Object.values(units).reduce((a, b) => a + b, 0);

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
 
@@ -125,7 +125,8 @@ export function toApiGatewayEvent(
       domainName: headers.host ?? '127.0.0.1',
       domainPrefix: (headers.host ?? '127').split('.')[0]!,
       http: { method: req.method ?? 'GET', path: rawPath, protocol: `HTTP/${req.httpVersion}`, sourceIp, userAgent: headers['user-agent'] ?? '' },
-      requestId: randomUUID(),
+      // As API Gateway's HTTP APIs make them (`Jk2pLhAboAMEbYw=`): the id an error's log line names.
+      requestId: randomBytes(11).toString('base64'),
       routeKey: route.routeKey,
       stage: '$default',
       time: now.toUTCString(),

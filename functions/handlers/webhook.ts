@@ -17,6 +17,7 @@ import { CountingExecutionStore } from '../adapters/counting-execution-store.js'
 import { DynamoDeliveryStats } from '../adapters/aws/dynamo-delivery-stats.js';
 import { countAtOnce } from '../domain/stats/tally.js';
 import { MeteredFlowRunner } from '../adapters/metered-flow-runner.js';
+import { MeteredRefusalBudget } from '../adapters/metered-refusal-budget.js';
 import { secretBoxFrom } from '../adapters/secret-box.js';
 import type { Clock } from '../domain/clock.js';
 import { RefusalBudget } from '../domain/webhooks/refusal-budget.js';
@@ -29,7 +30,6 @@ import type { HttpsKeyFetcher } from '../adapters/https-key-fetcher.js';
 import type { KeyFetcher } from '../domain/webhooks/senders/context.js';
 import type { Settings } from '../settings.js';
 import { createPublicHttpHandler } from '../shared/handler.js';
-import { METRIC } from '../shared/metric-names.js';
 import { metricsRecorder } from '../shared/metrics.js';
 import { logWarn } from '../shared/logger.js';
 import { json, pathParam, rawBody, type HttpEvent, type HttpResult } from '../shared/http.js';
@@ -77,6 +77,11 @@ const createReceiverHandler = (deps: ReceiverDeps, publicBaseUrl: string) => cre
     const webhookId = pathParam(event, 'webhook_id');
     // API Gateway already lower-cases header names; verifiers and flows rely on it, so make sure.
     const headers = Object.fromEntries(Object.entries(event.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value ?? '']));
+    // An error's metric line is its log entry: it names the request, whose access log line has its address and status.
+    const named = (error: unknown) => {
+      metricsRecorder.note('requestId', event.requestContext.requestId);
+      throw error;
+    };
     const reply = await receiveWebhook(deps, {
       webhookId,
       method: event.requestContext.http.method,
@@ -87,7 +92,7 @@ const createReceiverHandler = (deps: ReceiverDeps, publicBaseUrl: string) => cre
       // The address the gateway's connection came from; X-Forwarded-For is the client's to write.
       sourceIp: event.requestContext.http.sourceIp,
       answerByMs: answerBy(deps.now, event.requestContext.timeEpoch, context),
-    });
+    }).catch(named);
     if (reply.raw) return { statusCode: reply.status, headers: reply.headers ?? {}, body: reply.raw.body, isBase64Encoded: reply.raw.isBase64Encoded };
     return json(reply.status, reply.body, reply.headers);
   },
@@ -144,7 +149,7 @@ export function composeWebhook(settings: Settings, aws: AwsClients, senderKeys: 
   const handler = createWebhookHandler({
     triggers: new CachedTriggerLookup(triggerStore, secretBox, settings.triggerCacheTtlMs, Date.now),
     executions,
-    refusals: new RefusalBudget(executions, () => metricsRecorder.count(METRIC.webhookRefusalsNotRecorded)),
+    refusals: new MeteredRefusalBudget(new RefusalBudget(executions), metricsRecorder),
     queue,
     // Only wait-mode triggers run flows here: the Step Functions client loads on the first of them.
     flows: new MeteredFlowRunner(sfnFlowRunnerOnFirstUse(settings.flowArnPrefix, aws), metricsRecorder),

@@ -1,6 +1,7 @@
 import { ID_PATTERN } from '../domain/api-keys.js';
 import { LIST_STATUSES, OUTCOMES } from '../domain/stats/outcomes.js';
 import { MAX_BUCKETS } from '../domain/stats/read-stats.js';
+import { MAX_REFUSED_RECORDS_PER_MINUTE } from '../domain/webhooks/refusal-budget.js';
 import { dataBody, errorBody, named, pageParameters, type OperationDocs, type Schema } from './types.js';
 
 const count = { type: 'integer' } as const;
@@ -42,7 +43,7 @@ const invalidQuery = errorBody(
 );
 
 const HOW =
-  'Counted as deliveries are recorded, never by reading the executions: the receiver adds the outcomes it decides (refused, as recorded: at most 60 a minute; ignored, duplicate, handshake; ' +
+  `Counted as deliveries are recorded, never by reading the executions: the receiver adds the outcomes it decides (refused, as recorded: at most ${MAX_REFUSED_RECORDS_PER_MINUTE} a minute; ignored, duplicate, handshake; ` +
   'a wait-mode run\'s result) with one write each, and the flow worker adds a batch\'s outcomes with one write per trigger and minute. ' +
   'Each delivery is counted in the bucket of its `received_at`, so the counts agree with `GET /triggers/{id}/executions?since=&until=&status=` for the same period ' +
   '(`queued` with `status=queued,running`, less the deliveries still in their first run, above). Counts are kept 7 days, as the executions are. ';

@@ -7,6 +7,7 @@ import { FLOW_NAME } from '../domain/flows/flow-name.js';
 import { MAX_TRIGGER_DESCRIPTION_CHARACTERS, MAX_TRIGGER_NAME_CHARACTERS, triggerSchemas } from '../domain/triggers/trigger-requests.js';
 import { HANDSHAKE_WORDS } from '../domain/webhooks/handshake-words.js';
 import { MAX_BATCH_ELEMENTS } from '../domain/webhooks/batch-elements.js';
+import { MAX_REFUSED_RECORDS_PER_MINUTE } from '../domain/webhooks/refusal-budget.js';
 import { SENDERS } from '../domain/webhooks/senders/catalog.js';
 import { SENDER_CATEGORIES } from '../domain/webhooks/senders/catalog-types.js';
 import { WEBHOOK_ID } from '../domain/triggers/webhook-url.js';
@@ -810,7 +811,7 @@ export const triggersDocs: OperationDocs = {
   listTriggerExecutions: {
     description:
       'The trigger\'s deliveries, newest first: every delivery to its URL while it exists and is enabled, refused, ignored and duplicate ones included ' +
-      '(refused ones at most 60 per minute). Records expire after 7 days. The filters combine (all must hold). ' + FILTER_COST,
+      `(refused ones at most ${MAX_REFUSED_RECORDS_PER_MINUTE} per minute). Records expire after 7 days. The filters combine (all must hold). ` + FILTER_COST,
     parameters: [...pageParameters('Executions'), ...filterParameters],
     responses: {
       '200': pageBody('A page of executions', 'executions', execution),

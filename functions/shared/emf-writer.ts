@@ -1,18 +1,28 @@
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { StoredMetric } from './metrics.js';
+import type { StoredMetric, StoredNote } from './metrics.js';
 
 /**
- * Powertools `Metrics`, made once per process by `metrics.ts`, like the logger: it writes CloudWatch Embedded Metric
- * Format lines to stdout, which Lambda sends to the function's log group and CloudWatch turns
- * into metrics, so no `cloudwatch:PutMetricData` permission is needed. Locally they go where the
- * local stack sends them (`local/metric-lines.ts`). https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Embedded_Metric_Format.html
- * Loaded by the first invocation that counts something, so it is not part of any init. The names
- * come as arguments: a module this chunk imported from the function's own code would be split into
- * a chunk of its own, one more file for every function to load at init.
+ * Writes CloudWatch Embedded Metric Format lines to stdout, which Lambda sends to the function's
+ * log group and CloudWatch turns into metrics, so no `cloudwatch:PutMetricData` permission is
+ * needed. Locally they go where the local stack sends them (`local/metric-lines.ts`).
+ * https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Embedded_Metric_Format_Specification.html
+ *
+ * The format is small enough to write by hand, and each line is billed by the byte as log
+ * ingestion: this writes exactly what the specification requires (`_aws` with `Timestamp` and one
+ * directive per dimension set; each metric's `Name` and `Unit`; the dimensions' and metrics'
+ * values at the root), the same lines Powertools Metrics wrote, plus the few log-only fields the
+ * invocation noted (`metrics.ts`: a refusal's trigger and request id), which CloudWatch keeps in
+ * the log event and ignores for metrics. Loaded by the first invocation that counts something, so
+ * it is not part of any init. The names come as arguments: a module this chunk imported from the
+ * function's own code would be split into a chunk of its own, one more file to load at init.
  */
-export function createEmfWriter(namespace: string, serviceName: string) {
-  const metrics = new Metrics({ namespace, serviceName });
-  return { writeMetrics: (batch: readonly StoredMetric[], sink: EmfSink = toStdout) => writeMetrics(metrics, batch, sink) };
+export function createEmfWriter(namespace: string, serviceName: string, now: () => number = Date.now) {
+  return {
+    writeMetrics: (batch: readonly (StoredMetric | StoredNote)[], sink: EmfSink = toStdout) => {
+      const notes = batch.filter((entry): entry is StoredNote => entry.unit === 'note');
+      const metrics = batch.filter((entry): entry is StoredMetric => entry.unit !== 'note');
+      writeMetrics({ namespace, serviceName, timestamp: now() }, metrics, sink, Object.fromEntries(notes.map((note) => [note.name, note.value])));
+    },
+  };
 }
 
 /** Where EMF lines go, one JSON object a call, without the newline. */
@@ -20,10 +30,17 @@ export type EmfSink = (line: string) => void;
 /** Lambda sends stdout to the function's log group, where CloudWatch reads the lines as metrics. */
 const toStdout: EmfSink = (line) => void process.stdout.write(`${line}\n`);
 
-const UNIT = { count: MetricUnit.Count, milliseconds: MetricUnit.Milliseconds } as const;
+/** CloudWatch's names of the units the service uses. */
+const UNIT = { count: 'Count', milliseconds: 'Milliseconds' } as const;
+/** The specification's limit of values in one metric's array, and of metrics in one directive. */
+export const EMF_MAX_VALUES = 100;
 
-/** One EMF line as Powertools serialises it: `_aws` with its directives, then the dimensions' and metrics' values. */
-type EmfLine = { _aws: { Timestamp: number; CloudWatchMetrics: unknown[] } } & Record<string, unknown>;
+interface Directive {
+  Namespace: string;
+  Dimensions: string[][];
+  Metrics: { Name: string; Unit: string }[];
+}
+type EmfLine = { _aws: { Timestamp: number; CloudWatchMetrics: Directive[] } } & Record<string, unknown>;
 
 /**
  * Writes one invocation's metrics as few EMF lines as their dimensions allow. Those of each
@@ -35,7 +52,12 @@ type EmfLine = { _aws: { Timestamp: number; CloudWatchMetrics: unknown[] } } & R
  * name are summed (alarms read their Sum); durations keep every value (percentiles need them).
  * A batch of ten flow runs is one line, not twenty: log ingestion is billed by the byte.
  */
-function writeMetrics(metrics: Metrics, batch: readonly StoredMetric[], sink: EmfSink): void {
+function writeMetrics(
+  context: { namespace: string; serviceName: string; timestamp: number },
+  batch: readonly StoredMetric[],
+  sink: EmfSink,
+  fields: Readonly<Record<string, string>>,
+): void {
   const byDimension = new Map<string, { dimension?: StoredMetric['dimension']; metrics: StoredMetric[] }>();
   for (const metric of batch) {
     const key = metric.dimension ? `${metric.dimension.name}\u0000${metric.dimension.value}` : '';
@@ -44,27 +66,48 @@ function writeMetrics(metrics: Metrics, batch: readonly StoredMetric[], sink: Em
     byDimension.set(key, group);
   }
   const lines: EmfLine[] = [];
-  for (const { dimension, metrics: group } of byDimension.values()) {
-    // An extra dimension applies to every metric of a directive, so each gets a directive of its own
-    // (publishing clears the dimension again; the service dimension is a default one and stays).
-    const line = metrics;
-    if (dimension) line.addDimension(dimension.name, dimension.value);
+  for (const { dimension, metrics } of byDimension.values()) {
+    const durations = new Map<string, number[]>();
     const counts = new Map<string, number>();
-    for (const metric of group) {
+    for (const metric of metrics) {
       if (metric.unit === 'count') counts.set(metric.name, (counts.get(metric.name) ?? 0) + metric.value);
-      else line.addMetric(metric.name, UNIT[metric.unit], metric.value);
+      else durations.set(metric.name, [...(durations.get(metric.name) ?? []), metric.value]);
     }
-    for (const [name, value] of counts) line.addMetric(name, UNIT.count, value);
-    // Serialised here rather than by publishStoredMetrics, which writes to stdout only.
-    if (line.hasStoredMetrics()) {
-      try {
-        joinLine(lines, line.serializeMetrics() as unknown as EmfLine);
-      } finally {
-        line.clearMetrics();
-        line.clearDimensions();
+    const values: [name: string, unit: string, value: number | number[]][] = [];
+    for (const [name, list] of durations) {
+      // At most 100 values an array: the rest go on lines of their own, as a second directive would.
+      for (let i = 0; i < list.length; i += EMF_MAX_VALUES) {
+        const chunk = list.slice(i, i + EMF_MAX_VALUES);
+        values.push([name, UNIT.milliseconds, chunk.length === 1 ? chunk[0]! : chunk]);
       }
     }
+    for (const [name, value] of counts) values.push([name, UNIT.count, value]);
+    // A name twice (a long array's second chunk) cannot share a line with itself: a directive each.
+    const directives: (typeof values)[] = [];
+    for (const value of values) {
+      const open = directives.find((d) => d.length < EMF_MAX_VALUES && !d.some(([name]) => name === value[0]));
+      if (open) open.push(value);
+      else directives.push([value]);
+    }
+    for (const directive of directives) {
+      const line: EmfLine = {
+        _aws: {
+          Timestamp: context.timestamp,
+          CloudWatchMetrics: [{
+            Namespace: context.namespace,
+            Dimensions: [dimension ? ['service', dimension.name] : ['service']],
+            Metrics: directive.map(([Name, Unit]) => ({ Name, Unit })),
+          }],
+        },
+        service: context.serviceName,
+        ...(dimension && { [dimension.name]: dimension.value }),
+        ...Object.fromEntries(directive.map(([name, , value]) => [name, value])),
+      };
+      joinLine(lines, line);
+    }
   }
+  // The log-only fields go on the first line (none without a metric): one log event carries them.
+  if (lines[0]) Object.assign(lines[0], Object.fromEntries(Object.entries(fields).filter(([key]) => !(key in lines[0]!))));
   for (const line of lines) sink(JSON.stringify(line));
 }
 

@@ -19,7 +19,7 @@ export const METRIC = {
   webhooksDuplicate: 'WebhooksDuplicate',
   /** Deliveries answered with an error, by `reason` (the error code: `invalid_signature`, `not_found`, …). */
   webhooksRefused: 'WebhooksRefused',
-  /** Refused deliveries past a trigger's budget of 60 recorded per minute: counted here, not stored. */
+  /** Refused deliveries past a trigger's budget of 10 recorded per minute (`refusal-budget.ts`): counted here, not stored; each still has its metric line (reason, trigger, request id). */
   webhookRefusalsNotRecorded: 'WebhookRefusalsNotRecorded',
   /** Deliveries replayed (`POST …/replay`): each runs its flow again as a new, queued execution. */
   deliveriesReplayed: 'DeliveriesReplayed',

@@ -9,10 +9,20 @@ export interface MetricDimension {
   value: string;
 }
 
+/**
+ * Log-only fields an invocation may add to its metric line: not dimensions (each value would be a
+ * metric of its own), only what an operator reads in the log event. A refused delivery's line is
+ * its log entry: its `reason` dimension, the `trigger` it was sent to (when the id named one) and
+ * the API Gateway `requestId`, which finds its access log line (source address, status).
+ */
+export type LineField = 'trigger' | 'requestId';
+
 /** What the composition layer counts through; the domain never sees it. */
 export interface MetricsRecorder {
   count(name: MetricName, value?: number, dimension?: MetricDimension): void;
   milliseconds(name: MetricName, value: number, dimension?: MetricDimension): void;
+  /** Adds a log-only field to this invocation's metric line (written only if something is counted). */
+  note?(field: LineField, value: string): void;
 }
 
 export interface StoredMetric {
@@ -22,13 +32,20 @@ export interface StoredMetric {
   dimension?: MetricDimension;
 }
 
+/** A log-only field noted for the invocation's line, kept with its metrics until they are written. */
+export interface StoredNote {
+  name: LineField;
+  unit: 'note';
+  value: string;
+}
+
 /**
- * Powertools Metrics (`emf-writer.ts`) adds about 18 KB to a bundle, enough to take two functions
- * over the 300 KB cold-start budget, and most requests count nothing: it is loaded by the first
- * invocation that does, and metrics wait here until the invocation publishes them.
+ * The EMF writer (`emf-writer.ts`) is loaded by the first invocation that counts something (most
+ * requests count nothing, and every function's init stays as small as it can), and metrics wait
+ * here until the invocation publishes them.
  */
 const emfWriter = onFirstUse(async () => (await import('./emf-writer.js')).createEmfWriter(METRICS_NAMESPACE, METRICS_SERVICE));
-let stored: StoredMetric[] = [];
+let stored: (StoredMetric | StoredNote)[] = [];
 /** `undefined`: stdout, as deployed. */
 let sink: EmfSink | undefined;
 
@@ -44,16 +61,14 @@ export function sendMetricsTo(next: EmfSink | undefined): EmfSink | undefined {
   return previous;
 }
 
-const store = (metric: StoredMetric) => {
-  stored.push(metric);
+/** One recorder method a unit (written this way, it is the fewest bytes in every function's init). */
+const store = (unit: (StoredMetric | StoredNote)['unit']) => (name: string, value: number | string = 1, dimension?: MetricDimension) => {
+  stored.push({ name, unit, value, dimension } as StoredMetric | StoredNote);
   // Start loading now, so the invocation's end does not wait for it.
   void emfWriter().catch(() => undefined);
 };
 
-export const metricsRecorder: MetricsRecorder = {
-  count: (name, value = 1, dimension) => store({ name, unit: 'count', value, dimension }),
-  milliseconds: (name, value, dimension) => store({ name, unit: 'milliseconds', value, dimension }),
-};
+export const metricsRecorder: Required<MetricsRecorder> = { count: store('count'), milliseconds: store('milliseconds'), note: store('note') };
 
 /**
  * Writes the metrics stored during an invocation, as EMF lines on stdout (or `sendMetricsTo`'s sink); called by the handler

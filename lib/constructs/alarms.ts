@@ -19,6 +19,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { MAX_REFUSED_RECORDS_PER_MINUTE } from '../../functions/domain/webhooks/refusal-budget.js';
 import { METRIC, METRIC_DIMENSION, METRICS_NAMESPACE, METRICS_SERVICE } from '../../functions/shared/metric-names.js';
 import type { ServiceFunction } from './service-function.js';
 
@@ -221,8 +222,8 @@ export class Alarms extends Construct {
         title: 'Webhooks refused, by reason',
         width: 12,
         left: [byDimension(METRIC.webhooksRefused, METRIC_DIMENSION.reason)],
-        // Past 60 a trigger a minute, refusals are counted here and not recorded as executions.
-        right: [own(METRIC.webhookRefusalsNotRecorded, 'not recorded (over 60/min per trigger)')],
+        // Past the recording budget (10 a trigger a minute), refusals are counted here and not recorded as executions.
+        right: [own(METRIC.webhookRefusalsNotRecorded, `not recorded (over ${MAX_REFUSED_RECORDS_PER_MINUTE}/min per trigger)`)],
       }),
     );
     this.dashboard.addWidgets(

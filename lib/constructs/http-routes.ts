@@ -55,15 +55,16 @@ export function corsPreflightFor(origins: readonly string[] | undefined): CorsPr
  */
 const ACCESS_LOG_FIELDS = {
   // One line per webhook, billed by the byte: short keys, and no requestTime or protocol (each log
-  // event has its own timestamp; every request here is HTTPS to the same API).
+  // event has its own timestamp; every request here is HTTPS to the same API), no response length
+  // (the receiver's answers are a few bytes of JSON; a flow's answer is in its execution record)
+  // and no integration latency (`ms` is the request's; the functions' own time is Lambda's
+  // Duration metric). `id` is the request id an error's metric line names (docs/operating.md).
   id: '$context.requestId',
   ip: '$context.identity.sourceIp',
   method: '$context.httpMethod',
   route: '$context.routeKey',
   status: '$context.status',
-  bytes: '$context.responseLength',
   ms: '$context.responseLatency',
-  integrationMs: '$context.integrationLatency',
   integrationError: '$context.integrationErrorMessage',
   error: '$context.error.message',
 };

@@ -3,7 +3,14 @@
  * stdout: the local stack keeps them in memory instead (`stack.metricLines()`), read back here.
  */
 import { describe, expect, it, vi } from 'vitest';
+import { MeteredFlowRunner } from '../../functions/adapters/metered-flow-runner.js';
+import type { FlowResult } from '../../functions/domain/flows/ports.js';
+import { MAX_REFUSED_RECORDS_PER_MINUTE } from '../../functions/domain/webhooks/refusal-budget.js';
+import { metricsRecorder, publishMetrics } from '../../functions/shared/metrics.js';
+import { metricsReadByOperators, parseEmf } from '../support/emf.js';
 import { call, useLocalStack } from '../support/local-stack.js';
+import { signStripe } from '../support/signers.js';
+import { synth } from '../support/synth.js';
 import { totpCodeAt } from '../support/totp.js';
 import { createTrigger, deliver, TEST_FLOWS_DIR, waitForExecutions } from '../support/webhooks.js';
 
@@ -176,4 +183,47 @@ describe('EMF metrics on the local stack', () => {
     expect(written.join('')).not.toContain('No application metrics');
     expect(written.join('')).not.toContain('"_aws"');
   });
+
+  it(`every refusal is logged on its metric line with its reason, trigger and request id; past ${MAX_REFUSED_RECORDS_PER_MINUTE} recorded a minute it is counted as not recorded`, async () => {
+    const token = await stack.token('metrics-refusals');
+    const trigger = await createTrigger(stack, token, { flow: 'echo', signature: { service: 'stripe', secret: 'whsec_metrics' } });
+    const sent = MAX_REFUSED_RECORDS_PER_MINUTE + 3;
+    // One at a time: the local stack's invocations share one process, and with it one metric line in the making.
+    for (let i = 0; i < sent; i++) {
+      const body = JSON.stringify({ id: `evt_forged_${i}`, type: 'charge.succeeded' });
+      expect((await deliver(trigger.url, body, signStripe({ secret: 'whsec_forged', body, timestamp: Math.floor(Date.now() / 1000) }))).status).toBe(401);
+    }
+    const lines = () => stack.metricLines().map((line) => parseEmf(line)).filter((line) => line.logOnly.trigger === trigger.id);
+    await eventually(() => expect(lines()).toHaveLength(sent));
+    for (const line of lines()) {
+      expect(line.logOnly).toEqual({ trigger: trigger.id, requestId: expect.stringMatching(/^[A-Za-z0-9+/]{15}=$/) });
+      expect(line.datapoints).toContainEqual({ namespace: 'Flowgate', name: 'WebhooksRefused', unit: 'Count', dimensions: { service: 'flowgate', reason: 'invalid_signature' }, values: [1] });
+      expect(line.datapoints).toContainEqual({ namespace: 'Flowgate', name: 'WebhooksReceived', unit: 'Count', dimensions: { service: 'flowgate' }, values: [1] });
+    }
+    expect(new Set(lines().map((line) => line.logOnly.requestId)).size).toBe(sent);
+    const listed = await call(stack, 'GET', `/triggers/${trigger.id}/executions?status=refused&since=1970-01-01&limit=100`, { token });
+    const recorded = (listed.json.data as { executions: unknown[] }).executions.length;
+    // A minute may turn during the run (a budget each): never more than the budget a minute.
+    expect(recorded).toBeGreaterThanOrEqual(MAX_REFUSED_RECORDS_PER_MINUTE);
+    expect(recorded).toBeLessThanOrEqual(2 * MAX_REFUSED_RECORDS_PER_MINUTE);
+    const notRecorded = lines().flatMap((line) => line.datapoints).filter((d) => d.name === 'WebhookRefusalsNotRecorded');
+    expect(notRecorded.every((d) => d.unit === 'Count' && Object.keys(d.dimensions).join() === 'service')).toBe(true);
+    expect(notRecorded.length).toBe(sent - recorded);
+  });
+
+  // Last: reads every line the tests above made the functions write.
+  it('every metric the alarms and the dashboard read was written above, under the dimensions they read it by', async () => {
+    // A wait-mode run that times out takes WAIT_TIMEOUT_MS (flows.test.ts waits 14 s for one): its
+    // count goes through the receiver's metered runner and the process's writer here instead.
+    await new MeteredFlowRunner({ run: async () => ({ status: 'timed_out' }) as FlowResult }, metricsRecorder).run('slow', '{}', { timeoutMs: 1 });
+    await publishMetrics();
+    const read = metricsReadByOperators(synth().template);
+    expect(read.length).toBeGreaterThanOrEqual(15);
+    const written = new Set(stack.metricLines().flatMap((line) => parseEmf(line).datapoints)
+      .filter((d) => d.namespace === 'Flowgate' && d.dimensions.service === 'flowgate')
+      .map((d) => `${d.name}|${Object.keys(d.dimensions).sort().join()}`));
+    const missing = read.filter((metric) => !written.has(`${metric.name}|${metric.dimensions.join()}`));
+    expect(missing.map((metric) => `${metric.name} {${metric.dimensions}} (${metric.by})`)).toEqual([]);
+  });
 });
+

@@ -1,14 +1,27 @@
 import type { ExecutionStore, RefusalOutcome } from '../flows/ports.js';
 
-/** At most this many refused deliveries of one trigger are recorded per minute; later ones are only counted. */
-export const MAX_REFUSED_RECORDS_PER_MINUTE = 60;
+/**
+ * At most this many refused deliveries (and handshakes) of one trigger are recorded per minute;
+ * later ones are only counted (metric `WebhookRefusalsNotRecorded`) and logged (their metric line
+ * names the reason, the trigger and the request). Ten is what diagnosis needs: a secret set wrong
+ * at one end refuses every delivery of its sender, and one stored request (headers and body, the
+ * signature header's shape, the event type) shows it; ten a minute also show whether every
+ * delivery fails or only some (two senders on one URL, a rotation half done). An attack is told by
+ * its rate and source addresses (the metric, the log lines, the access log), and ten stored
+ * requests a minute show what it sends. Each record costs 3 write units (the counter that is this
+ * budget, the record, the request): under a flood, at most 30 a trigger a minute.
+ */
+export const MAX_REFUSED_RECORDS_PER_MINUTE = 10;
+
+/** What the receiver asks before recording a refusal or handshake (`RefusalBudget`, or a decorator of it). */
+export type RefusalGate = Pick<RefusalBudget, 'take' | 'giveBack'>;
 
 /**
  * Decides whether a refused delivery is recorded. A flood of bad requests must neither fill the
  * table nor slow the receiver, so two budgets stand in front of the write:
  *
- *   this container's own count ── at most 60 per trigger per minute ──▶ no DynamoDB call past it
- *   the shared counter (the trigger's delivery counts of the minute, conditional ADD) ──▶ at most 60 records in all
+ *   this container's own count ── at most 10 per trigger per minute ──▶ no DynamoDB call past it
+ *   the shared counter (the trigger's delivery counts of the minute, conditional ADD) ──▶ at most 10 records in all
  *
  * The shared counter's ADD also counts the refusal (or handshake) in the trigger's delivery counts,
  * so its record costs no count of its own; `giveBack` takes both back when the record fails.

@@ -2,7 +2,7 @@ import type { Clock } from '../../clock.js';
 import type { EventQueue, ExecutionRef, ExecutionStore, FlowRunner } from '../../flows/ports.js';
 import type { Handover } from '../../triggers/manage-triggers.js';
 import type { TriggerRecord } from '../../triggers/trigger.js';
-import type { RefusalBudget } from '../refusal-budget.js';
+import type { RefusalGate } from '../refusal-budget.js';
 import type { SecretLocations } from '../secret-fields.js';
 import type { KeyFetcher } from '../senders/context.js';
 import type { DeliveryListeners } from '../../listen/ports.js';
@@ -42,7 +42,7 @@ export interface ReceiverDeps {
   now: Clock;
   newId: () => string;
   /** Which refused deliveries are recorded (`refusal-budget.ts`); one per receiver, so its count lasts. */
-  refusals: RefusalBudget;
+  refusals: RefusalGate;
   maxBodyBytes: number;
   waitTimeoutMs: number;
   /** Senders' published keys (certificates, JWKS), fetched only from the hosts their catalog rows allow. */
