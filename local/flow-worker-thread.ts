@@ -73,7 +73,7 @@ port.on('message', async (message: FlowWorkerThreadMessage) => {
     lambda.serve(consumer, {
       handler: (payload, context) => handler(payload as SQSEvent, context),
       context: () => lambdaContext(consumer, FUNCTIONS[consumer].timeoutSeconds),
-      onFailure: async (record) => void await sqsClient(aws).send(new SendMessageCommand({ QueueUrl: message.queueUrl, MessageBody: record })),
+      onFailure: async (record) => { await sqsClient(aws).send(new SendMessageCommand({ QueueUrl: message.queueUrl, MessageBody: record })); },
       onAccepted: (id) => post({ type: 'queued', messageId: `direct:${id}` }),
       onSettled: (id) => post({ type: 'settled', messageIds: [`direct:${id}`] }),
     });

@@ -389,7 +389,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       lambda.serve(queue.consumer, {
         handler: (payload, context) => around(queue.consumer, payload, () => (handlers[queue.consumer] as QueueFunction)(payload as SQSEvent, context)),
         context: () => lambdaContext(queue.consumer, FUNCTIONS[queue.consumer].timeoutSeconds),
-        onFailure: async (record) => void await sqsClient(aws).send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: record })),
+        onFailure: async (record) => { await sqsClient(aws).send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: record })); },
         onAccepted: (id) => backlog.sent(`direct:${id}`),
         onSettled: (id) => backlog.done(`direct:${id}`),
       });
