@@ -88,6 +88,16 @@ const ALL_SCENARIOS: Scenario[] = [
   { name: '1 KB, wait mode', bytes: 1 * KB, flow: 'noop', mode: 'wait', events: 200 },
   { name: '1 KB, refused (bad signature)', bytes: 1 * KB, flow: 'noop', mode: 'acknowledge', refused: true, events: 300 },
 ];
+/**
+ * A quiet trigger, measured rather than computed: the first scenario's events sent one at a time,
+ * each once the previous one's flow has run and at least {@link QUIET_SPACING_MS} after it was
+ * sent, so the receiver's quiet rule (fewer than 8 deliveries of the trigger within a second,
+ * `functions/domain/flows/quiet-rule.ts`) sees them as they arrive on a quiet trigger and sends
+ * each straight to the flow worker.
+ */
+const QUIET_SCENARIO = '1 KB, flow returns nothing';
+const QUIET_EVENTS = Number(process.env.COST_QUIET_EVENTS ?? 60);
+const QUIET_SPACING_MS = 150;
 /** `COST_SCENARIOS=0,3 npm run bench cost` runs only those (by index), e.g. while cutting one line. */
 const SCENARIOS = process.env.COST_SCENARIOS ? process.env.COST_SCENARIOS.split(',').map((i) => ALL_SCENARIOS[Number(i)]!) : ALL_SCENARIOS;
 
@@ -107,6 +117,8 @@ class Usage {
   /** Log bytes by source, each event with its 26 bytes. */
   logBytes = new Map<string, number>();
   workerRecordsDone = 0;
+  /** Flow worker invocations that carried one event straight from the receiver. */
+  directInvocations = 0;
 
   addLog(source: string, bytes: number) {
     this.logBytes.set(source, (this.logBytes.get(source) ?? 0) + bytes);
@@ -342,6 +354,12 @@ export default async function costBench() {
     use.billedMs += Math.max(1, Math.ceil(performance.now() - startedAt));
     if (logging.systemLogLevel === 'INFO') metered.addLog('Lambda START and REPORT', logBytes(PLATFORM_LINES));
     const records = (event as Partial<SQSEvent>).Records;
+    if (fn === 'flowWorker' && !records) {
+      // A direct invocation (a quiet trigger's event, `direct-first-queue.ts`): one event, no queue request.
+      use.records += 1;
+      metered.workerRecordsDone += 1;
+      metered.directInvocations += 1;
+    }
     if (records) {
       use.records += records.length;
       const failed = new Set(((result as { batchItemFailures?: { itemIdentifier: string }[] } | undefined)?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
@@ -354,7 +372,7 @@ export default async function costBench() {
   };
   meter(stack, invocations, () => usage);
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-  const results: { scenario: string; events: number; items: LineItem[]; usd_per_million: number; quiet_trigger_usd_per_million: number; write_units: number; quiet_write_units: number }[] = [];
+  const results: { scenario: string; events: number; items: LineItem[]; usd_per_million: number; quiet_trigger_usd_per_million: number; write_units: number; quiet_write_units: number; quiet?: { events: number; items: LineItem[]; direct: number } }[] = [];
   try {
     const token = await stack.token('cost-bench');
     for (const scenario of SCENARIOS) {
@@ -366,17 +384,18 @@ export default async function costBench() {
       // A flood's warm-up on a trigger of its own: its refusals would take the measured trigger's recording budget of the minute.
       const warmUrl = scenario.refused ? (await createTrigger()).url : trigger.url;
       const expected = scenario.refused ? 401 : 200;
+      const deliverOne = async (prefix: string, i: number, url = trigger.url) => {
+        const body = realisticEvent(scenario.bytes, `evt_${prefix}_${i}`, i + 1);
+        const signed = signStripe({ secret: scenario.refused ? 'whsec_forged' : SECRET, body, timestamp: Math.floor(Date.now() / 1000) });
+        if (usage) usage.apiRequests += Math.max(1, Math.ceil(Buffer.byteLength(body) / API_GATEWAY_METERING_BYTES));
+        if (usage) usage.addLog('API Gateway access log', logBytes([accessLogLine(logging.accessLogFormat)]));
+        const status = await send(url, agent, body, { ...STRIPE_HEADERS, ...signed });
+        if (status !== expected) throw new Error(`${scenario.name}: a delivery answered ${status}, not ${expected}`);
+      };
       const deliverAll = async (count: number, prefix: string, url = trigger.url) => {
         let next = 0;
         await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-          for (let i = next++; i < count; i = next++) {
-            const body = realisticEvent(scenario.bytes, `evt_${prefix}_${i}`, i + 1);
-            const signed = signStripe({ secret: scenario.refused ? 'whsec_forged' : SECRET, body, timestamp: Math.floor(Date.now() / 1000) });
-            if (usage) usage.apiRequests += Math.max(1, Math.ceil(Buffer.byteLength(body) / API_GATEWAY_METERING_BYTES));
-            if (usage) usage.addLog('API Gateway access log', logBytes([accessLogLine(logging.accessLogFormat)]));
-            const status = await send(url, agent, body, { ...STRIPE_HEADERS, ...signed });
-            if (status !== expected) throw new Error(`${scenario.name}: a delivery answered ${status}, not ${expected}`);
-          }
+          for (let i = next++; i < count; i = next++) await deliverOne(prefix, i, url);
         }));
       };
       const flowsDone = async (metered: Usage, count: number) => {
@@ -408,13 +427,32 @@ export default async function costBench() {
       const singleExecution = p.sfn_express_request!.usd + (SFN_BILLING_MB / 1024) * (SFN_BILLING_MS / 1000) * p.sfn_express_gb_second!.usd;
       // The delivery counters' one write per trigger and minute of a batch becomes one per event.
       const counterUnits = metered.writeUnitsByItem.get('stats') ?? 0;
-      const quiet = batches === 0 ? total : total
+      let quiet = batches === 0 ? total : total
         + ((scenario.events - batches) / scenario.events) * (p.lambda_request!.usd + 2 * p.sqs_request!.usd) * 1e6
         + ((scenario.events - metered.sfnExecutions) / scenario.events) * singleExecution * 1e6
         + (counterUnits > 0 ? ((scenario.events - counterUnits) / scenario.events) * p.dynamodb_write_request_unit!.usd * 1e6 : 0);
       const writeUnits = metered.writeUnits / scenario.events;
-      const quietWriteUnits = writeUnits + (batches > 0 && counterUnits > 0 ? (scenario.events - counterUnits) / scenario.events : 0);
-      results.push({ scenario: scenario.name, events: scenario.events, items, usd_per_million: total, quiet_trigger_usd_per_million: quiet, write_units: writeUnits, quiet_write_units: quietWriteUnits });
+      let quietWriteUnits = writeUnits + (batches > 0 && counterUnits > 0 ? (scenario.events - counterUnits) / scenario.events : 0);
+      let measuredQuiet: { events: number; items: LineItem[]; direct: number } | undefined;
+      if (queued && scenario.name === QUIET_SCENARIO) {
+        // Measured: one event at a time, each after the previous one's outcome, as a quiet trigger's arrive.
+        const alone = new Usage();
+        usage = alone;
+        for (let i = 0; i < QUIET_EVENTS; i++) {
+          const sentAt = Date.now();
+          await deliverOne(`${scenario.bytes}_${scenario.flow}_quiet`, i);
+          await flowsDone(alone, i + 1);
+          const wait = sentAt + QUIET_SPACING_MS - Date.now();
+          if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        }
+        usage = undefined;
+        if (logging.flowLogLevel === 'ALL') alone.addLog('Step Functions execution log', alone.sfnExecutions * logBytes(flowLogLines(flowStates(scenario.flow))));
+        const quietItems = price(alone, QUIET_EVENTS);
+        quiet = quietItems.reduce((sum, item) => sum + item.usd_per_million, 0);
+        quietWriteUnits = alone.writeUnits / QUIET_EVENTS;
+        measuredQuiet = { events: QUIET_EVENTS, items: quietItems, direct: alone.directInvocations };
+      }
+      results.push({ scenario: scenario.name, events: scenario.events, items, usd_per_million: total, quiet_trigger_usd_per_million: quiet, write_units: writeUnits, quiet_write_units: quietWriteUnits, ...(measuredQuiet && { quiet: measuredQuiet }) });
     }
   } finally {
     usage = undefined;
@@ -439,10 +477,14 @@ export default async function costBench() {
     console.log(`${line.padEnd(26)}${results.map((r) => `$${r.items.find((i) => i.line === line)!.usd_per_million.toFixed(3)}`.padStart(Math.min(width, 30) + 2)).join('')}`);
   }
   console.log(`${'total'.padEnd(26)}${results.map((r) => `$${r.usd_per_million.toFixed(2)}`.padStart(Math.min(width, 30) + 2)).join('')}`);
-  console.log(`${'a quiet trigger'.padEnd(26)}${results.map((r) => `$${r.quiet_trigger_usd_per_million.toFixed(2)}`.padStart(Math.min(width, 30) + 2)).join('')}  (each event a flow-queue batch and an execution of its own)`);
+  console.log(`${'a quiet trigger'.padEnd(26)}${results.map((r) => `$${r.quiet_trigger_usd_per_million.toFixed(2)}${r.quiet ? '' : '*'}`.padStart(Math.min(width, 30) + 2)).join('')}  (measured: events one at a time, each straight to the flow worker; * computed: each a flow-queue batch and an execution of its own)`);
   for (const result of results) {
     console.log(`\n${result.scenario} (${result.events} events):`);
     for (const item of result.items) console.log(`  ${item.line.padEnd(24)} $${item.usd_per_million.toFixed(3).padStart(7)}  ${item.units}`);
+    if (result.quiet) {
+      console.log(`${result.scenario}, a quiet trigger (${result.quiet.events} events one at a time, ${result.quiet.direct} of them straight to the flow worker):`);
+      for (const item of result.quiet.items) console.log(`  ${item.line.padEnd(24)} $${item.usd_per_million.toFixed(3).padStart(7)}  ${item.units}`);
+    }
   }
   console.log(`\nfixed a month: ${fixedMonthly.map((f) => `${f.line} $${f.usd.toFixed(2)}`).join('; ')}`);
   console.log(`peers (published): ${PRICES.peers.map((p) => `${p.name} $${p.usd_per_million}/M (${p.checked})`).join('; ')}`);

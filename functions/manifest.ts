@@ -176,7 +176,7 @@ export const FUNCTIONS = {
   // The receiver seals and stores the secret an Asana or Notion handshake hands over (PutItem, Encrypt).
   webhook: { entry: 'functions/entries/webhook.ts', timeoutSeconds: 29, memoryMb: 1024, tables: { triggers: ['GetItem', 'PutItem'], executions: ['PutItem', 'BatchWriteItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['flowEvents'], secretsKey: { operations: ['decrypt', 'encrypt'], purposes: [SECRET_PURPOSES.webhookSignature] }, runsFlows: true },
   // 256 MB: the worker waits on Step Functions and DynamoDB; its own work per event is a parse and two small writes.
-  flowWorker: { entry: 'functions/entries/flow-worker.ts', timeoutSeconds: FLOW_WORKER_TIMEOUT_SECONDS, memoryMb: 256, tables: { executions: ['GetItem', 'BatchWriteItem', 'UpdateItem'] }, sendsTo: [], runsFlows: true },
+  flowWorker: { entry: 'functions/entries/flow-worker.ts', timeoutSeconds: FLOW_WORKER_TIMEOUT_SECONDS, memoryMb: 256, tables: { executions: ['GetItem', 'BatchWriteItem', 'UpdateItem'] }, sendsTo: ['flowEvents'], runsFlows: true },
 } as const satisfies Record<string, FunctionSpec>;
 export type FunctionName = keyof typeof FUNCTIONS;
 

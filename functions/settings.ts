@@ -13,7 +13,8 @@
  * Nothing here imports AWS or CDK code, so handlers can import it too.
  */
 import { DEFAULT_WEBHOOK_MAX_BODY_BYTES, MAX_WEBHOOK_BODY_BYTES } from './domain/webhooks/body-limit.js';
-import { DEFAULT_RETRY_BASE_SECONDS, MAX_RETRY_DELAY_SECONDS } from './domain/flows/run-queued-flow.js';
+// From the limits module, not the worker's use case: settings are in every bundle, the use case only in the worker's.
+import { DEFAULT_RETRY_BASE_SECONDS, MAX_RETRY_DELAY_SECONDS } from './domain/flows/limits.js';
 import { MAX_WAIT_TIMEOUT_MS } from './domain/webhooks/wait-budget.js';
 import { FUNCTIONS, QUEUES, ROUTES, TABLES, TAGS, type FunctionName, type QueueName, type TableName } from './manifest.js';
 
@@ -134,6 +135,10 @@ export const SETTINGS = {
   searchMaintenanceQueueUrl: spec({ env: QUEUES.searchMaintenance.env, source: wiring, readers: queueReaders('searchMaintenance'), parse: required }),
   /** URL of the flowEvents queue */
   flowQueueUrl: spec({ env: QUEUES.flowEvents.env, source: wiring, readers: queueReaders('flowEvents'), parse: required }),
+  /** ARN of the flow worker function, which the receiver invokes directly for a quiet trigger's events (unset: every event goes through the flow queue) */
+  flowWorkerFunction: spec({ env: 'FLOW_WORKER_FUNCTION', source: wiring, readers: ['webhook'], parse: optional }),
+  /** Lambda endpoint of a bundle run against local engines (the local stack's Invoke emulator); never deployed */
+  lambdaEndpoint: spec({ env: 'AWS_ENDPOINT_URL_LAMBDA', source: local, readers: ['webhook'], parse: optional }),
   /** The deployed flows, comma-separated */
   flowNames: spec({ env: 'FLOW_NAMES', source: wiring, readers: functionsWhere((name) => 'readsFlowNames' in FUNCTIONS[name]), parse: list }),
   /** ARN of a flow's state machine less the flow name */

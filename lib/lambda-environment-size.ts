@@ -51,6 +51,8 @@ const RESOLVED_MAX_BYTES: Record<string, number> = {
   'AWS::ApiGatewayV2::Api ApiEndpoint': length('https://', 16, '.execute-api.', REGION, '.', URL_SUFFIX),
   // An API's id (the listen endpoint's callback URL is built from it): 10 characters, counted as 16.
   'AWS::ApiGatewayV2::Api Ref': 16,
+  // arn:<partition>:lambda:<region>:<account>:function:<name>; function names are at most 64 characters.
+  'AWS::Lambda::Function Arn': length('arn:', PARTITION, ':lambda:', REGION, ':', ACCOUNT, ':function:', 64),
 };
 
 /** A literal string's bytes inside a JSON string (escapes included, quotes not). */

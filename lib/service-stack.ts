@@ -132,6 +132,8 @@ export class ServiceStack extends Stack {
       functions[name] = fn;
     }
     for (const [name, queue] of entries(QUEUES)) this.queues.connectConsumer(name, functions[queue.consumer]);
+    // A quiet trigger's event goes from the receiver straight to the flow worker, the flow queue its way back.
+    this.queues.connectDirectInvoker('flowEvents', functions[QUEUES.flowEvents.consumer], functions.webhook);
     this.functions = functions;
 
     this.http = new HttpRoutes(this, 'Http', {
@@ -192,6 +194,7 @@ export class ServiceStack extends Stack {
       // Where the SDK's presigned URLs point (virtual-hosted, regional): the console sends bytes there.
       [SETTINGS.objectsTransferOrigin.env]: `https://${this.objectStorage.bucket.bucketRegionalDomainName}`,
       [SETTINGS.flowNames.env]: this.flows.names.join(','),
+      [SETTINGS.flowWorkerFunction.env]: functions[QUEUES.flowEvents.consumer].function.functionArn,
       [SETTINGS.flowArnPrefix.env]: this.flows.arnPrefix,
       [SETTINGS.flowBatchArnPrefix.env]: this.flows.batchArnPrefix,
       // Only these: a batch call for any other flow would be denied, and paid for, every time.

@@ -10,6 +10,8 @@ export interface BacklogReports {
 export interface FlowWorkerThread {
   /** The thread's Step Functions endpoint: wait-mode deliveries run their flows there too. */
   sfnEndpoint: string;
+  /** The thread's Lambda Invoke emulator (`lambda-invoke-server.ts`): the receiver invokes the worker there directly. */
+  lambdaEndpoint: string;
   /**
    * Starts polling the flow queue with the flow worker built from `config`; `backlog` hears of
    * every message the thread sends to the queue and of those that no longer wait (`GET /health`).
@@ -26,11 +28,11 @@ export async function startFlowWorkerThread(data: FlowWorkerThreadData): Promise
   const post = (message: FlowWorkerThreadMessage) => worker.postMessage(message);
   let stopped: (() => void) | undefined;
   let backlog: BacklogReports | undefined;
-  const sfnEndpoint = await new Promise<string>((done, fail) => {
+  const { sfnEndpoint, lambdaEndpoint } = await new Promise<{ sfnEndpoint: string; lambdaEndpoint: string }>((done, fail) => {
     worker.once('error', fail);
     worker.once('exit', (code) => fail(new Error(`the flow worker thread stopped (exit ${code}) before it was ready`)));
     worker.on('message', (message: FlowWorkerThreadMessage) => {
-      if (message.type === 'sfn') done(message.endpoint);
+      if (message.type === 'sfn') done({ sfnEndpoint: message.endpoint, lambdaEndpoint: message.lambdaEndpoint });
       else if (message.type === 'metric') receiveLineFromThread(message.line);
       else if (message.type === 'stopped') stopped?.();
       else if (message.type === 'queued') backlog?.sent(message.messageId);
@@ -43,6 +45,7 @@ export async function startFlowWorkerThread(data: FlowWorkerThreadData): Promise
   worker.on('error', (error) => console.error('flow worker thread failed', error));
   return {
     sfnEndpoint,
+    lambdaEndpoint,
     start: (config, queue, concurrency, reports) => {
       backlog = reports;
       post({ type: 'start', config, queueUrl: queue.url, queueArn: queue.arn, concurrency });

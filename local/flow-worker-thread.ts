@@ -25,6 +25,9 @@ import { LocalFlowTasks } from './flow-tasks.js';
 import { lambdaContext } from './lambda-context.js';
 import { startLocalStepFunctions } from './sfn-server.js';
 import { SqsPoller } from './sqs-poller.js';
+import { startLambdaInvokeEmulator } from './lambda-invoke-server.js';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import type { SQSEvent } from 'aws-lambda';
 
 export interface FlowWorkerThreadData {
   flowsDirs: string[];
@@ -34,7 +37,7 @@ export interface FlowWorkerThreadData {
 }
 
 export type FlowWorkerThreadMessage =
-  | { type: 'sfn'; endpoint: string }
+  | { type: 'sfn'; endpoint: string; lambdaEndpoint: string }
   | { type: 'start'; config: Record<string, string | undefined>; queueUrl: string; queueArn: string; concurrency: number }
   | { type: 'stop' }
   | { type: 'stopped' }
@@ -49,6 +52,8 @@ const post = (message: FlowWorkerThreadMessage) => port.postMessage(message);
 const tasks = await LocalFlowTasks.load(data.flowsDirs, data.taskEnv);
 const sfn = await startLocalStepFunctions({ flowsDirs: data.flowsDirs, arnPrefix: LOCAL_FLOW_ARN_PREFIX, batchArnPrefix: LOCAL_FLOW_BATCH_ARN_PREFIX, tasks, engines: { dynamodb: data.endpoints.dynamodb, sqs: data.endpoints.sqs } });
 const sfnEndpoint = sfn.endpoint;
+// Lambda's Invoke API for the worker on this thread; it serves once the worker is built (`start`).
+const lambda = await startLambdaInvokeEmulator({ region: LOCAL_AWS_ENV.AWS_REGION, credentials: { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY } });
 let stopWorker: (() => Promise<void>) | undefined;
 
 port.on('message', async (message: FlowWorkerThreadMessage) => {
@@ -64,6 +69,14 @@ port.on('message', async (message: FlowWorkerThreadMessage) => {
     const handler = COMPOSERS[consumer](readSettings(consumer, message.config), aws) as QueueFunction;
     // The main thread keeps the flow queue's ledger (`flow-backlog.ts`): what this side sends and settles goes there.
     watchSends(sqsClient(aws), message.queueUrl, (messageId) => post({ type: 'queued', messageId }));
+    // A direct invocation waits in the main thread's ledger as a queued message does, under an id of its own.
+    lambda.serve(consumer, {
+      handler: (payload, context) => handler(payload as SQSEvent, context),
+      context: () => lambdaContext(consumer, FUNCTIONS[consumer].timeoutSeconds),
+      onFailure: async (record) => { await sqsClient(aws).send(new SendMessageCommand({ QueueUrl: message.queueUrl, MessageBody: record })); },
+      onAccepted: (id) => post({ type: 'queued', messageId: `direct:${id}` }),
+      onSettled: (id) => post({ type: 'settled', messageIds: [`direct:${id}`] }),
+    });
     const poller = new SqsPoller({
       sqs: sqsClient(aws),
       queueUrl: message.queueUrl,
@@ -76,13 +89,15 @@ port.on('message', async (message: FlowWorkerThreadMessage) => {
       onSettled: (deleted, failed) => post({ type: 'settled', messageIds: settledIds(deleted, failed, QUEUES.flowEvents.maxReceiveCount) }),
     });
     stopWorker = async () => {
+      await lambda.stop();
       await poller.stop();
       destroyAwsClients(aws);
     };
   } else if (message.type === 'stop') {
     await stopWorker?.();
+    if (!stopWorker) await lambda.stop();
     await new Promise<void>((done) => sfn.server.close(() => done()));
     post({ type: 'stopped' });
   }
 });
-post({ type: 'sfn', endpoint: sfnEndpoint });
+post({ type: 'sfn', endpoint: sfnEndpoint, lambdaEndpoint: lambda.endpoint });

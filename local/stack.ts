@@ -4,7 +4,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { delimiter, join, resolve } from 'node:path';
-import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSEvent } from 'aws-lambda';
 import { generateLocalSigningKey } from '../functions/adapters/local-token-signer.js';
 import { createAwsClients, destroyAwsClients, type AwsClients } from '../functions/adapters/aws/clients.js';
 import { COMPOSERS, composeLocalSystem, type HttpFunction, type QueueFunction } from '../functions/composition.js';
@@ -33,6 +34,7 @@ import { receiveMetricLines, type MetricLinesTarget } from './metric-lines.js';
 import { lambdaContext } from './lambda-context.js';
 import { recover, type RecoveryReport } from './recovery.js';
 import { SqsPoller } from './sqs-poller.js';
+import { startLambdaInvokeEmulator, type LambdaInvokeEmulator } from './lambda-invoke-server.js';
 import { mintLocalToken } from './token.js';
 import { resetConnectionsTable, startListenEmulator, type ListenEmulator } from './listen-server.js';
 import { composeListen, composeListenAuthorizer } from '../functions/handlers/listen.js';
@@ -53,6 +55,8 @@ const FLOW_WORKER_POLLERS = 8;
 const REPO_ROOT = resolve(import.meta.dirname, '..');
 /** The listen endpoint's connections table (deployed: `lib/constructs/listen-api.ts`'s), made empty at each start. */
 const LISTEN_CONNECTIONS_TABLE = 'local-listenConnections';
+/** The flow worker's ARN as the local receiver invokes it (`lambda-context.ts` gives the same). */
+const LOCAL_FLOW_WORKER_ARN = `arn:aws:lambda:${LOCAL_AWS_ENV.AWS_REGION}:000000000000:function:${QUEUES.flowEvents.consumer}`;
 const LOCAL_CREDENTIALS = { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY };
 
 export interface LocalStackOptions {
@@ -201,6 +205,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const jwtSecret = options.jwtSecret ?? data?.secrets.jwtSecret ?? randomBytes(32).toString('base64url');
   let engines: Engines;
   let flowWorker: FlowWorkerThread | undefined;
+  /** Lambda's Invoke API for the flow worker, on the thread that runs it (`lambda-invoke-server.ts`). */
+  let lambda: LambdaInvokeEmulator | undefined;
   try {
     const started = await startEngines({ flowsDirs, visibilityTimeoutSeconds, tasks, dynamodbPath: data?.dynamodbPath, objectsPath: data?.objectsPath, dataDir: data?.path, stepFunctions: !inThread, engineThread: options.engineThread ?? false });
     engines = started;
@@ -213,7 +219,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         await started.stop();
         throw error;
       });
-      engines = { ...started, env: { ...started.env, AWS_ENDPOINT_URL_SFN: flowWorker.sfnEndpoint } };
+      engines = { ...started, env: { ...started.env, AWS_ENDPOINT_URL_SFN: flowWorker.sfnEndpoint, AWS_ENDPOINT_URL_LAMBDA: flowWorker.lambdaEndpoint } };
+    } else {
+      lambda = await startLambdaInvokeEmulator({ region: LOCAL_AWS_ENV.AWS_REGION, credentials: LOCAL_CREDENTIALS }).catch(async (error: unknown) => {
+        await started.stop();
+        throw error;
+      });
+      engines = { ...started, env: { ...started.env, AWS_ENDPOINT_URL_LAMBDA: lambda.endpoint } };
     }
   } catch (error) {
     await data?.release();
@@ -252,6 +264,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     if (server.listening) server.close();
     await listen?.stop();
     await flowWorker?.stop();
+    await lambda?.stop();
     await engines.stop();
     await data?.release();
     throw error;
@@ -273,6 +286,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     [SETTINGS.localMfaSigningKeys.env]: data?.secrets.mfaSigningKey ?? generateLocalSigningKey(),
     [SETTINGS.mfaTokenIssuer.env]: baseUrl,
     [SETTINGS.searchDataUri.env]: data?.searchPath ?? searchScratch,
+    // The receiver invokes the worker directly for quiet triggers, at the Invoke emulator.
+    [SETTINGS.flowWorkerFunction.env]: LOCAL_FLOW_WORKER_ARN,
     ...(listen && { [SETTINGS.listenConnectionsTable.env]: LISTEN_CONNECTIONS_TABLE, [SETTINGS.listenCallbackUrl.env]: listen.callbackUrl }),
     // An unset option leaves the stack's own value (or the handler's default) in place.
     ...Object.fromEntries(Object.entries(options.env ?? {}).filter(([, value]) => value !== undefined && value !== '')),
@@ -280,7 +295,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const aws = createAwsClients({
     region: LOCAL_AWS_ENV.AWS_REGION,
     credentials: LOCAL_CREDENTIALS,
-    endpoints: { dynamodb: engines.env.AWS_ENDPOINT_URL_DYNAMODB, sqs: engines.env.AWS_ENDPOINT_URL_SQS, sfn: engines.env.AWS_ENDPOINT_URL_SFN, s3: engines.env.AWS_ENDPOINT_URL_S3 },
+    endpoints: { dynamodb: engines.env.AWS_ENDPOINT_URL_DYNAMODB, sqs: engines.env.AWS_ENDPOINT_URL_SQS, sfn: engines.env.AWS_ENDPOINT_URL_SFN, s3: engines.env.AWS_ENDPOINT_URL_S3, lambda: engines.env.AWS_ENDPOINT_URL_LAMBDA },
   });
   // The logger is one per process; a level given to this stack applies to it.
   if (config.POWERTOOLS_LOG_LEVEL) configureLogging({ logLevel: parseSetting('logLevel', config.POWERTOOLS_LOG_LEVEL) });
@@ -319,6 +334,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     await listen?.stop();
     destroyAwsClients(aws);
     await flowWorker?.stop();
+    await lambda?.stop();
     await engines.stop();
     await data.release();
     throw error;
@@ -368,6 +384,16 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   for (const [name, queue] of Object.entries(QUEUES) as [QueueName, (typeof QUEUES)[QueueName]][]) {
     const queueUrl = engines.queueUrls[name];
     const queueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
+    if (lambda && name === 'flowEvents') {
+      // Lambda's asynchronous invocations of the worker: a direct delivery waits in the backlog as a queued one does.
+      lambda.serve(queue.consumer, {
+        handler: (payload, context) => around(queue.consumer, payload, () => (handlers[queue.consumer] as QueueFunction)(payload as SQSEvent, context)),
+        context: () => lambdaContext(queue.consumer, FUNCTIONS[queue.consumer].timeoutSeconds),
+        onFailure: async (record) => { await sqsClient(aws).send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: record })); },
+        onAccepted: (id) => backlog.sent(`direct:${id}`),
+        onSettled: (id) => backlog.done(`direct:${id}`),
+      });
+    }
     if (flowWorker && name === 'flowEvents') {
       flowWorker.start(config, { url: queueUrl, arn: queueArn }, FLOW_WORKER_POLLERS, { sent: (id) => backlog.sent(id), settled: (ids) => ids.forEach((id) => backlog.done(id)) });
       continue;
@@ -401,6 +427,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     metricLines: () => metricLines.lines(),
     token: (sub, tokenOptions) => mintLocalToken({ secret: jwtSecret, sub, ...tokenOptions }),
     async stop() {
+      // Direct invocations under way finish first: a failed one's retry goes to the queue.
+      await lambda?.stop();
       await Promise.all([...pollers.map((p) => p.stop()), flowWorker?.stop()]);
       metricLines.stop();
       await listen?.stop();

@@ -12,5 +12,6 @@ export function fromLambdaEnvironment(fn: FunctionName): { settings: Settings; a
   const settings = readSettings(fn, process.env);
   configureLogging(settings);
   const sfn = settingsReadBy(fn).includes('sfnEndpoint') ? settings.sfnEndpoint : undefined;
-  return { settings, aws: createAwsClients(sfn ? { endpoints: { sfn } } : {}) };
+  const lambda = settingsReadBy(fn).includes('lambdaEndpoint') ? settings.lambdaEndpoint : undefined;
+  return { settings, aws: createAwsClients(sfn || lambda ? { endpoints: { ...(sfn && { sfn }), ...(lambda && { lambda }) } } : {}) };
 }

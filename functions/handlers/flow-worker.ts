@@ -1,18 +1,19 @@
 import type { AwsClients } from '../adapters/aws/clients.js';
 import { dynamoClient } from '../adapters/aws/clients/dynamo.js';
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { DynamoDeliveryStats } from '../adapters/aws/dynamo-delivery-stats.js';
 import { DynamoExecutionStore } from '../adapters/aws/dynamo-execution-store.js';
 import { CountingExecutionStore } from '../adapters/counting-execution-store.js';
 import { SfnFlowRunner } from '../adapters/aws/sfn-flow-runner.js';
 import { MeteredFlowRunner } from '../adapters/metered-flow-runner.js';
 import { sfnClient } from '../adapters/aws/clients/sfn.js';
-import { sqsRedeliveryOnFirstUse } from '../adapters/aws/sqs-on-first-use.js';
+import { sqsRedeliveryOnFirstUse, sqsRetryQueueOnFirstUse } from '../adapters/aws/sqs-on-first-use.js';
 import { EXPRESS_MAX_DURATION_MS } from '../domain/flows/limits.js';
 import { batchedRunners } from '../domain/flows/batch-runs.js';
 import type { BatchFlowRunner, FlowRunner } from '../domain/flows/ports.js';
-import { runQueuedFlow, type WorkerDeps } from '../domain/flows/run-queued-flow.js';
+import { FlowAttemptFailed, runQueuedFlow, type WorkerDeps } from '../domain/flows/run-queued-flow.js';
+import { retryOfDestinationRecord } from '../domain/flows/direct-retry.js';
 import type { DeliveryStatsStore } from '../domain/stats/ports.js';
 import { StatsTally } from '../domain/stats/tally.js';
 import { QUEUES } from '../manifest.js';
@@ -33,13 +34,58 @@ export interface WorkerBatching {
   meter: (runner: FlowRunner) => FlowRunner;
 }
 
+/** The worker's two ways in: a batch of the flow queue, or one flow message invoked directly. */
+export interface FlowWorkerFunction {
+  (event: SQSEvent, context: Context): Promise<SQSBatchResponse>;
+  /** A direct invocation's answer is an empty batch response: Lambda drops an asynchronous invocation's result. */
+  (message: unknown, context: Context): Promise<SQSBatchResponse>;
+}
+
+const isSqsEvent = (event: unknown): event is SQSEvent => Array.isArray((event as SQSEvent | undefined)?.Records);
+
+/** A record of the flow queue as the worker runs it: Lambda's destination record of a failed direct invocation becomes the retry it stands for. */
+const asRetry = (record: SQSRecord): SQSRecord => {
+  const retry = retryOfDestinationRecord(record.body);
+  return retry === undefined ? record : { ...record, body: retry };
+};
+
 /**
  * The flow queue's consumer over the given dependencies; failed records are reported one by one.
  * The batch's outcomes are counted together: one write per trigger and minute (`StatsTally`).
+ *
+ * It is also invoked directly (asynchronously, by the receiver for a quiet trigger,
+ * `direct-first-queue.ts`) with one flow message as the event: that message runs as the first
+ * attempt of a queued one would; a failed run is retried through the flow queue and the invocation
+ * succeeds; anything else that fails throws, and Lambda (no retries of its own) sends its record to
+ * the flow queue, where this consumer runs it as the retry. A payload that is not a flow message is
+ * logged and dropped: retrying it could not make it one.
  */
-export function createFlowWorkerHandler(deps: WorkerDeps & { batching?: WorkerBatching; stats: DeliveryStatsStore }) {
+export function createFlowWorkerHandler(deps: WorkerDeps & { batching?: WorkerBatching; stats: DeliveryStatsStore }): FlowWorkerFunction {
   const processor = new BatchProcessor(EventType.SQS);
-  return async (event: SQSEvent, context: Context) => {
+  const direct = async (payload: unknown, context: Context) => {
+    const timeoutMs = Math.min(EXPRESS_MAX_DURATION_MS, context.getRemainingTimeInMillis() - RECORDING_MARGIN_MS);
+    const body = JSON.stringify(payload ?? null);
+    const tally = new StatsTally();
+    try {
+      await runQueuedFlow({ ...deps, executions: new CountingExecutionStore(deps.executions, tally) }, { body, receiveCount: 1, timeoutMs });
+    } catch (error) {
+      if (error instanceof FlowAttemptFailed && error.handedBack) {
+        await logWarn('flow attempt failed', { direct: true, error: error.message });
+      } else if ((error as Error).message === 'not a flow message' || error instanceof SyntaxError) {
+        await logWarn('direct invocation is not a flow message: dropped', { error: (error as Error).message });
+      } else {
+        await tally.flush(deps.stats, deps.now).catch(() => undefined);
+        await publishMetrics();
+        throw error;
+      }
+    }
+    await tally.flush(deps.stats, deps.now);
+    await publishMetrics();
+    return { batchItemFailures: [] };
+  };
+  return async (input: unknown, context: Context): Promise<SQSBatchResponse> => {
+    if (!isSqsEvent(input)) return direct(input, context);
+    const event: SQSEvent = { Records: input.Records.map(asRetry) };
     const timeoutMs = Math.min(EXPRESS_MAX_DURATION_MS, context.getRemainingTimeInMillis() - RECORDING_MARGIN_MS);
     const batched = deps.batching
       ? batchedRunners(event.Records.map((record) => ({ id: record.messageId, body: record.body, receiveCount: Number(record.attributes.ApproximateReceiveCount) })), deps.batching.single, deps.batching.batches, timeoutMs)
@@ -72,6 +118,7 @@ export function composeFlowWorker(settings: Settings, aws: AwsClients) {
     batching: { single: runner, batches: runner, meter },
     // Only a failed run changes a message's visibility: the SQS client loads on the first.
     redelivery: sqsRedeliveryOnFirstUse(settings.flowQueueUrl, aws),
+    retries: sqsRetryQueueOnFirstUse(settings.flowQueueUrl, aws),
     maxReceiveCount: QUEUES.flowEvents.maxReceiveCount,
     retryBaseSeconds: settings.flowRetryBaseSeconds,
     now: Date.now,

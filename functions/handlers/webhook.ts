@@ -6,6 +6,10 @@ import { DynamoExecutionStore } from '../adapters/aws/dynamo-execution-store.js'
 import { DynamoTriggerStore } from '../adapters/aws/dynamo-trigger-store.js';
 import { sfnFlowRunnerOnFirstUse } from '../adapters/aws/sfn-on-first-use.js';
 import { sqsEventQueueLoadedAhead } from '../adapters/aws/sqs-on-first-use.js';
+import { portLoadedAhead } from '../adapters/lazy.js';
+import { DirectFirstQueue } from '../domain/flows/direct-first-queue.js';
+import type { EventQueue, WorkerInvoker } from '../domain/flows/ports.js';
+import { QuietRule } from '../domain/flows/quiet-rule.js';
 import { MeteredExecutionStore } from '../adapters/metered-execution-store.js';
 import { NotifyingExecutionStore } from '../adapters/notifying-execution-store.js';
 import type { DeliveryListeners } from '../domain/listen/ports.js';
@@ -27,6 +31,7 @@ import type { KeyFetcher } from '../domain/webhooks/senders/context.js';
 import type { Settings } from '../settings.js';
 import { createPublicHttpHandler } from '../shared/handler.js';
 import { metricsRecorder } from '../shared/metrics.js';
+import { logWarn } from '../shared/logger.js';
 import { json, pathParam, rawBody, type HttpEvent, type HttpResult } from '../shared/http.js';
 
 /**
@@ -134,11 +139,18 @@ export function composeWebhook(settings: Settings, aws: AwsClients, senderKeys: 
   // With listeners (`flowgate listen`'s endpoint), each delivery is pushed to them once recorded.
   const executions = new MeteredExecutionStore(listeners ? new NotifyingExecutionStore(recorded, listeners) : recorded, metricsRecorder);
   const flowQueue = sqsEventQueueLoadedAhead(settings.flowQueueUrl, aws);
+  // A quiet trigger's event goes straight to the flow worker (`direct-first-queue.ts`); the signer
+  // loads with the first request, as the SQS client does.
+  const worker = settings.flowWorkerFunction === undefined ? undefined : portLoadedAhead<WorkerInvoker>(
+    async () => (await import('../adapters/aws/lambda-event-invoker.js')).lambdaEventInvokerFor(settings.flowWorkerFunction!, aws), { invoke: true });
+  const queue: EventQueue = worker
+    ? new DirectFirstQueue({ queue: flowQueue.port, worker: worker.port, rule: new QuietRule(now), onFallback: (error) => void logWarn('direct invocation of the flow worker failed: event sent to the flow queue', { error: (error as Error).message }) })
+    : flowQueue.port;
   const handler = createWebhookHandler({
     triggers: new CachedTriggerLookup(triggerStore, secretBox, settings.triggerCacheTtlMs, Date.now),
     executions,
     refusals: new MeteredRefusalBudget(new RefusalBudget(executions), metricsRecorder),
-    queue: flowQueue.port,
+    queue,
     // Only wait-mode triggers run flows here: the Step Functions client loads on the first of them.
     flows: new MeteredFlowRunner(sfnFlowRunnerOnFirstUse(settings.flowArnPrefix, aws), metricsRecorder),
     now,
@@ -153,6 +165,7 @@ export function composeWebhook(settings: Settings, aws: AwsClients, senderKeys: 
   }, settings.publicWebhookBaseUrl ?? settings.webhookBaseUrl);
   return (event: HttpEvent, context?: Context): Promise<HttpResult> => {
     flowQueue.loadAhead();
+    worker?.loadAhead();
     return handler(event, context);
   };
 }

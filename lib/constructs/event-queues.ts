@@ -1,6 +1,8 @@
 import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { Queue, QueueEncryption, RedrivePermission } from 'aws-cdk-lib/aws-sqs';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { MESSAGE_RETENTION_DAYS, MIN_RECEIVES_FOR_LAMBDA_CONSUMER, type QueueName } from '../../functions/manifest.js';
 import type { ServiceFunction } from './service-function.js';
@@ -31,6 +33,12 @@ export interface EventQueuesProps {
  * https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-configure.html
  */
 export const VISIBILITY_TIMEOUT_MULTIPLE = 6;
+/**
+ * How long Lambda keeps a direct invocation of a queue's consumer that it could not run yet
+ * (throttled): past this, it goes to the queue through the on-failure destination, where the
+ * event source's maximum concurrency applies (Lambda keeps such events up to 6 hours).
+ */
+export const DIRECT_INVOKE_MAX_EVENT_AGE_SECONDS = 3_600;
 /** SQS's limit on queue names. */
 const MAX_QUEUE_NAME_LENGTH = 80;
 
@@ -102,6 +110,24 @@ export class EventQueues extends Construct {
     for (const name of sendsTo) {
       this.queues[name].grantSendMessages(fn);
     }
+  }
+
+  /**
+   * Lets `invoker` hand a message to the queue's consumer directly, as an asynchronous invocation
+   * (`functions/domain/flows/direct-first-queue.ts`), with the queue as the way back: Lambda does
+   * not retry the invocation itself (retries 0); an invocation that fails (throws, times out) or
+   * waits longer than {@link DIRECT_INVOKE_MAX_EVENT_AGE_SECONDS} is sent to the queue as Lambda's
+   * destination record, which the consumer runs as the retry (its retries, backoff and dead-letter
+   * queue then are the queue's). Only `invoker` may invoke the consumer, and only it.
+   */
+  connectDirectInvoker(name: QueueName, consumer: ServiceFunction, invoker: ServiceFunction): void {
+    // The function itself, unqualified: not `<arn>:*` (its versions and aliases), which it has none of.
+    invoker.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [consumer.function.functionArn] }));
+    consumer.function.configureAsyncInvoke({
+      retryAttempts: 0,
+      maxEventAge: Duration.seconds(DIRECT_INVOKE_MAX_EVENT_AGE_SECONDS),
+      onFailure: new SqsDestination(this.queues[name]),
+    });
   }
 
   /**

@@ -4,8 +4,9 @@ import { dynamoClient } from '../../functions/adapters/aws/clients/dynamo.js';
 import { call, useLocalStack } from '../support/local-stack.js';
 import { createTrigger, deliver } from '../support/webhooks.js';
 
-// The flow queue points at a port nothing listens on: SQS is unreachable for the receiver.
-const stack = useLocalStack({ env: { FLOW_QUEUE_URL: 'http://127.0.0.1:9/000000000000/unreachable', AWS_MAX_ATTEMPTS: '1' } });
+// The flow queue points at a port nothing listens on: SQS is unreachable for the receiver. And the
+// flow worker it would invoke directly for a quiet trigger does not exist: nothing can hold the event.
+const stack = useLocalStack({ env: { FLOW_QUEUE_URL: 'http://127.0.0.1:9/000000000000/unreachable', AWS_MAX_ATTEMPTS: '1', FLOW_WORKER_FUNCTION: 'arn:aws:lambda:us-east-1:000000000000:function:missing' } });
 
 describe('queue unreachable', () => {
   it('answers 503 unavailable and records no execution as accepted', async () => {

@@ -100,11 +100,14 @@ function webhookEnvironment(): Record<string, string> {
       // The API's own URL: the receiver needs it (a required setting) to check URL signatures against.
       WEBHOOK_BASE_URL: 'https://abc123.execute-api.eu-west-1.amazonaws.com/webhooks',
       SECRETS_KMS_KEY_ID: 'arn:aws:kms:eu-west-1:123456789012:key/00000000-0000-0000-0000-000000000000',
+      FLOW_WORKER_FUNCTION: 'arn:aws:lambda:eu-west-1:123456789012:function:flowgate-flowWorker',
     }),
     ...ROLE,
     AWS_ENDPOINT_URL_DYNAMODB: local.AWS_ENDPOINT_URL_DYNAMODB!,
     AWS_ENDPOINT_URL_SQS: local.AWS_ENDPOINT_URL_SQS!,
     AWS_ENDPOINT_URL_SFN: local.AWS_ENDPOINT_URL_SFN!,
+    // No Lambda here: the direct invocation is refused, and the event goes to the flow queue, as deployed when Lambda refuses one.
+    AWS_ENDPOINT_URL_LAMBDA: 'http://127.0.0.1:1',
   };
 }
 

@@ -347,6 +347,8 @@ describe('the service stack, from functions/manifest.ts', () => {
       if (spec.runsFlows) {
         for (const machine of Object.values(s.stack.flows.stateMachines)) expected.set(id(machine), exactly('states:StartSyncExecution'));
       }
+      // The receiver invokes the flow worker directly for a quiet trigger (test/infra/direct-flow-path.test.ts).
+      if (name === 'webhook') expected.set(id(s.stack.functions.flowWorker.function), exactly('lambda:InvokeFunction'));
       // The flow worker alone runs the flows' batch state machines.
       if (name === 'flowWorker') {
         for (const machine of Object.values(s.stack.flows.batchStateMachines)) expected.set(id(machine), exactly('states:StartSyncExecution'));

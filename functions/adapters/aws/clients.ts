@@ -10,7 +10,7 @@ export interface AwsClientsConfig {
   /** Endpoints of local engines; unset, each client talks to AWS. */
   endpoints?: Partial<Record<AwsService, string>>;
 }
-export type AwsService = 'dynamodb' | 'sqs' | 'sfn' | 'kms' | 's3';
+export type AwsService = 'dynamodb' | 'sqs' | 'sfn' | 'kms' | 's3' | 'lambda';
 /** The handle functions are composed with; its identity keys the clients made for it. */
 export type AwsClients = Readonly<AwsClientsConfig>;
 

@@ -1,8 +1,6 @@
-import { fromEnv } from '@aws-sdk/credential-provider-env';
-import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import type { AwsClients } from './clients.js';
-import { NodeSha256 } from './node-sha256.js';
+import { signedPoster } from './signed-request.js';
 
 /** Posts to a connection through the management API; false when the connection is gone (410). */
 export type PostToConnection = (connectionId: string, text: string) => Promise<boolean>;
@@ -12,8 +10,7 @@ export type PostToConnection = (connectionId: string, text: string) => Promise<b
  * rather than through `@aws-sdk/client-apigatewaymanagementapi`: that client speaks REST-JSON,
  * and esbuild's code splitting put the protocol code it shares with the DynamoDB client into a
  * chunk the receiver loads at init, which took the receiver's bundle over its 300 KB budget
- * (280,977 → 301,847 bytes). The signer is the SDK's own (`@smithy/signature-v4`), already in
- * every bundle; credentials come from the environment, as Lambda gives them.
+ * (280,977 → 301,847 bytes). The request is signed as `signed-request.ts` does it.
  *
  * The region is the caller's, or else the one the callback URL names
  * (`https://{api-id}.execute-api.{region}.amazonaws.com/{stage}`), as the stack's output gives it.
@@ -26,25 +23,14 @@ export function managementPoster(
 ): PostToConnection {
   const base = new URL(callbackUrl.endsWith('/') ? callbackUrl : `${callbackUrl}/`);
   const region = options.region ?? regionOf(base);
-  const signer = new SignatureV4({ credentials: options.credentials ?? fromEnv(), region, service: 'execute-api', sha256: NodeSha256 });
+  const post = signedPoster({ service: 'execute-api', region, ...(options.credentials && { credentials: options.credentials }) });
   const attempts = options.attempts ?? 3;
   return async (connectionId, text) => {
     const url = new URL(`@connections/${encodeURIComponent(connectionId)}`, base);
     const body = Buffer.from(text, 'utf8');
     for (let attempt = 1; ; attempt++) {
-      const signed = await signer.sign({
-        method: 'POST',
-        protocol: url.protocol,
-        hostname: url.hostname,
-        ...(url.port && { port: Number(url.port) }),
-        path: decodeURIComponent(url.pathname),
-        headers: { host: url.host, 'content-type': 'application/octet-stream' },
-        body,
-        query: {},
-      });
-      const response = await fetch(url, { method: 'POST', headers: signed.headers as Record<string, string>, body });
-      await response.arrayBuffer();
-      if (response.ok) return true;
+      const response = await post(url, body, { 'content-type': 'application/octet-stream' });
+      if (response.status >= 200 && response.status < 300) return true;
       if (response.status === 410) return false;
       // Throttled or failed on API Gateway's side: tried again, as the SDK's client would.
       const retryable = response.status === 429 || response.status >= 500;

@@ -1,4 +1,4 @@
-import type { EventQueue, Redelivery } from '../../domain/flows/ports.js';
+import type { EventQueue, Redelivery, RetryQueue } from '../../domain/flows/ports.js';
 import type { SweepQueue } from '../../domain/kv/sweep-task.js';
 import type { SearchMaintenance } from '../../domain/search/types.js';
 import type { Clock } from '../../domain/clock.js';
@@ -21,6 +21,10 @@ export const sqsSearchMaintenanceOnFirstUse = (queueUrl: string, aws: AwsClients
 /** Redelivery, for the flow worker, which changes a message's visibility only after a failed run. */
 export const sqsRedeliveryOnFirstUse = (queueUrl: string, aws: AwsClients): Redelivery =>
   portOnFirstCall(async () => (await import('./first-use/sqs.js')).redelivery(queueUrl, aws), { delay: true });
+
+/** The flow queue, for the flow worker, which sends to it only a failed direct attempt's retry. */
+export const sqsRetryQueueOnFirstUse = (queueUrl: string, aws: AwsClients): RetryQueue =>
+  portOnFirstCall(async () => (await import('./first-use/sqs.js')).retryQueue(queueUrl, aws), { requeue: true });
 
 /** The flow queue, for the triggers function, which sends to it only to replay deliveries. */
 export const sqsEventQueueOnFirstUse = (queueUrl: string, aws: AwsClients): EventQueue =>

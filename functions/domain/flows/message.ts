@@ -16,6 +16,12 @@ export interface FlowMessage {
    * restart, so its next run is recorded as the attempt after them rather than as attempt 1.
    */
   attempts_before?: number;
+  /**
+   * Of `attempts_before`, those made outside the queue (a direct invocation of the worker,
+   * `direct-first-queue.ts`): they count against the queue's `maxReceiveCount`, so an event retried
+   * through the queue after a direct attempt still has the same number of attempts in all.
+   */
+  direct_attempts?: number;
 }
 
 /**
@@ -28,7 +34,8 @@ export function parseFlowMessage(body: string): FlowMessage {
   const message = JSON.parse(body) as FlowMessage;
   const attemptsBefore = message?.attempts_before;
   if (message?.v !== 1 || typeof message.flow !== 'string' || typeof message.ref?.executionId !== 'string' || (!message.input && !message.payload)
-    || (attemptsBefore !== undefined && !(Number.isSafeInteger(attemptsBefore) && attemptsBefore >= 0))) {
+    || (attemptsBefore !== undefined && !(Number.isSafeInteger(attemptsBefore) && attemptsBefore >= 0))
+    || (message.direct_attempts !== undefined && !(Number.isSafeInteger(message.direct_attempts) && message.direct_attempts >= 0 && message.direct_attempts <= (attemptsBefore ?? 0)))) {
     throw new Error('not a flow message');
   }
   return message;
@@ -50,3 +57,4 @@ export async function buildFlowMessage(
   const payload = await deps.executions.storePayload(deps.newId(), inputJson);
   return `${head},"payload":${JSON.stringify(payload)}}`;
 }
+

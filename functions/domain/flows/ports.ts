@@ -30,13 +30,28 @@ export interface BatchFlowRunner {
 
 /** The queue of accepted events for the flow worker. Throws `AppError('unavailable')` when it cannot take one. */
 export interface EventQueue {
-  send(body: string): Promise<void>;
+  /** @param about the trigger the event is for, when the sender knows it (the receiver does). */
+  send(body: string, about?: { triggerId: string }): Promise<void>;
+}
+
+/**
+ * The flow worker invoked asynchronously with a flow message (Lambda's `Event` invocation): resolves
+ * once Lambda holds the event, throws when it did not take it (refused, throttled, unreachable).
+ */
+export interface WorkerInvoker {
+  invoke(body: string): Promise<void>;
 }
 
 /** When a received queue message comes back (SQS ChangeMessageVisibility). */
 export interface Redelivery {
   /** The message with this receipt handle is delivered again `seconds` from now. */
   delay(receiptHandle: string, seconds: number): Promise<void>;
+}
+
+/** The flow queue as the worker sends a direct attempt's retry to it. */
+export interface RetryQueue {
+  /** Puts `body` on the flow queue, to be delivered `seconds` from now (SQS `DelaySeconds`, at most 900). */
+  requeue(body: string, seconds: number): Promise<void>;
 }
 
 /**

@@ -1,11 +1,11 @@
 import type { Clock } from '../clock.js';
+import { retryAfterDirect } from './direct-retry.js';
+import { DEFAULT_RETRY_BASE_SECONDS, MAX_RETRY_DELAY_SECONDS } from './limits.js';
 import { parseFlowMessage } from './message.js';
-import type { ExecutionStore, FlowRunner, Redelivery } from './ports.js';
+import type { ExecutionStore, FlowRunner, Redelivery, RetryQueue } from './ports.js';
 
-/** Retries back off from this delay, doubling each time (15 s, 30 s, 1 min, 2 min by default). */
-export const DEFAULT_RETRY_BASE_SECONDS = 15;
-/** No retry waits longer than this, whatever the attempt. */
-export const MAX_RETRY_DELAY_SECONDS = 15 * 60;
+export { DEFAULT_RETRY_BASE_SECONDS, MAX_RETRY_DELAY_SECONDS };
+
 /**
  * A run still going after this long is recorded `running`; a shorter one goes straight from
  * `queued` to its outcome. Most flows end in tens of milliseconds, and a `running` write that
@@ -18,6 +18,8 @@ export interface WorkerDeps {
   executions: ExecutionStore;
   flows: FlowRunner;
   redelivery: Redelivery;
+  /** Where a failed direct attempt's retry goes (the flow queue); needed only by direct deliveries. */
+  retries?: RetryQueue;
   /** Receives before the queue moves a message to its dead-letter queue. */
   maxReceiveCount: number;
   /** Delay before the first retry; each later one doubles it. */
@@ -35,19 +37,26 @@ const timerAfter = (ms: number, then: () => void) => {
 
 export interface QueuedDelivery {
   body: string;
-  receiptHandle: string;
-  /** SQS's `ApproximateReceiveCount`: 1 on the first delivery. */
+  /** Absent for a direct invocation of the worker (`direct-first-queue.ts`): its retry is sent to the queue. */
+  receiptHandle?: string;
+  /** SQS's `ApproximateReceiveCount`: 1 on the first delivery (and for a direct one). */
   receiveCount: number;
   timeoutMs: number;
 }
 
-/** Thrown so the event source redelivers this message (and only this one) later. */
+/**
+ * Thrown so the event source redelivers this message (and only this one) later. `handedBack`: a
+ * direct attempt's retry is on the flow queue already, so the invocation itself succeeded.
+ */
 export class FlowAttemptFailed extends Error {
-  constructor(readonly attempt: number, readonly reason: string) {
+  constructor(readonly attempt: number, readonly reason: string, readonly handedBack = false) {
     super(`flow attempt ${attempt} failed: ${reason}`);
     this.name = 'FlowAttemptFailed';
   }
 }
+
+/** The reason given for a message whose attempts were all used before the queue's own count ran out. */
+export const ATTEMPTS_EXHAUSTED = 'attempts_exhausted';
 
 /** Seconds before the retry that follows failed attempt `attempt` (1-based). */
 export const retryDelaySeconds = (attempt: number, baseSeconds: number): number =>
@@ -68,6 +77,14 @@ export async function runQueuedFlow(deps: WorkerDeps, delivery: QueuedDelivery):
   const message = parseFlowMessage(delivery.body);
   // A message the local stack queued again after a restart goes on from the attempts already made.
   const attempt = (message.attempts_before ?? 0) + delivery.receiveCount;
+  // Attempts against the queue's maxReceiveCount: its receives, and the direct attempts before them.
+  const spent = (message.direct_attempts ?? 0) + delivery.receiveCount;
+  if (spent > deps.maxReceiveCount && delivery.receiptHandle !== undefined) {
+    // Its last attempt ran (and was recorded `failed`) while the queue still had a receive to give:
+    // handed back at once, unrun, so the queue moves it to the dead-letter queue on the next.
+    await deps.redelivery.delay(delivery.receiptHandle, 0).catch(() => undefined);
+    throw new FlowAttemptFailed(attempt, ATTEMPTS_EXHAUSTED);
+  }
   const inputJson = message.input ? JSON.stringify(message.input) : await deps.executions.loadPayload(message.payload!);
   const started_at = new Date(deps.now()).toISOString();
   // Marked running only if the run outlasts RUNNING_MARK_AFTER_MS; the outcome waits for that
@@ -90,14 +107,24 @@ export async function runQueuedFlow(deps: WorkerDeps, delivery: QueuedDelivery):
   }
   const reason = result.status === 'failed' ? result.error : 'flow_timeout';
   // The queue, which counts its own receives, moves the message to the dead-letter queue.
-  const last = delivery.receiveCount >= deps.maxReceiveCount;
-  const delaySeconds = last ? 0 : retryDelaySeconds(delivery.receiveCount, deps.retryBaseSeconds);
+  const last = spent >= deps.maxReceiveCount;
+  const delaySeconds = last ? 0 : retryDelaySeconds(spent, deps.retryBaseSeconds);
   let nextAttemptAt: string | undefined;
+  let handedBack = false;
   try {
-    await deps.redelivery.delay(delivery.receiptHandle, delaySeconds);
+    if (delivery.receiptHandle !== undefined) {
+      await deps.redelivery.delay(delivery.receiptHandle, delaySeconds);
+    } else {
+      // A direct attempt: its retry goes on the queue, where the attempts, the backoff and the
+      // dead-letter queue go on as for any queued event (the last one goes there to be dead-lettered).
+      if (!deps.retries) throw new Error('no retry queue for a direct delivery');
+      await deps.retries.requeue(retryAfterDirect(message, 1), delaySeconds);
+      handedBack = true;
+    }
     if (!last) nextAttemptAt = new Date(deps.now() + delaySeconds * 1000).toISOString();
   } catch {
-    // The message still comes back, after the queue's visibility timeout instead; the record then
+    // The message still comes back, after the queue's visibility timeout instead (or, for a direct
+    // attempt, through Lambda's on-failure destination once the worker throws); the record then
     // shows no time it cannot promise.
   }
   await deps.executions.update(message.ref, {
@@ -107,5 +134,5 @@ export async function runQueuedFlow(deps: WorkerDeps, delivery: QueuedDelivery):
     nextAttemptAt,
     attempt: { attempt, started_at, finished_at, status: result.status, error: reason },
   });
-  throw new FlowAttemptFailed(attempt, reason);
+  throw new FlowAttemptFailed(attempt, reason, handedBack);
 }

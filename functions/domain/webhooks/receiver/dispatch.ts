@@ -29,7 +29,7 @@ export async function dispatch(deps: ReceiverDeps, record: TriggerRecord, event:
   if (record.response_mode === 'acknowledge') {
     if (!(await recordFirst({ ...execution, flow: record.flow, status: 'queued', attempts: 0, ...(claimKey !== undefined && { claim_key: claimKey }) }))) return answerDuplicate(deps, record, event);
     try {
-      await deps.queue.send(await buildFlowMessage(deps, { triggerId: record.id, flow: record.flow, ref }, inputJson));
+      await deps.queue.send(await buildFlowMessage(deps, { triggerId: record.id, flow: record.flow, ref }, inputJson), { triggerId: record.id });
     } catch (error) {
       await Promise.allSettled([deps.executions.discard(ref, execution.event_id), releaseClaim()]);
       throw error instanceof AppError ? error : new AppError('unavailable', (error as Error).name);
