@@ -123,8 +123,11 @@ describe('search at scale', () => {
     // A purge is a new generation whatever the index holds: it deleted nothing itself (the old table is still there, for the sweep).
     expect(readdirSync(join(dataDir, 'search-indexes')).filter((name) => name.startsWith('ix_'))).toEqual(expect.arrayContaining(tablesBefore));
     const median = [...smallTimes].sort((a, b) => a - b)[2]!;
-    // The complexity check: 2x the small purge (a few milliseconds of its own), plus 25 ms for a shared machine's scheduling.
-    expect(bigTime).toBeLessThan(2 * median + 25);
+    // The complexity check, which does not depend on an idle machine: a purge that touched each of
+    // the 100,000 documents would take seconds (their upload did), so 2x the small purge plus a
+    // second of a loaded machine's scheduling still tells the two apart. `npm run bench purge`
+    // measures the ratio itself (2x target) on the same run's baseline.
+    expect(bigTime).toBeLessThan(2 * median + 1_000);
 
     const info = (await call(stack, 'GET', big, { token })).json.data;
     expect(info).toMatchObject({ documents: 0, searchable_fields: [{ field: 't', weight: 1 }], filterable_fields: [{ field: 'n', type: 'number' }] });

@@ -16,8 +16,6 @@ export interface ActiveTrigger {
   previousSigningSecret?: string;
   /** True when this copy came from the cache and may be up to the TTL old. */
   cached?: boolean;
-  /** For a cached copy: how long ago it was read from the store, in milliseconds (unknown: as old as the TTL). */
-  ageMs?: number;
 }
 
 /** The receiver's read of triggers by webhook id. */
@@ -45,7 +43,7 @@ export const signingSecretContext = (record: Pick<TriggerRecord, 'account_id' | 
  * but no decryption.
  */
 export class CachedTriggerLookup implements TriggerLookup {
-  private readonly entries = new Map<string, { trigger: ActiveTrigger; readAt: number; expiresAt: number }>();
+  private readonly entries = new Map<string, { trigger: ActiveTrigger; expiresAt: number }>();
   /** Reads under way, by webhook id: concurrent requests for one trigger share one read. */
   private readonly reading = new Map<string, Promise<ActiveTrigger | undefined>>();
 
@@ -59,8 +57,7 @@ export class CachedTriggerLookup implements TriggerLookup {
 
   async find(webhookId: string): Promise<ActiveTrigger | undefined> {
     const cached = this.entries.get(webhookId);
-    const now = this.now();
-    if (cached && cached.expiresAt > now) return { ...cached.trigger, cached: true, ageMs: Math.max(0, now - cached.readAt) };
+    if (cached && cached.expiresAt > this.now()) return { ...cached.trigger, cached: true };
     return this.findFresh(webhookId);
   }
 
@@ -85,7 +82,7 @@ export class CachedTriggerLookup implements TriggerLookup {
       : { record, ...(await this.openSecrets(record, now)) };
     if (this.ttlMs > 0) {
       if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-      this.entries.set(webhookId, { trigger, readAt: now, expiresAt: now + this.ttlMs });
+      this.entries.set(webhookId, { trigger, expiresAt: now + this.ttlMs });
     }
     return trigger;
   }

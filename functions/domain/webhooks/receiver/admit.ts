@@ -19,17 +19,6 @@ import type { Delivery, IncomingWebhook, ReceiverDeps } from './types.js';
 /** Refusals that a newer version of the trigger could lift (enabled again, an address allowed, a new key or secret). */
 const SETTINGS_REFUSALS: ReadonlySet<string> = new Set(['not_found', 'ip_not_allowed', 'unauthorized', 'invalid_signature']);
 
-/**
- * A refusal against a cached copy read from the store less than this long ago is final: no second
- * read. What the re-read protects is a change that lets the request in (a new secret or API key,
- * an address allowed, the trigger enabled again) made after the copy was read; the window this
- * leaves is a request that such a change would admit, arriving within one second of the copy's
- * read (and so of the change): it is refused 401/403/404 as it would have been a second earlier,
- * and the sender's retry is admitted. In exchange a flood of forged requests costs each execution
- * environment at most one read of the trigger a second, not one a request.
- */
-export const REFUSAL_RECHECK_MIN_AGE_MS = 1_000;
-
 /** What "admit" hands on: the trigger, the delivery to record against, and the refusal, if any, still to record. */
 export interface Admission {
   trigger: ActiveTrigger;
@@ -47,11 +36,10 @@ export async function admit(deps: ReceiverDeps, request: IncomingWebhook): Promi
   const now = new Date(nowMs);
   let trigger = WEBHOOK_ID.test(request.webhookId) ? await deps.triggers.find(request.webhookId) : undefined;
   let refusal = await firstRefusal(deps, trigger, request, now);
-  if (refusal && trigger?.cached && (trigger.ageMs ?? Infinity) >= REFUSAL_RECHECK_MIN_AGE_MS && SETTINGS_REFUSALS.has(refusal.code)) {
+  if (refusal && trigger?.cached && SETTINGS_REFUSALS.has(refusal.code)) {
     // A cached copy may predate the change that lets this request in, so a refusal is only final
-    // against the stored trigger, or a copy of it read within the last second; it costs a refused
-    // request at most one read, as an unknown id does, and a flood one a second. Acceptance may
-    // rest on the cached copy: revocations reach the receiver within its TTL.
+    // against the stored trigger; it costs a refused request one read, as an unknown id does.
+    // Acceptance may rest on the cached copy: revocations reach the receiver within its TTL.
     trigger = await deps.triggers.findFresh(request.webhookId);
     refusal = await firstRefusal(deps, trigger, request, now);
   }
