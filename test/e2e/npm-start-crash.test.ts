@@ -150,13 +150,16 @@ it.concurrent('a crash while publishers run loses no acknowledged publish: after
     await Promise.all([...Array.from({ length: 8 }, (_, p) => publisher(p)), consumer]);
     expect(killed).toBe(true);
     expect(await first.exited).toBe('SIGKILL');
+    // No reservation is made after this: a lease taken before the kill has passed 2 s from now.
+    const leasesPassAt = Date.now() + 2_100;
 
     const second = await start(env);
     running.push(second);
     const stack = { baseUrl: second.baseUrl } as LocalStack;
     const token = second.token;
-    // Publishing every unacknowledged batch again, as a client would, once the lease has passed.
-    await new Promise((r) => setTimeout(r, 2_100));
+    // Publishing every unacknowledged batch again, as a client would, once the lease has passed
+    // (counted from the kill, not from the restart, which takes longer than the lease).
+    await new Promise((r) => setTimeout(r, Math.max(0, leasesPassAt - Date.now())));
     const unacknowledged = [...sent].filter((id) => !acknowledged.has(id));
     for (let i = 0; i < unacknowledged.length; i += 50) {
       const res = await call(stack, 'POST', `${base}/messages`, { token, body: { messages: unacknowledged.slice(i, i + 50).map((id) => ({ data: id, msg_id: id })) } });

@@ -36,7 +36,8 @@ const snapshot = async (dir: string) =>
   Object.fromEntries(await Promise.all((await readdir(dir, { recursive: true })).sort().map(async (name) => [name, await readFile(join(dir, name)).catch(() => 'dir')])));
 
 describe('npm start refuses a data directory it cannot use, in one line, and leaves it as it was', () => {
-  it('one this user cannot write', async () => {
+  // Each case has a directory of its own and waits on a child process of its own: run side by side.
+  it.concurrent('one this user cannot write', async () => {
     const dir = join(root, 'read-only');
     await mkdir(dir);
     await chmod(dir, 0o555);
@@ -47,7 +48,7 @@ describe('npm start refuses a data directory it cannot use, in one line, and lea
     expect(await readdir(dir)).toEqual([]);
   });
 
-  it('one written by a newer Flowgate', async () => {
+  it.concurrent('one written by a newer Flowgate', async () => {
     const dir = join(root, 'newer');
     await mkdir(dir, { mode: 0o700 });
     await writeFile(join(dir, 'layout.json'), '{"layout": 99}\n');
@@ -57,7 +58,7 @@ describe('npm start refuses a data directory it cannot use, in one line, and lea
     expect(await snapshot(dir)).toEqual(before);
   });
 
-  it('a folder that holds something else', async () => {
+  it.concurrent('a folder that holds something else', async () => {
     const dir = join(root, 'not-ours');
     await mkdir(dir);
     await writeFile(join(dir, 'notes.txt'), 'mine');
@@ -65,7 +66,7 @@ describe('npm start refuses a data directory it cannot use, in one line, and lea
     expect(await readdir(dir)).toEqual(['notes.txt']);
   });
 
-  it('one another npm start is using: the first goes on serving', async () => {
+  it.concurrent('one another npm start is using: the first goes on serving', async () => {
     const dir = join(root, 'shared');
     const first = await start({ PORT: String(await freePort()), FLOWGATE_DATA_DIR: dir });
     running.push(first);

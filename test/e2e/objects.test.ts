@@ -188,7 +188,9 @@ describe('object stores', () => {
     expect((await t.list('?cursor=bm90LWEtY3Vyc29y')).status).toBe(400);
   });
 
-  it('expired objects are never served or listed', async () => {
+  // From here to the deleted store: tests that wait for expiry passes and sweeps, each on a store
+  // of its own, run side by side (adjacent it.concurrent tests run together), so their waits overlap.
+  it.concurrent('expired objects are never served or listed', async () => {
     const t = await tenant({ ttl_seconds: 1 });
     await t.put('short', 'lived');
     for (;;) {
@@ -201,7 +203,7 @@ describe('object stores', () => {
     expect(await t.usage()).toMatchObject({ objects: 0, bytes: 0 });
   });
 
-  it('expired objects are swept: their bytes leave S3 and the store\'s usage without a read or a delete', async () => {
+  it.concurrent('expired objects are swept: their bytes leave S3 and the store\'s usage without a read or a delete', async () => {
     // Long enough for the URL to be signed before the object expires on a busy machine.
     const t = await tenant({ ttl_seconds: 5 });
     await t.put('short', 'lived');
@@ -217,7 +219,7 @@ describe('object stores', () => {
     expect(await t.usage()).toMatchObject({ objects: 0, bytes: 0 });
   });
 
-  it("another account's store is 404, whatever the route", async () => {
+  it.concurrent("another account's store is 404, whatever the route", async () => {
     const owner = await tenant();
     await owner.put('secret', 'mine');
     const other = await tenant(false);
@@ -228,7 +230,7 @@ describe('object stores', () => {
     expect((await owner.get('secret')).text).toBe('mine');
   });
 
-  it('DELETE …/purge removes every object at once and keeps the configuration; objects written after it survive the sweep, which removes the old bytes', async () => {
+  it.concurrent('DELETE …/purge removes every object at once and keeps the configuration; objects written after it survive the sweep, which removes the old bytes', async () => {
     const t = await tenant({ description: 'kept', max_bytes: 1000 });
     for (const key of ['a', 'b/c', 'd']) await t.put(key, `old ${key}`);
     // A presigned URL names the bytes' own path, so it shows when the sweeper has removed them.
@@ -247,7 +249,7 @@ describe('object stores', () => {
     expect((await call(stack, 'DELETE', '/storage/objects/never-made/purge', { token: t.token })).status).toBe(404);
   });
 
-  it('a store that holds objects is deleted whole; its bytes are swept and a new store of the name starts empty', async () => {
+  it.concurrent('a store that holds objects is deleted whole; its bytes are swept and a new store of the name starts empty', async () => {
     const t = await tenant();
     await t.put('k', 'v');
     const bytes = (await call(stack, 'POST', `${t.objectPath('k')}/url`, { token: t.token })).json.data.url as string;

@@ -109,6 +109,9 @@ async function waitFor<T>(probe: () => Promise<T>, done: (value: T) => boolean, 
   }
 }
 
+// Each test has an account and stream of its own. Those that mostly wait on the clock (ack waits,
+// lease-like windows, a long poll, the sweeper's settle time) are `it.concurrent` beside a neighbour
+// that also waits: vitest runs adjacent concurrent tests together, so the waits overlap.
 describe('streams', () => {
   it('PUT creates a stream with defaults; GET shows it with counts; the listing shows it', async () => {
     const t = await tenant(false);
@@ -211,7 +214,7 @@ describe('streams', () => {
     expect(await bytes.info()).toMatchObject({ messages: 1, bytes: 10 });
   });
 
-  it('max_age_seconds hides and drops messages once they are older', async () => {
+  it.concurrent('max_age_seconds hides and drops messages once they are older', async () => {
     const t = await tenant({ max_age_seconds: 1 });
     await t.seqsOf([{ data: 'old' }]);
     await waitFor(() => t.info(), (info) => info.messages === 0);
@@ -221,7 +224,7 @@ describe('streams', () => {
     expect(await t.info()).toMatchObject({ messages: 1, first_seq: 2, last_seq: 2 });
   });
 
-  it('a msg_id seen within the duplicate window returns its first sequence and stores nothing', async () => {
+  it.concurrent('a msg_id seen within the duplicate window returns its first sequence and stores nothing', async () => {
     const t = await tenant({ duplicate_window_seconds: 1 });
     expect(await t.seqsOf([{ data: 'a', msg_id: 'order-1' }, { data: 'b', msg_id: 'order-2' }])).toEqual([1, 2]);
     expect(await t.seqsOf([{ data: 'again', msg_id: 'order-1' }, { data: 'c', msg_id: 'order-3' }, { data: 'c twice', msg_id: 'order-3' }])).toEqual([1, 3, 3]);
@@ -320,7 +323,7 @@ describe('streams', () => {
     expect(await t.info()).toMatchObject({ consumers: 4 });
   });
 
-  it('fetch long-polls until a message arrives; ack removes it from pending and moves the ack floor', async () => {
+  it.concurrent('fetch long-polls until a message arrives; ack removes it from pending and moves the ack floor', async () => {
     const t = await tenant();
     await t.createConsumer('w');
     const started = Date.now();
@@ -337,43 +340,48 @@ describe('streams', () => {
     expect(await t.fetchBatch('w')).toEqual([]);
   });
 
-  it('a message not acknowledged within ack_wait is delivered again; nak redelivers after its delay; backoff spaces redeliveries; max_deliver then dead', async () => {
-    const t = await tenant();
-    await t.seqsOf([{ data: 'a' }, { data: 'b' }]);
-    await t.createConsumer('w', { ack_wait_seconds: 1, max_deliver: 3 });
-    const first = await t.fetchBatch('w', { batch: 10 });
-    expect(first.map((m) => [m.seq, m.deliveries])).toEqual([[1, 1], [2, 1]]);
-    await t.ack('w', [2]);
-    // Not yet due: nothing; then seq 1 comes back with its delivery count.
-    expect(await t.fetchBatch('w', { batch: 10 })).toEqual([]);
-    const again = await t.fetchBatch('w', { batch: 10, wait_ms: 5_000 });
-    expect(again.map((m) => [m.seq, m.deliveries])).toEqual([[1, 2]]);
-    // nak with a delay of 1 s: not at once, then again.
-    expect((await call(stack, 'POST', `${t.consumerPath('w')}/nak`, { token: t.token, body: { seq: 1, delay_seconds: 1 } })).status).toBe(200);
-    expect(await t.fetchBatch('w')).toEqual([]);
-    expect((await t.fetchBatch('w', { wait_ms: 5_000 })).map((m) => [m.seq, m.deliveries])).toEqual([[1, 3]]);
-    // The third delivery was the last: once its wait passes it is dead, not delivered.
-    // A fetch finds it due and records it dead (and delivers nothing).
-    await waitFor(async () => {
+  it.concurrent('a message not acknowledged within ack_wait is delivered again; nak redelivers after its delay; backoff spaces redeliveries; max_deliver then dead', async () => {
+    // Two consumers of their own, run side by side: each half waits on the clock, not on the other.
+    const ackWaitNakAndDead = async () => {
+      const t = await tenant();
+      await t.seqsOf([{ data: 'a' }, { data: 'b' }]);
+      await t.createConsumer('w', { ack_wait_seconds: 1, max_deliver: 3 });
+      const first = await t.fetchBatch('w', { batch: 10 });
+      expect(first.map((m) => [m.seq, m.deliveries])).toEqual([[1, 1], [2, 1]]);
+      await t.ack('w', [2]);
+      // Not yet due: nothing; then seq 1 comes back with its delivery count.
+      expect(await t.fetchBatch('w', { batch: 10 })).toEqual([]);
+      const again = await t.fetchBatch('w', { batch: 10, wait_ms: 5_000 });
+      expect(again.map((m) => [m.seq, m.deliveries])).toEqual([[1, 2]]);
+      // nak with a delay of 1 s: not at once, then again.
+      expect((await call(stack, 'POST', `${t.consumerPath('w')}/nak`, { token: t.token, body: { seq: 1, delay_seconds: 1 } })).status).toBe(200);
       expect(await t.fetchBatch('w')).toEqual([]);
-      return (await call(stack, 'GET', `${t.consumerPath('w')}/dead`, { token: t.token })).json.data.dead;
-    }, (list) => list.length === 1);
-    const dead = (await call(stack, 'GET', `${t.consumerPath('w')}/dead`, { token: t.token })).json.data;
-    expect(dead).toEqual({ dead: [{ seq: 1, deliveries: 3, dead_at: expect.any(String) }], next_cursor: null });
-    expect(await t.consumer('w')).toMatchObject({ num_ack_pending: 0, num_redelivered: 2, ack_floor: 2 });
-    expect((await call(stack, 'POST', `${t.consumerPath('w')}/nak`, { token: t.token, body: { seq: 1 } })).status).toBe(404);
-
-    // backoff_seconds [1, 3]: the second delivery comes after about 1 s, the third not before 3 s more.
-    const b = await tenant();
-    await b.seqsOf([{ data: 'x' }]);
-    await b.createConsumer('w', { backoff_seconds: [1, 3] });
-    await b.fetchBatch('w');
-    const second = await b.fetchBatch('w', { wait_ms: 5_000 });
-    expect(second.map((m) => m.deliveries)).toEqual([2]);
-    const secondAt = Date.now();
-    const third = await b.fetchBatch('w', { wait_ms: 10_000 });
-    expect(third.map((m) => m.deliveries)).toEqual([3]);
-    expect(Date.now() - secondAt).toBeGreaterThanOrEqual(2_500);
+      expect((await t.fetchBatch('w', { wait_ms: 5_000 })).map((m) => [m.seq, m.deliveries])).toEqual([[1, 3]]);
+      // The third delivery was the last: once its wait passes it is dead, not delivered.
+      // A fetch finds it due and records it dead (and delivers nothing).
+      await waitFor(async () => {
+        expect(await t.fetchBatch('w')).toEqual([]);
+        return (await call(stack, 'GET', `${t.consumerPath('w')}/dead`, { token: t.token })).json.data.dead;
+      }, (list) => list.length === 1);
+      const dead = (await call(stack, 'GET', `${t.consumerPath('w')}/dead`, { token: t.token })).json.data;
+      expect(dead).toEqual({ dead: [{ seq: 1, deliveries: 3, dead_at: expect.any(String) }], next_cursor: null });
+      expect(await t.consumer('w')).toMatchObject({ num_ack_pending: 0, num_redelivered: 2, ack_floor: 2 });
+      expect((await call(stack, 'POST', `${t.consumerPath('w')}/nak`, { token: t.token, body: { seq: 1 } })).status).toBe(404);
+    };
+    const backoff = async () => {
+      // backoff_seconds [1, 3]: the second delivery comes after about 1 s, the third not before 3 s more.
+      const b = await tenant();
+      await b.seqsOf([{ data: 'x' }]);
+      await b.createConsumer('w', { backoff_seconds: [1, 3] });
+      await b.fetchBatch('w');
+      const second = await b.fetchBatch('w', { wait_ms: 5_000 });
+      expect(second.map((m) => m.deliveries)).toEqual([2]);
+      const secondAt = Date.now();
+      const third = await b.fetchBatch('w', { wait_ms: 10_000 });
+      expect(third.map((m) => m.deliveries)).toEqual([3]);
+      expect(Date.now() - secondAt).toBeGreaterThanOrEqual(2_500);
+    };
+    await Promise.all([ackWaitNakAndDead(), backoff()]);
   }, 60_000);
 
   it('two concurrent fetchers never share a pending message', async () => {
@@ -468,7 +476,7 @@ describe('streams', () => {
     expect(await t.seqsOf([{ data: data(10), msg_id: 'm-10' }])).toEqual([10]);
   });
 
-  it('a waiting fetch over 2,000 pending messages reads them once, not on every look (#41)', async () => {
+  it.concurrent('a waiting fetch over 2,000 pending messages reads them once, not on every look (#41)', async () => {
     const t = await tenant();
     for (let i = 0; i < 20; i++) await t.seqsOf(range(1, 100).map((n) => ({ data: n })));
     await t.createConsumer('w', { max_ack_pending: 2000, ack_wait_seconds: 600 });
@@ -479,9 +487,12 @@ describe('streams', () => {
     let pk: string | undefined;
     let start: Record<string, unknown> | undefined;
     do {
-      if (!pk) {
-        const items = await dynamo().send(new ScanCommand({ TableName: stack.engines.env.KV_TABLE, FilterExpression: 'begins_with(pk, :p)', ExpressionAttributeValues: { ':p': consumers } }));
-        pk = items.Items![0]!.pk as string;
+      // A page of the Scan holds at most 1 MB of the table, which the tests beside this one fill: page on until found.
+      for (let from: Record<string, unknown> | undefined; !pk;) {
+        const items = await dynamo().send(new ScanCommand({ TableName: stack.engines.env.KV_TABLE, FilterExpression: 'begins_with(pk, :p)', ExpressionAttributeValues: { ':p': consumers }, ExclusiveStartKey: from }));
+        pk = items.Items?.[0]?.pk as string | undefined;
+        if (!pk && !items.LastEvaluatedKey) throw new Error(`no item under ${consumers}`);
+        from = items.LastEvaluatedKey;
       }
       const page = await dynamo().send(new QueryCommand({
         TableName: stack.engines.env.KV_TABLE, KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': pk, ':p': 'P#' },
@@ -501,6 +512,27 @@ describe('streams', () => {
     expect(work.reads).toBeLessThan(3 * scanUnits);
     expect(work.writes).toBe(0);
   }, 120_000);
+
+  it.concurrent('the sweeper reclaims a purged generation, and a deleted stream\'s messages and consumers', async () => {
+    const t = await tenant();
+    await t.seqsOf(range(1, 30).map((n) => ({ data: n })));
+    await t.createConsumer('w');
+    await t.fetchBatch('w', { batch: 5 });
+    const messages = `STREAMMSG#${t.account}#${t.stream}#`;
+    const consumers = `STREAMCON#${t.account}#${t.stream}#`;
+    // One publish of 30 small messages is one packed item.
+    expect(await itemsUnder(messages)).toBe(1);
+    expect((await call(stack, 'DELETE', `${t.base}/purge`, { token: t.token })).status).toBe(200);
+    await waitFor(() => itemsUnder(messages), (n) => n === 0, 30_000);
+    await t.seqsOf([{ data: 'kept' }]);
+    expect(await itemsUnder(consumers)).toBe(1 + 5);
+    expect((await call(stack, 'DELETE', t.base, { token: t.token })).status).toBe(204);
+    expect((await call(stack, 'GET', t.base, { token: t.token })).status).toBe(404);
+    await waitFor(async () => [await itemsUnder(messages), await itemsUnder(consumers)], ([m, c]) => m === 0 && c === 0, 30_000);
+    // A stream of the same name starts empty, without the old consumers.
+    expect((await call(stack, 'PUT', t.base, { token: t.token, body: {} })).status).toBe(201);
+    expect(await t.info()).toMatchObject({ messages: 0, last_seq: 0, consumers: 0 });
+  }, 60_000);
 
   it('an ack of 1,000 sequences none of which is pending writes nothing; an ack writes one item per sequence acknowledged, and one more (#41)', async () => {
     const t = await tenant();
@@ -579,25 +611,4 @@ describe('streams', () => {
     expect(seen.length).toBeLessThan(30);
     expect((await t.read(`?after_seq=${page.json.data.next_after_seq}&limit=30`)).messages.map((m) => m.seq)).toEqual(range(seen.length + 1, 30));
   }, 120_000);
-
-  it('the sweeper reclaims a purged generation, and a deleted stream\'s messages and consumers', async () => {
-    const t = await tenant();
-    await t.seqsOf(range(1, 30).map((n) => ({ data: n })));
-    await t.createConsumer('w');
-    await t.fetchBatch('w', { batch: 5 });
-    const messages = `STREAMMSG#${t.account}#${t.stream}#`;
-    const consumers = `STREAMCON#${t.account}#${t.stream}#`;
-    // One publish of 30 small messages is one packed item.
-    expect(await itemsUnder(messages)).toBe(1);
-    expect((await call(stack, 'DELETE', `${t.base}/purge`, { token: t.token })).status).toBe(200);
-    await waitFor(() => itemsUnder(messages), (n) => n === 0, 30_000);
-    await t.seqsOf([{ data: 'kept' }]);
-    expect(await itemsUnder(consumers)).toBe(1 + 5);
-    expect((await call(stack, 'DELETE', t.base, { token: t.token })).status).toBe(204);
-    expect((await call(stack, 'GET', t.base, { token: t.token })).status).toBe(404);
-    await waitFor(async () => [await itemsUnder(messages), await itemsUnder(consumers)], ([m, c]) => m === 0 && c === 0, 30_000);
-    // A stream of the same name starts empty, without the old consumers.
-    expect((await call(stack, 'PUT', t.base, { token: t.token, body: {} })).status).toBe(201);
-    expect(await t.info()).toMatchObject({ messages: 0, last_seq: 0, consumers: 0 });
-  }, 60_000);
 });
