@@ -114,6 +114,11 @@ export async function startLambdaInvokeEmulator(options: { region: string; crede
       } catch {
         return answer(res, 400, 'InvalidRequestContentException', 'the payload is not JSON');
       }
+      // A caller that gave up waiting (the receiver's 2 s limit) has queued the event itself: an
+      // invocation it never saw taken would run it a second time. Lambda can take an event whose
+      // answer is lost on the way, and then both run (at least once, as a queue); here, on one
+      // machine, the emulator knows the caller left and takes nothing.
+      if (req.socket.destroyed || res.destroyed) return;
       const id = randomUUID();
       fn.onAccepted?.(id);
       answer(res, 202);
