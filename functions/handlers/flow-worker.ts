@@ -14,6 +14,7 @@ import { batchedRunners } from '../domain/flows/batch-runs.js';
 import type { BatchFlowRunner, FlowRunner } from '../domain/flows/ports.js';
 import { FlowAttemptFailed, runQueuedFlow, type WorkerDeps } from '../domain/flows/run-queued-flow.js';
 import { retryOfDestinationRecord } from '../domain/flows/direct-retry.js';
+import { parseFlowMessage } from '../domain/flows/message.js';
 import type { DeliveryStatsStore } from '../domain/stats/ports.js';
 import { StatsTally } from '../domain/stats/tally.js';
 import { QUEUES } from '../manifest.js';
@@ -65,14 +66,20 @@ export function createFlowWorkerHandler(deps: WorkerDeps & { batching?: WorkerBa
   const direct = async (payload: unknown, context: Context) => {
     const timeoutMs = Math.min(EXPRESS_MAX_DURATION_MS, context.getRemainingTimeInMillis() - RECORDING_MARGIN_MS);
     const body = JSON.stringify(payload ?? null);
+    // Checked here, before anything runs: an error thrown later (a payload that will not load, a
+    // reply that will not parse) must reach Lambda's destination and be retried, never dropped.
+    try {
+      parseFlowMessage(body);
+    } catch (error) {
+      await logWarn('direct invocation is not a flow message: dropped', { error: (error as Error).message });
+      return { batchItemFailures: [] };
+    }
     const tally = new StatsTally();
     try {
       await runQueuedFlow({ ...deps, executions: new CountingExecutionStore(deps.executions, tally) }, { body, receiveCount: 1, timeoutMs });
     } catch (error) {
       if (error instanceof FlowAttemptFailed && error.handedBack) {
         await logWarn('flow attempt failed', { direct: true, error: error.message });
-      } else if ((error as Error).message === 'not a flow message' || error instanceof SyntaxError) {
-        await logWarn('direct invocation is not a flow message: dropped', { error: (error as Error).message });
       } else {
         await tally.flush(deps.stats, deps.now).catch(() => undefined);
         await publishMetrics();

@@ -1,4 +1,7 @@
+import type { Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { createFlowWorkerHandler } from '../../functions/handlers/flow-worker.js';
+import type { DeliveryStatsStore } from '../../functions/domain/stats/ports.js';
 import { DirectFirstQueue, MAX_DIRECT_MESSAGE_BYTES } from '../../functions/domain/flows/direct-first-queue.js';
 import { retryOfDestinationRecord } from '../../functions/domain/flows/direct-retry.js';
 import { parseFlowMessage } from '../../functions/domain/flows/message.js';
@@ -181,5 +184,23 @@ describe('retryOfDestinationRecord: Lambda\'s record of a failed direct invocati
 
   it('a message claiming more direct attempts than attempts is refused', () => {
     expect(() => parseFlowMessage(JSON.stringify({ ...MESSAGE, direct_attempts: 2, attempts_before: 1 }))).toThrow('not a flow message');
+  });
+});
+
+describe('the flow worker invoked directly', () => {
+  const context = { getRemainingTimeInMillis: () => 60_000 } as unknown as Context;
+  const stats = { add: async () => undefined, markHourChanged: async () => undefined } as unknown as DeliveryStatsStore;
+
+  it('drops a payload that is not a flow message, running nothing', async () => {
+    const h = workerHarness(async () => ({ status: 'succeeded', output: null }));
+    await expect(createFlowWorkerHandler({ ...h.deps, stats })({ not: 'a flow message' }, context)).resolves.toEqual({ batchItemFailures: [] });
+    expect(h.runs()).toBe(0);
+  });
+
+  it('throws, for Lambda\'s destination to take the retry, when a flow message fails in a way the run did not record (even a SyntaxError from deep inside)', async () => {
+    const h = workerHarness(async () => { throw new SyntaxError('Unexpected token < in JSON at position 0'); });
+    await expect(createFlowWorkerHandler({ ...h.deps, stats })(MESSAGE, context)).rejects.toThrow(SyntaxError);
+    expect(h.runs()).toBe(1);
+    expect(h.requeued).toEqual([]);
   });
 });

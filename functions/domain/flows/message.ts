@@ -57,4 +57,3 @@ export async function buildFlowMessage(
   const payload = await deps.executions.storePayload(deps.newId(), inputJson);
   return `${head},"payload":${JSON.stringify(payload)}}`;
 }
-
