@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FUNCTIONS, QUEUES, type FunctionName } from '../../functions/manifest.js';
 import { SETTINGS } from '../../functions/settings.js';
+import { MAX_DIRECT_MESSAGE_BYTES } from '../../functions/domain/flows/direct-first-queue.js';
 import { DIRECT_INVOKE_MAX_EVENT_AGE_SECONDS } from '../../lib/constructs/event-queues.js';
 import { synth } from '../support/synth.js';
 
@@ -49,6 +50,17 @@ describe('a quiet trigger\'s direct path to the flow worker', () => {
       MaximumEventAgeInSeconds: DIRECT_INVOKE_MAX_EVENT_AGE_SECONDS,
       DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [queueId, 'Arn'] } } },
     });
+  });
+
+  it('within AWS\'s rules: an event age Lambda takes (60 s to 6 h), and a direct message whose destination record fits the flow queue\'s messages', () => {
+    // https://docs.aws.amazon.com/lambda/latest/api/API_PutFunctionEventInvokeConfig.html
+    expect(DIRECT_INVOKE_MAX_EVENT_AGE_SECONDS).toBeGreaterThanOrEqual(60);
+    expect(DIRECT_INVOKE_MAX_EVENT_AGE_SECONDS).toBeLessThanOrEqual(21_600);
+    // The record wraps the message (escaped no further: it is JSON inside JSON) with the invocation's
+    // context and the error; SQS's message limit is the queue's MaximumMessageSize (256 KiB unless set).
+    const queue = template.toJSON().Resources[queueId].Properties as { MaximumMessageSize?: number };
+    const queueLimit = queue.MaximumMessageSize ?? 256 * 1024;
+    expect(MAX_DIRECT_MESSAGE_BYTES + 64 * 1024).toBeLessThanOrEqual(queueLimit);
   });
 
   it('the worker may send to the flow queue (a direct attempt\'s retry, and its destination records)', () => {
