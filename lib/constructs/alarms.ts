@@ -204,7 +204,7 @@ export class Alarms extends Construct {
     const byDimension = (metricName: string, dimension: string, statistic = 'Sum', label = '') =>
       new MathExpression({ expression: `SEARCH('{${METRICS_NAMESPACE},service,${dimension}} MetricName="${metricName}"', '${statistic}', 300)`, label, period: PERIOD });
     this.dashboard.addWidgets(
-      new TextWidget({ markdown: '# Flowgate\nService metrics (namespace `Flowgate`, EMF) and what the alarms watch. docs/operating.md: "Operating it".', width: 24, height: 2 }),
+      new TextWidget({ markdown: '# Flowgate\nService metrics (namespace `Flowgate`, from the functions\' metric lines by metric filters) and what the alarms watch. docs/operating.md: "Operating it".', width: 24, height: 2 }),
     );
     this.dashboard.addWidgets(
       new GraphWidget({
