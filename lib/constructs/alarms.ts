@@ -184,7 +184,7 @@ export class Alarms extends Construct {
       label: 'HTTP API 5xx %',
     });
     alarm('Api5xxRate', api5xxRate, ALARM_THRESHOLDS.api5xxPercent,
-      `${ALARM_THRESHOLDS.api5xxPercent}%+ of the HTTP API's requests answered 5xx in 5 minutes. Check the functions' error alarms and logs, and the access log's status and integrationError.`);
+      `${ALARM_THRESHOLDS.api5xxPercent}%+ of the HTTP API's requests answered 5xx in 5 minutes. Check the functions' error alarms and logs, and the access log's status and fnError (the function's error).`);
     for (const [name, fn] of Object.entries(props.functions)) {
       alarm(`${name}Errors`, fn.function.metricErrors({ period: PERIOD, statistic: 'Sum' }), ALARM_THRESHOLDS.lambdaErrors,
         `The ${name} function crashed, failed its init or timed out. Its log group has the error.`);
