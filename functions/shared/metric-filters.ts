@@ -83,7 +83,8 @@ export function metricFilterOf(name: MetricName): MetricFilterSpec {
   return {
     metricName: name,
     metricNamespace: METRICS_NAMESPACE,
-    filterPattern: `{ ${terms.map(renderTerm).join(' && ')} }`,
+    // The form CDK's `FilterPattern.all(...)` renders (each term in parentheses): the test/infra test holds them equal.
+    filterPattern: `{ ${terms.map((term) => `(${renderTerm(term)})`).join(' && ')} }`,
     metricValue: `$.${name}`,
     unit: row.unit,
     dimensions: { service: '$.service', ...(row.dimension && { [row.dimension]: `$.${row.dimension}` }) },
@@ -95,7 +96,7 @@ export const metricFiltersOf = (fn: string): MetricFilterSpec[] =>
   (Object.keys(METRIC_TABLE) as MetricName[]).filter((name) => (METRIC_TABLE[name].writers as readonly string[]).includes(fn)).map(metricFilterOf);
 
 /**
- * Reads a filter pattern of the shape `metricFilterOf` makes: `{ term && term … }`, each term
+ * Reads a filter pattern of the shape `metricFilterOf` makes: `{ (term) && (term) … }`, each term
  * `$.<member> = "<text>"` (`"*"`: any value), or `$.<member> >= <number>`. Throws on anything
  * else, so a filter the table makes that this evaluator cannot read fails its tests, not silently.
  */
@@ -103,7 +104,7 @@ export function parseFilterPattern(pattern: string): Term[] {
   const body = /^\{ (.+) \}$/.exec(pattern)?.[1];
   if (!body) throw new Error(`not a JSON filter pattern this evaluator reads: ${pattern}`);
   return body.split(' && ').map((text) => {
-    const match = /^\$\.([A-Za-z]\w*) (=|>=) (".*"|-?\d+(?:\.\d+)?)$/.exec(text);
+    const match = /^\(\$\.([A-Za-z]\w*) (=|>=) ("[^"\\]*"|-?\d+(?:\.\d+)?)\)$/.exec(text);
     if (!match) throw new Error(`not a term this evaluator reads: ${text} (in ${pattern})`);
     const [, field, op, value] = match;
     return op === '=' ? { field: field!, op: '=', value: JSON.parse(value!) as string } : { field: field!, op: '>=', value: Number(value) };

@@ -21,11 +21,12 @@ describe('metric filters, as the local stack evaluates them', () => {
       const terms = parseFilterPattern(filter.filterPattern);
       expect(terms.map((t) => t.field), name).toEqual(['service', name, ...(METRIC_TABLE[name].dimension ? [METRIC_TABLE[name].dimension] : [])]);
     }
-    expect(metricFilterOf('WebhooksRefused').filterPattern).toBe('{ $.service = "flowgate" && $.WebhooksRefused >= 0 && $.reason = "*" }');
+    expect(metricFilterOf('WebhooksRefused').filterPattern).toBe('{ ($.service = "flowgate") && ($.WebhooksRefused >= 0) && ($.reason = "*") }');
   });
 
   it('refuses a pattern outside the subset the table makes, rather than reading it wrongly', () => {
-    expect(() => parseFilterPattern('{ $.a = 1 || $.b = 2 }')).toThrow(/not a term/);
+    expect(() => parseFilterPattern('{ ($.a = 1) || ($.b = 2) }')).toThrow(/not a term/);
+    expect(() => parseFilterPattern('{ $.a = "x" }')).toThrow(/not a term/);
     expect(() => parseFilterPattern('ERROR')).toThrow(/not a JSON filter pattern/);
   });
 

@@ -1,7 +1,9 @@
 import type { CfnElement } from 'aws-cdk-lib';
+import { FilterPattern } from 'aws-cdk-lib/aws-logs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS, type FunctionName } from '../../functions/manifest.js';
-import { METRIC_TABLE, metricFiltersOf, parseFilterPattern } from '../../functions/shared/metric-filters.js';
+import { METRIC_TABLE, metricFilterOf, metricFiltersOf, parseFilterPattern } from '../../functions/shared/metric-filters.js';
+import type { MetricName } from '../../functions/shared/metric-names.js';
 import { metricsReadByOperators } from '../support/operator-metrics.js';
 import { synth, type Synthesized } from '../support/synth.js';
 
@@ -73,6 +75,18 @@ describe('metric filters in the synthesized template', () => {
     const groups = new Set((Object.keys(FUNCTIONS) as FunctionName[]).map(logGroupIdOf));
     expect(filters.filter(([, f]) => !groups.has(f.LogGroupName.Ref)).map(([id]) => id)).toEqual([]);
     expect(filters).toHaveLength(Object.values(METRIC_TABLE).reduce((sum, row) => sum + row.writers.length, 0));
+  });
+
+  it('each pattern is the one CDK\'s FilterPattern renders for its terms (the service, the metric a number, the dimension present)', () => {
+    for (const name of Object.keys(METRIC_TABLE) as MetricName[]) {
+      const { dimension } = METRIC_TABLE[name];
+      const cdk = FilterPattern.all(
+        FilterPattern.stringValue('$.service', '=', 'flowgate'),
+        FilterPattern.numberValue(`$.${name}`, '>=', 0),
+        ...(dimension ? [FilterPattern.exists(`$.${dimension}`)] : []),
+      );
+      expect(metricFilterOf(name).filterPattern, name).toBe(cdk.logPatternString);
+    }
   });
 
   it('every metric the alarms and the dashboard read is made by some filter, under the dimensions they read it by', () => {
