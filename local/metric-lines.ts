@@ -53,7 +53,9 @@ export interface MetricLines {
 
 /** What the filters of each line's function make of the lines, as CloudWatch does on its log group. */
 export function metricsOfLines(lines: readonly WrittenLine[]): FilterDatapoint[] {
-  return lines.flatMap(({ fn, line }) => (fn === undefined ? [] : metricsFromLine(metricFiltersOf(fn), line)));
+  const filters = new Map<string, ReturnType<typeof metricFiltersOf>>();
+  const filtersOf = (fn: string) => filters.get(fn) ?? filters.set(fn, metricFiltersOf(fn)).get(fn)!;
+  return lines.flatMap(({ fn, line }) => (fn === undefined ? [] : metricsFromLine(filtersOf(fn), line)));
 }
 
 /** Starts receiving this process's metric lines for one stack. */

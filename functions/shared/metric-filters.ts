@@ -143,12 +143,20 @@ function asObject(message: string): Record<string, unknown> | undefined {
   }
 }
 
+/** Each pattern read once: a local stack applies the same few patterns to thousands of lines. */
+const parsed = new Map<string, Term[]>();
+const termsOf = (pattern: string): Term[] => {
+  let terms = parsed.get(pattern);
+  if (!terms) parsed.set(pattern, terms = parseFilterPattern(pattern));
+  return terms;
+};
+
 /** What the given filters publish from one log event (a line a function wrote): a datapoint per filter that matches. */
 export function metricsFromLine(filters: readonly MetricFilterSpec[], message: string): FilterDatapoint[] {
   const event = asObject(message);
   if (!event) return [];
   const field = (reference: string) => event[reference.replace(/^\$\./, '')];
-  return filters.filter((filter) => patternMatches(parseFilterPattern(filter.filterPattern), event)).map((filter) => ({
+  return filters.filter((filter) => patternMatches(termsOf(filter.filterPattern), event)).map((filter) => ({
     namespace: filter.metricNamespace,
     name: filter.metricName,
     unit: filter.unit,
