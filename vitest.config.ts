@@ -16,7 +16,7 @@ export default defineConfig({
     // suite's time. A file therefore restores what it changes globally (env stubs, spies, timers),
     // and a stack's clients are kept per configuration (oncePerConfig), never per process.
     isolate: false,
-    // EMF metric lines to memory, not stdout (test/support/metrics-off-stdout.ts).
+    // metric lines to memory, not stdout (test/support/metrics-off-stdout.ts).
     setupFiles: ['test/support/metrics-off-stdout.ts'],
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'WARN' },
   },

@@ -11,7 +11,7 @@ import { writeChart } from './chart.js';
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
-// Loaded after the settings above (an import would run first); EMF lines dropped, not printed.
+// Loaded after the settings above (an import would run first); metric lines dropped, not printed.
 (await import('./support/metrics-off-stdout.js')).dropMetricLines();
 const dir = import.meta.dirname;
 const wanted = process.argv.slice(2);

@@ -10,7 +10,7 @@ import { startLocalStack } from '../local/stack.js';
  * `npm start`: the local stack on http://127.0.0.1:$PORT with embedded engines, its data kept in
  * a data directory (`.flowgate/`, `FLOWGATE_DATA_DIR` for another, `:memory:` for none). Prints
  * the URLs, where the data is, a bearer token to try it with, and how to mint more; then a line
- * per request. `FLOWGATE_METRICS=stdout` also prints the functions' EMF metric lines, as Lambda
+ * per request. `FLOWGATE_METRICS=stdout` also prints the functions' metric lines, as Lambda
  * writes them for CloudWatch.
  */
 const port = Number(process.env.PORT ?? 3000);
@@ -33,7 +33,7 @@ for (const dir of (process.env.FLOWS_DIR ?? resolve(import.meta.dirname, '../flo
 const METRICS_TARGETS = { stdout: 'stdout', off: 'none', '': 'none' } as const;
 const metricsTarget = METRICS_TARGETS[(process.env.FLOWGATE_METRICS ?? '') as keyof typeof METRICS_TARGETS];
 if (!Object.hasOwn(METRICS_TARGETS, process.env.FLOWGATE_METRICS ?? '')) {
-  console.error('FLOWGATE_METRICS must be stdout (print the EMF metric lines) or off (the default)');
+  console.error('FLOWGATE_METRICS must be stdout (print the metric lines) or off (the default)');
   process.exit(1);
 }
 let corsAllowedOrigins: string[];
@@ -88,7 +88,7 @@ ${generatedSecret ? `  AUTH_JWT_SECRET:   ${stack.jwtSecret}   (${secretNote}; s
 
   Try:   curl -H "Authorization: Bearer <token>" -X POST ${stack.baseUrl}/api-keys
 
-  Requests are logged below: method, path, status, milliseconds (FLOWGATE_METRICS=stdout adds the EMF metric lines).
+  Requests are logged below: method, path, status, milliseconds (FLOWGATE_METRICS=stdout adds the metric lines).
 `);
 
 let stopping = false;

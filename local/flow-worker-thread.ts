@@ -9,7 +9,7 @@
  *
  * Protocol (`FlowWorkerThreadMessage`): the thread starts its Step Functions endpoint and says
  * `sfn`; the main thread answers `start` once the handlers' settings are known and recovery has
- * run; `stop` stops polling and answers `stopped`. EMF metric lines come back as `metric`.
+ * run; `stop` stops polling and answers `stopped`. Metric lines come back as `metric`.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { createAwsClients, destroyAwsClients } from '../functions/adapters/aws/clients.js';

@@ -1,6 +1,6 @@
 /**
  * What `npm start` prints for each request the gateway answers: one short line (method, path,
- * status, milliseconds) in place of the functions' EMF metric lines, which are for CloudWatch
+ * status, milliseconds) in place of the functions' metric lines, which are for CloudWatch
  * (`FLOWGATE_METRICS=stdout` prints those too).
  */
 export interface RequestLogEntry {

@@ -30,7 +30,8 @@ import { allowBrowserOrigins, LOCAL_AWS_ENV, startEngines, type Engines } from '
 import { FlowBacklog, settledIds } from './flow-backlog.js';
 import { LocalFlowTasks } from './flow-tasks.js';
 import { startFlowWorkerThread, type FlowWorkerThread } from './flow-worker-host.js';
-import { receiveMetricLines, type MetricLinesTarget } from './metric-lines.js';
+import { asFunction, receiveMetricLines, type MetricLinesTarget, type WrittenLine } from './metric-lines.js';
+import type { FilterDatapoint } from '../functions/shared/metric-filters.js';
 import { lambdaContext } from './lambda-context.js';
 import { recover, type RecoveryReport } from './recovery.js';
 import { SqsPoller } from './sqs-poller.js';
@@ -102,7 +103,7 @@ export interface LocalStackOptions {
    */
   now?: Clock;
   /**
-   * Where the functions' EMF metric lines go (`metric-lines.ts`): kept in memory for
+   * Where the functions' metric lines go (`metric-lines.ts`): kept in memory for
    * `metricLines()` by default, written to stdout as Lambda writes them (the cost bench, and
    * `npm start` with `FLOWGATE_METRICS=stdout`), or dropped (`npm start`).
    */
@@ -150,8 +151,12 @@ export interface LocalStack {
   handlers: { [F in FunctionName]: F extends (typeof QUEUES)[QueueName]['consumer'] ? QueueFunction : HttpFunction };
   /** The data directory, when the stack has one: its path, whether this start made it (or migrated it), and what was recovered from it. */
   data?: { path: string; created: boolean; migrated?: { from: number; to: number }; recovered: RecoveryReport };
-  /** The EMF metric lines written in this process while the stack ran (none when they go to stdout), oldest first. */
+  /** The metric lines written in this process while the stack ran (none when they go to stdout), oldest first. */
   metricLines(): string[];
+  /** The same, each with the function that wrote it. */
+  writtenMetricLines(): WrittenLine[];
+  /** The `Flowgate` metrics the deployed metric filters make of those lines, each line read by its function's filters. */
+  metrics(): FilterDatapoint[];
   /** A bearer token for `sub` (its account unless `accountId` is given). */
   token(sub: string, options?: { accountId?: string; expiresInSeconds?: number; claims?: Record<string, unknown> }): Promise<string>;
   stop(): Promise<void>;
@@ -192,7 +197,9 @@ async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
  * never from or into `process.env`, so several stacks can run side by side in one process.
  */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
-  const around = options.aroundInvocation ?? invokeDirectly;
+  const outer = options.aroundInvocation ?? invokeDirectly;
+  // Each invocation's metric lines are its function's, as deployed they go to its log group (and its filters).
+  const around: InvocationWrapper = (fn, event, invoke) => outer(fn, event, () => asFunction(fn, invoke));
   const corsOrigins = parseCorsOrigins(options.corsAllowedOrigins, 'corsAllowedOrigins');
   const cors = new LocalCors(corsOrigins);
   const flowsDirs = (options.flowsDir ?? resolve(REPO_ROOT, 'flows')).split(delimiter).map((dir) => resolve(dir));
@@ -425,6 +432,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     aws,
     ...(data && { data: { path: data.path, created: data.created, ...(data.migrated && { migrated: data.migrated }), recovered: recovered! } }),
     metricLines: () => metricLines.lines(),
+    writtenMetricLines: () => metricLines.written(),
+    metrics: () => metricLines.metrics(),
     token: (sub, tokenOptions) => mintLocalToken({ secret: jwtSecret, sub, ...tokenOptions }),
     async stop() {
       // Direct invocations under way finish first: a failed one's retry goes to the queue.

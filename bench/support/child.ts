@@ -34,7 +34,7 @@ export async function startChild<Info>(file: string, env: Record<string, string>
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
-  // The child writes its EMF metric lines to stdout, as Lambda's functions do (the receiver's
+  // The child writes its metric lines to stdout, as Lambda's functions do (the receiver's
   // handler: 1,700 lines a run); they are dropped here, so its CPU time still includes writing them
   // and the bench's output stays readable. Every other line is passed on.
   createInterface({ input: child.stdout!, crlfDelay: Infinity }).on('line', (line) => {

@@ -1,8 +1,9 @@
+import { METRIC_LINE_PREFIX } from '../../functions/shared/metric-line-writer.js';
 import { sendMetricsTo } from '../../functions/shared/metrics.js';
 
 /**
- * Benches' EMF metric lines are dropped rather than printed, as tests keep theirs off stdout
- * (`test/support/metrics-off-stdout.ts`): hundreds of `{"_aws":…}` lines hid the figures. Handlers
+ * Benches' metric lines are dropped rather than printed, as tests keep theirs off stdout
+ * (`test/support/metrics-off-stdout.ts`): hundreds of `{"service":"flowgate",…}` lines hid the figures. Handlers
  * a bench calls in this process still build and hand over each line (only the write to stdout is
  * gone); a local stack started with `metrics: 'stdout'` (the cost bench, which bills their bytes as
  * log ingestion) still writes them; bench children write theirs to stdout, dropped by the parent
@@ -10,5 +11,5 @@ import { sendMetricsTo } from '../../functions/shared/metrics.js';
  */
 export const dropMetricLines = (): void => void sendMetricsTo(() => undefined);
 
-/** Whether a line of output is an EMF metric line. */
-export const isMetricLine = (line: string): boolean => line.startsWith('{"_aws":');
+/** Whether a line of output is a metric line (the service's logger writes `level` first). */
+export const isMetricLine = (line: string): boolean => line.startsWith(METRIC_LINE_PREFIX);

@@ -46,7 +46,7 @@ async function dispatch(routes: Map<string, RouteSpec>, event: HttpEvent, run: (
     result = toHttpResponse(thrown);
     if (isFault(error!)) await logFault('request failed', thrown);
   }
-  // Counted from the answer, written once per invocation (EMF lines on stdout).
+  // Counted from the answer, written once per invocation (metric lines on stdout).
   if (route) countRouteMetrics(route.operationId, { status: result.statusCode ?? 200, error: error?.code }, metricsRecorder);
   await publishMetrics();
   return result;

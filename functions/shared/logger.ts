@@ -7,7 +7,7 @@ import type { LogLevel } from '../settings.js';
  * it: secrets, keys, codes and tokens stay out of log calls and out of error details.
  *
  * The level is the `logLevel` setting, applied here rather than by Lambda: Lambda's application
- * log level drops every line below it, and the EMF lines Powertools Metrics writes carry no level,
+ * log level drops every line below it, and the metric lines (`metric-line-writer.ts`) carry no level,
  * so Lambda reads them as INFO; at WARN it would drop every metric. The stack keeps Lambda's level
  * at INFO at the most (`lib/constructs/service-function.ts`), and this logger filters itself, the
  * same way deployed and on the local stack.

@@ -1,7 +1,7 @@
 import { onFirstUse } from '../adapters/lazy.js';
-import type { EmfSink } from './emf-writer.js';
+import type { MetricLineSink } from './metric-line-writer.js';
 import { logFault } from './logger.js';
-import { METRICS_NAMESPACE, METRICS_SERVICE, type MetricName } from './metric-names.js';
+import { METRICS_SERVICE, type MetricName } from './metric-names.js';
 
 /** One extra dimension, from a bounded set of values (an error code, a deployed flow's name), never an id. */
 export interface MetricDimension {
@@ -40,22 +40,22 @@ export interface StoredNote {
 }
 
 /**
- * The EMF writer (`emf-writer.ts`) is loaded by the first invocation that counts something (most
- * requests count nothing, and every function's init stays as small as it can), and metrics wait
- * here until the invocation publishes them.
+ * The metric line writer (`metric-line-writer.ts`) is loaded by the first invocation that counts
+ * something (most requests count nothing, and every function's init stays as small as it can),
+ * and metrics wait here until the invocation publishes them.
  */
-const emfWriter = onFirstUse(async () => (await import('./emf-writer.js')).createEmfWriter(METRICS_NAMESPACE, METRICS_SERVICE));
+const lineWriter = onFirstUse(async () => (await import('./metric-line-writer.js')).createMetricLineWriter(METRICS_SERVICE));
 let stored: (StoredMetric | StoredNote)[] = [];
 /** `undefined`: stdout, as deployed. */
-let sink: EmfSink | undefined;
+let sink: MetricLineSink | undefined;
 
 /**
- * Sends this process's EMF lines to `next` instead of stdout (`undefined`: stdout again). Metrics
+ * Sends this process's metric lines to `next` instead of stdout (`undefined`: stdout again). Metrics
  * are one per process, like the logger: the local stack keeps them where a test can read them
  * (`local/metric-lines.ts`); deployed, nothing calls this and Lambda reads stdout. Returns the
  * sink it replaces, to be put back.
  */
-export function sendMetricsTo(next: EmfSink | undefined): EmfSink | undefined {
+export function sendMetricsTo(next: MetricLineSink | undefined): MetricLineSink | undefined {
   const previous = sink;
   sink = next;
   return previous;
@@ -65,13 +65,13 @@ export function sendMetricsTo(next: EmfSink | undefined): EmfSink | undefined {
 const store = (unit: (StoredMetric | StoredNote)['unit']) => (name: string, value: number | string = 1, dimension?: MetricDimension) => {
   stored.push({ name, unit, value, dimension } as StoredMetric | StoredNote);
   // Start loading now, so the invocation's end does not wait for it.
-  void emfWriter().catch(() => undefined);
+  void lineWriter().catch(() => undefined);
 };
 
 export const metricsRecorder: Required<MetricsRecorder> = { count: store('count'), milliseconds: store('milliseconds'), note: store('note') };
 
 /**
- * Writes the metrics stored during an invocation, as EMF lines on stdout (or `sendMetricsTo`'s sink); called by the handler
+ * Writes the metrics stored during an invocation, as metric lines on stdout (or `sendMetricsTo`'s sink); called by the handler
  * wrappers once the answer is ready. Nothing stored, nothing loaded or written. A failure to write
  * is logged, never passed on: metrics must not fail a request.
  */
@@ -80,7 +80,7 @@ export async function publishMetrics(): Promise<void> {
   const batch = stored;
   stored = [];
   try {
-    (await emfWriter()).writeMetrics(batch, sink);
+    (await lineWriter()).writeMetrics(batch, sink);
   } catch (error) {
     await logFault('metrics not written', error);
   }

@@ -184,7 +184,7 @@ export class Alarms extends Construct {
       label: 'HTTP API 5xx %',
     });
     alarm('Api5xxRate', api5xxRate, ALARM_THRESHOLDS.api5xxPercent,
-      `${ALARM_THRESHOLDS.api5xxPercent}%+ of the HTTP API's requests answered 5xx in 5 minutes. Check the functions' error alarms and logs, and the access log's status and integrationError.`);
+      `${ALARM_THRESHOLDS.api5xxPercent}%+ of the HTTP API's requests answered 5xx in 5 minutes. Check the functions' error alarms and logs, and the access log's status and fnError (the function's error).`);
     for (const [name, fn] of Object.entries(props.functions)) {
       alarm(`${name}Errors`, fn.function.metricErrors({ period: PERIOD, statistic: 'Sum' }), ALARM_THRESHOLDS.lambdaErrors,
         `The ${name} function crashed, failed its init or timed out. Its log group has the error.`);
@@ -204,7 +204,7 @@ export class Alarms extends Construct {
     const byDimension = (metricName: string, dimension: string, statistic = 'Sum', label = '') =>
       new MathExpression({ expression: `SEARCH('{${METRICS_NAMESPACE},service,${dimension}} MetricName="${metricName}"', '${statistic}', 300)`, label, period: PERIOD });
     this.dashboard.addWidgets(
-      new TextWidget({ markdown: '# Flowgate\nService metrics (namespace `Flowgate`, EMF) and what the alarms watch. docs/operating.md: "Operating it".', width: 24, height: 2 }),
+      new TextWidget({ markdown: '# Flowgate\nService metrics (namespace `Flowgate`, from the functions\' metric lines by metric filters) and what the alarms watch. docs/operating.md: "Operating it".', width: 24, height: 2 }),
     );
     this.dashboard.addWidgets(
       new GraphWidget({

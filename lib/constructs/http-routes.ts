@@ -59,13 +59,16 @@ const ACCESS_LOG_FIELDS = {
   // (the receiver's answers are a few bytes of JSON; a flow's answer is in its execution record)
   // and no integration latency (`ms` is the request's; the functions' own time is Lambda's
   // Duration metric). `id` is the request id an error's metric line names (docs/operating.md).
+  // `method` stays although most route keys name it: the webhook route's is `ANY`, where a
+  // sender's GET handshake and its POST delivery differ only by it. `fnError`: the integration
+  // is always the route's function.
   id: '$context.requestId',
   ip: '$context.identity.sourceIp',
   method: '$context.httpMethod',
   route: '$context.routeKey',
   status: '$context.status',
   ms: '$context.responseLatency',
-  integrationError: '$context.integrationErrorMessage',
+  fnError: '$context.integrationErrorMessage',
   error: '$context.error.message',
 };
 

@@ -2,9 +2,10 @@ import { CfnResource, Duration, RemovalPolicy, Stack, Validations } from 'aws-cd
 import { Role, ServicePrincipal, type IGrantable, type IPrincipal } from 'aws-cdk-lib/aws-iam';
 import { ApplicationLogLevel, Architecture, LayerVersion, LoggingFormat, Runtime, SystemLogLevel, type CfnFunction, type ILayerVersion } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { CfnMetricFilter, LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { FunctionSpec } from '../../functions/manifest.js';
+import { metricFiltersOf } from '../../functions/shared/metric-filters.js';
 import type { LogLevel } from '../config.js';
 import { environmentBytesByVariable, environmentBytesUpperBound, LAMBDA_ENVIRONMENT_MAX_BYTES } from '../lambda-environment-size.js';
 import { esmBundle } from './esm-bundle.js';
@@ -12,9 +13,9 @@ import { nativeModulesLayerCode } from './native-modules-layer.js';
 
 /**
  * Lambda's application log level for each of the service's levels: never above INFO. Lambda drops
- * JSON log lines below its level, and it reads a line without a `level` field as INFO: the EMF lines
- * Powertools Metrics writes have none, so at WARN or above every metric and the dashboard's custom
- * widgets would go blank. The service's logger filters its own lines at the chosen level instead
+ * JSON log lines below its level, and it reads a line without a `level` field as INFO: the metric
+ * lines (`functions/shared/metric-line-writer.ts`) have none, so at WARN or above every metric and
+ * the dashboard's custom widgets would go blank. The service's logger filters its own lines at the chosen level instead
  * (`functions/shared/logger.ts`, from `POWERTOOLS_LOG_LEVEL`); only TRACE and DEBUG, more verbose
  * than INFO, are Lambda's level too.
  * https://docs.aws.amazon.com/lambda/latest/dg/monitoring-cloudwatchlogs-log-level.html
@@ -70,7 +71,9 @@ function sharedLayers(stack: Stack): Map<string, ILayerVersion> {
 /**
  * One handler of `functions/handlers` as a Lambda function, with what every function shares fixed
  * here: Node.js 22 on arm64 (or the spec's architecture), an ESM bundle made by the local esbuild (no Docker), JSON logs into
- * its own log group with a retention, and its own role that can only write to that log group.
+ * its own log group with a retention, the metric filters there that make the `Flowgate` metrics of
+ * the lines it writes (`functions/shared/metric-filters.ts`), and its own role that can only write
+ * to that log group.
  * Anything else the role may do is granted by the construct that owns the resource. Synth fails
  * when its environment variables could pass Lambda's 4 KB limit once deployed.
  */
@@ -101,6 +104,20 @@ export class ServiceFunction extends Construct implements IGrantable {
     });
     this.logGroup.grantWrite(this.role);
     this.grantPrincipal = this.role;
+    // The function's metric lines become metrics here, on its own log group: one filter a metric it writes.
+    for (const filter of metricFiltersOf(props.name)) {
+      new CfnMetricFilter(this, `Metric${filter.metricName}`, {
+        logGroupName: this.logGroup.logGroupName,
+        filterPattern: filter.filterPattern,
+        metricTransformations: [{
+          metricName: filter.metricName,
+          metricNamespace: filter.metricNamespace,
+          metricValue: filter.metricValue,
+          unit: filter.unit,
+          dimensions: Object.entries(filter.dimensions).map(([key, value]) => ({ key, value })),
+        }],
+      });
+    }
 
     const architecture = props.spec.architecture === 'x86_64' ? Architecture.X86_64 : Architecture.ARM_64;
     if (props.spec.nativeModules?.length) {

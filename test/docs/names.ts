@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ROUTES } from '../../functions/manifest.js';
+import { METRICS_SERVICE } from '../../functions/shared/metric-names.js';
 import { SETTINGS } from '../../functions/settings.js';
 import { SENDERS } from '../../functions/domain/webhooks/senders/catalog.js';
 import { GUIDES_OF_OTHERS, ROOT } from './guides.js';
@@ -107,8 +108,9 @@ export function unknownNames(text: string): string[] {
   for (const [, key] of text.matchAll(/(?:-c |context `)([a-zA-Z]+)/g)) if (key !== 'key' && !context.has(key!)) found.push(`context ${key}`);
   for (const [, name] of text.matchAll(/\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)=\S* npm (?:start|run)/g)) if (!env.has(name!)) found.push(`setting ${name}`);
   for (const [, name] of text.matchAll(/`([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)`/g)) if (!env.has(name!) && !words.has(name!)) found.push(`setting ${name}`);
-  // Senders: a trigger's "service" anywhere, and the sender id column of a table row.
-  for (const [, id] of text.matchAll(/"service"\s*:\s*"([a-z0-9_]+)"/g)) if (!SENDER_IDS.has(id!)) found.push(`sender ${id}`);
+  // Senders: a trigger's "service" anywhere, and the sender id column of a table row. A metric
+  // line's "service" is the service's own name (docs/operating.md), not a sender.
+  for (const [, id] of text.matchAll(/"service"\s*:\s*"([a-z0-9_]+)"/g)) if (!SENDER_IDS.has(id!) && id !== METRICS_SERVICE) found.push(`sender ${id}`);
   return [...new Set(found)];
 }
 

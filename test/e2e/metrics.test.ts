@@ -1,14 +1,19 @@
 /**
- * The functions' CloudWatch metrics, as the Embedded Metric Format lines Lambda would read from
- * stdout: the local stack keeps them in memory instead (`stack.metricLines()`), read back here.
+ * The functions' CloudWatch metrics, as the metric filters on each writing function's log group
+ * make them from the lines Lambda would send there: the local stack keeps the lines in memory
+ * (`stack.writtenMetricLines()`) and applies the deployed filters (`stack.metrics()`), read back here.
  */
 import { describe, expect, it, vi } from 'vitest';
 import { MeteredFlowRunner } from '../../functions/adapters/metered-flow-runner.js';
 import type { FlowResult } from '../../functions/domain/flows/ports.js';
 import { MAX_REFUSED_RECORDS_PER_MINUTE } from '../../functions/domain/webhooks/refusal-budget.js';
+import { METRIC_TABLE, metricFiltersOf, metricsFromLine } from '../../functions/shared/metric-filters.js';
+import { METRIC_LINE_PREFIX } from '../../functions/shared/metric-line-writer.js';
+import { METRIC, type MetricName } from '../../functions/shared/metric-names.js';
 import { metricsRecorder, publishMetrics } from '../../functions/shared/metrics.js';
-import { metricsReadByOperators, parseEmf } from '../support/emf.js';
+import { asFunction } from '../../local/metric-lines.js';
 import { call, useLocalStack } from '../support/local-stack.js';
+import { metricsReadByOperators } from '../support/operator-metrics.js';
 import { signStripe } from '../support/signers.js';
 import { synth } from '../support/synth.js';
 import { totpCodeAt } from '../support/totp.js';
@@ -17,30 +22,24 @@ import { createTrigger, deliver, TEST_FLOWS_DIR, waitForExecutions } from '../su
 // As `npm start` runs it: the flow worker's lines come from its own thread.
 const stack = useLocalStack({ flowsDir: TEST_FLOWS_DIR, flowWorkerThread: true, env: { KV_SWEEP_SETTLE_SECONDS: '1', TRIGGER_CACHE_TTL_MS: '0' } });
 
-interface EmfLine {
-  _aws: { Timestamp: number; CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] };
-  [key: string]: unknown;
-}
-
-/** Every EMF line written so far. */
-function emfLines(): EmfLine[] {
-  return stack.metricLines().map((line) => JSON.parse(line) as EmfLine);
-}
-
-/** Sum of a metric over the EMF lines whose dimensions match `dimensions` exactly (besides `service`). */
+/** Sum of a metric over what the filters made so far, of the datapoints whose dimensions are exactly `dimensions` (besides `service`). */
 function total(name: string, dimensions: Record<string, string> = {}): number {
-  let sum = 0;
-  for (const line of emfLines()) {
-    // A line may hold several directives (one per dimension set): the one naming the metric applies.
-    const directive = line._aws.CloudWatchMetrics.find((d) => d.Metrics.some((m) => m.Name === name));
-    if (!directive) continue;
-    const names = directive.Dimensions.flat().filter((d) => d !== 'service').sort();
-    if (names.join() !== Object.keys(dimensions).sort().join()) continue;
-    if (Object.entries(dimensions).some(([key, value]) => line[key] !== value)) continue;
-    const value = line[name];
-    sum += Array.isArray(value) ? value.reduce((a: number, b: number) => a + b, 0) : (value as number);
-  }
-  return sum;
+  const wanted = { service: 'flowgate', ...dimensions };
+  return stack.metrics()
+    .filter((d) => d.name === name && JSON.stringify(Object.entries(d.dimensions).sort()) === JSON.stringify(Object.entries(wanted).sort()))
+    .reduce((sum, d) => sum + d.value, 0);
+}
+
+/**
+ * The metric members of the lines written so far that no filter on the writing function's log
+ * group reads: each would be lost deployed (the table's row for it must name the function).
+ */
+function unreadMembers(): string[] {
+  return stack.writtenMetricLines().flatMap(({ fn, line }) => {
+    const members = Object.keys(JSON.parse(line) as object).filter((key): key is MetricName => key in METRIC_TABLE);
+    const read = new Set(metricsFromLine(fn === undefined ? [] : metricFiltersOf(fn), line).map((d) => d.name));
+    return members.filter((name) => !read.has(name)).map((name) => `${name} written by ${fn ?? 'no function'}: ${line}`);
+  });
 }
 
 async function eventually(check: () => void, timeoutMs = 20_000) {
@@ -55,17 +54,20 @@ async function eventually(check: () => void, timeoutMs = 20_000) {
   }
 }
 
-describe('EMF metrics on the local stack', () => {
-  it('every line is in the Flowgate namespace with the service dimension, and never carries an id as a dimension', async () => {
+describe('metrics on the local stack, made by the deployed metric filters', () => {
+  it('every line names the service; every metric is in the Flowgate namespace with the service dimension, never an id as a dimension; every metric member is read by its function\'s filters', async () => {
     await deliver(`${stack.webhookBaseUrl}/${Buffer.alloc(24, 7).toString('base64url')}`, '{}');
-    await eventually(() => expect(emfLines().length).toBeGreaterThan(0));
-    for (const line of emfLines()) {
-      expect(line.service).toBe('flowgate');
-      for (const directive of line._aws.CloudWatchMetrics) {
-        expect(directive.Namespace).toBe('Flowgate');
-        for (const dimension of directive.Dimensions.flat()) expect(['service', 'reason', 'flow']).toContain(dimension);
-      }
+    await eventually(() => expect(stack.metrics().length).toBeGreaterThan(0));
+    for (const d of stack.metrics()) {
+      expect(d.namespace).toBe('Flowgate');
+      expect(d.dimensions.service).toBe('flowgate');
+      for (const dimension of Object.keys(d.dimensions)) expect(['service', 'reason', 'flow']).toContain(dimension);
     }
+    for (const { fn, line } of stack.writtenMetricLines()) {
+      expect(line.startsWith(METRIC_LINE_PREFIX), line).toBe(true);
+      expect(fn, line).toBeDefined();
+    }
+    expect(unreadMembers()).toEqual([]);
   });
 
   it('webhooks received, accepted, ignored, duplicate and refused by reason', async () => {
@@ -113,12 +115,10 @@ describe('EMF metrics on the local stack', () => {
     });
     // A flow that failed in wait mode was still accepted, not refused.
     expect(total('WebhooksRefused', { reason: 'flow_failed' })).toBe(0);
-    const durations = emfLines().filter((line) => line.flow === 'echo-trigger' && 'FlowRunDuration' in line);
+    const durations = stack.metrics().filter((d) => d.name === 'FlowRunDuration' && d.dimensions.flow === 'echo-trigger');
     expect(durations.length).toBeGreaterThanOrEqual(2);
-    // A run's duration shares its flow's directive with its outcome, never with another flow's metrics.
-    const flowDirective = durations[0]!._aws.CloudWatchMetrics.find((d) => d.Metrics.some((m) => m.Name === 'FlowRunDuration'))!;
-    expect(flowDirective.Metrics).toContainEqual({ Name: 'FlowRunDuration', Unit: 'Milliseconds' });
-    expect(flowDirective.Dimensions).toEqual([['service', 'flow']]);
+    // A run's duration is one value of its own, in milliseconds, by flow.
+    for (const d of durations) expect(d).toMatchObject({ unit: 'Milliseconds', dimensions: { service: 'flowgate', flow: 'echo-trigger' }, value: expect.any(Number) });
   });
 
   it('replays, one and many, as DeliveriesReplayed; a replay is not a received webhook', async () => {
@@ -167,7 +167,7 @@ describe('EMF metrics on the local stack', () => {
     });
   });
 
-  it('writes no "No application metrics" warning for invocations that count nothing, and no EMF line to stdout: they go to metricLines()', async () => {
+  it('writes no "No application metrics" warning for invocations that count nothing, and no metric line to stdout: they go to metricLines()', async () => {
     const written: string[] = [];
     for (const stream of [process.stdout, process.stderr]) {
       vi.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => (written.push(String(chunk)), true));
@@ -181,7 +181,7 @@ describe('EMF metrics on the local stack', () => {
       vi.restoreAllMocks();
     }
     expect(written.join('')).not.toContain('No application metrics');
-    expect(written.join('')).not.toContain('"_aws"');
+    expect(written.join('')).not.toContain('"WebhooksReceived"');
   });
 
   it(`every refusal is logged on its metric line with its reason, trigger and request id; past ${MAX_REFUSED_RECORDS_PER_MINUTE} recorded a minute it is counted as not recorded`, async () => {
@@ -193,14 +193,16 @@ describe('EMF metrics on the local stack', () => {
       const body = JSON.stringify({ id: `evt_forged_${i}`, type: 'charge.succeeded' });
       expect((await deliver(trigger.url, body, signStripe({ secret: 'whsec_forged', body, timestamp: Math.floor(Date.now() / 1000) }))).status).toBe(401);
     }
-    const lines = () => stack.metricLines().map((line) => parseEmf(line)).filter((line) => line.logOnly.trigger === trigger.id);
+    const lines = () => stack.writtenMetricLines()
+      .map(({ fn, line }) => ({ fields: JSON.parse(line) as Record<string, unknown>, datapoints: metricsFromLine(metricFiltersOf(fn!), line) }))
+      .filter((line) => line.fields.trigger === trigger.id);
     await eventually(() => expect(lines()).toHaveLength(sent));
     for (const line of lines()) {
-      expect(line.logOnly).toEqual({ trigger: trigger.id, requestId: expect.stringMatching(/^[A-Za-z0-9+/]{15}=$/) });
-      expect(line.datapoints).toContainEqual({ namespace: 'Flowgate', name: 'WebhooksRefused', unit: 'Count', dimensions: { service: 'flowgate', reason: 'invalid_signature' }, values: [1] });
-      expect(line.datapoints).toContainEqual({ namespace: 'Flowgate', name: 'WebhooksReceived', unit: 'Count', dimensions: { service: 'flowgate' }, values: [1] });
+      expect(line.fields).toMatchObject({ reason: 'invalid_signature', trigger: trigger.id, requestId: expect.stringMatching(/^[A-Za-z0-9+/]{15}=$/) });
+      expect(line.datapoints).toContainEqual({ namespace: 'Flowgate', name: 'WebhooksRefused', unit: 'Count', dimensions: { service: 'flowgate', reason: 'invalid_signature' }, value: 1 });
+      expect(line.datapoints).toContainEqual({ namespace: 'Flowgate', name: 'WebhooksReceived', unit: 'Count', dimensions: { service: 'flowgate' }, value: 1 });
     }
-    expect(new Set(lines().map((line) => line.logOnly.requestId)).size).toBe(sent);
+    expect(new Set(lines().map((line) => line.fields.requestId)).size).toBe(sent);
     const listed = await call(stack, 'GET', `/triggers/${trigger.id}/executions?status=refused&since=1970-01-01&limit=100`, { token });
     const recorded = (listed.json.data as { executions: unknown[] }).executions.length;
     // A minute may turn during the run (a budget each): never more than the budget a minute.
@@ -212,18 +214,21 @@ describe('EMF metrics on the local stack', () => {
   });
 
   // Last: reads every line the tests above made the functions write.
-  it('every metric the alarms and the dashboard read was written above, under the dimensions they read it by', async () => {
+  it('every metric the alarms and the dashboard read is made by a metric filter from some function\'s lines above, under the dimensions they read it by', async () => {
     // A wait-mode run that times out takes WAIT_TIMEOUT_MS (flows.test.ts waits 14 s for one): its
-    // count goes through the receiver's metered runner and the process's writer here instead.
-    await new MeteredFlowRunner({ run: async () => ({ status: 'timed_out' }) as FlowResult }, metricsRecorder).run('slow', '{}', { timeoutMs: 1 });
-    await publishMetrics();
+    // count goes through the receiver's metered runner and the process's writer here instead, as the receiver's.
+    await asFunction('webhook', async () => {
+      await new MeteredFlowRunner({ run: async () => ({ status: 'timed_out' }) as FlowResult }, metricsRecorder).run('slow', '{}', { timeoutMs: 1 });
+      await publishMetrics();
+    });
     const read = metricsReadByOperators(synth().template);
     expect(read.length).toBeGreaterThanOrEqual(15);
-    const written = new Set(stack.metricLines().flatMap((line) => parseEmf(line).datapoints)
+    const made = new Set(stack.metrics()
       .filter((d) => d.namespace === 'Flowgate' && d.dimensions.service === 'flowgate')
       .map((d) => `${d.name}|${Object.keys(d.dimensions).sort().join()}`));
-    const missing = read.filter((metric) => !written.has(`${metric.name}|${metric.dimensions.join()}`));
+    const missing = read.filter((metric) => !made.has(`${metric.name}|${metric.dimensions.join()}`));
     expect(missing.map((metric) => `${metric.name} {${metric.dimensions}} (${metric.by})`)).toEqual([]);
+    expect(unreadMembers()).toEqual([]);
+    expect(Object.values(METRIC).every((name) => made.has(`${name}|${['service', ...(METRIC_TABLE[name].dimension ? [METRIC_TABLE[name].dimension!] : [])].sort().join()}`))).toBe(true);
   });
 });
-

@@ -7,14 +7,14 @@ import { freePort, launch, start, stop, type NpmStart } from '../support/npm-sta
 
 /*
  * What `npm start` and `npm run token` print, as a newcomer reads it in the terminal: the engines,
- * how to get a new token, a short line per request rather than CloudWatch's EMF lines, and a token
+ * how to get a new token, a short line per request rather than the functions' metric lines, and a token
  * minted from the data directory's own secret, with nothing to paste.
  */
 const ROOT = resolve(import.meta.dirname, '../..');
 /** One answered request, as `npm start` logs it. */
 const REQUEST_LINE = /^(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) \/\S* (\d{3}|-) \d+ ms$/;
-/** What an EMF metric line carries (`_aws.CloudWatchMetrics`). */
-const EMF = '"_aws"';
+/** What the receiver's metric line carries for every delivery. */
+const METRIC_LINE = '"WebhooksReceived":';
 const WITHIN_MS = 30_000;
 
 let dataRoot: string;
@@ -69,7 +69,7 @@ describe('npm start in the terminal', () => {
     expect(banner).toMatch(/New token, when this one expires: +FLOWGATE_DATA_DIR=\S+ npm run token\n/);
   });
 
-  it('prints one line per request (method, path without its query, status, ms) and no EMF metric lines', async () => {
+  it('prints one line per request (method, path without its query, status, ms) and no metric lines', async () => {
     expect((await fetch(`${stack.baseUrl}/health`)).status).toBe(200);
     expect(await printedLine(stack, (line) => line.startsWith('GET /health '))).toMatch(/^GET \/health 200 \d+ ms$/);
 
@@ -77,10 +77,10 @@ describe('npm start in the terminal', () => {
     expect(await printedLine(stack, (line) => line.startsWith('GET /triggers '))).toMatch(/^GET \/triggers 200 \d+ ms$/);
     expect(stack.output()).not.toContain('limit=1');
 
-    // The receiver counts every delivery, refused ones too: deployed, an EMF line for CloudWatch.
+    // The receiver counts every delivery, refused ones too: deployed, a metric line for CloudWatch.
     expect((await fetch(`${stack.baseUrl}/webhooks/not-a-webhook`, { method: 'POST', body: '{}' })).status).toBe(404);
     expect(await printedLine(stack, (line) => line.startsWith('POST /webhooks/'))).toMatch(/^POST \/webhooks\/not-a-webhook 404 \d+ ms$/);
-    expect(stack.output()).not.toContain(EMF);
+    expect(stack.output()).not.toContain(METRIC_LINE);
     const afterBanner = stack.output().slice(stack.output().indexOf('Requests are logged below'));
     for (const line of afterBanner.split('\n').slice(1).filter(Boolean)) expect(line).toMatch(REQUEST_LINE);
   });
@@ -115,15 +115,15 @@ describe('FLOWGATE_METRICS', () => {
   it('refuses a value it does not know, in one line, before starting anything', async () => {
     const refused = launch({ PORT: String(await freePort()), FLOWGATE_METRICS: 'yes', FLOWGATE_DATA_DIR: join(dataRoot, 'refused') });
     expect(await refused.exited).toBe(1);
-    expect(refused.output().trimEnd().split('\n')).toEqual(['FLOWGATE_METRICS must be stdout (print the EMF metric lines) or off (the default)']);
+    expect(refused.output().trimEnd().split('\n')).toEqual(['FLOWGATE_METRICS must be stdout (print the metric lines) or off (the default)']);
   });
 
-  it('=stdout prints the EMF metric lines beside the request lines', async () => {
+  it('=stdout prints the metric lines beside the request lines', async () => {
     await stop(stack);
     const withMetrics = await start({ PORT: String(await freePort()), FLOWGATE_DATA_DIR: join(dataRoot, 'data'), FLOWGATE_METRICS: 'stdout' });
     running.push(withMetrics);
     expect((await fetch(`${withMetrics.baseUrl}/webhooks/not-a-webhook`, { method: 'POST', body: '{}' })).status).toBe(404);
     await printedLine(withMetrics, (line) => line.startsWith('POST /webhooks/not-a-webhook 404 '));
-    expect(withMetrics.output()).toContain(EMF);
+    expect(withMetrics.output()).toContain(METRIC_LINE);
   });
 });

@@ -156,7 +156,7 @@ describe('alarms, topic and dashboard', () => {
     for (const name of Object.values(METRIC)) expect(body, name).toContain(name);
   });
 
-  it('EMF needs no permission: no function may cloudwatch:PutMetricData', () => {
+  it('metric lines need no permission: no function may cloudwatch:PutMetricData', () => {
     const policies = JSON.stringify(resources(s.template, 'AWS::IAM::Policy').map(([, policy]) => policy.Properties.PolicyDocument));
     expect(policies).not.toMatch(/cloudwatch:/i);
   });

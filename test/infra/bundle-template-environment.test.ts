@@ -10,6 +10,7 @@ import { DynamoTriggerStore } from '../../functions/adapters/aws/dynamo-trigger-
 import { LocalSecretBox } from '../../functions/adapters/local-secret-box.js';
 import { createTrigger } from '../../functions/domain/triggers/manage-triggers.js';
 import { FUNCTIONS, type FunctionName } from '../../functions/manifest.js';
+import { metricFiltersOf, metricsFromLine } from '../../functions/shared/metric-filters.js';
 import { METRICS_NAMESPACE } from '../../functions/shared/metric-names.js';
 import { invokeBundled, linesLambdaKeeps } from '../support/bundled-function.js';
 import { useEngines } from '../support/engines.js';
@@ -120,7 +121,7 @@ describe('metrics at -c logLevel=WARN', () => {
     }
   });
 
-  it('the EMF lines of an accepted delivery survive Lambda\'s level filter, so the Flowgate metrics are not blank', async () => {
+  it('the metric lines of an accepted delivery survive Lambda\'s level filter and make the Flowgate metrics through the receiver\'s filters, so the metrics are not blank', async () => {
     const store = new DynamoTriggerStore(engines.dynamo, engines.engines.env.TRIGGERS_TABLE!, Date.now);
     const deps = { store, secretBox: new LocalSecretBox(randomBytes(32).toString('base64')), randomBytes, now: Date.now };
     const { record } = await createTrigger(deps, 'template-env-account', { flow: 'echo', response_mode: 'acknowledge', event_filter: [], api_key_enabled: false, signature: null, allowed_source_ips: null, enabled: true, deduplicate: false, acknowledge_response: null });
@@ -136,8 +137,9 @@ describe('metrics at -c logLevel=WARN', () => {
     const { result, lines, logs } = await invokeBundled(bundles.webhook!, event, env);
     expect(result.statusCode, logs).toBe(200);
     const kept = linesLambdaKeeps(lines, env.AWS_LAMBDA_LOG_LEVEL!);
-    const metrics = kept.filter((line) => line.includes('"_aws"')).flatMap((line) => JSON.parse(line)._aws.CloudWatchMetrics as { Namespace: string }[]);
-    expect(metrics.length, `EMF lines kept at ${env.AWS_LAMBDA_LOG_LEVEL}: ${lines.join('\n')}`).toBeGreaterThan(0);
-    for (const metric of metrics) expect(metric.Namespace).toBe(METRICS_NAMESPACE);
+    // What the bundle wrote on stdout, each line a log event, read by the filters on the receiver's log group.
+    const metrics = kept.flatMap((line) => metricsFromLine(metricFiltersOf('webhook'), line));
+    expect(metrics.map((m) => m.name).sort(), `metric lines kept at ${env.AWS_LAMBDA_LOG_LEVEL}: ${lines.join('\n')}`).toEqual(['WebhooksAccepted', 'WebhooksReceived']);
+    for (const metric of metrics) expect(metric).toMatchObject({ namespace: METRICS_NAMESPACE, dimensions: { service: 'flowgate' }, value: 1 });
   });
 });

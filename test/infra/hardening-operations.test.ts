@@ -189,7 +189,7 @@ describe('log levels', () => {
     ['ERROR', 'INFO', 'ERROR'],
     ['CRITICAL', 'INFO', 'CRITICAL'],
     ['SILENT', 'INFO', 'SILENT'],
-  ])('-c logLevel=%s gives Lambda application log level %s (never above INFO, where Lambda would drop the EMF metric lines) and the service logger %s', (level, lambdaLevel, serviceLevel) => {
+  ])('-c logLevel=%s gives Lambda application log level %s (never above INFO, where Lambda would drop the metric lines) and the service logger %s', (level, lambdaLevel, serviceLevel) => {
     const tuned = synth({ logLevel: level });
     for (const name of functionNames) {
       const { LoggingConfig, Environment } = functionOf(tuned, name).Properties;

@@ -37,7 +37,7 @@ const LAMBDA_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'FATAL'] as co
 
 /**
  * The lines Lambda keeps at an application log level, in JSON log format: a line below the level
- * is dropped, and a line with no `level` field (an EMF line) counts as INFO.
+ * is dropped, and a line with no `level` field (a metric line) counts as INFO.
  * https://docs.aws.amazon.com/lambda/latest/dg/monitoring-cloudwatchlogs-log-level.html
  */
 export function linesLambdaKeeps(lines: readonly string[], applicationLogLevel: string): string[] {
