@@ -77,6 +77,16 @@ describe('metric filters in the synthesized template', () => {
     expect(filters).toHaveLength(Object.values(METRIC_TABLE).reduce((sum, row) => sum + row.writers.length, 0));
   });
 
+  it('every log group a filter reads is in the Standard class: metric filters are supported only there', () => {
+    // https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/MonitoringLogData.html
+    const groups = s.template.findResources('AWS::Logs::LogGroup');
+    for (const [id, filter] of filters) {
+      const group = groups[filter.LogGroupName.Ref];
+      expect(group, id).toBeDefined();
+      expect(group!.Properties.LogGroupClass ?? 'STANDARD', id).toBe('STANDARD');
+    }
+  });
+
   it('each pattern is the one CDK\'s FilterPattern renders for its terms (the service, the metric a number, the dimension present)', () => {
     for (const name of Object.keys(METRIC_TABLE) as MetricName[]) {
       const { dimension } = METRIC_TABLE[name];
