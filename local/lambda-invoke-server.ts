@@ -26,13 +26,19 @@ export interface LambdaInvokeEmulator {
 }
 
 const INVOKE_PATH = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/;
+/**
+ * How far a request's signing time (`X-Amz-Date`) may be from the emulator's clock, as AWS's
+ * services allow it: a signed request captured on the way (or written to a log) stops being
+ * accepted once this has passed, where before it could be sent again for ever, running its event again.
+ */
+export const MAX_SIGNATURE_SKEW_MS = 5 * 60 * 1000;
 /** Lambda's limit on an asynchronous invocation's payload. */
 const MAX_ASYNC_PAYLOAD_BYTES = 256 * 1024;
 
 /**
  * Lambda's Invoke API for the local stack, asynchronous invocations only (`X-Amz-Invocation-Type:
  * Event`), as the receiver calls the flow worker (`functions/adapters/aws/lambda-event-invoker.ts`):
- * a request signed (SigV4) with the stack's credentials is answered 202, and the handler runs
+ * a request signed (SigV4) with the stack's credentials within the last five minutes is answered 202, and the handler runs
  * after the answer, as Lambda runs it from its own internal queue; a throw sends Lambda's
  * destination record (the stack's on-failure destination is the flow queue) with no retry of its
  * own (`MaximumRetryAttempts` 0, as deployed). A wrong signature is 403, an unknown function 404, a
@@ -61,12 +67,14 @@ export async function startLambdaInvokeEmulator(options: { region: string; crede
     const dateMatch = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(amzDate);
     if (!dateMatch || !authorization.includes(`Credential=${options.credentials.accessKeyId}/`)) return false;
     const [, y, mo, d, h, mi, s] = dateMatch;
+    const signingDate = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)));
+    if (!(Math.abs(Date.now() - signingDate.getTime()) <= MAX_SIGNATURE_SKEW_MS)) return false;
     const headers: Record<string, string> = {};
     for (const name of signedHeaders) if (req.headers[name] !== undefined) headers[name] = String(req.headers[name]);
     const [hostname, port] = (req.headers.host ?? '').split(':');
     const signed = await signer.sign({
       method: 'POST', protocol: 'http:', hostname: hostname!, ...(port && { port: Number(port) }), path, headers, body, query: {},
-    }, { signingDate: new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s))) });
+    }, { signingDate });
     return equalText(authorization, String(signed.headers.authorization ?? ''));
   };
 

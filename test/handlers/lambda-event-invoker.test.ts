@@ -1,8 +1,10 @@
+import { SignatureV4 } from '@smithy/signature-v4';
 import type { Context } from 'aws-lambda';
+import { NodeSha256 } from '../../functions/adapters/aws/node-sha256.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LambdaEventInvoker } from '../../functions/adapters/aws/lambda-event-invoker.js';
 import { retryOfDestinationRecord } from '../../functions/domain/flows/direct-retry.js';
-import { startLambdaInvokeEmulator, type LambdaInvokeEmulator } from '../../local/lambda-invoke-server.js';
+import { MAX_SIGNATURE_SKEW_MS, startLambdaInvokeEmulator, type LambdaInvokeEmulator } from '../../local/lambda-invoke-server.js';
 
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 const arn = (name: string) => `arn:aws:lambda:us-east-1:000000000000:function:${name}`;
@@ -59,6 +61,25 @@ describe('LambdaEventInvoker against the local Invoke emulator', () => {
     await expect(invoker('missing').invoke('{}')).rejects.toThrow(/answered 404/);
     await expect(invoker('worker', 'wrong').invoke('{}')).rejects.toThrow(/answered 403/);
     await expect(new LambdaEventInvoker(arn('worker'), { endpoint: 'http://127.0.0.1:1', credentials: async () => credentials }).invoke('{}')).rejects.toThrow();
+  });
+
+  it('threat: a correctly signed request made more than five minutes ago (captured, replayed) is refused 403 and runs nothing', async () => {
+    const url = new URL(`/2015-03-31/functions/${encodeURIComponent(arn('worker'))}/invocations`, emulator.endpoint);
+    const body = Buffer.from(JSON.stringify(MESSAGE));
+    const signer = new SignatureV4({ credentials, region: 'us-east-1', service: 'lambda', sha256: NodeSha256 });
+    const signedAt = async (ms: number) => (await signer.sign({
+      method: 'POST', protocol: 'http:', hostname: url.hostname, port: Number(url.port), path: decodeURIComponent(url.pathname),
+      headers: { host: url.host, 'content-type': 'application/json', 'x-amz-invocation-type': 'Event' }, body, query: {},
+    }, { signingDate: new Date(ms) })).headers as Record<string, string>;
+    const runsBefore = ran.length;
+    for (const ms of [Date.now() - MAX_SIGNATURE_SKEW_MS - 60_000, Date.now() + MAX_SIGNATURE_SKEW_MS + 60_000]) {
+      const response = await fetch(url, { method: 'POST', headers: await signedAt(ms), body });
+      expect(response.status).toBe(403);
+    }
+    const done = settledOnce();
+    expect((await fetch(url, { method: 'POST', headers: await signedAt(Date.now() - 60_000), body })).status).toBe(202);
+    await done;
+    expect(ran.length).toBe(runsBefore + 1);
   });
 
   it('takes its region from the ARN, and refuses an ARN that names none', () => {
