@@ -104,8 +104,21 @@ export async function startLambdaInvokeEmulator(options: { region: string; crede
 
   const server: Server = createServer(async (req, res) => {
     try {
+      // Read no more than an invocation may carry: any caller of the machine (signed or not, the
+      // signature covers the body) could otherwise make the stack hold gigabytes.
+      const tooLarge = () => {
+        res.setHeader('connection', 'close');
+        answer(res, 413, 'RequestTooLargeException', `payload over ${MAX_ASYNC_PAYLOAD_BYTES} bytes`);
+        req.destroy();
+      };
+      if (Number(req.headers['content-length'] ?? 0) > MAX_ASYNC_PAYLOAD_BYTES) return tooLarge();
       const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
+      let received = 0;
+      for await (const chunk of req) {
+        received += (chunk as Buffer).length;
+        if (received > MAX_ASYNC_PAYLOAD_BYTES) return tooLarge();
+        chunks.push(chunk as Buffer);
+      }
       const body = Buffer.concat(chunks);
       const path = new URL(req.url ?? '/', 'http://localhost').pathname;
       const target = INVOKE_PATH.exec(path);
@@ -113,7 +126,6 @@ export async function startLambdaInvokeEmulator(options: { region: string; crede
       if (!(await signedAlike(req, decodeURIComponent(path), body))) return answer(res, 403, 'InvalidSignatureException', 'the request signature does not match');
       const name = decodeURIComponent(target[1]!).replace(/^arn:aws:lambda:[^:]+:\d+:function:/, '');
       if (req.headers['x-amz-invocation-type'] !== 'Event') return answer(res, 400, 'InvalidParameterValueException', 'the local stack emulates asynchronous invocations (Event) only');
-      if (body.length > MAX_ASYNC_PAYLOAD_BYTES) return answer(res, 413, 'RequestTooLargeException', `payload over ${MAX_ASYNC_PAYLOAD_BYTES} bytes`);
       const fn = functions.get(name);
       if (!accepting || !fn) return answer(res, fn || !accepting ? 503 : 404, fn || !accepting ? 'ServiceException' : 'ResourceNotFoundException', `function ${name} is not served`);
       let payload: unknown;

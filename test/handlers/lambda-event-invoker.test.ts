@@ -1,5 +1,6 @@
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { Context } from 'aws-lambda';
+import { request } from 'node:http';
 import { NodeSha256 } from '../../functions/adapters/aws/node-sha256.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LambdaEventInvoker } from '../../functions/adapters/aws/lambda-event-invoker.js';
@@ -80,6 +81,33 @@ describe('LambdaEventInvoker against the local Invoke emulator', () => {
     expect((await fetch(url, { method: 'POST', headers: await signedAt(Date.now() - 60_000), body })).status).toBe(202);
     await done;
     expect(ran.length).toBe(runsBefore + 1);
+  });
+
+  it('threat: a body over the 256 KiB an invocation may carry is refused 413 as it arrives, unsigned or not, never read whole into memory', async () => {
+    const url = new URL(`/2015-03-31/functions/${encodeURIComponent(arn('worker'))}/invocations`, emulator.endpoint);
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    const limit = 64 * 1024 * 1024;
+    const { status, written } = await new Promise<{ status: number | undefined; written: number }>((done) => {
+      let written = 0;
+      let status: number | undefined;
+      const req = request(url, { method: 'POST', headers: { 'x-amz-invocation-type': 'Event' } }, (res) => {
+        status = res.statusCode;
+        res.resume();
+        req.destroy();
+        done({ status, written });
+      });
+      req.on('error', () => done({ status, written }));
+      const pump = () => {
+        while (written < limit && !req.destroyed) {
+          written += chunk.length;
+          if (!req.write(chunk)) return void req.once('drain', pump);
+        }
+        if (!req.destroyed) req.end();
+      };
+      pump();
+    });
+    expect(status).toBe(413);
+    expect(written).toBeLessThan(limit);
   });
 
   it('takes its region from the ARN, and refuses an ARN that names none', () => {
