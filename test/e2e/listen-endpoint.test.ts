@@ -78,6 +78,22 @@ describe('the listen endpoint', () => {
     allowed.socket.close();
   });
 
+  it("answers a hello whose since is no time with a validation error naming it, not a fault, and the connection stays usable", async () => {
+    const token = await stack.token('listen-threat-hello-since');
+    const listener = connect('', { authorization: `Bearer ${token}` });
+    expect((await listener.opened).refused).toBeUndefined();
+    await listener.next((m) => m.type === 'ready');
+    for (const since of ['yesterday', 12, { $gt: '' }]) {
+      listener.messages.length = 0;
+      listener.socket.send(JSON.stringify({ action: 'hello', since }));
+      expect(await listener.next((m) => m.type === 'error' || m.message === 'Internal server error')).toMatchObject({ type: 'error', error: 'validation_error', message: expect.stringContaining('since') });
+    }
+    listener.messages.length = 0;
+    listener.socket.send(JSON.stringify({ action: 'hello', since: '1970-01-01T00:00:00Z' }));
+    expect(await listener.next((m) => m.type === 'replayed')).toMatchObject({ count: 0 });
+    listener.socket.close();
+  });
+
   it('refuses a bad since before the upgrade, naming it', async () => {
     const token = await stack.token('listen-threat-since');
     const bad = await connect('since=yesterday', { authorization: `Bearer ${token}` }).opened;

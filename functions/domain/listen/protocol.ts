@@ -108,13 +108,19 @@ export function parseListenQuery(query: Record<string, string | undefined>, nowM
   const triggers = list('triggers');
   if (triggers?.some((id) => !/^[A-Za-z0-9_-]{1,64}$/.test(id))) throw new ListenQueryError('triggers: comma-separated trigger ids');
   const events = list('events');
-  let since: string | undefined;
-  if (query.since) {
-    const ms = Date.parse(query.since);
-    if (!Number.isFinite(ms)) throw new ListenQueryError('since: an ISO 8601 time, e.g. 2026-01-01T10:00:00Z');
-    since = new Date(Math.max(ms, nowMs - MAX_SINCE_MS)).toISOString();
-  }
+  const since = parseSince(query.since, nowMs);
   return { ...(triggers && { triggers }), ...(events && { events }), ...(since && { since }) };
+}
+
+/**
+ * A `since` (the connect URL's, or the `hello` message's): an ISO 8601 time, held to the 7 days
+ * records are kept; undefined when absent or empty. Anything else is a `ListenQueryError`.
+ */
+export function parseSince(value: unknown, nowMs: number): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  const ms = typeof value === 'string' ? Date.parse(value) : Number.NaN;
+  if (!Number.isFinite(ms)) throw new ListenQueryError('since: an ISO 8601 time, e.g. 2026-01-01T10:00:00Z');
+  return new Date(Math.max(ms, nowMs - MAX_SINCE_MS)).toISOString();
 }
 
 export class ListenQueryError extends Error {}
