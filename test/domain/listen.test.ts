@@ -37,9 +37,11 @@ describe('listen protocol', () => {
     expect(large.request).toMatchObject({ body_url: 'https://api.example.com/triggers/t1/executions/e1', body_bytes: MAX_INLINE_MESSAGE_BYTES });
   });
 
-  it('parseAnswer takes only the answer shape', () => {
-    expect(parseAnswer('{"action":"answer","trigger_id":"t","execution_id":"e","status":200,"ms":3}')).toMatchObject({ status: 200 });
-    for (const bad of ['nope', '[]', '{"action":"answer"}', '{"action":"answer","trigger_id":"t","execution_id":"e","status":42}', '{"action":"answer","trigger_id":"t","execution_id":"e","headers":{"a":1}}']) {
+  it('parseAnswer takes only the answer shape, with ids of the shapes the inspector\'s are', () => {
+    expect(parseAnswer('{"action":"answer","trigger_id":"t","execution_id":"0mi5k2s00e","status":200,"ms":3}')).toMatchObject({ status: 200 });
+    for (const bad of ['nope', '[]', '{"action":"answer"}', '{"action":"answer","trigger_id":"t","execution_id":"0mi5k2s00e","status":42}', '{"action":"answer","trigger_id":"t","execution_id":"0mi5k2s00e","headers":{"a":1}}',
+      '{"action":"answer","trigger_id":"t","execution_id":"e"}', '{"action":"answer","trigger_id":"t","execution_id":"!0mi5k2s00e"}', `{"action":"answer","trigger_id":"t","execution_id":"0mi5k2s00${'e'.repeat(65)}"}`,
+      '{"action":"answer","trigger_id":"t/../u","execution_id":"0mi5k2s00e"}']) {
       expect(parseAnswer(bad), bad).toBeUndefined();
     }
   });

@@ -94,6 +94,20 @@ describe('the listen endpoint', () => {
     listener.socket.close();
   });
 
+  it('answers an answer whose execution id is none (not an id of the inspector\'s shape, or kilobytes long) with a validation error, not a fault', async () => {
+    const token = await stack.token('listen-threat-answer-id');
+    const created = await call(stack, 'POST', '/triggers', { token, body: { flow: 'echo' } });
+    const trigger = created.json.data as { id: string };
+    const listener = connect(`triggers=${trigger.id}`, { authorization: `Bearer ${token}` });
+    await listener.next((m) => m.type === 'ready');
+    for (const executionId of ['!not-an-id', `0mi5k2s00${'k'.repeat(2000)}`, '']) {
+      listener.messages.length = 0;
+      listener.socket.send(JSON.stringify({ action: 'answer', trigger_id: trigger.id, execution_id: executionId, status: 200, ms: 1 }));
+      expect(await listener.next((m) => m.type === 'error' || m.message === 'Internal server error')).toMatchObject({ type: 'error', error: 'validation_error' });
+    }
+    listener.socket.close();
+  });
+
   it('refuses a bad since before the upgrade, naming it', async () => {
     const token = await stack.token('listen-threat-since');
     const bad = await connect('since=yesterday', { authorization: `Bearer ${token}` }).opened;
