@@ -123,7 +123,8 @@ export async function startLambdaInvokeEmulator(options: { region: string; crede
       const path = new URL(req.url ?? '/', 'http://localhost').pathname;
       const target = INVOKE_PATH.exec(path);
       if (req.method !== 'POST' || !target) return answer(res, 404, 'UnknownOperationException', 'only Invoke is emulated');
-      if (!(await signedAlike(req, decodeURIComponent(path), body))) return answer(res, 403, 'InvalidSignatureException', 'the request signature does not match');
+      // Over the path as sent, as AWS checks it (the signer encodes its segments once more).
+      if (!(await signedAlike(req, path, body))) return answer(res, 403, 'InvalidSignatureException', 'the request signature does not match');
       const name = decodeURIComponent(target[1]!).replace(/^arn:aws:lambda:[^:]+:\d+:function:/, '');
       if (req.headers['x-amz-invocation-type'] !== 'Event') return answer(res, 400, 'InvalidParameterValueException', 'the local stack emulates asynchronous invocations (Event) only');
       const fn = functions.get(name);

@@ -1,6 +1,6 @@
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { Context } from 'aws-lambda';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
 import { NodeSha256 } from '../../functions/adapters/aws/node-sha256.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LambdaEventInvoker } from '../../functions/adapters/aws/lambda-event-invoker.js';
@@ -69,7 +69,7 @@ describe('LambdaEventInvoker against the local Invoke emulator', () => {
     const body = Buffer.from(JSON.stringify(MESSAGE));
     const signer = new SignatureV4({ credentials, region: 'us-east-1', service: 'lambda', sha256: NodeSha256 });
     const signedAt = async (ms: number) => (await signer.sign({
-      method: 'POST', protocol: 'http:', hostname: url.hostname, port: Number(url.port), path: decodeURIComponent(url.pathname),
+      method: 'POST', protocol: 'http:', hostname: url.hostname, port: Number(url.port), path: url.pathname,
       headers: { host: url.host, 'content-type': 'application/json', 'x-amz-invocation-type': 'Event' }, body, query: {},
     }, { signingDate: new Date(ms) })).headers as Record<string, string>;
     const runsBefore = ran.length;
@@ -108,6 +108,34 @@ describe('LambdaEventInvoker against the local Invoke emulator', () => {
     });
     expect(status).toBe(413);
     expect(written).toBeLessThan(limit);
+  });
+
+  it("signs as AWS checks: over the path as sent (the ARN's `:` encoded), which SigV4 encodes once more for every service but S3", async () => {
+    const seen: { url: string; headers: Record<string, string | string[] | undefined>; body: Buffer }[] = [];
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => (seen.push({ url: req.url!, headers: req.headers, body: Buffer.concat(chunks) }), res.writeHead(202).end()));
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    try {
+      const endpoint = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+      await new LambdaEventInvoker(arn('worker'), { endpoint, credentials: async () => credentials }).invoke(JSON.stringify(MESSAGE));
+      const [request] = seen;
+      expect(request!.url).toBe(`/2015-03-31/functions/${encodeURIComponent(arn('worker'))}/invocations`);
+      const authorization = String(request!.headers.authorization);
+      const names = /SignedHeaders=([^,]+)/.exec(authorization)![1]!.split(';');
+      const date = String(request!.headers['x-amz-date']);
+      // The SDK's Lambda client hands its signer the path as sent, percent-encoded; that signature is the one AWS accepts.
+      const url = new URL(request!.url, endpoint);
+      const again = await new SignatureV4({ credentials, region: 'us-east-1', service: 'lambda', sha256: NodeSha256 }).sign(
+        { method: 'POST', protocol: 'http:', hostname: url.hostname, port: Number(url.port), path: request!.url, headers: Object.fromEntries(names.map((name) => [name, String(request!.headers[name])])), body: request!.body, query: {} },
+        { signingDate: new Date(`${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 8)}T${date.slice(9, 11)}:${date.slice(11, 13)}:${date.slice(13, 15)}Z`) },
+      );
+      expect(again.headers.authorization).toBe(authorization);
+    } finally {
+      server.close();
+    }
   });
 
   it('takes its region from the ARN, and refuses an ARN that names none', () => {
