@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { SignatureV4 } from '@smithy/signature-v4';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { Context } from 'aws-lambda';
-import { NodeSha256 } from '../functions/adapters/aws/node-sha256.js';
-import { equalText } from '../functions/domain/webhooks/senders/primitives/equal-text.js';
+import { signedRequestCheck } from './signed-request-check.js';
 
 /** What the emulator runs for one function name. */
 export interface InvokedFunction {
@@ -26,12 +24,7 @@ export interface LambdaInvokeEmulator {
 }
 
 const INVOKE_PATH = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/;
-/**
- * How far a request's signing time (`X-Amz-Date`) may be from the emulator's clock, as AWS's
- * services allow it: a signed request captured on the way (or written to a log) stops being
- * accepted once this has passed, where before it could be sent again for ever, running its event again.
- */
-export const MAX_SIGNATURE_SKEW_MS = 5 * 60 * 1000;
+export { MAX_SIGNATURE_SKEW_MS } from './signed-request-check.js';
 /** Lambda's limit on an asynchronous invocation's payload. */
 const MAX_ASYNC_PAYLOAD_BYTES = 256 * 1024;
 
@@ -52,31 +45,13 @@ export async function startLambdaInvokeEmulator(options: { region: string; crede
   const functions = new Map<string, InvokedFunction>();
   const running = new Set<Promise<void>>();
   let accepting = true;
-  const signer = new SignatureV4({ credentials: options.credentials, region: options.region, service: 'lambda', sha256: NodeSha256 });
 
   const answer = (res: ServerResponse, status: number, type?: string, message?: string) => {
     res.writeHead(status, { 'content-type': 'application/json', 'x-amzn-requestid': randomUUID(), ...(type && { 'x-amzn-errortype': type }) });
     res.end(type ? JSON.stringify({ Type: 'User', message }) : '');
   };
 
-  /** The request's signature, made again with the stack's secret over what was received. */
-  const signedAlike = async (req: IncomingMessage, path: string, body: Buffer): Promise<boolean> => {
-    const authorization = String(req.headers.authorization ?? '');
-    const amzDate = String(req.headers['x-amz-date'] ?? '');
-    const signedHeaders = /SignedHeaders=([^,]+)/.exec(authorization)?.[1]?.split(';') ?? [];
-    const dateMatch = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(amzDate);
-    if (!dateMatch || !authorization.includes(`Credential=${options.credentials.accessKeyId}/`)) return false;
-    const [, y, mo, d, h, mi, s] = dateMatch;
-    const signingDate = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)));
-    if (!(Math.abs(Date.now() - signingDate.getTime()) <= MAX_SIGNATURE_SKEW_MS)) return false;
-    const headers: Record<string, string> = {};
-    for (const name of signedHeaders) if (req.headers[name] !== undefined) headers[name] = String(req.headers[name]);
-    const [hostname, port] = (req.headers.host ?? '').split(':');
-    const signed = await signer.sign({
-      method: 'POST', protocol: 'http:', hostname: hostname!, ...(port && { port: Number(port) }), path, headers, body, query: {},
-    }, { signingDate });
-    return equalText(authorization, String(signed.headers.authorization ?? ''));
-  };
+  const signedAlike = signedRequestCheck({ region: options.region, service: 'lambda', credentials: options.credentials });
 
   const run = (name: string, fn: InvokedFunction, payload: unknown, id: string) => {
     const done = (async () => {
