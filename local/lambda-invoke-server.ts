@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { SignatureV4 } from '@smithy/signature-v4';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { Context } from 'aws-lambda';
-import { NodeSha256 } from '../functions/adapters/aws/node-sha256.js';
-import { equalText } from '../functions/domain/webhooks/senders/primitives/equal-text.js';
+import { signedRequestCheck } from './signed-request-check.js';
 
 /** What the emulator runs for one function name. */
 export interface InvokedFunction {
@@ -26,13 +24,14 @@ export interface LambdaInvokeEmulator {
 }
 
 const INVOKE_PATH = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/;
+export { MAX_SIGNATURE_SKEW_MS } from './signed-request-check.js';
 /** Lambda's limit on an asynchronous invocation's payload. */
 const MAX_ASYNC_PAYLOAD_BYTES = 256 * 1024;
 
 /**
  * Lambda's Invoke API for the local stack, asynchronous invocations only (`X-Amz-Invocation-Type:
  * Event`), as the receiver calls the flow worker (`functions/adapters/aws/lambda-event-invoker.ts`):
- * a request signed (SigV4) with the stack's credentials is answered 202, and the handler runs
+ * a request signed (SigV4) with the stack's credentials within the last five minutes is answered 202, and the handler runs
  * after the answer, as Lambda runs it from its own internal queue; a throw sends Lambda's
  * destination record (the stack's on-failure destination is the flow queue) with no retry of its
  * own (`MaximumRetryAttempts` 0, as deployed). A wrong signature is 403, an unknown function 404, a
@@ -46,29 +45,13 @@ export async function startLambdaInvokeEmulator(options: { region: string; crede
   const functions = new Map<string, InvokedFunction>();
   const running = new Set<Promise<void>>();
   let accepting = true;
-  const signer = new SignatureV4({ credentials: options.credentials, region: options.region, service: 'lambda', sha256: NodeSha256 });
 
   const answer = (res: ServerResponse, status: number, type?: string, message?: string) => {
     res.writeHead(status, { 'content-type': 'application/json', 'x-amzn-requestid': randomUUID(), ...(type && { 'x-amzn-errortype': type }) });
     res.end(type ? JSON.stringify({ Type: 'User', message }) : '');
   };
 
-  /** The request's signature, made again with the stack's secret over what was received. */
-  const signedAlike = async (req: IncomingMessage, path: string, body: Buffer): Promise<boolean> => {
-    const authorization = String(req.headers.authorization ?? '');
-    const amzDate = String(req.headers['x-amz-date'] ?? '');
-    const signedHeaders = /SignedHeaders=([^,]+)/.exec(authorization)?.[1]?.split(';') ?? [];
-    const dateMatch = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(amzDate);
-    if (!dateMatch || !authorization.includes(`Credential=${options.credentials.accessKeyId}/`)) return false;
-    const [, y, mo, d, h, mi, s] = dateMatch;
-    const headers: Record<string, string> = {};
-    for (const name of signedHeaders) if (req.headers[name] !== undefined) headers[name] = String(req.headers[name]);
-    const [hostname, port] = (req.headers.host ?? '').split(':');
-    const signed = await signer.sign({
-      method: 'POST', protocol: 'http:', hostname: hostname!, ...(port && { port: Number(port) }), path, headers, body, query: {},
-    }, { signingDate: new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s))) });
-    return equalText(authorization, String(signed.headers.authorization ?? ''));
-  };
+  const signedAlike = signedRequestCheck({ region: options.region, service: 'lambda', credentials: options.credentials });
 
   const run = (name: string, fn: InvokedFunction, payload: unknown, id: string) => {
     const done = (async () => {
@@ -96,16 +79,29 @@ export async function startLambdaInvokeEmulator(options: { region: string; crede
 
   const server: Server = createServer(async (req, res) => {
     try {
+      // Read no more than an invocation may carry: any caller of the machine (signed or not, the
+      // signature covers the body) could otherwise make the stack hold gigabytes.
+      const tooLarge = () => {
+        res.setHeader('connection', 'close');
+        answer(res, 413, 'RequestTooLargeException', `payload over ${MAX_ASYNC_PAYLOAD_BYTES} bytes`);
+        req.destroy();
+      };
+      if (Number(req.headers['content-length'] ?? 0) > MAX_ASYNC_PAYLOAD_BYTES) return tooLarge();
       const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
+      let received = 0;
+      for await (const chunk of req) {
+        received += (chunk as Buffer).length;
+        if (received > MAX_ASYNC_PAYLOAD_BYTES) return tooLarge();
+        chunks.push(chunk as Buffer);
+      }
       const body = Buffer.concat(chunks);
       const path = new URL(req.url ?? '/', 'http://localhost').pathname;
       const target = INVOKE_PATH.exec(path);
       if (req.method !== 'POST' || !target) return answer(res, 404, 'UnknownOperationException', 'only Invoke is emulated');
-      if (!(await signedAlike(req, decodeURIComponent(path), body))) return answer(res, 403, 'InvalidSignatureException', 'the request signature does not match');
+      // Over the path as sent, as AWS checks it (the signer encodes its segments once more).
+      if (!(await signedAlike(req, path, body))) return answer(res, 403, 'InvalidSignatureException', 'the request signature does not match');
       const name = decodeURIComponent(target[1]!).replace(/^arn:aws:lambda:[^:]+:\d+:function:/, '');
       if (req.headers['x-amz-invocation-type'] !== 'Event') return answer(res, 400, 'InvalidParameterValueException', 'the local stack emulates asynchronous invocations (Event) only');
-      if (body.length > MAX_ASYNC_PAYLOAD_BYTES) return answer(res, 413, 'RequestTooLargeException', `payload over ${MAX_ASYNC_PAYLOAD_BYTES} bytes`);
       const fn = functions.get(name);
       if (!accepting || !fn) return answer(res, fn || !accepting ? 503 : 404, fn || !accepting ? 'ServiceException' : 'ResourceNotFoundException', `function ${name} is not served`);
       let payload: unknown;

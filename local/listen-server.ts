@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand, ResourceNotFoundException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { MAX_FRAME_BYTES, MAX_MESSAGE_BYTES } from '../functions/domain/listen/protocol.js';
+import { signedRequestCheck } from './signed-request-check.js';
 
 /**
  * The local stack's listen endpoint: an emulator of API Gateway's WebSocket API (as
@@ -19,7 +20,8 @@ import { MAX_FRAME_BYTES, MAX_MESSAGE_BYTES } from '../functions/domain/listen/p
  * - each text message runs `$default` (concurrently, as API Gateway invokes them); a close runs `$disconnect`.
  * - the management API (`POST`, `GET`, `DELETE /@connections/{id}`) is served on the same port, as
  *   the stage's callback URL: a connection it does not have (never opened, not yet through
- *   `$connect`, or closed) is `410 GoneException`. Requests are not checked for a SigV4 signature.
+ *   `$connect`, or closed) is `410 GoneException`. A request not signed (SigV4, `execute-api`) with
+ *   the stack's credentials within five minutes is `403 ForbiddenException`, as IAM refuses it.
  * - API Gateway's limits hold: a frame over 32 KB or a message over 128 KB closes the connection
  *   with 1009 (a client splits a larger message into frames), a post over 128 KB is `413`.
  */
@@ -142,7 +144,8 @@ interface Connection {
   context: Record<string, string | number | boolean>;
 }
 
-export async function startListenEmulator(options: { port: number }): Promise<ListenEmulator> {
+export async function startListenEmulator(options: { port: number; region: string; credentials: { accessKeyId: string; secretAccessKey: string } }): Promise<ListenEmulator> {
+  const signedAlike = signedRequestCheck({ region: options.region, service: 'execute-api', credentials: options.credentials });
   let functions: WebSocketFunctions | undefined;
   const connections = new Map<string, Connection>();
   const server = createServer((req, res) => void manage(req, res));
@@ -249,15 +252,26 @@ export async function startListenEmulator(options: { port: number }): Promise<Li
       res.end(serviceError('validation_error', 'this endpoint takes WebSocket connections (flowgate listen)'));
       return;
     }
+    // Read no more than a post may carry; then, as API Gateway, only a request signed with the
+    // stack's credentials (the functions' posts are, `connection-poster.ts`) reaches a connection.
     const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
+    let received = 0;
+    for await (const chunk of req) {
+      received += (chunk as Buffer).length;
+      if (received > MAX_MESSAGE_BYTES) {
+        res.setHeader('connection', 'close');
+        reply(413, { message: `Message too long: at most ${MAX_MESSAGE_BYTES} bytes` }, 'PayloadTooLargeException');
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk as Buffer);
+    }
+    if (!(await signedAlike(req, (req.url ?? '/').split('?')[0]!, Buffer.concat(chunks)))) return reply(403, { message: 'The request signature we calculated does not match the signature you provided.' }, 'ForbiddenException');
     const connectionId = decodeURIComponent(match[1]!);
     const connection = connections.get(connectionId);
     if (!connection || connection.socket.readyState !== connection.socket.OPEN) return reply(410, { message: null }, 'GoneException');
     if (req.method === 'POST') {
-      const data = Buffer.concat(chunks);
-      if (data.length > MAX_MESSAGE_BYTES) return reply(413, { message: `Message too long: at most ${MAX_MESSAGE_BYTES} bytes` }, 'PayloadTooLargeException');
-      connection.socket.send(data.toString('utf8'));
+      connection.socket.send(Buffer.concat(chunks).toString('utf8'));
       return reply(200);
     }
     if (req.method === 'GET') {

@@ -266,7 +266,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const { port } = server.address() as { port: number };
     await allowBrowserOrigins(engines.env.AWS_ENDPOINT_URL_S3!, [`http://127.0.0.1:${port}`, `http://localhost:${port}`, ...corsOrigins]);
     // flowgate listen's endpoint: API Gateway's WebSocket API emulated, in front of the deployed listen functions.
-    if (options.listenApi ?? true) listen = await startListenEmulator({ port: options.listenPort ?? 0 });
+    if (options.listenApi ?? true) listen = await startListenEmulator({ port: options.listenPort ?? 0, region: LOCAL_AWS_ENV.AWS_REGION, credentials: LOCAL_CREDENTIALS });
   } catch (error) {
     if (server.listening) server.close();
     await listen?.stop();

@@ -6,7 +6,7 @@ import { managementPosterFor, type PostToConnection } from '../adapters/aws/conn
 import { DynamoListenConnections } from '../adapters/aws/websocket-listeners.js';
 import type { Authenticator } from '../domain/authenticator.js';
 import { ListenError, ListenerHub } from '../domain/listen/hub.js';
-import { ListenQueryError, parseAnswer, parseListenQuery } from '../domain/listen/protocol.js';
+import { ListenQueryError, parseAnswer, parseListenQuery, parseSince } from '../domain/listen/protocol.js';
 import type { Settings } from '../settings.js';
 import { AppError } from '../shared/errors.js';
 import { createGatewayAuthenticator } from './gateway-auth.js';
@@ -89,13 +89,23 @@ export function createListenHandler(deps: ListenHandlerDeps) {
     const connection = await deps.connections.get(connectionId);
     if (!connection) return { statusCode: 410 };
     const send = (text: string) => deps.post(connectionId, text);
-    let message: { action?: string; since?: string } = {};
+    let message: { action?: string; since?: unknown } = {};
     try {
       message = JSON.parse(event.body ?? '{}');
     } catch {
       // Answered below as not understood.
     }
     if (message.action === 'hello') {
+      // Checked as the connect URL's is: a time that is none would fail the replay (a 5xx), one older
+      // than the records kept would list for nothing.
+      let since: string | undefined;
+      try {
+        since = parseSince(message.since, deps.now());
+      } catch (error) {
+        if (!(error instanceof ListenQueryError)) throw error;
+        await send(JSON.stringify({ type: 'error', error: 'validation_error', message: error.message }));
+        return { statusCode: 200 };
+      }
       const triggers = await deps.hub.resolve(connection.accountId, { triggers: connection.triggers.map((t) => t.id) }).catch((error: unknown) => {
         // A trigger deleted since $connect: say so, and let the listener connect again.
         if (error instanceof ListenError) return undefined;
@@ -105,7 +115,7 @@ export function createListenHandler(deps: ListenHandlerDeps) {
         await send(JSON.stringify({ type: 'error', error: 'not_found', message: 'a trigger this connection listens to was deleted: connect again' }));
         return { statusCode: 200 };
       }
-      await deps.hub.add({ id: connectionId, accountId: connection.accountId, triggers, ...(connection.events && { events: connection.events }), send }, message.since);
+      await deps.hub.add({ id: connectionId, accountId: connection.accountId, triggers, ...(connection.events && { events: connection.events }), send }, since);
       return { statusCode: 200 };
     }
     const answer = parseAnswer(event.body ?? '');

@@ -162,6 +162,7 @@ export function composeWebhook(settings: Settings, aws: AwsClients, senderKeys: 
     adoptSecret: async (record, secret, options) =>
       (await import('../domain/triggers/manage-triggers.js')).adoptHandshakeSecret({ store: triggerStore, secretBox, randomBytes, now }, record, secret, options),
     ...(listeners && { listeners }),
+    startedAtMs: now(),
   }, settings.publicWebhookBaseUrl ?? settings.webhookBaseUrl);
   return (event: HttpEvent, context?: Context): Promise<HttpResult> => {
     flowQueue.loadAhead();

@@ -102,13 +102,13 @@ describe('DirectFirstQueue: a quiet trigger\'s event goes to the worker, else (a
   });
 });
 
-function workerHarness(run: () => Promise<FlowResult>, options: { requeue?: (body: string, seconds: number) => Promise<void> } = {}) {
+function workerHarness(run: () => Promise<FlowResult>, options: { requeue?: (body: string, seconds: number) => Promise<void>; update?: (change: ExecutionChange) => Promise<void> } = {}) {
   const updates: ExecutionChange[] = [];
   const requeued: { body: string; seconds: number }[] = [];
   const delays: { handle: string; seconds: number }[] = [];
   let runs = 0;
   const deps: WorkerDeps = {
-    executions: { update: async (_ref: unknown, change: ExecutionChange) => void updates.push(change) } as unknown as ExecutionStore,
+    executions: { update: options.update ?? (async (_ref: unknown, change: ExecutionChange) => void updates.push(change)) } as unknown as ExecutionStore,
     flows: { run: async () => { runs++; return run(); } },
     redelivery: { delay: async (handle, seconds) => void delays.push({ handle, seconds }) },
     retries: { requeue: options.requeue ?? (async (body, seconds) => void requeued.push({ body, seconds })) },
@@ -202,5 +202,19 @@ describe('the flow worker invoked directly', () => {
     await expect(createFlowWorkerHandler({ ...h.deps, stats })(MESSAGE, context)).rejects.toThrow(SyntaxError);
     expect(h.runs()).toBe(1);
     expect(h.requeued).toEqual([]);
+  });
+
+  it('a failed run whose retry is on the queue succeeds even when its record cannot be written: Lambda\'s destination would queue a second retry (the event would run twice)', async () => {
+    const h = workerHarness(async () => ({ status: 'failed', error: 'Boom' }), { update: async () => { throw new Error('ProvisionedThroughputExceededException'); } });
+    await expect(createFlowWorkerHandler({ ...h.deps, stats })(MESSAGE, context)).resolves.toEqual({ batchItemFailures: [] });
+    expect(h.requeued).toHaveLength(1);
+  });
+
+  it('a failed run whose retry could not be queued, nor its record written, still throws for Lambda\'s destination (the event is not lost)', async () => {
+    const h = workerHarness(async () => ({ status: 'failed', error: 'Boom' }), {
+      requeue: async () => { throw new Error('queue down'); },
+      update: async () => { throw new Error('table down'); },
+    });
+    await expect(createFlowWorkerHandler({ ...h.deps, stats })(MESSAGE, context)).rejects.toThrow();
   });
 });

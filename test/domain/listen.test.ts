@@ -37,9 +37,11 @@ describe('listen protocol', () => {
     expect(large.request).toMatchObject({ body_url: 'https://api.example.com/triggers/t1/executions/e1', body_bytes: MAX_INLINE_MESSAGE_BYTES });
   });
 
-  it('parseAnswer takes only the answer shape', () => {
-    expect(parseAnswer('{"action":"answer","trigger_id":"t","execution_id":"e","status":200,"ms":3}')).toMatchObject({ status: 200 });
-    for (const bad of ['nope', '[]', '{"action":"answer"}', '{"action":"answer","trigger_id":"t","execution_id":"e","status":42}', '{"action":"answer","trigger_id":"t","execution_id":"e","headers":{"a":1}}']) {
+  it('parseAnswer takes only the answer shape, with ids of the shapes the inspector\'s are', () => {
+    expect(parseAnswer('{"action":"answer","trigger_id":"t","execution_id":"0mi5k2s00e","status":200,"ms":3}')).toMatchObject({ status: 200 });
+    for (const bad of ['nope', '[]', '{"action":"answer"}', '{"action":"answer","trigger_id":"t","execution_id":"0mi5k2s00e","status":42}', '{"action":"answer","trigger_id":"t","execution_id":"0mi5k2s00e","headers":{"a":1}}',
+      '{"action":"answer","trigger_id":"t","execution_id":"e"}', '{"action":"answer","trigger_id":"t","execution_id":"!0mi5k2s00e"}', `{"action":"answer","trigger_id":"t","execution_id":"0mi5k2s00${'e'.repeat(65)}"}`,
+      '{"action":"answer","trigger_id":"t/../u","execution_id":"0mi5k2s00e"}']) {
       expect(parseAnswer(bad), bad).toBeUndefined();
     }
   });
@@ -69,6 +71,26 @@ describe('ListenerHub', () => {
     await hub.answered(connection('c1', 't1', [], true), { action: 'answer', trigger_id: 't1', execution_id: 'e1', status: 201, ms: 4, headers: { 'Content-Type': 'text/plain', 'Transfer-Encoding': 'chunked' }, body: 'hi' });
     expect(kept).toEqual([{ ref, answer: { status: 201, headers: { 'content-type': 'text/plain' }, body: 'hi', isBase64Encoded: false } }]);
     expect(forwarded).toEqual([{ ref, attempt: { at: new Date(NOW).toISOString(), listener: 'c1', status: 201, ms: 4, answered_sender: true } }]);
+  });
+
+  it("threat: answered() never passes a Set-Cookie to the sender (the receiver shares the console's origin), as a flow's reply may not set one", async () => {
+    const { hub, kept } = hubWith({ e1: detail('{}') });
+    await hub.answered(connection('c1', 't1', [], true), { action: 'answer', trigger_id: 't1', execution_id: 'e1', status: 200, headers: { 'Set-Cookie': 'session=attacker; Path=/', 'Proxy-Authenticate': 'Basic', 'X-Local': 'yes' }, body: 'ok' });
+    expect(kept).toEqual([{ ref, answer: { status: 200, headers: { 'x-local': 'yes' }, body: 'ok', isBase64Encoded: false } }]);
+  });
+
+  it('threat: answered() keeps nothing for the sender that HTTP could not carry (a line break in a header, a bad name, a 1xx status, a body not base64 though said to be): the flow answers', async () => {
+    const { hub, kept, forwarded } = hubWith({ e1: detail('{}') });
+    const answers = [
+      { status: 200, headers: { 'x-split': 'a\r\nset-cookie: s=1' } },
+      { status: 200, headers: { 'bad name': 'x' } },
+      { status: 200, headers: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`x-h${i}`, 'v'])) },
+      { status: 101 },
+      { status: 200, body: 'not base64!', body_encoding: 'base64' as const },
+    ];
+    for (const answer of answers) await hub.answered(connection('c1', 't1', [], true), { action: 'answer', trigger_id: 't1', execution_id: 'e1', ...answer });
+    expect(kept.map((k) => k.answer)).toEqual(answers.map(() => undefined));
+    expect(forwarded.map((f) => f.attempt.status)).toEqual(answers.map((a) => a.status));
   });
 
   it('answered() keeps only the first answer for the sender; a second is recorded without answering it', async () => {

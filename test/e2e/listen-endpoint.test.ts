@@ -1,8 +1,10 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { randomBytes } from 'node:crypto';
+import { SignatureV4 } from '@smithy/signature-v4';
 import WebSocket from 'ws';
 import { dynamoClient } from '../../functions/adapters/aws/clients/dynamo.js';
 import { managementPosterFor } from '../../functions/adapters/aws/connection-poster.js';
+import { NodeSha256 } from '../../functions/adapters/aws/node-sha256.js';
 import { describe, expect, it } from 'vitest';
 import { call, useLocalStack } from '../support/local-stack.js';
 
@@ -47,6 +49,14 @@ function connect(query: string, headers: Record<string, string>) {
   return { socket, messages, opened, next };
 }
 
+/** A request to the emulated management API, signed as the functions sign theirs (over the path as sent, unless `path` says otherwise). */
+async function signedFetch(url: string, method: string, body = '', credentials: { secretAccessKey?: string } = {}, path?: string) {
+  const target = new URL(url);
+  const signer = new SignatureV4({ credentials: { ...stack.aws.credentials!, ...credentials }, region: 'us-east-1', service: 'execute-api', sha256: NodeSha256 });
+  const signed = await signer.sign({ method, protocol: 'http:', hostname: target.hostname, port: Number(target.port), path: path ?? target.pathname, headers: { host: target.host }, body, query: {} });
+  return fetch(target, { method, headers: signed.headers as Record<string, string>, ...(body && { body }) });
+}
+
 /** As the CLI sends: frames of at most 32 KB. */
 function sendInFrames(socket: WebSocket, text: string): void {
   const bytes = Buffer.from(text);
@@ -76,6 +86,36 @@ describe('the listen endpoint', () => {
     expect((await allowed.opened).refused).toBeUndefined();
     expect(await allowed.next((m) => m.type === 'ready')).toMatchObject({ triggers: [] });
     allowed.socket.close();
+  });
+
+  it("answers a hello whose since is no time with a validation error naming it, not a fault, and the connection stays usable", async () => {
+    const token = await stack.token('listen-threat-hello-since');
+    const listener = connect('', { authorization: `Bearer ${token}` });
+    expect((await listener.opened).refused).toBeUndefined();
+    await listener.next((m) => m.type === 'ready');
+    for (const since of ['yesterday', 12, { $gt: '' }]) {
+      listener.messages.length = 0;
+      listener.socket.send(JSON.stringify({ action: 'hello', since }));
+      expect(await listener.next((m) => m.type === 'error' || m.message === 'Internal server error')).toMatchObject({ type: 'error', error: 'validation_error', message: expect.stringContaining('since') });
+    }
+    listener.messages.length = 0;
+    listener.socket.send(JSON.stringify({ action: 'hello', since: '1970-01-01T00:00:00Z' }));
+    expect(await listener.next((m) => m.type === 'replayed')).toMatchObject({ count: 0 });
+    listener.socket.close();
+  });
+
+  it('answers an answer whose execution id is none (not an id of the inspector\'s shape, or kilobytes long) with a validation error, not a fault', async () => {
+    const token = await stack.token('listen-threat-answer-id');
+    const created = await call(stack, 'POST', '/triggers', { token, body: { flow: 'echo' } });
+    const trigger = created.json.data as { id: string };
+    const listener = connect(`triggers=${trigger.id}`, { authorization: `Bearer ${token}` });
+    await listener.next((m) => m.type === 'ready');
+    for (const executionId of ['!not-an-id', `0mi5k2s00${'k'.repeat(2000)}`, '']) {
+      listener.messages.length = 0;
+      listener.socket.send(JSON.stringify({ action: 'answer', trigger_id: trigger.id, execution_id: executionId, status: 200, ms: 1 }));
+      expect(await listener.next((m) => m.type === 'error' || m.message === 'Internal server error')).toMatchObject({ type: 'error', error: 'validation_error' });
+    }
+    listener.socket.close();
   });
 
   it('refuses a bad since before the upgrade, naming it', async () => {
@@ -215,6 +255,30 @@ describe('the listen endpoint', () => {
     throw new Error('the LISTEN item of the gone connection is still there');
   });
 
+  it('threat: the management API takes only requests signed as AWS checks them: unsigned, signed with another secret, or over the decoded path, each is 403 and nothing reaches the listener', async () => {
+    const token = await stack.token('listen-management-threat');
+    const listener = connect('', { authorization: `Bearer ${token}` });
+    const ready = await listener.next((m) => m.type === 'ready');
+    const connection = `${stack.listenUrl.replace('ws:', 'http:')}/@connections/${encodeURIComponent(ready.connection_id)}`;
+    const fake = '{"type":"delivery","request":{"body_url":"https://attacker.example/x"}}';
+    // The same connection with its id's first character percent-encoded: a path whose decoded form differs from the one sent.
+    const id = ready.connection_id as string;
+    const encoded = `${stack.listenUrl.replace('ws:', 'http:')}/@connections/%${id.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}${encodeURIComponent(id.slice(1))}`;
+    const attempts = [
+      await fetch(connection, { method: 'POST', body: fake }),
+      await signedFetch(connection, 'POST', fake, { secretAccessKey: 'not-the-stack-secret' }),
+      await signedFetch(encoded, 'POST', fake, {}, decodeURIComponent(new URL(encoded).pathname)),
+      await fetch(connection, { method: 'DELETE' }),
+    ];
+    expect(attempts.map((r) => r.status)).toEqual([403, 403, 403, 403]);
+    expect((await signedFetch(connection, 'POST', '{"type":"signed"}')).status).toBe(200);
+    expect((await signedFetch(encoded, 'POST', '{"type":"signed-encoded"}')).status).toBe(200);
+    await listener.next((m) => m.type === 'signed');
+    await listener.next((m) => m.type === 'signed-encoded');
+    expect(listener.messages.filter((m) => m.type === 'delivery')).toEqual([]);
+    listener.socket.close();
+  });
+
   it('serves the management API: POST to a connection as the functions sign it, GET it, DELETE it (then 410)', async () => {
     const token = await stack.token('listen-management');
     const listener = connect('', { authorization: `Bearer ${token}` });
@@ -224,14 +288,14 @@ describe('the listen endpoint', () => {
     expect(await post(ready.connection_id, '{"type":"hello-from-the-api"}')).toBe(true);
     await listener.next((m) => m.type === 'hello-from-the-api');
     const connection = `${callbackUrl}/@connections/${encodeURIComponent(ready.connection_id)}`;
-    const got = await fetch(connection);
+    const got = await signedFetch(connection, 'GET');
     expect(got.status).toBe(200);
     expect(await got.json()).toMatchObject({ connectedAt: expect.any(String), identity: { sourceIp: '127.0.0.1' } });
     const closed = new Promise((done) => listener.socket.once('close', done));
-    expect((await fetch(connection, { method: 'DELETE' })).status).toBe(204);
+    expect((await signedFetch(connection, 'DELETE')).status).toBe(204);
     await closed;
     expect(await post(ready.connection_id, '{}')).toBe(false);
-    const gone = await fetch(connection);
+    const gone = await signedFetch(connection, 'GET');
     expect({ status: gone.status, type: gone.headers.get('x-amzn-errortype') }).toEqual({ status: 410, type: 'GoneException' });
   });
 });

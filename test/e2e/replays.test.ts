@@ -1,6 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dynamoClient } from '../../functions/adapters/aws/clients/dynamo.js';
+import { DynamoExecutionStore } from '../../functions/adapters/aws/dynamo-execution-store.js';
+import { replayClaim } from '../../functions/domain/webhooks/replay-key.js';
+import { senderRow } from '../../functions/domain/webhooks/senders/catalog.js';
 import { HttpsKeyFetcher } from '../../functions/adapters/https-key-fetcher.js';
 import type { KeyFetcher } from '../../functions/domain/webhooks/senders/context.js';
 import { PAYPAL_CERT_URL, signPayPal } from '../support/asymmetric-signers.js';
@@ -31,6 +35,8 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
+/** Before the stack (and its receiver) started: a delivery signed then may have been claimed by an older version. */
+const signedBeforeStart = Math.floor(Date.now() / 1000) - 5;
 const stack = useLocalStack({ senderKeys });
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -63,6 +69,26 @@ describe('stripe: an exact replay of a captured delivery', () => {
     expect((await deliver(trigger.url, body, signStripe({ secret, body, timestamp: t - 30 }))).json).toMatchObject({ status: 'accepted' });
     expect((await deliver(trigger.url, body, signStripe({ secret, body, timestamp: t }))).json).toMatchObject({ status: 'accepted' });
     expect(statuses(await settled(token, trigger.id, 2))).toEqual(['succeeded', 'succeeded']);
+  });
+});
+
+describe('upgrade from 1.0.0: an exact replay claimed by the older version', () => {
+  it('a delivery 1.0.0 took (its claim item) is still a duplicate when replayed to this version, though this version keys claims on the record', async () => {
+    const secret = 'whsec_upgrade_e2e';
+    const body = JSON.stringify({ id: 'evt_before_upgrade', type: 'charge.succeeded' });
+    const token = await stack.token('upgrade-owner');
+    const trigger = await createTrigger(stack, token, { flow: 'echo', signature: { service: 'stripe', secret } });
+    const capture = signStripe({ secret, body, timestamp: signedBeforeStart });
+    // What 1.0.0 wrote when it took the delivery: a claim item on the exact signed content (`claimEvent`).
+    const claim = replayClaim(senderRow('stripe')!, false, { method: 'POST', url: trigger.url, headers: capture as Record<string, string>, rawBody: Buffer.from(body), body: { kind: 'json' as const, value: JSON.parse(body) as unknown } }, 'evt_before_upgrade')!;
+    expect(claim.key).toMatch(/^sha256:/);
+    await new DynamoExecutionStore(dynamoClient(stack.aws), stack.engines.env.EXECUTIONS_TABLE!, Date.now).claimEvent(trigger.id, claim.key, claim.ttlSeconds);
+    const replay = await deliver(trigger.url, body, capture);
+    expect(replay.json).toEqual({ status: 'duplicate' });
+    // A delivery signed after this version started is claimed on its record alone, as before.
+    const fresh = signStripe({ secret, body, timestamp: nowSeconds() });
+    expect((await deliver(trigger.url, body, fresh)).json).toEqual({ status: 'accepted', event_id: 'evt_before_upgrade' });
+    expect((await deliver(trigger.url, body, fresh)).json).toEqual({ status: 'duplicate' });
   });
 });
 

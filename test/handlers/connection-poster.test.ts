@@ -47,7 +47,8 @@ describe('managementPoster', () => {
     const at = new Date(`${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 8)}T${date.slice(9, 11)}:${date.slice(11, 13)}:${date.slice(13, 15)}Z`);
     const url = new URL(`${baseUrl}/@connections/Ab3%3DxY`);
     const again = await new SignatureV4({ credentials, region: 'eu-west-1', service: 'execute-api', sha256: NodeSha256 }).sign(
-      { method: 'POST', protocol: url.protocol, hostname: url.hostname, port: Number(url.port), path: '/prod/@connections/Ab3=xY', headers: { host: url.host, 'content-type': 'application/octet-stream' }, body: Buffer.from(request!.body), query: {} },
+      // The path as sent, percent-encoded, as the SDK's client hands it to its signer (which encodes it once more, as AWS does).
+      { method: 'POST', protocol: url.protocol, hostname: url.hostname, port: Number(url.port), path: '/prod/@connections/Ab3%3DxY', headers: { host: url.host, 'content-type': 'application/octet-stream' }, body: Buffer.from(request!.body), query: {} },
       { signingDate: at },
     );
     expect(again.headers.authorization).toBe(authorization);

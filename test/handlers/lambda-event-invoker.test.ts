@@ -1,8 +1,11 @@
+import { SignatureV4 } from '@smithy/signature-v4';
 import type { Context } from 'aws-lambda';
+import { createServer, request } from 'node:http';
+import { NodeSha256 } from '../../functions/adapters/aws/node-sha256.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LambdaEventInvoker } from '../../functions/adapters/aws/lambda-event-invoker.js';
 import { retryOfDestinationRecord } from '../../functions/domain/flows/direct-retry.js';
-import { startLambdaInvokeEmulator, type LambdaInvokeEmulator } from '../../local/lambda-invoke-server.js';
+import { MAX_SIGNATURE_SKEW_MS, startLambdaInvokeEmulator, type LambdaInvokeEmulator } from '../../local/lambda-invoke-server.js';
 
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 const arn = (name: string) => `arn:aws:lambda:us-east-1:000000000000:function:${name}`;
@@ -59,6 +62,80 @@ describe('LambdaEventInvoker against the local Invoke emulator', () => {
     await expect(invoker('missing').invoke('{}')).rejects.toThrow(/answered 404/);
     await expect(invoker('worker', 'wrong').invoke('{}')).rejects.toThrow(/answered 403/);
     await expect(new LambdaEventInvoker(arn('worker'), { endpoint: 'http://127.0.0.1:1', credentials: async () => credentials }).invoke('{}')).rejects.toThrow();
+  });
+
+  it('threat: a correctly signed request made more than five minutes ago (captured, replayed) is refused 403 and runs nothing', async () => {
+    const url = new URL(`/2015-03-31/functions/${encodeURIComponent(arn('worker'))}/invocations`, emulator.endpoint);
+    const body = Buffer.from(JSON.stringify(MESSAGE));
+    const signer = new SignatureV4({ credentials, region: 'us-east-1', service: 'lambda', sha256: NodeSha256 });
+    const signedAt = async (ms: number) => (await signer.sign({
+      method: 'POST', protocol: 'http:', hostname: url.hostname, port: Number(url.port), path: url.pathname,
+      headers: { host: url.host, 'content-type': 'application/json', 'x-amz-invocation-type': 'Event' }, body, query: {},
+    }, { signingDate: new Date(ms) })).headers as Record<string, string>;
+    const runsBefore = ran.length;
+    for (const ms of [Date.now() - MAX_SIGNATURE_SKEW_MS - 60_000, Date.now() + MAX_SIGNATURE_SKEW_MS + 60_000]) {
+      const response = await fetch(url, { method: 'POST', headers: await signedAt(ms), body });
+      expect(response.status).toBe(403);
+    }
+    const done = settledOnce();
+    expect((await fetch(url, { method: 'POST', headers: await signedAt(Date.now() - 60_000), body })).status).toBe(202);
+    await done;
+    expect(ran.length).toBe(runsBefore + 1);
+  });
+
+  it('threat: a body over the 256 KiB an invocation may carry is refused 413 as it arrives, unsigned or not, never read whole into memory', async () => {
+    const url = new URL(`/2015-03-31/functions/${encodeURIComponent(arn('worker'))}/invocations`, emulator.endpoint);
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    const limit = 64 * 1024 * 1024;
+    const { status, written } = await new Promise<{ status: number | undefined; written: number }>((done) => {
+      let written = 0;
+      let status: number | undefined;
+      const req = request(url, { method: 'POST', headers: { 'x-amz-invocation-type': 'Event' } }, (res) => {
+        status = res.statusCode;
+        res.resume();
+        req.destroy();
+        done({ status, written });
+      });
+      req.on('error', () => done({ status, written }));
+      const pump = () => {
+        while (written < limit && !req.destroyed) {
+          written += chunk.length;
+          if (!req.write(chunk)) return void req.once('drain', pump);
+        }
+        if (!req.destroyed) req.end();
+      };
+      pump();
+    });
+    expect(status).toBe(413);
+    expect(written).toBeLessThan(limit);
+  });
+
+  it("signs as AWS checks: over the path as sent (the ARN's `:` encoded), which SigV4 encodes once more for every service but S3", async () => {
+    const seen: { url: string; headers: Record<string, string | string[] | undefined>; body: Buffer }[] = [];
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => (seen.push({ url: req.url!, headers: req.headers, body: Buffer.concat(chunks) }), res.writeHead(202).end()));
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    try {
+      const endpoint = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+      await new LambdaEventInvoker(arn('worker'), { endpoint, credentials: async () => credentials }).invoke(JSON.stringify(MESSAGE));
+      const [request] = seen;
+      expect(request!.url).toBe(`/2015-03-31/functions/${encodeURIComponent(arn('worker'))}/invocations`);
+      const authorization = String(request!.headers.authorization);
+      const names = /SignedHeaders=([^,]+)/.exec(authorization)![1]!.split(';');
+      const date = String(request!.headers['x-amz-date']);
+      // The SDK's Lambda client hands its signer the path as sent, percent-encoded; that signature is the one AWS accepts.
+      const url = new URL(request!.url, endpoint);
+      const again = await new SignatureV4({ credentials, region: 'us-east-1', service: 'lambda', sha256: NodeSha256 }).sign(
+        { method: 'POST', protocol: 'http:', hostname: url.hostname, port: Number(url.port), path: request!.url, headers: Object.fromEntries(names.map((name) => [name, String(request!.headers[name])])), body: request!.body, query: {} },
+        { signingDate: new Date(`${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 8)}T${date.slice(9, 11)}:${date.slice(11, 13)}:${date.slice(13, 15)}Z`) },
+      );
+      expect(again.headers.authorization).toBe(authorization);
+    } finally {
+      server.close();
+    }
   });
 
   it('takes its region from the ARN, and refuses an ARN that names none', () => {

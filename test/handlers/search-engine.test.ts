@@ -165,3 +165,21 @@ describe('LanceDB search engine: the engine\'s defects, handled in the adapter',
     expect((await engine.stats(record)).pendingDocuments).toBe(0);
   }, 120_000);
 });
+
+describe('LanceDB search engine: caller text in its SQL', () => {
+  it("threat: quotes and backslashes in a filter's value or a document id stay inside their literal (the engine's SQL takes no backslash escape), so no value widens a fixed filter", async () => {
+    const record: IndexRecord = {
+      accountId: 'engine-test', name: `quoted${++n}`, generation: 1, createdAt: '', updatedAt: '',
+      settings: { idField: 'id', searchable: [{ field: 'text', weight: 1 }], filterable: [{ field: 'tenant', type: 'string' }], sortable: [], stored: null, maxDocuments: 1_000_000 },
+    };
+    await engine.saveIndex(record, { isNew: true });
+    const docs = [{ id: 'a1', text: 'shared word', tenant: 'a' }, { id: 'b\\', text: 'shared word', tenant: "b\\' OR 1=1 --" }];
+    await engine.upsert(record, docs.map((doc) => ({ id: doc.id, doc })));
+    const browse = (value: string) => engine.search(record, { ...plan([]), filter: { kind: 'and', of: [{ kind: 'compare', field: 'tenant', op: 'eq', value: 'a' }, { kind: 'compare', field: 'tenant', op: 'eq', value }] } });
+    for (const hostile of ["\\') OR (1=1", "a\\' OR 'x'='x", "\\", "' OR ''='"]) expect((await browse(hostile)).candidates, hostile).toEqual([]);
+    expect((await browse('a')).candidates.map((c) => c.id)).toEqual(['a1']);
+    expect((await engine.search(record, { ...plan([]), filter: { kind: 'compare', field: 'tenant', op: 'eq', value: "b\\' OR 1=1 --" } })).candidates.map((c) => c.id)).toEqual(['b\\']);
+    expect(await engine.getDocument(record, 'b\\')).toMatchObject({ id: 'b\\' });
+    expect(await engine.getDocument(record, "\\' OR 1=1 --")).toBeUndefined();
+  });
+});

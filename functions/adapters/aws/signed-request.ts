@@ -20,7 +20,11 @@ export function signedPoster(options: { service: string; region: string; credent
       protocol: url.protocol,
       hostname: url.hostname,
       ...(url.port && { port: Number(url.port) }),
-      path: decodeURIComponent(url.pathname),
+      // The path as sent (percent-encoded), which the signer encodes once more: SigV4's canonical URI
+      // encodes each segment of the request's path twice for every service but S3, as the SDK signs it.
+      // Signed decoded, an encoded character (an ARN's `:`, a connection id's `=`) made AWS refuse it.
+      // https://docs.aws.amazon.com/IAM/latest/UserGuide/create-signed-request.html
+      path: url.pathname,
       headers: { host: url.host, ...headers },
       body,
       query: {},

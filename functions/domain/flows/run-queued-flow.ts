@@ -127,12 +127,19 @@ export async function runQueuedFlow(deps: WorkerDeps, delivery: QueuedDelivery):
     // attempt, through Lambda's on-failure destination once the worker throws); the record then
     // shows no time it cannot promise.
   }
-  await deps.executions.update(message.ref, {
-    status: last ? 'failed' : 'queued',
-    attempts: attempt,
-    error: reason,
-    nextAttemptAt,
-    attempt: { attempt, started_at, finished_at, status: result.status, error: reason },
-  });
+  try {
+    await deps.executions.update(message.ref, {
+      status: last ? 'failed' : 'queued',
+      attempts: attempt,
+      error: reason,
+      nextAttemptAt,
+      attempt: { attempt, started_at, finished_at, status: result.status, error: reason },
+    });
+  } catch (error) {
+    // A direct attempt's retry is on the queue already: were this thrown as it is, the worker would
+    // fail the invocation and Lambda's destination would queue a second retry of the same event.
+    // The retry records its own attempt; this one is only not shown.
+    if (!handedBack) throw error;
+  }
   throw new FlowAttemptFailed(attempt, reason, handedBack);
 }

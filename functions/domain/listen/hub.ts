@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js';
 import type { ExecutionRef, ExecutionStore } from '../flows/ports.js';
 import type { TriggerRecord } from '../triggers/trigger.js';
 import type { TriggerStore } from '../triggers/trigger-store.js';
+import { MAX_REPLY_HEADERS, replyRules } from '../webhooks/flow-reply.js';
 import { MAX_ANSWER_BODY_BYTES, MAX_REPLAYED_PER_TRIGGER, deliveryMessage, typeMatches, type AnswerMessage, type ListenedTrigger, type ListenQuery, type ReadyMessage } from './protocol.js';
 import type { ForwardedAttempts, ListenerAnswer, ListenerAnswers } from './ports.js';
 
@@ -130,13 +131,29 @@ export class ListenerHub {
     });
   }
 
+  /**
+   * The answer the sender gets, held to a flow's reply's rules (`flow-reply.ts`): the receiver shares
+   * its origin with the console, so a `Set-Cookie` of the local server (or of whoever holds a
+   * triggers key) is never passed on, nor are the local server's hop-by-hop headers; an answer HTTP
+   * could not carry (a 1xx status, a header with a line break, a body that is not base64 though said
+   * to be) is not kept, and the sender gets the flow's answer instead.
+   */
   private senderAnswer(message: AnswerMessage): ListenerAnswer | undefined {
-    if (message.status === undefined) return undefined;
+    if (message.status === undefined || message.status < 200) return undefined;
     const body = message.body ?? '';
     const isBase64Encoded = message.body_encoding === 'base64';
+    if (isBase64Encoded && !replyRules.isBase64(body)) return undefined;
     const bytes = isBase64Encoded ? Buffer.from(body, 'base64').length : Buffer.byteLength(body, 'utf8');
     if (bytes > MAX_ANSWER_BODY_BYTES) return undefined;
-    const headers = Object.fromEntries(Object.entries(message.headers ?? {}).filter(([name]) => !NOT_PASSED_ON.has(name.toLowerCase())).map(([name, value]) => [name.toLowerCase(), value]));
+    const entries = Object.entries(message.headers ?? {});
+    if (entries.length > MAX_REPLY_HEADERS) return undefined;
+    const headers: Record<string, string> = {};
+    for (const [name, value] of entries) {
+      const lower = name.toLowerCase();
+      if (NOT_PASSED_ON.has(lower) || replyRules.forbidsHeader(lower)) continue;
+      if (!replyRules.isHeaderName(name) || !replyRules.isHeaderValue(value)) return undefined;
+      headers[lower] = value;
+    }
     return { status: message.status, headers, body, isBase64Encoded };
   }
 }

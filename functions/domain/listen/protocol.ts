@@ -1,3 +1,4 @@
+import { EXECUTION_ID } from '../flows/execution-id.js';
 import type { ExecutionDetail, ExecutionStatus, StoredRequest } from '../flows/ports.js';
 
 /*
@@ -25,6 +26,9 @@ export const MAX_SINCE_MS = 7 * 24 * 3600 * 1000;
 export const MAX_ANSWER_BODY_BYTES = 64 * 1024;
 /** Deliveries a `since` replays per trigger, at most (then `truncated` says so). */
 export const MAX_REPLAYED_PER_TRIGGER = 1000;
+
+/** A trigger id as a listener may name one. */
+const TRIGGER_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** What a listener chose in its connect URL. */
 export interface ListenQuery {
@@ -106,15 +110,21 @@ export function parseListenQuery(query: Record<string, string | undefined>, nowM
     return items;
   };
   const triggers = list('triggers');
-  if (triggers?.some((id) => !/^[A-Za-z0-9_-]{1,64}$/.test(id))) throw new ListenQueryError('triggers: comma-separated trigger ids');
+  if (triggers?.some((id) => !TRIGGER_ID.test(id))) throw new ListenQueryError('triggers: comma-separated trigger ids');
   const events = list('events');
-  let since: string | undefined;
-  if (query.since) {
-    const ms = Date.parse(query.since);
-    if (!Number.isFinite(ms)) throw new ListenQueryError('since: an ISO 8601 time, e.g. 2026-01-01T10:00:00Z');
-    since = new Date(Math.max(ms, nowMs - MAX_SINCE_MS)).toISOString();
-  }
+  const since = parseSince(query.since, nowMs);
   return { ...(triggers && { triggers }), ...(events && { events }), ...(since && { since }) };
+}
+
+/**
+ * A `since` (the connect URL's, or the `hello` message's): an ISO 8601 time, held to the 7 days
+ * records are kept; undefined when absent or empty. Anything else is a `ListenQueryError`.
+ */
+export function parseSince(value: unknown, nowMs: number): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  const ms = typeof value === 'string' ? Date.parse(value) : Number.NaN;
+  if (!Number.isFinite(ms)) throw new ListenQueryError('since: an ISO 8601 time, e.g. 2026-01-01T10:00:00Z');
+  return new Date(Math.max(ms, nowMs - MAX_SINCE_MS)).toISOString();
 }
 
 export class ListenQueryError extends Error {}
@@ -161,7 +171,9 @@ export function parseAnswer(text: string): AnswerMessage | undefined {
   }
   if (typeof value !== 'object' || value === null) return undefined;
   const message = value as Record<string, unknown>;
-  if (message.action !== 'answer' || typeof message.trigger_id !== 'string' || typeof message.execution_id !== 'string') return undefined;
+  // Ids of the shapes the inspector's are: an execution id is a key's part, which no other text may be.
+  if (message.action !== 'answer' || typeof message.trigger_id !== 'string' || !TRIGGER_ID.test(message.trigger_id)
+    || typeof message.execution_id !== 'string' || !EXECUTION_ID.test(message.execution_id)) return undefined;
   if (message.status !== undefined && !(Number.isInteger(message.status) && (message.status as number) >= 100 && (message.status as number) <= 599)) return undefined;
   if (message.ms !== undefined && !(typeof message.ms === 'number' && message.ms >= 0)) return undefined;
   if (message.error !== undefined && typeof message.error !== 'string') return undefined;

@@ -104,7 +104,10 @@ export class SearchService {
       if ((await engine.countIndexes(ref.accountId)) >= MAX_INDEXES_PER_ACCOUNT) {
         throw new AppError('conflict', 'too many indexes', undefined, `an account has at most ${MAX_INDEXES_PER_ACCOUNT} indexes`);
       }
-      const record: IndexRecord = { ...ref, settings, generation: 1, createdAt: now, updatedAt: now };
+      // Its first generation is its creation time, as a purge's is (never 1 again): an index deleted
+      // and made again under its name before the deleted one's sweep ran would otherwise open the
+      // deleted generation's table, its documents (and columns of its settings) still in it.
+      const record: IndexRecord = { ...ref, settings, generation: Math.max(1, Date.parse(now)), createdAt: now, updatedAt: now };
       await engine.saveIndex(record, { isNew: true });
       return { info: { record, stats: await engine.stats(record) }, created: true };
     }

@@ -46,6 +46,18 @@ const FORBIDDEN_HEADERS = new Set([
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /**
+ * The rules a flow's reply is held to, for any other answer a sender gets through the receiver (a
+ * listener's, `domain/listen/hub.ts`): a header the receiver may not pass on (hop-by-hop, framing,
+ * `Set-Cookie`), a header name or value HTTP does not allow, a body that is not base64 though said to be.
+ */
+export const replyRules = {
+  forbidsHeader: (lowerName: string) => FORBIDDEN_HEADERS.has(lowerName),
+  isHeaderName: (name: string) => HEADER_NAME.test(name),
+  isHeaderValue: (value: string) => HEADER_VALUE.test(value),
+  isBase64: (body: string) => BASE64.test(body),
+};
+
+/**
  * How a wait-mode flow's output is answered. An object with a `statusCode` key and no key a proxy
  * response lacks is meant as a response: it is checked, and one that breaks a rule is `malformed`
  * (the receiver answers 502 `flow_failed` with the reason on the execution's timeline). A body is

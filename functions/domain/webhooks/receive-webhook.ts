@@ -49,7 +49,7 @@ export async function receiveWebhook(deps: ReceiverDeps, request: IncomingWebhoo
       const batch = batchOf(request, delivery, row, body);
       if (batch) return await receiveBatch(deps, request, delivery, batch, whole);
     }
-    const event = keyedOnClaim(whole);
+    const event = keyedOnClaim(whole, { claimItemsSignedBeforeMs: deps.startedAtMs });
     const routed = await route(deps, trigger.record, event);
     return (isAnswered(routed) ? routed : await dispatch(deps, trigger.record, event, routed, request.answerByMs)).reply;
   } catch (error) {

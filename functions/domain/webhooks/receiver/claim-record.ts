@@ -18,14 +18,24 @@ const DIGEST_CHARS = 22;
  * The record sorts by the signed time (within the sender's tolerance of its arrival); its
  * `received_at` stays when it arrived. A duplicate, and a record that must not claim (an event the
  * filter ignores without spending its claim), go under the delivery's own id (`otherRef`).
+ *
+ * Versions up to 1.0.0 claimed an exact replay with a claim item, not with the record: after an
+ * upgrade, a delivery such a version took (signed before the new code ran) could be replayed once
+ * more, its record keyed anew. So a delivery signed before this receiver started
+ * (`claimItemsSignedBeforeMs`) takes the claim item too (`alsoClaimItem`), which an older version's
+ * item refuses. Deliveries signed once it runs were never seen by an older version and cost
+ * nothing more. Once every timestamp signed before a 1.0.0 receiver stopped is past its
+ * tolerance (twice the longest tolerance a row allows), the rule does nothing and can go.
  */
-export function keyedOnClaim(event: ReceivedEvent): ReceivedEvent {
+export function keyedOnClaim(event: ReceivedEvent, options: { claimItemsSignedBeforeMs?: number } = {}): ReceivedEvent {
   const { claim, claimSignedAtMs } = event;
   if (!claim || claimSignedAtMs === undefined || !claim.key.startsWith('sha256:') || 'batch_request' in event.stored) return event;
   const digest = claim.key.slice('sha256:'.length, 'sha256:'.length + DIGEST_CHARS);
+  const { claimItemsSignedBeforeMs } = options;
   return {
     ...event,
     ref: { triggerId: event.ref.triggerId, executionId: newExecutionId(claimSignedAtMs, `k${digest}`) },
-    recordIsClaim: { otherRef: event.ref },
+    recordIsClaim: { otherRef: event.ref, ...(claimItemsSignedBeforeMs !== undefined && claimSignedAtMs < claimItemsSignedBeforeMs && { alsoClaimItem: true as const }) },
   };
 }
+

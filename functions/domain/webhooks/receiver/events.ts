@@ -32,7 +32,8 @@ export interface ReceivedEvent {
    * Set when `ref` is made from the claim (`claim-record.ts`): the record's first write is the
    * claim. A duplicate's record, or one that must not claim, goes under `otherRef`.
    */
-  recordIsClaim?: { otherRef: ExecutionRef };
+  /** `alsoClaimItem`: a claim item is taken too, as versions up to 1.0.0 took it (`claim-record.ts`). */
+  recordIsClaim?: { otherRef: ExecutionRef; alsoClaimItem?: true };
   /** The signed timestamp of a claim on the exact signed content (`signedTimeOfClaim`): what `claim-record.ts` keys the record on. */
   claimSignedAtMs?: number;
   /** The flow input, when serialised ahead: a batch checks every element's size before any of it is queued. */

@@ -27,8 +27,9 @@ export interface FlowBound {
  */
 export async function route(deps: ReceiverDeps, record: TriggerRecord, event: ReceivedEvent): Promise<EventOutcome | FlowBound> {
   const { ref, data, execution, stored, spentFirst, inputJson: serialised, recordIsClaim } = event;
-  // Keyed on its claim (`claim-record.ts`), the event's record is its claim: no claim item.
-  const claim = recordIsClaim ? undefined : event.claim;
+  // Keyed on its claim (`claim-record.ts`), the event's record is its claim: no claim item, unless
+  // it was signed before this receiver started, when an older version may hold its claim item.
+  const claim = recordIsClaim && !recordIsClaim.alsoClaimItem ? undefined : event.claim;
   if (spentFirst && claim && !(await deps.executions.claimEvent(record.id, claim.key, claim.ttlSeconds))) return answerDuplicate(deps, record, event);
   if (!matchesEventFilter(record.event_filter, data.type)) {
     // An ignored event's answer names it (as `accepted` does) and says why: the sender's logs then say which event was dropped.

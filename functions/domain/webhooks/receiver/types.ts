@@ -55,6 +55,8 @@ export interface ReceiverDeps {
   adoptSecret(record: TriggerRecord, secret: string, options: { revealOnce: boolean; sourceIp?: string }): Promise<Handover>;
   /** Listeners (`flowgate listen`) a wait-mode trigger with `answer_from_listener` takes its answer from (`websocket-listeners.ts`). */
   listeners?: Pick<DeliveryListeners, 'answer'>;
+  /** When this receiver started (epoch ms): a delivery signed before it may have been claimed by an older version (`claim-record.ts`). */
+  startedAtMs?: number;
 }
 
 /** A request admitted to a known, enabled trigger: what every later stage records against. */
