@@ -46,7 +46,7 @@ export interface EsmBundleOptions {
 const PLAIN = Symbol('plain');
 const LAZY_WRAPPER = 'flowgate-lazy';
 const LAZY_BARREL = 'flowgate-lazy-barrel';
-/** Builds that settle what the cuts take before giving them up (the objects function needs a few). */
+/** Builds that settle what the cuts take before giving them up (one or two in every function today). */
 const MAX_SETTLING_BUILDS = 30;
 
 /** Writes the bundle into `options.outdir`; returns esbuild's metafile of it. */
