@@ -101,6 +101,14 @@ const wiring = { kind: 'wiring' } as const;
 const local = { kind: 'local' } as const;
 const context = (key: string) => ({ kind: 'context', key }) as const;
 
+/**
+ * 1 to 128 letters, marks, symbols, numbers or punctuation: no spaces, no control characters.
+ * Printable ASCII but the space is all of those, and is checked first: the first test of a regular
+ * expression of Unicode properties compiles its tables, about 1 ms of every token-checking
+ * function's init (bench cold-start), for the name nearly every deployment keeps.
+ */
+const isGroupName = (value: string) => /^[!-~]{1,128}$/.test(value) || /^[\p{L}\p{M}\p{S}\p{N}\p{P}]{1,128}$/u.test(value);
+
 /** Powertools' log levels. */
 export const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -184,7 +192,7 @@ export const SETTINGS = {
   adminGroup: spec({
     env: 'ADMIN_GROUP',
     source: context('adminGroup'), readers: tokenVerifiers,
-    parse: text('flowgate-admins', (value) => (/^[\p{L}\p{M}\p{S}\p{N}\p{P}]{1,128}$/u.test(value) ? undefined : 'must be a group name of 1 to 128 characters without spaces')),
+    parse: text('flowgate-admins', (value) => (isGroupName(value) ? undefined : 'must be a group name of 1 to 128 characters without spaces')),
   }),
   /** Larger webhook bodies get 413 (default `DEFAULT_WEBHOOK_MAX_BODY_BYTES`; at most `MAX_WEBHOOK_BODY_BYTES`, what always fits Lambda's 6 MB invocation) */
   webhookMaxBodyBytes: spec({

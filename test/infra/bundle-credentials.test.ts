@@ -109,7 +109,7 @@ beforeAll(async () => {
     startRelay(engines.engines.env.AWS_ENDPOINT_URL_DYNAMODB!),
     startImds(),
   ]);
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   for (const server of [relay?.server, imds?.server]) await new Promise((done) => (server ? server.close(done) : done(undefined)));
@@ -356,5 +356,22 @@ describe('what other bundles leave to first use', () => {
     const sizes = Object.fromEntries(await Promise.all(Object.keys(FUNCTIONS).map(async (name) => [name, (await bundleSize(bundles[name]!)).initBytes] as const)));
     const over = Object.entries(sizes).filter(([, bytes]) => bytes > 300_000);
     expect(over, JSON.stringify(sizes)).toEqual([]);
+  });
+
+  it('every function loads two files at init, index.mjs and one chunk, however many modules it shares with what it loads on first use', async () => {
+    // esbuild alone split the receiver's init into 22 files (lib/constructs/esm-chunks.ts).
+    const files = Object.fromEntries(await Promise.all(Object.keys(FUNCTIONS).map(async (name) => [name, (await bundleSize(bundles[name]!)).initFiles] as const)));
+    expect(Object.entries(files).filter(([, count]) => count > 2), JSON.stringify(files)).toEqual([]);
+  });
+
+  it("objects and kvSweeper: the S3 client's XML protocol and checksum streams, reached at init only through the SDK's barrel files, load with the S3 client", async () => {
+    // An error of the XML protocol's serializer, one of the checksum stream's, a class of the XML builder.
+    for (const fn of ['objects', 'kvSweeper'] as const) {
+      const { init, asset } = await loaded(fn);
+      for (const marker of ['xml serializer, cannot write non-member map', 'unable to instantiate ChecksumStream', 'XmlNode']) {
+        expect(asset.includes(marker), `${fn}: ${marker} in the asset`).toBe(true);
+        expect(init.includes(marker), `${fn}: ${marker} loaded at init`).toBe(false);
+      }
+    }
   });
 });
