@@ -1,4 +1,5 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
@@ -362,6 +363,19 @@ describe('what other bundles leave to first use', () => {
     // esbuild alone split the receiver's init into 22 files (lib/constructs/esm-chunks.ts).
     const files = Object.fromEntries(await Promise.all(Object.keys(FUNCTIONS).map(async (name) => [name, (await bundleSize(bundles[name]!)).initFiles] as const)));
     expect(Object.entries(files).filter(([, count]) => count > 2), JSON.stringify(files)).toEqual([]);
+  });
+
+  it('every file of every bundle links: each chunk imports only names its modules export, as loading it on first use needs', () => {
+    // The chunking (lib/constructs/esm-chunks.ts) rewrites what chunks import and re-export; a name
+    // it lost would only fail when a deployed function first loads that chunk. The files are linked
+    // without running (test/support/link-modules.mjs), so no function's init runs here.
+    const failures = (Object.keys(FUNCTIONS) as FunctionName[]).flatMap((fn) => {
+      const files = filesOf(fn).filter((file) => file.endsWith('.mjs'));
+      expect(files.length, fn).toBeGreaterThanOrEqual(2);
+      const out = execFileSync(process.execPath, ['--experimental-vm-modules', '--no-warnings', resolve('test/support/link-modules.mjs'), ...files], { encoding: 'utf8' });
+      return (JSON.parse(out) as { file: string; error: string }[]).map((failure) => `${fn}: ${failure.file}: ${failure.error}`);
+    });
+    expect(failures).toEqual([]);
   });
 
   it("objects and kvSweeper: the S3 client's XML protocol and checksum streams, reached at init only through the SDK's barrel files, load with the S3 client", async () => {
