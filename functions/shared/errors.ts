@@ -40,27 +40,27 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
  */
 export const DEFAULT_MESSAGE: Partial<Record<ErrorCode, string>> = {
   validation_error: 'the request is not valid',
-  invalid_code: 'the code is not valid: use a current code',
-  unauthorized: 'send a valid bearer token or API key',
+  invalid_code: 'the code is not valid',
+  unauthorized: 'send a valid token or API key',
   invalid_signature: "the signature does not match: check the trigger's secret and the sender's signing settings",
-  ip_not_allowed: "the source address is not in the trigger's allow list",
+  ip_not_allowed: "this address is not in the trigger's allow list",
   forbidden: 'this credential may not do this',
   mfa_required: 'send a fresh step-up proof in X-MFA-Token',
-  not_found: 'no such resource',
-  method_not_allowed: 'the method is not allowed: see Allow',
+  not_found: 'not found',
+  method_not_allowed: 'see Allow for the methods',
   already_exists: 'it already exists',
-  already_registered: 'the user already has a factor: send a step-up proof to add another',
-  conflict: 'it changed meanwhile: read it again and retry',
+  already_registered: 'the user already has a factor',
+  conflict: 'it changed meanwhile: retry',
   not_replayable: 'this execution cannot be replayed',
   stream_full: 'the stream is full',
-  idempotency_key_reused: 'this Idempotency-Key was used for another request',
-  idempotency_key_in_flight: 'a request with this Idempotency-Key is still running',
-  precondition_failed: 'If-Match does not match the current etag',
+  idempotency_key_reused: 'the key came with another request',
+  idempotency_key_in_flight: "the key's request is still running",
+  precondition_failed: 'If-Match does not match',
   payload_too_large: 'the body is too large',
-  headers_too_large: 'the request headers are too large',
+  headers_too_large: 'the headers are too large',
   unsupported_media_type: 'send content-type: application/json',
   range_not_satisfiable: 'the range is outside the object',
-  too_many_attempts: 'too many attempts: retry after Retry-After',
+  too_many_attempts: 'retry after Retry-After',
 };
 
 /**
@@ -98,7 +98,7 @@ export const isFault = (error: AppError): boolean => error.code === 'internal_er
 
 export function toHttpResponse(error: unknown): APIGatewayProxyStructuredResultV2 {
   const appError = isAppError(error) ? error : new AppError('internal_error');
-  const message = appError.publicMessage ?? (appError.status < 500 ? DEFAULT_MESSAGE[appError.code] : undefined);
+  const message = appError.publicMessage ?? DEFAULT_MESSAGE[appError.code];
   return {
     statusCode: appError.status,
     headers: { 'content-type': 'application/json', ...appError.headers },

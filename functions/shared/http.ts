@@ -28,7 +28,7 @@ export function mediaType(event: HttpEvent): string {
 export function jsonObjectBody(event: HttpEvent, options: { optional?: boolean } = {}): Record<string, unknown> {
   const bytes = rawBody(event);
   if (bytes.length === 0 && options.optional) return {};
-  if (mediaType(event) !== 'application/json') throw new AppError('unsupported_media_type', undefined, undefined, 'send the body as JSON with content-type: application/json');
+  if (mediaType(event) !== 'application/json') throw new AppError('unsupported_media_type');
   const value = parseJson(bytes);
   if (!isPlainObject(value)) throw new AppError('validation_error', undefined, undefined, 'the body must be a JSON object');
   return value;
