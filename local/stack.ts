@@ -13,6 +13,7 @@ import { dynamoClient } from '../functions/adapters/aws/clients/dynamo.js';
 import { sqsClient } from '../functions/adapters/aws/clients/sqs.js';
 import { DEFAULT_ROUTE, FUNCTIONS, QUEUES, ROUTES, TABLES, routeKey, type FunctionName, type QueueName } from '../functions/manifest.js';
 import { parseSetting, readSettings, SETTINGS } from '../functions/settings.js';
+import { DEFAULT_MESSAGE, type ErrorCode } from '../functions/shared/errors.js';
 import { configureLogging } from '../functions/shared/logger.js';
 import { composeAccounts } from '../functions/handlers/accounts.js';
 import { composeWebhook } from '../functions/handlers/webhook.js';
@@ -162,9 +163,12 @@ export interface LocalStack {
   stop(): Promise<void>;
 }
 
-const jsonError = (res: ServerResponse, status: number, code: string) => {
+/** The service's error body, with its code's default words as `toHttpResponse` gives a 4xx. */
+const errorBody = (code: ErrorCode) => JSON.stringify(DEFAULT_MESSAGE[code] === undefined ? { error: code } : { error: code, message: DEFAULT_MESSAGE[code] });
+
+const jsonError = (res: ServerResponse, status: number, code: ErrorCode) => {
   res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ error: code }));
+  res.end(errorBody(code));
 };
 
 /** Reports the request once its answer is sent, or its connection closed without one. */
@@ -374,14 +378,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   // Protocol faults never reach a handler; answer them in the same JSON shape.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy();
-    const [status, code] = error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'headers_too_large'] : [400, 'validation_error'];
-    const body = JSON.stringify({ error: code });
+    const [status, code] = error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'headers_too_large' as const] : [400, 'validation_error' as const];
+    const body = errorBody(code);
     socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`);
   });
   // Node hands CONNECT to a 'connect' listener and, without one, drops the connection unanswered.
   // No route takes CONNECT, so answer it as any other unrouted method: 405 in the service's shape.
   server.on('connect', (_req: IncomingMessage, socket) => {
-    const body = JSON.stringify({ error: 'method_not_allowed' });
+    const body = errorBody('method_not_allowed');
     socket.end(`HTTP/1.1 405 Method Not Allowed\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`);
   });
 

@@ -23,7 +23,7 @@ import { createGatewayAuthenticator } from './gateway-auth.js';
 /** A required string field; anything else is a 400 `validation_error`, which costs no attempt. */
 function stringField(body: Record<string, unknown>, name: string): string {
   const value = body[name];
-  if (typeof value !== 'string') throw new AppError('validation_error', `${name} must be a string`);
+  if (typeof value !== 'string') throw new AppError('validation_error', undefined, undefined, `${name} must be a string`);
   return value;
 }
 

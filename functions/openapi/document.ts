@@ -86,6 +86,12 @@ function operation(route: RouteSpec) {
   if (route.auth !== 'none') responses['401'] ??= { description: 'unauthorized', content: withSchemas(errorBody('').content) };
   if (route.scope) responses['403'] ??= { description: `forbidden: the credential lacks the \`${route.scope}\` scope`, content: withSchemas(errorBody('').content) };
   responses['500'] ??= { description: 'internal_error', content: withSchemas(errorBody('').content) };
+  // A 4xx always says what to fix: its body is the `Error` shape with `message` required.
+  for (const [status, response] of Object.entries(responses) as [string, { content?: Record<string, { schema: { $ref?: string } }> }][]) {
+    for (const media of Object.values(status.startsWith('4') ? response.content ?? {} : {})) {
+      if (media.schema.$ref === '#/components/schemas/Error') media.schema = { $ref: '#/components/schemas/ClientError' };
+    }
+  }
   return {
     operationId: route.operationId,
     summary: SUMMARIES[route.operationId],
@@ -136,7 +142,18 @@ export function buildOpenApiDocument(serverUrl = '/') {
           required: ['error'],
           properties: {
             error: { $ref: '#/components/schemas/ErrorCode', description: 'What went wrong. Each operation lists, by status, the codes it can answer. New codes may be added in a minor release: treat an unknown one by its status.' },
-            message: { type: 'string', description: 'With some `validation_error`s (a trigger\'s `signature`): which field is wrong, and why.' },
+            message: { type: 'string', description: 'Always on a 4xx (see `ClientError`): what to fix. A 5xx has none (`unavailable` may say when to retry).' },
+          },
+        },
+        // Every 4xx: `message` says what is wrong with the request and what to send instead; where saying
+        // more would tell a guesser which check failed (a credential, a signature, a code, another
+        // account's resource), it is one fixed line per code.
+        ClientError: {
+          type: 'object',
+          required: ['error', 'message'],
+          properties: {
+            error: { $ref: '#/components/schemas/ErrorCode', description: 'What went wrong. Each operation lists, by status, the codes it can answer. New codes may be added in a minor release: treat an unknown one by its status.' },
+            message: { type: 'string', minLength: 1, description: 'What is wrong with the request and what to send instead, for people; match on `error`, not on these words.' },
           },
         },
       },

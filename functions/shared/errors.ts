@@ -33,10 +33,42 @@ export const ERROR_STATUS = {
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
 /**
+ * The words a 4xx carries when its call site gives none: one fixed line per code, the same for every
+ * cause, so a refusal of a credential, a signature or another account's resource says what to check
+ * without saying which check failed. 5xx codes have none: the caller has nothing to fix (`internal_error`
+ * never says more; `unavailable` carries words only where its call site gives a retry rule).
+ */
+export const DEFAULT_MESSAGE: Partial<Record<ErrorCode, string>> = {
+  validation_error: 'the request is not valid',
+  invalid_code: 'the code is not valid',
+  unauthorized: 'send a valid token or API key',
+  invalid_signature: "the signature does not match: check the trigger's secret and the sender's signing settings",
+  ip_not_allowed: "this address is not in the trigger's allow list",
+  forbidden: 'this credential may not do this',
+  mfa_required: 'send a fresh step-up proof in X-MFA-Token',
+  not_found: 'not found',
+  method_not_allowed: 'see Allow for the methods',
+  already_exists: 'it already exists',
+  already_registered: 'the user already has a factor',
+  conflict: 'it changed meanwhile: retry',
+  not_replayable: 'this execution cannot be replayed',
+  stream_full: 'the stream is full',
+  idempotency_key_reused: 'the key came with another request',
+  idempotency_key_in_flight: "the key's request is still running",
+  precondition_failed: 'If-Match does not match',
+  payload_too_large: 'the body is too large',
+  headers_too_large: 'the headers are too large',
+  unsupported_media_type: 'send content-type: application/json',
+  range_not_satisfiable: 'the range is outside the object',
+  too_many_attempts: 'retry after Retry-After',
+};
+
+/**
  * The one error type of the service. Domain code and adapters throw it; `toHttpResponse`
- * turns it into `{"error": code}` with its status. `detail` is for logs only, never sent;
- * `message`, when given, is sent as `{"error": code, "message": …}`: words for the caller that
- * say which of its own fields is wrong (never anything of ours).
+ * turns it into `{"error": code, "message": …}` with its status. `detail` is for logs only, never sent;
+ * `publicMessage` is sent as the `message`: words for the caller that say which of its own fields is
+ * wrong and what to send instead (never anything of ours: no table, key, ARN or route). A 4xx without
+ * one gets its code's `DEFAULT_MESSAGE`.
  */
 export class AppError extends Error {
   readonly status: number;
@@ -48,7 +80,8 @@ export class AppError extends Error {
     /** Only where one code means two things by operation: `invalid_code` is 401 at sign-in, 400 at enrolment. */
     status?: 401,
   ) {
-    super(detail ? `${code}: ${detail}` : code);
+    const said = detail ?? publicMessage;
+    super(said ? `${code}: ${said}` : code);
     this.name = 'AppError';
     this.status = status ?? ERROR_STATUS[code];
   }
@@ -65,9 +98,10 @@ export const isFault = (error: AppError): boolean => error.code === 'internal_er
 
 export function toHttpResponse(error: unknown): APIGatewayProxyStructuredResultV2 {
   const appError = isAppError(error) ? error : new AppError('internal_error');
+  const message = appError.publicMessage ?? DEFAULT_MESSAGE[appError.code];
   return {
     statusCode: appError.status,
     headers: { 'content-type': 'application/json', ...appError.headers },
-    body: JSON.stringify(appError.publicMessage === undefined ? { error: appError.code } : { error: appError.code, message: appError.publicMessage }),
+    body: JSON.stringify(message === undefined ? { error: appError.code } : { error: appError.code, message }),
   };
 }

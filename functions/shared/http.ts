@@ -30,7 +30,7 @@ export function jsonObjectBody(event: HttpEvent, options: { optional?: boolean }
   if (bytes.length === 0 && options.optional) return {};
   if (mediaType(event) !== 'application/json') throw new AppError('unsupported_media_type');
   const value = parseJson(bytes);
-  if (!isPlainObject(value)) throw new AppError('validation_error', 'body must be a JSON object');
+  if (!isPlainObject(value)) throw new AppError('validation_error', undefined, undefined, 'the body must be a JSON object');
   return value;
 }
 
@@ -156,8 +156,8 @@ export function queryParam(event: HttpEvent, name: string): string | undefined {
 export function limitParam(event: HttpEvent, fallback: number, max: number): number {
   const raw = queryParam(event, 'limit');
   if (raw === undefined) return fallback;
-  if (!/^[0-9]{1,6}$/.test(raw)) throw new AppError('validation_error', 'limit must be a positive integer');
+  if (!/^[0-9]{1,6}$/.test(raw)) throw new AppError('validation_error', undefined, undefined, `limit must be an integer from 1 to ${max}`);
   const limit = Number(raw);
-  if (limit < 1 || limit > max) throw new AppError('validation_error', `limit must be between 1 and ${max}`);
+  if (limit < 1 || limit > max) throw new AppError('validation_error', undefined, undefined, `limit must be an integer from 1 to ${max}`);
   return limit;
 }

@@ -48,18 +48,18 @@ export function decodeUtf8(bytes: Uint8Array): string {
   try {
     return utf8.decode(bytes);
   } catch {
-    throw new AppError('validation_error', 'body is not valid UTF-8');
+    throw new AppError('validation_error', undefined, undefined, 'the body is not valid UTF-8');
   }
 }
 
 /** Parses a JSON request body: valid UTF-8, at most {@link MAX_JSON_DEPTH} deep, else `validation_error`. */
 export function parseJson(bytes: Uint8Array): unknown {
   const text = decodeUtf8(bytes);
-  if (jsonNestingDepth(text) > MAX_JSON_DEPTH) throw new AppError('validation_error', 'JSON nested too deep');
+  if (jsonNestingDepth(text) > MAX_JSON_DEPTH) throw new AppError('validation_error', undefined, undefined, `the body's JSON is nested more than ${MAX_JSON_DEPTH} deep`);
   try {
     return JSON.parse(text);
   } catch {
-    throw new AppError('validation_error', 'body is not JSON');
+    throw new AppError('validation_error', undefined, undefined, 'the body is not valid JSON');
   }
 }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_MESSAGE } from '../../functions/shared/errors.js';
 import { totpCodeAt } from '../support/totp.js';
 import { call, useLocalStack } from '../support/local-stack.js';
 
@@ -36,7 +37,7 @@ describe('TOTP registration over HTTP', () => {
     expect(used.json).toEqual({ data: { remaining: 9, mfa_token: expect.any(String), expires_at: expect.any(String) } });
     const again = await call(stack, 'POST', RECOVERY, { token, body: { code: codes[0] } });
     expect(again.status).toBe(401);
-    expect(again.json).toEqual({ error: 'invalid_code' });
+    expect(again.json).toEqual({ error: 'invalid_code', message: DEFAULT_MESSAGE.invalid_code });
   });
 
   it('refuses a second confirmation and a new start with 409 already_registered', async () => {
@@ -44,7 +45,7 @@ describe('TOTP registration over HTTP', () => {
     const { secret } = await start('e2e-bob');
     const body = { code: totpCodeAt(secret, Date.now()), secret };
     expect((await call(stack, 'POST', CONFIRM, { token, body })).status).toBe(200);
-    expect((await call(stack, 'POST', CONFIRM, { token, body })).json).toEqual({ error: 'already_registered' });
+    expect((await call(stack, 'POST', CONFIRM, { token, body })).json).toEqual({ error: 'already_registered', message: expect.any(String) });
     expect((await call(stack, 'POST', START, { token })).status).toBe(409);
   });
 
@@ -52,7 +53,7 @@ describe('TOTP registration over HTTP', () => {
     const { secret } = await start('e2e-carol');
     const res = await call(stack, 'POST', CONFIRM, { token: await stack.token('e2e-carol'), body: { code: wrongCode(secret), secret } });
     expect(res.status).toBe(400);
-    expect(res.json).toEqual({ error: 'invalid_code' });
+    expect(res.json).toEqual({ error: 'invalid_code', message: DEFAULT_MESSAGE.invalid_code });
   });
 
   it('answers 429 too_many_attempts with Retry-After after 5 wrong codes', async () => {
@@ -63,7 +64,7 @@ describe('TOTP registration over HTTP', () => {
     }
     const res = await call(stack, 'POST', CONFIRM, { token, body: { code: totpCodeAt(secret, Date.now()), secret } });
     expect(res.status).toBe(429);
-    expect(res.json).toEqual({ error: 'too_many_attempts' });
+    expect(res.json).toEqual({ error: 'too_many_attempts', message: expect.any(String) });
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(880); // 900 less the test's own time
     expect(Number(res.headers.get('retry-after'))).toBeLessThanOrEqual(900);
   });
@@ -75,7 +76,7 @@ describe('TOTP registration over HTTP', () => {
       headers: { 'content-type': 'text/plain' },
     });
     expect(res.status).toBe(415);
-    expect(res.json).toEqual({ error: 'unsupported_media_type' });
+    expect(res.json).toEqual({ error: 'unsupported_media_type', message: 'send content-type: application/json' });
   });
 
   it('answers 400 validation_error to a body that is not JSON', async () => {
@@ -85,7 +86,7 @@ describe('TOTP registration over HTTP', () => {
       headers: { 'content-type': 'application/json' },
     });
     expect(res.status).toBe(400);
-    expect(res.json).toEqual({ error: 'validation_error' });
+    expect(res.json).toEqual({ error: 'validation_error', message: expect.any(String) });
   });
 });
 
@@ -97,13 +98,13 @@ describe('accounts routes take a user token only', () => {
       expect((await call(stack, 'GET', '/storage/kv', { apiKey })).status).toBe(200); // the key works elsewhere
       const res = await call(stack, 'POST', path, { apiKey, body: { code: '123456', secret: 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ' } });
       expect(res.status).toBe(401);
-      expect(res.json).toEqual({ error: 'unauthorized' });
+      expect(res.json).toEqual({ error: 'unauthorized', message: expect.any(String) });
     });
   }
 
   it('refuses a request without credentials with 401 unauthorized', async () => {
     const res = await call(stack, 'POST', START);
     expect(res.status).toBe(401);
-    expect(res.json).toEqual({ error: 'unauthorized' });
+    expect(res.json).toEqual({ error: 'unauthorized', message: expect.any(String) });
   });
 });

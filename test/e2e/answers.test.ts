@@ -104,8 +104,8 @@ describe('the same thing is answered the same way', () => {
     const { token, secret, confirmed } = await enrolled();
     const totp = await call(stack, 'POST', '/accounts/totp/verify', { token, body: { code: wrongCode(secret) } });
     const recovery = await call(stack, 'POST', '/accounts/recovery-codes/verify', { token, body: { code: 'zzzzz-zzzzz' } });
-    expect([totp.status, totp.json]).toEqual([401, { error: 'invalid_code' }]);
-    expect([recovery.status, recovery.json]).toEqual([401, { error: 'invalid_code' }]);
+    expect([totp.status, totp.json]).toEqual([401, { error: 'invalid_code', message: expect.any(String) }]);
+    expect([recovery.status, recovery.json]).toEqual([401, { error: 'invalid_code', message: expect.any(String) }]);
     // A used one too.
     expect((await call(stack, 'POST', '/accounts/recovery-codes/verify', { token, body: { code: confirmed.recovery_codes[0] } })).status).toBe(200);
     expect((await call(stack, 'POST', '/accounts/recovery-codes/verify', { token, body: { code: confirmed.recovery_codes[0] } })).status).toBe(401);

@@ -214,7 +214,7 @@ describe('the admin reset and admin keys need an administrator and a fresh proof
 
     const noClaim = await call(stack, 'DELETE', path, { token: notAdmin.token, headers: withProof(await proof(notAdmin, 'admin_reset')) });
     expect([noClaim.status, noClaim.json.error]).toEqual([403, 'forbidden']);
-    expect((await call(stack, 'DELETE', path, { token: admin.token })).json).toEqual({ error: 'mfa_required' });
+    expect((await call(stack, 'DELETE', path, { token: admin.token })).json).toEqual({ error: 'mfa_required', message: expect.any(String) });
     expect((await call(stack, 'DELETE', path, { token: admin.token, headers: withProof(await proof(admin)) })).status).toBe(403);
     const resetProof = await proof(admin, 'admin_reset');
     // Another account's user is 404 and spends nothing.

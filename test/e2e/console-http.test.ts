@@ -32,7 +32,7 @@ describe('GET /console', () => {
     }
     const missing = await call(stack, 'GET', '/console/app.NOTAHASH.js');
     expect(missing.status).toBe(404);
-    expect(missing.json).toEqual({ error: 'not_found' });
+    expect(missing.json).toEqual({ error: 'not_found', message: expect.any(String) });
     expect((await call(stack, 'GET', '/console/constructor')).status).toBe(404);
   });
 

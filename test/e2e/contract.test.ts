@@ -4,7 +4,7 @@
  * sends a valid request (its JSON body checked against the documented request schema first), and
  * requires the documented success status with a body the documented schema accepts (ajv, JSON
  * Schema 2020-12, the named schemas resolved through `components`); then it sends one invalid
- * request and requires a 4xx the operation documents, in the `Error` shape. An operation of the
+ * request and requires a 4xx the operation documents, in the `ClientError` shape (`message` required). An operation of the
  * document without a case here fails the test, and so does a case for an operation it lacks.
  */
 import { Secret, TOTP } from 'otpauth';
@@ -425,8 +425,8 @@ describe('the contract: every operation of the document answers as documented', 
     const refused = await send(method, path, await testCase.invalid());
     expectDocumented(operation, refused, (status) => /^4/.test(status), `${operationId} (invalid)`);
     if (method === 'head') return; // an answer to HEAD has no body (RFC 9110 9.3.2), its status is what a client gets
-    const validateError = validatorOf({ $ref: '#/components/schemas/Error' });
-    expect(validateError(refused.json) ? [] : validateError.errors, `${operationId} (invalid): not the Error shape`).toEqual([]);
+    const validateError = validatorOf({ $ref: '#/components/schemas/ClientError' });
+    expect(validateError(refused.json) ? [] : validateError.errors, `${operationId} (invalid): not the ClientError shape (a 4xx without its message?)`).toEqual([]);
     // The status's description names the codes it carries (`validation_error: …`).
     expect(operation.responses[String(refused.status)].description, `${operationId} (invalid): ${refused.status} ${refused.json.error} is not among the codes documented for it`).toContain(refused.json.error);
   });

@@ -62,7 +62,7 @@ describe('CORS on the local stack (CORS_ALLOWED_ORIGINS)', () => {
   it('errors carry the header too, so a web app can read {"error": ...}', async () => {
     const res = await call(stack, 'GET', '/api-keys', { headers: { origin: LISTED } });
     expect(res.status).toBe(401);
-    expect(res.json).toEqual({ error: 'unauthorized' });
+    expect(res.json).toEqual({ error: 'unauthorized', message: expect.any(String) });
     expect(res.headers.get('access-control-allow-origin')).toBe(LISTED);
   });
 
@@ -75,7 +75,7 @@ describe('CORS on the local stack (CORS_ALLOWED_ORIGINS)', () => {
   it('an OPTIONS that is not a preflight (no Access-Control-Request-Method) is routed as before', async () => {
     const res = await call(stack, 'OPTIONS', '/api-keys', { headers: { origin: LISTED } });
     expect(res.status).toBe(405);
-    expect(res.json).toEqual({ error: 'method_not_allowed' });
+    expect(res.json).toEqual({ error: 'method_not_allowed', message: expect.any(String) });
   });
 });
 

@@ -58,7 +58,7 @@ describe('refused deliveries', () => {
       ...signed, 'x-api-key': trigger.api_key!, authorization: 'Bearer abc.def', 'proxy-authorization': 'Basic czNjcmV0', 'X-Custom': 'Kept',
     });
     expect(res.status).toBe(401);
-    expect(res.json).toEqual({ error: 'invalid_signature' });
+    expect(res.json).toEqual({ error: 'invalid_signature', message: expect.any(String) });
 
     const [refused] = await listAll(token, trigger.id);
     expect(refused).toMatchObject({ status: 'refused', error: 'invalid_signature', event_id: 'evt_wrong_sig', type: 'invoice.paid', unverified: true, attempts: 0, timeline: [] });
@@ -163,7 +163,7 @@ describe('detail, timeline and filters', () => {
     expect(read.timeline).toEqual([{ attempt: 1, started_at: expect.any(String), finished_at: expect.any(String), status: 'succeeded' }]);
     expect(Date.parse(read.timeline[0]!.finished_at!)).toBeGreaterThanOrEqual(Date.parse(read.timeline[0]!.started_at));
     for (const id of ['0000000000nothere', 'not-an-id!', listed!.execution_id.slice(0, -1) + (listed!.execution_id.endsWith('0') ? '1' : '0')]) {
-      expect((await call(stack, 'GET', `/triggers/${trigger.id}/executions/${id}`, { token })).json).toEqual({ error: 'not_found' });
+      expect((await call(stack, 'GET', `/triggers/${trigger.id}/executions/${id}`, { token })).json).toEqual({ error: 'not_found', message: expect.any(String) });
     }
     // Another account's trigger is not found, execution or not.
     expect((await call(stack, 'GET', `/triggers/${trigger.id}/executions/${listed!.execution_id}`, { token: await stack.token('someone-else') })).status).toBe(404);
@@ -212,7 +212,7 @@ describe('detail, timeline and filters', () => {
       expect((await listAll(token, trigger.id, query, 2)).map((e) => e.execution_id), query).toEqual(expected);
     }
     for (const bad of ['&status=nope', '&since=yesterday', '&type=a*b', `&since=${middle}&until=${middle}`]) {
-      expect((await call(stack, 'GET', `/triggers/${trigger.id}/executions?${bad}`, { token })).json, bad).toEqual({ error: 'validation_error' });
+      expect((await call(stack, 'GET', `/triggers/${trigger.id}/executions?${bad}`, { token })).json, bad).toEqual({ error: 'validation_error', message: expect.any(String) });
     }
   });
 });
@@ -227,7 +227,7 @@ describe('replay', () => {
     expect((await call(stack, 'PATCH', `/triggers/${trigger.id}`, { token, body: { flow: 'echo' } })).status).toBe(200);
 
     // Without status or since, a bulk replay is refused.
-    expect((await call(stack, 'POST', `/triggers/${trigger.id}/replay`, { token, body: { type: 'order' } })).json).toEqual({ error: 'validation_error' });
+    expect((await call(stack, 'POST', `/triggers/${trigger.id}/replay`, { token, body: { type: 'order' } })).json).toEqual({ error: 'validation_error', message: 'status or since is required' });
     const first = await call(stack, 'POST', `/triggers/${trigger.id}/replay`, { token, body: { status: ['failed'], limit: 2 } });
     expect(first.status).toBe(202);
     expect(first.json.data).toMatchObject({ replayed: 2, not_replayable: 0 });
@@ -265,7 +265,7 @@ describe('replay', () => {
     const unsupported = await createTrigger(stack, token, { flow: 'echo' });
     expect((await deliver(unsupported.url, 'plain text', { 'content-type': 'text/plain' })).status).toBe(415);
     const [plain] = await listAll(token, unsupported.id);
-    expect((await call(stack, 'POST', `/triggers/${unsupported.id}/executions/${plain!.execution_id}/replay`, { token })).json).toEqual({ error: 'not_replayable' });
+    expect((await call(stack, 'POST', `/triggers/${unsupported.id}/executions/${plain!.execution_id}/replay`, { token })).json).toEqual({ error: 'not_replayable', message: expect.any(String) });
   });
 });
 

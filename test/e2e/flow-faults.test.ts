@@ -99,7 +99,7 @@ describe.concurrent('executions', () => {
   it('refuses a limit over 500 and a forged cursor with 400', async () => {
     const token = await stack.token('exec-owner');
     const trigger = await createTrigger(stack, token, { flow: 'echo' });
-    expect((await call(stack, 'GET', `/triggers/${trigger.id}/executions?limit=501`, { token })).json).toEqual({ error: 'validation_error' });
+    expect((await call(stack, 'GET', `/triggers/${trigger.id}/executions?limit=501`, { token })).json).toEqual({ error: 'validation_error', message: 'limit must be an integer from 1 to 500' });
     expect((await call(stack, 'GET', `/triggers/${trigger.id}/executions?cursor=%%%`, { token })).status).toBe(400);
   });
 
@@ -128,7 +128,7 @@ describe.concurrent('large events', () => {
       const trigger = await createTrigger(stack, token, { flow: 'echo', response_mode });
       const res = await deliver(trigger.url, huge);
       expect(res.status).toBe(413);
-      expect(res.json).toEqual({ error: 'payload_too_large' });
+      expect(res.json).toEqual({ error: 'payload_too_large', message: expect.any(String) });
       const listed = await call(stack, 'GET', `/triggers/${trigger.id}/executions`, { token });
       expect(listed.json.data.executions).toEqual([expect.objectContaining({ status: 'refused', error: 'payload_too_large', attempts: 0, timeline: [] })]);
     }

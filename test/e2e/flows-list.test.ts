@@ -27,7 +27,7 @@ describe('GET /flows', () => {
   it('is 401 without credentials', async () => {
     const denied = await call(stack, 'GET', '/flows');
     expect(denied.status).toBe(401);
-    expect(denied.json).toEqual({ error: 'unauthorized' });
+    expect(denied.json).toEqual({ error: 'unauthorized', message: expect.any(String) });
   });
 });
 
@@ -54,7 +54,7 @@ describe('GET /flows/{name}', () => {
     for (const name of ['no-such-flow', 'Echo', 'echo-']) {
       const missing = await call(stack, 'GET', `/flows/${name}`, { token });
       expect(missing.status, name).toBe(404);
-      expect(missing.json, name).toEqual({ error: 'not_found' });
+      expect(missing.json, name).toEqual({ error: 'not_found', message: expect.any(String) });
     }
   });
 
@@ -71,7 +71,7 @@ describe('GET /flows/{name}', () => {
   it('is 401 without credentials, and tells nothing of the flow', async () => {
     const denied = await call(stack, 'GET', '/flows/echo');
     expect(denied.status).toBe(401);
-    expect(denied.json).toEqual({ error: 'unauthorized' });
+    expect(denied.json).toEqual({ error: 'unauthorized', message: expect.any(String) });
   });
 });
 

@@ -13,23 +13,23 @@ describe('local stack', () => {
   });
 
   it('an unknown route is 404 not_found, with or without credentials', async () => {
-    expect((await call(stack, 'GET', '/nope')).json).toEqual({ error: 'not_found' });
+    expect((await call(stack, 'GET', '/nope')).json).toEqual({ error: 'not_found', message: expect.any(String) });
     const res = await call(stack, 'GET', '/nope', { token: await stack.token('alice') });
     expect(res.status).toBe(404);
-    expect(res.json).toEqual({ error: 'not_found' });
+    expect(res.json).toEqual({ error: 'not_found', message: expect.any(String) });
   });
 
   it('a known path with another method is 405 with Allow', async () => {
     const res = await call(stack, 'PATCH', '/api-keys');
     expect(res.status).toBe(405);
-    expect(res.json).toEqual({ error: 'method_not_allowed' });
+    expect(res.json).toEqual({ error: 'method_not_allowed', message: expect.any(String) });
     expect(res.headers.get('allow')).toBe('GET, POST');
   });
 
   it('oversized headers get a JSON error, not a bare protocol reply', async () => {
     const res = await call(stack, 'GET', '/health', { headers: { 'x-big': 'a'.repeat(20_000) } });
     expect(res.status).toBe(431);
-    expect(res.json).toEqual({ error: 'headers_too_large' });
+    expect(res.json).toEqual({ error: 'headers_too_large', message: expect.any(String) });
   });
 });
 
@@ -51,7 +51,7 @@ describe('gateway authentication', () => {
     expect((await call(stack, 'DELETE', `/api-keys/${id}`, { token })).status).toBe(204);
     const after = await call(stack, 'GET', '/storage/kv', { apiKey });
     expect(after.status).toBe(401);
-    expect(after.json).toEqual({ error: 'unauthorized' });
+    expect(after.json).toEqual({ error: 'unauthorized', message: expect.any(String) });
   });
 
   it('keys are scoped to their account: another account cannot see or revoke them', async () => {
@@ -93,7 +93,7 @@ describe('gateway authentication', () => {
     it(`refuses ${name} with 401 unauthorized`, async () => {
       const res = await call(stack, 'GET', '/api-keys', { headers: await headers() });
       expect(res.status).toBe(401);
-      expect(res.json).toEqual({ error: 'unauthorized' });
+      expect(res.json).toEqual({ error: 'unauthorized', message: expect.any(String) });
     });
   }
 });

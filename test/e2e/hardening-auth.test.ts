@@ -27,7 +27,7 @@ describe('the account_id claim of a bearer token', () => {
   ])('present as %s is 401 unauthorized, where the same sub without it or with a string account is 200', async (_name, accountId) => {
     const sub = `claim-user-${JSON.stringify(accountId)}`;
     const malformed = await call(stack, 'GET', '/api-keys', { token: await signed(sub, { account_id: accountId }) });
-    expect([malformed.status, malformed.json]).toEqual([401, { error: 'unauthorized' }]);
+    expect([malformed.status, malformed.json]).toEqual([401, { error: 'unauthorized', message: expect.any(String) }]);
     expect((await call(stack, 'GET', '/api-keys', { token: await signed(sub, {}) })).status).toBe(200);
     expect((await call(stack, 'GET', '/api-keys', { token: await signed(sub, { account_id: 'acct-1' }) })).status).toBe(200);
   });

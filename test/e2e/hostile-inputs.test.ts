@@ -1,6 +1,6 @@
 /**
  * A corpus of hostile requests against every route of the local stack. Each one must be refused
- * with a 4xx and the `{"error": "<code>"}` body, never a 5xx; afterwards the stack still answers,
+ * with a 4xx and the `{"error": "<code>", "message": "<what to fix>"}` body, never a 5xx; afterwards the stack still answers,
  * no trigger has run a flow, and the stored data (a seeded bucket, triggers, API keys) is as it was.
  *
  * The corpus is a table (`CASES`): add a row to add a case. Requests go out one at a time through
@@ -199,8 +199,8 @@ function expectRefusal(res: Res, status?: number, method?: string): void {
   if (method === 'HEAD') return;
   expect(res.contentType, summary).toMatch(/^application\/json\b/);
   const body: unknown = JSON.parse(res.body);
-  // A signature's validation_error also says, in `message`, which field is wrong.
-  expect(body, summary).toEqual({ error: expect.any(String), ...(typeof body === 'object' && body !== null && 'message' in body && { message: expect.any(String) }) });
+  // Every 4xx says what to fix: a call site that throws a bare code fails here.
+  expect(body, summary).toEqual({ error: expect.stringMatching(/^[a-z_]+$/), message: expect.stringMatching(/\S/) });
 }
 
 // ---------------------------------------------------------------------------------------------

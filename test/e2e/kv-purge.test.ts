@@ -92,7 +92,7 @@ describe('DELETE /storage/kv/{bucket}/purge', () => {
     const t = await tenant();
     for (const key of ['a', 'b/c', 'd']) await t.put(key);
     await t.purge();
-    for (const key of ['a', 'b/c', 'd']) expect((await t.get(key)).json).toEqual({ error: 'not_found' });
+    for (const key of ['a', 'b/c', 'd']) expect((await t.get(key)).json).toEqual({ error: 'not_found', message: expect.any(String) });
     expect(await t.listAll()).toEqual([]);
   });
 
@@ -126,7 +126,7 @@ describe('DELETE /storage/kv/{bucket}/purge', () => {
 
   it('of a missing bucket is 404, of a malformed name 400, without credentials 401', async () => {
     const token = await stack.token('purge-nobody');
-    expect((await call(stack, 'DELETE', '/storage/kv/never-created/purge', { token })).json).toEqual({ error: 'not_found' });
+    expect((await call(stack, 'DELETE', '/storage/kv/never-created/purge', { token })).json).toEqual({ error: 'not_found', message: expect.any(String) });
     expect((await call(stack, 'DELETE', '/storage/kv/bad.name/purge', { token })).json).toEqual({ error: 'validation_error', message: expect.any(String) });
     expect((await call(stack, 'DELETE', '/storage/kv/never-created/purge')).status).toBe(401);
   });
@@ -136,7 +136,7 @@ describe('DELETE /storage/kv/{bucket}/purge', () => {
     await owner.put('k');
     const res = await call(stack, 'DELETE', `${owner.base}/purge`, { token: await stack.token('purge-intruder') });
     expect(res.status).toBe(404);
-    expect(res.json).toEqual({ error: 'not_found' });
+    expect(res.json).toEqual({ error: 'not_found', message: expect.any(String) });
     expect((await owner.get('k')).status).toBe(200);
   });
 

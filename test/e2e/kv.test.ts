@@ -45,7 +45,7 @@ describe('buckets', () => {
     const { token, base } = await tenant({ create: { description: 'first' } });
     const res = await call(stack, 'PUT', base, { token, body: { description: 'second' }, headers: { 'if-none-match': '*' } });
     expect(res.status).toBe(409);
-    expect(res.json).toEqual({ error: 'already_exists' });
+    expect(res.json).toEqual({ error: 'already_exists', message: expect.any(String) });
     expect((await call(stack, 'GET', base, { token })).json.data.description).toBe('first');
   });
 
@@ -77,7 +77,7 @@ describe('buckets', () => {
     expect(res.status).toBe(204);
     expect(res.text).toBe('');
     expect((await call(stack, 'GET', base, { token })).status).toBe(404);
-    expect((await get('k')).json).toEqual({ error: 'not_found' });
+    expect((await get('k')).json).toEqual({ error: 'not_found', message: expect.any(String) });
     expect((await call(stack, 'DELETE', base, { token })).status).toBe(404);
   });
 
@@ -153,10 +153,10 @@ describe('values', () => {
 
   it('GET and DELETE of a missing key are 404 not_found', async () => {
     const { token, get, keyPath } = await tenant();
-    expect((await get('nope')).json).toEqual({ error: 'not_found' });
+    expect((await get('nope')).json).toEqual({ error: 'not_found', message: expect.any(String) });
     const res = await call(stack, 'DELETE', keyPath('nope'), { token });
     expect(res.status).toBe(404);
-    expect(res.json).toEqual({ error: 'not_found' });
+    expect(res.json).toEqual({ error: 'not_found', message: expect.any(String) });
   });
 
   it('DELETE answers 204 and the key is gone', async () => {
@@ -171,7 +171,7 @@ describe('values', () => {
     const { put } = await tenant({ create: { max_value_bytes: 10 } });
     const over = await put('k', 'x'.repeat(11));
     expect(over.status).toBe(413);
-    expect(over.json).toEqual({ error: 'payload_too_large' });
+    expect(over.json).toEqual({ error: 'payload_too_large', message: "the value is over the bucket's max_value_bytes (10)" });
     expect((await put('k', 'x'.repeat(10))).status).toBe(200);
   });
 
@@ -245,14 +245,14 @@ describe('listing', () => {
     const { list } = await tenant();
     const res = await list(`?limit=${limit}`);
     expect(res.status).toBe(400);
-    expect(res.json).toEqual({ error: 'validation_error' });
+    expect(res.json).toEqual({ error: 'validation_error', message: 'limit must be an integer from 1 to 1000' });
   });
 
   it('limit=1000 is accepted', async () => expect((await (await tenant()).list('?limit=1000')).status).toBe(200));
 
   it('a cursor that is not one of ours is 400', async () => {
     const { list } = await tenant();
-    expect((await list('?cursor=garbage')).json).toEqual({ error: 'validation_error' });
+    expect((await list('?cursor=garbage')).json).toEqual({ error: 'validation_error', message: 'cursor is not valid' });
   });
 });
 
@@ -279,9 +279,9 @@ describe('GET /storage/kv', () => {
   it('is empty for an account without buckets, 400 for a bad limit or cursor, 401 without credentials', async () => {
     const token = await stack.token('kv-no-buckets');
     expect((await call(stack, 'GET', '/storage/kv', { token })).json).toEqual({ data: { buckets: [], next_cursor: null } });
-    expect((await call(stack, 'GET', '/storage/kv?limit=0', { token })).json).toEqual({ error: 'validation_error' });
-    expect((await call(stack, 'GET', '/storage/kv?cursor=garbage', { token })).json).toEqual({ error: 'validation_error' });
-    expect((await call(stack, 'GET', '/storage/kv')).json).toEqual({ error: 'unauthorized' });
+    expect((await call(stack, 'GET', '/storage/kv?limit=0', { token })).json).toEqual({ error: 'validation_error', message: expect.any(String) });
+    expect((await call(stack, 'GET', '/storage/kv?cursor=garbage', { token })).json).toEqual({ error: 'validation_error', message: 'cursor is not valid' });
+    expect((await call(stack, 'GET', '/storage/kv')).json).toEqual({ error: 'unauthorized', message: expect.any(String) });
   });
 });
 
@@ -294,7 +294,7 @@ describe('access', () => {
   it.each(ROUTES)('%s /storage/kv/{bucket}%s without credentials is 401 unauthorized', async (method, suffix) => {
     const res = await call(stack, method, `/storage/kv/anything${suffix}`, method === 'GET' ? {} : { body: {} });
     expect(res.status).toBe(401);
-    expect(res.json).toEqual({ error: 'unauthorized' });
+    expect(res.json).toEqual({ error: 'unauthorized', message: expect.any(String) });
   });
 
   it('every route answers 404 for another account’s bucket and leaves it untouched', async () => {
@@ -303,7 +303,7 @@ describe('access', () => {
     const intruder = await stack.token('kv-intruder');
     for (const [method, suffix] of ROUTES.filter(([m, s]) => !(m === 'PUT' && s === ''))) {
       const res = await call(stack, method, `${owner.base}${suffix}`, { token: intruder, rawBody: method === 'GET' ? undefined : 'overwrite' });
-      expect([method, suffix, res.status, res.json]).toEqual([method, suffix, 404, { error: 'not_found' }]);
+      expect([method, suffix, res.status, res.json]).toEqual([method, suffix, 404, { error: 'not_found', message: expect.any(String) }]);
     }
     expect((await owner.get('some/key')).text).toBe('secret');
     expect((await call(stack, 'GET', owner.base, { token: owner.token })).json.data.description).toBe('mine');

@@ -1,6 +1,7 @@
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { Secret, TOTP } from 'otpauth';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_MESSAGE } from '../../functions/shared/errors.js';
 import { call, useLocalStack } from '../support/local-stack.js';
 
 /** The accounts routes' clock: real time, stepped ahead by a test that needs hours to pass. */
@@ -97,13 +98,13 @@ describe('verify and the step-up proof over HTTP', () => {
     for (const code of [codeAt(user.secret, now), codeAt(user.secret, now - STEP_MS)]) {
       const res = await verify(user.token, code);
       expect(res.status).toBe(401);
-      expect(res.json).toEqual({ error: 'invalid_code' });
+      expect(res.json).toEqual({ error: 'invalid_code', message: DEFAULT_MESSAGE.invalid_code });
     }
     const next = codeAt(user.secret, now + STEP_MS);
     expect((await verify(user.token, next)).status).toBe(200);
     const again = await verify(user.token, next);
     expect(again.status).toBe(401);
-    expect(again.json).toEqual({ error: 'invalid_code' });
+    expect(again.json).toEqual({ error: 'invalid_code', message: DEFAULT_MESSAGE.invalid_code });
   });
 
   it('of five concurrent requests with one code exactly one succeeds', async () => {
@@ -128,7 +129,7 @@ describe('factors and recovery codes over HTTP', () => {
     const user = await enrolled(now - STEP_MS);
     const second = (await call(stack, 'POST', START, { token: user.token, headers: withProof(await proofFrom(user.token, user.recoveryCodes[0]!)) })).json.data.secret as string;
     const body = { code: codeAt(second, now), secret: second, name: 'Tablet' };
-    expect((await call(stack, 'POST', CONFIRM, { token: user.token, body })).json).toEqual({ error: 'already_registered' });
+    expect((await call(stack, 'POST', CONFIRM, { token: user.token, body })).json).toEqual({ error: 'already_registered', message: expect.any(String) });
     const added = await call(stack, 'POST', CONFIRM, { token: user.token, body, headers: withProof(await proofFrom(user.token, user.recoveryCodes[1]!, 'add_factor')) });
     expect(added.status, added.text).toBe(200);
     expect(added.json.data).toEqual({ factor_id: expect.any(String), recovery_codes: [] });
@@ -148,7 +149,7 @@ describe('factors and recovery codes over HTTP', () => {
     for (const [method, path] of [['DELETE', `${FACTORS}/${factor.id}`], ['POST', REGENERATE]] as const) {
       const res = await call(stack, method, path, { token: user.token });
       expect(res.status).toBe(403);
-      expect(res.json).toEqual({ error: 'mfa_required' });
+      expect(res.json).toEqual({ error: 'mfa_required', message: expect.any(String) });
     }
     const proof = (await verify(user.token, codeAt(user.secret, now), 'regenerate_recovery_codes')).json.data.mfa_token;
     const regenerated = await call(stack, 'POST', REGENERATE, { token: user.token, headers: withProof(proof) });
@@ -156,12 +157,12 @@ describe('factors and recovery codes over HTTP', () => {
     const fresh: string[] = regenerated.json.data.recovery_codes;
     expect(fresh).toHaveLength(10);
     // Four of them over HTTP (the recovery budget allows five failures); the handler tests try all ten.
-    for (const old of user.recoveryCodes.slice(0, 4)) expect((await call(stack, 'POST', RECOVERY, { token: user.token, body: { code: old } })).json).toEqual({ error: 'invalid_code' });
+    for (const old of user.recoveryCodes.slice(0, 4)) expect((await call(stack, 'POST', RECOVERY, { token: user.token, body: { code: old } })).json).toEqual({ error: 'invalid_code', message: DEFAULT_MESSAGE.invalid_code });
     const removal = await proofFrom(user.token, fresh[0]!, 'remove_factor');
 
     expect((await call(stack, 'DELETE', `${FACTORS}/${factor.id}`, { token: user.token, headers: withProof(removal) })).status).toBe(204);
     expect((await call(stack, 'GET', FACTORS, { token: user.token })).json.data).toEqual({ factors: [], recovery_codes_remaining: 0 });
-    expect((await call(stack, 'POST', RECOVERY, { token: user.token, body: { code: fresh[1] } })).json).toEqual({ error: 'invalid_code' });
+    expect((await call(stack, 'POST', RECOVERY, { token: user.token, body: { code: fresh[1] } })).json).toEqual({ error: 'invalid_code', message: DEFAULT_MESSAGE.invalid_code });
   });
 
   it("another user's factor is 404, and a proof of another user is not a proof", async () => {
@@ -218,7 +219,7 @@ describe('the budget escalates to a day (the stack\'s clock stepped)', () => {
       ahead.ms = HOUR; // the 15-minute window of the last five has passed
       const refused = await verify(user.token, codeAt(user.secret, Date.now() + ahead.ms));
       expect(refused.status).toBe(429);
-      expect(refused.json).toEqual({ error: 'too_many_attempts' });
+      expect(refused.json).toEqual({ error: 'too_many_attempts', message: expect.any(String) });
       // Until the first of the 20 is a day old: 23 hours less the real time this test took.
       const retryAfter = Number(refused.headers.get('retry-after'));
       expect(retryAfter).toBeGreaterThan(22 * 3600);

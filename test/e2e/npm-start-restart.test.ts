@@ -77,7 +77,7 @@ it('npm start keeps triggers, API keys, buckets, TOTP registrations, deliveries 
   expect((await call(after, 'GET', '/storage/kv/kept/keys', { token })).json.data.keys).toEqual(['a', 'b/c']);
   expect((await call(after, 'GET', '/storage/kv/kept/keys/b/c', { token })).text).toBe('value of b/c');
   // The TOTP registration.
-  expect((await call(after, 'POST', '/accounts/totp-registration', { token })).json).toEqual({ error: 'already_registered' });
+  expect((await call(after, 'POST', '/accounts/totp-registration', { token })).json).toEqual({ error: 'already_registered', message: expect.any(String) });
   expect((await call(after, 'POST', '/accounts/recovery-codes/verify', { token, body: { code: recoveryCode } })).json).toEqual({ data: { remaining: 9, mfa_token: expect.any(String), expires_at: expect.any(String) } });
   // The deliveries, from before and after.
   const deliveries = await succeeded(second, trigger.id, 2);

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_MESSAGE } from '../../functions/shared/errors.js';
 import type { CustomSignatureConfig } from '../../functions/domain/webhooks/signatures/custom.js';
 import { useLocalStack } from '../support/local-stack.js';
 import {
@@ -165,24 +166,24 @@ for (const scheme of SCHEMES) {
     it('a signature made with another secret is 401 invalid_signature', async () => {
       const res = await send(scheme, { secret: scheme.otherSecret });
       expect(res.status).toBe(401);
-      expect(res.json).toEqual({ error: 'invalid_signature' });
+      expect(res.json).toEqual({ error: 'invalid_signature', message: DEFAULT_MESSAGE.invalid_signature });
     });
 
     it('a changed body is 401 invalid_signature', async () => {
-      expect((await send(scheme, { sentBody: scheme.changedBody })).json).toEqual({ error: 'invalid_signature' });
+      expect((await send(scheme, { sentBody: scheme.changedBody })).json).toEqual({ error: 'invalid_signature', message: DEFAULT_MESSAGE.invalid_signature });
     });
 
     it('a missing signature header is 401 invalid_signature', async () => {
-      expect((await send(scheme, { dropSignature: true })).json).toEqual({ error: 'invalid_signature' });
+      expect((await send(scheme, { dropSignature: true })).json).toEqual({ error: 'invalid_signature', message: DEFAULT_MESSAGE.invalid_signature });
     });
 
     if (scheme.timestamped) {
       it('a timestamp over 5 minutes old is 401 invalid_signature', async () => {
-        expect((await send(scheme, { age: 360 })).json).toEqual({ error: 'invalid_signature' });
+        expect((await send(scheme, { age: 360 })).json).toEqual({ error: 'invalid_signature', message: DEFAULT_MESSAGE.invalid_signature });
       });
 
       it('a timestamp over 5 minutes ahead is 401 invalid_signature', async () => {
-        expect((await send(scheme, { age: -360 })).json).toEqual({ error: 'invalid_signature' });
+        expect((await send(scheme, { age: -360 })).json).toEqual({ error: 'invalid_signature', message: DEFAULT_MESSAGE.invalid_signature });
       });
     }
   });
@@ -219,14 +220,14 @@ describe('twilio signs the URL the sender called', () => {
     expect((await deliver(signed.url, FORM_BODY, signed.headers)).json).toMatchObject({ status: 'accepted' });
     // Signed for the bare URL but sent with the key in the query: not the URL Twilio signed.
     const bare = signTwilio({ authToken, url: trigger.url, body: FORM_BODY, contentType: FORM });
-    expect((await deliver(url, FORM_BODY, bare.headers)).json).toEqual({ error: 'invalid_signature' });
+    expect((await deliver(url, FORM_BODY, bare.headers)).json).toEqual({ error: 'invalid_signature', message: DEFAULT_MESSAGE.invalid_signature });
   });
 
   it('a JSON body whose bodySHA256 does not match is refused even with a valid URL signature', async () => {
     const authToken = 'twilio-token-e2e';
     const trigger = await createTrigger(stack, await stack.token('signature-owner'), { flow: 'echo', signature: { service: 'twilio', secret: authToken } });
     const signed = signTwilio({ authToken, url: trigger.url, body: CHANGED_BODY, contentType: 'application/json' });
-    expect((await deliver(signed.url, BODY, signed.headers)).json).toEqual({ error: 'invalid_signature' });
+    expect((await deliver(signed.url, BODY, signed.headers)).json).toEqual({ error: 'invalid_signature', message: DEFAULT_MESSAGE.invalid_signature });
   });
 });
 
@@ -263,7 +264,7 @@ describe('bodies that API Gateway base64-encodes', () => {
     const tampered = Buffer.from(multipart);
     tampered[tampered.indexOf(0xff)] = 0xfd;
     const res = await deliver(trigger.url, tampered, { 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, ...signMultipart(secret) });
-    expect(res.json).toEqual({ error: 'invalid_signature' });
+    expect(res.json).toEqual({ error: 'invalid_signature', message: DEFAULT_MESSAGE.invalid_signature });
   });
 
   it('a signed JSON body that is not valid UTF-8 passes the signature check (raw bytes) and is then 400', async () => {
@@ -273,7 +274,7 @@ describe('bodies that API Gateway base64-encodes', () => {
     const trigger = await createTrigger(stack, await stack.token('signature-owner'), { flow: 'echo', signature: { service: 'github', secret } });
     const res = await deliver(trigger.url, bytes, headers);
     expect(res.status).toBe(400);
-    expect(res.json).toEqual({ error: 'validation_error' });
+    expect(res.json).toEqual({ error: 'validation_error', message: expect.any(String) });
   });
 });
 

@@ -35,7 +35,7 @@ describe('1. webhook id, then method', () => {
   it('an unknown webhook id is 404 not_found', async () => {
     const res = await deliver(`${stack.webhookBaseUrl}/${UNKNOWN_ID}`, EVENT);
     expect(res.status).toBe(404);
-    expect(res.json).toEqual({ error: 'not_found' });
+    expect(res.json).toEqual({ error: 'not_found', message: expect.any(String) });
   });
 
   it('a malformed webhook id is 404 not_found', async () => {
@@ -46,14 +46,14 @@ describe('1. webhook id, then method', () => {
     const trigger = await createTrigger(stack, await stack.token('order-owner'), { flow: 'echo' });
     const res = await deliver(trigger.url, EVENT, {}, method);
     expect(res.status).toBe(405);
-    expect(res.json).toEqual({ error: 'method_not_allowed' });
+    expect(res.json).toEqual({ error: 'method_not_allowed', message: expect.any(String) });
     expect(res.headers.get('allow')).toBe('POST');
   });
 
   it('an unknown webhook id with GET is 404, not 405', async () => {
     const res = await deliver(`${stack.webhookBaseUrl}/${UNKNOWN_ID}`, '', {}, 'GET');
     expect(res.status).toBe(404);
-    expect(res.json).toEqual({ error: 'not_found' });
+    expect(res.json).toEqual({ error: 'not_found', message: expect.any(String) });
   });
 
   it('a disabled trigger with GET is 404, not 405', async () => {
@@ -67,7 +67,7 @@ describe('2. body size (WEBHOOK_MAX_BODY_BYTES)', () => {
     const trigger = await createTrigger(stack, await stack.token('size-owner'), { flow: 'echo' });
     const res = await deliver(trigger.url, jsonOfSize(MAX_BODY_BYTES + 1));
     expect(res.status).toBe(413);
-    expect(res.json).toEqual({ error: 'payload_too_large' });
+    expect(res.json).toEqual({ error: 'payload_too_large', message: expect.any(String) });
   });
 
   it('a body of exactly the limit is accepted', async () => {
@@ -93,7 +93,7 @@ describe('3. API key', () => {
     const trigger = await createTrigger(stack, await stack.token('key-owner'), { flow: 'echo', api_key_enabled: true });
     const res = await deliver(trigger.url + query, EVENT, headers);
     expect(res.status).toBe(401);
-    expect(res.json).toEqual({ error: 'unauthorized' });
+    expect(res.json).toEqual({ error: 'unauthorized', message: expect.any(String) });
   });
 
   it('is accepted from the X-Api-Key header', async () => {
@@ -124,22 +124,22 @@ describe('4. signature', () => {
   it('a missing signature is 401 invalid_signature', async () => {
     const res = await deliver((await stripeTrigger()).url, EVENT);
     expect(res.status).toBe(401);
-    expect(res.json).toEqual({ error: 'invalid_signature' });
+    expect(res.json).toEqual({ error: 'invalid_signature', message: expect.any(String) });
   });
 
   it('a wrong signature is 401 invalid_signature', async () => {
     const res = await deliver((await stripeTrigger()).url, EVENT, signStripe({ secret: 'another-secret', body: EVENT, timestamp: nowSeconds() }));
-    expect(res.json).toEqual({ error: 'invalid_signature' });
+    expect(res.json).toEqual({ error: 'invalid_signature', message: expect.any(String) });
   });
 
   it('a stale signature (over 300 s) is 401 invalid_signature', async () => {
     const res = await deliver((await stripeTrigger()).url, EVENT, signStripe({ secret: STRIPE_SECRET, body: EVENT, timestamp: nowSeconds() - 301 }));
-    expect(res.json).toEqual({ error: 'invalid_signature' });
+    expect(res.json).toEqual({ error: 'invalid_signature', message: expect.any(String) });
   });
 
   it('a malformed signature header is 401 invalid_signature', async () => {
     const res = await deliver((await stripeTrigger()).url, EVENT, { 'stripe-signature': 'garbage' });
-    expect(res.json).toEqual({ error: 'invalid_signature' });
+    expect(res.json).toEqual({ error: 'invalid_signature', message: expect.any(String) });
   });
 
   it('a valid, fresh signature is accepted', async () => {
@@ -154,7 +154,7 @@ describe('5. content type and body', () => {
   it('text/plain is 415 unsupported_media_type', async () => {
     const res = await deliver((await plainTrigger()).url, EVENT, { 'content-type': 'text/plain' });
     expect(res.status).toBe(415);
-    expect(res.json).toEqual({ error: 'unsupported_media_type' });
+    expect(res.json).toEqual({ error: 'unsupported_media_type', message: 'send JSON, a urlencoded form or a multipart form' });
   });
 
   it('a request without a content type is 415', async () => {
@@ -174,13 +174,13 @@ describe('5. content type and body', () => {
   it('truncated JSON is 400 validation_error', async () => {
     const res = await deliver((await plainTrigger()).url, EVENT.slice(0, -3));
     expect(res.status).toBe(400);
-    expect(res.json).toEqual({ error: 'validation_error' });
+    expect(res.json).toEqual({ error: 'validation_error', message: 'the body is not valid JSON' });
   });
 
   it('JSON nested 257 levels deep is 400 validation_error', async () => {
     const res = await deliver((await plainTrigger()).url, nested(257));
     expect(res.status).toBe(400);
-    expect(res.json).toEqual({ error: 'validation_error' });
+    expect(res.json).toEqual({ error: 'validation_error', message: 'the body\'s JSON is nested more than 256 deep' });
   });
 
   it('JSON nested 256 levels deep is accepted', async () => {
@@ -218,7 +218,7 @@ describe('6. Slack URL verification', () => {
     const trigger = await createTrigger(stack, await stack.token('slack-owner'), { flow: 'echo', signature: { service: 'slack', secret: SECRET } });
     const res = await deliver(trigger.url, CHALLENGE);
     expect(res.status).toBe(401);
-    expect(res.json).toEqual({ error: 'invalid_signature' });
+    expect(res.json).toEqual({ error: 'invalid_signature', message: expect.any(String) });
   });
 
   it('on a Slack-signed trigger, a signed challenge is answered', async () => {
@@ -293,28 +293,28 @@ describe('the checks run in the documented order', () => {
 
   it('API key before signature: wrong key and unsigned is 401 unauthorized', async () => {
     const trigger = await createTrigger(stack, await stack.token('order-owner'), { flow: 'echo', api_key_enabled: true, signature: { service: 'github', secret: SECRET } });
-    expect((await deliver(trigger.url, EVENT, { 'x-api-key': 'fgk_wrong' })).json).toEqual({ error: 'unauthorized' });
+    expect((await deliver(trigger.url, EVENT, { 'x-api-key': 'fgk_wrong' })).json).toEqual({ error: 'unauthorized', message: expect.any(String) });
   });
 
   it('API key before content type: wrong key and text/plain is 401, not 415', async () => {
     const trigger = await createTrigger(stack, await stack.token('order-owner'), { flow: 'echo', api_key_enabled: true });
     const res = await deliver(trigger.url, 'hello', { 'content-type': 'text/plain', 'x-api-key': 'fgk_wrong' });
     expect(res.status).toBe(401);
-    expect(res.json).toEqual({ error: 'unauthorized' });
+    expect(res.json).toEqual({ error: 'unauthorized', message: expect.any(String) });
   });
 
   it('signature before content type: unsigned text/plain is 401 invalid_signature, signed text/plain is 415', async () => {
     const trigger = await createTrigger(stack, await stack.token('order-owner'), { flow: 'echo', signature: { service: 'github', secret: SECRET } });
-    expect((await deliver(trigger.url, 'hello', { 'content-type': 'text/plain' })).json).toEqual({ error: 'invalid_signature' });
+    expect((await deliver(trigger.url, 'hello', { 'content-type': 'text/plain' })).json).toEqual({ error: 'invalid_signature', message: expect.any(String) });
     const signed = await signGithub({ secret: SECRET, body: 'hello' });
-    expect((await deliver(trigger.url, 'hello', { ...signed, 'content-type': 'text/plain' })).json).toEqual({ error: 'unsupported_media_type' });
+    expect((await deliver(trigger.url, 'hello', { ...signed, 'content-type': 'text/plain' })).json).toEqual({ error: 'unsupported_media_type', message: expect.any(String) });
   });
 
   it('signature before body: a signed but truncated JSON body is 400, unsigned is 401', async () => {
     const trigger = await createTrigger(stack, await stack.token('order-owner'), { flow: 'echo', signature: { service: 'github', secret: SECRET } });
     const broken = '{"type":';
     expect((await deliver(trigger.url, broken)).status).toBe(401);
-    expect((await deliver(trigger.url, broken, await signGithub({ secret: SECRET, body: broken }))).json).toEqual({ error: 'validation_error' });
+    expect((await deliver(trigger.url, broken, await signGithub({ secret: SECRET, body: broken }))).json).toEqual({ error: 'validation_error', message: 'the body is not valid JSON' });
   });
 
   it('API key before the Slack challenge: a challenge without the key is 401', async () => {

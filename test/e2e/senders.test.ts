@@ -11,7 +11,7 @@ describe('GET /signature-services', () => {
   it('needs gateway credentials', async () => {
     const res = await call(stack, 'GET', '/signature-services');
     expect(res.status).toBe(401);
-    expect(res.json).toEqual({ error: 'unauthorized' });
+    expect(res.json).toEqual({ error: 'unauthorized', message: expect.any(String) });
   });
 
   it('lists at least 48 of the 50 senders, each with its name, group, docs, what to paste and whether it has a handshake; the rest with the reason', async () => {
@@ -56,7 +56,7 @@ describe('a catalog sender over HTTP', () => {
     expect((await deliver(trigger.url, body, { 'x-zm-request-timestamp': timestamp, 'x-zm-signature': signature })).status).toBe(200);
     const forged = await deliver(trigger.url, body, { 'x-zm-request-timestamp': timestamp, 'x-zm-signature': `v0=${'0'.repeat(64)}` });
     expect(forged.status).toBe(401);
-    expect(forged.json).toEqual({ error: 'invalid_signature' });
+    expect(forged.json).toEqual({ error: 'invalid_signature', message: expect.any(String) });
     const executions = await waitForExecutions(stack, token, trigger.id, (list) => list.length === 2 && list.some((e) => e.status === 'succeeded'));
     expect(executions.map((e) => e.status).sort()).toEqual(['refused', 'succeeded']);
   });

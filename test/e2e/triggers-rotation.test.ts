@@ -52,13 +52,13 @@ describe('POST /triggers/{id}/rotate-signing-secret', () => {
     // The new secret works at once, though the trigger with only the old one is cached; the old one still works.
     expect((await deliver(trigger.url, IGNORED, stripeSigned(NEW_SECRET))).json).toEqual({ status: 'ignored', event_id: expect.any(String), reason: expect.any(String) });
     expect((await deliver(trigger.url, IGNORED, stripeSigned(OLD_SECRET))).json).toEqual({ status: 'ignored', event_id: expect.any(String), reason: expect.any(String) });
-    expect((await deliver(trigger.url, IGNORED, stripeSigned('whsec_someone_else'))).json).toEqual({ error: 'invalid_signature' });
+    expect((await deliver(trigger.url, IGNORED, stripeSigned('whsec_someone_else'))).json).toEqual({ error: 'invalid_signature', message: expect.any(String) });
 
     // The old secret is refused once the overlap has ended (allowing the cache bound), and not before.
     const refusedAt = await whenStatus(trigger.url, 401, () => stripeSigned(OLD_SECRET), 2000 + TTL_MS + SLACK_MS);
     expect(refusedAt).toBeGreaterThanOrEqual(endsAt);
     expect(refusedAt).toBeLessThanOrEqual(endsAt + TTL_MS + SLACK_MS);
-    expect((await deliver(trigger.url, IGNORED, stripeSigned(OLD_SECRET))).json).toEqual({ error: 'invalid_signature' });
+    expect((await deliver(trigger.url, IGNORED, stripeSigned(OLD_SECRET))).json).toEqual({ error: 'invalid_signature', message: expect.any(String) });
     expect((await deliver(trigger.url, IGNORED, stripeSigned(NEW_SECRET))).status).toBe(200);
     expect((await call(stack, 'GET', `/triggers/${trigger.id}`, { token })).json.data.signature.previous_secret_expires_at).toBeNull();
   });
@@ -135,7 +135,7 @@ describe('POST /triggers/{id}/regenerate-api-key with previous_key_expires_in_se
     expect((await deliver(trigger.url, IGNORED, oldKey)).status).toBe(200);
     const refusedAt = await whenStatus(trigger.url, 401, () => oldKey, 2000 + TTL_MS + SLACK_MS);
     expect(refusedAt).toBeGreaterThanOrEqual(endsAt);
-    expect((await deliver(trigger.url, IGNORED, oldKey)).json).toEqual({ error: 'unauthorized' });
+    expect((await deliver(trigger.url, IGNORED, oldKey)).json).toEqual({ error: 'unauthorized', message: expect.any(String) });
     expect((await deliver(trigger.url, IGNORED, newKey)).status).toBe(200);
     expect((await call(stack, 'GET', `/triggers/${trigger.id}`, { token })).json.data.previous_api_key_expires_at).toBeNull();
   });
@@ -174,8 +174,8 @@ describe('allowed_source_ips', () => {
     const trigger = await createTrigger(stack, token, { ...FILTERED, allowed_source_ips: ['10.0.0.0/8'], api_key_enabled: true });
     const res = await deliver(trigger.url, IGNORED, { 'x-api-key': trigger.api_key! });
     expect(res.status).toBe(403);
-    expect(res.json).toEqual({ error: 'ip_not_allowed' });
-    expect((await deliver(trigger.url, IGNORED)).json).toEqual({ error: 'ip_not_allowed' }); // not 401 unauthorized
+    expect(res.json).toEqual({ error: 'ip_not_allowed', message: expect.any(String) });
+    expect((await deliver(trigger.url, IGNORED)).json).toEqual({ error: 'ip_not_allowed', message: expect.any(String) }); // not 401 unauthorized
   });
 
   it('an X-Forwarded-For header changes nothing, either way', async () => {

@@ -130,7 +130,7 @@ describe('GET /triggers', () => {
   it('refuses a limit over 500', async () => {
     const res = await call(stack, 'GET', '/triggers?limit=501', { token: await stack.token('list-owner') });
     expect(res.status).toBe(400);
-    expect(res.json).toEqual({ error: 'validation_error' });
+    expect(res.json).toEqual({ error: 'validation_error', message: 'limit must be an integer from 1 to 500' });
   });
 });
 
@@ -159,7 +159,7 @@ describe('PATCH /triggers/{id}', () => {
     expect(on.status).toBe(200);
     const apiKey = on.json.data.api_key;
     expect(apiKey).toMatch(/^fgk_/);
-    expect((await deliver(trigger.url, EVENT)).json).toEqual({ error: 'unauthorized' });
+    expect((await deliver(trigger.url, EVENT)).json).toEqual({ error: 'unauthorized', message: expect.any(String) });
     expect((await deliver(trigger.url, EVENT, { 'x-api-key': apiKey })).status).toBe(200);
 
     const again = await call(stack, 'PATCH', `/triggers/${trigger.id}`, { token, body: { api_key_enabled: true } });
@@ -178,7 +178,7 @@ describe('PATCH /triggers/{id}', () => {
     const token = await stack.token('patch-owner');
     const trigger = await createTrigger(stack, token, { flow: 'echo' });
     await call(stack, 'PATCH', `/triggers/${trigger.id}`, { token, body: { signature: { service: 'github', secret: SIGNING_SECRET } } });
-    expect((await deliver(trigger.url, EVENT)).json).toEqual({ error: 'invalid_signature' });
+    expect((await deliver(trigger.url, EVENT)).json).toEqual({ error: 'invalid_signature', message: expect.any(String) });
     expect((await deliver(trigger.url, EVENT, await signGithub({ secret: SIGNING_SECRET, body: EVENT }))).status).toBe(200);
     await call(stack, 'PATCH', `/triggers/${trigger.id}`, { token, body: { signature: null } });
     expect((await deliver(trigger.url, EVENT)).status).toBe(200);
@@ -189,7 +189,7 @@ describe('PATCH /triggers/{id}', () => {
     const trigger = await createTrigger(stack, token, { flow: 'echo' });
     const res = await call(stack, 'PATCH', `/triggers/${trigger.id}`, { token, body: {} });
     expect(res.status).toBe(400);
-    expect(res.json).toEqual({ error: 'validation_error', message: expect.any(String) });
+    expect(res.json).toEqual({ error: 'validation_error', message: expect.stringMatching(/^nothing to change: send at least one of /) });
   });
 });
 
@@ -199,7 +199,7 @@ describe('disabled triggers', () => {
     const trigger = await createTrigger(stack, token, { flow: 'echo', enabled: false });
     const res = await deliver(trigger.url, EVENT);
     expect(res.status).toBe(404);
-    expect(res.json).toEqual({ error: 'not_found' });
+    expect(res.json).toEqual({ error: 'not_found', message: expect.any(String) });
     await call(stack, 'PATCH', `/triggers/${trigger.id}`, { token, body: { enabled: true } });
     expect((await deliver(trigger.url, EVENT)).status).toBe(200);
   });
@@ -220,7 +220,7 @@ describe('DELETE /triggers/{id}', () => {
     expect((await deliver(trigger.url, EVENT)).status).toBe(200);
     const res = await call(stack, 'DELETE', `/triggers/${trigger.id}`, { token });
     expect(res.status).toBe(204);
-    expect((await deliver(trigger.url, EVENT)).json).toEqual({ error: 'not_found' });
+    expect((await deliver(trigger.url, EVENT)).json).toEqual({ error: 'not_found', message: expect.any(String) });
     expect((await call(stack, 'GET', `/triggers/${trigger.id}`, { token })).status).toBe(404);
     expect((await call(stack, 'DELETE', `/triggers/${trigger.id}`, { token })).status).toBe(404);
   });
@@ -237,7 +237,7 @@ describe('POST /triggers/{id}/regenerate-url', () => {
     expect(renewed.id).toBe(trigger.id);
     expect(renewed.webhook_id).not.toBe(trigger.webhook_id);
     expect(renewed.url).toBe(`${stack.webhookBaseUrl}/${renewed.webhook_id}`);
-    expect((await deliver(trigger.url, EVENT)).json).toEqual({ error: 'not_found' });
+    expect((await deliver(trigger.url, EVENT)).json).toEqual({ error: 'not_found', message: expect.any(String) });
     expect((await deliver(trigger.url, EVENT)).status).toBe(404);
     expect((await deliver(renewed.url, EVENT)).status).toBe(200);
     expect((await call(stack, 'GET', `/triggers/${trigger.id}`, { token })).json.data.url).toBe(renewed.url);
@@ -265,7 +265,7 @@ describe('POST /triggers/{id}/regenerate-api-key', () => {
     expect((await deliver(`${trigger.url}?api_key=${newKey}`, EVENT)).status).toBe(200);
     const old = await deliver(`${trigger.url}?api_key=${trigger.api_key}`, EVENT);
     expect(old.status).toBe(401);
-    expect(old.json).toEqual({ error: 'unauthorized' });
+    expect(old.json).toEqual({ error: 'unauthorized', message: expect.any(String) });
     expect((await call(stack, 'GET', `/triggers/${trigger.id}`, { token })).text).not.toContain(newKey);
   });
 
@@ -274,7 +274,7 @@ describe('POST /triggers/{id}/regenerate-api-key', () => {
     const trigger = await createTrigger(stack, token, { flow: 'echo' });
     const res = await call(stack, 'POST', `/triggers/${trigger.id}/regenerate-api-key`, { token });
     expect(res.status).toBe(400);
-    expect(res.json).toEqual({ error: 'validation_error' });
+    expect(res.json).toEqual({ error: 'validation_error', message: 'API key protection is off; enable api_key_enabled first' });
     expect((await call(stack, 'GET', `/triggers/${trigger.id}`, { token })).json.data.api_key_enabled).toBe(false);
   });
 });
@@ -296,7 +296,7 @@ describe('account isolation', () => {
     const trigger = await createTrigger(stack, await stack.token('iso-owner'), { flow: 'echo', api_key_enabled: true, signature: { service: 'github', secret: SIGNING_SECRET } });
     const res = await call(stack, method, path(trigger.id), { token: await stack.token('iso-intruder'), body });
     expect(res.status).toBe(404);
-    expect(res.json).toEqual({ error: 'not_found' });
+    expect(res.json).toEqual({ error: 'not_found', message: expect.any(String) });
   });
 
   it('another account\'s attempts change nothing: the URL and key still work', async () => {
@@ -360,7 +360,7 @@ describe('validation', () => {
   it('a body that is not JSON is 400', async () => {
     const res = await call(stack, 'POST', '/triggers', { token: await stack.token('valid-owner'), rawBody: '{"flow":', headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(400);
-    expect(res.json).toEqual({ error: 'validation_error' });
+    expect(res.json).toEqual({ error: 'validation_error', message: 'the body is not valid JSON' });
   });
 
   it('a JSON body that is not an object is 400', async () => {
@@ -377,7 +377,7 @@ describe('validation', () => {
     const target = path.replace('00000000000000000000000000000000', trigger.id);
     const res = await call(stack, method, target, { token, rawBody: 'flow=echo', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(res.status).toBe(415);
-    expect(res.json).toEqual({ error: 'unsupported_media_type' });
+    expect(res.json).toEqual({ error: 'unsupported_media_type', message: 'send content-type: application/json' });
   });
 });
 
@@ -395,7 +395,7 @@ describe('authentication', () => {
   ])('%s %s without credentials is 401', async (method, path) => {
     const res = await call(stack, method, path, { body: method === 'POST' || method === 'PATCH' ? { flow: 'echo' } : undefined });
     expect(res.status).toBe(401);
-    expect(res.json).toEqual({ error: 'unauthorized' });
+    expect(res.json).toEqual({ error: 'unauthorized', message: expect.any(String) });
   });
 
   it('a trigger\'s own API key is not a gateway credential', async () => {

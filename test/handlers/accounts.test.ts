@@ -116,20 +116,20 @@ async function factorItem(sub: string) {
 }
 
 async function failTimes(n: number, sub: string, secret: string) {
-  for (let i = 0; i < n; i++) expect((await confirm(sub, secret, wrongCode(secret))).json).toEqual({ error: 'invalid_code' });
+  for (let i = 0; i < n; i++) expect((await confirm(sub, secret, wrongCode(secret))).json).toEqual({ error: 'invalid_code', message: expect.any(String) });
 }
 
 describe('authentication', () => {
   it.each([START, CONFIRM, RECOVERY])('POST %s refuses an API key with 401 unauthorized', async (path) => {
     const res = await post(path, { headers: { 'x-api-key': 'fgk_' + 'A'.repeat(43) }, body: { code: '123456', secret: RFC_SECRET } });
     expect(res.status).toBe(401);
-    expect(res.json).toEqual({ error: 'unauthorized' });
+    expect(res.json).toEqual({ error: 'unauthorized', message: expect.any(String) });
   });
 
   it('refuses a request without credentials with 401 unauthorized', async () => {
     const res = await post(CONFIRM, { body: { code: '123456', secret: RFC_SECRET } });
     expect(res.status).toBe(401);
-    expect(res.json).toEqual({ error: 'unauthorized' });
+    expect(res.json).toEqual({ error: 'unauthorized', message: expect.any(String) });
   });
 });
 
@@ -155,7 +155,7 @@ describe(`POST ${START}`, () => {
     await register(sub);
     const res = await post(START, { sub });
     expect(res.status).toBe(409);
-    expect(res.json).toEqual({ error: 'already_registered' });
+    expect(res.json).toEqual({ error: 'already_registered', message: expect.any(String) });
   });
 
   it('a secret it made confirms with a code from it', async () => {
@@ -223,13 +223,13 @@ describe(`POST ${CONFIRM}: the time window`, () => {
   it('refuses a code two steps ahead (last millisecond of two steps before) with 400 invalid_code', async () => {
     const res = await confirmAt(stepStart(STEP - 1) - 1);
     expect(res.status).toBe(400);
-    expect(res.json).toEqual({ error: 'invalid_code' });
+    expect(res.json).toEqual({ error: 'invalid_code', message: expect.any(String) });
   });
 
   it('refuses a code two steps old (first millisecond of two steps after) with 400 invalid_code', async () => {
     const res = await confirmAt(stepStart(STEP + 2));
     expect(res.status).toBe(400);
-    expect(res.json).toEqual({ error: 'invalid_code' });
+    expect(res.json).toEqual({ error: 'invalid_code', message: expect.any(String) });
   });
 
   it('records the time step of the accepted code, not of the clock', async () => {
@@ -248,7 +248,7 @@ describe(`POST ${CONFIRM}: request validation`, () => {
   it('answers 415 unsupported_media_type for a body that is not application/json', async () => {
     const res = await post(CONFIRM, { sub: newUser(), rawBody: JSON.stringify({ code: '123456', secret: RFC_SECRET }), contentType: 'text/plain' });
     expect(res.status).toBe(415);
-    expect(res.json).toEqual({ error: 'unsupported_media_type' });
+    expect(res.json).toEqual({ error: 'unsupported_media_type', message: 'send content-type: application/json' });
   });
 
   it.each([
@@ -264,7 +264,7 @@ describe(`POST ${CONFIRM}: request validation`, () => {
   ])('answers 400 validation_error for %s', async (_, rawBody) => {
     const res = await post(CONFIRM, { sub: newUser(), rawBody });
     expect(res.status).toBe(400);
-    expect(res.json).toEqual({ error: 'validation_error' });
+    expect(res.json).toEqual({ error: 'validation_error', message: expect.any(String) });
   });
 
   it('does not count validation errors as attempts', async () => {
@@ -282,7 +282,7 @@ describe(`POST ${CONFIRM}: already registered and replay`, () => {
     await register(sub, secret);
     const res = await confirm(sub, secret);
     expect(res.status).toBe(409);
-    expect(res.json).toEqual({ error: 'already_registered' });
+    expect(res.json).toEqual({ error: 'already_registered', message: expect.any(String) });
   });
 
   it('answers 409 before checking the code, so a registered user spends no attempt', async () => {
@@ -359,7 +359,7 @@ describe(`POST ${CONFIRM}: throttling`, () => {
     const sub = newUser();
     const secret = newSecret();
     await failTimes(4, sub, secret);
-    expect((await confirm(sub, secret, wrongCode(secret))).json).toEqual({ error: 'invalid_code' });
+    expect((await confirm(sub, secret, wrongCode(secret))).json).toEqual({ error: 'invalid_code', message: expect.any(String) });
   });
 
   it('answers 429 too_many_attempts with Retry-After after 5 wrong codes', async () => {
@@ -368,7 +368,7 @@ describe(`POST ${CONFIRM}: throttling`, () => {
     await failTimes(5, sub, secret);
     const res = await confirm(sub, secret, wrongCode(secret));
     expect(res.status).toBe(429);
-    expect(res.json).toEqual({ error: 'too_many_attempts' });
+    expect(res.json).toEqual({ error: 'too_many_attempts', message: expect.any(String) });
     expect(res.headers['retry-after']).toBe('900');
   });
 
@@ -425,7 +425,7 @@ describe(`POST ${CONFIRM}: throttling`, () => {
     try {
       await failTimes(4, sub, secret);
       clock.nowMs = stepStart(STEP) + WINDOW_MS;
-      expect((await confirm(sub, secret, wrongCode(secret))).json).toEqual({ error: 'invalid_code' });
+      expect((await confirm(sub, secret, wrongCode(secret))).json).toEqual({ error: 'invalid_code', message: expect.any(String) });
       const res = await confirm(sub, secret);
       expect(res.status).toBe(429);
       expect(res.headers['retry-after']).toBe('60');
@@ -475,7 +475,7 @@ describe(`POST ${RECOVERY}`, () => {
     await verify(sub, code);
     const res = await verify(sub, code);
     expect(res.status).toBe(401);
-    expect(res.json).toEqual({ error: 'invalid_code' });
+    expect(res.json).toEqual({ error: 'invalid_code', message: expect.any(String) });
   });
 
   it('counts down to 0 as every code is used', async () => {
@@ -495,18 +495,18 @@ describe(`POST ${RECOVERY}`, () => {
   it('refuses a code that was never issued with 401 invalid_code', async () => {
     const sub = newUser();
     await register(sub);
-    expect((await verify(sub, '00000-00000')).json).toEqual({ error: 'invalid_code' });
+    expect((await verify(sub, '00000-00000')).json).toEqual({ error: 'invalid_code', message: expect.any(String) });
   });
 
   it('refuses another user\'s code with 401 invalid_code', async () => {
     const [code] = await register(newUser());
     const other = newUser();
     await register(other);
-    expect((await verify(other, code)).json).toEqual({ error: 'invalid_code' });
+    expect((await verify(other, code)).json).toEqual({ error: 'invalid_code', message: expect.any(String) });
   });
 
   it('refuses any code from a user without a factor with 401 invalid_code', async () => {
-    expect((await verify(newUser(), '00000-00000')).json).toEqual({ error: 'invalid_code' });
+    expect((await verify(newUser(), '00000-00000')).json).toEqual({ error: 'invalid_code', message: expect.any(String) });
   });
 
   it('lets exactly one of concurrent uses of a code succeed', async () => {
@@ -522,7 +522,7 @@ describe(`POST ${RECOVERY}`, () => {
   ])('answers 400 validation_error for %s', async (_, body) => {
     const res = await post(RECOVERY, { sub: newUser(), body });
     expect(res.status).toBe(400);
-    expect(res.json).toEqual({ error: 'validation_error' });
+    expect(res.json).toEqual({ error: 'validation_error', message: expect.any(String) });
   });
 
   it('answers 415 unsupported_media_type for a body that is not application/json', async () => {
@@ -536,14 +536,14 @@ describe(`POST ${RECOVERY}`, () => {
     for (let i = 0; i < 5; i++) expect((await verify(sub, '00000-00000')).status).toBe(401);
     const res = await verify(sub, '00000-00000');
     expect(res.status).toBe(429);
-    expect(res.json).toEqual({ error: 'too_many_attempts' });
+    expect(res.json).toEqual({ error: 'too_many_attempts', message: expect.any(String) });
     expect(res.headers['retry-after']).toBe('900');
   });
 
   it('does not count strings that are not recovery codes as attempts', async () => {
     const sub = newUser();
     const [code] = await register(sub);
-    for (let i = 0; i < 6; i++) expect((await verify(sub, 'nope')).json).toEqual({ error: 'invalid_code' });
+    for (let i = 0; i < 6; i++) expect((await verify(sub, 'nope')).json).toEqual({ error: 'invalid_code', message: expect.any(String) });
     expect((await verify(sub, code)).status).toBe(200);
   });
 
@@ -621,7 +621,7 @@ describe('POST /accounts/totp/verify and the step-up proof (pinned clock)', () =
     const accepted = await post(VERIFY, { sub, body: { code: next } });
     expect(accepted.status).toBe(200);
     expect(accepted.json.data.expires_at).toBe(new Date(clock.nowMs + 600_000).toISOString());
-    expect((await post(VERIFY, { sub, body: { code: next } })).json).toEqual({ error: 'invalid_code' });
+    expect((await post(VERIFY, { sub, body: { code: next } })).json).toEqual({ error: 'invalid_code', message: expect.any(String) });
     expect((await factorItem(sub))!.time_step).toBe(STEP + 1);
   });
 
@@ -642,7 +642,7 @@ describe('POST /accounts/totp/verify and the step-up proof (pinned clock)', () =
       // Four failures a window, so the recovery budget never answers instead of the code.
       for (let i = 0; i < old.length; i++) {
         if (i > 0 && i % 4 === 0) clock.nowMs += WINDOW_MS;
-        expect((await post(RECOVERY, { sub, body: { code: old[i] } })).json, old[i]).toEqual({ error: 'invalid_code' });
+        expect((await post(RECOVERY, { sub, body: { code: old[i] } })).json, old[i]).toEqual({ error: 'invalid_code', message: expect.any(String) });
       }
       expect((await post(RECOVERY, { sub, body: { code: fresh[0] } })).json.data.remaining).toBe(9);
     } finally {
@@ -710,7 +710,7 @@ describe('a signing failure spends nothing (kms:Sign fails once; dynalite and th
     expect(retried.json.data.mfa_token).toEqual(expect.any(String));
     expect((await factorItem(sub))!.time_step).toBe(STEP + 1);
     // Single use still holds: the code that finally worked does not work again.
-    expect((await post(VERIFY, { sub, body: { code }, via })).json).toEqual({ error: 'invalid_code' });
+    expect((await post(VERIFY, { sub, body: { code }, via })).json).toEqual({ error: 'invalid_code', message: expect.any(String) });
   });
 
   it('answers 503 with Retry-After, and the same recovery code works on retry, once', async () => {
@@ -728,7 +728,7 @@ describe('a signing failure spends nothing (kms:Sign fails once; dynalite and th
     const retried = await post(RECOVERY, { sub, body: { code }, via });
     expect(retried.status).toBe(200);
     expect(retried.json.data.remaining).toBe(9);
-    expect((await post(RECOVERY, { sub, body: { code }, via })).json).toEqual({ error: 'invalid_code' });
+    expect((await post(RECOVERY, { sub, body: { code }, via })).json).toEqual({ error: 'invalid_code', message: expect.any(String) });
   });
 
   it('answers the proof when the audit write after the spend fails: the fault is logged, the code not lost', async () => {
@@ -747,7 +747,7 @@ describe('a signing failure spends nothing (kms:Sign fails once; dynalite and th
     await register(sub);
     const signer = flakySigner(0);
     const via = createAccountsHandler(createAccountUseCases({ ...deps, signer }), authenticator);
-    expect((await post(RECOVERY, { sub, body: { code: '00000-00000' }, via })).json).toEqual({ error: 'invalid_code' });
+    expect((await post(RECOVERY, { sub, body: { code: '00000-00000' }, via })).json).toEqual({ error: 'invalid_code', message: expect.any(String) });
     expect(signer.calls).toBe(0);
   });
 

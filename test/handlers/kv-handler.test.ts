@@ -90,6 +90,6 @@ describe('kv handler', () => {
     expect(seen).toEqual([...seen].sort());
     expect(new Set(seen).size).toBe(seen.length);
     expect(seen.filter((n) => n.startsWith('list-'))).toEqual(['list-a', 'list-b', 'list-c']);
-    expect(await list({ limit: '0' })).toEqual({ status: 400, body: { error: 'validation_error' } });
+    expect(await list({ limit: '0' })).toEqual({ status: 400, body: { error: 'validation_error', message: 'limit must be an integer from 1 to 1000' } });
   });
 });

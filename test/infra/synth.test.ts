@@ -121,7 +121,7 @@ describe('cdk synth, offline', () => {
         expect(JSON.parse(result.body), name).toEqual({ data: { name, definition: JSON.parse(stateMachine.Properties.DefinitionString), wait_limit_seconds: expect.any(Number) } });
       }
       const missing = await get('no-such-flow');
-      expect([missing.result.statusCode, JSON.parse(missing.result.body)]).toEqual([404, { error: 'not_found' }]);
+      expect([missing.result.statusCode, JSON.parse(missing.result.body)]).toEqual([404, { error: 'not_found', message: expect.any(String) }]);
     } finally {
       server.close();
     }

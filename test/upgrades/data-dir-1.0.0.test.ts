@@ -174,7 +174,7 @@ describe(`a data directory written by ${VERSION}`, () => {
   it('TOTP: the factor verifies a fresh code with a proof signed by the same key, and a recovery code works once', async () => {
     const { secret, factor_id, recovery_codes } = manifest.totp;
     expect((await request('GET', '/accounts/factors')).json.data).toMatchObject({ factors: [{ id: factor_id, type: 'totp' }], recovery_codes_remaining: recovery_codes.length });
-    expect((await request('POST', '/accounts/totp-registration')).json).toEqual({ error: 'already_registered' });
+    expect((await request('POST', '/accounts/totp-registration')).json).toEqual({ error: 'already_registered', message: expect.any(String) });
 
     const verified = await request('POST', '/accounts/totp/verify', { body: { code: totpCodeAt(secret, fixtureNow()) } });
     expect(verified.status, verified.text).toBe(200);
@@ -188,7 +188,7 @@ describe(`a data directory written by ${VERSION}`, () => {
     const used = await request('POST', '/accounts/recovery-codes/verify', { body: { code } });
     expect(used.status, used.text).toBe(200);
     expect(used.json.data.remaining).toBe(recovery_codes.length - 1);
-    expect((await request('POST', '/accounts/recovery-codes/verify', { body: { code } })).json).toEqual({ error: 'invalid_code' });
+    expect((await request('POST', '/accounts/recovery-codes/verify', { body: { code } })).json).toEqual({ error: 'invalid_code', message: expect.any(String) });
   });
 
   it('API keys: the key, minted before scopes, is listed and reaches storage and triggers (its scopes since 1.1.0), not key management', async () => {

@@ -4016,8 +4016,14 @@ export type components = {
         Error: {
             /** @description What went wrong. Each operation lists, by status, the codes it can answer. New codes may be added in a minor release: treat an unknown one by its status. */
             error: components["schemas"]["ErrorCode"];
-            /** @description With some `validation_error`s (a trigger's `signature`): which field is wrong, and why. */
+            /** @description Always on a 4xx (see `ClientError`): what to fix. A 5xx has none (`unavailable` may say when to retry). */
             message?: string;
+        };
+        ClientError: {
+            /** @description What went wrong. Each operation lists, by status, the codes it can answer. New codes may be added in a minor release: treat an unknown one by its status. */
+            error: components["schemas"]["ErrorCode"];
+            /** @description What is wrong with the request and what to send instead, for people; match on `error`, not on these words. */
+            message: string;
         };
     };
     responses: never;
@@ -4081,7 +4087,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -4152,7 +4158,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -4223,7 +4229,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -4266,7 +4272,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -4275,7 +4281,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -4320,7 +4326,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -4329,7 +4335,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: `admin` asked for here (see `createAdminApiKey`). */
@@ -4338,7 +4344,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description `idempotency_key_reused`: the key came with another request in the last 24 hours; `idempotency_key_in_flight` (with `Retry-After`): a request with the key is still running. */
@@ -4347,7 +4353,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -4385,7 +4391,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found */
@@ -4394,7 +4400,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -4437,7 +4443,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -4446,7 +4452,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -4487,7 +4493,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the caller is not an administrator. mfa_required: no fresh, unused proof of the caller for `mint_admin_key`. */
@@ -4496,7 +4502,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description too_many_attempts: 5 failed codes or proofs by this user (sub) within 15 minutes, 20 within 24 hours, or 8 failures within 15 minutes across the TOTP and recovery budgets; retry after the Retry-After seconds. */
@@ -4506,7 +4512,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -4549,7 +4555,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -4558,7 +4564,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage:read` scope */
@@ -4567,7 +4573,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -4607,7 +4613,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -4616,7 +4622,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage:read` scope */
@@ -4625,7 +4631,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such bucket in the caller's account. */
@@ -4634,7 +4640,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -4690,7 +4696,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -4699,7 +4705,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage` scope */
@@ -4708,7 +4714,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description already_exists: `If-None-Match: *` was sent and the account already has a bucket of this name. */
@@ -4717,7 +4723,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unsupported_media_type: a body must be `application/json`. */
@@ -4726,7 +4732,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -4764,7 +4770,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -4773,7 +4779,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage` scope */
@@ -4782,7 +4788,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such bucket in the caller's account. */
@@ -4791,7 +4797,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -4840,7 +4846,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -4849,7 +4855,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage` scope */
@@ -4858,7 +4864,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such bucket in the caller's account. */
@@ -4867,7 +4873,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -4923,7 +4929,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -4932,7 +4938,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage:read` scope */
@@ -4941,7 +4947,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such bucket in the caller's account. */
@@ -4950,7 +4956,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -4993,7 +4999,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -5002,7 +5008,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage:read` scope */
@@ -5011,7 +5017,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such bucket in the caller's account, or no such key (an expired value is missing). */
@@ -5020,7 +5026,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -5069,7 +5075,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -5078,7 +5084,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage` scope */
@@ -5087,7 +5093,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such bucket in the caller's account. */
@@ -5096,7 +5102,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description payload_too_large: the value is larger than the bucket's `max_value_bytes`. */
@@ -5105,7 +5111,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -5146,7 +5152,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -5155,7 +5161,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage` scope */
@@ -5164,7 +5170,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such bucket in the caller's account, or no such key (an expired value is missing). */
@@ -5173,7 +5179,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -5215,7 +5221,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -5224,7 +5230,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage:read` scope */
@@ -5233,7 +5239,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such bucket in the caller's account, or no such key (an expired value is missing). */
@@ -5242,7 +5248,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -5291,7 +5297,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -5300,7 +5306,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage` scope */
@@ -5309,7 +5315,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such bucket in the caller's account. */
@@ -5318,7 +5324,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description payload_too_large: the value is larger than the bucket's `max_value_bytes`. */
@@ -5327,7 +5333,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -5367,7 +5373,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -5376,7 +5382,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage` scope */
@@ -5385,7 +5391,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such bucket in the caller's account, or no such key (an expired value is missing). */
@@ -5394,7 +5400,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -5437,7 +5443,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -5446,7 +5452,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage:read` scope */
@@ -5455,7 +5461,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -5495,7 +5501,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -5504,7 +5510,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage:read` scope */
@@ -5513,7 +5519,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such store in the caller's account. */
@@ -5522,7 +5528,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -5566,7 +5572,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -5575,7 +5581,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage` scope */
@@ -5584,7 +5590,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description already_exists: the account already has a store of this name. */
@@ -5593,7 +5599,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unsupported_media_type: a body must be `application/json`. */
@@ -5602,7 +5608,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -5640,7 +5646,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -5649,7 +5655,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage` scope */
@@ -5658,7 +5664,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such store in the caller's account. */
@@ -5667,7 +5673,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -5716,7 +5722,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -5725,7 +5731,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage` scope */
@@ -5734,7 +5740,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such store in the caller's account. */
@@ -5743,7 +5749,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -5801,7 +5807,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -5810,7 +5816,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage:read` scope */
@@ -5819,7 +5825,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such store in the caller's account. */
@@ -5828,7 +5834,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -5898,7 +5904,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -5907,7 +5913,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage:read` scope */
@@ -5916,7 +5922,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such store in the caller's account, or no such key (an expired object is missing). */
@@ -5925,7 +5931,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description range_not_satisfiable: the range starts past the end. */
@@ -5934,7 +5940,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -5989,7 +5995,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -5998,7 +6004,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage` scope */
@@ -6007,7 +6013,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such store in the caller's account. */
@@ -6016,7 +6022,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description already_exists: `If-None-Match: *` and the key holds an object; conflict: the store was purged or deleted during the write. */
@@ -6025,7 +6031,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description precondition_failed: `If-Match` does not name the stored etag, or the key holds no object. */
@@ -6034,7 +6040,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description payload_too_large: over the store's `max_object_size`, over its `max_bytes`, or over 4194304 bytes. */
@@ -6043,7 +6049,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -6093,7 +6099,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -6102,7 +6108,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage` scope */
@@ -6111,7 +6117,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such store in the caller's account, or no such key (an expired object is missing). */
@@ -6120,7 +6126,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -6174,7 +6180,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -6183,7 +6189,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage:read` scope */
@@ -6192,7 +6198,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such store in the caller's account, or no such key (an expired object is missing). */
@@ -6201,7 +6207,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -6248,7 +6254,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -6257,7 +6263,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage:read` scope */
@@ -6266,7 +6272,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such store or key, or the path does not end in `/url`. */
@@ -6275,7 +6281,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -6344,7 +6350,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -6353,7 +6359,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage:read` scope */
@@ -6362,7 +6368,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such store in the caller's account, or no such key (an expired object is missing). */
@@ -6371,7 +6377,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description range_not_satisfiable: the range starts past the end. */
@@ -6380,7 +6386,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -6434,7 +6440,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -6443,7 +6449,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage` scope */
@@ -6452,7 +6458,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such store in the caller's account. */
@@ -6461,7 +6467,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description already_exists: `If-None-Match: *` and the key holds an object; conflict: the store was purged or deleted during the write. */
@@ -6470,7 +6476,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description precondition_failed: `If-Match` does not name the stored etag, or the key holds no object. */
@@ -6479,7 +6485,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description payload_too_large: over the store's `max_object_size`, over its `max_bytes`, or over 4194304 bytes. */
@@ -6488,7 +6494,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -6537,7 +6543,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -6546,7 +6552,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage` scope */
@@ -6555,7 +6561,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such store in the caller's account, or no such key (an expired object is missing). */
@@ -6564,7 +6570,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -6617,7 +6623,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -6626,7 +6632,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage:read` scope */
@@ -6635,7 +6641,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such store in the caller's account, or no such key (an expired object is missing). */
@@ -6644,7 +6650,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -6690,7 +6696,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -6699,7 +6705,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage:read` scope */
@@ -6708,7 +6714,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such store or key, or the path does not end in `/url`. */
@@ -6717,7 +6723,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -6768,7 +6774,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -6777,7 +6783,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage` scope */
@@ -6786,7 +6792,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such store in the caller's account. */
@@ -6795,7 +6801,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description already_exists: `If-None-Match: *` and the key holds an object; conflict: the store was purged or deleted meanwhile. `idempotency_key_reused`: the key came with another request in the last 24 hours; `idempotency_key_in_flight` (with `Retry-After`): a request with the key is still running. */
@@ -6804,7 +6810,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description precondition_failed: `If-Match` does not name the stored etag, or the key holds no object. */
@@ -6813,7 +6819,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description payload_too_large: over the store's `max_object_size`, over its `max_bytes` (open uploads count), or over S3's 5 GiB. */
@@ -6822,7 +6828,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -6872,7 +6878,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -6881,7 +6887,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage` scope */
@@ -6890,7 +6896,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such store, or no such open upload (completed, aborted or expired). */
@@ -6899,7 +6905,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description conflict: nothing has been sent to the upload URL yet; already_exists: the upload was created with `If-None-Match: *` and the key now holds an object (the upload is dropped). `idempotency_key_reused`: the key came with another request in the last 24 hours; `idempotency_key_in_flight` (with `Retry-After`): a request with the key is still running. */
@@ -6908,7 +6914,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description precondition_failed: the upload was created with `If-Match` and the key no longer holds that etag (the upload is dropped). */
@@ -6917,7 +6923,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description payload_too_large: more bytes arrived than declared (removed). */
@@ -6926,7 +6932,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -6981,7 +6987,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -6990,7 +6996,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage` scope */
@@ -6999,7 +7005,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such store, or no such open upload (completed, aborted or expired). */
@@ -7008,7 +7014,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -7048,7 +7054,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -7057,7 +7063,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage` scope */
@@ -7066,7 +7072,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such store, or no such open upload. */
@@ -7075,7 +7081,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -7118,7 +7124,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -7127,7 +7133,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage:read` scope */
@@ -7136,7 +7142,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -7176,7 +7182,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -7185,7 +7191,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage:read` scope */
@@ -7194,7 +7200,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such stream in the caller's account. */
@@ -7203,7 +7209,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -7256,7 +7262,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -7265,7 +7271,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage` scope */
@@ -7274,7 +7280,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unsupported_media_type: the body must be `application/json`. */
@@ -7283,7 +7289,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -7321,7 +7327,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -7330,7 +7336,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage` scope */
@@ -7339,7 +7345,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such stream in the caller's account. */
@@ -7348,7 +7354,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -7388,7 +7394,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -7397,7 +7403,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage` scope */
@@ -7406,7 +7412,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such stream in the caller's account. */
@@ -7415,7 +7421,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -7462,7 +7468,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -7471,7 +7477,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage:read` scope */
@@ -7480,7 +7486,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such stream in the caller's account. */
@@ -7489,7 +7495,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -7536,7 +7542,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -7545,7 +7551,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage` scope */
@@ -7554,7 +7560,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such stream in the caller's account. */
@@ -7563,7 +7569,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description stream_full: `discard: new` and the publish would pass `max_msgs` or `max_bytes` (nothing stored); or conflict: the stream was purged or deleted during the publish. `idempotency_key_reused`: the key came with another request in the last 24 hours; `idempotency_key_in_flight` (with `Retry-After`): a request with the key is still running. */
@@ -7572,7 +7578,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description payload_too_large: a message is larger than `max_msg_size`; nothing is stored. */
@@ -7581,7 +7587,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unsupported_media_type: the body must be `application/json`. */
@@ -7590,7 +7596,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -7641,7 +7647,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -7650,7 +7656,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage:read` scope */
@@ -7659,7 +7665,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such stream, or the sequence is not in the stream (not yet committed, dropped by retention, purged). */
@@ -7668,7 +7674,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -7713,7 +7719,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -7722,7 +7728,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage:read` scope */
@@ -7731,7 +7737,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such stream in the caller's account. */
@@ -7740,7 +7746,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -7781,7 +7787,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -7790,7 +7796,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage:read` scope */
@@ -7799,7 +7805,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such stream in the caller's account, or no such consumer. */
@@ -7808,7 +7814,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -7853,7 +7859,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -7862,7 +7868,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage` scope */
@@ -7871,7 +7877,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such stream in the caller's account. */
@@ -7880,7 +7886,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description already_exists: a consumer of this name exists; conflict: the stream has 100 consumers. */
@@ -7889,7 +7895,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unsupported_media_type: the body must be `application/json`. */
@@ -7898,7 +7904,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -7937,7 +7943,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -7946,7 +7952,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage` scope */
@@ -7955,7 +7961,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such stream in the caller's account, or no such consumer. */
@@ -7964,7 +7970,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -8009,7 +8015,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -8018,7 +8024,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage` scope */
@@ -8027,7 +8033,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such stream in the caller's account, or no such consumer. */
@@ -8036,7 +8042,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unsupported_media_type: the body must be `application/json`. */
@@ -8045,7 +8051,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -8090,7 +8096,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -8099,7 +8105,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage` scope */
@@ -8108,7 +8114,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such stream in the caller's account, or no such consumer. */
@@ -8117,7 +8123,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unsupported_media_type: the body must be `application/json`. */
@@ -8126,7 +8132,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -8171,7 +8177,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -8180,7 +8186,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage` scope */
@@ -8189,7 +8195,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such stream or consumer, or the message is not pending (acknowledged, dead, or never delivered). */
@@ -8198,7 +8204,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unsupported_media_type: the body must be `application/json`. */
@@ -8207,7 +8213,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -8253,7 +8259,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -8262,7 +8268,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage:read` scope */
@@ -8271,7 +8277,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such stream in the caller's account, or no such consumer. */
@@ -8280,7 +8286,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -8323,7 +8329,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -8332,7 +8338,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage:read` scope */
@@ -8341,7 +8347,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -8381,7 +8387,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -8390,7 +8396,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage:read` scope */
@@ -8399,7 +8405,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such index in the caller's account. */
@@ -8408,7 +8414,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -8461,7 +8467,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -8470,7 +8476,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage` scope */
@@ -8479,7 +8485,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description conflict: the change needs a rebuild and the index holds documents, or the account has its most indexes. */
@@ -8488,7 +8494,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unsupported_media_type: the body must be `application/json`. */
@@ -8497,7 +8503,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -8535,7 +8541,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -8544,7 +8550,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage` scope */
@@ -8553,7 +8559,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such index in the caller's account. */
@@ -8562,7 +8568,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -8602,7 +8608,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -8611,7 +8617,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage` scope */
@@ -8620,7 +8626,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such index in the caller's account. */
@@ -8629,7 +8635,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -8676,7 +8682,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -8685,7 +8691,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage` scope */
@@ -8694,7 +8700,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such index in the caller's account. */
@@ -8703,7 +8709,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description conflict: the write would pass `max_documents`; nothing is stored. */
@@ -8712,7 +8718,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description payload_too_large: a document over 64 KiB, or a body over the gateway's limit. */
@@ -8721,7 +8727,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unsupported_media_type: the body must be `application/json`. */
@@ -8730,7 +8736,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -8777,7 +8783,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -8786,7 +8792,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage` scope */
@@ -8795,7 +8801,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such index in the caller's account. */
@@ -8804,7 +8810,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unsupported_media_type: the body must be `application/json`. */
@@ -8813,7 +8819,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -8855,7 +8861,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -8864,7 +8870,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage:read` scope */
@@ -8873,7 +8879,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such index, or no such document. */
@@ -8882,7 +8888,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -8931,7 +8937,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -8940,7 +8946,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage` scope */
@@ -8949,7 +8955,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such index in the caller's account. */
@@ -8958,7 +8964,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description conflict: the write would pass `max_documents`. */
@@ -8967,7 +8973,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description payload_too_large: the document is over 64 KiB. */
@@ -8976,7 +8982,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unsupported_media_type: the body must be `application/json`. */
@@ -8985,7 +8991,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -9028,7 +9034,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -9037,7 +9043,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `storage` scope */
@@ -9046,7 +9052,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such index, or no such document. */
@@ -9055,7 +9061,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -9099,7 +9105,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -9108,7 +9114,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `search:query` scope */
@@ -9117,7 +9123,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such index in the caller's account. */
@@ -9126,7 +9132,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unsupported_media_type: the body must be `application/json`. */
@@ -9135,7 +9141,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -9176,7 +9182,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description mfa_required: no `X-MFA-Token`, or one that is not a fresh proof of this user (forged, expired, another user's or app's, made for another purpose, already used). A proof that was sent but does not hold counts as a failure of the TOTP budget and is recorded in the user's MFA events. */
@@ -9185,7 +9191,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description already_registered: this user already has a confirmed TOTP factor and sent no `X-MFA-Token`. */
@@ -9194,7 +9200,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description too_many_attempts: 5 failed codes or proofs by this user (sub) within 15 minutes, 20 within 24 hours, or 8 failures within 15 minutes across the TOTP and recovery budgets; retry after the Retry-After seconds. */
@@ -9204,7 +9210,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -9249,7 +9255,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -9258,7 +9264,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description mfa_required: no `X-MFA-Token`, or one that is not a fresh proof of this user (forged, expired, another user's or app's, made for another purpose, already used). A proof that was sent but does not hold counts as a failure of the TOTP budget and is recorded in the user's MFA events. */
@@ -9267,7 +9273,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description already_registered: this user already has a confirmed TOTP factor and sent no `X-MFA-Token`. conflict: the user already has 10 factors. */
@@ -9276,7 +9282,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unsupported_media_type: the body must be sent as `application/json`. */
@@ -9285,7 +9291,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description too_many_attempts: 5 failed codes by this user (sub) within 15 minutes, 20 within 24 hours, or 8 failures within 15 minutes across the TOTP and recovery budgets; retry after the Retry-After seconds. */
@@ -9295,7 +9301,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -9337,7 +9343,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized: no valid bearer token. invalid_code: not an unused recovery code of this user (counted unless not in recovery-code form). */
@@ -9346,7 +9352,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unsupported_media_type: the body must be sent as `application/json`. */
@@ -9355,7 +9361,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description too_many_attempts: 5 failed recovery codes by this user (sub) within 15 minutes, or 8 failures within 15 minutes across the TOTP and recovery budgets; retry after the Retry-After seconds. */
@@ -9365,7 +9371,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -9417,7 +9423,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized: no valid bearer token. invalid_code: a wrong, reused or old code, an unknown `factor_id`, or a user without a factor (counted). */
@@ -9426,7 +9432,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unsupported_media_type: the body must be sent as `application/json`. */
@@ -9435,7 +9441,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description too_many_attempts: 5 failed codes or proofs by this user (sub) within 15 minutes, 20 within 24 hours, or 8 failures within 15 minutes across the TOTP and recovery budgets; retry after the Retry-After seconds. */
@@ -9445,7 +9451,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -9493,7 +9499,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -9535,7 +9541,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description mfa_required: no `X-MFA-Token`, or one that is not a fresh proof of this user (forged, expired, another user's or app's, made for another purpose, already used). A proof that was sent but does not hold counts as a failure of the TOTP budget and is recorded in the user's MFA events. */
@@ -9544,7 +9550,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: the caller has no factor of this id (another user's factor is not found either). */
@@ -9553,7 +9559,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description too_many_attempts: 5 failed codes or proofs by this user (sub) within 15 minutes, 20 within 24 hours, or 8 failures within 15 minutes across the TOTP and recovery budgets; retry after the Retry-After seconds. */
@@ -9563,7 +9569,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -9604,7 +9610,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description mfa_required: no `X-MFA-Token`, or one that is not a fresh proof of this user (forged, expired, another user's or app's, made for another purpose, already used). A proof that was sent but does not hold counts as a failure of the TOTP budget and is recorded in the user's MFA events. */
@@ -9613,7 +9619,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: the caller has no factor, hence no recovery codes to replace. */
@@ -9622,7 +9628,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description too_many_attempts: 5 failed codes or proofs by this user (sub) within 15 minutes, 20 within 24 hours, or 8 failures within 15 minutes across the TOTP and recovery budgets; retry after the Retry-After seconds. */
@@ -9632,7 +9638,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -9675,7 +9681,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -9684,7 +9690,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -9725,7 +9731,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `admin` scope */
@@ -9734,7 +9740,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: not a user of this account with a factor. */
@@ -9743,7 +9749,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -9785,7 +9791,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the caller is not an administrator. mfa_required: no fresh, unused proof of the administrator for `admin_reset`. */
@@ -9794,7 +9800,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: not a user of this account with a factor. */
@@ -9803,7 +9809,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description too_many_attempts: 5 failed codes or proofs by this user (sub) within 15 minutes, 20 within 24 hours, or 8 failures within 15 minutes across the TOTP and recovery budgets; retry after the Retry-After seconds. */
@@ -9813,7 +9819,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -9886,7 +9892,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -9895,7 +9901,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `triggers:read` scope */
@@ -9904,7 +9910,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -9949,7 +9955,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -9958,7 +9964,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `triggers` scope */
@@ -9967,7 +9973,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description `idempotency_key_reused`: the key came with another request in the last 24 hours; `idempotency_key_in_flight` (with `Retry-After`): a request with the key is still running. */
@@ -9976,7 +9982,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unsupported_media_type: the body must be sent as `application/json`. */
@@ -9985,7 +9991,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -10025,7 +10031,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `triggers:read` scope */
@@ -10034,7 +10040,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no trigger with this id in the caller's account (another account's triggers are not found either). */
@@ -10043,7 +10049,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -10081,7 +10087,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `triggers` scope */
@@ -10090,7 +10096,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no trigger with this id in the caller's account (another account's triggers are not found either). */
@@ -10099,7 +10105,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description conflict: the trigger kept changing concurrently; try again. */
@@ -10108,7 +10114,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -10152,7 +10158,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -10161,7 +10167,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `triggers` scope */
@@ -10170,7 +10176,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no trigger with this id in the caller's account (another account's triggers are not found either). */
@@ -10179,7 +10185,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description conflict: the trigger kept changing concurrently; read it and try again. */
@@ -10188,7 +10194,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unsupported_media_type: the body must be sent as `application/json`. */
@@ -10197,7 +10203,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -10240,7 +10246,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `triggers` scope */
@@ -10249,7 +10255,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no trigger with this id in the caller's account (another account's triggers are not found either). */
@@ -10258,7 +10264,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description conflict: the trigger kept changing concurrently; try again. `idempotency_key_reused`: the key came with another request in the last 24 hours; `idempotency_key_in_flight` (with `Retry-After`): a request with the key is still running. */
@@ -10267,7 +10273,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -10314,7 +10320,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -10323,7 +10329,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `triggers` scope */
@@ -10332,7 +10338,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no trigger with this id in the caller's account (another account's triggers are not found either). */
@@ -10341,7 +10347,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description conflict: the trigger kept changing concurrently; try again. `idempotency_key_reused`: the key came with another request in the last 24 hours; `idempotency_key_in_flight` (with `Retry-After`): a request with the key is still running. */
@@ -10350,7 +10356,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unsupported_media_type: a non-empty body must be sent as `application/json`. */
@@ -10359,7 +10365,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -10406,7 +10412,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -10415,7 +10421,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `triggers` scope */
@@ -10424,7 +10430,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no trigger with this id in the caller's account (another account's triggers are not found either). */
@@ -10433,7 +10439,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description conflict: the trigger kept changing concurrently; read it and try again. `idempotency_key_reused`: the key came with another request in the last 24 hours; `idempotency_key_in_flight` (with `Retry-After`): a request with the key is still running. */
@@ -10442,7 +10448,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unsupported_media_type: the body must be sent as `application/json`. */
@@ -10451,7 +10457,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -10491,7 +10497,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -10500,7 +10506,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `triggers` scope */
@@ -10509,7 +10515,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no trigger with this id in the caller's account (another account's triggers are not found either). */
@@ -10518,7 +10524,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description conflict: the trigger kept changing concurrently; try again. */
@@ -10527,7 +10533,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -10582,7 +10588,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -10591,7 +10597,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `triggers:read` scope */
@@ -10600,7 +10606,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no trigger with this id in the caller's account (another account's triggers are not found either). */
@@ -10609,7 +10615,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -10650,7 +10656,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `triggers:read` scope */
@@ -10659,7 +10665,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such trigger in the caller's account, or no such execution of it (also once it expired, after 7 days). */
@@ -10668,7 +10674,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -10712,7 +10718,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `triggers` scope */
@@ -10721,7 +10727,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no such trigger in the caller's account, or no such execution of it (also once it expired, after 7 days). */
@@ -10730,7 +10736,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_replayable: the request's body was not stored (it was over the size limit), or it is not one the receiver accepts (content type or body refused), or the flow input would exceed 256 KiB. `idempotency_key_reused`: the key came with another request in the last 24 hours; `idempotency_key_in_flight` (with `Retry-After`): a request with the key is still running. */
@@ -10739,7 +10745,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -10795,7 +10801,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -10804,7 +10810,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `triggers` scope */
@@ -10813,7 +10819,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no trigger with this id in the caller's account (another account's triggers are not found either). */
@@ -10822,7 +10828,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description `idempotency_key_reused`: the key came with another request in the last 24 hours; `idempotency_key_in_flight` (with `Retry-After`): a request with the key is still running. */
@@ -10831,7 +10837,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unsupported_media_type: the body must be sent as `application/json`. */
@@ -10840,7 +10846,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -10896,7 +10902,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -10905,7 +10911,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `triggers:read` scope */
@@ -10914,7 +10920,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no trigger with this id in the caller's account. */
@@ -10923,7 +10929,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -10972,7 +10978,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -10981,7 +10987,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `triggers:read` scope */
@@ -10990,7 +10996,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -11028,7 +11034,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `triggers:read` scope */
@@ -11037,7 +11043,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -11078,7 +11084,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unauthorized */
@@ -11087,7 +11093,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `triggers:read` scope */
@@ -11096,7 +11102,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no deployed flow has this name. */
@@ -11105,7 +11111,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -11143,7 +11149,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description forbidden: the credential lacks the `triggers:read` scope */
@@ -11152,7 +11158,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */
@@ -11225,7 +11231,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description `unauthorized`: API key missing or wrong. `invalid_signature`: signature missing, malformed, wrong, made with a secret whose overlap has ended, or its timestamp outside the tolerance. */
@@ -11234,7 +11240,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description ip_not_allowed: the trigger has `allowed_source_ips` and the address API Gateway saw is in none of them. Checked after the size and before the API key and signature. */
@@ -11243,7 +11249,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description not_found: no enabled trigger has this webhook id (unknown, disabled, deleted, or replaced by regenerate-url). Answered for every method. */
@@ -11252,7 +11258,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description method_not_allowed: a known webhook id with a method other than POST. */
@@ -11262,7 +11268,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description payload_too_large: the body is over `WEBHOOK_MAX_BODY_BYTES` (default 1,000,000 bytes), checked before credentials; or, after the event filter, the flow input (`{"trigger": …}`, which holds a JSON body about twice) is over Step Functions' 256 KiB, in both response modes; or a batching sender's POST to a trigger that splits batches carries more than 1000 elements (`split_batches`). */
@@ -11271,7 +11277,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description unsupported_media_type: not JSON, urlencoded form or multipart form data. Checked after credentials. */
@@ -11280,7 +11286,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ClientError"];
                 };
             };
             /** @description internal_error */

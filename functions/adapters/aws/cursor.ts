@@ -29,6 +29,6 @@ export function decodeCursor(cursor: string | undefined, pk: string, skPrefix = 
     if (!sk.startsWith(skPrefix) || Buffer.byteLength(sk, 'utf8') > MAX_SORT_KEY_BYTES) throw new Error('cursor outside this listing');
     return { pk, sk };
   } catch {
-    throw new AppError('validation_error', 'cursor is not valid');
+    throw new AppError('validation_error', undefined, undefined, 'cursor is not valid');
   }
 }

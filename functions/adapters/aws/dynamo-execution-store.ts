@@ -106,7 +106,7 @@ function decode(cursor: string | undefined, kind: 's' | 'e'): string | undefined
     if (typeof bound !== 'string' || Buffer.byteLength(bound) > MAX_SORT_KEY_BYTES || (kind === 's' && !bound.startsWith(SK_PREFIX))) throw new Error('bad cursor');
     return bound;
   } catch {
-    throw new AppError('validation_error', 'cursor is not valid (or was made with other filters)');
+    throw new AppError('validation_error', undefined, undefined, 'cursor is not valid (or was made with other filters)');
   }
 }
 

@@ -130,7 +130,7 @@ export class DynamoKvStore implements KvStore {
   async listBuckets(accountId: string, page: { limit: number; cursor?: string }): Promise<BucketPage> {
     const after = decodeCursor(page.cursor, accountId)?.sk as string | undefined;
     // A forged cursor must not reach DynamoDB as a key it would refuse, nor point into another account.
-    if (after !== undefined && !BUCKET_NAME_PATTERN.test(after)) throw new AppError('validation_error', 'cursor does not belong to this listing');
+    if (after !== undefined && !BUCKET_NAME_PATTERN.test(after)) throw new AppError('validation_error', undefined, undefined, 'cursor does not belong to this listing');
     const result = await this.client.send(new QueryCommand({
       TableName: this.table,
       IndexName: BUCKETS_BY_OWNER.indexName,
@@ -211,7 +211,7 @@ export class DynamoKvStore implements KvStore {
     const start = decodeCursor(page.cursor, pk, page.prefix);
     // A forged cursor must not reach DynamoDB as a key it would refuse.
     if (start && !isValidKey(start.sk as string)) {
-      throw new AppError('validation_error', 'cursor does not belong to this listing');
+      throw new AppError('validation_error', undefined, undefined, 'cursor does not belong to this listing');
     }
     const values: Record<string, unknown> = { ':pk': pk, ':now': page.nowSeconds };
     if (page.prefix) values[':prefix'] = page.prefix;

@@ -124,7 +124,7 @@ export class DynamoObjectCatalog implements ObjectCatalog {
   async listStores(accountId: string, page: { limit: number; cursor?: string }): Promise<StorePage> {
     const pk = storesPk(accountId);
     const start = decodeCursor(page.cursor, pk);
-    if (start && !STORE_NAME_PATTERN.test(start.sk as string)) throw new AppError('validation_error', 'cursor does not belong to this listing');
+    if (start && !STORE_NAME_PATTERN.test(start.sk as string)) throw new AppError('validation_error', undefined, undefined, 'cursor does not belong to this listing');
     const { items, nextCursor } = await queryPage(this.client, { table: this.table, pk, skPrefix: '', limit: page.limit, cursor: page.cursor });
     return { stores: items.map((item) => toStore(accountId, item)), nextCursor };
   }

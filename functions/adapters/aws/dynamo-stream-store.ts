@@ -152,7 +152,7 @@ export class DynamoStreamStore implements StreamStore, GenerationStore {
   async listStreams(accountId: string, page: { limit: number; cursor?: string }): Promise<StreamPage> {
     const pk = streamsPk(accountId);
     const start = decodeCursor(page.cursor, pk);
-    if (start && !STREAM_NAME_PATTERN.test(start.sk as string)) throw new AppError('validation_error', 'cursor does not belong to this listing');
+    if (start && !STREAM_NAME_PATTERN.test(start.sk as string)) throw new AppError('validation_error', undefined, undefined, 'cursor does not belong to this listing');
     const result = await this.client.send(new QueryCommand({
       TableName: this.table,
       KeyConditionExpression: 'pk = :pk',

@@ -81,7 +81,7 @@ export function filterSql(filter: Filter, settings: IndexSettings): string {
   const columns = new Map(typedColumns(settings).map((c) => [c.field, c.column]));
   const col = (field: string) => {
     const column = columns.get(field);
-    if (!column) throw new AppError('validation_error', `not filterable: ${field}`);
+    if (!column) throw new AppError('validation_error', undefined, undefined, `not filterable: ${field}`);
     return column;
   };
   const walk = (f: Filter): string => {

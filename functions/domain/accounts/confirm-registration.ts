@@ -68,7 +68,7 @@ export async function confirmRegistration(
 ): Promise<ConfirmedFactor> {
   const { subject, code } = input;
   const secret = normalizeTotpSecret(input.secret);
-  if (!isTotpCodeFormat(code)) throw new AppError('validation_error', 'code must be 6 ASCII digits');
+  if (!isTotpCodeFormat(code)) throw new AppError('validation_error', undefined, undefined, 'code must be 6 ASCII digits');
   const name = factorName(input.name);
   const first = !(await deps.mfa.hasTotpFactor(subject));
   let proof: FreshProof | undefined;

@@ -31,7 +31,7 @@ export async function verifyTotp(
   input: { subject: string; accountId: string; code: string; factorId?: string; client: ClientInfo; purpose?: ProofPurpose; app?: string },
 ): Promise<{ mfaToken: string; expiresAt: string; factorId: string }> {
   const { subject, code } = input;
-  if (!isTotpCodeFormat(code)) throw new AppError('validation_error', 'code must be 6 ASCII digits');
+  if (!isTotpCodeFormat(code)) throw new AppError('validation_error', undefined, undefined, 'code must be 6 ASCII digits');
   const nowMs = deps.now();
   return audited(deps, {
     subject, client: input.client, failed: 'verification_failed', factorId: input.factorId,

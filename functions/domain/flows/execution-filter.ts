@@ -7,7 +7,7 @@ const MAX_EVENT_ID_LENGTH = 256;
 /** A date, or a date-time with seconds optional, fractions optional, and `Z` or an offset. */
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
 
-const invalid = (detail: string) => new AppError('validation_error', detail);
+const invalid = (message: string) => new AppError('validation_error', undefined, undefined, message);
 
 function statuses(value: unknown): ExecutionStatus[] | undefined {
   if (value === undefined) return undefined;

@@ -43,13 +43,13 @@ export async function replayExecution(deps: ReplayDeps, trigger: TriggerRecord, 
  */
 async function storedFlowInput(trigger: TriggerRecord, original: ExecutionDetail): Promise<{ inputJson: string; type?: string }> {
   const rawBody = original.request && storedBodyBytes(original.request);
-  if (!original.request || !rawBody) throw new AppError('not_replayable', 'the request body was not stored');
+  if (!original.request || !rawBody) throw new AppError('not_replayable', undefined, undefined, 'the request body was not stored');
   const headers = replayHeaders(original.request);
   let body: WebhookBody;
   try {
     body = await parseWebhookBody(rawBody, headers['content-type']);
   } catch {
-    throw new AppError('not_replayable', 'the stored body is not one the receiver accepts');
+    throw new AppError('not_replayable', undefined, undefined, 'the stored body is not one the receiver accepts');
   }
   const row: Partial<SenderRow> | undefined = trigger.signature ? rowOfSignature(trigger.signature) ?? {} : undefined;
   const data = original.batch
@@ -57,14 +57,14 @@ async function storedFlowInput(trigger: TriggerRecord, original: ExecutionDetail
     : buildTriggerData({ row, headers, body, webhookId: trigger.webhook_id, receivedAt: new Date(original.received_at), newEventId: () => original.event_id });
   data.event_id = original.event_id;
   const inputJson = JSON.stringify({ trigger: data });
-  if (Buffer.byteLength(inputJson) > MAX_FLOW_INPUT_BYTES) throw new AppError('not_replayable', 'flow input over the Step Functions limit');
+  if (Buffer.byteLength(inputJson) > MAX_FLOW_INPUT_BYTES) throw new AppError('not_replayable', 'flow input over the Step Functions limit', undefined, `the flow input would be over ${MAX_FLOW_INPUT_BYTES} bytes`);
   return { inputJson, type: data.type };
 }
 
 /** An element of a batch runs again alone, as it first ran: the element at its index of the stored POST. */
 function batchElementInput(rule: BatchRule | undefined, position: BatchPosition, headers: Record<string, string>, body: WebhookBody, webhookId: string, original: ExecutionDetail) {
   const element = rule && body.kind === 'json' ? batchElements(rule, body.value)?.[position.index] : undefined;
-  if (element === undefined) throw new AppError('not_replayable', 'the element is not in the stored request');
+  if (element === undefined) throw new AppError('not_replayable', undefined, undefined, 'the element is not in the stored request');
   const data = buildTriggerData({ row: {}, headers, body: { kind: 'json', value: element }, webhookId, receivedAt: new Date(original.received_at), newEventId: () => original.event_id });
   const type = elementType(rule!, element);
   if (type !== undefined) data.type = type;
@@ -147,7 +147,7 @@ export async function requeueExecution(
   const interrupted = started && { ...started, finished_at: now, status: 'failed' as const, error: INTERRUPTED };
   let inputJson: string;
   try {
-    if (!trigger) throw new AppError('not_replayable', 'its trigger was deleted');
+    if (!trigger) throw new AppError('not_replayable', undefined, undefined, 'its trigger was deleted');
     ({ inputJson } = await storedFlowInput(trigger, execution));
   } catch (error) {
     if (!(error instanceof AppError && error.code === 'not_replayable')) throw error;

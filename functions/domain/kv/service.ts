@@ -106,7 +106,7 @@ export class KvService {
    */
   async putValue(ref: BucketRef, key: string, value: { bytes: Uint8Array; contentType: string; ttlSeconds?: number }): Promise<number> {
     const bucket = await this.getBucket(ref);
-    if (value.bytes.length > bucket.config.maxValueBytes) throw new AppError('payload_too_large');
+    if (value.bytes.length > bucket.config.maxValueBytes) throw new AppError('payload_too_large', undefined, undefined, `the value is over the bucket's max_value_bytes (${bucket.config.maxValueBytes})`);
     const ttlSeconds = value.ttlSeconds ?? bucket.config.ttlSeconds;
     const expiresAt = ttlSeconds === null ? undefined : expiresAtFor(this.options.now(), ttlSeconds);
     return this.options.store.putValue(current(bucket), key, { bytes: value.bytes, contentType: value.contentType, expiresAt });

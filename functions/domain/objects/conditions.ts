@@ -18,8 +18,8 @@ const quoted = (etag: string): string => (etag.startsWith('"') ? etag : `"${etag
  */
 export function checkCondition(condition: WriteCondition, stored: ObjectInfo | undefined, nowMs: number): void {
   const live = stored && !isExpired(stored, nowMs) ? stored : undefined;
-  if (condition.ifNoneMatch && live) throw new AppError('already_exists', 'If-None-Match: * and the key exists');
+  if (condition.ifNoneMatch && live) throw new AppError('already_exists', undefined, undefined, 'the key exists and If-None-Match is *');
   if (condition.ifMatch !== undefined && (!live || (condition.ifMatch !== '*' && quoted(condition.ifMatch) !== live.etag))) {
-    throw new AppError('precondition_failed', 'If-Match does not match the stored etag');
+    throw new AppError('precondition_failed', undefined, undefined, 'If-Match does not match the current etag: read it again');
   }
 }

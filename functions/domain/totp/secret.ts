@@ -13,16 +13,18 @@ const BASE32_WITH_PADDING = /^([A-Za-z2-7]*)(=*)$/;
  */
 export function decodeTotpSecret(input: string): Uint8Array {
   const match = BASE32_WITH_PADDING.exec(input.replace(/\s+/g, ''));
-  if (!match) throw new AppError('validation_error', 'secret must be base32 (A–Z, 2–7)');
+  if (!match) throw new AppError('validation_error', undefined, undefined, 'secret must be base32 (A–Z, 2–7)');
   const [, data = '', padding = ''] = match;
   if (padding.length > 0 && (padding.length >= 8 || (data.length + padding.length) % 8 !== 0)) {
-    throw new AppError('validation_error', 'secret has wrong base32 padding');
+    throw new AppError('validation_error', undefined, undefined, 'secret has wrong base32 padding');
   }
   const bytes = decodeBase32(data.toUpperCase());
-  if (!bytes) throw new AppError('validation_error', 'secret has an impossible base32 length');
+  if (!bytes) throw new AppError('validation_error', undefined, undefined, 'secret has an impossible base32 length');
   if (bytes.length < MIN_SECRET_BYTES || bytes.length > MAX_SECRET_BYTES) {
     throw new AppError(
       'validation_error',
+      undefined,
+      undefined,
       `secret must decode to ${MIN_SECRET_BYTES}–${MAX_SECRET_BYTES} bytes, got ${bytes.length}`,
     );
   }

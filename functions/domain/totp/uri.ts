@@ -15,7 +15,7 @@ export function otpauthUri(input: { secret: string; accountName: string; issuer:
   const { accountName, issuer } = input;
   for (const [name, value] of [['issuer', issuer], ['accountName', accountName]] as const) {
     if (value.length === 0 || value.includes(':')) {
-      throw new AppError('validation_error', `${name} must be non-empty and contain no colon`);
+      throw new AppError('validation_error', undefined, undefined, `${name} must be non-empty and contain no colon`);
     }
   }
   const label = `${encodeURIComponent(issuer)}:${encodeURIComponent(accountName)}`;

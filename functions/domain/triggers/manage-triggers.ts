@@ -155,7 +155,7 @@ const secondsFromNow = (deps: Pick<TriggerDeps, 'now'>, seconds: number) => new 
 export function regenerateApiKey(deps: TriggerDeps, accountId: string, id: string, options: Partial<ApiKeyRegeneration> = {}): Promise<TriggerChange> {
   const overlap = options.previous_key_expires_in_seconds ?? 0;
   return changeTrigger(deps, accountId, id, async (current) => {
-    if (!current.api_key_enabled) throw new AppError('validation_error', 'API key protection is off; enable api_key_enabled first');
+    if (!current.api_key_enabled) throw new AppError('validation_error', undefined, undefined, 'API key protection is off; enable api_key_enabled first');
     const apiKey = generateApiKey(deps.randomBytes);
     const { previous_api_key_hash: _hash, previous_api_key_expires_at: _expires, ...rest } = current;
     const previous = overlap > 0 && current.api_key_hash
@@ -173,7 +173,7 @@ export function regenerateApiKey(deps: TriggerDeps, accountId: string, id: strin
  */
 export function rotateSigningSecret(deps: TriggerDeps, accountId: string, id: string, rotation: SigningSecretRotation): Promise<TriggerChange> {
   return changeTrigger(deps, accountId, id, async (current) => {
-    if (!current.signature) throw new AppError('validation_error', 'the trigger has no signature to rotate; set one with PATCH');
+    if (!current.signature) throw new AppError('validation_error', undefined, undefined, 'the trigger has no signature to rotate; set one with PATCH');
     // The request schemas load with the first request that has a body; this one already did.
     (await import('./trigger-requests.js')).checkSecretFor(current.signature, rotation.secret);
     // A handshake's handover is no longer what the trigger verifies with: its time and address would mislead.

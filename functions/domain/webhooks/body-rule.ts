@@ -11,16 +11,16 @@ import type { BodyRule, JsonPath } from './senders/catalog-types.js';
  */
 export function checkBodyRule(rule: BodyRule, headers: Readonly<Record<string, string>>, body: WebhookBody): void {
   if (rule.content_type !== undefined && mediaTypeOf(headers) !== rule.content_type) {
-    throw new AppError('unsupported_media_type', `this sender's deliveries are ${rule.content_type}`);
+    throw new AppError('unsupported_media_type', undefined, undefined, `this sender's deliveries are ${rule.content_type}`);
   }
   if (rule.json === 'object' && !(body.kind === 'json' && isPlainObject(body.value))) {
-    throw new AppError('validation_error', 'the body must be a JSON object');
+    throw new AppError('validation_error', undefined, undefined, 'the body must be a JSON object');
   }
   for (const required of rule.requires ?? []) {
     if (headerValue(headers, required.when_header) !== required.equals) continue;
     const value = body.kind === 'json' ? memberAt(body.value, required.path) : undefined;
     if (value === undefined || value === null) {
-      throw new AppError('validation_error', `a ${required.equals} carries ${required.path.join('.')}`);
+      throw new AppError('validation_error', undefined, undefined, `a ${required.equals} carries ${required.path.join('.')}`);
     }
   }
 }

@@ -34,7 +34,7 @@ export async function parseWebhookBody(rawBody: Uint8Array, contentTypeHeader: s
     case 'multipart/form-data':
       return { kind: 'multipart', value: await parseMultipart(rawBody, contentTypeHeader ?? '') };
     default:
-      throw new AppError('unsupported_media_type');
+      throw new AppError('unsupported_media_type', undefined, undefined, 'send JSON, a urlencoded form or a multipart form');
   }
 }
 
@@ -57,7 +57,7 @@ async function parseMultipart(rawBody: Uint8Array, contentType: string): Promise
   // Loaded on the first multipart body: JSON and form senders never need the parser.
   const { default: busboy } = await import('busboy');
   return new Promise((resolve, reject) => {
-    const invalid = (why: string) => reject(new AppError('validation_error', `multipart: ${why}`));
+    const invalid = (why: string) => reject(new AppError('validation_error', undefined, undefined, `multipart: ${why}`));
     let parser: Busboy;
     try {
       // The whole body is already in memory, so no field can usefully be truncated.

@@ -44,7 +44,7 @@ export async function route(deps: ReceiverDeps, record: TriggerRecord, event: Re
   // Serialised once: its size decides whether the flow can start at all, and the same text goes
   // into the queue message or the synchronous start.
   const inputJson = serialised ?? JSON.stringify({ trigger: data });
-  if (Buffer.byteLength(inputJson) > MAX_FLOW_INPUT_BYTES) throw new AppError('payload_too_large', 'flow input over the Step Functions limit');
+  if (Buffer.byteLength(inputJson) > MAX_FLOW_INPUT_BYTES) throw new AppError('payload_too_large', 'flow input over the Step Functions limit', undefined, `the flow input is over ${MAX_FLOW_INPUT_BYTES} bytes`);
   if (claim && !spentFirst && !(await deps.executions.claimEvent(record.id, claim.key, claim.ttlSeconds))) return answerDuplicate(deps, record, event);
   // A claimed event whose flow never started must stay claimable, or the sender's retry is lost
   // (keyed on its claim, discarding its record gives it back).
