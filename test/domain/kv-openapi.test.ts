@@ -16,12 +16,13 @@ describe('KV operations in /openapi.json', () => {
     expect(statuses).toEqual(expect.arrayContaining(id === 'createKVBucket' || id === 'listKVBuckets' ? ['400', '401', '500'] : ['400', '401', '404', '500']));
   });
 
-  it('the purge answers 200 with a top-level message, and 400, 401, 404, 500 in the error shape', () => {
+  it('the purge answers 200 with a top-level message, and 400, 401, 404, 500 in the error shape (a 4xx with its message)', () => {
     const { responses } = operation('DELETE', '/storage/kv/{bucket}/purge');
     expect(inlineRefs(responses['200'].content['application/json'].schema).properties).toEqual({ message: { type: 'string', description: 'Confirmation text' } });
-    for (const status of ['400', '401', '404', '500']) {
-      expect(responses[status].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+    for (const status of ['400', '401', '404']) {
+      expect(responses[status].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ClientError' });
     }
+    expect(responses['500'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
   });
 
   it('bucket creation documents 409 already_exists and refuses unknown configuration fields', () => {

@@ -151,7 +151,7 @@ export async function requeueExecution(
     ({ inputJson } = await storedFlowInput(trigger, execution));
   } catch (error) {
     if (!(error instanceof AppError && error.code === 'not_replayable')) throw error;
-    await deps.executions.update(ref, { status: 'failed', attempts: execution.attempts, error: `${INTERRUPTED}: ${error.detail ?? error.code}`, ...(interrupted && { attempt: interrupted }) });
+    await deps.executions.update(ref, { status: 'failed', attempts: execution.attempts, error: `${INTERRUPTED}: ${error.publicMessage ?? error.detail ?? error.code}`, ...(interrupted && { attempt: interrupted }) });
     return 'failed';
   }
   if (interrupted) await deps.executions.update(ref, { status: 'queued', attempts: execution.attempts, error: INTERRUPTED, attempt: interrupted });
