@@ -202,8 +202,12 @@ async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
  */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const outer = options.aroundInvocation ?? invokeDirectly;
-  // Each invocation's metric lines are its function's, as deployed they go to its log group (and its filters).
-  const around: InvocationWrapper = (fn, event, invoke) => outer(fn, event, () => asFunction(fn, invoke));
+  // Each invocation's metric lines are its function's, as deployed they go to its log group (and its
+  // filters). Only lines kept in memory are read by function (`metrics()`): the attribution runs each
+  // invocation in an AsyncLocalStorage, which on Node.js 20 hooks every promise of the process, so a
+  // stack whose lines go to stdout or nowhere (`npm start`, the benches) does without it.
+  const keepsLines = (options.metrics ?? 'memory') === 'memory';
+  const around: InvocationWrapper = keepsLines ? (fn, event, invoke) => outer(fn, event, () => asFunction(fn, invoke)) : outer;
   const corsOrigins = parseCorsOrigins(options.corsAllowedOrigins, 'corsAllowedOrigins');
   const cors = new LocalCors(corsOrigins);
   const flowsDirs = (options.flowsDir ?? resolve(REPO_ROOT, 'flows')).split(delimiter).map((dir) => resolve(dir));
