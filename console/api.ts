@@ -4,8 +4,6 @@
  */
 import { ApiError } from './api-errors.js';
 
-export { ApiError, ERROR_WORDS } from './api-errors.js';
-
 /** `hostedUi`: a token from the Cognito hosted UI, whose own session "Sign out" ends too. */
 export type Credentials = { kind: 'token' | 'apiKey'; value: string; via?: 'hostedUi' };
 

@@ -4,7 +4,8 @@
  * tab's session storage only, and calls the API of the origin it was served from.
  */
 import './app.css';
-import { api, ApiError, credentials, type Credentials } from './api.js';
+import { api, credentials, type Credentials } from './api.js';
+import { ApiError } from './api-errors.js';
 import { alertRegion, el, pageHeading, withProgress } from './dom.js';
 import { accountPage } from './pages/account.js';
 import { bucketPage, bucketsPage } from './pages/buckets.js';

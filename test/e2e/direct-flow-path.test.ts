@@ -1,5 +1,5 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { sqsClient } from '../../functions/adapters/aws/clients/sqs.js';
 import { LambdaEventInvoker } from '../../functions/adapters/aws/lambda-event-invoker.js';
 import { QUIET_MAX_DELIVERIES } from '../../functions/domain/flows/quiet-rule.js';
@@ -46,6 +46,10 @@ LambdaEventInvoker.prototype.invoke = async function (this: LambdaEventInvoker, 
     throw error;
   }
 };
+// Test files share their worker's modules (vitest.config.ts): the next file gets the invoker as it was.
+afterAll(() => {
+  LambdaEventInvoker.prototype.invoke = invokeDirectly;
+});
 
 const direct = (marker: string) => invocations.filter((i): i is { kind: 'direct'; body: string } => i.kind === 'direct' && i.body.includes(marker));
 const batched = (marker: string) => invocations.flatMap((i) => (i.kind === 'batch' ? i.bodies.filter((body) => body.includes(marker)).map(() => i) : []));
