@@ -18,6 +18,9 @@ export default defineConfig({
     isolate: false,
     // metric lines to memory, not stdout (test/support/metrics-off-stdout.ts).
     setupFiles: ['test/support/metrics-off-stdout.ts'],
+    // A folder for the run's one `cdk synth`, which the files needing the deployed bundles share
+    // (test/support/cdk-synth-output.ts): made here, filled by the first file that asks.
+    globalSetup: ['test/support/cdk-synth-global.ts'],
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'WARN' },
   },
 });

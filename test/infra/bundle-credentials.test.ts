@@ -7,7 +7,6 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiGatewayEvent } from '../../bench/support/api-gateway-events.js';
-import { bundleLikeCdk } from '../../bench/support/bundle.js';
 import { bundleSize, filesLoadedAtInit } from '../../bench/support/bundle-files.js';
 import { DynamoTriggerStore } from '../../functions/adapters/aws/dynamo-trigger-store.js';
 import { LocalSecretBox } from '../../functions/adapters/local-secret-box.js';
@@ -17,14 +16,15 @@ import { generateLocalSigningKey } from '../../functions/adapters/local-token-si
 import { LOCAL_AWS_ENV } from '../../local/engines.js';
 import { mintLocalToken } from '../../local/token.js';
 import { invokeBundled } from '../support/bundled-function.js';
+import { cdkSynthOutput, type SynthOutput } from '../support/cdk-synth-output.js';
 import { useEngines } from '../support/engines.js';
 import { totpCodeAt } from '../support/totp.js';
 
 /**
  * The deployed bundles resolve AWS credentials from the environment only, as Lambda provides them
  * (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`): lib/constructs/esm-bundle.ts
- * replaces the SDK's default chain. Each function here is bundled by the stack's own construct and
- * run in a fresh Node.js process whose environment is exactly what is given, against the embedded
+ * replaces the SDK's default chain. Each function here is the bundle the run's one `cdk synth` made
+ * (test/support/cdk-synth-output.ts), run in a fresh Node.js process whose environment is exactly what is given, against the embedded
  * engines; an HTTP relay in front of DynamoDB records how each request was signed.
  */
 const ROLE = { AWS_ACCESS_KEY_ID: 'ASIAROLECREDENTIALS1', AWS_SECRET_ACCESS_KEY: randomBytes(30).toString('base64'), AWS_SESSION_TOKEN: `role-session-${randomBytes(8).toString('hex')}` };
@@ -32,7 +32,6 @@ const JWT_SECRET = randomBytes(32).toString('base64url');
 const KMS_KEY = 'arn:aws:kms:us-east-1:000000000000:key/00000000-0000-0000-0000-000000000000';
 
 const engines = useEngines();
-let outdir: string;
 let home: string;
 let bundles: Record<string, string>;
 let relay: { url: string; seen: IncomingHttpHeaders[]; server: Server };
@@ -102,19 +101,20 @@ const createApiKey = async () =>
   apiGatewayEvent({ method: 'POST', routeKey: 'POST /api-keys', rawPath: '/api-keys', headers: { authorization: `Bearer ${await mintLocalToken({ secret: JWT_SECRET, sub: 'bundle-user' })}`, 'content-type': 'application/json' }, body: '{}' });
 
 beforeAll(async () => {
-  outdir = mkdtempSync(join(tmpdir(), 'flowgate-bundle-credentials-'));
   home = mkdtempSync(join(tmpdir(), 'flowgate-empty-home-'));
   const names = Object.keys(FUNCTIONS) as FunctionName[];
-  [bundles, relay, imds] = await Promise.all([
-    bundleLikeCdk(outdir, names.map((name) => ({ name, spec: FUNCTIONS[name] }))),
+  let synthesized: SynthOutput;
+  [synthesized, relay, imds] = await Promise.all([
+    cdkSynthOutput(),
     startRelay(engines.engines.env.AWS_ENDPOINT_URL_DYNAMODB!),
     startImds(),
   ]);
-}, 120_000);
+  bundles = Object.fromEntries(names.map((name) => [name, synthesized.bundleOfFunction(name)]));
+}, 330_000);
 
 afterAll(async () => {
   for (const server of [relay?.server, imds?.server]) await new Promise((done) => (server ? server.close(done) : done(undefined)));
-  for (const dir of [outdir, home]) if (dir) rmSync(dir, { recursive: true, force: true });
+  if (home) rmSync(home, { recursive: true, force: true });
 });
 
 describe('a bundled function, with only the credentials Lambda puts in its environment', () => {

@@ -1,11 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { CfnElement } from 'aws-cdk-lib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { apiGatewayEvent } from '../../bench/support/api-gateway-events.js';
-import { bundleLikeCdk } from '../../bench/support/bundle.js';
 import { DynamoTriggerStore } from '../../functions/adapters/aws/dynamo-trigger-store.js';
 import { LocalSecretBox } from '../../functions/adapters/local-secret-box.js';
 import { createTrigger } from '../../functions/domain/triggers/manage-triggers.js';
@@ -13,6 +9,7 @@ import { FUNCTIONS, type FunctionName } from '../../functions/manifest.js';
 import { metricFiltersOf, metricsFromLine } from '../../functions/shared/metric-filters.js';
 import { METRICS_NAMESPACE } from '../../functions/shared/metric-names.js';
 import { invokeBundled, linesLambdaKeeps } from '../support/bundled-function.js';
+import { cdkSynthOutput } from '../support/cdk-synth-output.js';
 import { useEngines } from '../support/engines.js';
 import { synth, type Synthesized } from '../support/synth.js';
 
@@ -27,20 +24,16 @@ const ORIGIN = 'https://app.example.com';
 const ROLE = { AWS_ACCESS_KEY_ID: 'ASIATEMPLATEENV00001', AWS_SECRET_ACCESS_KEY: randomBytes(30).toString('base64'), AWS_SESSION_TOKEN: 'template-env-session' };
 
 const engines = useEngines();
-let outdir: string;
 let bundles: Record<string, string>;
 let deployed: Synthesized;
 
 beforeAll(async () => {
-  outdir = mkdtempSync(join(tmpdir(), 'flowgate-template-env-'));
   const names: FunctionName[] = ['system', 'webhook'];
-  [bundles] = await Promise.all([bundleLikeCdk(outdir, names.map((name) => ({ name, spec: FUNCTIONS[name] })))]);
+  // The bundles of the run's one `cdk synth`: the code does not depend on the context below.
+  const synthesized = await cdkSynthOutput();
+  bundles = Object.fromEntries(names.map((name) => [name, synthesized.bundleOfFunction(name)]));
   deployed = synth(CONTEXT, { env: { account: '123456789012', region: 'eu-west-1' } });
-}, 120_000);
-
-afterAll(() => {
-  if (outdir) rmSync(outdir, { recursive: true, force: true });
-});
+}, 330_000);
 
 function functionResource(fn: FunctionName) {
   const id = deployed.stack.getLogicalId(deployed.stack.functions[fn].function.node.defaultChild as CfnElement);

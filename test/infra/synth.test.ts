@@ -1,11 +1,9 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from 'node:http';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { apiGatewayEvent } from '../../bench/support/api-gateway-events.js';
@@ -14,43 +12,27 @@ import { FUNCTIONS } from '../../functions/manifest.js';
 import { listFlowFunctions } from '../../lib/flow-functions.js';
 import { listFlowNames } from '../../lib/flow-files.js';
 import { invokeBundled } from '../support/bundled-function.js';
+import { cdkSynthOutput, type SynthOutput } from '../support/cdk-synth-output.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CDK_CLI = createRequire(import.meta.url).resolve('aws-cdk/bin/cdk');
 /** The ESM `require` shim lib/constructs/esm-bundle.ts puts at the top of every file of a bundle. */
 const BANNER = "import { createRequire as __flowgateCreateRequire } from 'node:module';";
-
-type Resource = { Type: string; Properties: Record<string, any>; Metadata?: Record<string, string> };
 
 /**
  * `npx cdk synth` the way a fresh clone runs it: cdk.json's app command (tsx), real bundling with
  * the local esbuild (no Docker), and cdk-nag, which fails the synth on any unacknowledged finding.
+ * The run's one synth, shared with the other files that run the deployed bundles.
  */
 describe('cdk synth, offline', () => {
   let out: string;
-  let template: { Resources: Record<string, Resource> };
+  let template: SynthOutput['template'];
+  let functions: SynthOutput['functions'];
+  let bundleOf: SynthOutput['bundleOf'];
 
   beforeAll(async () => {
-    out = mkdtempSync(join(tmpdir(), 'flowgate-synth-'));
-    await run(process.execPath, [CDK_CLI, 'synth', '--quiet', '--output', out], {
-      cwd: ROOT,
-      timeout: 300_000,
-      maxBuffer: 16 * 1024 * 1024,
-      // No credentials and no Docker: bundling must not need either.
-      env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: 'true', AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '', AWS_PROFILE: '', CDK_DOCKER: 'docker-is-not-available', AWS_EC2_METADATA_DISABLED: 'true' },
-    });
-    const templates = readdirSync(out).filter((f) => f.endsWith('.template.json'));
-    expect(templates).toHaveLength(1);
-    template = JSON.parse(readFileSync(join(out, templates[0]!), 'utf8'));
-  }, 320_000);
-
-  afterAll(() => {
-    if (out) rmSync(out, { recursive: true, force: true });
-  });
-
-  const functions = () => Object.values(template.Resources).filter((r) => r.Type === 'AWS::Lambda::Function');
-  const bundleOf = (fn: Resource) => join(out, fn.Metadata!['aws:asset:path']!, 'index.mjs');
+    ({ out, template, functions, bundleOf } = await cdkSynthOutput());
+  }, 330_000);
 
   it('bundles every function, the AWS SDK included, into ESM files', () => {
     // The manifest's functions and the flows' own (flows/functions/*.ts).
