@@ -46,13 +46,21 @@ function toRecord(message: Message, queueArn: string): SQSRecord {
 export class SqsPoller {
   private running = true;
   private readonly loops: Promise<void>[];
+  /** Ends the long polls under way at stop, which otherwise hold it for up to their second's wait. */
+  private readonly polls = new AbortController();
 
   constructor(private readonly options: PollerOptions) {
     this.loops = Array.from({ length: options.concurrency }, () => this.loop());
   }
 
+  /**
+   * Stops polling: a poll under way is cut short, a batch being handled finishes. A message the
+   * queue handed to a cut poll is lost with the queue, which is in memory and stops with the
+   * stack (local/recovery.ts queues every unfinished delivery again from its record on restart).
+   */
   async stop(): Promise<void> {
     this.running = false;
+    this.polls.abort();
     await Promise.all(this.loops);
   }
 
@@ -67,11 +75,12 @@ export class SqsPoller {
           MessageSystemAttributeNames: ['All'],
           // local-aws-sqs reads only the older name; AWS accepts both.
           AttributeNames: ['All'],
-        }));
+        }), { abortSignal: this.polls.signal });
         const messages = received.Messages ?? [];
         if (messages.length > 0) await this.deliver(messages);
       } catch (error) {
-        if (this.running) this.options.onError(error);
+        if (!this.running) break;
+        this.options.onError(error);
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
     }
