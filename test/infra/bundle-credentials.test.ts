@@ -369,12 +369,15 @@ describe('what other bundles leave to first use', () => {
     // The chunking (lib/constructs/esm-chunks.ts) rewrites what chunks import and re-export; a name
     // it lost would only fail when a deployed function first loads that chunk. The files are linked
     // without running (test/support/link-modules.mjs), so no function's init runs here.
-    const failures = (Object.keys(FUNCTIONS) as FunctionName[]).flatMap((fn) => {
+    // One process for every function: each bundle is a folder of its own, and modules are kept by path.
+    const functionOf = new Map<string, FunctionName>();
+    for (const fn of Object.keys(FUNCTIONS) as FunctionName[]) {
       const files = filesOf(fn).filter((file) => file.endsWith('.mjs'));
       expect(files.length, fn).toBeGreaterThanOrEqual(2);
-      const out = execFileSync(process.execPath, ['--experimental-vm-modules', '--no-warnings', resolve('test/support/link-modules.mjs'), ...files], { encoding: 'utf8' });
-      return (JSON.parse(out) as { file: string; error: string }[]).map((failure) => `${fn}: ${failure.file}: ${failure.error}`);
-    });
+      for (const file of files) functionOf.set(file, fn);
+    }
+    const out = execFileSync(process.execPath, ['--experimental-vm-modules', '--no-warnings', resolve('test/support/link-modules.mjs'), ...functionOf.keys()], { encoding: 'utf8' });
+    const failures = (JSON.parse(out) as { file: string; error: string }[]).map((failure) => `${functionOf.get(failure.file)}: ${failure.file}: ${failure.error}`);
     expect(failures).toEqual([]);
   });
 
