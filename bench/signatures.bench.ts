@@ -3,26 +3,23 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { verify as verifyWithOctokit } from '@octokit/webhooks-methods';
 import '@shopify/shopify-api/adapters/node';
 import { ApiVersion, LogSeverity, shopifyApi } from '@shopify/shopify-api';
-import { verifySlackRequest } from '@slack/bolt';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
-import twilio from 'twilio';
-import { hmacValidator as AdyenHmacValidator } from '@adyen/api-library';
-import { Signature as HubSpotSignature } from '@hubspot/api-client';
 import { LinearWebhookClient } from '@linear/sdk/webhooks';
-import { Paddle } from '@paddle/paddle-node-sdk';
 import braintree from 'braintree';
 import Razorpay from 'razorpay';
-import { WebhooksHelper as SquareWebhooksHelper } from 'square';
 import { Webhook as SvixWebhook } from 'svix';
 import { senderRow } from '../functions/domain/webhooks/senders/catalog.js';
 import type { KeyFetcher } from '../functions/domain/webhooks/senders/context.js';
 import { verifySender } from '../functions/domain/webhooks/senders/verify.js';
+import { senderSdks } from '../test/support/sender-sdks.js';
 import { signGithub, signShopify, signSlack, signStandardWebhooks, signStripe, signTwilio } from '../test/support/signers.js';
 import { asymmetricBench } from './support/asymmetric.js';
 import type { ChartRow } from './support/chart-row.js';
 import { formEvent, jsonEvent, KB } from './support/payloads.js';
 import { compareThroughput, int, median, times, verdict } from './support/timing.js';
+
+const { twilio, verifySlackRequest, AdyenHmacValidator, HubSpotSignature, Paddle, SquareWebhooksHelper } = senderSdks;
 
 /**
  * `npm run bench signatures`: verifications per second of the sender catalog's `verifySender`

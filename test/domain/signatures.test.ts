@@ -1,4 +1,4 @@
-import twilio from 'twilio';
+import { senderSdks } from '../support/sender-sdks.js';
 import { describe, expect, it } from 'vitest';
 import { rowOfSignature } from '../../functions/domain/webhooks/senders/catalog.js';
 import type { KeyFetcher } from '../../functions/domain/webhooks/senders/context.js';
@@ -343,7 +343,7 @@ describe('verifySender(twilio) request shapes', () => {
     const url = "https://hooks.example.com/wh?name=O'Brien";
     const signed = signTwilio({ authToken: token, url: new URL(url).toString(), body: FORM_BODY, contentType: FORM });
     const params = Object.fromEntries(new URLSearchParams(FORM_BODY));
-    expect(twilio.validateRequest(token, signed.headers['x-twilio-signature']!, url, params)).toBe(true);
+    expect(senderSdks.twilio.validateRequest(token, signed.headers['x-twilio-signature']!, url, params)).toBe(true);
     expect(await verifyAt(url, signed.headers, FORM_BODY)).toBe(true);
   });
 });

@@ -1,4 +1,4 @@
-import twilio from 'twilio';
+import { senderSdks } from '../support/sender-sdks.js';
 import { describe, expect, it } from 'vitest';
 import { call, useLocalStack } from '../support/local-stack.js';
 import { signSlack, signTwilio } from '../support/signers.js';
@@ -74,7 +74,7 @@ describe('the example flows users copy', () => {
     const res = await fetch(signed.url, { method: 'POST', headers: signed.headers, body });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/xml');
-    const expected = new twilio.twiml.MessagingResponse();
+    const expected = new senderSdks.twilio.twiml.MessagingResponse();
     expected.message(`Got it: ${text}`);
     expect(await res.text()).toBe(expected.toString());
   });

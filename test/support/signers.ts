@@ -6,7 +6,7 @@ import { createHmac } from 'node:crypto';
 import { sign as signWithOctokit } from '@octokit/webhooks-methods';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
-import twilio from 'twilio';
+import { senderSdks } from './sender-sdks.js';
 import type { CustomSignatureConfig } from '../../functions/domain/webhooks/signatures/custom.js';
 
 export type SignedHeaders = Record<string, string>;
@@ -49,9 +49,9 @@ export function signTwilio(input: { authToken: string; url: string; body: string
   headers: SignedHeaders;
 } {
   const isForm = input.contentType.split(';')[0]?.trim().toLowerCase() === 'application/x-www-form-urlencoded';
-  const url = isForm ? input.url : withQueryParam(input.url, 'bodySHA256', twilio.getExpectedBodyHash(input.body));
+  const url = isForm ? input.url : withQueryParam(input.url, 'bodySHA256', senderSdks.twilio.getExpectedBodyHash(input.body));
   const params = isForm ? formParams(input.body) : {};
-  const signature = twilio.getExpectedTwilioSignature(input.authToken, url, params);
+  const signature = senderSdks.twilio.getExpectedTwilioSignature(input.authToken, url, params);
   return { url, headers: { 'content-type': input.contentType, 'x-twilio-signature': signature } };
 }
 

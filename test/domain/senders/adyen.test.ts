@@ -1,11 +1,11 @@
-import { hmacValidator as HmacValidator } from '@adyen/api-library';
+import { senderSdks } from '../../support/sender-sdks.js';
 import { describe, expect, it } from 'vitest';
 import { proveHmacSender, rowOf, verifySent, type SentRequest } from '../../support/sender-proof.js';
 
 // Signed by @adyen/api-library's HmacValidator#calculateHmac (per notification item, over
 // `pspReference:originalReference:merchantAccountCode:merchantReference:value:currency:eventCode:success`
 // with the hex-decoded key), checked by its HmacValidator#validateHMAC.
-const validator = new HmacValidator();
+const validator = new senderSdks.AdyenHmacValidator();
 const KEY_ONE = '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056';
 const KEY_TWO = '11223344D785FBAE710E7F943F307971BB61B21281C98C9129B3D4018A57B2EB';
 

@@ -1,4 +1,4 @@
-import { Signature } from '@hubspot/api-client';
+import { senderSdks } from '../../support/sender-sdks.js';
 import { atClock, JSON_BODY, proveHmacSender, WEBHOOK_URL } from '../../support/sender-proof.js';
 
 // Signed by @hubspot/api-client's Signature.getSignature (v3: method + URI + body + timestamp in
@@ -13,14 +13,14 @@ proveHmacSender('hubspot', {
     url: URL,
     method: 'POST',
     headers: {
-      'X-HubSpot-Signature-v3': Signature.getSignature('POST', 'v3', { signature: '', clientSecret, requestBody: JSON_BODY, url: URL, timestamp: now * 1000 }),
+      'X-HubSpot-Signature-v3': senderSdks.HubSpotSignature.getSignature('POST', 'v3', { signature: '', clientSecret, requestBody: JSON_BODY, url: URL, timestamp: now * 1000 }),
       'X-HubSpot-Request-Timestamp': String(now * 1000),
     },
   }),
   tamper: (sent) => ({ ...sent, method: 'PUT' }),
   official: (sent, clientSecret, now) =>
     atClock(now, () =>
-      Signature.isValid({
+      senderSdks.HubSpotSignature.isValid({
         signatureVersion: 'v3',
         method: sent.method!,
         signature: sent.headers['X-HubSpot-Signature-v3']!,

@@ -1,10 +1,10 @@
+import { senderSdks } from '../../support/sender-sdks.js';
 import { createHmac } from 'node:crypto';
-import { Paddle } from '@paddle/paddle-node-sdk';
 import { atClock, JSON_BODY, proveHmacSender } from '../../support/sender-proof.js';
 
 // Paddle's SDK verifies but does not sign: signed as https://developer.paddle.com/webhooks/signature-verification
 // describes (`ts=…;h1=hex(HMAC-SHA256(secret, ts:body))`), checked by the SDK's webhooks.isSignatureValid.
-const paddle = new Paddle('pdl_sdbx_apikey_proof');
+const paddle = new senderSdks.Paddle('pdl_sdbx_apikey_proof');
 
 proveHmacSender('paddle', {
   secret: 'pdl_ntfset_proof_one',

@@ -1,5 +1,5 @@
+import { senderSdks } from '../../support/sender-sdks.js';
 import { createHmac } from 'node:crypto';
-import { verifySlackRequest } from '@slack/bolt';
 import { accepts, atClock, JSON_BODY, proveHmacSender } from '../../support/sender-proof.js';
 
 // Slack publishes no signer: signed as https://api.slack.com/authentication/verifying-requests-from-slack
@@ -17,7 +17,7 @@ proveHmacSender('slack', {
   official: (sent, signingSecret, now) =>
     atClock(now, () =>
       accepts(() =>
-        verifySlackRequest({
+        senderSdks.verifySlackRequest({
           signingSecret,
           body: sent.body.toString(),
           headers: { 'x-slack-signature': sent.headers['X-Slack-Signature']!, 'x-slack-request-timestamp': Number(sent.headers['X-Slack-Request-Timestamp']) },

@@ -1,5 +1,5 @@
+import { senderSdks } from '../../support/sender-sdks.js';
 import { createHmac } from 'node:crypto';
-import { WebhooksHelper } from 'square';
 import { JSON_BODY, proveHmacSender, WEBHOOK_URL } from '../../support/sender-proof.js';
 
 // Square's SDK verifies but does not sign: signed as https://developer.squareup.com/docs/webhooks/step3validate
@@ -14,5 +14,5 @@ proveHmacSender('square', {
   }),
   tamper: (sent) => ({ ...sent, url: `${WEBHOOK_URL}x` }),
   official: (sent, signatureKey) =>
-    WebhooksHelper.verifySignature({ requestBody: sent.body.toString(), signatureHeader: sent.headers['X-Square-HmacSha256-Signature']!, signatureKey, notificationUrl: sent.url! }),
+    senderSdks.SquareWebhooksHelper.verifySignature({ requestBody: sent.body.toString(), signatureHeader: sent.headers['X-Square-HmacSha256-Signature']!, signatureKey, notificationUrl: sent.url! }),
 });

@@ -1,4 +1,4 @@
-import twilio from 'twilio';
+import { senderSdks } from '../../support/sender-sdks.js';
 import { describe, expect, it } from 'vitest';
 import { signTwilio } from '../../support/signers.js';
 import { proveHmacSender, rowOf, verifySent, WEBHOOK_URL } from '../../support/sender-proof.js';
@@ -17,14 +17,14 @@ proveHmacSender('twilio', {
   },
   tamper: (sent) => ({ ...sent, body: sent.body.toString().replace('Hello', 'Jello') }),
   official: (sent, authToken) =>
-    twilio.validateRequest(authToken, sent.headers['x-twilio-signature']!, sent.url!, Object.fromEntries(new URLSearchParams(sent.body.toString()))),
+    senderSdks.twilio.validateRequest(authToken, sent.headers['x-twilio-signature']!, sent.url!, Object.fromEntries(new URLSearchParams(sent.body.toString()))),
 });
 
 describe('twilio (Twilio) JSON bodies', () => {
   it('verifySender(twilio) returns true for a JSON body bound by bodySHA256, as twilio.validateRequestWithBody does', async () => {
     const body = '{"event":"call.completed"}';
     const { url, headers } = signTwilio({ authToken: 'token', url: WEBHOOK_URL, body, contentType: 'application/json' });
-    expect(twilio.validateRequestWithBody('token', headers['x-twilio-signature']!, url, body)).toBe(true);
+    expect(senderSdks.twilio.validateRequestWithBody('token', headers['x-twilio-signature']!, url, body)).toBe(true);
     expect(await verifySent(rowOf('twilio'), { body, headers, url }, ['token'])).toBe(true);
     expect(await verifySent(rowOf('twilio'), { body: `${body} `, headers, url }, ['token'])).toBe(false);
   });
