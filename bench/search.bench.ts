@@ -1,6 +1,7 @@
 /**
  * `npm run bench search`: the search engine's indexing throughput and query latency (p50/p99) at
- * 10,000 and 100,000 documents, beside MiniSearch in the same process on the same documents (the
+ * 10,000 and 100,000 documents, a browse's page (no words: first, middle, sorted, filtered) beside a
+ * one-word query, beside MiniSearch in the same process on the same documents (the
  * in-memory floor: no durability, no files); the S3 and commit-table requests of each operation
  * over `s3+ddb://` as deployed (counted at s3rver and dynalite); and what that costs per million
  * queries and per million documents indexed (those requests, API Gateway, Lambda requests and
@@ -11,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import MiniSearch from 'minisearch';
 import { LanceSearchEngine } from '../functions/adapters/lance/lance-search-engine.js';
-import type { IndexRecord } from '../functions/domain/search/types.js';
+import type { IndexRecord, SearchPlan, SortKey } from '../functions/domain/search/types.js';
 import { FUNCTIONS } from '../functions/manifest.js';
 import { DEPLOYED_READ_CONSISTENCY_SECONDS } from '../functions/domain/search/limits.js';
 import { dynamodbTotal, s3Total, type RequestCounts } from './support/request-counter.js';
@@ -24,7 +25,7 @@ const words = skewedWords(5000);
 /** Documents of about 650 bytes, as the engine probe used. */
 const documents = (count: number) => {
   const next = seededRandom(count);
-  return Array.from({ length: count }, (_, i) => ({ id: `d${i}`, title: words(next, 6), body: words(next, 90), category: `c${i % 8}` }));
+  return Array.from({ length: count }, (_, i) => ({ id: `d${i}`, title: words(next, 6), body: words(next, 90), category: `c${i % 8}`, rank: Math.floor(next() * 1000) }));
 };
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!;
 
@@ -36,6 +37,13 @@ const SIZES = [10_000, 100_000] as const;
  * `npm run bench` within its ten minutes; p99 of 40 is the slowest of the 40.
  */
 const QUERIES = Array.from({ length: 40 }, (_, i) => words(seededRandom(1000 + i), 1 + (i % 3)));
+/**
+ * A browse (no words) beside a one-word query, timed alternately in the same run, 20 each: a page of
+ * 20 as the service asks for it (21 candidates), the first and one from the middle (its cursor's key),
+ * by id and sorted by a number field; and filtered to one of the 8 categories.
+ */
+const BROWSES = 20;
+const ONE_WORD = Array.from({ length: BROWSES }, (_, i) => words(seededRandom(3000 + i), 1));
 
 interface SizeResult {
   documents: number;
@@ -44,6 +52,12 @@ interface SizeResult {
   lance_index_ms: number;
   lance_query_p50_ms: number;
   lance_query_p99_ms: number;
+  lance_one_word_p50_ms: number;
+  lance_browse_p50_ms: number;
+  lance_browse_middle_p50_ms: number;
+  lance_browse_sorted_p50_ms: number;
+  lance_browse_sorted_middle_p50_ms: number;
+  lance_browse_filtered_p50_ms: number;
   minisearch_docs_per_second: number;
   minisearch_query_p50_ms: number;
   minisearch_query_p99_ms: number;
@@ -68,7 +82,7 @@ async function lance(docs: ReturnType<typeof documents>, dir: string) {
   const engine = new LanceSearchEngine({ uri: dir });
   const record: IndexRecord = {
     accountId: 'bench', name: 'bench', generation: 1, createdAt: '', updatedAt: '',
-    settings: { idField: 'id', searchable: [{ field: 'title', weight: 3 }, { field: 'body', weight: 1 }], filterable: [{ field: 'category', type: 'string' }], sortable: [], stored: null, maxDocuments: 10_000_000 },
+    settings: { idField: 'id', searchable: [{ field: 'title', weight: 3 }, { field: 'body', weight: 1 }], filterable: [{ field: 'category', type: 'string' }], sortable: [{ field: 'rank', type: 'number' }], stored: null, maxDocuments: 10_000_000 },
   };
   await engine.saveIndex(record, { isNew: true });
   const results = [];
@@ -83,9 +97,32 @@ async function lance(docs: ReturnType<typeof documents>, dir: string) {
     await engine.indexNow(record);
     indexMs += performance.now() - started;
     const times = await timeQueries((q) => engine.search(record, { words: q.split(' '), match: 'all', prefix: true, typos: true, candidates: 1000 }));
-    results.push({ writeMs, indexMs, times });
+    results.push({ writeMs, indexMs, times, browse: await timeBrowses(engine, record, size) });
   }
   return results;
+}
+
+/** Median milliseconds of each browse kind and of one-word queries, alternating, so load changes hit all alike. */
+async function timeBrowses(engine: LanceSearchEngine, record: IndexRecord, size: number) {
+  const base: SearchPlan = { words: [], match: 'all', prefix: true, typos: true, candidates: 21 };
+  const sorted: SortKey[] = [{ field: 'rank', order: 'desc' }];
+  const kinds: Record<string, (i: number) => Promise<unknown>> = {
+    one_word: (i) => engine.search(record, { ...base, words: [ONE_WORD[i]!], candidates: 1000 }),
+    browse: () => engine.search(record, base),
+    browse_middle: () => engine.search(record, { ...base, after: [`d${size / 2}`] }),
+    browse_sorted: () => engine.search(record, { ...base, sort: sorted }),
+    browse_sorted_middle: () => engine.search(record, { ...base, sort: sorted, after: [500, 'd0'] }),
+    browse_filtered: () => engine.search(record, { ...base, filter: { kind: 'compare', field: 'category', op: 'eq', value: 'c3' } }),
+  };
+  const times = Object.fromEntries(Object.keys(kinds).map((kind) => [kind, [] as number[]]));
+  for (let i = 0; i < BROWSES; i++) {
+    for (const [kind, run] of Object.entries(kinds)) {
+      const t = performance.now();
+      await run(i);
+      times[kind]!.push(performance.now() - t);
+    }
+  }
+  return Object.fromEntries(Object.entries(times).map(([kind, list]) => [kind, +percentile(list, 0.5).toFixed(2)])) as Record<keyof typeof kinds, number>;
 }
 
 /** MiniSearch, in memory: the same documents added up to each size in turn, the same queries. */
@@ -118,6 +155,8 @@ async function runSizes(): Promise<SizeResult[]> {
         lance_docs_per_second: Math.round(count / ((l.writeMs + l.indexMs) / 1000)),
         lance_write_ms: Math.round(l.writeMs), lance_index_ms: Math.round(l.indexMs),
         lance_query_p50_ms: +percentile(l.times, 0.5).toFixed(2), lance_query_p99_ms: +percentile(l.times, 0.99).toFixed(2),
+        lance_one_word_p50_ms: l.browse.one_word!, lance_browse_p50_ms: l.browse.browse!, lance_browse_middle_p50_ms: l.browse.browse_middle!,
+        lance_browse_sorted_p50_ms: l.browse.browse_sorted!, lance_browse_sorted_middle_p50_ms: l.browse.browse_sorted_middle!, lance_browse_filtered_p50_ms: l.browse.browse_filtered!,
         minisearch_docs_per_second: Math.round(count / (m.indexMs / 1000)),
         minisearch_query_p50_ms: +percentile(m.times, 0.5).toFixed(2), minisearch_query_p99_ms: +percentile(m.times, 0.99).toFixed(2),
       };

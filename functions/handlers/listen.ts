@@ -17,7 +17,7 @@ import { createGatewayAuthenticator } from './gateway-auth.js';
  * credentials in; it records which triggers the connection listens to (from the connect URL's
  * query). The listener's first message, `{"action": "hello"}`, is answered `ready` and the
  * deliveries `since` asks for (API Gateway cannot post to a connection before its `$connect` has
- * returned); its `answer` messages are recorded on their deliveries as forwarded attempts, and kept
+ * returned), once a connection; its `answer` messages are recorded on their deliveries as forwarded attempts, and kept
  * for a waiting sender when the trigger answers from a listener.
  */
 
@@ -56,7 +56,7 @@ interface WebSocketEvent {
 }
 
 export interface ListenHandlerDeps {
-  connections: Pick<DynamoListenConnections, 'add' | 'get' | 'remove'>;
+  connections: Pick<DynamoListenConnections, 'add' | 'get' | 'remove' | 'firstHello'>;
   hub: Pick<ListenerHub, 'resolve' | 'add' | 'answered'>;
   post: PostToConnection;
   now: () => number;
@@ -106,6 +106,12 @@ export function createListenHandler(deps: ListenHandlerDeps) {
         await send(JSON.stringify({ type: 'error', error: 'validation_error', message: error.message }));
         return { statusCode: 200 };
       }
+      // One hello a connection: each would read its triggers and replay again, at the account's cost,
+      // as often as it was sent. A hello refused above (a bad since) is not the one.
+      if (!(await deps.connections.firstHello(connectionId))) {
+        await send(JSON.stringify({ type: 'error', error: 'validation_error', message: 'this connection said hello already, and a connection is answered (and replays) once: connect again, with since, to replay again' }));
+        return { statusCode: 200 };
+      }
       const triggers = await deps.hub.resolve(connection.accountId, { triggers: connection.triggers.map((t) => t.id) }).catch((error: unknown) => {
         // A trigger deleted since $connect: say so, and let the listener connect again.
         if (error instanceof ListenError) return undefined;
@@ -144,6 +150,7 @@ export function composeListen(settings: Settings, aws: AwsClients) {
     triggers: new DynamoTriggerStore(dynamoClient(aws), settings.triggersTable, Date.now),
     forwarded: { add: (ref, attempt) => executions.addForwarded(ref, attempt) },
     answers: connections,
+    replayBudget: connections,
     now: Date.now,
     apiBaseUrl: (settings.publicWebhookBaseUrl ?? settings.webhookBaseUrl).replace(/\/webhooks\/?$/, ''),
   });

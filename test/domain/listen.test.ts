@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ExecutionDetail, ExecutionRef, ForwardedAttempt } from '../../functions/domain/flows/ports.js';
 import { ListenerHub, type ListenerConnection } from '../../functions/domain/listen/hub.js';
-import type { ListenerAnswer } from '../../functions/domain/listen/ports.js';
-import { MAX_INLINE_MESSAGE_BYTES, MAX_SINCE_MS, ListenQueryError, deliveryMessage, parseAnswer, parseListenQuery, typeMatches } from '../../functions/domain/listen/protocol.js';
+import type { ListenerAnswer, ReplayBudget } from '../../functions/domain/listen/ports.js';
+import { MAX_INLINE_MESSAGE_BYTES, MAX_REPLAY_READS_PER_HOUR, MAX_REPLAYED_PER_TRIGGER, MAX_SINCE_MS, ListenQueryError, deliveryMessage, parseAnswer, parseListenQuery, typeMatches } from '../../functions/domain/listen/protocol.js';
 
 const NOW = Date.parse('2026-11-27T12:00:00Z');
 
@@ -47,6 +47,21 @@ describe('listen protocol', () => {
   });
 });
 
+/** The budget's rules as the connections table keeps them (`DynamoListenConnections`, tested against dynalite). */
+function memoryBudget(): ReplayBudget & { used: Map<string, number> } {
+  const used = new Map<string, number>();
+  return {
+    used,
+    take: async (account, hour, wanted, max) => {
+      const before = used.get(`${account}#${hour}`) ?? 0;
+      const granted = Math.max(0, Math.min(wanted, max - before));
+      used.set(`${account}#${hour}`, before + granted);
+      return granted;
+    },
+    giveBack: async (account, hour, count) => void used.set(`${account}#${hour}`, (used.get(`${account}#${hour}`) ?? 0) - count),
+  };
+}
+
 describe('ListenerHub', () => {
   function hubWith(records: Record<string, ExecutionDetail>, listed: { execution_id: string; received_at: string; type?: string }[] = []) {
     const forwarded: { ref: ExecutionRef; attempt: ForwardedAttempt }[] = [];
@@ -56,6 +71,7 @@ describe('ListenerHub', () => {
       triggers: { get: async () => undefined, list: async () => ({ items: [], nextCursor: null }) },
       forwarded: { add: async (ref, attempt) => (forwarded.push({ ref, attempt }), true) },
       answers: { keep: async (ref, answer) => (kept.push({ ref, answer }), kept.filter((k) => k.answer).length === 1 && answer !== undefined) },
+      replayBudget: memoryBudget(),
       now: () => NOW,
       apiBaseUrl: 'https://api.example.com',
     });
@@ -126,5 +142,62 @@ describe('ListenerHub', () => {
     const cut: string[] = [];
     await hub.add(connection('c1', 't1', cut, false, () => cut.length < 2), '2026-11-27T11:00:00Z');
     expect(cut.map((m) => JSON.parse(m).type)).toEqual(['ready', 'delivery']);
+  });
+
+  /** A hub over triggers of `perTrigger` records each (newest first, a second apart), on a clock the test moves. */
+  function busyHub(perTrigger: number, budget = memoryBudget()) {
+    const clock = { ms: NOW };
+    const listed: number[] = [];
+    const hub = new ListenerHub({
+      executions: {
+        get: async (ref) => ({ ...detail('{}'), execution_id: ref.executionId }),
+        list: async (triggerId, _filter, page) => {
+          const from = Number(page.cursor ?? 0);
+          const items = Array.from({ length: Math.min(page.limit, perTrigger - from) }, (_, i) => ({
+            execution_id: `${triggerId}-${from + i}`, received_at: new Date(NOW - 1000 * (from + i + 1)).toISOString(),
+          }));
+          listed.push(items.length);
+          return { items: items as never, nextCursor: from + items.length < perTrigger ? String(from + items.length) : null };
+        },
+      },
+      triggers: { get: async () => undefined, list: async () => ({ items: [], nextCursor: null }) },
+      forwarded: { add: async () => true },
+      answers: { keep: async () => false },
+      replayBudget: budget,
+      now: () => clock.ms,
+      apiBaseUrl: 'https://api.example.com',
+    });
+    const listen = async (triggerCount: number) => {
+      const sent: any[] = [];
+      const triggers = new Map(Array.from({ length: triggerCount }, (_, i) => [`t${i}`, { id: `t${i}`, name: 'n', response_mode: 'acknowledge' as const, answer_from_listener: false }]));
+      await hub.add({ id: 'c', accountId: 'acct', triggers, send: async (text) => (sent.push(JSON.parse(text)), true) }, new Date(NOW - MAX_SINCE_MS).toISOString());
+      return { deliveries: sent.filter((m) => m.type === 'delivery'), errors: sent.filter((m) => m.type === 'error'), replayed: sent.find((m) => m.type === 'replayed') };
+    };
+    return { hub, clock, listed, listen, budget };
+  }
+
+  it(`threat: the replays of one account read at most ${MAX_REPLAY_READS_PER_HOUR} records an hour, across its connections: asking again (connecting again) is cut, says so, and the next hour reads again`, async () => {
+    const { listen, listed, clock } = busyHub(MAX_REPLAYED_PER_TRIGGER);
+    const first = await listen(6);
+    expect(first.deliveries).toHaveLength(6 * MAX_REPLAYED_PER_TRIGGER);
+    expect(first.errors).toEqual([]);
+    // A second connection of the account (a reconnect) gets what is left of the hour, a round of pages at a time: each trigger's newest.
+    const second = await listen(6);
+    expect(second.deliveries).toHaveLength(MAX_REPLAY_READS_PER_HOUR - 6 * MAX_REPLAYED_PER_TRIGGER);
+    for (let t = 0; t < 6; t++) expect(second.deliveries.filter((m) => m.trigger_id === `t${t}`).length).toBeGreaterThanOrEqual(600);
+    expect(second.errors).toEqual([expect.objectContaining({ error: 'too_many_attempts', message: expect.stringContaining('connect again with since') })]);
+    expect(second.replayed).toMatchObject({ truncated: true });
+    const third = await listen(1);
+    expect(third.deliveries).toEqual([]);
+    expect(third.errors).toHaveLength(1);
+    expect(listed.reduce((a, b) => a + b, 0)).toBe(MAX_REPLAY_READS_PER_HOUR);
+    clock.ms += 3600 * 1000;
+    expect((await listen(1)).deliveries).toHaveLength(MAX_REPLAYED_PER_TRIGGER);
+  });
+
+  it('a replay gives back what it took but did not read: quiet triggers cost the budget only their records', async () => {
+    const { listen, budget } = busyHub(3);
+    expect((await listen(50)).deliveries).toHaveLength(150);
+    expect([...budget.used.values()]).toEqual([150]);
   });
 });

@@ -23,13 +23,13 @@ const WAIT_MS = 5_000;
 const stack = useLocalStack({ env: { WAIT_TIMEOUT_MS: String(WAIT_MS) } });
 
 /** Opens a connection; resolves with its first message, or the HTTP refusal's status and body. */
-function connect(query: string, headers: Record<string, string>) {
+function connect(query: string, headers: Record<string, string>, hello: Record<string, unknown> = { action: 'hello' }) {
   const socket = new WebSocket(`${stack.listenUrl}/?${query}`, { headers });
   const messages: any[] = [];
   socket.on('message', (data) => messages.push(JSON.parse(data.toString())));
   const opened = new Promise<{ refused?: { status: number; body: any } }>((done, fail) => {
     // As the CLI does: API Gateway cannot send before $connect returned, so `ready` answers this first message.
-    socket.once('open', () => (socket.send(JSON.stringify({ action: 'hello' })), done({})));
+    socket.once('open', () => (socket.send(JSON.stringify(hello)), done({})));
     socket.once('unexpected-response', (_req, res) => {
       let text = '';
       res.on('data', (c: Buffer) => (text += c.toString()));
@@ -90,17 +90,33 @@ describe('the listen endpoint', () => {
 
   it("answers a hello whose since is no time with a validation error naming it, not a fault, and the connection stays usable", async () => {
     const token = await stack.token('listen-threat-hello-since');
-    const listener = connect('', { authorization: `Bearer ${token}` });
+    const listener = connect('', { authorization: `Bearer ${token}` }, { action: 'hello', since: 'yesterday' });
     expect((await listener.opened).refused).toBeUndefined();
-    await listener.next((m) => m.type === 'ready');
     for (const since of ['yesterday', 12, { $gt: '' }]) {
-      listener.messages.length = 0;
-      listener.socket.send(JSON.stringify({ action: 'hello', since }));
+      if (since !== 'yesterday') listener.socket.send(JSON.stringify({ action: 'hello', since }));
       expect(await listener.next((m) => m.type === 'error' || m.message === 'Internal server error')).toMatchObject({ type: 'error', error: 'validation_error', message: expect.stringContaining('since') });
+      listener.messages.length = 0;
     }
-    listener.messages.length = 0;
+    // A refused hello is not the connection's one.
     listener.socket.send(JSON.stringify({ action: 'hello', since: '1970-01-01T00:00:00Z' }));
     expect(await listener.next((m) => m.type === 'replayed')).toMatchObject({ count: 0 });
+    listener.socket.close();
+  });
+
+  it('threat: a connection is answered (and replays) once: a second hello is a validation error, and replays nothing again', async () => {
+    const token = await stack.token('listen-threat-hello-again');
+    const created = await call(stack, 'POST', '/triggers', { token, body: { flow: 'echo' } });
+    const trigger = created.json.data as { id: string; url: string };
+    const since = new Date(Date.now() - 60_000).toISOString();
+    expect((await fetch(trigger.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'evt_again', type: 'x' }) })).status).toBeLessThan(300);
+    const listener = connect(`triggers=${trigger.id}`, { authorization: `Bearer ${token}` }, { action: 'hello', since });
+    expect(await listener.next((m) => m.type === 'replayed')).toMatchObject({ count: 1 });
+    for (const hello of [{ action: 'hello', since }, { action: 'hello' }]) {
+      listener.messages.length = 0;
+      listener.socket.send(JSON.stringify(hello));
+      expect(await listener.next((m) => m.type === 'error' || m.message === 'Internal server error')).toMatchObject({ type: 'error', error: 'validation_error', message: expect.stringContaining('hello already') });
+      expect(listener.messages.filter((m) => m.type !== 'error')).toEqual([]);
+    }
     listener.socket.close();
   });
 

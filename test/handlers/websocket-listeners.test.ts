@@ -128,4 +128,23 @@ describe('WebSocketListeners (the receiver) over DynamoListenConnections', () =>
     clock.ms += (ANSWER_TTL_SECONDS + 1) * 1000;
     expect(await connections.kept(ref)).toBeUndefined();
   });
+
+  it('the replay budget (ReplayBudget): concurrent takes of one account and hour never grant more than the most between them, a give-back frees reads, another hour or account is its own', async () => {
+    const { connections } = setup();
+    const account = `acct-budget-${sequence}`;
+    const granted = await Promise.all(Array.from({ length: 8 }, () => connections.take(account, 100, 300, 1000)));
+    expect(granted.reduce((a, b) => a + b, 0)).toBe(1000);
+    expect(await connections.take(account, 100, 50, 1000)).toBe(0);
+    await connections.giveBack(account, 100, 40);
+    expect(await connections.take(account, 100, 50, 1000)).toBe(40);
+    expect(await connections.take(account, 101, 50, 1000)).toBe(50);
+    expect(await connections.take(`${account}-other`, 100, 50, 1000)).toBe(50);
+  });
+
+  it('firstHello() is true once a connection, so a second hello is refused; a new connection has its own', async () => {
+    const { connections } = setup();
+    expect(await connections.firstHello(`h${sequence}`)).toBe(true);
+    expect(await connections.firstHello(`h${sequence}`)).toBe(false);
+    expect(await connections.firstHello(`h${sequence}b`)).toBe(true);
+  });
 });

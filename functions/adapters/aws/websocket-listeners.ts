@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ExecutionRef, ExecutionStore } from '../../domain/flows/ports.js';
-import type { DeliveryListeners, ListenerAnswer, ListenerAnswers } from '../../domain/listen/ports.js';
+import type { DeliveryListeners, ListenerAnswer, ListenerAnswers, ReplayBudget } from '../../domain/listen/ports.js';
 import { deliveryMessage, typeMatches } from '../../domain/listen/protocol.js';
 import { logFault } from '../../shared/logger.js';
 import { ifConditionHolds } from './conditional.js';
@@ -16,6 +16,8 @@ export { managementPosterFor } from './connection-poster.js';
  *   LISTEN#<trigger id> / <connection id>   one item per trigger a connection listens to (the push reads these)
  *   CONN#<connection id> / CONN             the connection: account, triggers, events (its $disconnect reads it)
  *   ANSWER#<trigger id>#<execution id> / ANSWER   a listener's answer for a waiting sender (answer_from_listener)
+ *   HELLO#<connection id> / HELLO           the connection's one `hello` was answered (a second is refused)
+ *   REPLAY#<account id> / H#<epoch hour>    the delivery records the account's replays read that hour (`ReplayBudget`)
  *
  * Connection items expire (`expires_at`, TTL) a little after API Gateway's 2-hour connection limit,
  * so a connection whose $disconnect never ran leaves nothing for long; an answer item a few minutes
@@ -46,7 +48,7 @@ export interface KeptAnswer {
   unreached: number;
 }
 
-export class DynamoListenConnections implements ListenerAnswers {
+export class DynamoListenConnections implements ListenerAnswers, ReplayBudget {
   constructor(private readonly client: DynamoDBDocumentClient, private readonly table: string, private readonly nowSeconds: () => number) {}
 
   async add(connection: ConnectionRecord): Promise<void> {
@@ -69,7 +71,49 @@ export class DynamoListenConnections implements ListenerAnswers {
     await Promise.all([
       ...(connection?.triggers ?? []).map((trigger) => this.client.send(new DeleteCommand({ TableName: this.table, Key: { pk: `LISTEN#${trigger.id}`, sk: connectionId } }))),
       this.client.send(new DeleteCommand({ TableName: this.table, Key: { pk: `CONN#${connectionId}`, sk: 'CONN' } })),
+      this.client.send(new DeleteCommand({ TableName: this.table, Key: { pk: `HELLO#${connectionId}`, sk: 'HELLO' } })),
     ]);
+  }
+
+  /**
+   * Records the connection's `hello`; false when it had one already. An item of its own (one write
+   * unit), not a mark on the connection's item, which is billed whole and holds up to 1,000 triggers.
+   */
+  async firstHello(connectionId: string): Promise<boolean> {
+    return ifConditionHolds(() => this.client.send(new PutCommand({
+      TableName: this.table,
+      Item: { pk: `HELLO#${connectionId}`, sk: 'HELLO', expires_at: this.nowSeconds() + CONNECTION_TTL_SECONDS },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    })));
+  }
+
+  /**
+   * Takes up to `wanted` of the account's replay reads of `hour` (`ReplayBudget`): one atomic ADD
+   * answers the count with this take in it, so concurrent takes never grant more than `max` between
+   * them; the part not granted is taken back at once (a second write, only when the budget ran out).
+   */
+  async take(accountId: string, hour: number, wanted: number, max: number): Promise<number> {
+    if (wanted <= 0) return 0;
+    const used = await this.addReplayReads(accountId, hour, wanted);
+    const granted = Math.max(0, Math.min(wanted, max - (used - wanted)));
+    if (granted < wanted) await this.addReplayReads(accountId, hour, granted - wanted);
+    return granted;
+  }
+
+  async giveBack(accountId: string, hour: number, count: number): Promise<void> {
+    if (count > 0) await this.addReplayReads(accountId, hour, -count);
+  }
+
+  private async addReplayReads(accountId: string, hour: number, count: number): Promise<number> {
+    const { Attributes } = await this.client.send(new UpdateCommand({
+      TableName: this.table,
+      Key: { pk: `REPLAY#${accountId}`, sk: `H#${hour}` },
+      // Kept an hour past its own, then TTL's (dynalite keeps it: the key names its hour, so it is never read again).
+      UpdateExpression: 'ADD used :count SET expires_at = :expires',
+      ExpressionAttributeValues: { ':count': count, ':expires': (hour + 2) * 3600 },
+      ReturnValues: 'UPDATED_NEW',
+    }));
+    return Attributes?.used as number;
   }
 
   /** Who listens to `triggerId` now: one Query (one read unit for up to 4 KB of connections). */

@@ -3,8 +3,8 @@ import type { ExecutionRef, ExecutionStore } from '../flows/ports.js';
 import type { TriggerRecord } from '../triggers/trigger.js';
 import type { TriggerStore } from '../triggers/trigger-store.js';
 import { MAX_REPLY_HEADERS, replyRules } from '../webhooks/flow-reply.js';
-import { MAX_ANSWER_BODY_BYTES, MAX_REPLAYED_PER_TRIGGER, deliveryMessage, typeMatches, type AnswerMessage, type ListenedTrigger, type ListenQuery, type ReadyMessage } from './protocol.js';
-import type { ForwardedAttempts, ListenerAnswer, ListenerAnswers } from './ports.js';
+import { MAX_ANSWER_BODY_BYTES, MAX_REPLAYED_PER_TRIGGER, MAX_REPLAY_READS_PER_HOUR, REPLAY_PAGE, deliveryMessage, typeMatches, type AnswerMessage, type ListenedTrigger, type ListenQuery, type ReadyMessage } from './protocol.js';
+import type { ForwardedAttempts, ListenerAnswer, ListenerAnswers, ReplayBudget } from './ports.js';
 
 /** One connected listener: whose it is, what it listens to, and how to send it a message. */
 export interface ListenerConnection {
@@ -21,6 +21,8 @@ export interface ListenerHubDeps {
   triggers: Pick<TriggerStore, 'get' | 'list'>;
   forwarded: ForwardedAttempts;
   answers: ListenerAnswers;
+  /** The account's replay reads this hour, counted across its connections. */
+  replayBudget: ReplayBudget;
   now: Clock;
   /** The API's base URL: a body too large for a message is fetched from its inspector route. */
   apiBaseUrl: string;
@@ -29,6 +31,7 @@ export interface ListenerHubDeps {
 const MAX_TRIGGERS_LISTED = 1000;
 /** The longest tolerance a sender's signed timestamp may have (a custom signature's `MAX_TOLERANCE_SECONDS`). */
 const SIGNED_TIME_SLACK_MS = 3600 * 1000;
+const HOUR_MS = 3600 * 1000;
 
 /** Hop-by-hop and framing headers of the local answer are the local server's, never passed on to the sender. */
 const NOT_PASSED_ON = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'date', 'server', 'upgrade', 'proxy-connection', 'te', 'trailer']);
@@ -77,33 +80,59 @@ export class ListenerHub {
     return chosen;
   }
 
-  /** Says `ready`, then sends what `since` asks for (live deliveries flow from the connection's `$connect`). */
+  /**
+   * Says `ready`, then sends what `since` asks for (live deliveries flow from the connection's
+   * `$connect`): each trigger's records since then, oldest first, at most `MAX_REPLAYED_PER_TRIGGER`
+   * a trigger (its newest). The records it lists count against the account's
+   * `MAX_REPLAY_READS_PER_HOUR` (`ReplayBudget`), taken a round of pages at a time: listed a page
+   * of each trigger per round, so a replay the budget cuts still has each trigger's newest.
+   */
   async add(connection: ListenerConnection, since?: string): Promise<void> {
     const ready: ReadyMessage = { type: 'ready', connection_id: connection.id, triggers: [...connection.triggers.values()] };
     if (!(await connection.send(JSON.stringify(ready))) || since === undefined) return;
     const found: { ref: ExecutionRef; receivedAt: string }[] = [];
     let truncated = false;
+    let spent = false;
     // A record keyed on its signed timestamp sorts by that time, up to the sender's tolerance before
     // it arrived (`claim-record.ts`): list from that much earlier, keep what arrived since.
     const listedFrom = new Date(Date.parse(since) - SIGNED_TIME_SLACK_MS).toISOString();
-    for (const triggerId of connection.triggers.keys()) {
-      let cursor: string | undefined;
-      let count = 0;
-      do {
-        const page = await this.deps.executions.list(triggerId, { since: listedFrom }, { limit: 100, ...(cursor && { cursor }) });
+    const hour = Math.floor(this.deps.now() / HOUR_MS);
+    const lists = [...connection.triggers.keys()].map((triggerId) => ({ triggerId, cursor: undefined as string | undefined, listed: 0, done: false }));
+    for (let active = lists; active.length > 0; active = active.filter((list) => !list.done)) {
+      const wanted = active.reduce((sum, list) => sum + Math.min(REPLAY_PAGE, MAX_REPLAYED_PER_TRIGGER - list.listed), 0);
+      const granted = await this.deps.replayBudget.take(connection.accountId, hour, wanted, MAX_REPLAY_READS_PER_HOUR);
+      let left = granted;
+      for (const list of active) {
+        if (left === 0) break;
+        const limit = Math.min(REPLAY_PAGE, MAX_REPLAYED_PER_TRIGGER - list.listed, left);
+        const page = await this.deps.executions.list(list.triggerId, { since: listedFrom }, { limit, ...(list.cursor && { cursor: list.cursor }) });
+        left = Math.max(0, left - page.items.length);
+        list.listed += page.items.length;
         for (const item of page.items) {
-          if (item.received_at >= since && typeMatches(connection.events, item.type)) found.push({ ref: { triggerId, executionId: item.execution_id }, receivedAt: item.received_at });
+          if (item.received_at >= since && typeMatches(connection.events, item.type)) found.push({ ref: { triggerId: list.triggerId, executionId: item.execution_id }, receivedAt: item.received_at });
         }
-        count += page.items.length;
-        cursor = page.nextCursor ?? undefined;
-      } while (cursor && count < MAX_REPLAYED_PER_TRIGGER);
-      if (cursor) truncated = true;
+        list.cursor = page.nextCursor ?? undefined;
+        if (!list.cursor) list.done = true;
+        else if (list.listed >= MAX_REPLAYED_PER_TRIGGER) list.done = truncated = true;
+      }
+      if (left > 0) await this.deps.replayBudget.giveBack(connection.accountId, hour, left);
+      if (granted < wanted && active.some((list) => !list.done)) {
+        spent = truncated = true;
+        break;
+      }
     }
     found.sort((a, b) => a.receivedAt.localeCompare(b.receivedAt) || a.ref.executionId.localeCompare(b.ref.executionId));
     for (const { ref } of found) {
       const detail = await this.deps.executions.get(ref);
       const trigger = connection.triggers.get(ref.triggerId)!;
       if (detail && !(await connection.send(deliveryMessage(detail, { id: trigger.id, ...(trigger.sender !== undefined && { sender: trigger.sender }) }, this.deps.apiBaseUrl, { replayed: true })))) return;
+    }
+    if (spent) {
+      const next = new Date((hour + 1) * HOUR_MS).toISOString().slice(11, 16);
+      await connection.send(JSON.stringify({
+        type: 'error', error: 'too_many_attempts',
+        message: `this account's replays read ${MAX_REPLAY_READS_PER_HOUR.toLocaleString('en-US')} delivery records this hour, the most they may: this replay was cut (its oldest not sent); new deliveries still arrive, and a replay (connect again with since) reads more after ${next} UTC`,
+      }));
     }
     await connection.send(JSON.stringify({ type: 'replayed', count: found.length, truncated }));
   }

@@ -41,3 +41,15 @@ export interface ForwardedAttempts {
   /** Appends `attempt` to the delivery's `forwarded` list; false when there is no such delivery (or it has the most it keeps). */
   add(ref: ExecutionRef, attempt: ForwardedAttempt): Promise<boolean>;
 }
+
+/**
+ * The replay reads of each account per clock hour (`MAX_REPLAY_READS_PER_HOUR`), counted where every
+ * connection of the account sees the same count, so that asking again, or connecting again, does
+ * not start it afresh.
+ */
+export interface ReplayBudget {
+  /** Takes up to `wanted` reads of `accountId`'s `hour` (epoch hours) out of `max`; answers how many it may make (0: none left). */
+  take(accountId: string, hour: number, wanted: number, max: number): Promise<number>;
+  /** Gives back reads taken but not made. */
+  giveBack(accountId: string, hour: number, count: number): Promise<void>;
+}

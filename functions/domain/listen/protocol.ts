@@ -26,6 +26,15 @@ export const MAX_SINCE_MS = 7 * 24 * 3600 * 1000;
 export const MAX_ANSWER_BODY_BYTES = 64 * 1024;
 /** Deliveries a `since` replays per trigger, at most (then `truncated` says so). */
 export const MAX_REPLAYED_PER_TRIGGER = 1000;
+/**
+ * Delivery records the replays of one account may read in one clock hour (UTC), all its connections
+ * together: counted in the connections table, so connecting again does not reset it. Past it a
+ * replay is cut (an `error` message says so, then `replayed` with `truncated`); live deliveries
+ * still flow. Ten replays of 1,000 an hour; a reconnecting listener reads a few each time.
+ */
+export const MAX_REPLAY_READS_PER_HOUR = 10_000;
+/** Records a replay lists per trigger and page: a round of pages over the triggers at a time, so a cut replay keeps each trigger's newest. */
+export const REPLAY_PAGE = 100;
 
 /** A trigger id as a listener may name one. */
 const TRIGGER_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -73,7 +82,10 @@ export interface DeliveryMessage {
 export interface ReplayedMessage {
   type: 'replayed';
   count: number;
-  /** Some trigger had more than `MAX_REPLAYED_PER_TRIGGER` since then: the oldest were not sent. */
+  /**
+   * Some trigger had more than `MAX_REPLAYED_PER_TRIGGER` since then, or the account's replays had
+   * read `MAX_REPLAY_READS_PER_HOUR` this hour: the oldest were not sent.
+   */
   truncated: boolean;
 }
 

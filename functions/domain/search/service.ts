@@ -4,9 +4,9 @@
  */
 import { AppError } from '../../shared/errors.js';
 import type { Clock } from '../clock.js';
-import { MAX_CANDIDATES, MAX_FACET_DOCUMENTS, MAX_FACET_VALUES, MAX_INDEXES_PER_ACCOUNT, MAX_WAIT_INDEXED_MS } from './limits.js';
+import { MAX_CANDIDATES, MAX_FACET_DOCUMENTS, MAX_FACET_VALUES, MAX_ID_BYTES, MAX_INDEXES_PER_ACCOUNT, MAX_WAIT_INDEXED_MS } from './limits.js';
 import { fieldText, highlight, valueAt } from './text.js';
-import type { Candidate, Filter, IndexRecord, IndexRef, IndexSettings, IndexStats, SearchEngine, SearchMaintenance, SortKey, StoredDocument } from './types.js';
+import type { Candidate, Filter, IndexRecord, IndexRef, IndexSettings, IndexStats, OrderKey as PlanOrderKey, SearchEngine, SearchMaintenance, SortKey, StoredDocument } from './types.js';
 import { invalid, settingsChanges, type QueryInput } from './validation.js';
 import { equalText } from '../webhooks/senders/primitives/equal-text.js';
 
@@ -34,7 +34,7 @@ export interface QueryAnswer {
 const missing = (ref: IndexRef) => new AppError('not_found', `no index ${ref.name}`);
 
 /** A cursor names the last hit of a page by its order key, and the query it belongs to. */
-type OrderKey = (string | number | boolean | null)[];
+type OrderKey = PlanOrderKey;
 
 function fingerprint(parts: unknown): string {
   // FNV-1a over the query's JSON: tells a cursor of another query apart (not a secret).
@@ -49,8 +49,26 @@ const orderOfValues = (a: unknown, b: unknown): number => {
   if (b === null || b === undefined) return -1;
   if (typeof a === 'number' && typeof b === 'number') return a - b;
   if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
-  return String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0;
+  return codePointOrder(String(a), String(b));
 };
+
+/**
+ * Text in code point order, which is UTF-8's byte order and so the engine's (a browse's page is
+ * chosen by the engine, then ordered here): JavaScript's `<` compares UTF-16 units, which puts a
+ * character beyond U+FFFF (an emoji) before U+E000–U+FFFF.
+ */
+export function codePointOrder(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) {
+      const lift = (c: number) => (c >= 0xd800 && c <= 0xdfff ? c + 0x2000 : c >= 0xe000 ? c - 0x800 : c);
+      return lift(x) - lift(y);
+    }
+  }
+  return a.length - b.length;
+}
 
 /** Orders candidates: by the sort keys, else by score (highest first); then by id, so the order is total. */
 function orderKeyOf(candidate: Candidate, sort: SortKey[] | undefined, ranked: boolean): OrderKey {
@@ -67,6 +85,19 @@ function orderOfKeys(a: OrderKey, b: OrderKey, sort: SortKey[] | undefined, rank
     if (order !== 0) return order;
   }
   return 0;
+}
+
+function isBrowseKey(key: unknown[], sort: SortKey[] | undefined, settings: IndexSettings): boolean {
+  const fields = sort ?? [];
+  if (key.length !== fields.length + 1) return false;
+  const id = key.at(-1);
+  if (typeof id !== 'string' || Buffer.byteLength(id, 'utf8') > MAX_ID_BYTES) return false;
+  return fields.every(({ field }, i) => {
+    const value = key[i];
+    const type = settings.sortable.find((s) => s.field === field)?.type;
+    if (value === null) return true;
+    return type === 'number' ? typeof value === 'number' && Number.isFinite(value) : typeof value === type;
+  });
 }
 
 const and = (a: Filter | undefined, b: Filter | undefined): Filter | undefined => (a && b ? { kind: 'and', of: [a, b] } : a ?? b);
@@ -203,26 +234,36 @@ export class SearchService {
       try {
         const decoded = JSON.parse(Buffer.from(input.cursor, 'base64url').toString('utf8')) as { f: string; k: OrderKey; o: number };
         if (!equalText(String(decoded.f), print) || !Array.isArray(decoded.k) || !Number.isSafeInteger(decoded.o)) throw new Error('other query');
+        // A browse's key goes to the engine's WHERE: of the sort fields' types (or null), then an id.
+        if (!ranked && !isBrowseKey(decoded.k, input.sort, record.settings)) throw new Error('not a key of this order');
         after = decoded;
       } catch {
         throw invalid('cursor must be the next_cursor of a previous answer to the same query');
       }
     }
-    const result = await this.deps.engine.search(record, {
+    const plan = {
       words: input.words, match: input.match, prefix: input.prefix, typos: input.typos, candidates: MAX_CANDIDATES,
       ...(filter && { filter }), ...(!ranked && input.sort && { sort: input.sort }),
-    });
-    const keyed = result.candidates.map((candidate) => ({ candidate, key: orderKeyOf(candidate, input.sort, ranked) }));
-    keyed.sort((a, b) => orderOfKeys(a.key, b.key, input.sort, ranked));
-    const start = after === undefined ? 0 : this.resume(keyed, after, input.sort, ranked);
+    };
+    const ordered = (candidates: Candidate[]) => candidates
+      .map((candidate) => ({ candidate, key: orderKeyOf(candidate, input.sort, ranked) }))
+      .sort((a, b) => orderOfKeys(a.key, b.key, input.sort, ranked));
+    // A browse (no words) asks the engine for its page and one more (is there a next?), after the
+    // cursor's key: the engine orders and cuts, so a page reads that many documents, never every
+    // match's keys. Its facets are those of the first MAX_FACET_DOCUMENTS, as a query's.
+    const wantsFacets = input.facets.length > 0;
+    const result = await this.deps.engine.search(record, ranked ? plan : { ...plan, candidates: input.limit + 1, ...(after && { after: after.k }) });
+    const keyed = ordered(result.candidates);
+    const start = after === undefined || !ranked ? 0 : this.resume(keyed, after, input.sort, ranked);
     const rest = keyed.slice(start);
     const page = rest.slice(0, input.limit);
     const nextCursor = rest.length > input.limit ? Buffer.from(JSON.stringify({ f: print, k: page.at(-1)!.key, o: start + page.length })).toString('base64url') : null;
+    const faceted = !wantsFacets ? [] : ranked ? keyed : ordered((await this.deps.engine.search(record, plan)).candidates);
     return {
       hits: page.map(({ candidate }) => this.hitOf(candidate, record.settings, input)),
       total: result.total,
       totalExact: result.exact,
-      ...(input.facets.length > 0 && { facets: this.facetsOf(keyed.slice(0, MAX_FACET_DOCUMENTS).map((k) => k.candidate), input.facets, result.total) }),
+      ...(wantsFacets && { facets: this.facetsOf(faceted.slice(0, MAX_FACET_DOCUMENTS).map((k) => k.candidate), input.facets, result.total) }),
       nextCursor,
       tookMs: Math.max(0, Math.round(this.deps.now() - started)),
     };

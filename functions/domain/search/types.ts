@@ -56,6 +56,9 @@ export type Filter =
   | { kind: 'in'; field: string; values: Scalar[] }
   | { kind: 'exists'; field: string; exists: boolean };
 
+/** A document's place in a browse's order: its sort fields' values (null when absent), then its id. */
+export type OrderKey = (string | number | boolean | null)[];
+
 export interface SortKey {
   field: string;
   order: 'asc' | 'desc';
@@ -72,6 +75,11 @@ export interface SearchPlan {
   filter?: Filter;
   /** Given only with no words: the engine orders every matching document by these, then by id. */
   sort?: SortKey[];
+  /**
+   * Given only with no words: the order key (the sort fields' values, then the id) of the last hit
+   * of the previous page; the engine answers the documents after it (keyset paging).
+   */
+  after?: OrderKey;
   candidates: number;
 }
 
