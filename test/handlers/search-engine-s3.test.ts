@@ -13,7 +13,8 @@ import { DEPLOYED_READ_CONSISTENCY_SECONDS } from '../../functions/domain/search
 import type { IndexSettings } from '../../functions/domain/search/types.js';
 import { parseQuery } from '../../functions/domain/search/validation.js';
 import type { IndexRecord } from '../../functions/domain/search/types.js';
-import { LOCAL_AWS_ENV } from '../../local/engines.js';
+import { LanceSearchEngine } from '../../functions/adapters/lance/lance-search-engine.js';
+import { LOCAL_AWS_ENV, LOCAL_OBJECTS_BUCKET } from '../../local/engines.js';
 
 /** One set of engines for the file, with the commit table and counting proxies in front (the tests that count take what they count). */
 let counted: CountedSearch;
@@ -24,7 +25,14 @@ afterAll(async () => counted?.stop());
 
 describe('LanceDB over s3+ddb (s3rver and dynalite)', () => {
   it('four engines writing to one index at once lose no document', async () => {
-    const engines = Array.from({ length: 4 }, () => counted.open(0).engine);
+    // Straight to the engines, not through the counting proxies: nothing is counted here.
+    const env = counted.engines.env;
+    const storageOptions = {
+      aws_access_key_id: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, aws_secret_access_key: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY, aws_region: LOCAL_AWS_ENV.AWS_REGION,
+      aws_endpoint: env.AWS_ENDPOINT_URL_S3!, dynamodb_endpoint: env.AWS_ENDPOINT_URL_DYNAMODB!, allow_http: 'true', aws_virtual_hosted_style_request: 'false',
+    };
+    const uri = `s3+ddb://${LOCAL_OBJECTS_BUCKET}/search?ddbTableName=${COMMIT_TABLE}`;
+    const engines = Array.from({ length: 4 }, () => new LanceSearchEngine({ uri, storageOptions }));
     const record: IndexRecord = {
       accountId: 's3-test', name: 'shared', generation: 1, createdAt: '', updatedAt: '',
       settings: { idField: 'id', searchable: [{ field: 'text', weight: 1 }], filterable: [], sortable: [], stored: null, maxDocuments: 1_000_000 },
@@ -40,7 +48,7 @@ describe('LanceDB over s3+ddb (s3rver and dynalite)', () => {
     expect(hits.candidates).toHaveLength(400);
     // The commits went through the commit table: one row per table version, the index's 20 writes among them.
     const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({
-      region: LOCAL_AWS_ENV.AWS_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, endpoint: counted.engines.env.AWS_ENDPOINT_URL_DYNAMODB,
+      region: LOCAL_AWS_ENV.AWS_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, endpoint: env.AWS_ENDPOINT_URL_DYNAMODB,
     }));
     const commits = (await dynamo.send(new ScanCommand({ TableName: COMMIT_TABLE }))).Items ?? [];
     dynamo.destroy();
