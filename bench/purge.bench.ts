@@ -16,6 +16,7 @@ import { lambdaContext } from '../local/lambda-context.js';
 import { mintLocalToken } from '../local/token.js';
 import type { ChartRow } from './support/chart-row.js';
 import { objectStorePurges } from './support/object-purge.js';
+import { searchIndexPurges } from './support/search-purge.js';
 
 /**
  * `npm run bench purge`: the purge's latency must not grow with the bucket. Each round fills
@@ -28,6 +29,7 @@ import { objectStorePurges } from './support/object-purge.js';
  * (a second 100,000-key sweep took 15-30 s and measured the same rate again).
  * Then the same for object stores of 10 and 10,000 objects (`support/object-purge.ts`), on the
  * same engines, queue and sweeper, with writes after each purge that the sweep must leave.
+ * Then for search indexes of 10 and 100,000 documents (`support/search-purge.ts`).
  */
 const SIZES = [10, 100_000] as const;
 /** Two rounds: each fills a 100,000-key bucket, and `npm run bench` must stay within ten minutes. */
@@ -198,7 +200,15 @@ export default async function purgeBench() {
 
   const objectsStarted = performance.now();
   const objects = await objectStorePurges({ env: engines.env, objectsDirectory, authorization, account, sweepAll });
-  console.log(`(wall time: ${((objectsStarted - benchStarted) / 1000).toFixed(0)} s for the KV buckets, ${((performance.now() - objectsStarted) / 1000).toFixed(0)} s for the object stores)`);
+  const searchStarted = performance.now();
+  const search = await searchIndexPurges();
+  console.log(`search index purge latency (median of ${search.rows[1]!.samples_ms.length} purges; ${search.rows[0]!.samples_ms.length} baseline samples), LanceDB in a directory`);
+  console.log(' documents   purge ms   ratio to 10 docs   samples (ms)');
+  for (const row of search.rows) console.log(`${int(row.documents).padStart(10)}   ${ms(row.purge_ms)}   ${(row.ratio.toFixed(2) + 'x').padStart(16)}   ${row.samples_ms.map((s) => s.toFixed(2)).join(', ')}`);
+  const searchLargest = search.rows[search.rows.length - 1]!;
+  console.log(`target: ${int(searchLargest.documents)}-document purge within ${search.target_ratio}x of the 10-document purge: ${search.target_met ? 'met' : 'MISSED'} (${searchLargest.ratio.toFixed(2)}x)`);
+  console.log(`(fill, for scale: ${int(search.fill_docs_per_second)} documents/s)`);
+  console.log(`(wall time: ${((objectsStarted - benchStarted) / 1000).toFixed(0)} s for the KV buckets, ${((searchStarted - objectsStarted) / 1000).toFixed(0)} s for the object stores, ${((performance.now() - searchStarted) / 1000).toFixed(0)} s for the search indexes)`);
 
   doc.destroy();
   sqs.destroy();
@@ -218,6 +228,10 @@ export default async function purgeBench() {
       label: `${int(row.objects)} objects`, group: 'object store purge latency ÷ 10-object purge', value: row.ratio, target: objects.target_ratio, better: 'lower' as const,
       text: `${row.ratio.toFixed(2)}x (${row.purge_ms.toFixed(1)} ms)`,
     })),
+    ...search.rows.filter((row) => row.documents !== search.baseline_documents).map((row) => ({
+      label: `${int(row.documents)} documents`, group: 'search index purge latency ÷ 10-document purge', value: row.ratio, target: search.target_ratio, better: 'lower' as const,
+      text: `${row.ratio.toFixed(2)}x (${row.purge_ms.toFixed(1)} ms)`,
+    })),
   ];
-  return { rounds: ROUNDS, baseline_keys: 10, rows, target_ratio: TARGET_RATIO, target_met: largest.ratio <= TARGET_RATIO, leftover_items: leftover, unswept_generations: unswept, objects, chart };
+  return { rounds: ROUNDS, baseline_keys: 10, rows, target_ratio: TARGET_RATIO, target_met: largest.ratio <= TARGET_RATIO, leftover_items: leftover, unswept_generations: unswept, objects, search, chart };
 }

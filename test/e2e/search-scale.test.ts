@@ -1,7 +1,7 @@
 /**
  * Search indexes at scale, over HTTP on a local stack with a data directory: 10,000 documents
- * ranked against a brute-force BM25 over the same documents, a purge of 100,000 documents compared
- * with a purge of 10, what a sweep leaves, and what a restart keeps.
+ * ranked against a brute-force BM25 over the same documents, what a purge leaves of the old
+ * generation (all of it, for the sweep), what the sweep leaves, and what a restart keeps.
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalStack, type LocalStack } from '../../local/stack.js';
 import { call } from '../support/local-stack.js';
 import { seededRandom, skewedWords } from '../../bench/support/synthetic-text.js';
+import { loadLance } from '../../functions/adapters/lance/engine-environment.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'flowgate-search-scale-'));
 let stack: LocalStack;
@@ -98,51 +99,59 @@ describe('search at scale', () => {
     expect(overlap / queries.length).toBeGreaterThanOrEqual(0.9);
   }, 300_000);
 
-  it('purging 100,000 documents answers within 2x the time of purging 10, keeps the settings, and writes after it survive the sweep', async () => {
+  it('a purge makes a new, empty generation and leaves the old table whole for the sweep (no work per document), keeps the settings, and writes after it survive the sweep', async () => {
     const token = await stack.token('purge-user');
     const settings = { searchable_fields: ['t'], filterable_fields: [{ field: 'n', type: 'number' }] };
+    const tables = () => readdirSync(join(dataDir, 'search-indexes')).filter((name) => name.startsWith('ix_'));
     const purge = async (base: string) => {
-      const started = performance.now();
       const res = await call(stack, 'DELETE', `${base}/purge`, { token });
       expect(res.status, res.text).toBe(200);
-      return performance.now() - started;
     };
+    // Purges one after another: each starts the index empty again.
     const small = '/storage/search/small';
     expect((await call(stack, 'PUT', small, { token, body: settings })).status).toBe(201);
-    const smallTimes: number[] = [];
-    for (let round = 0; round < 5; round++) {
+    for (let round = 0; round < 3; round++) {
       await uploadAll(token, small, Array.from({ length: 10 }, (_, i) => ({ id: `s${i}`, t: `small ${i}`, n: i })));
-      smallTimes.push(await purge(small));
+      expect((await call(stack, 'GET', small, { token })).json.data.documents).toBe(10);
+      await purge(small);
+      expect((await call(stack, 'GET', small, { token })).json.data.documents).toBe(0);
     }
+
     const big = '/storage/search/big';
+    const count = 2_000;
     expect((await call(stack, 'PUT', big, { token, body: settings })).status).toBe(201);
-    await uploadAll(token, big, Array.from({ length: 100_000 }, (_, i) => ({ id: String(i), t: `big ${i % 97}`, n: i })));
-    expect((await call(stack, 'GET', big, { token })).json.data.documents).toBe(100_000);
-    const tablesBefore = readdirSync(join(dataDir, 'search-indexes')).filter((name) => name.startsWith('ix_'));
-    const bigTime = await purge(big);
-    // A purge is a new generation whatever the index holds: it deleted nothing itself (the old table is still there, for the sweep).
-    expect(readdirSync(join(dataDir, 'search-indexes')).filter((name) => name.startsWith('ix_'))).toEqual(expect.arrayContaining(tablesBefore));
-    const median = [...smallTimes].sort((a, b) => a - b)[2]!;
-    // The complexity check, which does not depend on an idle machine: a purge that touched each of
-    // the 100,000 documents would take seconds (their upload did), so 2x the small purge plus a
-    // second of a loaded machine's scheduling still tells the two apart. `npm run bench purge`
-    // measures the ratio itself (2x target) on the same run's baseline.
-    expect(bigTime).toBeLessThan(2 * median + 1_000);
+    await uploadAll(token, big, Array.from({ length: count }, (_, i) => ({ id: String(i), t: `big ${i % 97}`, n: i })));
+    expect((await call(stack, 'GET', big, { token })).json.data.documents).toBe(count);
+    const oldTables = tables().filter((name) => name.includes('_big_'));
+    expect(oldTables).toHaveLength(1);
+    await purge(big);
+    // Why a purge costs the same whatever the index holds, shown on the tables rather than timed (`npm run
+    // bench purge` times a 100,000-document purge against a 10-document one): the purge made a new table
+    // and deleted nothing itself. The old generation's table is still there, every document in it, for the
+    // sweep; a purge that removed the documents one by one would have left it fewer, or none.
+    expect(tables()).toEqual(expect.arrayContaining(oldTables));
+    expect(tables().filter((name) => name.includes('_big_'))).toHaveLength(2);
+    const lance = await loadLance();
+    const db = await lance.connect(join(dataDir, 'search-indexes'));
+    const oldTable = await db.openTable(oldTables[0]!.replace(/\.lance$/, ''));
+    expect(await oldTable.countRows()).toBe(count);
+    oldTable.close();
+    db.close();
 
     const info = (await call(stack, 'GET', big, { token })).json.data;
     expect(info).toMatchObject({ documents: 0, searchable_fields: [{ field: 't', weight: 1 }], filterable_fields: [{ field: 'n', type: 'number' }] });
+    expect((await call(stack, 'POST', `${big}/query`, { token, body: { q: 'big' } })).json.data.total).toBe(0);
 
     // Written after the purge: the sweep drops the old generation's table and leaves these.
     await uploadAll(token, big, Array.from({ length: 50 }, (_, i) => ({ id: `after-${i}`, t: 'after purge', n: i })));
-    const oldTables = tablesBefore.filter((name) => name.includes('_big_'));
-    for (let tries = 0; readdirSync(join(dataDir, 'search-indexes')).some((name) => oldTables.includes(name)); tries++) {
+    for (let tries = 0; tables().some((name) => oldTables.includes(name)); tries++) {
       expect(tries, 'the sweep dropped the old generation').toBeLessThan(300);
       await new Promise((done) => setTimeout(done, 100));
     }
     const after = await call(stack, 'POST', `${big}/query`, { token, body: { q: 'after purge', limit: 100 } });
     expect(after.json.data.total).toBe(50);
     expect((await call(stack, 'GET', big, { token })).json.data.documents).toBe(50);
-  }, 600_000);
+  }, 300_000);
 
   it('a restart keeps every acknowledged document', async () => {
     const token = await stack.token('restart-user');

@@ -4,30 +4,29 @@
  * engines (as several function instances) writing to one index at once; what a query asks of S3
  * and DynamoDB, counted at the servers, cold and warm; and how soon another instance's write is seen.
  */
-import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s3Total, dynamodbTotal } from '../../bench/support/request-counter.js';
-import { startCountedSearch, type CountedSearch } from '../../bench/support/search-requests.js';
+import { COMMIT_TABLE, startCountedSearch, type CountedSearch } from '../../bench/support/search-requests.js';
 import { DEPLOYED_READ_CONSISTENCY_SECONDS } from '../../functions/domain/search/limits.js';
 import type { IndexSettings } from '../../functions/domain/search/types.js';
 import { parseQuery } from '../../functions/domain/search/validation.js';
-import { LanceSearchEngine } from '../../functions/adapters/lance/lance-search-engine.js';
 import type { IndexRecord } from '../../functions/domain/search/types.js';
+import { LanceSearchEngine } from '../../functions/adapters/lance/lance-search-engine.js';
 import { LOCAL_AWS_ENV, LOCAL_OBJECTS_BUCKET } from '../../local/engines.js';
-import { useEngines } from '../support/engines.js';
 
-const t = useEngines();
-const COMMIT_TABLE = 'search-commits';
+/** One set of engines for the file, with the commit table and counting proxies in front (the tests that count take what they count). */
+let counted: CountedSearch;
+beforeAll(async () => {
+  counted = await startCountedSearch();
+}, 60_000);
+afterAll(async () => counted?.stop());
 
 describe('LanceDB over s3+ddb (s3rver and dynalite)', () => {
   it('four engines writing to one index at once lose no document', async () => {
-    await t.dynamo.send(new CreateTableCommand({
-      TableName: COMMIT_TABLE, BillingMode: 'PAY_PER_REQUEST',
-      KeySchema: [{ AttributeName: 'base_uri', KeyType: 'HASH' }, { AttributeName: 'version', KeyType: 'RANGE' }],
-      AttributeDefinitions: [{ AttributeName: 'base_uri', AttributeType: 'S' }, { AttributeName: 'version', AttributeType: 'N' }],
-    }));
-    const env = t.engines.env;
+    // Straight to the engines, not through the counting proxies: nothing is counted here.
+    const env = counted.engines.env;
     const storageOptions = {
       aws_access_key_id: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, aws_secret_access_key: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY, aws_region: LOCAL_AWS_ENV.AWS_REGION,
       aws_endpoint: env.AWS_ENDPOINT_URL_S3!, dynamodb_endpoint: env.AWS_ENDPOINT_URL_DYNAMODB!, allow_http: 'true', aws_virtual_hosted_style_request: 'false',
@@ -48,7 +47,11 @@ describe('LanceDB over s3+ddb (s3rver and dynalite)', () => {
     const hits = await engines[1]!.search(record, { words: ['writer'], match: 'all', prefix: false, typos: false, candidates: 1000 });
     expect(hits.candidates).toHaveLength(400);
     // The commits went through the commit table: one row per table version, the index's 20 writes among them.
-    const commits = (await t.dynamo.send(new ScanCommand({ TableName: COMMIT_TABLE }))).Items ?? [];
+    const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({
+      region: LOCAL_AWS_ENV.AWS_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, endpoint: env.AWS_ENDPOINT_URL_DYNAMODB,
+    }));
+    const commits = (await dynamo.send(new ScanCommand({ TableName: COMMIT_TABLE }))).Items ?? [];
+    dynamo.destroy();
     expect(commits.filter((item) => String(item.base_uri).includes('_shared_g1')).length).toBeGreaterThanOrEqual(21);
   }, 120_000);
 });
@@ -61,12 +64,6 @@ describe('LanceDB over s3+ddb (s3rver and dynalite)', () => {
 const MAX_WARM_QUERY_S3_REQUESTS = 15;
 
 describe('S3 and commit-table requests over s3+ddb, counted at s3rver and dynalite', () => {
-  let counted: CountedSearch;
-  beforeAll(async () => {
-    counted = await startCountedSearch();
-  }, 60_000);
-  afterAll(async () => counted?.stop());
-
   const settings: IndexSettings = { idField: 'id', searchable: [{ field: 'title', weight: 2 }, { field: 'body', weight: 1 }], filterable: [], sortable: [], stored: null, maxDocuments: 1_000_000 };
   const words = ['alpha', 'beta', 'gamma', 'delta', 'omega', 'kappa'];
   const docs = (count: number, from = 0) => Array.from({ length: count }, (_, i) => {

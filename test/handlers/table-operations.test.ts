@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -101,20 +101,34 @@ const sqsEventOf = (queue: QueueName, messages: { MessageId?: string; ReceiptHan
   })),
 });
 
+/** Whether a queue holds no message: none visible, received or delayed. */
+async function queueEmpty(url: string): Promise<boolean> {
+  const { Attributes = {} } = await local.sqs.send(new GetQueueAttributesCommand({
+    QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
+  }));
+  return Number(Attributes.ApproximateNumberOfMessages) + Number(Attributes.ApproximateNumberOfMessagesNotVisible) + Number(Attributes.ApproximateNumberOfMessagesDelayed) === 0;
+}
+
 /** Feeds a queue's waiting messages to its consumer, as the event source mapping would. */
 async function drain(queue: QueueName): Promise<number> {
   const url = local.engines.queueUrls[queue];
   const consumer = QUEUES[queue].consumer;
   let handled = 0;
-  for (;;) {
-    // Sweeps are sent with a delay (and may schedule their final pass): wait for them.
-    const { Messages = [] } = await local.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, AttributeNames: ['All'], WaitTimeSeconds: 3, VisibilityTimeout: 120 }));
-    if (Messages.length === 0) return handled;
+  for (let quietSince = Date.now(); ;) {
+    // Sweeps are sent with a delay (and may schedule their final pass): wait for them, until 3 s pass
+    // with nothing received (what is delayed longer is left, as a settle time of an hour), or at once
+    // when the queue holds nothing at all, delayed or in flight (the flow queue, every time).
+    const { Messages = [] } = await local.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, AttributeNames: ['All'], WaitTimeSeconds: 1, VisibilityTimeout: 120 }));
+    if (Messages.length === 0) {
+      if (Date.now() - quietSince >= 3000 || await queueEmpty(url)) return handled;
+      continue;
+    }
     const event = sqsEventOf(queue, Messages);
     const response = await as(consumer, () => handlers[consumer as Exclude<FunctionName, 'system'>](event, lambdaContext(consumer, FUNCTIONS[consumer].timeoutSeconds)));
     expect(response.batchItemFailures, `${consumer} failed a record`).toEqual([]);
     for (const m of Messages) await local.sqs.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: m.ReceiptHandle! }));
     handled += Messages.length;
+    quietSince = Date.now();
   }
 }
 
