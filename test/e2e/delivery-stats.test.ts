@@ -48,8 +48,7 @@ function countByBucket(executions: Execution[], bucketMs: number): Map<string, R
 }
 
 describe('delivery counts agree with the deliveries list', () => {
-  // Failed runs are retried at once: the poisoned deliveries' five attempts take seconds, not a 1 s backoff doubling (15 s).
-  const stack = useLocalStack({ flowsDir: TEST_FLOWS_DIR, env: { TRIGGER_CACHE_TTL_MS: '0', FLOW_RETRY_BASE_SECONDS: '0' } });
+  const stack = useLocalStack({ flowsDir: TEST_FLOWS_DIR, env: { TRIGGER_CACHE_TTL_MS: '0' } });
 
   it('every kind of delivery, acknowledged and wait mode, by minute and by hour, overall and per status', async () => {
     const token = await stack.token('stats-owner');
