@@ -14,9 +14,10 @@ import { deliver } from '../support/webhooks.js';
  *
  * - queued: 8 senders deliver to a trigger of `pause` (300 ms a run) and go on until the kill,
  *   so it finds runs under way, events still queued and requests in flight;
- * - direct: a quiet trigger's deliveries (fewer than 8 a second) go straight to the flow worker,
- *   none through the queue; the kill comes less than a run's 300 ms after one was sent, so at
- *   least that one is unfinished (Lambda would hold it; the emulator holds it in memory);
+ * - direct: a quiet trigger's deliveries (fewer than 8 a second) of `linger` (2 s a run) go
+ *   straight to the flow worker, none through the queue; the kill comes less than a run's time
+ *   after one was sent, so at least that one is unfinished (Lambda would hold it; the emulator
+ *   holds it in memory);
  * - signed: a burst of Stripe-signed deliveries whose replay claim is the record's first write
  *   (`receiver/claim-record.ts`); the kill comes once half of them are answered, the rest in flight;
  * - streams: 8 publishers and a consumer that acknowledges as it goes (a 2 s lease).
@@ -24,8 +25,8 @@ import { deliver } from '../support/webhooks.js';
  * Each test below checks one of them after the restart.
  */
 const ROOT = resolve(import.meta.dirname, '../..');
-/** `pause` waits this long: a direct delivery sent less than this before the kill cannot have finished its run. */
-const PAUSE_MS = 300;
+/** `linger` waits this long: a direct delivery sent less than this before the kill cannot have finished its run. */
+const LINGER_MS = 2_000;
 /** Queued: concurrent senders, each sending its next delivery once the last is answered. */
 const SENDERS = 8;
 /** Queued: the kill waits for this many acknowledged deliveries (the senders go on meanwhile)… */
@@ -113,7 +114,7 @@ beforeAll(async () => {
   const { token } = first;
   const createTrigger = async (body: object) => (await call(stack, 'POST', '/triggers', { token, body })).json.data as { id: string; url: string };
   queued.trigger = await createTrigger({ flow: 'pause' });
-  direct.trigger = await createTrigger({ flow: 'pause' });
+  direct.trigger = await createTrigger({ flow: 'linger' });
   signed.trigger = await createTrigger({ flow: 'echo', signature: { service: 'stripe', secret: SIGNING_SECRET } });
   expect((await call(stack, 'PUT', STREAM, { token, body: {} })).status).toBe(201);
   expect((await call(stack, 'PUT', `${STREAM}/consumers/worker`, { token, body: { ack_wait_seconds: 1 } })).status).toBe(201);
@@ -182,7 +183,7 @@ beforeAll(async () => {
       const res = await deliver(direct.trigger.url, JSON.stringify({ id: `evt_direct_${i}` }));
       expect(res.status).toBe(200);
       direct.acknowledged.push(res.json.event_id);
-      if (signedSent && signedHalfAnswered() && Date.now() - sentAt < PAUSE_MS - 20) {
+      if (signedSent && signedHalfAnswered() && Date.now() - sentAt < LINGER_MS - 100) {
         killed = true;
         direct.unfinishedAtKill = res.json.event_id;
         first.child.kill('SIGKILL');
