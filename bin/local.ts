@@ -2,9 +2,8 @@ import { delimiter, resolve } from 'node:path';
 import { parseCorsOrigins } from '../functions/cors.js';
 import { SETTINGS } from '../functions/settings.js';
 import { readFlowFunctionSettings } from '../lib/flow-functions.js';
-import { DataDirError, dataDirFrom } from '../local/data-dir.js';
+import { DataDirError, dataDirFrom, openDataDir } from '../local/data-dir.js';
 import { formatRequestLine } from '../local/request-log.js';
-import { startLocalStack } from '../local/stack.js';
 
 /**
  * `npm start`: the local stack on http://127.0.0.1:$PORT with embedded engines, its data kept in
@@ -43,7 +42,14 @@ try {
   console.error((error as Error).message);
   process.exit(1);
 }
-const stack = await startLocalStack({ port, flowsDir: process.env.FLOWS_DIR, jwtSecret: process.env.AUTH_JWT_SECRET, env: settings, corsAllowedOrigins, dataDir, metrics: metricsTarget, requestLog: (entry) => console.log(formatRequestLine(entry)), flowWorkerThread: true, engineThread: true, listenPort }).catch((error: NodeJS.ErrnoException) => {
+// The data directory is checked and locked before the stack's modules load (seconds of CPU): one it
+// cannot use is refused at once. The stack owns it from here, and releases it if it cannot start.
+const data = dataDir === undefined ? undefined : await openDataDir(dataDir).catch((error: Error) => {
+  console.error(error instanceof DataDirError ? error.message : error);
+  process.exit(1);
+});
+const { startLocalStack } = await import('../local/stack.js');
+const stack = await startLocalStack({ port, flowsDir: process.env.FLOWS_DIR, jwtSecret: process.env.AUTH_JWT_SECRET, env: settings, corsAllowedOrigins, dataDir: data, metrics: metricsTarget, requestLog: (entry) => console.log(formatRequestLine(entry)), flowWorkerThread: true, engineThread: true, listenPort }).catch((error: NodeJS.ErrnoException) => {
   if (error instanceof DataDirError) console.error(error.message);
   else console.error(error.code === 'EADDRINUSE' ? `Port ${port} or ${listenPort} is in use on 127.0.0.1; start with others, e.g. PORT=3005 LISTEN_PORT=3006 npm start` : error);
   process.exit(1);

@@ -75,9 +75,11 @@ export interface LocalStackOptions {
   /**
    * A data directory (`data-dir.ts`) to keep the tables and the secrets a restart needs in, and to
    * recover from when the last run stopped with work unfinished (`recovery.ts`). Unset, everything
-   * is in memory and lives as long as the stack, as tests want. `npm start` sets it.
+   * is in memory and lives as long as the stack, as tests want. `npm start` sets it, opened
+   * already (`openDataDir`, so that a directory it cannot use is refused before this module
+   * loads): the stack then owns it, and releases it at stop or when it cannot start.
    */
-  dataDir?: string;
+  dataDir?: string | DataDir;
   /** Folders of `<name>.asl.json` flows, separated like PATH (default `flows/`). */
   flowsDir?: string;
   /** Seconds a received message stays hidden; short in tests so redelivery is quick. */
@@ -216,7 +218,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const inThread = options.flowWorkerThread ?? false;
   // Flow functions run with this stack's settings (e.g. NOTIFY_URL), not process.env's: here, or on the flow worker thread.
   const tasks = inThread ? LocalFlowTasks.none() : await LocalFlowTasks.load(flowsDirs, options.env ?? {});
-  const data: DataDir | undefined = options.dataDir === undefined ? undefined : await openDataDir(options.dataDir);
+  const data: DataDir | undefined = typeof options.dataDir === 'string' ? await openDataDir(options.dataDir) : options.dataDir;
   const jwtSecret = options.jwtSecret ?? data?.secrets.jwtSecret ?? randomBytes(32).toString('base64url');
   let engines: Engines;
   let flowWorker: FlowWorkerThread | undefined;

@@ -88,7 +88,7 @@ describe('summarize: a Task that calls a project function, in wait mode', () => 
   });
 });
 
-describe('notify: a Task that POSTs to NOTIFY_URL, in acknowledge mode', () => {
+describe.concurrent('notify: a Task that POSTs to NOTIFY_URL, in acknowledge mode', () => {
   it('makes exactly one POST per event, naming its type and id', async () => {
     const token = await stack.token('notify-owner');
     const trigger = await createTrigger(stack, token, { flow: 'notify' });
