@@ -32,6 +32,11 @@ export interface ListenEmulator {
   callbackUrl: string;
   /** Routes requests to the deployed functions; until then, upgrades are refused 503. */
   serve(functions: WebSocketFunctions): void;
+  /**
+   * Whether any WebSocket connection is open or opening (its `$connect` under way): while none is,
+   * every post to the management API is `410 GoneException`, so the receiver has no one to push to.
+   */
+  anyConnected(): boolean;
   stop(): Promise<void>;
 }
 
@@ -148,6 +153,8 @@ export async function startListenEmulator(options: { port: number; region: strin
   const signedAlike = signedRequestCheck({ region: options.region, service: 'execute-api', credentials: options.credentials });
   let functions: WebSocketFunctions | undefined;
   const connections = new Map<string, Connection>();
+  /** Upgrades under way: through the authorizer and `$connect`, not yet open or refused. */
+  let opening = 0;
   const server = createServer((req, res) => void manage(req, res));
   // The frame watch enforces API Gateway's limits with a clear reason; `ws`'s own limit is a backstop.
   const wss = new WebSocketServer({ noServer: true, maxPayload: 2 * MAX_MESSAGE_BYTES });
@@ -169,6 +176,8 @@ export async function startListenEmulator(options: { port: number; region: strin
   });
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // Counted from before `$connect` writes the connection's LISTEN items until it is open or refused.
+    opening++;
     void (async () => {
       if (!functions) return refuse(socket, 503, serviceError('unavailable', 'the listen endpoint is starting'));
       const target = new URL(req.url ?? '/', 'http://localhost');
@@ -204,7 +213,7 @@ export async function startListenEmulator(options: { port: number; region: strin
       const status = connected?.statusCode ?? 200;
       if (status < 200 || status > 299) return refuse(socket, status, connected?.body ?? '', connected?.headers?.['content-type'] ?? 'text/plain');
       wss.handleUpgrade(req, socket, head, (ws: WebSocket) => accept(ws, socket, connectionId, { ...started, context: authorizer }));
-    })();
+    })().finally(() => opening--);
   });
 
   function accept(ws: WebSocket, socket: Duplex, connectionId: string, connection: Omit<Connection, 'socket' | 'lastActiveAt'>): void {
@@ -293,6 +302,7 @@ export async function startListenEmulator(options: { port: number; region: strin
     serve(routes) {
       functions = routes;
     },
+    anyConnected: () => connections.size > 0 || opening > 0,
     /** Connections end without `$disconnect`: the table they are in goes with the stack (a new one is made at start). */
     async stop() {
       functions = undefined;

@@ -327,7 +327,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   }
   const handlers = Object.fromEntries(
     (Object.keys(FUNCTIONS) as FunctionName[]).map((name) => [name, name === 'webhook'
-      ? composeWebhook(readSettings(name, config), aws, options.senderKeys, options.now)
+      // A delivery while no listener is connected skips the connections Query (`anyConnected`).
+      ? composeWebhook(readSettings(name, config), aws, options.senderKeys, options.now, listen && (() => listen!.anyConnected()))
       : name === 'system' ? composeLocalSystem(readSettings(name, config), async () => backlog.read())
       // Read from the folders on each request, as the engine reads a flow on each run: an edited flow needs no restart.
       : name === 'triggers' ? composeTriggers(readSettings(name, config), aws, async (flow) => {

@@ -101,9 +101,12 @@ const createReceiverHandler = (deps: ReceiverDeps, publicBaseUrl: string) => cre
 /**
  * The listen endpoint's pushes and listeners' answers (`websocket-listeners.ts`), loaded with the
  * first delivery of a stack with it (context `listenApi` deployed; always on the local stack, whose
- * emulator serves API Gateway's WebSocket API): the receiver's init stays as it was.
+ * emulator serves API Gateway's WebSocket API): the receiver's init stays as it was. `anyListener`
+ * (the local stack's emulator) says false while no WebSocket is open or opening: every push would
+ * then be refused 410, so the delivery skips the connections Query. Deployed there is no such
+ * check, and every delivery queries.
  */
-function websocketListenersOnFirstUse(settings: Settings, aws: AwsClients): DeliveryListeners {
+function websocketListenersOnFirstUse(settings: Settings, aws: AwsClients, anyListener?: () => boolean): DeliveryListeners {
   let made: Promise<DeliveryListeners> | undefined;
   const load = () => (made ??= import('../adapters/aws/websocket-listeners.js').then((m) => new m.WebSocketListeners(
     new m.DynamoListenConnections(dynamoClient(aws), settings.listenConnectionsTable!, () => Math.floor(Date.now() / 1000)),
@@ -111,7 +114,7 @@ function websocketListenersOnFirstUse(settings: Settings, aws: AwsClients): Deli
     m.managementPosterFor(settings.listenCallbackUrl!, aws),
     { apiBaseUrl: (settings.publicWebhookBaseUrl ?? settings.webhookBaseUrl).replace(/\/webhooks\/?$/, '') },
   )));
-  return { recorded: async (ref) => (await load()).recorded(ref), answer: async (ref, withinMs) => (await load()).answer(ref, withinMs) };
+  return { recorded: async (ref) => (anyListener?.() === false ? undefined : (await load()).recorded(ref)), answer: async (ref, withinMs) => (await load()).answer(ref, withinMs) };
 }
 
 /** The HTTPS key fetcher, loaded and made by the first delivery of a sender whose keys are fetched (SNS, PayPal, Google). */
@@ -125,11 +128,12 @@ function httpsKeyFetcherOnFirstUse(): KeyFetcher {
  * The receiver over its settings and clients. `senderKeys` fetches senders' certificates and key
  * sets (Amazon SNS, PayPal, Google): over https from the hosts their catalog rows allow, cached;
  * a test may hand in one that serves them locally. `now` is the receiver's clock (the handshake
- * window's too), which a test may step.
+ * window's too), which a test may step. `anyListener`: the local stack's listen emulator, which
+ * knows whether any WebSocket is open (`websocketListenersOnFirstUse`).
  */
-export function composeWebhook(settings: Settings, aws: AwsClients, senderKeys: KeyFetcher = httpsKeyFetcherOnFirstUse(), now: Clock = Date.now) {
+export function composeWebhook(settings: Settings, aws: AwsClients, senderKeys: KeyFetcher = httpsKeyFetcherOnFirstUse(), now: Clock = Date.now, anyListener?: () => boolean) {
   // With the listen endpoint (its connections table and management API URL set): pushes go through API Gateway's management API.
-  const listeners = settings.listenConnectionsTable && settings.listenCallbackUrl ? websocketListenersOnFirstUse(settings, aws) : undefined;
+  const listeners = settings.listenConnectionsTable && settings.listenCallbackUrl ? websocketListenersOnFirstUse(settings, aws, anyListener) : undefined;
   const triggerStore = new DynamoTriggerStore(dynamoClient(aws), settings.triggersTable, Date.now);
   const secretBox = secretBoxFrom(settings, aws);
   // Each delivery is counted by outcome as it is recorded (`GET /triggers/{id}/stats`).

@@ -263,11 +263,17 @@ describe('the listen endpoint', () => {
     const item = { pk: `LISTEN#${trigger.id}`, sk: 'Z29uZS1jb25uZWN0aW9u', expires_at: Math.floor(Date.now() / 1000) + 3600 };
     const table = 'local-listenConnections';
     await dynamoClient(stack.aws).send(new PutCommand({ TableName: table, Item: item }));
+    // Another listener of the trigger is connected: with no WebSocket open on the emulator every push
+    // would be 410, and the local receiver skips the lookup (deployed, every delivery looks up).
+    const live = connect(`triggers=${trigger.id}`, { authorization: `Bearer ${token}` });
+    await live.next((m) => m.type === 'ready');
     expect((await fetch(trigger.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"id":"evt_gone"}' })).status).toBe(200);
+    await live.next((m) => m.type === 'delivery');
     for (let i = 0; i < 200; i++) {
-      if (!(await dynamoClient(stack.aws).send(new GetCommand({ TableName: table, Key: { pk: item.pk, sk: item.sk } }))).Item) return;
+      if (!(await dynamoClient(stack.aws).send(new GetCommand({ TableName: table, Key: { pk: item.pk, sk: item.sk } }))).Item) return live.socket.close();
       await new Promise((r) => setTimeout(r, 50));
     }
+    live.socket.close();
     throw new Error('the LISTEN item of the gone connection is still there');
   });
 
