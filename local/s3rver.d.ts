@@ -45,5 +45,6 @@ declare module 's3rver/lib/stores/filesystem.js' {
   export default class FilesystemStore {
     constructor(directory: string);
     putObject(object: S3Object): Promise<{ size: number; md5: string }>;
+    getMetadata(bucket: string, key: string): Promise<Record<string, string | number>>;
   }
 }

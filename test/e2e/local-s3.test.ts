@@ -266,6 +266,26 @@ describe("s3rver's file store (patches/s3rver+3.7.1+003+hardening.patch)", () =>
     expect((await client.send(new ListObjectsV2Command({ Bucket, Prefix: Key }))).Contents?.map((object) => object.Key)).toEqual([Key]);
   });
 
+  it("replaces an object's metadata at once: a read while it is rewritten never finds it empty (it answered 500)", async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'flowgate-s3rver-store-'));
+    try {
+      const store = new FilesystemStore(directory);
+      const put = (round: number) => store.putObject(new S3Object('bucket', 'key', Buffer.from(`version ${round}`), { 'content-type': 'text/plain', 'x-amz-meta-round': String(round) }));
+      await put(0);
+      let writing = true;
+      const errors: string[] = [];
+      const reader = (async () => {
+        while (writing) await store.getMetadata('bucket', 'key').catch((error: Error) => errors.push(error.message));
+      })();
+      for (let round = 1; round <= 300; round++) await put(round);
+      writing = false;
+      await reader;
+      expect(errors).toEqual([]);
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
+
   it('fails a write whose file cannot be made (ENAMETOOLONG) instead of stopping the process', async () => {
     const directory = await mkdtemp(join(tmpdir(), 'flowgate-s3rver-store-'));
     try {
