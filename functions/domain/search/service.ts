@@ -6,7 +6,7 @@ import { AppError } from '../../shared/errors.js';
 import type { Clock } from '../clock.js';
 import { MAX_CANDIDATES, MAX_FACET_DOCUMENTS, MAX_FACET_VALUES, MAX_ID_BYTES, MAX_INDEXES_PER_ACCOUNT, MAX_WAIT_INDEXED_MS } from './limits.js';
 import { fieldText, highlight, valueAt } from './text.js';
-import type { Candidate, Filter, IndexRecord, IndexRef, IndexSettings, IndexStats, OrderKey as PlanOrderKey, SearchEngine, SearchMaintenance, SortKey, StoredDocument } from './types.js';
+import type { Candidate, Filter, IndexRecord, IndexRef, IndexSettings, IndexStats, OrderKey, SearchEngine, SearchMaintenance, SortKey, StoredDocument } from './types.js';
 import { invalid, settingsChanges, type QueryInput } from './validation.js';
 import { equalText } from '../webhooks/senders/primitives/equal-text.js';
 
@@ -32,9 +32,6 @@ export interface QueryAnswer {
 }
 
 const missing = (ref: IndexRef) => new AppError('not_found', `no index ${ref.name}`);
-
-/** A cursor names the last hit of a page by its order key, and the query it belongs to. */
-type OrderKey = PlanOrderKey;
 
 function fingerprint(parts: unknown): string {
   // FNV-1a over the query's JSON: tells a cursor of another query apart (not a secret).
@@ -229,6 +226,7 @@ export class SearchService {
     const ranked = input.words.length > 0;
     const filter = and(options.fixedFilter?.(record.settings), input.filter);
     const print = fingerprint([input.q, input.match, input.prefix, input.typos, input.filter ?? null, input.sort ?? null]);
+    // A cursor names the last hit of a page by its order key, and the query it belongs to.
     let after: { k: OrderKey; o: number } | undefined;
     if (input.cursor !== undefined) {
       try {
