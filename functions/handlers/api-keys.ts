@@ -9,7 +9,7 @@ import {
 import type { Clock } from '../domain/clock.js';
 import type { Authenticator } from '../domain/authenticator.js';
 import type { Settings } from '../settings.js';
-import { AppError } from '../shared/errors.js';
+import { notFound } from '../shared/errors.js';
 import { createHttpHandler, type HandlerOptions } from '../shared/handler.js';
 import { idempotencyOnFirstUse } from '../adapters/aws/idempotency-on-first-use.js';
 import { created, header, jsonObjectBody, limitParam, noContent, ok, pathParam, queryParam, type HttpEvent } from '../shared/http.js';
@@ -44,7 +44,7 @@ export const createApiKeysHandler = (deps: { store: ApiKeyStore; events: ApiKeyE
   },
   async revokeApiKey({ event, principal }) {
     const id = pathParam(event, 'id');
-    if (!ID_PATTERN.test(id) || !(await deps.store.revoke(principal.accountId, id))) throw new AppError('not_found');
+    if (!ID_PATTERN.test(id) || !(await deps.store.revoke(principal.accountId, id))) throw notFound('apiKey');
     await deps.events.record(principal.accountId, {
       type: 'api_key_revoked', at: new Date(deps.now()).toISOString(), keyId: id, actor: principal.subject, ...clientFields(requestClient(event)),
     });

@@ -10,7 +10,7 @@ import {
   invalid, parseDeleteBody, parseFilter, parseDocumentAt, parseDocumentBatch, parseIndexSettings, parseQuery, validateDocumentId, validateIndexName,
 } from '../domain/search/validation.js';
 import type { Settings } from '../settings.js';
-import { AppError } from '../shared/errors.js';
+import { AppError, notFound } from '../shared/errors.js';
 import { createHttpHandler, type RouteRequest } from '../shared/handler.js';
 import { created, json, jsonObjectBody, limitParam, noContent, ok, pathParam, queryParam, type HttpEvent } from '../shared/http.js';
 import { createGatewayAuthenticator } from './gateway-auth.js';
@@ -100,7 +100,7 @@ export const createSearchHandler = (search: SearchService, authenticator: Authen
     const ref = indexOf(request);
     // A search-only key: its one index (another answers 404, as an index of another account), its filter ANDed with the caller's.
     const restriction = request.principal.search;
-    if (restriction && restriction.index !== ref.name) throw new AppError('not_found', 'search-only key of another index');
+    if (restriction && restriction.index !== ref.name) throw notFound('index', 'search-only key of another index');
     const answer = await search.query(ref, (settings) => parseQuery(body, settings), {
       ...(restriction?.filter && { fixedFilter: (settings: IndexSettings) => fixedFilterOf(restriction.filter!, settings) }),
     });

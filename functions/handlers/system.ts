@@ -4,7 +4,7 @@ import { onFirstUse } from '../adapters/lazy.js';
 import { isCorsPreflight, PREFLIGHT_ANSWER } from '../cors.js';
 import { servedFromUrl } from '../openapi/server-url.js';
 import { ROUTES, routeKey } from '../manifest.js';
-import { AppError, toHttpResponse } from '../shared/errors.js';
+import { AppError, notFound, toHttpResponse } from '../shared/errors.js';
 import { createPublicHttpHandler } from '../shared/handler.js';
 import { greedyPathParam, json, type HttpEvent, type HttpResult } from '../shared/http.js';
 import { RouteMatcher } from '../shared/route-match.js';
@@ -87,7 +87,7 @@ export const readBundledApiReferenceFiles = async (): Promise<ConsoleFiles> =>
 
 function createRouted(deps: SystemDeps) {
   const consoleFiles = onFirstUse(deps.consoleFiles);
-  const referenceFiles = onFirstUse(deps.apiReferenceFiles ?? (() => Promise.reject(new AppError('not_found'))));
+  const referenceFiles = onFirstUse(deps.apiReferenceFiles ?? (() => Promise.reject(notFound('file'))));
   const headers = consoleHeaders(deps.hostedUi, deps.objectsOrigin);
   const config = JSON.stringify({ cognito: deps.hostedUi ? { domain: deps.hostedUi.domain, clientId: deps.hostedUi.clientId } : null });
   return createPublicHttpHandler('system', {
@@ -109,7 +109,7 @@ function createRouted(deps: SystemDeps) {
       const name = greedyPathParam(event, 'asset');
       const { assets } = await referenceFiles();
       const asset = Object.hasOwn(assets, name) ? assets[name] : undefined;
-      if (!asset) throw new AppError('not_found');
+      if (!asset) throw notFound('file');
       return { statusCode: 200, headers: { 'content-type': asset.contentType, 'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff' }, body: asset.body };
     },
     getConsoleAsset: async (event) => {
@@ -119,7 +119,7 @@ function createRouted(deps: SystemDeps) {
       }
       const { assets } = await consoleFiles();
       const asset = Object.hasOwn(assets, name) ? assets[name] : undefined;
-      if (!asset) throw new AppError('not_found');
+      if (!asset) throw notFound('file');
       return {
         statusCode: 200,
         headers: { 'content-type': asset.contentType, 'cache-control': 'public, max-age=31536000, immutable', ...headers },
@@ -143,7 +143,7 @@ function noRoute(event: HttpEvent): HttpResult {
     return toHttpResponse(new AppError('method_not_allowed', undefined, { allow: lookup.allow.join(', ') }));
   }
   // A matched route should never reach $default; treat it as unknown rather than guess.
-  return toHttpResponse(new AppError('not_found', lookup.kind === 'matched' ? routeKey(lookup.match.route) : undefined));
+  return toHttpResponse(notFound('route', lookup.kind === 'matched' ? routeKey(lookup.match.route) : undefined));
 }
 
 /** Health, the OpenAPI document, the console and `$default`; it touches no AWS service. */

@@ -23,7 +23,7 @@ import { onFirstUse } from '../adapters/lazy.js';
 import type { EventQueue, ExecutionStore } from '../domain/flows/ports.js';
 import type { DeliveryStatsStore } from '../domain/stats/ports.js';
 import { flowWaitLimitSeconds } from '../domain/webhooks/wait-budget.js';
-import { AppError } from '../shared/errors.js';
+import { AppError, notFound } from '../shared/errors.js';
 import { createHttpHandler, type HandlerOptions } from '../shared/handler.js';
 import { idempotencyOnFirstUse } from '../adapters/aws/idempotency-on-first-use.js';
 import { metricsRecorder } from '../shared/metrics.js';
@@ -49,7 +49,7 @@ export interface TriggersHandlerDeps extends TriggerDeps {
 /** The `{execution_id}` path parameter; a malformed one cannot name a record (404, as for another trigger's). */
 function executionIdParam(event: HttpEvent): string {
   const id = pathParam(event, 'execution_id');
-  if (!EXECUTION_ID.test(id)) throw new AppError('not_found', 'malformed execution id');
+  if (!EXECUTION_ID.test(id)) throw notFound('execution', 'malformed execution id');
   return id;
 }
 
@@ -119,7 +119,7 @@ export function createTriggersHandler(deps: TriggersHandlerDeps, authenticator: 
   getTriggerExecution: async ({ event, principal }) => {
     const trigger = await getTrigger(deps, principal.accountId, pathParam(event, 'id'));
     const execution = await executions.get({ triggerId: trigger.id, executionId: executionIdParam(event) });
-    if (!execution) throw new AppError('not_found', 'no such execution');
+    if (!execution) throw notFound('execution');
     return ok(execution);
   },
   replayTriggerExecution: async ({ event, principal }) => {
@@ -147,7 +147,7 @@ export function createTriggersHandler(deps: TriggersHandlerDeps, authenticator: 
     if (!FLOW_NAME.test(name)) throw new AppError('validation_error', 'malformed flow name', undefined, 'name: a flow name is 1 to 64 letters, digits, "-" or "_"');
     // Only a flow GET /flows lists (and a trigger may name); locally its file may have gone since.
     const definition = flows.has(name) ? await deps.flowDefinition(name) : undefined;
-    if (!definition) throw new AppError('not_found', `no deployed flow ${name}`);
+    if (!definition) throw notFound('flow', `no deployed flow ${name}`);
     return ok({ name, definition, wait_limit_seconds: flowWaitLimitSeconds({ waitTimeoutMs: deps.waitTimeoutMs, definition }) });
   },
   // The catalog is about 30 KB of rows: loaded by the first request for it, not at init.

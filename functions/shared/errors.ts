@@ -90,6 +90,37 @@ export class AppError extends Error {
 export const isAppError = (error: unknown): error is AppError => error instanceof AppError;
 
 /**
+ * What a 404 says, by the kind of thing asked for: which thing is not there and, where it helps,
+ * where to look; never why, so a resource that never existed, was deleted or is another account's
+ * reads the same. A webhook URL that leads nowhere keeps `DEFAULT_MESSAGE`: a sender learns nothing.
+ */
+export const NOT_FOUND = {
+  route: 'no route for this method and path (GET /openapi.json lists them)',
+  trigger: 'no trigger with this id in this account (an id is 32 hex characters; GET /triggers lists them)',
+  execution: 'no execution with this id on this trigger',
+  flow: 'no flow of this name is deployed (GET /flows lists them)',
+  apiKey: 'no API key with this id in this account',
+  bucket: 'no KV bucket of this name in this account',
+  bucketDeleted: 'the bucket was deleted meanwhile',
+  value: 'no value under this key (or it expired)',
+  store: 'no object store of this name in this account',
+  storeDeleted: 'the object store was deleted meanwhile',
+  object: 'no object under this key (or it expired)',
+  upload: 'no open upload with this id: it was completed, aborted or has expired',
+  stream: 'no stream of this name in this account',
+  consumer: 'no consumer of this name on this stream',
+  message: 'no message with this sequence number (not published yet, expired or skipped)',
+  notPending: 'this message is not pending for this consumer: it was acked, or never fetched',
+  index: 'no search index of this name in this account',
+  document: 'no document with this id in this index',
+  file: 'no such file',
+} as const;
+
+/** A 404 saying `NOT_FOUND[what]`; `detail` (logs only) may say more. */
+export const notFound = (what: keyof typeof NOT_FOUND, detail?: string): AppError =>
+  new AppError('not_found', detail ?? NOT_FOUND[what], undefined, NOT_FOUND[what]);
+
+/**
  * The single mapping from anything thrown to an HTTP response. Unknown errors become a plain
  * 500 `internal_error`: no message, no stack, nothing internal reaches the client.
  */

@@ -1,6 +1,6 @@
 import type { Context } from 'aws-lambda';
 import type { Authenticator, Principal } from '../domain/authenticator.js';
-import { AppError, isFault, toHttpResponse } from './errors.js';
+import { AppError, isFault, notFound, toHttpResponse } from './errors.js';
 import type { HttpEvent, HttpResult } from './http.js';
 import { logFault } from './logger.js';
 import { metricsRecorder, publishMetrics } from './metrics.js';
@@ -39,7 +39,7 @@ async function dispatch(routes: Map<string, RouteSpec>, event: HttpEvent, run: (
   let result: HttpResult;
   let error: AppError | undefined;
   try {
-    if (!route) throw new AppError('not_found', `no route ${event.routeKey}`);
+    if (!route) throw notFound('route', `no route ${event.routeKey}`);
     result = await run(route);
   } catch (thrown) {
     error = thrown instanceof AppError ? thrown : new AppError('internal_error');

@@ -1,5 +1,6 @@
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
+import { NOT_FOUND } from '../../functions/shared/errors.js';
 import { call, useLocalStack } from '../support/local-stack.js';
 
 const stack = useLocalStack();
@@ -17,6 +18,43 @@ describe('local stack', () => {
     const res = await call(stack, 'GET', '/nope', { token: await stack.token('alice') });
     expect(res.status).toBe(404);
     expect(res.json).toEqual({ error: 'not_found', message: expect.any(String) });
+  });
+
+  it('a 404 says which thing is not there, in every room, and the same for another account\'s', async () => {
+    const token = await stack.token('alice');
+    const put = (path: string, body: object = {}) => call(stack, 'PUT', path, { token, body });
+    expect((await put('/storage/kv/settings')).status).toBe(201);
+    expect((await put('/storage/objects/files')).status).toBe(201);
+    expect((await put('/storage/streams/events')).status).toBe(201);
+    expect((await put('/storage/search/docs', { searchable_fields: ['title'] })).status).toBe(201);
+    const trigger = (await call(stack, 'POST', '/triggers', { token, body: { flow: 'echo' } })).json as { data: { id: string } };
+    const missing: Array<[string, string, keyof typeof NOT_FOUND]> = [
+      ['GET', '/nope', 'route'],
+      ['GET', '/storage/kv/nope', 'bucket'],
+      ['GET', '/storage/kv/settings/value?key=nope', 'value'],
+      ['GET', '/storage/objects/nope', 'store'],
+      ['GET', '/storage/objects/files/object?key=nope', 'object'],
+      ['DELETE', '/storage/objects/files/uploads/nope', 'upload'],
+      ['GET', '/storage/streams/nope', 'stream'],
+      ['GET', '/storage/streams/events/consumers/nope', 'consumer'],
+      ['GET', '/storage/streams/events/messages/7', 'message'],
+      ['GET', '/storage/search/nope', 'index'],
+      ['GET', '/storage/search/docs/documents/nope', 'document'],
+      ['GET', '/triggers/0123456789abcdef0123456789abcdef', 'trigger'],
+      ['GET', '/triggers/my-trigger/executions', 'trigger'],
+      ['GET', `/triggers/${trigger.data.id}/executions/nope`, 'execution'],
+      ['GET', '/flows/nope', 'flow'],
+      ['DELETE', '/api-keys/nope', 'apiKey'],
+    ];
+    for (const [method, path, what] of missing) {
+      const res = await call(stack, method, path, { token });
+      expect({ method, path, status: res.status, body: res.json }).toEqual({ method, path, status: 404, body: { error: 'not_found', message: NOT_FOUND[what] } });
+    }
+    // Another account's trigger, bucket and stream read exactly as ones that never existed.
+    const bob = await stack.token('bob');
+    for (const [path, what] of [[`/triggers/${trigger.data.id}`, 'trigger'], ['/storage/kv/settings', 'bucket'], ['/storage/streams/events', 'stream']] as const) {
+      expect((await call(stack, 'GET', path, { token: bob })).json).toEqual({ error: 'not_found', message: NOT_FOUND[what] });
+    }
   });
 
   it('a known path with another method is 405 with Allow', async () => {

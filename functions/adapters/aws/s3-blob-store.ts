@@ -4,7 +4,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { BlobStore, SignedUrl, StoreGeneration, StoredBytes, UploadedPart } from '../../domain/objects/types.js';
-import { AppError } from '../../shared/errors.js';
+import { AppError, notFound } from '../../shared/errors.js';
 
 /** Where an object's bytes are: `<store id>/<generation>/<key>`; the account never appears in it. */
 export const objectKey = (at: StoreGeneration, key: string): string => `${at.id}/${at.generation}/${key}`;
@@ -52,7 +52,7 @@ export class S3BlobStore implements BlobStore {
     } catch (error) {
       if (error instanceof S3ServiceException && error.name === 'InvalidRange') throw new AppError('range_not_satisfiable', 'range outside the object');
       // The catalog said it exists: bytes missing now means a delete raced this read.
-      if (error instanceof S3ServiceException && error.name === 'NoSuchKey') throw new AppError('not_found', 'object bytes gone');
+      if (error instanceof S3ServiceException && error.name === 'NoSuchKey') throw notFound('object', 'object bytes gone');
       throw error;
     }
   }

@@ -1,4 +1,4 @@
-import { AppError } from '../../shared/errors.js';
+import { AppError, notFound } from '../../shared/errors.js';
 import type { Clock } from '../clock.js';
 import type { TriggerRecord } from '../triggers/trigger.js';
 import { parseWebhookBody, type WebhookBody } from '../webhooks/body.js';
@@ -32,7 +32,7 @@ const REPLAY_CONCURRENCY = 16;
  */
 export async function replayExecution(deps: ReplayDeps, trigger: TriggerRecord, executionId: string): Promise<{ execution_id: string; replay_of: string }> {
   const original = await deps.executions.get({ triggerId: trigger.id, executionId });
-  if (!original) throw new AppError('not_found', 'no such execution');
+  if (!original) throw notFound('execution');
   return replay(deps, trigger, original);
 }
 

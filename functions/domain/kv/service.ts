@@ -1,4 +1,4 @@
-import { AppError } from '../../shared/errors.js';
+import { AppError, notFound } from '../../shared/errors.js';
 import type { Clock } from '../clock.js';
 import type { RandomBytes } from '../random-bytes.js';
 import { GENERATION_BYTES } from './limits.js';
@@ -22,7 +22,6 @@ export const expiresAtFor = (nowMs: number, ttlSeconds: number): number => Math.
 export const isExpired = (value: { expiresAt?: number }, nowMs: number): boolean =>
   value.expiresAt !== undefined && value.expiresAt * 1000 <= nowMs;
 
-const notFound = (detail: string) => new AppError('not_found', detail);
 
 /**
  * The KV storage gateway's use cases. Every operation is scoped by `BucketRef.accountId`, so a
@@ -56,13 +55,13 @@ export class KvService {
       if (options.ifNoneMatch || !(error instanceof AppError && error.code === 'already_exists')) throw error;
     }
     const bucket = await this.options.store.updateConfig(ref, config);
-    if (!bucket) throw notFound('bucket deleted during update');
+    if (!bucket) throw notFound('bucketDeleted', 'bucket deleted during update');
     return { bucket, created: false };
   }
 
   async getBucket(ref: BucketRef): Promise<Bucket> {
     const bucket = await this.options.store.getBucket(ref);
-    if (!bucket) throw notFound('no such bucket');
+    if (!bucket) throw notFound('bucket');
     return bucket;
   }
 
@@ -86,7 +85,7 @@ export class KvService {
     const bucket = await this.getBucket(ref);
     await this.enqueueSweep(bucket);
     if (await this.options.store.swapGeneration(ref, bucket.generation, this.newGeneration())) return;
-    if (!(await this.options.store.getBucket(ref))) throw notFound('bucket deleted during purge');
+    if (!(await this.options.store.getBucket(ref))) throw notFound('bucketDeleted', 'bucket deleted during purge');
   }
 
   /** Deletes the bucket and leaves its data to the sweeper; retried when a purge moves it meanwhile. */
@@ -115,13 +114,13 @@ export class KvService {
   async getValue(ref: BucketRef, key: string): Promise<StoredValue> {
     const bucket = await this.getBucket(ref);
     const value = await this.options.store.getValue(current(bucket), key);
-    if (!value || isExpired(value, this.options.now())) throw notFound('no such key');
+    if (!value || isExpired(value, this.options.now())) throw notFound('value');
     return value;
   }
 
   async deleteValue(ref: BucketRef, key: string): Promise<void> {
     const bucket = await this.getBucket(ref);
-    if (!(await this.options.store.deleteValue(current(bucket), key, this.options.now() / 1000))) throw notFound('no such key');
+    if (!(await this.options.store.deleteValue(current(bucket), key, this.options.now() / 1000))) throw notFound('value');
   }
 
   async listKeys(ref: BucketRef, page: { prefix?: string; limit: number; cursor?: string }): Promise<KeyPage> {

@@ -1,4 +1,4 @@
-import { AppError } from '../../shared/errors.js';
+import { AppError, notFound } from '../../shared/errors.js';
 import { expiresAtFor, isExpired } from '../kv/service.js';
 import { FIRST_SWEEP_DELAY_SECONDS, SETTLE_MARGIN_SECONDS, settleSecondsFor } from '../kv/sweep-task.js';
 import { checkCondition, type WriteCondition } from './conditions.js';
@@ -27,7 +27,6 @@ export interface NewObject {
 /** An object's bytes, or where to fetch them when they are too large to answer inline. */
 export type ObjectRead = { info: ObjectInfo; body: StoredBytes } | { info: ObjectInfo; redirect: string };
 
-const notFound = (detail: string) => new AppError('not_found', detail);
 const refused = (code: 'payload_too_large' | 'validation_error', message: string) => new AppError(code, message, undefined, message);
 
 /**
@@ -89,7 +88,7 @@ export class ObjectService {
 
   async getStore(ref: StoreRef): Promise<Store> {
     const store = await this.options.catalog.getStore(ref);
-    if (!store) throw notFound('no such store');
+    if (!store) throw notFound('store');
     return store;
   }
 
@@ -108,7 +107,7 @@ export class ObjectService {
     await this.enqueueSweep(store);
     if (await this.options.catalog.swapGeneration(ref, store, this.randomHex(GENERATION_BYTES))) return;
     const now = await this.options.catalog.getStore(ref);
-    if (!now || now.id !== store.id) throw notFound('store deleted during purge');
+    if (!now || now.id !== store.id) throw notFound('storeDeleted', 'store deleted during purge');
   }
 
   /** Deletes the store, whatever it holds, and leaves its objects to the sweeper; retried when a purge moves it meanwhile. */
@@ -178,7 +177,7 @@ export class ObjectService {
         if (!(error instanceof AppError && error.code === 'not_found')) throw error;
         // A write replaced the object and deleted its bytes since the entry was read: read the new one.
         // Or the entry names bytes that are not there (a crash between the two writes): it is repaired.
-        if (await this.repairMissing(store, info)) throw notFound('no such key');
+        if (await this.repairMissing(store, info)) throw notFound('object');
       }
     }
     throw new AppError('unavailable', 'the key kept changing during the read');
@@ -216,11 +215,11 @@ export class ObjectService {
     const store = await this.getStore(ref);
     for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
       const stored = await this.options.catalog.getObject(store, key);
-      if (!stored) throw notFound('no such key');
+      if (!stored) throw notFound('object');
       if (!(await this.options.catalog.deleteObject(store, stored))) continue;
       await this.release(store, { objects: 1, bytes: stored.size });
       await this.options.blobs.delete(store, blobNameOf(stored));
-      if (isExpired(stored, this.options.now())) throw notFound('no such key');
+      if (isExpired(stored, this.options.now())) throw notFound('object');
       return;
     }
     throw new AppError('unavailable', 'the key kept changing during the delete');
@@ -233,7 +232,7 @@ export class ObjectService {
 
   private async liveObject(at: StoreGeneration, key: string): Promise<ObjectInfo> {
     const info = await this.options.catalog.getObject(at, key);
-    if (!info || isExpired(info, this.options.now())) throw notFound('no such key');
+    if (!info || isExpired(info, this.options.now())) throw notFound('object');
     return info;
   }
 

@@ -1,4 +1,4 @@
-import { AppError } from '../../shared/errors.js';
+import { AppError, notFound } from '../../shared/errors.js';
 import { isPlainObject } from '../../shared/json.js';
 import { contentTypeOf } from '../kv/validation.js';
 import { DOWNLOAD_URL_EXPIRY_SECONDS, MAX_OBJECT_SIZE_BYTES, MAX_URL_EXPIRY_SECONDS, UPLOAD_ID_PATTERN } from './limits.js';
@@ -60,6 +60,6 @@ export function parseUrlRequest(body: Record<string, unknown>): number {
 }
 
 export function validateUploadId(id: string): string {
-  if (!UPLOAD_ID_PATTERN.test(id)) throw new AppError('not_found', 'no such upload');
+  if (!UPLOAD_ID_PATTERN.test(id)) throw notFound('upload');
   return id;
 }

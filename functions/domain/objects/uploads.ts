@@ -1,4 +1,4 @@
-import { AppError } from '../../shared/errors.js';
+import { AppError, notFound } from '../../shared/errors.js';
 import { expiresAtFor } from '../kv/service.js';
 import { BLOB_ID_BYTES, LATE_UPLOAD_SWEEP_MARGIN_SECONDS, MAX_OBJECT_SIZE_BYTES, MAX_WRITE_ATTEMPTS, MULTIPART_PART_BYTES, UPLOAD_ID_BYTES, UPLOAD_LIFETIME_SECONDS, UPLOAD_URL_EXPIRY_SECONDS } from './limits.js';
 import { checkCondition, type WriteCondition } from './conditions.js';
@@ -106,7 +106,7 @@ export class ObjectUploads {
     const upload = await this.openUpload(store, id);
     const nowSeconds = Math.floor(this.options.now() / 1000);
     const urlExpiresAt = Math.min(nowSeconds + UPLOAD_URL_EXPIRY_SECONDS, upload.expiresAt);
-    if (urlExpiresAt <= nowSeconds || !(await this.options.catalog.extendUpload(store, id, urlExpiresAt))) throw new AppError('not_found', 'no such upload');
+    if (urlExpiresAt <= nowSeconds || !(await this.options.catalog.extendUpload(store, id, urlExpiresAt))) throw notFound('upload');
     return this.sign(store, { ...upload, urlExpiresAt }, urlExpiresAt - nowSeconds);
   }
 
@@ -138,7 +138,7 @@ export class ObjectUploads {
     }
     const landed = await blobs.head(store, upload.blob);
     if (!landed) throw refused('conflict', 'nothing has been uploaded to the URL yet');
-    if (!(await this.close(store, upload))) throw new AppError('not_found', 'no such upload');
+    if (!(await this.close(store, upload))) throw notFound('upload');
     if (landed.size !== upload.size) {
       await this.discard(store, upload);
       throw refused(landed.size > upload.size ? 'payload_too_large' : 'validation_error', `the upload declared ${upload.size} bytes and ${landed.size} arrived: nothing is stored`);
@@ -183,7 +183,7 @@ export class ObjectUploads {
   async abort(ref: StoreRef, id: string): Promise<void> {
     const store = await this.getStore(ref);
     const upload = await this.openUpload(store, id);
-    if (!(await this.close(store, upload))) throw new AppError('not_found', 'no such upload');
+    if (!(await this.close(store, upload))) throw notFound('upload');
     await this.discard(store, upload);
   }
 
@@ -240,7 +240,7 @@ export class ObjectUploads {
 
   private async openUpload(store: Store, id: string): Promise<Upload> {
     const upload = await this.options.catalog.getUpload(store, id);
-    if (!upload || upload.sweepAt !== undefined || upload.expiresAt <= this.options.now() / 1000) throw new AppError('not_found', 'no such upload');
+    if (!upload || upload.sweepAt !== undefined || upload.expiresAt <= this.options.now() / 1000) throw notFound('upload');
     return upload;
   }
 

@@ -2,7 +2,7 @@
  * The search indexes' use cases over the engine port: the catalog of an account's indexes, their
  * documents, and queries (ranking by the engine; order, cursor, facets and highlights here).
  */
-import { AppError } from '../../shared/errors.js';
+import { AppError, notFound } from '../../shared/errors.js';
 import type { Clock } from '../clock.js';
 import { MAX_CANDIDATES, MAX_FACET_DOCUMENTS, MAX_FACET_VALUES, MAX_ID_BYTES, MAX_INDEXES_PER_ACCOUNT, MAX_WAIT_INDEXED_MS } from './limits.js';
 import { fieldText, highlight, valueAt } from './text.js';
@@ -31,7 +31,7 @@ export interface QueryAnswer {
   tookMs: number;
 }
 
-const missing = (ref: IndexRef) => new AppError('not_found', `no index ${ref.name}`);
+const missing = (ref: IndexRef) => notFound('index', `no index ${ref.name}`);
 
 function fingerprint(parts: unknown): string {
   // FNV-1a over the query's JSON: tells a cursor of another query apart (not a secret).
@@ -198,13 +198,13 @@ export class SearchService {
 
   async getDocument(ref: IndexRef, id: string): Promise<StoredDocument> {
     const doc = await this.deps.engine.getDocument(await this.requireIndex(ref), id);
-    if (!doc) throw new AppError('not_found', 'no such document');
+    if (!doc) throw notFound('document');
     return doc;
   }
 
   async deleteDocument(ref: IndexRef, id: string, options: { wait: boolean }): Promise<void> {
     const record = await this.requireIndex(ref);
-    if ((await this.deps.engine.deleteDocuments(record, [id])) === 0) throw new AppError('not_found', 'no such document');
+    if ((await this.deps.engine.deleteDocuments(record, [id])) === 0) throw notFound('document');
     await this.afterWrite(record, options.wait);
   }
 

@@ -1,4 +1,4 @@
-import { AppError } from '../../shared/errors.js';
+import { AppError, notFound } from '../../shared/errors.js';
 import type { Clock } from '../clock.js';
 import type { RandomBytes } from '../random-bytes.js';
 import { FETCH_POLL_MAX_MS, FETCH_POLL_MS, MAX_ANSWER_BYTES, MAX_CONSUMERS, MAX_PENDING_SCANS_PER_FETCH } from './limits.js';
@@ -31,7 +31,6 @@ export interface ConsumerInfo {
   deliveredSeq: number;
 }
 
-const notFound = (detail: string) => new AppError('not_found', detail);
 /** Pending items read per fetch when looking for due redeliveries. */
 const PENDING_SCAN = 1000;
 /** Messages due again read at a time, so that a full answer stops the reading. */
@@ -113,13 +112,13 @@ export class ConsumerService {
 
   async deleteConsumer(ref: StreamRef, name: string): Promise<void> {
     const stream = await this.options.streams.getStream(ref);
-    if (!(await this.options.store.deleteConsumer(refOf(stream, name)))) throw notFound('no such consumer');
+    if (!(await this.options.store.deleteConsumer(refOf(stream, name)))) throw notFound('consumer');
   }
 
   private async load(ref: StreamRef, name: string): Promise<{ stream: Stream; consumer: Consumer }> {
     const stream = await this.options.streams.getStream(ref);
     const consumer = await this.options.store.getConsumer(refOf(stream, name));
-    if (!consumer) throw notFound('no such consumer');
+    if (!consumer) throw notFound('consumer');
     return { stream, consumer };
   }
 
@@ -301,7 +300,7 @@ export class ConsumerService {
   async nak(ref: StreamRef, name: string, seq: number, delaySeconds: number): Promise<void> {
     const { stream, consumer } = await this.load(ref, name);
     if (!(await this.options.store.nak(refOf(stream, name), consumer.id, seq, this.options.now() + delaySeconds * 1000))) {
-      throw notFound('message not pending');
+      throw notFound('notPending');
     }
     await this.options.store.touchPending(refOf(stream, name));
   }

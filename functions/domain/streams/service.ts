@@ -1,4 +1,4 @@
-import { AppError } from '../../shared/errors.js';
+import { AppError, notFound } from '../../shared/errors.js';
 import type { Clock } from '../clock.js';
 import { FIRST_SWEEP_DELAY_SECONDS, type SweepKind, type SweepQueue } from '../kv/sweep-task.js';
 import type { RandomBytes } from '../random-bytes.js';
@@ -31,7 +31,6 @@ const SWEEP_SEQS = 500;
 const RESERVE_ATTEMPTS = 50;
 const POLL_MS = 10;
 
-const notFound = (detail: string) => new AppError('not_found', detail);
 export const messagesOf = (stream: Stream): MessagesRef => ({ accountId: stream.accountId, name: stream.name, generation: stream.head.generation });
 
 /** What reading a stream shows beside its configuration. */
@@ -92,7 +91,7 @@ export class StreamService {
     } catch (error) {
       if (!(error instanceof AppError && error.code === 'already_exists')) throw error;
     }
-    if (!(await this.options.store.updateConfig(ref, config))) throw notFound('no such stream');
+    if (!(await this.options.store.updateConfig(ref, config))) throw notFound('stream');
     return { info: await this.describeStream(ref), created: false };
   }
 
@@ -122,7 +121,7 @@ export class StreamService {
 
   private async read(ref: StreamRef): Promise<Stream> {
     const stream = await this.options.store.getStream(ref);
-    if (!stream) throw notFound('no such stream');
+    if (!stream) throw notFound('stream');
     return stream;
   }
 
@@ -403,9 +402,9 @@ export class StreamService {
   async getMessage(ref: StreamRef, seq: number): Promise<StoredMessage> {
     const stream = await this.getStream(ref);
     const { head } = stream;
-    if (seq < head.firstSeq || seq > head.lastSeq) throw notFound('no such message');
+    if (seq < head.firstSeq || seq > head.lastSeq) throw notFound('message');
     const [message] = await this.options.store.getMessages(messagesOf(stream), [seq]);
-    if (!message || message.skipped || isExpired(stream.config, message.ts, this.options.now())) throw notFound('no such message');
+    if (!message || message.skipped || isExpired(stream.config, message.ts, this.options.now())) throw notFound('message');
     return message;
   }
 

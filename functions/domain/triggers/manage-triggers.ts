@@ -2,7 +2,7 @@ import { generateApiKey, generateId, hashApiKey, ID_PATTERN } from '../api-keys.
 import type { Clock } from '../clock.js';
 import type { RandomBytes } from '../random-bytes.js';
 import type { SecretBox } from '../secret-box.js';
-import { AppError } from '../../shared/errors.js';
+import { AppError, notFound } from '../../shared/errors.js';
 import { signingSecretContext } from '../webhooks/trigger-lookup.js';
 import { isLive } from './overlap.js';
 import { armedSignature, isHandshakeAwaited } from './handshake-window.js';
@@ -85,7 +85,7 @@ export async function createTrigger(deps: TriggerDeps, accountId: string, settin
 
 export async function getTrigger(deps: Pick<TriggerDeps, 'store'>, accountId: string, id: string): Promise<TriggerRecord> {
   const record = ID_PATTERN.test(id) ? await deps.store.get(accountId, id) : undefined;
-  if (!record) throw new AppError('not_found');
+  if (!record) throw notFound('trigger');
   return record;
 }
 
