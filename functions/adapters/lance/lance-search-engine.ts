@@ -8,9 +8,17 @@
  * The engine's defects handled here, each shown by `test/handlers/search-engine.test.ts`:
  * - lancedb#3568: the full-text index build hangs on ≤ 2 CPUs unless LANCE_CPU_THREADS is set
  *   (`engine-environment.ts` sets it before the module loads).
- * - All-terms (AND) results are wrong after writes (hits lacking a term until a full rebuild), and a
- *   term the index has never seen is silently dropped from an AND query: every candidate is checked
- *   here against its own words (`holdsEveryWord`), so a hit always holds every query word.
+ * - All terms: the engine's AND operator (`MatchQuery` with `operator: AND`) holds rows without one
+ *   of the words after writes. Rows not yet in the full-text index are searched flat without the
+ *   operator (lance's FlatMatchQueryExec, the flat search of lance-format/lance#3014; no issue of its
+ *   own yet), and an index partition lacking a word answers with the others, which also drops a word
+ *   the index has never seen (lance-format/lance#7385, fixed after the lance 8.0.0 of LanceDB 0.31.0).
+ *   That operator is not used here: a query is one MUST clause per word, which holds on indexed and
+ *   unindexed rows alike.
+ * - Its tokenizer ends a word at a combining mark (tantivy's SimpleTokenizer, `char::is_alphanumeric`:
+ *   a decomposed "café" is its "cafe"), where the gateway keeps the mark in the word, so its hits for
+ *   "café" include "cafe". Every candidate is checked here against its own words (`holdsEveryWord`),
+ *   so a hit always holds every query word, whatever the engine matched.
  * - No per-word prefix search: each document's words are also indexed as edge n-grams (column `p`),
  *   so the query's last word is looked up there.
  * - lance#5290: ordering by a column the query does not select fails; a browse selects its order's
@@ -405,7 +413,7 @@ export class LanceSearchEngine implements SearchEngine {
     for (const row of rows) {
       const doc = JSON.parse(String(row.doc)) as Record<string, unknown>;
       const terms = new Set(record.settings.searchable.flatMap(({ field }) => tokenize(fieldText(valueAt(doc, field)))));
-      // The engine's AND can hold hits without a term after writes, and drops terms it has never seen: check each hit.
+      // The engine's hits can lack a word (it cuts words at combining marks, where the gateway does not): check each hit.
       const holds = plan.match === 'all'
         ? holdsEveryWord(plan.words, terms, rules)
         : plan.words.some((word, i) => [...terms].some((term) => wordMatches(word, term, i === plan.words.length - 1, rules)));
