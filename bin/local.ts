@@ -55,6 +55,7 @@ const stack = await startLocalStack({ port, flowsDir: process.env.FLOWS_DIR, jwt
   process.exit(1);
 });
 const token = await stack.token('local-user');
+await data?.recordAddress({ base_url: stack.baseUrl, listen_url: stack.listenUrl });
 
 const recovered = stack.data?.recovered;
 const migrated = stack.data?.migrated ? `, migrated from layout ${stack.data.migrated.from} to ${stack.data.migrated.to}` : '';

@@ -21,7 +21,7 @@ const ROOT = resolve(import.meta.dirname, '..');
 /** A part of a multipart upload is 5 MiB (S3's smallest but the last): this makes two parts. */
 const MULTIPART_SIZE = 5 * 1024 * 1024 + 4096;
 /** What is left out of the copy: the running stack's lock and pid, and LevelDB's human-readable logs. */
-const LEFT_OUT = new Set(['lock', 'flowgate.pid', 'LOG', 'LOG.old']);
+const LEFT_OUT = new Set(['lock', 'flowgate.pid', 'address.json', 'LOG', 'LOG.old']);
 
 /** What the fixture holds, for the test that opens it. Values a test compares are here; secrets it needs too. */
 export interface DataDirManifest {

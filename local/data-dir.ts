@@ -3,7 +3,10 @@ import { ClassicLevel } from 'classic-level';
 import { chmod, mkdir, open, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { generateLocalSigningKey } from '../functions/adapters/local-token-signer.js';
+import { ADDRESS_FILE, code, DataDirError, fsError, parseSecrets, SECRETS_FILE, type LocalAddress } from './data-dir-files.js';
 import { finishInterrupted, migrate, MigrationError, MIGRATIONS, type LayoutMigration, type MigrationStepHook } from './layout-migrations.js';
+
+export { DataDirError, readLocalAddress, readTokenSecret, type LocalAddress } from './data-dir-files.js';
 
 /** `FLOWGATE_DATA_DIR` value that keeps everything in memory, as the local stack did before it had a data directory. */
 export const IN_MEMORY = ':memory:';
@@ -18,7 +21,6 @@ export const DEFAULT_DATA_DIR = '.flowgate';
 export const LAYOUT_VERSION = 1;
 
 const LAYOUT_FILE = 'layout.json';
-const SECRETS_FILE = 'secrets.json';
 /** The pid of the process holding the lock, for the message a second start prints; never what decides. */
 const PID_FILE = 'flowgate.pid';
 /** A LevelDB of its own, held open for the life of the stack: its `LOCK` is the directory's lock. */
@@ -33,13 +35,6 @@ const SEARCH_DIR = 'search-indexes';
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;
 
-/** A data directory that cannot be used; its message is one line that says what to do. */
-export class DataDirError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'DataDirError';
-  }
-}
 
 /** What a restart needs to open what the last run stored. */
 export interface LocalSecrets {
@@ -61,9 +56,13 @@ export interface DataDir {
   secrets: LocalSecrets;
   /** The layouts this start migrated the directory between (or finished migrating), when it did. */
   migrated?: { from: number; to: number };
-  /** Removes this process's lock; the data stays. */
+  /** Records where the stack answers (`readLocalAddress`), until `release`. */
+  recordAddress(address: LocalAddress): Promise<void>;
+  /** Removes this process's lock and address; the data stays. */
   release(): Promise<void>;
 }
+
+
 
 /** `FLOWGATE_DATA_DIR` as `npm start` reads it: `undefined` for in memory, else an absolute path. */
 export function dataDirFrom(value: string | undefined, cwd: string): string | undefined {
@@ -71,17 +70,8 @@ export function dataDirFrom(value: string | undefined, cwd: string): string | un
   return resolve(cwd, value === undefined || value === '' ? DEFAULT_DATA_DIR : value);
 }
 
-const code = (error: unknown) => (error as NodeJS.ErrnoException).code;
-const DENIED = new Set(['EACCES', 'EPERM', 'EROFS']);
 
 /** Any file system failure, as one line naming the directory. */
-function fsError(path: string, error: unknown): DataDirError {
-  if (error instanceof DataDirError) return error;
-  if (DENIED.has(code(error) ?? '')) return new DataDirError(`The data directory ${path} is not writable by this user; fix its permissions or choose another with FLOWGATE_DATA_DIR`);
-  if (code(error) === 'ENOTDIR') return new DataDirError(`The data directory ${path} cannot be made: part of its path is a file; choose another with FLOWGATE_DATA_DIR`);
-  if (code(error) === 'ENOSPC') return new DataDirError(`The disk holding the data directory ${path} is full`);
-  return new DataDirError(`The data directory ${path} cannot be used: ${(error as Error).message.split('\n')[0]}`);
-}
 
 /** Writes a file whole or not at all: a crash mid-write leaves the old file (or none), never half of one. */
 async function writeAtomically(path: string, text: string): Promise<void> {
@@ -131,39 +121,13 @@ async function lock(dir: string): Promise<() => Promise<void>> {
   const pidPath = join(dir, PID_FILE);
   await writeAtomically(pidPath, `${process.pid}\n`);
   return async () => {
+    await unlink(join(dir, ADDRESS_FILE)).catch(() => undefined);
     await unlink(pidPath).catch(() => undefined);
     await held.close();
   };
 }
 
-function parseSecrets(text: string, path: string): Omit<LocalSecrets, 'mfaSigningKey'> & { mfaSigningKey?: string } {
-  let stored: { local_secrets_key?: unknown; auth_jwt_secret?: unknown; mfa_signing_key?: unknown };
-  try {
-    stored = JSON.parse(text) as typeof stored;
-  } catch {
-    stored = {};
-  }
-  const key = typeof stored.local_secrets_key === 'string' ? Buffer.from(stored.local_secrets_key, 'base64') : Buffer.alloc(0);
-  if (key.length !== 32 || typeof stored.auth_jwt_secret !== 'string' || stored.auth_jwt_secret.length < 32) {
-    throw new DataDirError(`${path} is damaged (it must hold a 32-byte local_secrets_key and an auth_jwt_secret); without it the stored secrets cannot be opened`);
-  }
-  // Absent from directories made before step-up proofs existed: the caller adds one.
-  const mfaSigningKey = typeof stored.mfa_signing_key === 'string' ? stored.mfa_signing_key : undefined;
-  return { localSecretsKey: stored.local_secrets_key as string, jwtSecret: stored.auth_jwt_secret, ...(mfaSigningKey && { mfaSigningKey }) };
-}
 
-/**
- * The token secret a data directory keeps (`npm run token`): read without taking the directory, so
- * it works beside the `npm start` that uses it. One line that says what to do when there is none.
- */
-export async function readTokenSecret(dir: string): Promise<string> {
-  const path = join(dir, SECRETS_FILE);
-  const text = await readFile(path, 'utf8').catch((error: unknown) => {
-    if (code(error) === 'ENOENT') throw new DataDirError(`No token secret at ${path}: start the local stack once with npm start (FLOWGATE_DATA_DIR names another data directory), or set AUTH_JWT_SECRET`);
-    throw fsError(dir, error);
-  });
-  return parseSecrets(text, path).jwtSecret;
-}
 
 const secretsFileText = (secrets: LocalSecrets) =>
   `${JSON.stringify({ local_secrets_key: secrets.localSecretsKey, auth_jwt_secret: secrets.jwtSecret, mfa_signing_key: secrets.mfaSigningKey }, null, 2)}\n`;
@@ -199,7 +163,7 @@ export interface OpenDataDirOptions {
 }
 
 /** What a migration leaves alone: the running process's lock and pid, and the layout file it writes last. */
-const NOT_MIGRATED = new Set([LOCK_DIR, PID_FILE, LAYOUT_FILE]);
+const NOT_MIGRATED = new Set([LOCK_DIR, PID_FILE, ADDRESS_FILE, LAYOUT_FILE]);
 
 /**
  * Opens (or makes) a data directory for the local stack: checks its layout, locks it for this
@@ -229,7 +193,7 @@ export async function openDataDir(path: string, options: OpenDataDirOptions = {}
     if (layout === undefined) {
       // Only an empty directory becomes a data directory, never a folder that holds something else;
       // what a first start that stopped before writing the layout file left is made again.
-      const entries = (await readdir(dir)).filter((name) => name !== PID_FILE && name !== LOCK_DIR && name !== SECRETS_FILE && !name.endsWith('.tmp'));
+      const entries = (await readdir(dir)).filter((name) => name !== PID_FILE && name !== ADDRESS_FILE && name !== LOCK_DIR && name !== SECRETS_FILE && !name.endsWith('.tmp'));
       if (entries.length > 0) throw new DataDirError(`${dir} is not a Flowgate data directory (it has no ${LAYOUT_FILE} and is not empty); choose another with FLOWGATE_DATA_DIR`);
       created = true;
     } else if (layout > layoutVersion) {
@@ -277,7 +241,8 @@ export async function openDataDir(path: string, options: OpenDataDirOptions = {}
       await mkdir(objectsPath, { recursive: true, mode: DIR_MODE });
       const searchPath = join(dir, SEARCH_DIR);
       await mkdir(searchPath, { recursive: true, mode: DIR_MODE });
-      return { path: dir, created, dynamodbPath, objectsPath, searchPath, secrets, ...(migrated && { migrated }), release };
+      const recordAddress = (address: LocalAddress) => writeAtomically(join(dir, ADDRESS_FILE), `${JSON.stringify(address, null, 2)}\n`);
+      return { path: dir, created, dynamodbPath, objectsPath, searchPath, secrets, ...(migrated && { migrated }), recordAddress, release };
     } catch (error) {
       await release();
       throw error;

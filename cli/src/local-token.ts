@@ -1,6 +1,6 @@
 /** A fresh one-hour token for `sub`, signed with the local stack's secret: `AUTH_JWT_SECRET` when set, else the data directory's. */
 export async function localToken(dataDir: string, sub: string): Promise<string> {
-  const { readTokenSecret, DataDirError } = await import('../../local/data-dir.js');
+  const { readTokenSecret, DataDirError } = await import('../../local/data-dir-files.js');
   const { mintLocalToken } = await import('../../local/token.js');
   try {
     const secret = process.env.AUTH_JWT_SECRET || (await readTokenSecret(dataDir));

@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { access, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { cliEnv, runCli } from '../support/cli.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -16,6 +17,8 @@ const freePort = () => new Promise<number>((done) => {
 
 let child: ChildProcess | undefined;
 let dataRoot: string | undefined;
+let dataDir = '';
+let base = '';
 afterAll(async () => {
   child?.kill('SIGTERM');
   if (child && child.exitCode === null) await new Promise((done) => child!.once('exit', done));
@@ -28,7 +31,7 @@ describe('npm start', () => {
     const port = await freePort();
     // A data directory of its own rather than the default `.flowgate/` of the checkout.
     dataRoot = await mkdtemp(join(tmpdir(), 'flowgate-npm-start-'));
-    const dataDir = join(dataRoot, 'data');
+    dataDir = join(dataRoot, 'data');
     // Only what a user's shell would have: no LOCAL_SECRETS_KEY, no AUTH_JWT_SECRET.
     const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), LISTEN_PORT: '0', WEBHOOK_MAX_BODY_BYTES: '64', FLOWGATE_DATA_DIR: dataDir };
     child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -42,7 +45,7 @@ describe('npm start', () => {
     }
     const token = /Bearer token[^\n]*\n\s*(\S+)/.exec(output)![1]!;
     expect(output).toContain(`Data directory:    ${dataDir} (created)`);
-    const base = `http://127.0.0.1:${port}`;
+    base = `http://127.0.0.1:${port}`;
     expect(await (await fetch(`${base}/health`)).json()).toEqual({ status: 'ok', backlog: { waiting: 0, oldest_age_seconds: null } });
     const created = await fetch(`${base}/triggers`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ flow: 'echo', signature: { service: 'github', secret: 'a-signing-secret' } }) });
     expect(created.status).toBe(201);
@@ -51,4 +54,23 @@ describe('npm start', () => {
     expect((await fetch(data.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pad: 'x'.repeat(100) }) })).status).toBe(413);
     expect(output).not.toContain('NodeVersionSupportWarning');
   }, 60_000);
+
+  it('flowgate login --local finds it on the ports it was started on, from another terminal without PORT', async () => {
+    const env = cliEnv({ PORT: undefined, LISTEN_PORT: undefined });
+    const login = await runCli(['login', '--local', '--data-dir', dataDir, '--json'], env);
+    expect(login.stderr).toBe('');
+    // LISTEN_PORT=0 gave the listen endpoint a port of the system's choosing: only the stack knows it.
+    expect(login.json()).toMatchObject({ base_url: base, listen_url: expect.stringMatching(/^ws:\/\/127\.0\.0\.1:\d+$/) });
+    expect(login.json().listen_url).not.toBe(`ws://127.0.0.1:${Number(new URL(base).port) + 1}`);
+    const triggers = await runCli(['triggers', 'list', '--json'], env);
+    expect(triggers.code).toBe(0);
+    expect(triggers.json()).toHaveLength(1);
+  });
+
+  it('a stop removes the address it recorded', async () => {
+    await access(join(dataDir, 'address.json'));
+    child!.kill('SIGTERM');
+    if (child!.exitCode === null) await new Promise((done) => child!.once('exit', done));
+    await expect(access(join(dataDir, 'address.json'))).rejects.toThrow(/ENOENT/);
+  });
 });

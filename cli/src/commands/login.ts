@@ -11,6 +11,11 @@ import { Api } from '../api.js';
 /** `npm start`'s default ports: the gateway on PORT (3000), its listen endpoint on the next. */
 const LOCAL_PORT = 3000;
 
+async function recordedAddress(dataDir: string) {
+  const { readLocalAddress } = await import('../../../local/data-dir-files.js');
+  return readLocalAddress(dataDir);
+}
+
 export function registerLogin(program: Command): void {
   define(program, 'login', 'Keep a profile: the base URL and a credential (a user token or an API key), in your config directory (mode 0600)', [
     'flowgate login --local',
@@ -29,11 +34,14 @@ export function registerLogin(program: Command): void {
       let profile: Profile;
       if (options.local) {
         if (options.token || options.apiKey) throw usage('--local mints its own tokens: leave out --token and --api-key');
-        const port = Number(process.env.PORT ?? LOCAL_PORT);
         const dataDir = resolve(options.dataDir ?? process.env.FLOWGATE_DATA_DIR ?? '.flowgate');
-        const baseUrl = options.baseUrl ?? `http://127.0.0.1:${port}`;
+        // The running stack's own record first: it knows the ports it was started on, where this
+        // terminal's PORT may not; then PORT and LISTEN_PORT, as npm start reads them.
+        const recorded = options.baseUrl ? undefined : await recordedAddress(dataDir);
+        const port = Number(process.env.PORT ?? LOCAL_PORT);
+        const baseUrl = options.baseUrl ?? recorded?.base_url ?? `http://127.0.0.1:${port}`;
         const basePort = Number(new URL(baseUrl).port || port);
-        const listenUrl = options.listenUrl ?? `ws://127.0.0.1:${Number(process.env.LISTEN_PORT ?? basePort + 1)}`;
+        const listenUrl = options.listenUrl ?? recorded?.listen_url ?? `ws://127.0.0.1:${Number(process.env.LISTEN_PORT ?? basePort + 1)}`;
         await localToken(dataDir, options.sub);
         profile = { base_url: baseUrl, listen_url: listenUrl, local: { data_dir: dataDir, sub: options.sub } };
       } else {
