@@ -62,7 +62,6 @@ const asRetry = (record: SQSRecord): SQSRecord => {
  * logged and dropped: retrying it could not make it one.
  */
 export function createFlowWorkerHandler(deps: WorkerDeps & { batching?: WorkerBatching; stats: DeliveryStatsStore }): FlowWorkerFunction {
-  const processor = new BatchProcessor(EventType.SQS);
   const direct = async (payload: unknown, context: Context) => {
     const timeoutMs = Math.min(EXPRESS_MAX_DURATION_MS, context.getRemainingTimeInMillis() - RECORDING_MARGIN_MS);
     const body = JSON.stringify(payload ?? null);
@@ -99,6 +98,12 @@ export function createFlowWorkerHandler(deps: WorkerDeps & { batching?: WorkerBa
       : new Map<string, FlowRunner>();
     const tally = new StatsTally();
     const counted = { ...deps, executions: new CountingExecutionStore(deps.executions, tally) };
+    // One per invocation: a processor keeps its batch's records and failures on itself, and the
+    // local stack's poll loops invoke this handler several at once (Lambda runs one invocation at
+    // a time in an environment). Shared, a batch begun meanwhile wiped the failures found so far,
+    // and a failed record reported as done was deleted from the queue: neither retried nor
+    // dead-lettered, its record left `queued`.
+    const processor = new BatchProcessor(EventType.SQS);
     const response = await processPartialResponse(event, async (record: SQSRecord) => {
       const runner = batched.get(record.messageId);
       try {
