@@ -19,8 +19,9 @@ type SqsBatchHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchRe
  * own position (deletes are idempotent), and reaches the dead-letter queue after `maxReceiveCount`.
  */
 export function createSweepHandler(sweeper: Pick<Sweeper, 'run'>): SqsBatchHandler {
-  const processor = new BatchProcessor(EventType.SQS);
   return async (event, context) => {
+    // One per invocation, as the flow worker's: a processor keeps its batch on itself.
+    const processor = new BatchProcessor(EventType.SQS);
     const response = await processPartialResponse(event, async (record: SQSRecord) => {
       const task = decodeSweepTask(record.body);
       const outcome = await sweeper.run(task, { remainingMs: () => context.getRemainingTimeInMillis() });

@@ -16,13 +16,13 @@ type SqsBatchHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchRe
  * `maxReceiveCount`; until a later write schedules another, that index's new rows stay searched flat.
  */
 export function createSearchMaintenanceHandler(engine: Pick<SearchEngine, 'getIndex' | 'indexNow' | 'sweep'>): SqsBatchHandler {
-  const processor = new BatchProcessor(EventType.SQS);
+  // A processor per invocation, as the flow worker's: one keeps its batch on itself.
   return async (event, context) => processPartialResponse(event, async (record: SQSRecord) => {
     const job = decodeMaintenanceJob(record.body);
     const started = Date.now();
     const outcome = await runMaintenance(engine, job);
     await logInfo('search maintenance', { index: job.name, generation: job.generation, ...outcome, ms: Date.now() - started });
-  }, processor, { context, throwOnFullBatchFailure: false });
+  }, new BatchProcessor(EventType.SQS), { context, throwOnFullBatchFailure: false });
 }
 
 /** The search engine as the search function has it (one connection and its table handles, kept while the environment is warm). */
