@@ -108,10 +108,10 @@ describe('flowgate trigger', () => {
 });
 
 describe('deliveries tail and replay', () => {
-  it('tail prints a delivery as it is recorded; replay runs it again', async () => {
-    const created = await call(stack, 'POST', '/triggers', { token, body: { flow: 'echo' } });
+  it('tail prints a delivery as it is recorded; replay runs it again; a trigger is named by its id or its name', async () => {
+    const created = await call(stack, 'POST', '/triggers', { token, body: { flow: 'echo', name: 'orders-tail' } });
     const trigger = created.json.data as { id: string; url: string };
-    const tail = startCli(['deliveries', 'tail', '--trigger', trigger.id, '--interval', '200', '--json'], env);
+    const tail = startCli(['deliveries', 'tail', '--trigger', 'orders-tail', '--interval', '200', '--json'], env);
     try {
       await tail.waitForStderr('Following');
       const posted = await fetch(trigger.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'evt_tail_1', type: 'order.paid' }) });
@@ -123,13 +123,24 @@ describe('deliveries tail and replay', () => {
       expect(replay.json()).toBeTypeOf('object');
       const items = await executions(trigger.id, 2);
       expect(items.some((e) => (e as { replay_of?: string }).replay_of === line.execution_id)).toBe(true);
-      const shown = await runCli(['deliveries', 'show', trigger.id, line.execution_id, '--json'], env);
+      const shown = await runCli(['deliveries', 'show', 'orders-tail', line.execution_id, '--json'], env);
       expect(shown.json()).toMatchObject({ execution_id: line.execution_id, request: { method: 'POST' } });
-      const listed = await runCli(['deliveries', 'list', '--trigger', trigger.id, '--json'], env);
+      const listed = await runCli(['deliveries', 'list', '--trigger', 'orders-tail', '--json'], env);
       expect(listed.json().length).toBeGreaterThanOrEqual(2);
     } finally {
       await tail.stop();
     }
+  });
+
+  it('a name no trigger has, or two triggers share, is refused with what to give instead', async () => {
+    const unknown = await runCli(['deliveries', 'list', '--trigger', 'no-such-name'], env);
+    expect(unknown).toMatchObject({ code: 1, stderr: 'error: no trigger has the id or name "no-such-name" (flowgate triggers list shows them)\n' });
+    const ids = [];
+    for (let i = 0; i < 2; i++) ids.push((await call(stack, 'POST', '/triggers', { token, body: { flow: 'echo', name: 'twin' } })).json.data.id as string);
+    const shared = await runCli(['triggers', 'show', 'twin'], env);
+    expect(shared.code).toBe(1);
+    expect(shared.stderr).toContain('2 triggers are named "twin": give one\'s id (');
+    for (const id of ids) expect(shared.stderr).toContain(id);
   });
 });
 

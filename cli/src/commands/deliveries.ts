@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
 import { act, collect, define, positiveInt, type Context } from '../command.js';
+import { triggerId, triggerIds } from '../trigger-ref.js';
 import { usage } from '../errors.js';
 import { info, printJson, printJsonLine, printTable, style } from '../output.js';
 import { parseSince } from '../since.js';
@@ -18,7 +19,7 @@ interface ListOptions { trigger: string; status?: string[]; type?: string; since
 async function list(context: Context, options: ListOptions): Promise<void> {
   const client = context.api().client();
   const found: Delivery[] = [];
-  for await (const delivery of client.deliveries.list(options.trigger, {
+  for await (const delivery of client.deliveries.list(await triggerId(context.api(), options.trigger), {
     ...(options.status && { status: options.status.join(',') }), ...(options.type && { type: options.type }), ...(options.since && { since: options.since }),
   } as never)) {
     found.push(delivery as Delivery);
@@ -34,7 +35,7 @@ interface TailOptions { trigger?: string[]; status?: string[]; type?: string; in
 async function tail(context: Context, options: TailOptions): Promise<void> {
   const client = context.api().client();
   const names = new Map<string, string>();
-  if (options.trigger?.length) for (const id of options.trigger) names.set(id, (await client.triggers.get(id)).name);
+  if (options.trigger?.length) for (const id of await triggerIds(context.api(), options.trigger)) names.set(id, (await client.triggers.get(id)).name);
   else for await (const trigger of client.triggers.list()) names.set(trigger.id, trigger.name);
   let since = options.since ?? new Date().toISOString();
   const seen = new Set<string>();
@@ -72,7 +73,7 @@ export function registerDeliveries(program: Command): void {
     'flowgate deliveries list --trigger <id>',
     'flowgate deliveries list --trigger <id> --status failed,refused --since 1h --json',
   ])
-    .requiredOption('--trigger <id>', 'the trigger')
+    .requiredOption('--trigger <id>', 'the trigger: its id, or its name')
     .addOption(new Option('--status <statuses>', `only these (comma-separated: ${STATUSES.join(', ')})`).argParser(collect))
     .option('--type <type>', 'only this event type (a trailing * matches a prefix)')
     .addOption(new Option('--since <time>', 'received since then: an ISO time or a duration (10m, 2h, 1d)').argParser((v) => parseSince(v)))
@@ -83,10 +84,10 @@ export function registerDeliveries(program: Command): void {
     'flowgate deliveries show <trigger id> <execution id>',
     'flowgate deliveries show <trigger id> <execution id> --json | jq .request.headers',
   ])
-    .argument('<trigger>', 'the trigger id')
+    .argument('<trigger>', 'the trigger: its id, or its name')
     .argument('<execution>', 'the execution id')
     .action(act(async (context, trigger: string, execution: string) => {
-      const detail = await context.api().client().deliveries.get(trigger, execution) as Delivery & { request?: { method: string; headers: Record<string, string>; body?: string; body_bytes: number }; timeline: { attempt: number; status: string; started_at: string }[]; error?: string };
+      const detail = await context.api().client().deliveries.get(await triggerId(context.api(), trigger), execution) as Delivery & { request?: { method: string; headers: Record<string, string>; body?: string; body_bytes: number }; timeline: { attempt: number; status: string; started_at: string }[]; error?: string };
       if (context.json) return printJson(detail);
       process.stdout.write(`${style.bold(detail.execution_id)}  ${detail.status}  ${detail.type ?? '-'}  event ${detail.event_id}  received ${detail.received_at}\n`);
       if (detail.error) process.stdout.write(`error: ${detail.error}\n`);
@@ -103,7 +104,7 @@ export function registerDeliveries(program: Command): void {
     'flowgate deliveries tail',
     'flowgate deliveries tail --trigger <id> --status failed --json',
   ])
-    .option('--trigger <id>', 'only this trigger (repeat); default every trigger of the account', collect)
+    .option('--trigger <id>', 'only this trigger, by id or name (repeat); default every trigger of the account', collect)
     .addOption(new Option('--status <statuses>', 'only these statuses (comma-separated)').argParser(collect))
     .option('--type <type>', 'only this event type (a trailing * matches a prefix)')
     .addOption(new Option('--since <time>', 'start from then rather than now').argParser((v) => parseSince(v)))
@@ -113,11 +114,11 @@ export function registerDeliveries(program: Command): void {
   define(deliveries, 'replay', "Run a stored delivery's flow again (a new execution, replay_of the old)", [
     'flowgate deliveries replay <trigger id> <execution id>',
   ])
-    .argument('<trigger>', 'the trigger id')
+    .argument('<trigger>', 'the trigger: its id, or its name')
     .argument('<execution>', 'the execution id')
     .action(act(async (context, trigger: string, execution: string) => {
       if (!/^[\w-]+$/.test(execution)) throw usage(`execution: not an execution id: ${execution}`);
-      const replay = await context.api().client().deliveries.replay(trigger, execution);
+      const replay = await context.api().client().deliveries.replay(await triggerId(context.api(), trigger), execution);
       if (context.json) return printJson(replay);
       process.stdout.write(`Replaying ${execution}: ${JSON.stringify(replay)}\n`);
     }));

@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import WebSocket from 'ws';
 import { act, collect, define, positiveInt, type Context } from '../command.js';
+import { triggerIds } from '../trigger-ref.js';
 import { CliError, usage } from '../errors.js';
 import { info, printJsonLine, statusText, style } from '../output.js';
 import { parseSince } from '../since.js';
@@ -146,9 +147,11 @@ async function listen(context: Context, options: ListenOptions): Promise<void> {
     }));
   };
 
+  // Names become ids once, before the first connection: a reconnect listens to the same triggers.
+  const triggers = options.trigger?.length ? await triggerIds(api, options.trigger) : undefined;
   const connect = async (): Promise<'closed' | 'stopped'> => {
     const url = new URL(endpoint);
-    if (options.trigger?.length) url.searchParams.set('triggers', options.trigger.join(','));
+    if (triggers?.length) url.searchParams.set('triggers', triggers.join(','));
     if (options.events?.length) url.searchParams.set('events', options.events.join(','));
     if (resumeFrom) url.searchParams.set('since', resumeFrom);
     const socket = new WebSocket(url, { headers: await api.credentials() });
@@ -229,7 +232,7 @@ export function registerListen(program: Command): void {
     'flowgate listen --print --json | jq .type',
   ])
     .option('--forward-to <url>', 'the local URL each delivery is sent to')
-    .option('--trigger <id>', 'a trigger to listen to (repeat, or comma-separate); default: every trigger of the account', collect)
+    .option('--trigger <id>', 'a trigger to listen to, by id or name (repeat, or comma-separate); default: every trigger of the account', collect)
     .option('--events <types>', 'only these event types (comma-separated; a trailing * matches a prefix)', collect)
     .addOption(new Option('--since <time>', 'first replay what arrived since then: an ISO time or a duration (10m, 2h, 1d)').argParser((v) => parseSince(v)))
     .option('--listen-url <url>', 'the listen endpoint (default: the profile\'s)')

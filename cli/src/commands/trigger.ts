@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { act, define, type Context } from '../command.js';
+import { triggerId } from '../trigger-ref.js';
 import { CliError, usage } from '../errors.js';
 import { FIXTURES, fixtureContext, fixturesOf, type Fixture } from '../fixtures/events.js';
 import { info, printJson, printTable, statusText } from '../output.js';
@@ -66,7 +67,7 @@ async function send(context: Context, sender: string | undefined, event: string 
   let signedBy: string | undefined;
   if (/^https?:\/\//.test(options.to)) url = options.to;
   else {
-    const trigger = await api.get<{ url: string; signature: { service: string } | null }>(`/triggers/${encodeURIComponent(options.to)}`);
+    const trigger = await api.get<{ url: string; signature: { service: string } | null }>(`/triggers/${await triggerId(api, options.to)}`);
     url = trigger.url;
     signedBy = trigger.signature?.service;
     if (signedBy !== undefined && signedBy !== sender) info(`warning: trigger ${options.to} verifies ${signedBy}, not ${sender}: expect 401 invalid_signature`);
@@ -125,7 +126,7 @@ export function registerTrigger(program: Command): void {
   ])
     .argument('[sender]', 'a sender id (stripe, github, shopify, slack, twilio, …)')
     .argument('[event]', "one of the sender's events (default: its first)")
-    .option('--to <trigger>', 'the trigger: its id (the URL is looked up) or its webhook URL')
+    .option('--to <trigger>', 'the trigger: its id or name (the URL is looked up), or its webhook URL')
     .option('--secret <secret>', "the trigger's signing secret (default FLOWGATE_SIGNING_SECRET)")
     .option('--secret-file <path>', 'read the secret from a file (a PEM private key for senders that sign with one)')
     .option('--data <key=value>', 'set a field of the body (a dotted path; repeat)', (v: string, prev: string[]) => [...prev, v], [] as string[])

@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { act, collect, define, positiveInt } from '../command.js';
+import { triggerId } from '../trigger-ref.js';
 import { usage } from '../errors.js';
 import { info, printJson, printTable } from '../output.js';
 
@@ -55,9 +56,9 @@ export function registerTriggers(program: Command): void {
     }));
 
   define(triggers, 'show', 'One trigger', ['flowgate triggers show <id>', 'flowgate triggers show <id> --json'])
-    .argument('<id>', 'the trigger id')
-    .action(act(async (context, id: string) => {
-      const trigger = await context.api().client().triggers.get(id) as Trigger;
+    .argument('<trigger>', 'the trigger: its id, or its name')
+    .action(act(async (context, ref: string) => {
+      const trigger = await context.api().client().triggers.get(await triggerId(context.api(), ref)) as Trigger;
       if (context.json) return printJson(trigger);
       printTable(['FIELD', 'VALUE'], show(trigger));
     }));
@@ -67,14 +68,15 @@ export function registerTriggers(program: Command): void {
     'flowgate triggers rotate <id> --url',
     'flowgate triggers rotate <id> --api-key',
   ])
-    .argument('<id>', 'the trigger id')
+    .argument('<trigger>', 'the trigger: its id, or its name')
     .option('--secret <secret>', 'the new signing secret')
     .option('--overlap <seconds>', 'how long the old secret or key keeps working', positiveInt('--overlap'))
     .option('--url', 'a new webhook URL; the old one stops at once')
     .option('--api-key', 'a new API key (shown once)')
-    .action(act(async (context, id: string, options: { secret?: string; overlap?: number; url?: boolean; apiKey?: boolean }) => {
+    .action(act(async (context, ref: string, options: { secret?: string; overlap?: number; url?: boolean; apiKey?: boolean }) => {
       const chosen = [options.secret !== undefined, options.url === true, options.apiKey === true].filter(Boolean).length;
       if (chosen !== 1) throw usage('give one of --secret, --url or --api-key');
+      const id = await triggerId(context.api(), ref);
       const triggers = context.api().client().triggers;
       const changed = (options.secret !== undefined
         ? await triggers.rotateSigningSecret(id, { secret: options.secret, ...(options.overlap && { previous_secret_expires_in_seconds: options.overlap }) } as never)
