@@ -141,6 +141,27 @@ describe('flowgate listen', () => {
     expect(list.json.data.executions[0]).toMatchObject({ event_id: 'evt_wait_switched', status: 'succeeded' });
   });
 
+  it('listening to every trigger, a trigger made meanwhile is listened to as well, without a restart', async () => {
+    const token = await stack.token('cli-listen-new-trigger');
+    const first = await createTrigger(token, { name: 'first' });
+    const everything = startCli(['listen', '--forward-to', localUrl, '--json'], { ...listenEnv(token), FLOWGATE_LISTEN_REFRESH_MS: '200' });
+    try {
+      await everything.waitForStderr('Ready: listening to 1 trigger (first)');
+      const later = await createTrigger(token, { name: 'later' });
+      await everything.waitForStderr('New trigger (later): connecting again');
+      await everything.waitForStderr('Ready: listening to 2 triggers');
+      expect((await send(later.url, 'evt_on_later')).status).toBe(200);
+      expect(JSON.parse(await everything.waitForLine(deliveryLine('evt_on_later')))).toMatchObject({ trigger_id: later.id, local_status: 201 });
+      expect((await send(first.url, 'evt_on_first')).status).toBe(200);
+      expect(JSON.parse(await everything.waitForLine(deliveryLine('evt_on_first')))).toMatchObject({ trigger_id: first.id, local_status: 201 });
+      // Each forwarded once: the connection made again resumed after what the first one had seen.
+      expect(everything.lines.filter(deliveryLine('evt_on_later'))).toHaveLength(1);
+      expect(everything.stderr().match(/connecting again/g)).toHaveLength(1);
+    } finally {
+      await everything.stop();
+    }
+  });
+
   it('forwards a body too large for a WebSocket message by reference, byte for byte', async () => {
     const trigger = (await call(stack, 'POST', '/triggers', { token: tokenA, body: { flow: 'echo' } })).json.data as { id: string; url: string };
     // 115 KB of JSON and 14 KB of headers: over the 128 KB a message carries, under what a flow input holds.

@@ -30,6 +30,12 @@ const MAX_ANSWER_BODY_BYTES = 64 * 1024;
 const HOP_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'upgrade', 'te', 'trailer', 'proxy-connection', 'expect']);
 const REDACTED = '[redacted]';
 const RECONNECT_MAX_MS = 15_000;
+/**
+ * How often a `listen` of every trigger (no `--trigger`) looks for triggers made since it connected:
+ * a connection chooses its triggers when it opens, so one made later is taken by connecting again.
+ * `FLOWGATE_LISTEN_REFRESH_MS` sets it (tests use a short one).
+ */
+const REFRESH_MS = Number(process.env.FLOWGATE_LISTEN_REFRESH_MS) > 0 ? Number(process.env.FLOWGATE_LISTEN_REFRESH_MS) : 15_000;
 /** Deliveries remembered to drop the ones a resumed connection's replay sends again. */
 const SEEN_KEPT = 10_000;
 
@@ -149,7 +155,11 @@ async function listen(context: Context, options: ListenOptions): Promise<void> {
 
   // Names become ids once, before the first connection: a reconnect listens to the same triggers.
   const triggers = options.trigger?.length ? await triggerIds(api, options.trigger) : undefined;
-  const connect = async (): Promise<'closed' | 'stopped'> => {
+  let announce = true;
+  // Triggers connected again for that the endpoint did not list (past its 1,000): not asked for again.
+  const sought = new Set<string>();
+  const unlisted = new Set<string>();
+  const connect = async (): Promise<'closed' | 'stopped' | 'refreshed'> => {
     const url = new URL(endpoint);
     if (triggers?.length) url.searchParams.set('triggers', triggers.join(','));
     if (options.events?.length) url.searchParams.set('events', options.events.join(','));
@@ -157,6 +167,33 @@ async function listen(context: Context, options: ListenOptions): Promise<void> {
     const socket = new WebSocket(url, { headers: await api.credentials() });
     return new Promise((resolve, reject) => {
       let ready = false;
+      let refreshed = false;
+      let refresh: NodeJS.Timeout | undefined;
+      // Without --trigger, a trigger made meanwhile is listened to by connecting again, resuming
+      // from the last delivery seen (or from when this connection was ready: nothing is missed).
+      const lookForNewTriggers = (readyAt: string) => {
+        let looking = false;
+        refresh = setInterval(async () => {
+          if (looking || socket.readyState !== WebSocket.OPEN) return;
+          looking = true;
+          try {
+            const fresh: { id: string; name: string }[] = [];
+            for await (const trigger of api.client().triggers.list()) if (!names.has(trigger.id) && !unlisted.has(trigger.id)) fresh.push(trigger);
+            if (fresh.length > 0 && socket.readyState === WebSocket.OPEN && !stopping) {
+              info(style.dim(`New trigger${fresh.length === 1 ? '' : 's'} (${fresh.map((t) => t.name).join(', ')}): connecting again to listen to ${fresh.length === 1 ? 'it' : 'them'} too.`));
+              for (const trigger of fresh) sought.add(trigger.id);
+              resumeFrom ??= readyAt;
+              refreshed = true;
+              announce = true;
+              socket.close(1000);
+            }
+          } catch {
+            // The next look tries again; the connection itself is unaffected.
+          } finally {
+            looking = false;
+          }
+        }, REFRESH_MS);
+      };
       const stop = () => {
         stopping = true;
         socket.close(1000);
@@ -187,8 +224,12 @@ async function listen(context: Context, options: ListenOptions): Promise<void> {
         if (message.type === 'ready') {
           ready = true;
           for (const trigger of message.triggers as ListenedTrigger[]) names.set(trigger.id, trigger);
-          if (firstConnect) {
+          for (const id of sought) if (!names.has(id)) unlisted.add(id);
+          sought.clear();
+          if (!triggers && !refresh) lookForNewTriggers(new Date().toISOString());
+          if (announce) {
             firstConnect = false;
+            announce = false;
             const list = [...names.values()].map((t) => t.name).join(', ') || 'none';
             info(`${style.green('Ready')}: listening to ${names.size} trigger${names.size === 1 ? '' : 's'} (${list})${target ? ` → ${target}` : ''}. Ctrl-C stops.`);
           } else info(style.dim('Reconnected; catching up.'));
@@ -205,9 +246,10 @@ async function listen(context: Context, options: ListenOptions): Promise<void> {
         if (!ready && firstConnect) reject(new CliError(`cannot connect to ${endpoint}: ${(error as NodeJS.ErrnoException).code ?? error.message}`));
       });
       socket.on('close', () => {
+        clearInterval(refresh);
         process.removeListener('SIGINT', stop);
         process.removeListener('SIGTERM', stop);
-        void chain.then(() => resolve(stopping ? 'stopped' : 'closed'));
+        void chain.then(() => resolve(stopping ? 'stopped' : refreshed ? 'refreshed' : 'closed'));
       });
     });
   };
@@ -217,6 +259,7 @@ async function listen(context: Context, options: ListenOptions): Promise<void> {
     const started = Date.now();
     const outcome = await connect();
     if (outcome === 'stopped' || stopping) return;
+    if (outcome === 'refreshed') continue;
     if (Date.now() - started > 30_000) delay = 500;
     info(style.yellow(`Connection lost; reconnecting in ${Math.round(delay / 1000)} s (resuming from ${resumeFrom ?? 'now'}).`));
     await new Promise((done) => setTimeout(done, delay));
