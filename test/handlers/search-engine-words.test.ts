@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadLance } from '../../functions/adapters/lance/engine-environment.js';
-import { LanceSearchEngine } from '../../functions/adapters/lance/lance-search-engine.js';
+import { engineWord, LanceSearchEngine } from '../../functions/adapters/lance/lance-search-engine.js';
 import type { IndexRecord, SearchPlan } from '../../functions/domain/search/types.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'flowgate-search-words-'));
@@ -112,6 +112,16 @@ describe('LanceDB search engine: words as the gateway tokenizes them', () => {
     expect(await ids(record, plan([`${long.slice(0, 5)}x${long.slice(5)}`], { typos: true }))).toEqual(['long']);
     expect(await ids(record, plan([`${long.slice(0, 80)}q${long.slice(81)}`], { typos: true }))).toEqual(['long']);
     expect(await ids(record, plan([`${long.slice(0, 10)}q${long.slice(11)}`], { typos: true }))).toEqual(['long']);
+  });
+
+  it('engineWord(word) keeps a word of up to 32 bytes whole and cuts a longer one at the last whole character within 32 bytes', () => {
+    expect(engineWord('apples')).toBe('apples');
+    expect(engineWord('x'.repeat(32))).toBe('x'.repeat(32));
+    expect(engineWord('x'.repeat(33))).toBe('x'.repeat(32));
+    expect(engineWord('é'.repeat(20))).toBe('é'.repeat(16));
+    expect(engineWord('東京'.repeat(10))).toBe('東京'.repeat(5));
+    expect(engineWord(`a${'𝐚'.repeat(10)}`)).toBe(`a${'𝐚'.repeat(7)}`);
+    expect(engineWord(`${'x'.repeat(30)}東京`)).toBe('x'.repeat(30));
   });
 
   it('threat: a long query word with typo tolerance costs a bounded automaton and never fails the query (words of repeated patterns, the engine\'s worst case)', async () => {
