@@ -26,6 +26,14 @@
  * - Fuzzy (typo) matching sees only rows already in the full-text index: exact and prefix matches
  *   see every committed row at once (rows not yet indexed are searched flat); typo matches follow
  *   once maintenance (`indexNow`, run by the search maintenance queue) has caught up.
+ * - Until a table's first full-text index is built, the engine searches rows flat with a tokenizer
+ *   that does not lower-case (no upstream issue names it; downstream, ModernRelay/omnigraph#747);
+ *   its index drops words of 64 bytes or more, in documents and queries alike; and a typo match of a
+ *   long word fails the query (BurntSushi/fst#83). The searchable columns hold the document's words
+ *   as the gateway tokenizes them (lower-cased), each cut to its first 32 bytes (`engineWord`), and
+ *   each query word is cut the same way, so a word is found alike with or without the index, at any
+ *   length; the full words are compared by the check of every hit
+ *   (`test/handlers/search-engine-words.test.ts`).
  */
 import { createHash } from 'node:crypto';
 import type { Connection, FullTextQuery, Table } from '@lancedb/lancedb';
@@ -51,6 +59,39 @@ const MAINTENANCE_ATTEMPTS = 8;
 export const isRetryableConflict = (error: unknown) => error instanceof Error && /Retryable commit conflict/i.test(error.message);
 /** Terms a fuzzy word expands to at most (the engine's default is 50). */
 const FUZZY_EXPANSIONS = 20;
+/**
+ * The full-text index's `maxTokenLength`: it keeps words shorter than this many UTF-8 bytes and
+ * drops the others, in documents and in queries (tantivy's RemoveLongFilter keeps `length < limit`).
+ */
+const MAX_TOKEN_BYTES = 64;
+/**
+ * Bytes of a word the engine is given at most (`engineWord`): below `MAX_TOKEN_BYTES`, and short
+ * enough that the automaton of a typo match (the fst crate's Levenshtein DFA, which refuses more
+ * than 10,000 states, BurntSushi/fst#83, so the query fails) always builds at two edits: a 48-byte
+ * word of a repeated pattern (`abcabc…`) already exceeds it, none of 44 bytes or fewer did in
+ * trials (2026-11-28), and the test tries such words (`test/handlers/search-engine-words.test.ts`).
+ */
+const ENGINE_WORD_BYTES = 32;
+
+/**
+ * A word as the engine is given it, in a document's searchable column and in a query: its first
+ * characters within `ENGINE_WORD_BYTES` bytes (32 ASCII letters, 10 CJK characters). Words alike in
+ * those bytes are one to the engine; the check of each hit against its full words tells them apart.
+ * The n-gram column's prefixes (at most 15 characters, 60 bytes, never fuzzy) need no cut.
+ */
+export function engineWord(word: string): string {
+  // At most 3 bytes per UTF-16 unit.
+  if (word.length * 3 <= ENGINE_WORD_BYTES || Buffer.byteLength(word) <= ENGINE_WORD_BYTES) return word;
+  let bytes = 0;
+  let end = 0;
+  for (const char of word) {
+    const code = char.codePointAt(0)!;
+    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+    if (bytes > ENGINE_WORD_BYTES) break;
+    end += char.length;
+  }
+  return word.slice(0, end);
+}
 
 export interface LanceSearchEngineOptions {
   /** A directory, or `s3+ddb://bucket/prefix?ddbTableName=…`. */
@@ -320,9 +361,10 @@ export class LanceSearchEngine implements SearchEngine {
     const row: Record<string, unknown> = { id, doc: JSON.stringify(doc) };
     const terms = new Set<string>();
     settings.searchable.forEach(({ field }, i) => {
-      const text = fieldText(valueAt(doc, field));
-      row[`s${i}`] = text;
-      for (const term of tokenize(text)) terms.add(term);
+      const words = tokenize(fieldText(valueAt(doc, field)));
+      // The words as the gateway reads them (lower-cased even for the flat search before the first index), each within the index's length.
+      row[`s${i}`] = words.map(engineWord).join(' ');
+      for (const word of words) terms.add(word);
     });
     row.p = edgeGrams(terms).join(' ');
     for (const { field, type, column } of typedColumns(settings)) {
@@ -386,10 +428,12 @@ export class LanceSearchEngine implements SearchEngine {
   // Queries.
 
   private wordQuery(lance: Lance, settings: IndexSettings, word: string, isLast: boolean, plan: SearchPlan): FullTextQuery {
-    const clauses: FullTextQuery[] = settings.searchable.map(({ weight }, i) => new lance.MatchQuery(word, `s${i}`, { boost: weight }));
+    // Cut as the documents' words are (a longer query word would match nothing in the index); its typos are counted on the whole word.
+    const term = engineWord(word);
+    const clauses: FullTextQuery[] = settings.searchable.map(({ weight }, i) => new lance.MatchQuery(term, `s${i}`, { boost: weight }));
     const typos = plan.typos ? typosAllowed(word) : 0;
     if (typos > 0) {
-      settings.searchable.forEach(({ weight }, i) => clauses.push(new lance.MatchQuery(word, `s${i}`, { boost: weight * TYPO_BOOST, fuzziness: typos, maxExpansions: FUZZY_EXPANSIONS })));
+      settings.searchable.forEach(({ weight }, i) => clauses.push(new lance.MatchQuery(term, `s${i}`, { boost: weight * TYPO_BOOST, fuzziness: typos, maxExpansions: FUZZY_EXPANSIONS })));
     }
     if (plan.prefix && isLast) clauses.push(new lance.MatchQuery([...word].slice(0, MAX_PREFIX_CHARS).join(''), 'p', { boost: PREFIX_BOOST }));
     return clauses.length === 1 ? clauses[0]! : new lance.BooleanQuery(clauses.map((q) => [lance.Occur.Should, q]));
@@ -499,7 +543,7 @@ export class LanceSearchEngine implements SearchEngine {
           if ((await table.countRows()) === 0) return;
           const existing = new Set((await table.listIndices()).map((index) => index.name));
           // An index definition is used up by the index it makes: one each.
-          const fts = () => lance.Index.fts({ baseTokenizer: 'simple', lowercase: true, stem: false, removeStopWords: false, asciiFolding: false, withPosition: false, maxTokenLength: 64 });
+          const fts = () => lance.Index.fts({ baseTokenizer: 'simple', lowercase: true, stem: false, removeStopWords: false, asciiFolding: false, withPosition: false, maxTokenLength: MAX_TOKEN_BYTES });
           for (const column of [...record.settings.searchable.map((_, i) => `s${i}`), 'p']) {
             if (!existing.has(`${column}_idx`)) await table.createIndex(column, { config: fts(), replace: true });
           }
