@@ -4,38 +4,21 @@
  * rows wait for it, and after it. Each engine behaviour that would break that is shown on the raw
  * engine first, so the day it changes, this file says which work-around can go.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useLanceEngine } from '../support/lance-engine.js';
 import { loadLance } from '../../functions/adapters/lance/engine-environment.js';
-import { engineWord, LanceSearchEngine } from '../../functions/adapters/lance/lance-search-engine.js';
-import type { IndexRecord, SearchPlan } from '../../functions/domain/search/types.js';
+import { engineWord } from '../../functions/adapters/lance/lance-search-engine.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'flowgate-search-words-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const engine = new LanceSearchEngine({ uri: dir });
+const { dir, engine, index, plan, ids } = useLanceEngine('search-words');
 
-let n = 0;
-async function index(docs: { id: string; text: string }[]): Promise<IndexRecord> {
-  const record: IndexRecord = {
-    accountId: 'words-test', name: `w${++n}`, generation: 1, createdAt: '', updatedAt: '',
-    settings: { idField: 'id', searchable: [{ field: 'text', weight: 1 }], filterable: [], sortable: [], stored: null, maxDocuments: 1_000_000 },
-  };
-  await engine.saveIndex(record, { isNew: true });
-  if (docs.length > 0) await engine.upsert(record, docs.map((doc) => ({ id: doc.id, doc })));
-  return record;
-}
-const plan = (words: string[], extra: Partial<SearchPlan> = {}): SearchPlan => ({ words, match: 'all', prefix: false, typos: false, candidates: 1000, ...extra });
-const ids = async (record: IndexRecord, p: SearchPlan) => (await engine.search(record, p)).candidates.map((c) => c.id).sort();
-
+let rawTables = 0;
 /** A table of the engine's own, one text column `s0`, rows as given: what the engine does with text the adapter did not prepare. */
 async function rawTable(rows: { id: string; s0: string }[]) {
   const lance = await loadLance();
   const arrow = await import('apache-arrow');
   const db = await lance.connect(dir, { readConsistencyInterval: 0 });
   const schema = new arrow.Schema([new arrow.Field('id', new arrow.Utf8(), false), new arrow.Field('s0', new arrow.Utf8(), true)]);
-  const table = await db.createEmptyTable(`raw_${++n}`, schema);
+  const table = await db.createEmptyTable(`raw_${++rawTables}`, schema);
   await table.add(rows);
   const find = async (word: string, fuzziness = 0) => (await table.query().fullTextSearch(new lance.MatchQuery(word, 's0', { fuzziness })).select(['id', '_score']).toArray()).map((row) => String(row.id)).sort();
   // The adapter's index settings (lance-search-engine.ts, indexNow).

@@ -3,31 +3,14 @@
  * of the engine the adapter works around, shown on the raw engine and handled by the adapter, so
  * the day the engine fixes one, this file says which work-around can go.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useLanceEngine } from '../support/lance-engine.js';
 import { LANCE_CPU_THREADS, loadLance } from '../../functions/adapters/lance/engine-environment.js';
 import { isRetryableConflict, LanceSearchEngine } from '../../functions/adapters/lance/lance-search-engine.js';
 import type { FullTextQuery } from '@lancedb/lancedb';
-import type { IndexRecord, SearchPlan } from '../../functions/domain/search/types.js';
+import type { IndexRecord } from '../../functions/domain/search/types.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'flowgate-search-engine-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const engine = new LanceSearchEngine({ uri: dir });
-
-let n = 0;
-async function index(docs: { id: string; text: string }[]): Promise<IndexRecord> {
-  const record: IndexRecord = {
-    accountId: 'engine-test', name: `i${++n}`, generation: 1, createdAt: '', updatedAt: '',
-    settings: { idField: 'id', searchable: [{ field: 'text', weight: 1 }], filterable: [], sortable: [], stored: null, maxDocuments: 1_000_000 },
-  };
-  await engine.saveIndex(record, { isNew: true });
-  if (docs.length > 0) await engine.upsert(record, docs.map((doc) => ({ id: doc.id, doc })));
-  return record;
-}
-const plan = (words: string[], extra: Partial<SearchPlan> = {}): SearchPlan => ({ words, match: 'all', prefix: false, typos: false, candidates: 1000, ...extra });
-const ids = async (record: IndexRecord, p: SearchPlan) => (await engine.search(record, p)).candidates.map((c) => c.id).sort();
+const { dir, engine, index, plan, ids } = useLanceEngine('search-engine');
 /** The generation's table, opened on the engine directly (seeing each later commit, as the adapter does). */
 async function rawTable(record: IndexRecord) {
   const lance = await loadLance();
@@ -235,7 +218,7 @@ describe('LanceDB search engine: the engine\'s defects, handled in the adapter',
 describe('LanceDB search engine: caller text in its SQL', () => {
   it("threat: quotes and backslashes in a filter's value or a document id stay inside their literal (the engine's SQL takes no backslash escape), so no value widens a fixed filter", async () => {
     const record: IndexRecord = {
-      accountId: 'engine-test', name: `quoted${++n}`, generation: 1, createdAt: '', updatedAt: '',
+      accountId: 'engine-test', name: 'quoted', generation: 1, createdAt: '', updatedAt: '',
       settings: { idField: 'id', searchable: [{ field: 'text', weight: 1 }], filterable: [{ field: 'tenant', type: 'string' }], sortable: [], stored: null, maxDocuments: 1_000_000 },
     };
     await engine.saveIndex(record, { isNew: true });
