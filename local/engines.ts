@@ -203,6 +203,11 @@ async function startInThisThread(dynamodbPath: string | undefined): Promise<{ dy
   // local-aws-sqs 2.0.2 counted a ChangeMessageVisibility as one more receive, so a retried
   // message reached its dead-letter queue in half the receives; AWS counts receives only.
   // `patches/local-aws-sqs+2.0.2.patch` (applied by `npm ci` through patch-package) fixes that.
+  // The same patch makes a long poll answer once it holds a message, as SQS does: 2.0.2 answered only
+  // with MaxNumberOfMessages in hand or at the end of WaitTimeSeconds, so a flow poller that took 3
+  // of its 10 held them hidden for up to a second (the flow worker's pollers wait 1 s), and each
+  // event of a trigger sending a few a second waited 0.7 s before its flow ran (no upstream issue;
+  // LocalStack had the same bug, localstack/localstack#6118). `test/local/sqs-long-poll.test.ts`.
   const sqsServer = await createSqsServer({ port: 0, hostname: '127.0.0.1', emulateQueueCreationLifecycle: false });
   return {
     dynamodbEndpoint,
