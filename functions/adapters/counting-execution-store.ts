@@ -1,5 +1,5 @@
 import type {
-  ExecutionChange, ExecutionRef, ExecutionStatus, ExecutionStore, NewExecution, StoredRequest, BatchRequestLink,
+  ExecutionChange, ExecutionRef, ExecutionStatus, ExecutionStore, ExecutionUpdate, NewExecution, StoredRequest, BatchRequestLink,
 } from '../domain/flows/ports.js';
 import { ForwardingExecutionStore } from './forwarding-execution-store.js';
 import { countOfRecord, countOfUpdate } from '../domain/stats/outcomes.js';
@@ -32,8 +32,13 @@ export class CountingExecutionStore extends ForwardingExecutionStore {
     return written;
   }
 
-  async update(ref: ExecutionRef, change: ExecutionChange): Promise<void> {
-    await this.inner.update(ref, change);
+  /**
+   * Every attempt's finish counts, written or not: `countOfUpdate` takes a retry's outcome out of
+   * `queued` on the word of the attempt before it, late or not.
+   */
+  async update(ref: ExecutionRef, change: ExecutionChange): Promise<ExecutionUpdate> {
+    const result = await this.inner.update(ref, change);
     await this.counter.count(ref, countOfUpdate(change));
+    return result;
   }
 }

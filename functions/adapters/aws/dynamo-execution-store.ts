@@ -5,7 +5,7 @@ import {
 import { epochSeconds, type Clock } from '../../domain/clock.js';
 import { receivedAtOf } from '../../domain/flows/execution-id.js';
 import type {
-  AttemptRecord, Execution, ExecutionChange, ForwardedAttempt, ExecutionDetail, ExecutionFilter, ExecutionPage, ExecutionRef, ExecutionStore, NewExecution, StoredRequest, BatchRequestLink, BatchPosition, RefusalOutcome,
+  AttemptRecord, Execution, ExecutionChange, ExecutionStatus, ExecutionUpdate, ForwardedAttempt, ExecutionDetail, ExecutionFilter, ExecutionPage, ExecutionRef, ExecutionStore, NewExecution, StoredRequest, BatchRequestLink, BatchPosition, RefusalOutcome,
 } from '../../domain/flows/ports.js';
 import { MESSAGE_RETENTION_DAYS } from '../../manifest.js';
 import { AppError } from '../../shared/errors.js';
@@ -250,10 +250,26 @@ export class DynamoExecutionStore implements ExecutionStore {
     }
   }
 
-  async update(ref: ExecutionRef, change: ExecutionChange): Promise<void> {
+  /**
+   * One conditional write on the normal path: the change, if the record shows no later attempt and
+   * is not `succeeded`. Copies of one event can run side by side (a direct invocation whose answer
+   * was lost, and its queued fallback; a message redelivered while its run went on), so the write
+   * can be refused for a reason that must not drop it:
+   *
+   *   copy A  attempt 1 ── running ─────────────────────────── succeeded ──▶ written (success is final:
+   *   copy B        attempt 2 ── failed: queued ── attempt 3 …                keeps attempts 2)
+   *                                                  └─ refused ▶ `succeeded_already`: B stops
+   *
+   * A refused success is written again without the attempts condition (a second write, on that
+   * rare path only), leaving `attempts` at the higher number. Any other refused change reads the
+   * record (strongly consistent) to answer why, and adds its own attempt's timeline entry where the
+   * timeline has none under that number or only its start, so a copy's run does not stay `running`
+   * for ever; a finished entry is never replaced.
+   */
+  async update(ref: ExecutionRef, change: ExecutionChange): Promise<ExecutionUpdate> {
     const names: Record<string, string> = { '#status': 'status', '#error': 'error' };
-    const values: Record<string, unknown> = { ':status': change.status, ':attempts': change.attempts };
-    const sets = ['#status = :status', 'attempts = :attempts'];
+    const values: Record<string, unknown> = { ':status': change.status, ':attempts': change.attempts, ':succeeded': 'succeeded' };
+    const sets = ['#status = :status'];
     const removes: string[] = [];
     const setOrRemove = (attribute: string, value: unknown) => {
       if (value === undefined) {
@@ -279,15 +295,51 @@ export class DynamoExecutionStore implements ExecutionStore {
       sets.push('timeline.#attempt = :attempt_entry');
       values[':attempt_entry'] = change.attempt;
     }
-    await ifConditionHolds(() => this.client.send(new UpdateCommand({
+    const write = (withAttempts: boolean) => ifConditionHolds(() => this.client.send(new UpdateCommand({
       TableName: this.table,
       Key: statusKey(ref),
-      UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
-      // A late update of an earlier attempt must not overwrite a later attempt's outcome.
-      ConditionExpression: 'attribute_exists(pk) AND attempts <= :attempts',
+      UpdateExpression: `SET ${[...sets, ...(withAttempts ? ['attempts = :attempts'] : [])].join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+      // A late update of an earlier attempt must not overwrite a later attempt's outcome, except
+      // with a success; nothing overwrites a success.
+      ConditionExpression: withAttempts ? 'attribute_exists(pk) AND attempts <= :attempts AND #status <> :succeeded' : 'attribute_exists(pk) AND #status <> :succeeded',
       ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
+      ExpressionAttributeValues: withAttempts ? values : Object.fromEntries(Object.entries(values).filter(([key]) => key !== ':attempts')),
     })));
+    if (await write(true)) return 'written';
+    if (change.status === 'succeeded' && await write(false)) return 'written';
+    return this.refused(ref, change.attempt);
+  }
+
+  /** Why a change was refused, after adding its timeline entry where that keeps the timeline true (see `update`). */
+  private async refused(ref: ExecutionRef, entry: AttemptRecord | undefined): Promise<ExecutionUpdate> {
+    const names: Record<string, string> = { '#status': 'status', ...(entry && { '#attempt': String(entry.attempt) }) };
+    const { Item } = await this.client.send(new GetCommand({
+      TableName: this.table,
+      Key: statusKey(ref),
+      ProjectionExpression: entry ? '#status, timeline.#attempt' : '#status',
+      ExpressionAttributeNames: names,
+      ConsistentRead: true,
+    }));
+    if (!Item) return 'outdated';
+    const current = (Item.timeline as Record<string, AttemptRecord> | undefined)?.[String(entry?.attempt)];
+    if (entry && (current === undefined || current.status === 'running')) {
+      await ifConditionHolds(() => this.client.send(new UpdateCommand({
+        TableName: this.table,
+        Key: statusKey(ref),
+        UpdateExpression: 'SET timeline.#attempt = :entry',
+        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(timeline.#attempt) OR timeline.#attempt.#status = :running)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: { ':entry': entry, ':running': 'running' },
+      })));
+    }
+    return Item.status === 'succeeded' ? 'succeeded_already' : 'outdated';
+  }
+
+  async statusOf(ref: ExecutionRef): Promise<ExecutionStatus | undefined> {
+    const { Item } = await this.client.send(new GetCommand({
+      TableName: this.table, Key: statusKey(ref), ProjectionExpression: '#status, expires_at', ExpressionAttributeNames: { '#status': 'status' }, ConsistentRead: true,
+    }));
+    return Item && (Item.expires_at as number) > this.nowSeconds() ? Item.status as ExecutionStatus : undefined;
   }
 
   /**
