@@ -13,6 +13,10 @@ import { BatchedPuts } from './batched-puts.js';
 import { ifConditionHolds } from './conditional.js';
 import { packRequest, unpackRequest } from './request-packing.js';
 
+/** The rare paths of `update` and `statusOf`, loaded on first use (`first-use/execution-refusals.ts`). */
+let refusalsModule: Promise<typeof import('./first-use/execution-refusals.js')> | undefined;
+const refusals = () => (refusalsModule ??= import('./first-use/execution-refusals.js'));
+
 /** Execution records, and the requests stored with them, expire after seven days (DynamoDB TTL). */
 export const EXECUTION_TTL_SECONDS = 7 * 24 * 3600;
 /** Stored-aside payloads outlive the dead-letter queue's retention by a day, so a redrive finds them. */
@@ -264,11 +268,12 @@ export class DynamoExecutionStore implements ExecutionStore {
    * rare path only), leaving `attempts` at the higher number. Any other refused change reads the
    * record (strongly consistent) to answer why, and adds its own attempt's timeline entry where the
    * timeline has none under that number or only its start, so a copy's run does not stay `running`
-   * for ever; a finished entry is never replaced.
+   * for ever; a finished entry is never replaced. Those rare paths are `first-use/execution-refusals.ts`,
+   * loaded the first time one is taken.
    */
   async update(ref: ExecutionRef, change: ExecutionChange): Promise<ExecutionUpdate> {
     const names: Record<string, string> = { '#status': 'status', '#error': 'error' };
-    const values: Record<string, unknown> = { ':status': change.status, ':attempts': change.attempts, ':succeeded': 'succeeded' };
+    const values: Record<string, unknown> = { ':status': change.status, ':succeeded': 'succeeded' };
     const sets = ['#status = :status'];
     const removes: string[] = [];
     const setOrRemove = (attribute: string, value: unknown) => {
@@ -295,51 +300,21 @@ export class DynamoExecutionStore implements ExecutionStore {
       sets.push('timeline.#attempt = :attempt_entry');
       values[':attempt_entry'] = change.attempt;
     }
-    const write = (withAttempts: boolean) => ifConditionHolds(() => this.client.send(new UpdateCommand({
-      TableName: this.table,
-      Key: statusKey(ref),
-      UpdateExpression: `SET ${[...sets, ...(withAttempts ? ['attempts = :attempts'] : [])].join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
-      // A late update of an earlier attempt must not overwrite a later attempt's outcome, except
-      // with a success; nothing overwrites a success.
-      ConditionExpression: withAttempts ? 'attribute_exists(pk) AND attempts <= :attempts AND #status <> :succeeded' : 'attribute_exists(pk) AND #status <> :succeeded',
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: withAttempts ? values : Object.fromEntries(Object.entries(values).filter(([key]) => key !== ':attempts')),
-    })));
-    if (await write(true)) return 'written';
-    if (change.status === 'succeeded' && await write(false)) return 'written';
-    return this.refused(ref, change.attempt);
-  }
-
-  /** Why a change was refused, after adding its timeline entry where that keeps the timeline true (see `update`). */
-  private async refused(ref: ExecutionRef, entry: AttemptRecord | undefined): Promise<ExecutionUpdate> {
-    const names: Record<string, string> = { '#status': 'status', ...(entry && { '#attempt': String(entry.attempt) }) };
-    const { Item } = await this.client.send(new GetCommand({
-      TableName: this.table,
-      Key: statusKey(ref),
-      ProjectionExpression: entry ? '#status, timeline.#attempt' : '#status',
-      ExpressionAttributeNames: names,
-      ConsistentRead: true,
-    }));
-    if (!Item) return 'outdated';
-    const current = (Item.timeline as Record<string, AttemptRecord> | undefined)?.[String(entry?.attempt)];
-    if (entry && (current === undefined || current.status === 'running')) {
-      await ifConditionHolds(() => this.client.send(new UpdateCommand({
-        TableName: this.table,
-        Key: statusKey(ref),
-        UpdateExpression: 'SET timeline.#attempt = :entry',
-        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(timeline.#attempt) OR timeline.#attempt.#status = :running)',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ':entry': entry, ':running': 'running' },
-      })));
-    }
-    return Item.status === 'succeeded' ? 'succeeded_already' : 'outdated';
+    const update = { TableName: this.table, Key: statusKey(ref), ExpressionAttributeNames: names, ExpressionAttributeValues: values };
+    const removed = removes.length ? ` REMOVE ${removes.join(', ')}` : '';
+    if (await ifConditionHolds(() => this.client.send(new UpdateCommand({
+      ...update,
+      UpdateExpression: `SET ${sets.join(', ')}, attempts = :attempts${removed}`,
+      // A late update of an earlier attempt must not overwrite a later attempt's outcome; nothing
+      // overwrites a success (and a success at an earlier attempt is written on the rare path).
+      ConditionExpression: 'attribute_exists(pk) AND attempts <= :attempts AND #status <> :succeeded',
+      ExpressionAttributeValues: { ...values, ':attempts': change.attempts },
+    })))) return 'written';
+    return (await refusals()).refusedUpdate(this.client, { ...update, UpdateExpression: `SET ${sets.join(', ')}${removed}` }, change);
   }
 
   async statusOf(ref: ExecutionRef): Promise<ExecutionStatus | undefined> {
-    const { Item } = await this.client.send(new GetCommand({
-      TableName: this.table, Key: statusKey(ref), ProjectionExpression: '#status, expires_at', ExpressionAttributeNames: { '#status': 'status' }, ConsistentRead: true,
-    }));
-    return Item && (Item.expires_at as number) > this.nowSeconds() ? Item.status as ExecutionStatus : undefined;
+    return (await refusals()).statusOf(this.client, this.table, statusKey(ref), this.nowSeconds());
   }
 
   /**
