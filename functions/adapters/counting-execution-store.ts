@@ -33,12 +33,14 @@ export class CountingExecutionStore extends ForwardingExecutionStore {
   }
 
   /**
-   * Every attempt's finish counts, written or not: `countOfUpdate` takes a retry's outcome out of
-   * `queued` on the word of the attempt before it, late or not.
+   * A change is counted whether it was written or came too late (`countOfUpdate` takes a retry's
+   * outcome out of `queued` on the word of the attempt before it, late or not), except a change
+   * that found the record `succeeded`: the write that made it so counted the delivery, and a copy of
+   * the event that failed afterwards (even under the same attempt number) adds nothing.
    */
   async update(ref: ExecutionRef, change: ExecutionChange): Promise<ExecutionUpdate> {
     const result = await this.inner.update(ref, change);
-    await this.counter.count(ref, countOfUpdate(change));
+    if (result !== 'succeeded_already') await this.counter.count(ref, countOfUpdate(change));
     return result;
   }
 }
