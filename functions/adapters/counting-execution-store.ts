@@ -1,5 +1,5 @@
 import type {
-  ExecutionChange, ExecutionRef, ExecutionStatus, ExecutionStore, NewExecution, StoredRequest, BatchRequestLink,
+  ExecutionChange, ExecutionRef, ExecutionStatus, ExecutionStore, ExecutionUpdate, NewExecution, StoredRequest, BatchRequestLink,
 } from '../domain/flows/ports.js';
 import { ForwardingExecutionStore } from './forwarding-execution-store.js';
 import { countOfRecord, countOfUpdate } from '../domain/stats/outcomes.js';
@@ -32,8 +32,15 @@ export class CountingExecutionStore extends ForwardingExecutionStore {
     return written;
   }
 
-  async update(ref: ExecutionRef, change: ExecutionChange): Promise<void> {
-    await this.inner.update(ref, change);
-    await this.counter.count(ref, countOfUpdate(change));
+  /**
+   * A change is counted whether it was written or came too late (`countOfUpdate` takes a retry's
+   * outcome out of `queued` on the word of the attempt before it, late or not), except a change
+   * that found the record `succeeded`: the write that made it so counted the delivery, and a copy of
+   * the event that failed afterwards (even under the same attempt number) adds nothing.
+   */
+  async update(ref: ExecutionRef, change: ExecutionChange): Promise<ExecutionUpdate> {
+    const result = await this.inner.update(ref, change);
+    if (result !== 'succeeded_already') await this.counter.count(ref, countOfUpdate(change));
+    return result;
   }
 }

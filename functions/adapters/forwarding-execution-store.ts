@@ -1,5 +1,5 @@
 import type {
-  ExecutionChange, ExecutionFilter, ExecutionRef, ExecutionStore, NewExecution, StoredRequest, BatchRequestLink, RefusalOutcome,
+  ExecutionChange, ExecutionFilter, ExecutionUpdate, ExecutionRef, ExecutionStore, NewExecution, StoredRequest, BatchRequestLink, RefusalOutcome,
 } from '../domain/flows/ports.js';
 
 /**
@@ -12,7 +12,8 @@ export class ForwardingExecutionStore implements ExecutionStore {
   record(ref: ExecutionRef, execution: NewExecution, request?: StoredRequest | BatchRequestLink): Promise<void> { return this.inner.record(ref, execution, request); }
   recordFirst(ref: ExecutionRef, execution: NewExecution, request: StoredRequest): Promise<boolean> { return this.inner.recordFirst(ref, execution, request); }
   storeRequest(ref: ExecutionRef, request: StoredRequest): Promise<void> { return this.inner.storeRequest(ref, request); }
-  update(ref: ExecutionRef, change: ExecutionChange): Promise<void> { return this.inner.update(ref, change); }
+  update(ref: ExecutionRef, change: ExecutionChange): Promise<ExecutionUpdate> { return this.inner.update(ref, change); }
+  statusOf(ref: ExecutionRef) { return this.inner.statusOf(ref); }
   discard(ref: ExecutionRef, eventId: string): Promise<void> { return this.inner.discard(ref, eventId); }
   get(ref: ExecutionRef) { return this.inner.get(ref); }
   requestOf(ref: ExecutionRef, eventId: string) { return this.inner.requestOf(ref, eventId); }

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CountingExecutionStore } from '../../functions/adapters/counting-execution-store.js';
 import { newExecutionId } from '../../functions/domain/flows/execution-id.js';
-import type { ExecutionChange, ExecutionStatus, ExecutionStore, NewExecution } from '../../functions/domain/flows/ports.js';
+import type { ExecutionChange, ExecutionStatus, ExecutionStore, ExecutionUpdate, NewExecution } from '../../functions/domain/flows/ports.js';
 import { countOfRecord, countOfUpdate, LIST_STATUSES, OUTCOMES, zeroCounts, type Outcome } from '../../functions/domain/stats/outcomes.js';
 import { HOUR_MS, isLate, isSettled, MINUTE_MS } from '../../functions/domain/stats/periods.js';
 import { parseStatsQuery, readDeliveryStats } from '../../functions/domain/stats/read-stats.js';
@@ -118,6 +118,22 @@ describe('what a record or a change of it counts', () => {
       }
       expect(counts).toEqual(expected);
     }), { numRuns: 200 });
+  });
+});
+
+describe('CountingExecutionStore and copies of one event', () => {
+  it('a change that finds the record succeeded already counts nothing: the success was counted by the write that made it', async () => {
+    const stats = new MemoryDeliveryStats();
+    let answer: ExecutionUpdate = 'written';
+    const store = { update: async () => answer } as unknown as ExecutionStore;
+    const counted = new CountingExecutionStore(store, countAtOnce(stats, () => T0));
+    const r = ref(T0);
+    // A direct run and its queued fallback, both attempt 1: the first succeeds, the second fails after it.
+    await counted.update(r, { status: 'succeeded', attempts: 1, attempt: finished(1, 'succeeded') });
+    answer = 'succeeded_already';
+    expect(await counted.update(r, { status: 'queued', attempts: 1, attempt: finished(1, 'failed') })).toBe('succeeded_already');
+    const [counts = zeroCounts()] = (await stats.minutes(TRIGGER, 0, Number.MAX_SAFE_INTEGER)).values();
+    expect(counts).toEqual({ ...zeroCounts(), succeeded: 1 });
   });
 });
 

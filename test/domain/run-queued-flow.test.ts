@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ExecutionChange, ExecutionStore, FlowResult } from '../../functions/domain/flows/ports.js';
-import { RUNNING_MARK_AFTER_MS, runQueuedFlow, type WorkerDeps } from '../../functions/domain/flows/run-queued-flow.js';
+import type { ExecutionChange, ExecutionStatus, ExecutionStore, ExecutionUpdate, FlowResult } from '../../functions/domain/flows/ports.js';
+import { FlowAttemptFailed, RUNNING_MARK_AFTER_MS, runQueuedFlow, type WorkerDeps } from '../../functions/domain/flows/run-queued-flow.js';
 
 /** The worker's writes per attempt: a run that ends quickly costs one (its outcome); a long one shows `running` first. */
 const REF = { triggerId: 't1', executionId: '20261124T105204000Z_abc' };
@@ -52,5 +52,71 @@ describe('runQueuedFlow: the status writes of one attempt', () => {
     harness.finishMarkWrite();
     await attempt;
     expect(harness.updates).toEqual(['running', 'succeeded']);
+  });
+});
+
+/**
+ * Copies of one event (a lost direct answer and its queued fallback, a redelivery while a run went
+ * on): the store says when the record is `succeeded` already (`ExecutionStore.update`, `statusOf`),
+ * and the worker then stops the copy without running the flow again.
+ */
+describe('runQueuedFlow: a copy of an event that has succeeded already', () => {
+  function copies(options: { status?: () => Promise<ExecutionStatus | undefined>; recorded?: ExecutionUpdate; run?: FlowResult }) {
+    const reads: number[] = [];
+    const updates: ExecutionChange[] = [];
+    const delays: number[] = [];
+    let runs = 0;
+    const executions = {
+      statusOf: async () => { reads.push(1); return (options.status ?? (async () => 'queued' as const))(); },
+      update: async (_ref: unknown, change: ExecutionChange) => { updates.push(change); return options.recorded ?? 'written'; },
+    } as unknown as ExecutionStore;
+    const deps: WorkerDeps = {
+      executions,
+      flows: { run: async () => { runs++; return options.run ?? { status: 'succeeded', output: {} }; } },
+      redelivery: { delay: async (_handle, seconds) => void delays.push(seconds) },
+      maxReceiveCount: 5,
+      retryBaseSeconds: 15,
+      now: () => Date.parse('2026-11-24T10:52:04.000Z'),
+      after: () => () => undefined,
+    };
+    return { deps, reads, updates, delays, runs: () => runs };
+  }
+
+  it('a retry whose record says succeeded is acknowledged unrun, and writes nothing', async () => {
+    const h = copies({ status: async () => 'succeeded' });
+    await expect(runQueuedFlow(h.deps, { body: MESSAGE, receiptHandle: 'r', receiveCount: 2, timeoutMs: 1000 })).resolves.toBeUndefined();
+    expect([h.runs(), h.updates, h.delays]).toEqual([0, [], []]);
+  });
+
+  it('so is a retry past its last attempt: acknowledged, not sent to the dead-letter queue', async () => {
+    const h = copies({ status: async () => 'succeeded' });
+    await expect(runQueuedFlow(h.deps, { body: MESSAGE, receiptHandle: 'r', receiveCount: 6, timeoutMs: 1000 })).resolves.toBeUndefined();
+    expect([h.runs(), h.delays]).toEqual([0, []]);
+  });
+
+  it('a retry whose record says anything else runs; a first attempt runs without reading', async () => {
+    const retry = copies({ status: async () => 'queued' });
+    await runQueuedFlow(retry.deps, { body: MESSAGE, receiptHandle: 'r', receiveCount: 2, timeoutMs: 1000 });
+    expect([retry.reads.length, retry.runs(), retry.updates.map((u) => u.status)]).toEqual([1, 1, ['succeeded']]);
+    const first = copies({ status: async () => 'succeeded' });
+    await runQueuedFlow(first.deps, { body: MESSAGE, receiptHandle: 'r', receiveCount: 1, timeoutMs: 1000 });
+    expect([first.reads.length, first.runs()]).toEqual([0, 1]);
+  });
+
+  it('a retry whose record cannot be read runs (at least once)', async () => {
+    const h = copies({ status: async () => { throw new Error('ProvisionedThroughputExceededException'); } });
+    await runQueuedFlow(h.deps, { body: MESSAGE, receiptHandle: 'r', receiveCount: 3, timeoutMs: 1000 });
+    expect(h.runs()).toBe(1);
+  });
+
+  it('a failed run whose record says succeeded already is acknowledged, not retried', async () => {
+    const h = copies({ run: { status: 'failed', error: 'Boom' }, recorded: 'succeeded_already' });
+    await expect(runQueuedFlow(h.deps, { body: MESSAGE, receiptHandle: 'r', receiveCount: 1, timeoutMs: 1000 })).resolves.toBeUndefined();
+    expect(h.updates.map((u) => u.status)).toEqual(['queued']);
+  });
+
+  it('a failed run whose record has a later attempt (not a success) is retried as before', async () => {
+    const h = copies({ run: { status: 'failed', error: 'Boom' }, recorded: 'outdated' });
+    await expect(runQueuedFlow(h.deps, { body: MESSAGE, receiptHandle: 'r', receiveCount: 1, timeoutMs: 1000 })).rejects.toBeInstanceOf(FlowAttemptFailed);
   });
 });

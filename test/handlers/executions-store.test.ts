@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { DynamoExecutionStore, EXECUTION_SHARDS, shardOf } from '../../functions/adapters/aws/dynamo-execution-store.js';
 import { DynamoDeliveryStats } from '../../functions/adapters/aws/dynamo-delivery-stats.js';
 import { newExecutionId, receivedAtOf } from '../../functions/domain/flows/execution-id.js';
-import type { ExecutionFilter, ExecutionStatus, ExecutionStore, StoredRequest } from '../../functions/domain/flows/ports.js';
+import type { ExecutionFilter, ExecutionStatus, ExecutionStore, FlowResult, StoredRequest } from '../../functions/domain/flows/ports.js';
+import { FlowAttemptFailed, runQueuedFlow, type WorkerDeps } from '../../functions/domain/flows/run-queued-flow.js';
 import { useEngines } from '../support/engines.js';
 import { realisticEvent } from '../../bench/support/payloads.js';
 
@@ -200,6 +201,143 @@ describe('DynamoExecutionStore: requests and attempts', () => {
     expect(await store().requestOf(without, byId.get(without.executionId)!.event_id)).toBeUndefined();
     // The same request as a full read returns.
     expect((await store().get(withRequest))?.request).toEqual(request);
+  });
+});
+
+/**
+ * Two copies of one event (a direct invocation whose answer was lost and its queued fallback, a
+ * message redelivered while its run went on) write the same record; the writes are ordered here
+ * by hand, each order a race could give.
+ */
+describe('DynamoExecutionStore.update: a success is final, whatever copy of the event wrote it', () => {
+  const at = (s: number) => new Date(BASE_MS + s * 1000).toISOString();
+  const newRef = (triggerId: string) => ({ triggerId, executionId: newExecutionId(Date.now(), randomBytes(16).toString('hex')) });
+  async function queued(triggerId: string) {
+    const ref = newRef(triggerId);
+    await store().record(ref, { event_id: 'evt_copies', received_at: new Date().toISOString(), status: 'queued', attempts: 0 }, REQUEST);
+    return ref;
+  }
+
+  it('a success at a lower attempt after a higher attempt\'s failure is written, and keeps the higher attempt count', async () => {
+    const ref = await queued('t-final-late-success');
+    expect(await store().update(ref, { status: 'running', attempts: 1, attempt: { attempt: 1, started_at: at(0), status: 'running' } })).toBe('written');
+    // Copy B, the same message redelivered, fails attempt 2 while copy A still runs attempt 1.
+    await store().update(ref, { status: 'queued', attempts: 2, error: 'Boom', nextAttemptAt: at(40), attempt: { attempt: 2, started_at: at(5), finished_at: at(6), status: 'failed', error: 'Boom' } });
+    expect(await store().update(ref, { status: 'succeeded', attempts: 1, output: { ok: 'A' }, attempt: { attempt: 1, started_at: at(0), finished_at: at(10), status: 'succeeded' } })).toBe('written');
+    const read = await store().get(ref);
+    expect(read).toMatchObject({ status: 'succeeded', attempts: 2, output: { ok: 'A' } });
+    expect(read).not.toHaveProperty('error');
+    expect(read).not.toHaveProperty('next_attempt_at');
+    expect(read!.timeline).toEqual([
+      { attempt: 1, started_at: at(0), finished_at: at(10), status: 'succeeded' },
+      { attempt: 2, started_at: at(5), finished_at: at(6), status: 'failed', error: 'Boom' },
+    ]);
+    expect(await store().statusOf(ref)).toBe('succeeded');
+  });
+
+  it('a failure, a retry due or a start at a higher attempt after a success leaves it succeeded; the copy\'s own run is added to the timeline', async () => {
+    const ref = await queued('t-final-late-failure');
+    await store().update(ref, { status: 'succeeded', attempts: 1, output: { ok: 'A' }, attempt: { attempt: 1, started_at: at(0), finished_at: at(1), status: 'succeeded' } });
+    expect(await store().update(ref, { status: 'running', attempts: 2, attempt: { attempt: 2, started_at: at(2), status: 'running' } })).toBe('succeeded_already');
+    expect(await store().update(ref, { status: 'queued', attempts: 2, error: 'Boom', nextAttemptAt: at(30), attempt: { attempt: 2, started_at: at(2), finished_at: at(3), status: 'failed', error: 'Boom' } })).toBe('succeeded_already');
+    expect(await store().update(ref, { status: 'failed', attempts: 5, error: 'Boom', attempt: { attempt: 5, started_at: at(60), finished_at: at(61), status: 'failed', error: 'Boom' } })).toBe('succeeded_already');
+    const read = await store().get(ref);
+    expect(read).toMatchObject({ status: 'succeeded', attempts: 1, output: { ok: 'A' } });
+    expect(read).not.toHaveProperty('error');
+    expect(read!.timeline).toEqual([
+      { attempt: 1, started_at: at(0), finished_at: at(1), status: 'succeeded' },
+      { attempt: 2, started_at: at(2), finished_at: at(3), status: 'failed', error: 'Boom' },
+      { attempt: 5, started_at: at(60), finished_at: at(61), status: 'failed', error: 'Boom' },
+    ]);
+  });
+
+  it('a copy that ran under the same attempt number as the success leaves the success and its timeline entry as they are; a second success changes nothing', async () => {
+    const ref = await queued('t-final-same-attempt');
+    await store().update(ref, { status: 'succeeded', attempts: 1, output: { ok: 'A' }, attempt: { attempt: 1, started_at: at(0), finished_at: at(1), status: 'succeeded' } });
+    expect(await store().update(ref, { status: 'queued', attempts: 1, error: 'Boom', nextAttemptAt: at(20), attempt: { attempt: 1, started_at: at(0), finished_at: at(2), status: 'failed', error: 'Boom' } })).toBe('succeeded_already');
+    expect(await store().update(ref, { status: 'succeeded', attempts: 1, output: { ok: 'B' }, attempt: { attempt: 1, started_at: at(0), finished_at: at(3), status: 'succeeded' } })).toBe('succeeded_already');
+    const read = await store().get(ref);
+    expect(read).toMatchObject({ status: 'succeeded', attempts: 1, output: { ok: 'A' }, timeline: [{ attempt: 1, started_at: at(0), finished_at: at(1), status: 'succeeded' }] });
+  });
+
+  it('a late outcome of an earlier attempt still finishes its own run in the timeline when that shows only its start', async () => {
+    const ref = await queued('t-final-late-finish');
+    await store().update(ref, { status: 'running', attempts: 1, attempt: { attempt: 1, started_at: at(0), status: 'running' } });
+    await store().update(ref, { status: 'queued', attempts: 2, error: 'Boom', nextAttemptAt: at(40), attempt: { attempt: 2, started_at: at(5), finished_at: at(6), status: 'failed', error: 'Boom' } });
+    expect(await store().update(ref, { status: 'queued', attempts: 1, error: 'Slow', attempt: { attempt: 1, started_at: at(0), finished_at: at(9), status: 'timed_out', error: 'Slow' } })).toBe('outdated');
+    const read = await store().get(ref);
+    expect(read).toMatchObject({ status: 'queued', attempts: 2, error: 'Boom', next_attempt_at: at(40) });
+    expect(read!.timeline.map((entry) => [entry.attempt, entry.status])).toEqual([[1, 'timed_out'], [2, 'failed']]);
+  });
+
+  it('a large output kept aside by a late success is the one read back', async () => {
+    const ref = await queued('t-final-aside');
+    await store().update(ref, { status: 'queued', attempts: 2, error: 'Boom', attempt: { attempt: 2, started_at: at(5), finished_at: at(6), status: 'failed', error: 'Boom' } });
+    const output = { text: 'x'.repeat(2_000) };
+    await store().update(ref, { status: 'succeeded', attempts: 1, output, attempt: { attempt: 1, started_at: at(0), finished_at: at(10), status: 'succeeded' } });
+    expect(await store().get(ref)).toMatchObject({ status: 'succeeded', attempts: 2, output });
+  });
+
+  it('changes nothing of a record that is not there, and says so', async () => {
+    const ref = newRef('t-final-none');
+    expect(await store().update(ref, { status: 'succeeded', attempts: 1, attempt: { attempt: 1, started_at: at(0), finished_at: at(1), status: 'succeeded' } })).toBe('outdated');
+    expect(await store().update(ref, { status: 'queued', attempts: 1, attempt: { attempt: 1, started_at: at(0), finished_at: at(1), status: 'failed' } })).toBe('outdated');
+    expect(await store().get(ref)).toBeUndefined();
+    expect(await store().statusOf(ref)).toBeUndefined();
+  });
+});
+
+describe('runQueuedFlow over the store: two copies of one event, in the orders a race gives', () => {
+  const message = (ref: { triggerId: string; executionId: string }) => JSON.stringify({ v: 1, trigger_id: ref.triggerId, flow: 'echo', ref, input: { trigger: { event: {} } } });
+  function worker(outcomes: FlowResult[]) {
+    let runs = 0;
+    const deps: WorkerDeps = {
+      executions: store(),
+      flows: { run: async () => outcomes[runs++]! },
+      redelivery: { delay: async () => undefined },
+      maxReceiveCount: 5,
+      retryBaseSeconds: 15,
+      now: Date.now,
+      after: () => () => undefined,
+    };
+    return { deps, runs: () => runs };
+  }
+  async function queuedRef(triggerId: string) {
+    const ref = { triggerId, executionId: newExecutionId(Date.now(), randomBytes(16).toString('hex')) };
+    await store().record(ref, { event_id: 'evt_worker_copies', received_at: new Date().toISOString(), status: 'queued', attempts: 0 }, REQUEST);
+    return ref;
+  }
+  const failed: FlowResult = { status: 'failed', error: 'Boom' };
+  const succeeded: FlowResult = { status: 'succeeded', output: { ok: true } };
+
+  it('copy B fails attempt 2, then copy A succeeds attempt 1: succeeded; B\'s next receive is acknowledged without running the flow', async () => {
+    const ref = await queuedRef('t-worker-b-first');
+    const a = worker([succeeded]);
+    const b = worker([failed, failed]);
+    await expect(runQueuedFlow(b.deps, { body: message(ref), receiptHandle: 'b', receiveCount: 2, timeoutMs: 1000 })).rejects.toBeInstanceOf(FlowAttemptFailed);
+    expect(await store().statusOf(ref)).toBe('queued');
+    await runQueuedFlow(a.deps, { body: message(ref), receiptHandle: 'a', receiveCount: 1, timeoutMs: 1000 });
+    await expect(runQueuedFlow(b.deps, { body: message(ref), receiptHandle: 'b', receiveCount: 3, timeoutMs: 1000 })).resolves.toBeUndefined();
+    expect([a.runs(), b.runs()]).toEqual([1, 1]);
+    const read = await store().get(ref);
+    expect(read).toMatchObject({ status: 'succeeded', attempts: 2, output: { ok: true } });
+    expect(read!.timeline.map((entry) => [entry.attempt, entry.status])).toEqual([[1, 'succeeded'], [2, 'failed']]);
+  });
+
+  it('copy A succeeds attempt 1, then copy B fails attempt 2: still succeeded, and B is acknowledged rather than retried', async () => {
+    const ref = await queuedRef('t-worker-a-first');
+    await runQueuedFlow(worker([succeeded]).deps, { body: message(ref), receiptHandle: 'a', receiveCount: 1, timeoutMs: 1000 });
+    await expect(runQueuedFlow(worker([failed]).deps, { body: message(ref), receiptHandle: 'b', receiveCount: 2, timeoutMs: 1000 })).resolves.toBeUndefined();
+    expect(await store().get(ref)).toMatchObject({ status: 'succeeded', attempts: 1, output: { ok: true } });
+  });
+
+  it('a direct run and its queued fallback, both attempt 1: the fallback\'s failure after the success is acknowledged and changes nothing', async () => {
+    const ref = await queuedRef('t-worker-fallback');
+    await runQueuedFlow(worker([succeeded]).deps, { body: message(ref), receiveCount: 1, timeoutMs: 1000 });
+    await expect(runQueuedFlow(worker([failed]).deps, { body: message(ref), receiptHandle: 'q', receiveCount: 1, timeoutMs: 1000 })).resolves.toBeUndefined();
+    const read = await store().get(ref);
+    expect(read).toMatchObject({ status: 'succeeded', attempts: 1, timeline: [expect.objectContaining({ attempt: 1, status: 'succeeded' })] });
+    expect(read).not.toHaveProperty('error');
   });
 });
 

@@ -5,13 +5,17 @@ import {
 import { epochSeconds, type Clock } from '../../domain/clock.js';
 import { receivedAtOf } from '../../domain/flows/execution-id.js';
 import type {
-  AttemptRecord, Execution, ExecutionChange, ForwardedAttempt, ExecutionDetail, ExecutionFilter, ExecutionPage, ExecutionRef, ExecutionStore, NewExecution, StoredRequest, BatchRequestLink, BatchPosition, RefusalOutcome,
+  AttemptRecord, Execution, ExecutionChange, ExecutionStatus, ExecutionUpdate, ForwardedAttempt, ExecutionDetail, ExecutionFilter, ExecutionPage, ExecutionRef, ExecutionStore, NewExecution, StoredRequest, BatchRequestLink, BatchPosition, RefusalOutcome,
 } from '../../domain/flows/ports.js';
 import { MESSAGE_RETENTION_DAYS } from '../../manifest.js';
 import { AppError } from '../../shared/errors.js';
 import { BatchedPuts } from './batched-puts.js';
 import { ifConditionHolds } from './conditional.js';
 import { packRequest, unpackRequest } from './request-packing.js';
+
+/** The rare paths of `update` and `statusOf`, loaded on first use (`first-use/execution-refusals.ts`). */
+let refusalsModule: Promise<typeof import('./first-use/execution-refusals.js')> | undefined;
+const refusals = () => (refusalsModule ??= import('./first-use/execution-refusals.js'));
 
 /** Execution records, and the requests stored with them, expire after seven days (DynamoDB TTL). */
 export const EXECUTION_TTL_SECONDS = 7 * 24 * 3600;
@@ -250,10 +254,27 @@ export class DynamoExecutionStore implements ExecutionStore {
     }
   }
 
-  async update(ref: ExecutionRef, change: ExecutionChange): Promise<void> {
+  /**
+   * One conditional write on the normal path: the change, if the record shows no later attempt and
+   * is not `succeeded`. Copies of one event can run side by side (a direct invocation whose answer
+   * was lost, and its queued fallback; a message redelivered while its run went on), so the write
+   * can be refused for a reason that must not drop it:
+   *
+   *   copy A  attempt 1 ── running ─────────────────────────── succeeded ──▶ written (success is final:
+   *   copy B        attempt 2 ── failed: queued ── attempt 3 …                keeps attempts 2)
+   *                                                  └─ refused ▶ `succeeded_already`: B stops
+   *
+   * A refused success is written again without the attempts condition (a second write, on that
+   * rare path only), leaving `attempts` at the higher number. Any other refused change reads the
+   * record (strongly consistent) to answer why, and adds its own attempt's timeline entry where the
+   * timeline has none under that number or only its start, so a copy's run does not stay `running`
+   * for ever; a finished entry is never replaced. Those rare paths are `first-use/execution-refusals.ts`,
+   * loaded the first time one is taken.
+   */
+  async update(ref: ExecutionRef, change: ExecutionChange): Promise<ExecutionUpdate> {
     const names: Record<string, string> = { '#status': 'status', '#error': 'error' };
-    const values: Record<string, unknown> = { ':status': change.status, ':attempts': change.attempts };
-    const sets = ['#status = :status', 'attempts = :attempts'];
+    const values: Record<string, unknown> = { ':status': change.status, ':succeeded': 'succeeded' };
+    const sets = ['#status = :status'];
     const removes: string[] = [];
     const setOrRemove = (attribute: string, value: unknown) => {
       if (value === undefined) {
@@ -279,15 +300,21 @@ export class DynamoExecutionStore implements ExecutionStore {
       sets.push('timeline.#attempt = :attempt_entry');
       values[':attempt_entry'] = change.attempt;
     }
-    await ifConditionHolds(() => this.client.send(new UpdateCommand({
-      TableName: this.table,
-      Key: statusKey(ref),
-      UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
-      // A late update of an earlier attempt must not overwrite a later attempt's outcome.
-      ConditionExpression: 'attribute_exists(pk) AND attempts <= :attempts',
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-    })));
+    const update = { TableName: this.table, Key: statusKey(ref), ExpressionAttributeNames: names, ExpressionAttributeValues: values };
+    const removed = removes.length ? ` REMOVE ${removes.join(', ')}` : '';
+    if (await ifConditionHolds(() => this.client.send(new UpdateCommand({
+      ...update,
+      UpdateExpression: `SET ${sets.join(', ')}, attempts = :attempts${removed}`,
+      // A late update of an earlier attempt must not overwrite a later attempt's outcome; nothing
+      // overwrites a success (and a success at an earlier attempt is written on the rare path).
+      ConditionExpression: 'attribute_exists(pk) AND attempts <= :attempts AND #status <> :succeeded',
+      ExpressionAttributeValues: { ...values, ':attempts': change.attempts },
+    })))) return 'written';
+    return (await refusals()).refusedUpdate(this.client, { ...update, UpdateExpression: `SET ${sets.join(', ')}${removed}` }, change);
+  }
+
+  async statusOf(ref: ExecutionRef): Promise<ExecutionStatus | undefined> {
+    return (await refusals()).statusOf(this.client, this.table, statusKey(ref), this.nowSeconds());
   }
 
   /**

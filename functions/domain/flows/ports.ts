@@ -186,6 +186,14 @@ export type NewExecution = Omit<Execution, 'execution_id' | 'timeline' | 'output
  */
 export type ExecutionChange = Pick<Execution, 'status' | 'attempts'> & { output?: unknown; error?: string; nextAttemptAt?: string; attempt?: AttemptRecord; reply?: ReplySummary };
 
+/**
+ * What `ExecutionStore.update` did with a change: `written`; `outdated`, when the record has a later
+ * attempt's outcome already (or is gone); `succeeded_already`, when the record says `succeeded`
+ * already, which it says for good. A change not written still adds its own attempt to the timeline
+ * when the timeline has none under that number, or only its start (`running`).
+ */
+export type ExecutionUpdate = 'written' | 'outdated' | 'succeeded_already';
+
 /** Filters of a trigger's execution list; they combine (all must hold). */
 export interface ExecutionFilter {
   statuses?: readonly ExecutionStatus[];
@@ -223,8 +231,21 @@ export interface ExecutionStore {
    * request recorded for it, so that nothing of a delivery answered 503 is left behind.
    */
   discard(ref: ExecutionRef, eventId: string): Promise<void>;
-  /** Moves a record on; ignored when a later attempt has already been recorded. */
-  update(ref: ExecutionRef, change: ExecutionChange): Promise<void>;
+  /**
+   * Moves a record on, unless a later attempt has been recorded already, or the record says
+   * `succeeded`: a success is final. Duplicate copies of one event (at-least-once delivery) may
+   * run side by side, each under its own attempt number; a success is therefore written whatever
+   * later attempt the record shows (keeping the higher `attempts`), and nothing moves a
+   * `succeeded` record again. The normal path is one conditional write; a refused one reads the
+   * record to say why (and may add the change's timeline entry, see `ExecutionUpdate`).
+   */
+  update(ref: ExecutionRef, change: ExecutionChange): Promise<ExecutionUpdate>;
+  /**
+   * The record's status as written last (a strongly consistent read of the small status record),
+   * undefined when there is none: how a retried run learns that another copy of its event has
+   * succeeded already.
+   */
+  statusOf(ref: ExecutionRef): Promise<ExecutionStatus | undefined>;
   /** One record with its request; undefined when there is none (or it expired). */
   get(ref: ExecutionRef): Promise<ExecutionDetail | undefined>;
   /**

@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import { retryAfterDirect } from './direct-retry.js';
 import { DEFAULT_RETRY_BASE_SECONDS, MAX_RETRY_DELAY_SECONDS } from './limits.js';
 import { parseFlowMessage } from './message.js';
-import type { ExecutionStore, FlowRunner, Redelivery, RetryQueue } from './ports.js';
+import type { ExecutionRef, ExecutionStore, FlowRunner, Redelivery, RetryQueue } from './ports.js';
 
 export { DEFAULT_RETRY_BASE_SECONDS, MAX_RETRY_DELAY_SECONDS };
 
@@ -72,6 +72,11 @@ export const retryDelaySeconds = (attempt: number, baseSeconds: number): number 
  *
  * The failure of the last allowed receive is recorded as `failed` and the message is made visible
  * at once, so SQS moves it to the dead-letter queue on its next receive.
+ *
+ * One event may run as two copies (at least once: a direct invocation whose answer was lost and its
+ * queued fallback, a message redelivered while its run went on). A success is final in the record
+ * (`ExecutionStore.update`), so a copy whose failure finds it there, or whose retry does (read
+ * before a retry runs), is acknowledged and never runs the flow again.
  */
 export async function runQueuedFlow(deps: WorkerDeps, delivery: QueuedDelivery): Promise<void> {
   const message = parseFlowMessage(delivery.body);
@@ -79,6 +84,9 @@ export async function runQueuedFlow(deps: WorkerDeps, delivery: QueuedDelivery):
   const attempt = (message.attempts_before ?? 0) + delivery.receiveCount;
   // Attempts against the queue's maxReceiveCount: its receives, and the direct attempts before them.
   const spent = (message.direct_attempts ?? 0) + delivery.receiveCount;
+  // A retry (or a redelivery) of an event another copy of which has succeeded since: acknowledged
+  // unrun. Only a retry pays this read; a first attempt goes straight to its run.
+  if (attempt > 1 && await succeededAlready(deps.executions, message.ref)) return;
   if (spent > deps.maxReceiveCount && delivery.receiptHandle !== undefined) {
     // Its last attempt ran (and was recorded `failed`) while the queue still had a receive to give:
     // handed back at once, unrun, so the queue moves it to the dead-letter queue on the next.
@@ -89,7 +97,7 @@ export async function runQueuedFlow(deps: WorkerDeps, delivery: QueuedDelivery):
   const started_at = new Date(deps.now()).toISOString();
   // Marked running only if the run outlasts RUNNING_MARK_AFTER_MS; the outcome waits for that
   // write, so the mark can never land after the outcome and replace it.
-  let marking: Promise<void> | undefined;
+  let marking: Promise<unknown> | undefined;
   const cancelMark = (deps.after ?? timerAfter)(RUNNING_MARK_AFTER_MS, () => {
     marking = deps.executions.update(message.ref, { status: 'running', attempts: attempt, attempt: { attempt, started_at, status: 'running' } }).catch(() => undefined);
   });
@@ -128,13 +136,16 @@ export async function runQueuedFlow(deps: WorkerDeps, delivery: QueuedDelivery):
     // shows no time it cannot promise.
   }
   try {
-    await deps.executions.update(message.ref, {
+    const recorded = await deps.executions.update(message.ref, {
       status: last ? 'failed' : 'queued',
       attempts: attempt,
       error: reason,
       nextAttemptAt,
       attempt: { attempt, started_at, finished_at, status: result.status, error: reason },
     });
+    // Another copy of the event succeeded: this copy's failure changes nothing, and needs no retry
+    // (the message is acknowledged; a retry already on the queue finds the success and stops).
+    if (recorded === 'succeeded_already') return;
   } catch (error) {
     // A direct attempt's retry is on the queue already: were this thrown as it is, the worker would
     // fail the invocation and Lambda's destination would queue a second retry of the same event.
@@ -142,4 +153,13 @@ export async function runQueuedFlow(deps: WorkerDeps, delivery: QueuedDelivery):
     if (!handedBack) throw error;
   }
   throw new FlowAttemptFailed(attempt, reason, handedBack);
+}
+
+/** True when the record says `succeeded`; false when it does not, or cannot be read (the run then goes on: at least once). */
+async function succeededAlready(executions: ExecutionStore, ref: ExecutionRef): Promise<boolean> {
+  try {
+    return (await executions.statusOf(ref)) === 'succeeded';
+  } catch {
+    return false;
+  }
 }
