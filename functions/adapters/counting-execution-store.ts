@@ -1,13 +1,13 @@
 import type {
-  ExecutionChange, ExecutionRef, ExecutionStatus, ExecutionStore, ExecutionUpdate, NewExecution, StoredRequest, BatchRequestLink,
+  ExecutionChange, ExecutionRef, ExecutionStatus, ExecutionStore, ExecutionUpdate, NewExecution, ReplacingUpdate, StoredRequest, BatchRequestLink,
 } from '../domain/flows/ports.js';
 import { ForwardingExecutionStore } from './forwarding-execution-store.js';
-import { countOfRecord, countOfUpdate } from '../domain/stats/outcomes.js';
+import { countOfChange, countOfRecord } from '../domain/stats/outcomes.js';
 import type { DeliveryCounter } from '../domain/stats/tally.js';
 
 /**
  * An `ExecutionStore` that counts each delivery by outcome as its record is written
- * (`countOfRecord`, `countOfUpdate`), once the write is done: what is counted is what the
+ * (`countOfRecord`, `countOfChange`), once the write is done: what is counted is what the
  * deliveries list shows. The receiver counts each delivery at once; the flow worker gathers a
  * batch's and writes them together (`StatsTally`).
  */
@@ -33,14 +33,22 @@ export class CountingExecutionStore extends ForwardingExecutionStore {
   }
 
   /**
-   * A change is counted whether it was written or came too late (`countOfUpdate` takes a retry's
-   * outcome out of `queued` on the word of the attempt before it, late or not), except a change
-   * that found the record `succeeded`: the write that made it so counted the delivery, and a copy of
-   * the event that failed afterwards (even under the same attempt number) adds nothing.
+   * A written change moves the counts from what the record counted as to what it counts as now
+   * (`countOfChange`, from the state the write replaced); a change not written (a later attempt's
+   * outcome recorded already, or the record `succeeded`) moves nothing: the counts stay those of
+   * the records, whatever order copies of one event write in.
    */
   async update(ref: ExecutionRef, change: ExecutionChange): Promise<ExecutionUpdate> {
-    const result = await this.inner.update(ref, change);
-    if (result !== 'succeeded_already') await this.counter.count(ref, countOfUpdate(change));
-    return result;
+    return (await this.updateReplacing(ref, change)).result;
   }
+
+  async updateReplacing(ref: ExecutionRef, change: ExecutionChange): Promise<ReplacingUpdate> {
+    const answer = await this.inner.updateReplacing(ref, change);
+    if (answer.result === 'written') {
+      // A success written over a later attempt keeps that attempt's number; it counts as a success all the same.
+      await this.counter.count(ref, countOfChange(answer.replaced, { status: change.status, attempts: Math.max(change.attempts, answer.replaced.attempts) }));
+    }
+    return answer;
+  }
+
 }

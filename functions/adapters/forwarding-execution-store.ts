@@ -1,5 +1,5 @@
 import type {
-  ExecutionChange, ExecutionFilter, ExecutionUpdate, ExecutionRef, ExecutionStore, NewExecution, StoredRequest, BatchRequestLink, RefusalOutcome,
+  ExecutionChange, ExecutionFilter, ExecutionUpdate, ReplacingUpdate, ExecutionRef, ExecutionStore, NewExecution, StoredRequest, BatchRequestLink, RefusalOutcome,
 } from '../domain/flows/ports.js';
 
 /**
@@ -13,6 +13,7 @@ export class ForwardingExecutionStore implements ExecutionStore {
   recordFirst(ref: ExecutionRef, execution: NewExecution, request: StoredRequest): Promise<boolean> { return this.inner.recordFirst(ref, execution, request); }
   storeRequest(ref: ExecutionRef, request: StoredRequest): Promise<void> { return this.inner.storeRequest(ref, request); }
   update(ref: ExecutionRef, change: ExecutionChange): Promise<ExecutionUpdate> { return this.inner.update(ref, change); }
+  updateReplacing(ref: ExecutionRef, change: ExecutionChange): Promise<ReplacingUpdate> { return this.inner.updateReplacing(ref, change); }
   statusOf(ref: ExecutionRef) { return this.inner.statusOf(ref); }
   discard(ref: ExecutionRef, eventId: string): Promise<void> { return this.inner.discard(ref, eventId); }
   get(ref: ExecutionRef) { return this.inner.get(ref); }

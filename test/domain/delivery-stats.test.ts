@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CountingExecutionStore } from '../../functions/adapters/counting-execution-store.js';
 import { newExecutionId } from '../../functions/domain/flows/execution-id.js';
-import type { ExecutionChange, ExecutionStatus, ExecutionStore, ExecutionUpdate, NewExecution } from '../../functions/domain/flows/ports.js';
-import { countOfRecord, countOfUpdate, LIST_STATUSES, OUTCOMES, zeroCounts, type Outcome } from '../../functions/domain/stats/outcomes.js';
+import type { ExecutionChange, ExecutionStatus, ExecutionStore, NewExecution, RecordState, ReplacingUpdate } from '../../functions/domain/flows/ports.js';
+import { addCounts, countOfChange, countOfRecord, countOfState, LIST_STATUSES, OUTCOMES, zeroCounts, type Outcome } from '../../functions/domain/stats/outcomes.js';
 import { HOUR_MS, isLate, isSettled, MINUTE_MS } from '../../functions/domain/stats/periods.js';
 import { parseStatsQuery, readDeliveryStats } from '../../functions/domain/stats/read-stats.js';
 import { countAtOnce, StatsTally } from '../../functions/domain/stats/tally.js';
@@ -18,14 +18,29 @@ const ref = (ms: number) => ({ triggerId: TRIGGER, executionId: idAt(ms) });
 const running = (attempt: number) => ({ attempt, started_at: '', status: 'running' as const });
 const finished = (attempt: number, status: 'succeeded' | 'failed') => ({ attempt, started_at: '', finished_at: '', status });
 
-/** Records' statuses only: what `CountingExecutionStore` needs below it. */
+/**
+ * Records' statuses and attempts only: what `CountingExecutionStore` needs below it, with the
+ * store's rule that a change is written unless the record shows a later attempt or a success
+ * (a success is written over a later attempt all the same, keeping its number).
+ */
 function statusStore() {
   const statuses = new Map<string, ExecutionStatus>();
+  const states = new Map<string, RecordState>();
   const store = {
-    record: async (r: { executionId: string }, execution: NewExecution) => void statuses.set(r.executionId, execution.status),
-    update: async (r: { executionId: string }, change: ExecutionChange) => void statuses.set(r.executionId, change.status),
+    record: async (r: { executionId: string }, execution: NewExecution) => {
+      statuses.set(r.executionId, execution.status);
+      states.set(r.executionId, { status: execution.status, attempts: execution.attempts });
+    },
+    updateReplacing: async (r: { executionId: string }, change: ExecutionChange): Promise<ReplacingUpdate> => {
+      const before = states.get(r.executionId)!;
+      if (before.status === 'succeeded') return { result: 'succeeded_already' };
+      if (before.attempts > change.attempts && change.status !== 'succeeded') return { result: 'outdated' };
+      states.set(r.executionId, { status: change.status, attempts: Math.max(before.attempts, change.attempts) });
+      statuses.set(r.executionId, change.status);
+      return { result: 'written', replaced: before };
+    },
   } as unknown as ExecutionStore;
-  return { statuses, store };
+  return { statuses, states, store };
 }
 
 describe('what a record or a change of it counts', () => {
@@ -35,19 +50,27 @@ describe('what a record or a change of it counts', () => {
     expect(countOfRecord('running')).toEqual({});
   });
 
-  it('countOfUpdate: a first run counts its outcome, or queued when it will be retried; a later run moves queued to its outcome', () => {
-    expect(countOfUpdate({ status: 'running', attempts: 1, attempt: running(1) })).toEqual({});
-    expect(countOfUpdate({ status: 'succeeded', attempts: 1, attempt: finished(1, 'succeeded') })).toEqual({ succeeded: 1 });
-    expect(countOfUpdate({ status: 'failed', attempts: 1, attempt: finished(1, 'failed') })).toEqual({ failed: 1 });
-    expect(countOfUpdate({ status: 'queued', attempts: 1, attempt: finished(1, 'failed') })).toEqual({ queued: 1 });
-    expect(countOfUpdate({ status: 'queued', attempts: 3, attempt: finished(3, 'failed') })).toEqual({});
-    expect(countOfUpdate({ status: 'succeeded', attempts: 2, attempt: finished(2, 'succeeded') })).toEqual({ succeeded: 1, queued: -1 });
-    expect(countOfUpdate({ status: 'failed', attempts: 5, attempt: finished(5, 'failed') })).toEqual({ failed: 1, queued: -1 });
+  it('countOfState: an accepted delivery counts nothing until a run of it finishes; then queued while a retry is due or runs, then its outcome', () => {
+    expect(countOfState({ status: 'queued', attempts: 0 })).toEqual({});
+    expect(countOfState({ status: 'running', attempts: 1 })).toEqual({});
+    expect(countOfState({ status: 'queued', attempts: 1 })).toEqual({ queued: 1 });
+    expect(countOfState({ status: 'running', attempts: 2 })).toEqual({ queued: 1 });
+    expect(countOfState({ status: 'succeeded', attempts: 3 })).toEqual({ succeeded: 1 });
+    expect(countOfState({ status: 'failed', attempts: 5 })).toEqual({ failed: 1 });
   });
 
-  it('countOfUpdate, without a finishing attempt (a restart marks a waiting delivery failed): queued goes when one was counted', () => {
-    expect(countOfUpdate({ status: 'failed', attempts: 0 })).toEqual({ failed: 1 });
-    expect(countOfUpdate({ status: 'failed', attempts: 2 })).toEqual({ failed: 1, queued: -1 });
+  it('countOfChange moves a delivery from what it counted as to what it counts as: a first run, a retry, a restart, a redrive', () => {
+    expect(countOfChange({ status: 'queued', attempts: 0 }, { status: 'running', attempts: 1 })).toEqual({});
+    expect(countOfChange({ status: 'running', attempts: 1 }, { status: 'succeeded', attempts: 1 })).toEqual({ succeeded: 1 });
+    expect(countOfChange({ status: 'running', attempts: 1 }, { status: 'queued', attempts: 1 })).toEqual({ queued: 1 });
+    expect(countOfChange({ status: 'queued', attempts: 1 }, { status: 'running', attempts: 2 })).toEqual({});
+    expect(countOfChange({ status: 'running', attempts: 2 }, { status: 'succeeded', attempts: 2 })).toEqual({ succeeded: 1, queued: -1 });
+    expect(countOfChange({ status: 'running', attempts: 5 }, { status: 'failed', attempts: 5 })).toEqual({ failed: 1, queued: -1 });
+    // A restart marks a delivery failed whose run it cannot finish: queued goes only where one was counted.
+    expect(countOfChange({ status: 'queued', attempts: 0 }, { status: 'failed', attempts: 0 })).toEqual({ failed: 1 });
+    expect(countOfChange({ status: 'queued', attempts: 2 }, { status: 'failed', attempts: 2 })).toEqual({ failed: 1, queued: -1 });
+    // A redriven event's new run moves it out of failed.
+    expect(countOfChange({ status: 'failed', attempts: 5 }, { status: 'succeeded', attempts: 6 })).toEqual({ succeeded: 1, failed: -1 });
   });
 
   /**
@@ -122,18 +145,46 @@ describe('what a record or a change of it counts', () => {
 });
 
 describe('CountingExecutionStore and copies of one event', () => {
+  const countsOf = async (stats: MemoryDeliveryStats) => (await stats.minutes(TRIGGER, 0, Number.MAX_SAFE_INTEGER)).values().next().value ?? zeroCounts();
+
   it('a change that finds the record succeeded already counts nothing: the success was counted by the write that made it', async () => {
     const stats = new MemoryDeliveryStats();
-    let answer: ExecutionUpdate = 'written';
-    const store = { update: async () => answer } as unknown as ExecutionStore;
+    const { store } = statusStore();
     const counted = new CountingExecutionStore(store, countAtOnce(stats, () => T0));
     const r = ref(T0);
+    await counted.record(r, { event_id: 'e', received_at: '', status: 'queued', attempts: 0 });
     // A direct run and its queued fallback, both attempt 1: the first succeeds, the second fails after it.
     await counted.update(r, { status: 'succeeded', attempts: 1, attempt: finished(1, 'succeeded') });
-    answer = 'succeeded_already';
     expect(await counted.update(r, { status: 'queued', attempts: 1, attempt: finished(1, 'failed') })).toBe('succeeded_already');
-    const [counts = zeroCounts()] = (await stats.minutes(TRIGGER, 0, Number.MAX_SAFE_INTEGER)).values();
-    expect(counts).toEqual({ ...zeroCounts(), succeeded: 1 });
+    expect(await countsOf(stats)).toEqual({ ...zeroCounts(), succeeded: 1 });
+  });
+
+  it('whatever order two copies write in, the delivery is counted once, as the record shows (property)', async () => {
+    // Each copy writes its run's start and its end under its own attempt numbers; the writes interleave.
+    const copy = fc.record({ from: fc.integer({ min: 1, max: 3 }), runs: fc.array(fc.constantFrom('failed', 'succeeded', 'last_failed'), { minLength: 1, maxLength: 3 }) });
+    await fc.assert(fc.asyncProperty(copy, copy, fc.array(fc.boolean(), { maxLength: 24 }), async (a, b, order) => {
+      const stats = new MemoryDeliveryStats();
+      const { states, store } = statusStore();
+      const counted = new CountingExecutionStore(store, countAtOnce(stats, () => T0));
+      const r = ref(T0);
+      await counted.record(r, { event_id: 'e', received_at: '', status: 'queued', attempts: 0 });
+      const writes = (c: typeof a) => c.runs.flatMap((end, i): ExecutionChange[] => {
+        const attempt = c.from + i;
+        return [
+          { status: 'running', attempts: attempt, attempt: running(attempt) },
+          end === 'succeeded' ? { status: 'succeeded', attempts: attempt, attempt: finished(attempt, 'succeeded') }
+            : { status: end === 'last_failed' ? 'failed' : 'queued', attempts: attempt, attempt: finished(attempt, 'failed') },
+        ];
+      });
+      const [left, right] = [writes(a), writes(b)];
+      for (const takeLeft of order) {
+        const next = (takeLeft ? left : right).shift() ?? (takeLeft ? right : left).shift();
+        if (next) await counted.update(r, next);
+      }
+      for (const next of [...left, ...right]) await counted.update(r, next);
+      // The counts are what the record, as it ends, counts as: once, whatever the order.
+      expect(await countsOf(stats)).toEqual(addCounts(zeroCounts(), countOfState(states.get(r.executionId)!)));
+    }), { numRuns: 300 });
   });
 });
 

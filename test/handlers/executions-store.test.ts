@@ -235,6 +235,17 @@ describe('DynamoExecutionStore.update: a success is final, whatever copy of the 
     expect(await store().statusOf(ref)).toBe('succeeded');
   });
 
+  it('a written change answers the status and attempts it replaced, on the normal path and a success written over a later attempt alike (what the counts move from)', async () => {
+    const ref = await queued('t-final-replaced');
+    expect(await store().updateReplacing(ref, { status: 'running', attempts: 1, attempt: { attempt: 1, started_at: at(0), status: 'running' } }))
+      .toEqual({ result: 'written', replaced: { status: 'queued', attempts: 0 } });
+    expect(await store().updateReplacing(ref, { status: 'queued', attempts: 2, error: 'Boom', nextAttemptAt: at(40), attempt: { attempt: 2, started_at: at(5), finished_at: at(6), status: 'failed', error: 'Boom' } }))
+      .toEqual({ result: 'written', replaced: { status: 'running', attempts: 1 } });
+    expect(await store().updateReplacing(ref, { status: 'succeeded', attempts: 1, attempt: { attempt: 1, started_at: at(0), finished_at: at(10), status: 'succeeded' } }))
+      .toEqual({ result: 'written', replaced: { status: 'queued', attempts: 2 } });
+    expect(await store().updateReplacing(ref, { status: 'failed', attempts: 5, error: 'Boom' })).toEqual({ result: 'succeeded_already' });
+  });
+
   it('a failure, a retry due or a start at a higher attempt after a success leaves it succeeded; the copy\'s own run is added to the timeline', async () => {
     const ref = await queued('t-final-late-failure');
     await store().update(ref, { status: 'succeeded', attempts: 1, output: { ok: 'A' }, attempt: { attempt: 1, started_at: at(0), finished_at: at(1), status: 'succeeded' } });

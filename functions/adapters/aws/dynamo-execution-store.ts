@@ -5,7 +5,7 @@ import {
 import { epochSeconds, type Clock } from '../../domain/clock.js';
 import { receivedAtOf } from '../../domain/flows/execution-id.js';
 import type {
-  AttemptRecord, Execution, ExecutionChange, ExecutionStatus, ExecutionUpdate, ForwardedAttempt, ExecutionDetail, ExecutionFilter, ExecutionPage, ExecutionRef, ExecutionStore, NewExecution, StoredRequest, BatchRequestLink, BatchPosition, RefusalOutcome,
+  AttemptRecord, Execution, ExecutionChange, ExecutionStatus, ExecutionUpdate, RecordState, ReplacingUpdate, ForwardedAttempt, ExecutionDetail, ExecutionFilter, ExecutionPage, ExecutionRef, ExecutionStore, NewExecution, StoredRequest, BatchRequestLink, BatchPosition, RefusalOutcome,
 } from '../../domain/flows/ports.js';
 import { MESSAGE_RETENTION_DAYS } from '../../manifest.js';
 import { AppError } from '../../shared/errors.js';
@@ -163,6 +163,12 @@ function matches(item: Record<string, unknown>, filter: ExecutionFilter, nowSeco
  * The request partition is keyed by event id, so every delivery, duplicate and replay of one
  * event lists from one Query: that is how the `event_id` filter is answered.
  */
+/** The status and attempts an update's `ReturnValues` read back (a record without `attempts` has made none). */
+export const recordState = (attributes: Record<string, unknown> | undefined): RecordState => ({
+  status: attributes?.status as ExecutionStatus,
+  attempts: typeof attributes?.attempts === 'number' ? attributes.attempts : 0,
+});
+
 export class DynamoExecutionStore implements ExecutionStore {
   /** The records, requests and outputs: unconditional puts, batched (`./batched-puts.ts`). */
   private readonly puts: BatchedPuts;
@@ -272,6 +278,11 @@ export class DynamoExecutionStore implements ExecutionStore {
    * loaded the first time one is taken.
    */
   async update(ref: ExecutionRef, change: ExecutionChange): Promise<ExecutionUpdate> {
+    return (await this.updateReplacing(ref, change)).result;
+  }
+
+  /** `update`; a written change also answers the status and attempts it replaced (`ReturnValues`, free of capacity). */
+  async updateReplacing(ref: ExecutionRef, change: ExecutionChange): Promise<ReplacingUpdate> {
     const names: Record<string, string> = { '#status': 'status', '#error': 'error' };
     const values: Record<string, unknown> = { ':status': change.status, ':succeeded': 'succeeded' };
     const sets = ['#status = :status'];
@@ -302,14 +313,19 @@ export class DynamoExecutionStore implements ExecutionStore {
     }
     const update = { TableName: this.table, Key: statusKey(ref), ExpressionAttributeNames: names, ExpressionAttributeValues: values };
     const removed = removes.length ? ` REMOVE ${removes.join(', ')}` : '';
-    if (await ifConditionHolds(() => this.client.send(new UpdateCommand({
-      ...update,
-      UpdateExpression: `SET ${sets.join(', ')}, attempts = :attempts${removed}`,
-      // A late update of an earlier attempt must not overwrite a later attempt's outcome; nothing
-      // overwrites a success (and a success at an earlier attempt is written on the rare path).
-      ConditionExpression: 'attribute_exists(pk) AND attempts <= :attempts AND #status <> :succeeded',
-      ExpressionAttributeValues: { ...values, ':attempts': change.attempts },
-    })))) return 'written';
+    let replaced: RecordState | undefined;
+    if (await ifConditionHolds(async () => {
+      const { Attributes } = await this.client.send(new UpdateCommand({
+        ...update,
+        UpdateExpression: `SET ${sets.join(', ')}, attempts = :attempts${removed}`,
+        // A late update of an earlier attempt must not overwrite a later attempt's outcome; nothing
+        // overwrites a success (and a success at an earlier attempt is written on the rare path).
+        ConditionExpression: 'attribute_exists(pk) AND attempts <= :attempts AND #status <> :succeeded',
+        ExpressionAttributeValues: { ...values, ':attempts': change.attempts },
+        ReturnValues: 'UPDATED_OLD',
+      }));
+      replaced = recordState(Attributes);
+    })) return { result: 'written', replaced: replaced! };
     return (await refusals()).refusedUpdate(this.client, { ...update, UpdateExpression: `SET ${sets.join(', ')}${removed}` }, change);
   }
 

@@ -194,6 +194,12 @@ export type ExecutionChange = Pick<Execution, 'status' | 'attempts'> & { output?
  */
 export type ExecutionUpdate = 'written' | 'outdated' | 'succeeded_already';
 
+/** A record's status and attempts: all that decides what it counts as (`countOfState`). */
+export type RecordState = Pick<Execution, 'status' | 'attempts'>;
+
+/** `ExecutionStore.updateReplacing`'s answer: what was done, and for a written change the state it replaced. */
+export type ReplacingUpdate = { result: 'written'; replaced: RecordState } | { result: Exclude<ExecutionUpdate, 'written'> };
+
 /** Filters of a trigger's execution list; they combine (all must hold). */
 export interface ExecutionFilter {
   statuses?: readonly ExecutionStatus[];
@@ -240,6 +246,12 @@ export interface ExecutionStore {
    * record to say why (and may add the change's timeline entry, see `ExecutionUpdate`).
    */
   update(ref: ExecutionRef, change: ExecutionChange): Promise<ExecutionUpdate>;
+  /**
+   * `update`, answering also the status and attempts a written change replaced (read back by the
+   * same write, at no further cost): what the delivery counts move from, exact whatever order
+   * copies of one event write in.
+   */
+  updateReplacing(ref: ExecutionRef, change: ExecutionChange): Promise<ReplacingUpdate>;
   /**
    * The record's status as written last (a strongly consistent read of the small status record),
    * undefined when there is none: how a retried run learns that another copy of its event has

@@ -1,8 +1,8 @@
-import type { ExecutionChange, ExecutionStatus } from '../flows/ports.js';
+import type { ExecutionStatus, RecordState } from '../flows/ports.js';
 
 /**
  * What a delivery is counted as, in the order charts stack them: its final outcome, or `queued`
- * while a run that failed waits for its retry (see `countOfUpdate`).
+ * while a run that failed waits for its retry (see `countOfState`).
  */
 export const OUTCOMES = ['succeeded', 'failed', 'refused', 'ignored', 'duplicate', 'handshake', 'queued'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
@@ -41,28 +41,34 @@ const DECIDED_AT_RECORD: ReadonlySet<ExecutionStatus> = new Set(['refused', 'ign
 export const countOfRecord = (status: ExecutionStatus): CountChange => (DECIDED_AT_RECORD.has(status) ? { [status]: 1 } : {});
 
 /**
- * What a change of an execution record adds to the counts. The rule follows the record's own life,
- * so it needs no read of the record:
+ * What a record counts as, from its status and attempts alone:
  *
- *   accepted ── run 1 ──┬── succeeded / failed ...................... +1 that outcome
- *   (not counted)       └── failed, retry due: queued ............... +1 queued
- *                             ── run n ──┬── succeeded / failed ..... -1 queued, +1 that outcome
- *                                        └── failed again: queued ... (already counted)
+ *   queued, no attempt made ........................ nothing yet (accepted, first run to come)
+ *   running, attempt 1 ............................. nothing yet (its first run under way)
+ *   queued after an attempt, or running attempt 2+ . queued (a run failed; a retry is due or under way)
+ *   succeeded / failed ............................. that outcome
+ *   refused / ignored / duplicate / handshake ...... that outcome (the receiver decided it)
  *
- * A delivery is counted `queued` once an attempt of it has finished without a final outcome: the
- * attempts finished before this write are the attempt's number less one when the change finishes
- * an attempt (`change.attempt`), else `attempts`. A `running` change counts nothing.
+ * A change moves the counts from what the record counted as before it (`ExecutionStore.updateReplacing`
+ * reads that back with the same write) to what it counts as after: exact whatever order copies of
+ * one event write in, and whatever the record was (a redriven event's `failed` moves to its new
+ * outcome).
  */
-export function countOfUpdate(change: Pick<ExecutionChange, 'status' | 'attempts' | 'attempt'>): CountChange {
-  const finishedBefore = change.attempt ? change.attempt.attempt - 1 : change.attempts;
-  const waiting = finishedBefore >= 1;
-  switch (change.status) {
+export function countOfState(state: RecordState): CountChange {
+  switch (state.status) {
     case 'queued':
-      return waiting ? {} : { queued: 1 };
-    case 'succeeded':
-    case 'failed':
-      return waiting ? { [change.status]: 1, queued: -1 } : { [change.status]: 1 };
+      return state.attempts >= 1 ? { queued: 1 } : {};
+    case 'running':
+      return state.attempts >= 2 ? { queued: 1 } : {};
     default:
-      return {};
+      return { [state.status]: 1 };
   }
+}
+
+/** What a change that moved a record from `before` to `after` adds to the counts. */
+export function countOfChange(before: RecordState, after: RecordState): CountChange {
+  const change: CountChange = { ...countOfState(after) };
+  for (const [outcome, n] of Object.entries(countOfState(before)) as [Outcome, number][]) change[outcome] = (change[outcome] ?? 0) - n;
+  for (const outcome of OUTCOMES) if (change[outcome] === 0) delete change[outcome];
+  return change;
 }

@@ -5,7 +5,8 @@
  * An attempt that is written at once never loads it.
  */
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { AttemptRecord, ExecutionChange, ExecutionStatus, ExecutionUpdate } from '../../../domain/flows/ports.js';
+import type { AttemptRecord, ExecutionChange, ExecutionStatus, RecordState, ReplacingUpdate } from '../../../domain/flows/ports.js';
+import { recordState } from '../dynamo-execution-store.js';
 import { ifConditionHolds } from '../conditional.js';
 
 type Key = Record<string, string>;
@@ -26,9 +27,15 @@ export interface RefusedChange {
  * timeline entry when the timeline has none under its attempt number, or only that run's start: a
  * copy's run then shows how it ended, and a finished entry is never replaced.
  */
-export async function refusedUpdate(client: DynamoDBDocumentClient, update: RefusedChange, change: ExecutionChange): Promise<ExecutionUpdate> {
-  if (change.status === 'succeeded' && await ifConditionHolds(() => client.send(new UpdateCommand({ ...update, ConditionExpression: 'attribute_exists(pk) AND #status <> :succeeded' })))) {
-    return 'written';
+export async function refusedUpdate(client: DynamoDBDocumentClient, update: RefusedChange, change: ExecutionChange): Promise<ReplacingUpdate> {
+  if (change.status === 'succeeded') {
+    let replaced: RecordState | undefined;
+    const written = await ifConditionHolds(async () => {
+      // ALL_OLD: `attempts` is not among what this write sets, and what the record counted as needs it.
+      const { Attributes } = await client.send(new UpdateCommand({ ...update, ConditionExpression: 'attribute_exists(pk) AND #status <> :succeeded', ReturnValues: 'ALL_OLD' }));
+      replaced = recordState(Attributes);
+    });
+    if (written) return { result: 'written', replaced: replaced! };
   }
   const { TableName, Key: key } = update;
   const entry = change.attempt;
@@ -36,7 +43,7 @@ export async function refusedUpdate(client: DynamoDBDocumentClient, update: Refu
   const { Item } = await client.send(new GetCommand({
     TableName, Key: key, ProjectionExpression: entry ? '#status, timeline.#attempt' : '#status', ExpressionAttributeNames: names, ConsistentRead: true,
   }));
-  if (!Item) return 'outdated';
+  if (!Item) return { result: 'outdated' };
   const current = entry && (Item.timeline as Record<string, AttemptRecord> | undefined)?.[String(entry.attempt)];
   if (entry && (current === undefined || current.status === 'running')) {
     await ifConditionHolds(() => client.send(new UpdateCommand({
@@ -48,7 +55,7 @@ export async function refusedUpdate(client: DynamoDBDocumentClient, update: Refu
       ExpressionAttributeValues: { ':entry': entry, ':running': 'running' },
     })));
   }
-  return Item.status === 'succeeded' ? 'succeeded_already' : 'outdated';
+  return { result: Item.status === 'succeeded' ? 'succeeded_already' : 'outdated' };
 }
 
 /** The record's status, strongly consistent; undefined when there is none, or it has expired (TTL deletion is lazy). */
