@@ -134,6 +134,8 @@ export class ServiceStack extends Stack {
     for (const [name, queue] of entries(QUEUES)) this.queues.connectConsumer(name, functions[queue.consumer]);
     // A quiet trigger's event goes from the receiver straight to the flow worker, the flow queue its way back.
     this.queues.connectDirectInvoker('flowEvents', functions[QUEUES.flowEvents.consumer], functions.webhook);
+    // The flow worker dead-letters an event itself after its last failed attempt (run-queued-flow.ts).
+    this.queues.connectDeadLetterSender('flowEvents', functions[QUEUES.flowEvents.consumer]);
     this.functions = functions;
 
     this.http = new HttpRoutes(this, 'Http', {
@@ -194,6 +196,7 @@ export class ServiceStack extends Stack {
       // Where the SDK's presigned URLs point (virtual-hosted, regional): the console sends bytes there.
       [SETTINGS.objectsTransferOrigin.env]: `https://${this.objectStorage.bucket.bucketRegionalDomainName}`,
       [SETTINGS.flowNames.env]: this.flows.names.join(','),
+      [SETTINGS.flowDeadLetterQueueUrl.env]: this.queues.deadLetterQueues.flowEvents.queueUrl,
       [SETTINGS.flowWorkerFunction.env]: functions[QUEUES.flowEvents.consumer].function.functionArn,
       [SETTINGS.flowArnPrefix.env]: this.flows.arnPrefix,
       [SETTINGS.flowBatchArnPrefix.env]: this.flows.batchArnPrefix,

@@ -131,6 +131,8 @@ export function composeFlowWorker(settings: Settings, aws: AwsClients) {
     // Only a failed run changes a message's visibility: the SQS client loads on the first.
     redelivery: sqsRedeliveryOnFirstUse(settings.flowQueueUrl, aws),
     retries: sqsRetryQueueOnFirstUse(settings.flowQueueUrl, aws),
+    // Sent to only after an event's last failed attempt: the same adapter, loaded on that first use.
+    deadLetters: sqsRetryQueueOnFirstUse(settings.flowDeadLetterQueueUrl, aws),
     maxReceiveCount: QUEUES.flowEvents.maxReceiveCount,
     retryBaseSeconds: settings.flowRetryBaseSeconds,
     now: Date.now,
