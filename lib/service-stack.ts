@@ -231,5 +231,8 @@ export class ServiceStack extends Stack {
       new CfnOutput(this, `${prefix}Url`, { value: dlq.queueUrl, description: `Dead-letter queue of ${name}: inspect from here (aws sqs receive-message --queue-url)` });
       new CfnOutput(this, `${prefix}Arn`, { value: dlq.queueArn, description: `Dead-letter queue of ${name}: redrive from here (aws sqs start-message-move-task --source-arn)` });
     }
+    // The flow worker sends to its dead-letter queue itself (run-queued-flow.ts): a redrive of those
+    // messages names the flow queue as its destination rather than relying on a recorded source.
+    new CfnOutput(this, 'FlowEventsQueueArn', { value: this.queues.queues.flowEvents.queueArn, description: 'The flow queue: redrive its dead-letter queue to here (aws sqs start-message-move-task --destination-arn)' });
   }
 }

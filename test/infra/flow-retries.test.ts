@@ -46,6 +46,10 @@ describe('the flow worker dead-letters an event itself after its last failed att
     }
   });
 
+  it('outputs the flow queue\'s ARN, the destination of a redrive of its dead-letter queue', () => {
+    template.hasOutput('FlowEventsQueueArn', { Value: { 'Fn::GetAtt': [stack.getLogicalId(stack.queues.queues.flowEvents.node.defaultChild as never), 'Arn'] } });
+  });
+
   it('the dead-letter queue\'s policy denies only requests without TLS, and its redrive allow policy names only which queue may dead-letter to it, so the worker\'s send is let through', () => {
     const policies = Object.values(resources).filter((r) => r.Type === 'AWS::SQS::QueuePolicy' && JSON.stringify(r.Properties.Queues).includes(`"${dlqId}"`));
     const denies = policies.flatMap((p) => p.Properties.PolicyDocument.Statement as { Effect: string; Condition?: unknown }[]).filter((s) => s.Effect === 'Deny');
