@@ -129,8 +129,10 @@ describe('runQueuedFlow: the last failed attempt', () => {
     const sent: [string, number][] = [];
     const delays: number[] = [];
     const direct = JSON.stringify({ ...JSON.parse(MESSAGE), attempts_before: 1, direct_attempts: 1 });
-    await runQueuedFlow({ ...deps, redelivery: { delay: async (_r, s) => { delays.push(s); } }, deadLetters: { requeue: async (body, s) => { sent.push([body, s]); } } },
+    const failure = await runQueuedFlow({ ...deps, redelivery: { delay: async (_r, s) => { delays.push(s); } }, deadLetters: { requeue: async (body, s) => { sent.push([body, s]); } } },
       { body: direct, receiptHandle: 'r', receiveCount: 4, timeoutMs: 1000 });
+    // The last attempt's failure, for the worker's log; nothing thrown, so the event source deletes the original.
+    expect(failure).toMatchObject({ name: 'FlowAttemptFailed', attempt: 5, reason: 'Fixture.Broken' });
     expect(updates).toEqual(['failed']);
     expect(delays).toEqual([]);
     expect(sent.map(([body, s]) => [JSON.parse(body), s])).toEqual([[{ ...JSON.parse(MESSAGE), attempts_before: 5 }, 0]]);
