@@ -148,6 +148,16 @@ describe('runQueuedFlow: the last failed attempt', () => {
     expect(delays).toEqual([0]);
   });
 
+  it('dead-letters unrun a message received after its last attempt (its dead-letter send had failed), counting only the attempts made', async () => {
+    const { deps, updates } = setup(async () => { throw new Error('must not run'); });
+    const sent: string[] = [];
+    const direct = JSON.stringify({ ...JSON.parse(MESSAGE), attempts_before: 1, direct_attempts: 1 });
+    const failure = await runQueuedFlow({ ...deps, deadLetters: { requeue: async (body) => { sent.push(body); } } }, { body: direct, receiptHandle: 'r', receiveCount: 5, timeoutMs: 1000 });
+    expect(failure).toMatchObject({ attempt: 5, reason: 'attempts_exhausted' });
+    expect(updates).toEqual([]);
+    expect(sent.map((body) => JSON.parse(body))).toEqual([{ ...JSON.parse(MESSAGE), attempts_before: 5 }]);
+  });
+
   it('sends nothing more on an attempt before the last', async () => {
     const { deps } = setup(failing);
     const sent: string[] = [];
