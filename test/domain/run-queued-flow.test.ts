@@ -158,6 +158,15 @@ describe('runQueuedFlow: the last failed attempt', () => {
     expect(sent.map((body) => JSON.parse(body))).toEqual([{ ...JSON.parse(MESSAGE), attempts_before: 5 }]);
   });
 
+  it('is not dead-lettered when its failure finds another copy of the event succeeded', async () => {
+    const { deps } = setup(failing);
+    const sent: string[] = [];
+    const executions = { statusOf: async () => 'queued', update: async () => 'succeeded_already' } as unknown as ExecutionStore;
+    await expect(runQueuedFlow({ ...deps, executions, deadLetters: { requeue: async (body) => { sent.push(body); } } }, { body: MESSAGE, receiptHandle: 'r', receiveCount: 5, timeoutMs: 1000 }))
+      .resolves.toBeUndefined();
+    expect(sent).toEqual([]);
+  });
+
   it('sends nothing more on an attempt before the last', async () => {
     const { deps } = setup(failing);
     const sent: string[] = [];
