@@ -143,6 +143,8 @@ export const SETTINGS = {
   searchMaintenanceQueueUrl: spec({ env: QUEUES.searchMaintenance.env, source: wiring, readers: queueReaders('searchMaintenance'), parse: required }),
   /** URL of the flowEvents queue */
   flowQueueUrl: spec({ env: QUEUES.flowEvents.env, source: wiring, readers: queueReaders('flowEvents'), parse: required }),
+  /** URL of the flowEvents queue's dead-letter queue, where the flow worker puts an event whose last attempt failed */
+  flowDeadLetterQueueUrl: spec({ env: 'FLOW_QUEUE_DLQ_URL', source: wiring, readers: [QUEUES.flowEvents.consumer], parse: required }),
   /** ARN of the flow worker function, which the receiver invokes directly for a quiet trigger's events (unset: every event goes through the flow queue) */
   flowWorkerFunction: spec({ env: 'FLOW_WORKER_FUNCTION', source: wiring, readers: ['webhook'], parse: optional }),
   /** Lambda endpoint of a bundle run against local engines (the local stack's Invoke emulator); never deployed */

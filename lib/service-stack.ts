@@ -134,6 +134,8 @@ export class ServiceStack extends Stack {
     for (const [name, queue] of entries(QUEUES)) this.queues.connectConsumer(name, functions[queue.consumer]);
     // A quiet trigger's event goes from the receiver straight to the flow worker, the flow queue its way back.
     this.queues.connectDirectInvoker('flowEvents', functions[QUEUES.flowEvents.consumer], functions.webhook);
+    // The flow worker dead-letters an event itself after its last failed attempt (run-queued-flow.ts).
+    this.queues.connectDeadLetterSender('flowEvents', functions[QUEUES.flowEvents.consumer]);
     this.functions = functions;
 
     this.http = new HttpRoutes(this, 'Http', {
@@ -194,6 +196,7 @@ export class ServiceStack extends Stack {
       // Where the SDK's presigned URLs point (virtual-hosted, regional): the console sends bytes there.
       [SETTINGS.objectsTransferOrigin.env]: `https://${this.objectStorage.bucket.bucketRegionalDomainName}`,
       [SETTINGS.flowNames.env]: this.flows.names.join(','),
+      [SETTINGS.flowDeadLetterQueueUrl.env]: this.queues.deadLetterQueues.flowEvents.queueUrl,
       [SETTINGS.flowWorkerFunction.env]: functions[QUEUES.flowEvents.consumer].function.functionArn,
       [SETTINGS.flowArnPrefix.env]: this.flows.arnPrefix,
       [SETTINGS.flowBatchArnPrefix.env]: this.flows.batchArnPrefix,
@@ -228,5 +231,8 @@ export class ServiceStack extends Stack {
       new CfnOutput(this, `${prefix}Url`, { value: dlq.queueUrl, description: `Dead-letter queue of ${name}: inspect from here (aws sqs receive-message --queue-url)` });
       new CfnOutput(this, `${prefix}Arn`, { value: dlq.queueArn, description: `Dead-letter queue of ${name}: redrive from here (aws sqs start-message-move-task --source-arn)` });
     }
+    // The flow worker sends to its dead-letter queue itself (run-queued-flow.ts): a redrive of those
+    // messages names the flow queue as its destination rather than relying on a recorded source.
+    new CfnOutput(this, 'FlowEventsQueueArn', { value: this.queues.queues.flowEvents.queueArn, description: 'The flow queue: redrive its dead-letter queue to here (aws sqs start-message-move-task --destination-arn)' });
   }
 }

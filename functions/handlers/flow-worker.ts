@@ -75,7 +75,8 @@ export function createFlowWorkerHandler(deps: WorkerDeps & { batching?: WorkerBa
     }
     const tally = new StatsTally();
     try {
-      await runQueuedFlow({ ...deps, executions: new CountingExecutionStore(deps.executions, tally) }, { body, receiveCount: 1, timeoutMs });
+      const deadLettered = await runQueuedFlow({ ...deps, executions: new CountingExecutionStore(deps.executions, tally) }, { body, receiveCount: 1, timeoutMs });
+      if (deadLettered) await logWarn('flow attempt failed: dead-lettered', { direct: true, error: deadLettered.message });
     } catch (error) {
       if (error instanceof FlowAttemptFailed && error.handedBack) {
         await logWarn('flow attempt failed', { direct: true, error: error.message });
@@ -107,7 +108,9 @@ export function createFlowWorkerHandler(deps: WorkerDeps & { batching?: WorkerBa
     const response = await processPartialResponse(event, async (record: SQSRecord) => {
       const runner = batched.get(record.messageId);
       try {
-        await runQueuedFlow(runner ? { ...counted, flows: deps.batching!.meter(runner) } : counted, { body: record.body, receiptHandle: record.receiptHandle, receiveCount: Number(record.attributes.ApproximateReceiveCount), timeoutMs });
+        const deadLettered = await runQueuedFlow(runner ? { ...counted, flows: deps.batching!.meter(runner) } : counted, { body: record.body, receiptHandle: record.receiptHandle, receiveCount: Number(record.attributes.ApproximateReceiveCount), timeoutMs });
+        // Done with as far as the queue goes (the event source deletes it), but its last attempt failed.
+        if (deadLettered) await logWarn('flow attempt failed: dead-lettered', { messageId: record.messageId, error: deadLettered.message });
       } catch (error) {
         await logWarn('flow attempt failed', { messageId: record.messageId, error: (error as Error).message });
         throw error;
@@ -131,6 +134,8 @@ export function composeFlowWorker(settings: Settings, aws: AwsClients) {
     // Only a failed run changes a message's visibility: the SQS client loads on the first.
     redelivery: sqsRedeliveryOnFirstUse(settings.flowQueueUrl, aws),
     retries: sqsRetryQueueOnFirstUse(settings.flowQueueUrl, aws),
+    // Sent to only after an event's last failed attempt: the same adapter, loaded on that first use.
+    deadLetters: sqsRetryQueueOnFirstUse(settings.flowDeadLetterQueueUrl, aws),
     maxReceiveCount: QUEUES.flowEvents.maxReceiveCount,
     retryBaseSeconds: settings.flowRetryBaseSeconds,
     now: Date.now,

@@ -113,6 +113,18 @@ export class EventQueues extends Construct {
   }
 
   /**
+   * Lets the queue's consumer send to the queue's dead-letter queue (SendMessage, nothing else):
+   * the flow worker puts an event there itself after its last failed attempt, its attempts counted
+   * in the message, so that a redrive goes on numbering them. The dead-letter queue's redrive allow
+   * policy limits only which queues may name it in a redrive policy, not who may send to it.
+   */
+  connectDeadLetterSender(name: QueueName, fn: ServiceFunction): void {
+    // Not grantSendMessages: the worker needs no GetQueueAttributes or GetQueueUrl (it has the URL),
+    // and the queue is SQS-managed encrypted, so no KMS grant either.
+    fn.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.deadLetterQueues[name].queueArn] }));
+  }
+
+  /**
    * Lets `invoker` hand a message to the queue's consumer directly, as an asynchronous invocation
    * (`functions/domain/flows/direct-first-queue.ts`), with the queue as the way back: Lambda does
    * not retry the invocation itself (retries 0); an invocation that fails (throws, times out) or

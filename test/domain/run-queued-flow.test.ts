@@ -120,3 +120,58 @@ describe('runQueuedFlow: a copy of an event that has succeeded already', () => {
     await expect(runQueuedFlow(h.deps, { body: MESSAGE, receiptHandle: 'r', receiveCount: 1, timeoutMs: 1000 })).rejects.toBeInstanceOf(FlowAttemptFailed);
   });
 });
+
+describe('runQueuedFlow: the last failed attempt', () => {
+  const failing = async (): Promise<FlowResult> => ({ status: 'failed', error: 'Fixture.Broken' });
+
+  it('sends the message to the dead-letter queue with its attempts counted and returns, so the event source deletes the original', async () => {
+    const { deps, updates } = setup(failing);
+    const sent: [string, number][] = [];
+    const delays: number[] = [];
+    const direct = JSON.stringify({ ...JSON.parse(MESSAGE), attempts_before: 1, direct_attempts: 1 });
+    const failure = await runQueuedFlow({ ...deps, redelivery: { delay: async (_r, s) => { delays.push(s); } }, deadLetters: { requeue: async (body, s) => { sent.push([body, s]); } } },
+      { body: direct, receiptHandle: 'r', receiveCount: 4, timeoutMs: 1000 });
+    // The last attempt's failure, for the worker's log; nothing thrown, so the event source deletes the original.
+    expect(failure).toMatchObject({ name: 'FlowAttemptFailed', attempt: 5, reason: 'Fixture.Broken' });
+    expect(updates).toEqual(['failed']);
+    expect(delays).toEqual([]);
+    expect(sent.map(([body, s]) => [JSON.parse(body), s])).toEqual([[{ ...JSON.parse(MESSAGE), attempts_before: 5 }, 0]]);
+  });
+
+  it('when the dead-letter queue will not take it, hands the message back at once for the queue to move, as before', async () => {
+    const { deps, updates } = setup(failing);
+    const delays: number[] = [];
+    const attempt = runQueuedFlow({ ...deps, redelivery: { delay: async (_r, s) => { delays.push(s); } }, deadLetters: { requeue: async () => { throw new Error('unreachable'); } } },
+      { body: MESSAGE, receiptHandle: 'r', receiveCount: 5, timeoutMs: 1000 });
+    await expect(attempt).rejects.toMatchObject({ name: 'FlowAttemptFailed', attempt: 5 });
+    expect(updates).toEqual(['failed']);
+    expect(delays).toEqual([0]);
+  });
+
+  it('dead-letters unrun a message received after its last attempt (its dead-letter send had failed), counting only the attempts made', async () => {
+    const { deps, updates } = setup(async () => { throw new Error('must not run'); });
+    const sent: string[] = [];
+    const direct = JSON.stringify({ ...JSON.parse(MESSAGE), attempts_before: 1, direct_attempts: 1 });
+    const failure = await runQueuedFlow({ ...deps, deadLetters: { requeue: async (body) => { sent.push(body); } } }, { body: direct, receiptHandle: 'r', receiveCount: 5, timeoutMs: 1000 });
+    expect(failure).toMatchObject({ attempt: 5, reason: 'attempts_exhausted' });
+    expect(updates).toEqual([]);
+    expect(sent.map((body) => JSON.parse(body))).toEqual([{ ...JSON.parse(MESSAGE), attempts_before: 5 }]);
+  });
+
+  it('is not dead-lettered when its failure finds another copy of the event succeeded', async () => {
+    const { deps } = setup(failing);
+    const sent: string[] = [];
+    const executions = { statusOf: async () => 'queued', update: async () => 'succeeded_already' } as unknown as ExecutionStore;
+    await expect(runQueuedFlow({ ...deps, executions, deadLetters: { requeue: async (body) => { sent.push(body); } } }, { body: MESSAGE, receiptHandle: 'r', receiveCount: 5, timeoutMs: 1000 }))
+      .resolves.toBeUndefined();
+    expect(sent).toEqual([]);
+  });
+
+  it('sends nothing more on an attempt before the last', async () => {
+    const { deps } = setup(failing);
+    const sent: string[] = [];
+    await expect(runQueuedFlow({ ...deps, deadLetters: { requeue: async (body) => { sent.push(body); } } }, { body: MESSAGE, receiptHandle: 'r', receiveCount: 4, timeoutMs: 1000 }))
+      .rejects.toMatchObject({ attempt: 4 });
+    expect(sent).toEqual([]);
+  });
+});

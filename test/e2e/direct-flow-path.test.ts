@@ -112,9 +112,11 @@ describe.concurrent('the direct path of a quiet trigger', () => {
       const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl: stack.engines.env.FLOW_QUEUE_DLQ_URL, WaitTimeSeconds: 1, MaxNumberOfMessages: 10 }));
       body = received.Messages?.map((m) => m.Body!).find((b) => b.includes('evt_direct_dead'));
     }
-    expect(JSON.parse(body!)).toMatchObject({ flow: 'always-fails', attempts_before: 1, direct_attempts: 1, input: { trigger: { event_id: 'evt_direct_dead' } } });
-    // The other attempts came from the queue, and one more receive that ran nothing and handed the message back for the DLQ.
-    expect(batched('evt_direct_dead').length).toBe(QUEUES.flowEvents.maxReceiveCount);
+    // Dead-lettered by the worker with all its attempts counted, none of them left to count against a redrive's.
+    expect(JSON.parse(body!)).toMatchObject({ flow: 'always-fails', attempts_before: QUEUES.flowEvents.maxReceiveCount, input: { trigger: { event_id: 'evt_direct_dead' } } });
+    expect(JSON.parse(body!)).not.toHaveProperty('direct_attempts');
+    // The other attempts came from the queue, and no receive after the last.
+    expect(batched('evt_direct_dead').length).toBe(QUEUES.flowEvents.maxReceiveCount - 1);
   }, 150_000);
 
   it('a worker that throws on a direct invocation: Lambda\'s destination record reaches the queue, and runs as the retry', async () => {

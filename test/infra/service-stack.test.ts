@@ -352,6 +352,8 @@ describe('the service stack, from functions/manifest.ts', () => {
       // The flow worker alone runs the flows' batch state machines.
       if (name === 'flowWorker') {
         for (const machine of Object.values(s.stack.flows.batchStateMachines)) expected.set(id(machine), exactly('states:StartSyncExecution'));
+        // It dead-letters an event itself after its last failed attempt (test/infra/flow-retries.test.ts).
+        expected.set(id(s.stack.queues.deadLetterQueues.flowEvents), exactly('sqs:SendMessage'));
       }
 
       const actual = grantsOf(s, id(fn.role));

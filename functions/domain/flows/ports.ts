@@ -48,9 +48,9 @@ export interface Redelivery {
   delay(receiptHandle: string, seconds: number): Promise<void>;
 }
 
-/** The flow queue as the worker sends a direct attempt's retry to it. */
+/** A queue the worker sends to: the flow queue (a direct attempt's retry), or its dead-letter queue (a message whose last attempt failed). */
 export interface RetryQueue {
-  /** Puts `body` on the flow queue, to be delivered `seconds` from now (SQS `DelaySeconds`, at most 900). */
+  /** Puts `body` on the queue, to be delivered `seconds` from now (SQS `DelaySeconds`, at most 900). */
   requeue(body: string, seconds: number): Promise<void>;
 }
 
