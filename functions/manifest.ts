@@ -53,7 +53,9 @@ export const SEARCH_MAINTENANCE_WINDOW_SECONDS = MAINTENANCE_WINDOW_SECONDS;
 /** SQS queues, each with a dead-letter queue after `maxReceiveCount` receives, consumed by one function. */
 export const QUEUES = {
   kvSweep: { env: 'KV_SWEEP_QUEUE_URL', consumer: 'kvSweeper', maxReceiveCount: MIN_RECEIVES_FOR_LAMBDA_CONSUMER, batchSize: 1 },
-  flowEvents: { env: 'FLOW_QUEUE_URL', consumer: 'flowWorker', maxReceiveCount: MIN_RECEIVES_FOR_LAMBDA_CONSUMER, batchSize: 10 },
+  // A busy trigger's events (a quiet one's go to the worker directly, functions/domain/flows/quiet-rule.ts) wait up to a
+  // second for company: without a window, Lambda invokes as soon as one is there, and at 8 a second each is a batch alone.
+  flowEvents: { env: 'FLOW_QUEUE_URL', consumer: 'flowWorker', maxReceiveCount: MIN_RECEIVES_FOR_LAMBDA_CONSUMER, batchSize: 10, batchingWindowSeconds: 1 },
   // FIFO, one group per index (its maintenance never races itself); each job waits out the queue's delay, the debounce window
   // its deduplication id names, so it runs after every write of its window (functions/adapters/aws/sqs-search-maintenance.ts).
   searchMaintenance: { env: 'SEARCH_MAINTENANCE_QUEUE_URL', consumer: 'searchMaintenance', maxReceiveCount: MIN_RECEIVES_FOR_LAMBDA_CONSUMER, batchSize: 1, fifo: true, delaySeconds: SEARCH_MAINTENANCE_WINDOW_SECONDS },

@@ -84,6 +84,7 @@ port.on('message', async (message: FlowWorkerThreadMessage) => {
       handler,
       context: () => lambdaContext(consumer, FUNCTIONS[consumer].timeoutSeconds),
       batchSize: QUEUES.flowEvents.batchSize,
+      batchingWindowMs: QUEUES.flowEvents.batchingWindowSeconds * 1000,
       concurrency: message.concurrency,
       onError: () => undefined,
       onSettled: (deleted, failed) => post({ type: 'settled', messageIds: settledIds(deleted, failed, QUEUES.flowEvents.maxReceiveCount) }),

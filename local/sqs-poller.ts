@@ -10,6 +10,12 @@ export interface PollerOptions {
   handler: SqsHandler;
   context: () => Context;
   batchSize: number;
+  /**
+   * Lambda's batching window (`MaximumBatchingWindowInSeconds`), in milliseconds: once a poll has
+   * some messages, more are gathered until `batchSize` or the window's end. None (0): a batch is
+   * what one poll answers, as Lambda invokes at once without a window.
+   */
+  batchingWindowMs?: number;
   /** Parallel poll loops, as Lambda runs several pollers per event source mapping. */
   concurrency: number;
   onError: (error: unknown) => void;
@@ -43,6 +49,9 @@ function toRecord(message: Message, queueArn: string): SQSRecord {
  * stay and come back after the visibility timeout; the queue's redrive policy moves them to the
  * dead-letter queue after `maxReceiveCount` receives.
  */
+/** Between the short polls of a batching window: a few dozen polls a second while a batch gathers, none otherwise. */
+const GATHER_PAUSE_MS = 25;
+
 export class SqsPoller {
   private running = true;
   private readonly loops: Promise<void>[];
@@ -77,13 +86,35 @@ export class SqsPoller {
           AttributeNames: ['All'],
         }), { abortSignal: this.polls.signal });
         const messages = received.Messages ?? [];
-        if (messages.length > 0) await this.deliver(messages);
+        if (messages.length > 0) await this.deliver(await this.gather(messages));
       } catch (error) {
         if (!this.running) break;
         this.options.onError(error);
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
     }
+  }
+
+  /**
+   * The batching window: short polls for what more arrives until the batch is full or the window
+   * ends (short, so none is cut at the window's end with messages the queue already handed it).
+   */
+  private async gather(first: Message[]): Promise<Message[]> {
+    const { batchingWindowMs = 0, batchSize } = this.options;
+    const messages = [...first];
+    const ends = Date.now() + batchingWindowMs;
+    while (this.running && messages.length < batchSize && Date.now() < ends) {
+      const more = await this.options.sqs.send(new ReceiveMessageCommand({
+        QueueUrl: this.options.queueUrl,
+        MaxNumberOfMessages: batchSize - messages.length,
+        WaitTimeSeconds: 0,
+        MessageSystemAttributeNames: ['All'],
+        AttributeNames: ['All'],
+      }));
+      if (more.Messages?.length) messages.push(...more.Messages);
+      else await new Promise((resolve) => setTimeout(resolve, Math.min(GATHER_PAUSE_MS, Math.max(0, ends - Date.now()))));
+    }
+    return messages;
   }
 
   private async deliver(messages: Message[]): Promise<void> {

@@ -423,6 +423,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       handler: (event, context) => around(queue.consumer, event, () => (handlers[queue.consumer] as QueueFunction)(event, context)),
       context: () => lambdaContext(queue.consumer, FUNCTIONS[queue.consumer].timeoutSeconds),
       batchSize: queue.batchSize,
+      batchingWindowMs: ('batchingWindowSeconds' in queue ? queue.batchingWindowSeconds : 0) * 1000,
       concurrency: name === 'flowEvents' ? FLOW_WORKER_POLLERS : 1,
       onError: () => undefined,
       // Done, or failed for the last time (the queue moves it to its dead-letter queue): no longer waiting.

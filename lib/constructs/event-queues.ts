@@ -13,6 +13,8 @@ export interface QueueSpec {
   env: string;
   maxReceiveCount: number;
   batchSize: number;
+  /** How long the event source mapping gathers messages before it invokes the consumer (Lambda's `MaximumBatchingWindowInSeconds`); none when absent. */
+  batchingWindowSeconds?: number;
   /** A FIFO queue (its dead-letter queue FIFO too, as SQS requires): messages carry a group and a deduplication id. */
   fifo?: boolean;
   /** Seconds each message waits before it can be received (the queue's `DelaySeconds`). */
@@ -92,7 +94,8 @@ export class EventQueues extends Construct {
       queues[name] = new Queue(this, name, {
         queueName,
         retentionPeriod,
-        visibilityTimeout: Duration.seconds(props.consumerTimeoutSeconds[name] * VISIBILITY_TIMEOUT_MULTIPLE),
+        // A message received at the start of a batching window is in flight for the window as well.
+        visibilityTimeout: Duration.seconds(props.consumerTimeoutSeconds[name] * VISIBILITY_TIMEOUT_MULTIPLE + (spec.batchingWindowSeconds ?? 0)),
         encryption: QueueEncryption.SQS_MANAGED,
         enforceSSL: true,
         deadLetterQueue: { queue: dlq, maxReceiveCount: spec.maxReceiveCount },
@@ -150,6 +153,7 @@ export class EventQueues extends Construct {
   connectConsumer(name: QueueName, fn: ServiceFunction): void {
     fn.function.addEventSource(new SqsEventSource(this.queues[name], {
       batchSize: this.specs[name].batchSize,
+      ...(this.specs[name].batchingWindowSeconds !== undefined && { maxBatchingWindow: Duration.seconds(this.specs[name].batchingWindowSeconds!) }),
       reportBatchItemFailures: true,
       maxConcurrency: this.consumerMaxConcurrency[name],
     }));

@@ -187,7 +187,8 @@ describe('the service stack, from functions/manifest.ts', () => {
       const dlqId = idOf(s.stack, s.stack.queues.deadLetterQueues[name]);
       expect(queue.Properties.RedrivePolicy).toEqual({ deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: spec.maxReceiveCount });
       expect(queue.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(FUNCTIONS[spec.consumer].timeoutSeconds);
-      expect(queue.Properties.VisibilityTimeout).toBe(FUNCTIONS[spec.consumer].timeoutSeconds * 6);
+      // AWS's six times the consumer's timeout, and the batching window a message may wait in first.
+      expect(queue.Properties.VisibilityTimeout).toBe(FUNCTIONS[spec.consumer].timeoutSeconds * 6 + ('batchingWindowSeconds' in spec ? spec.batchingWindowSeconds : 0));
       expect(queues[dlqId]!.Properties.MessageRetentionPeriod).toBe(14 * 24 * 3600);
     });
 
@@ -204,7 +205,7 @@ describe('the service stack, from functions/manifest.ts', () => {
       }
     });
 
-    it.each(queueEntries)('%s feeds its consumer in the manifest\'s batch size, reporting partial batch failures', (name, spec) => {
+    it.each(queueEntries)('%s feeds its consumer in the manifest\'s batch size and batching window, reporting partial batch failures', (name, spec) => {
       const mappings = Object.values(resourcesOfType(s.template, 'AWS::Lambda::EventSourceMapping'))
         .filter((m) => referencedIds(m.Properties.EventSourceArn).has(idOf(s.stack, s.stack.queues.queues[name])));
       expect(mappings).toHaveLength(1);
@@ -213,6 +214,8 @@ describe('the service stack, from functions/manifest.ts', () => {
         BatchSize: spec.batchSize,
         FunctionResponseTypes: ['ReportBatchItemFailures'],
       });
+      // SQS's default is none: Lambda invokes as soon as one message is there.
+      expect(mappings[0]!.Properties.MaximumBatchingWindowInSeconds).toBe('batchingWindowSeconds' in spec ? spec.batchingWindowSeconds : undefined);
     });
   });
 
