@@ -45,8 +45,10 @@ function harness() {
     if (flow === 'held') await held;
     return { status: 'succeeded', output: null };
   };
+  const write = (ref: ExecutionRef, change: ExecutionChange) => void updates.push({ executionId: ref.executionId, status: change.status });
   const executions = {
-    update: async (ref: ExecutionRef, change: ExecutionChange) => void updates.push({ executionId: ref.executionId, status: change.status }),
+    update: async (ref: ExecutionRef, change: ExecutionChange) => { write(ref, change); return 'written'; },
+    updateReplacing: async (ref: ExecutionRef, change: ExecutionChange) => { write(ref, change); return { result: 'written', replaced: { status: 'queued', attempts: 0 } }; },
   } as unknown as ExecutionStore;
   const handler = createFlowWorkerHandler({
     executions, stats, flows: { run }, redelivery: { delay: async () => undefined }, maxReceiveCount: 5, retryBaseSeconds: 0, now: () => Date.parse('2026-11-28T11:00:00.000Z'),
