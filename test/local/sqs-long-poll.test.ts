@@ -5,10 +5,17 @@
  * The flow worker's pollers ask for 10 with a 1 s wait, so each event of a trigger sending a few a
  * second waited most of that second before its flow ran. `patches/local-aws-sqs+2.0.2.patch`
  * answers once a message is held; these receives wait 20 s, so the unpatched engine fails them.
+ *
+ * The local stack's poller plays Lambda's event source mapping, batching window included: the flow
+ * queue's mapping gathers for up to a second (functions/manifest.ts), so a busy trigger's events
+ * share a worker invocation and an execution as deployed; without a window a batch is what one poll
+ * answers.
  */
 import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { LOCAL_AWS_ENV, startEngines, type Engines } from '../../local/engines.js';
+import { SqsPoller } from '../../local/sqs-poller.js';
 
 /** Far under the 20 s the receives may wait, far over what an answer takes on a loaded machine. */
 const PROMPT_MS = 10_000;
@@ -44,4 +51,53 @@ it('a long poll on an empty queue answers when a message arrives, with that mess
   const { Messages = [] } = await polling;
   expect(Date.now() - started).toBeLessThan(PROMPT_MS);
   expect(Messages.map((m) => m.Body)).toEqual(['arrived']);
+});
+
+/** A poller over `queueUrl` that records each batch's bodies, until `count` messages have come. */
+async function batchesOf(queueUrl: string, batchingWindowMs: number, send: (batches: string[][]) => Promise<void>, count: number): Promise<string[][]> {
+  const batches: string[][] = [];
+  let seen = 0;
+  let done!: () => void;
+  const all = new Promise<void>((resolve) => (done = resolve));
+  const poller = new SqsPoller({
+    sqs, queueUrl, queueArn: 'arn:aws:sqs:us-east-1:000000000000:local', batchSize: 10, batchingWindowMs, concurrency: 1,
+    context: () => ({}) as never,
+    handler: async (event: SQSEvent) => {
+      batches.push(event.Records.map((r) => r.body));
+      if ((seen += event.Records.length) >= count) done();
+    },
+    onError: () => undefined,
+  });
+  try {
+    await send(batches);
+    await all;
+  } finally {
+    await poller.stop();
+  }
+  return batches;
+}
+
+const sendAll = (queueUrl: string, bodies: string[]) => Promise.all(bodies.map((body) => sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }))));
+
+it('with a batching window, messages that arrive within it after the first come in the same batch', async () => {
+  const queueUrl = engines.queueUrls.flowEvents;
+  // A window no loaded machine outlasts between two sends.
+  const batches = await batchesOf(queueUrl, 30_000, async () => {
+    await sendAll(queueUrl, ['first']);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await sendAll(queueUrl, ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i']);
+  }, 10);
+  // Full at ten: it does not wait out the window.
+  expect(batches.map((b) => b.length)).toEqual([10]);
+  expect(batches[0]![0]).toBe('first');
+});
+
+it('without one, the first message is a batch on its own: the poller does not wait for company', async () => {
+  const queueUrl = engines.queueUrls.kvSweep;
+  const batches = await batchesOf(queueUrl, 0, async (seen) => {
+    await sendAll(queueUrl, ['first']);
+    for (const until = Date.now() + 20_000; seen.length === 0 && Date.now() < until;) await new Promise((resolve) => setTimeout(resolve, 20));
+    await sendAll(queueUrl, ['second']);
+  }, 2);
+  expect(batches).toEqual([['first'], ['second']]);
 });
