@@ -1,5 +1,5 @@
 import type {
-  ExecutionChange, ExecutionRef, ExecutionStatus, ExecutionStore, ExecutionUpdate, NewExecution, ReplacingUpdate, StoredRequest, BatchRequestLink,
+  ExecutionChange, ExecutionRef, ExecutionStatus, ExecutionStore, NewExecution, ReplacingUpdate, StoredRequest, BatchRequestLink,
 } from '../domain/flows/ports.js';
 import { ForwardingExecutionStore } from './forwarding-execution-store.js';
 import { countOfChange, countOfRecord } from '../domain/stats/outcomes.js';
@@ -38,10 +38,6 @@ export class CountingExecutionStore extends ForwardingExecutionStore {
    * outcome recorded already, or the record `succeeded`) moves nothing: the counts stay those of
    * the records, whatever order copies of one event write in.
    */
-  async update(ref: ExecutionRef, change: ExecutionChange): Promise<ExecutionUpdate> {
-    return (await this.updateReplacing(ref, change)).result;
-  }
-
   async updateReplacing(ref: ExecutionRef, change: ExecutionChange): Promise<ReplacingUpdate> {
     const answer = await this.inner.updateReplacing(ref, change);
     if (answer.result === 'written') {
@@ -50,5 +46,4 @@ export class CountingExecutionStore extends ForwardingExecutionStore {
     }
     return answer;
   }
-
 }

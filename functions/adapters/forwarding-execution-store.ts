@@ -12,7 +12,8 @@ export class ForwardingExecutionStore implements ExecutionStore {
   record(ref: ExecutionRef, execution: NewExecution, request?: StoredRequest | BatchRequestLink): Promise<void> { return this.inner.record(ref, execution, request); }
   recordFirst(ref: ExecutionRef, execution: NewExecution, request: StoredRequest): Promise<boolean> { return this.inner.recordFirst(ref, execution, request); }
   storeRequest(ref: ExecutionRef, request: StoredRequest): Promise<void> { return this.inner.storeRequest(ref, request); }
-  update(ref: ExecutionRef, change: ExecutionChange): Promise<ExecutionUpdate> { return this.inner.update(ref, change); }
+  /** `updateReplacing`'s result: a decorator that does something with a change overrides that one method, and both calls pass through it. */
+  async update(ref: ExecutionRef, change: ExecutionChange): Promise<ExecutionUpdate> { return (await this.updateReplacing(ref, change)).result; }
   updateReplacing(ref: ExecutionRef, change: ExecutionChange): Promise<ReplacingUpdate> { return this.inner.updateReplacing(ref, change); }
   statusOf(ref: ExecutionRef) { return this.inner.statusOf(ref); }
   discard(ref: ExecutionRef, eventId: string): Promise<void> { return this.inner.discard(ref, eventId); }

@@ -260,6 +260,11 @@ export class DynamoExecutionStore implements ExecutionStore {
     }
   }
 
+  /** `updateReplacing`'s result. */
+  async update(ref: ExecutionRef, change: ExecutionChange): Promise<ExecutionUpdate> {
+    return (await this.updateReplacing(ref, change)).result;
+  }
+
   /**
    * One conditional write on the normal path: the change, if the record shows no later attempt and
    * is not `succeeded`. Copies of one event can run side by side (a direct invocation whose answer
@@ -275,13 +280,9 @@ export class DynamoExecutionStore implements ExecutionStore {
    * record (strongly consistent) to answer why, and adds its own attempt's timeline entry where the
    * timeline has none under that number or only its start, so a copy's run does not stay `running`
    * for ever; a finished entry is never replaced. Those rare paths are `first-use/execution-refusals.ts`,
-   * loaded the first time one is taken.
+   * loaded the first time one is taken. A written change also answers the status and attempts it
+   * replaced (`ReturnValues`, free of capacity), what the delivery counts move from.
    */
-  async update(ref: ExecutionRef, change: ExecutionChange): Promise<ExecutionUpdate> {
-    return (await this.updateReplacing(ref, change)).result;
-  }
-
-  /** `update`; a written change also answers the status and attempts it replaced (`ReturnValues`, free of capacity). */
   async updateReplacing(ref: ExecutionRef, change: ExecutionChange): Promise<ReplacingUpdate> {
     const names: Record<string, string> = { '#status': 'status', '#error': 'error' };
     const values: Record<string, unknown> = { ':status': change.status, ':succeeded': 'succeeded' };

@@ -188,6 +188,7 @@ export async function runQueuedFlow(deps: WorkerDeps, delivery: QueuedDelivery):
     if (await sentToDeadLetters(deps, message, attempt)) return failure;
     await handBack();
   }
+  // Made again: the hand-back just above may have put a direct attempt's retry on the queue.
   throw new FlowAttemptFailed(attempt, reason, handedBack);
 }
 
