@@ -66,6 +66,8 @@ const streams = {
   acknowledged: new Map<string, number>(),
   sent: new Set<string>(),
   ackedBeforeKill: [] as number[],
+  /** Sequences whose ack was in flight at the kill: written or not, the consumer cannot know. */
+  ackUnanswered: [] as number[],
 };
 
 const asStack = (stack: NpmStart) => ({ baseUrl: stack.baseUrl }) as LocalStack;
@@ -155,7 +157,10 @@ beforeAll(async () => {
           await sleep(20);
           continue;
         }
-        const acked = await call(stack, 'POST', `${STREAM}/consumers/worker/ack`, { token, body: { seqs } });
+        const acked = await call(stack, 'POST', `${STREAM}/consumers/worker/ack`, { token, body: { seqs } }).catch((error: unknown) => {
+          streams.ackUnanswered.push(...seqs);
+          throw error;
+        });
         if (acked.status === 200) streams.ackedBeforeKill.push(...seqs);
       } catch {
         return;
@@ -288,10 +293,13 @@ it.concurrent('streams: no acknowledged publish is lost; sequences go on without
   for (const seq of missing) expect((await call(stack, 'GET', `${STREAM}/messages/${seq}`, { token })).status).toBe(404);
   expect(missing.length).toBeLessThanOrEqual(8 * 5);
 
-  // The consumer resumes: everything it acknowledged stays acknowledged; everything else arrives.
-  const { ackedBeforeKill } = streams;
+  // The consumer resumes: everything it acknowledged stays acknowledged; everything else arrives,
+  // but for an ack the kill cut short, which the stack may have written before it died (a CI run
+  // saw one: sequences 21 to 40): those may come again or not.
+  const { ackedBeforeKill, ackUnanswered } = streams;
   const delivered = new Set<number>();
-  for (const deadline = Date.now() + 30_000; delivered.size + ackedBeforeKill.length < read.length && Date.now() < deadline;) {
+  const covered = () => new Set([...delivered, ...ackedBeforeKill, ...ackUnanswered]).size;
+  for (const deadline = Date.now() + 30_000; covered() < read.length && Date.now() < deadline;) {
     const got = (await call(stack, 'POST', `${STREAM}/consumers/worker/fetch`, { token, body: { batch: 100, wait_ms: 1000 } })).json.data.messages as { seq: number }[];
     for (const m of got) {
       expect(ackedBeforeKill).not.toContain(m.seq);
@@ -299,6 +307,6 @@ it.concurrent('streams: no acknowledged publish is lost; sequences go on without
     }
     if (got.length > 0) await call(stack, 'POST', `${STREAM}/consumers/worker/ack`, { token, body: { seqs: got.map((m) => m.seq) } });
   }
-  expect([...delivered, ...ackedBeforeKill].sort((a, b) => a - b)).toEqual(read.map((m) => m.seq));
-  console.log(`streams crash test: ${streams.acknowledged.size} messages acknowledged before the kill, ${unacknowledged.length} sent again after it, ${missing.length} sequences skipped, ${ackedBeforeKill.length} consumed before and ${delivered.size} after`);
+  expect([...new Set([...delivered, ...ackedBeforeKill, ...ackUnanswered])].sort((a, b) => a - b)).toEqual(read.map((m) => m.seq));
+  console.log(`streams crash test: ${streams.acknowledged.size} messages acknowledged before the kill, ${unacknowledged.length} sent again after it, ${missing.length} sequences skipped, ${ackedBeforeKill.length} consumed before (${ackUnanswered.length} more unanswered) and ${delivered.size} after`);
 });
