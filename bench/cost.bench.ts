@@ -23,7 +23,8 @@ import { meterWriteUnitsByItem } from './support/write-units-by-item.js';
  * billed line, counted from what the handlers actually do on the local stack (not from a model of
  * them), priced with `bench/prices.json` (us-east-1 list prices, free tiers left out):
  *
- * - API Gateway: every request the bench sends (each 512 KB counts as one).
+ * - API Gateway: every request the bench sends to the API (each 512 KB counts as one). Deliveries go
+ *   to each trigger's \`url\`, the receiver's function URL, which is billed as the invocation alone.
  * - Lambda: every invocation of every function, through the local stack's `aroundInvocation` (the
  *   flow queue's batches as batches), its handler's wall time here rounded up to the ms and the
  *   memory the manifest gives it, at the arm64 rate.
@@ -49,6 +50,8 @@ const LOG_EVENT_OVERHEAD_BYTES = 26;
 const debugWrite = process.stderr.write.bind(process.stderr);
 const API_GATEWAY_METERING_BYTES = 512 * KB;
 const SQS_CHUNK_BYTES = 64 * KB;
+/** ReceiveMessage's and DeleteMessageBatch's most messages a call. */
+const SQS_MAX_MESSAGES_PER_CALL = 10;
 const SFN_BILLING_MS = 100;
 const SFN_BILLING_MB = 64;
 
@@ -363,9 +366,11 @@ export default async function costBench() {
     if (records) {
       use.records += records.length;
       const failed = new Set(((result as { batchItemFailures?: { itemIdentifier: string }[] } | undefined)?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
-      // The event source mapping's receive of the batch, and its delete of what succeeded.
+      // The event source mapping's receives of the batch (10 messages a call at most, each 64 KB
+      // of a call billed as a request) and its deletes of what succeeded (10 a DeleteMessageBatch).
       const bytes = records.reduce((sum, r) => sum + Buffer.byteLength(r.body), 0);
-      metered.sqsRequests += Math.max(1, Math.ceil(bytes / SQS_CHUNK_BYTES)) + (records.length > failed.size ? 1 : 0);
+      const receives = Math.max(Math.ceil(records.length / SQS_MAX_MESSAGES_PER_CALL), Math.ceil(bytes / SQS_CHUNK_BYTES));
+      metered.sqsRequests += receives + Math.ceil((records.length - failed.size) / SQS_MAX_MESSAGES_PER_CALL);
       metered.workerRecordsDone += records.length - failed.size;
     }
     return result;
@@ -387,8 +392,12 @@ export default async function costBench() {
       const deliverOne = async (prefix: string, i: number, url = trigger.url) => {
         const body = realisticEvent(scenario.bytes, `evt_${prefix}_${i}`, i + 1);
         const signed = signStripe({ secret: scenario.refused ? 'whsec_forged' : SECRET, body, timestamp: Math.floor(Date.now() / 1000) });
-        if (usage) usage.apiRequests += Math.max(1, Math.ceil(Buffer.byteLength(body) / API_GATEWAY_METERING_BYTES));
-        if (usage) usage.addLog('API Gateway access log', logBytes([accessLogLine(logging.accessLogFormat)]));
+        // A trigger's url is the receiver's function URL, which API Gateway neither bills nor logs;
+        // a delivery to the API's /webhooks route (a URL given out before, or the context off) is both.
+        if (usage && url.startsWith(stack.webhookBaseUrl)) {
+          usage.apiRequests += Math.max(1, Math.ceil(Buffer.byteLength(body) / API_GATEWAY_METERING_BYTES));
+          usage.addLog('API Gateway access log', logBytes([accessLogLine(logging.accessLogFormat)]));
+        }
         const status = await send(url, agent, body, { ...STRIPE_HEADERS, ...signed });
         if (status !== expected) throw new Error(`${scenario.name}: a delivery answered ${status}, not ${expected}`);
       };

@@ -15,6 +15,8 @@ import { formatRequestLine } from '../local/request-log.js';
 const port = Number(process.env.PORT ?? 3000);
 /** `flowgate listen`'s WebSocket endpoint: the next port by default, where `flowgate login --local` looks. */
 const listenPort = Number(process.env.LISTEN_PORT ?? port + 1);
+/** The receiver's function URL, where trigger URLs point: the port after that by default, the same at each start, so trigger URLs given out stay good. */
+const webhookPort = Number(process.env.WEBHOOK_PORT ?? port + 2);
 const generatedSecret = !process.env.AUTH_JWT_SECRET;
 const dataDir = dataDirFrom(process.env.FLOWGATE_DATA_DIR, process.cwd());
 /** How long a stop waits for flows under way; what it does not wait for is queued again at the next start. */
@@ -49,9 +51,9 @@ const data = dataDir === undefined ? undefined : await openDataDir(dataDir).catc
   process.exit(1);
 });
 const { startLocalStack } = await import('../local/stack.js');
-const stack = await startLocalStack({ port, flowsDir: process.env.FLOWS_DIR, jwtSecret: process.env.AUTH_JWT_SECRET, env: settings, corsAllowedOrigins, dataDir: data, metrics: metricsTarget, requestLog: (entry) => console.log(formatRequestLine(entry)), flowWorkerThread: true, engineThread: true, listenPort }).catch((error: NodeJS.ErrnoException) => {
+const stack = await startLocalStack({ port, flowsDir: process.env.FLOWS_DIR, jwtSecret: process.env.AUTH_JWT_SECRET, env: settings, corsAllowedOrigins, dataDir: data, metrics: metricsTarget, requestLog: (entry) => console.log(formatRequestLine(entry)), flowWorkerThread: true, engineThread: true, listenPort, webhookPort }).catch((error: NodeJS.ErrnoException) => {
   if (error instanceof DataDirError) console.error(error.message);
-  else console.error(error.code === 'EADDRINUSE' ? `Port ${port} or ${listenPort} is in use on 127.0.0.1; start with others, e.g. PORT=3005 LISTEN_PORT=3006 npm start` : error);
+  else console.error(error.code === 'EADDRINUSE' ? `Port ${port}, ${listenPort} or ${webhookPort} is in use on 127.0.0.1; start with others, e.g. PORT=3005 LISTEN_PORT=3006 WEBHOOK_PORT=3007 npm start` : error);
   process.exit(1);
 });
 const token = await stack.token('local-user');
@@ -82,7 +84,7 @@ console.log(`Local stack ready (embedded DynamoDB, SQS, S3 and Step Functions).
                      (signs you in as "local-user"; the token stays in the link's fragment, never sent to the server)
 
   Gateway base URL:  ${stack.baseUrl}
-  Webhook base URL:  ${stack.webhookBaseUrl}
+  Trigger URLs:      ${stack.webhookFunctionUrl}<webhook_id>   (the receiver's function URL; ${stack.webhookBaseUrl}/<webhook_id> too)
   Listen endpoint:   ${stack.listenUrl}   (flowgate listen)
   Health:            ${stack.baseUrl}/health
   OpenAPI:           ${stack.baseUrl}/openapi.json

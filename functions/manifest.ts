@@ -55,7 +55,10 @@ export const QUEUES = {
   kvSweep: { env: 'KV_SWEEP_QUEUE_URL', consumer: 'kvSweeper', maxReceiveCount: MIN_RECEIVES_FOR_LAMBDA_CONSUMER, batchSize: 1 },
   // A busy trigger's events (a quiet one's go to the worker directly, functions/domain/flows/quiet-rule.ts) wait up to a
   // second for company: without a window, Lambda invokes as soon as one is there, and at 8 a second each is a batch alone.
-  flowEvents: { env: 'FLOW_QUEUE_URL', consumer: 'flowWorker', maxReceiveCount: MIN_RECEIVES_FOR_LAMBDA_CONSUMER, batchSize: 10, batchingWindowSeconds: 1 },
+  // Up to 100 a batch (over 10 needs the window): a worker invocation, an express execution per 40 events of a flow
+  // (functions/domain/flows/batch-runs.ts) and a counter write per trigger and minute are shared by a second's events;
+  // the queue's receives and deletes take 10 messages a call whatever the batch.
+  flowEvents: { env: 'FLOW_QUEUE_URL', consumer: 'flowWorker', maxReceiveCount: MIN_RECEIVES_FOR_LAMBDA_CONSUMER, batchSize: 100, batchingWindowSeconds: 1 },
   // FIFO, one group per index (its maintenance never races itself); each job waits out the queue's delay, the debounce window
   // its deduplication id names, so it runs after every write of its window (functions/adapters/aws/sqs-search-maintenance.ts).
   searchMaintenance: { env: 'SEARCH_MAINTENANCE_QUEUE_URL', consumer: 'searchMaintenance', maxReceiveCount: MIN_RECEIVES_FOR_LAMBDA_CONSUMER, batchSize: 1, fifo: true, delaySeconds: SEARCH_MAINTENANCE_WINDOW_SECONDS },
@@ -375,5 +378,10 @@ export const ROUTES: readonly RouteSpec[] = [
 
 /** API Gateway's catch-all route; answers 404 `not_found` or 405 `method_not_allowed`. */
 export const DEFAULT_ROUTE = { routeKey: '$default', fn: 'system' } as const;
+/**
+ * The `routeKey` of every event a Lambda function URL makes (the receiver's: `lib/service-stack.ts`).
+ * The same as the API's `$default`, which is another function's: to the receiver it means the URL.
+ */
+export const FUNCTION_URL_ROUTE_KEY = '$default';
 
 export const routeKey = (route: Pick<RouteSpec, 'method' | 'path'>): string => `${route.method} ${route.path}`;

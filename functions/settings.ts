@@ -93,6 +93,12 @@ const tokenVerifiers = functionsWhere((name) => ROUTES.some((route) => route.fn 
  * know the URL a sender called (the receiver, for senders that sign it: Twilio, Square, HubSpot).
  */
 const webhookUrlUsers = functionsWhere((name) => ROUTES.some((route) => route.fn === name && route.tag === TAGS.triggers));
+/**
+ * Those that show trigger URLs: all but the receiver, which is the function behind the function URL
+ * and so cannot be told it (its own URL in its environment would be a cycle in the template); it
+ * knows the URL a request came to from the request (`functions/domain/webhooks/received-on.ts`).
+ */
+const triggerUrlShowers = webhookUrlUsers.filter((name) => name !== 'webhook');
 const secretUsers = functionsWhere((name) => 'secretsKey' in FUNCTIONS[name]);
 const flowRunners = functionsWhere((name) => 'runsFlows' in FUNCTIONS[name]);
 const mfaSigners = functionsWhere((name) => 'signsMfaTokens' in FUNCTIONS[name]);
@@ -163,6 +169,10 @@ export const SETTINGS = {
   sfnEndpoint: spec({ env: 'AWS_ENDPOINT_URL_SFN', source: local, readers: flowRunners, parse: optional }),
   /** Base of trigger URLs (`<base>/<webhook_id>`), the API's own; also what URL signatures (Twilio) are checked against when there is no custom domain */
   webhookBaseUrl: spec({ env: 'WEBHOOK_BASE_URL', source: wiring, readers: webhookUrlUsers, parse: required }),
+  /** The receiver's Lambda function URL (`https://<id>.lambda-url.<region>.on.aws/`), the base of trigger URLs when there is one and no custom domain: a request there is not billed by API Gateway */
+  webhookFunctionUrl: spec({ env: 'WEBHOOK_FUNCTION_URL', source: wiring, readers: triggerUrlShowers, parse: optional }),
+  /** The receiver's function URL with `{apiId}` in place of its id (`https://{apiId}.lambda-url.<region>.on.aws`): what a sender called through it, for URL signatures (Twilio), made from the event's `apiId` as AWS routed it */
+  webhookFunctionUrlPattern: spec({ env: 'WEBHOOK_FUNCTION_URL_PATTERN', source: wiring, readers: ['webhook'], parse: optional }),
   /** Base of trigger URLs behind a custom domain; also what URL signatures (Twilio) are checked against */
   publicWebhookBaseUrl: spec({ env: 'PUBLIC_WEBHOOK_BASE_URL', source: context('publicWebhookBaseUrl'), readers: webhookUrlUsers, parse: optional }),
   /** KMS key that seals secrets at rest (deployed) */

@@ -40,6 +40,18 @@ export interface ServiceConfig {
    * since with it every delivery costs the receiver a query for listeners (a development feature).
    */
   listenApi: boolean;
+  /**
+   * Gives the receiver a Lambda function URL, and trigger URLs on it (context `webhookFunctionUrl`):
+   * a webhook there is not an API Gateway request ($1.00 a million less) but has no API throttle.
+   * On by default; off by default behind a custom domain (`publicWebhookBaseUrl`), whose trigger
+   * URLs are the domain's, so that no second public door is opened beside it unasked.
+   */
+  webhookFunctionUrl: boolean;
+  /**
+   * The receiver's reserved concurrency (context `webhookReservedConcurrency`), unset by default: the
+   * function URL's only bound on a flood, which otherwise may take the account's whole concurrency.
+   */
+  webhookReservedConcurrency?: number;
 }
 
 /**
@@ -111,7 +123,8 @@ const API_THROTTLE_BOUNDS = { min: 1, max: 1_000_000, why: 'requests a second; t
  * `webhookMaxBodyBytes`, `waitTimeoutMs`, `triggerCacheTtlMs`, `totpIssuer`, `adminGroup`, and `logLevel`; and
  * `flowWorkerMaxConcurrency`, `sweeperMaxConcurrency`, `mfaSigningKeyGeneration`; `corsAllowedOrigins`, `apiThrottleRateLimit`, `apiThrottleBurstLimit`,
  * `webhookThrottleRateLimit`, `webhookThrottleBurstLimit`, `defaultRouteThrottleRateLimit`,
- * `defaultRouteThrottleBurstLimit`, `publicReadThrottleRateLimit`, `publicReadThrottleBurstLimit`, `alarmEmail` and `listenApi`.
+ * `defaultRouteThrottleBurstLimit`, `publicReadThrottleRateLimit`, `publicReadThrottleBurstLimit`, `alarmEmail`, `listenApi`,
+ * `webhookFunctionUrl` and `webhookReservedConcurrency`.
  */
 export function serviceConfigFromContext(node: Node): ServiceConfig {
   const text = (key: string): string | undefined => {
@@ -210,8 +223,19 @@ export function serviceConfigFromContext(node: Node): ServiceConfig {
   if (![undefined, null, '', true, false, 'true', 'false'].includes(rawListen as never)) throw new Error(`context listenApi must be true or false, not "${String(rawListen)}"`);
   const listenApi = rawListen === true || rawListen === 'true';
 
+  const rawFunctionUrl: unknown = node.tryGetContext('webhookFunctionUrl');
+  if (![undefined, null, '', true, false, 'true', 'false'].includes(rawFunctionUrl as never)) throw new Error(`context webhookFunctionUrl must be true or false, not "${String(rawFunctionUrl)}"`);
+  const webhookFunctionUrl = rawFunctionUrl === undefined || rawFunctionUrl === null || rawFunctionUrl === ''
+    ? publicWebhookBaseUrl === undefined
+    : rawFunctionUrl === true || rawFunctionUrl === 'true';
+  const rawReserved: unknown = node.tryGetContext('webhookReservedConcurrency');
+  const webhookReservedConcurrency = rawReserved === undefined || rawReserved === null || rawReserved === ''
+    ? undefined
+    // Lambda keeps at least 100 of an account's concurrency unreserved; 1 would refuse nearly every delivery.
+    : wholeNumber('webhookReservedConcurrency', rawReserved, { min: 2, max: 10_000, why: 'reserved concurrency the receiver alone may use' });
+
   return {
-    listenApi,
+    listenApi, webhookFunctionUrl, ...(webhookReservedConcurrency !== undefined && { webhookReservedConcurrency }),
     stackName: text('stackName') ?? DEFAULT_STACK_NAME,
     dataRemovalPolicy, publicWebhookBaseUrl, auth, settings, logLevel, flowWorkerMaxConcurrency, sweeperMaxConcurrency, mfaSigningKeyGeneration,
     corsAllowedOrigins, apiThrottle, publicRouteThrottle, alarmEmail,

@@ -53,6 +53,8 @@ const RESOLVED_MAX_BYTES: Record<string, number> = {
   'AWS::ApiGatewayV2::Api Ref': 16,
   // arn:<partition>:lambda:<region>:<account>:function:<name>; function names are at most 64 characters.
   'AWS::Lambda::Function Arn': length('arn:', PARTITION, ':lambda:', REGION, ':', ACCOUNT, ':function:', 64),
+  // https://<url id>.lambda-url.<region>.on.aws/; url ids are 32 characters, counted as 40.
+  'AWS::Lambda::Url FunctionUrl': length('https://', 40, '.lambda-url.', REGION, '.on.aws/'),
 };
 
 /** A literal string's bytes inside a JSON string (escapes included, quotes not). */

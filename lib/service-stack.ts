@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { type CfnFunction, FunctionUrlAuthType, type FunctionUrl } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import {
   DEFAULT_ROUTE,
@@ -86,6 +87,8 @@ export class ServiceStack extends Stack {
   readonly alarms: Alarms;
   /** `flowgate listen`'s endpoint, when context `listenApi` deploys it. */
   readonly listen?: ListenApi;
+  /** The receiver's function URL, where trigger URLs point, unless context `webhookFunctionUrl` is false. */
+  readonly webhookFunctionUrl?: FunctionUrl;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, props);
@@ -147,6 +150,15 @@ export class ServiceStack extends Stack {
       publicRouteThrottle: props.publicRouteThrottle,
     });
 
+    // The receiver's second door: a request to a function URL is billed as the invocation alone,
+    // where the API adds $1.00 a million (docs/costs.md). Public as the API's webhook route is: the
+    // receiver checks each trigger's own API key or signature. No CORS: the receiver answers
+    // preflights itself, as on the API. The API's route keeps answering every trigger.
+    if (props.webhookFunctionUrl) this.webhookFunctionUrl = functions.webhook.function.addFunctionUrl({ authType: FunctionUrlAuthType.NONE });
+    if (props.webhookReservedConcurrency !== undefined) {
+      (functions.webhook.function.node.defaultChild as CfnFunction).reservedConcurrentExecutions = props.webhookReservedConcurrency;
+    }
+
     // Browsers send and fetch bytes through presigned URLs: the console (on the API's origin, or the
     // public base's) and the apps the gateway's CORS allowlist names.
     this.objectStorage.allowBrowserOrigins([
@@ -181,6 +193,7 @@ export class ServiceStack extends Stack {
       deadLetterQueues: this.queues.deadLetterQueues,
       flowQueue: this.queues.queues.flowEvents,
       flows: this.flows.stateMachines,
+      ...(this.webhookFunctionUrl && { webhookFunctionUrl: functions.webhook }),
       alarmEmail: props.alarmEmail,
     });
 
@@ -204,6 +217,10 @@ export class ServiceStack extends Stack {
       [SETTINGS.flowBatchNames.env]: Object.keys(this.flows.batchStateMachines).join(',') || undefined,
       [SETTINGS.webhookBaseUrl.env]: this.http.webhookBaseUrl,
       [SETTINGS.publicWebhookBaseUrl.env]: props.publicWebhookBaseUrl,
+      [SETTINGS.webhookFunctionUrl.env]: this.webhookFunctionUrl?.url,
+      // Not the URL itself, which is the receiver's own attribute (a cycle): its id comes with each
+      // request (`apiId`), and the form is AWS's for function URLs in the aws partition.
+      [SETTINGS.webhookFunctionUrlPattern.env]: this.webhookFunctionUrl && `https://{apiId}.lambda-url.${Aws.REGION}.on.aws`,
       [SETTINGS.secretsKmsKeyId.env]: this.secretsKey.key.keyArn,
       [SETTINGS.mfaSigningKeyId.env]: this.mfaSigningKey.key.keyArn,
       // The public name when there is one: the signer and the verifier read this one setting.
@@ -221,6 +238,9 @@ export class ServiceStack extends Stack {
 
     new CfnOutput(this, 'BaseUrl', { value: this.http.baseUrl, description: 'Gateway base URL' });
     new CfnOutput(this, 'WebhookUrl', { value: this.http.webhookBaseUrl, description: 'Webhook base URL: a trigger receives at <WebhookUrl>/<webhook_id>' });
+    if (this.webhookFunctionUrl) {
+      new CfnOutput(this, 'WebhookFunctionUrl', { value: this.webhookFunctionUrl.url, description: 'The receiver\'s function URL: a trigger receives at <WebhookFunctionUrl><webhook_id> (its url), without an API Gateway request' });
+    }
     if (props.publicWebhookBaseUrl) {
       new CfnOutput(this, 'PublicWebhookUrl', { value: props.publicWebhookBaseUrl, description: 'Webhook base URL behind the custom domain (publicWebhookBaseUrl)' });
     }

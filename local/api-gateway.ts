@@ -88,6 +88,8 @@ export function toApiGatewayEvent(
   body: Buffer,
   route: { routeKey: string; pathParameters?: Record<string, string> },
   rawPath: string,
+  /** Who made the event: the HTTP API (default), or a function URL, whose `apiId` is its URL's id. */
+  source: { apiId: string; accountId: string } = { apiId: 'local', accountId: '000000000000' },
 ): APIGatewayProxyEventV2 {
   const url = req.url ?? '/';
   const queryAt = url.indexOf('?');
@@ -120,8 +122,8 @@ export function toApiGatewayEvent(
     queryStringParameters,
     pathParameters: route.pathParameters,
     requestContext: {
-      accountId: '000000000000',
-      apiId: 'local',
+      accountId: source.accountId,
+      apiId: source.apiId,
       domainName: headers.host ?? '127.0.0.1',
       domainPrefix: (headers.host ?? '127').split('.')[0]!,
       http: { method: req.method ?? 'GET', path: rawPath, protocol: `HTTP/${req.httpVersion}`, sourceIp, userAgent: headers['user-agent'] ?? '' },

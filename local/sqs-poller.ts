@@ -51,6 +51,11 @@ function toRecord(message: Message, queueArn: string): SQSRecord {
  */
 /** Between the short polls of a batching window: a few dozen polls a second while a batch gathers, none otherwise. */
 const GATHER_PAUSE_MS = 25;
+/** SQS's most messages a ReceiveMessage answers: a batch of more is several receives, as Lambda's pollers make it. */
+const RECEIVE_MAX_MESSAGES = 10;
+/** SQS's largest message, and Lambda's largest synchronous invocation payload, which an event source mapping's batch stays under. */
+const SQS_MAX_MESSAGE_BYTES = 256 * 1024;
+const LAMBDA_MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
 
 export class SqsPoller {
   private running = true;
@@ -79,7 +84,7 @@ export class SqsPoller {
       try {
         const received = await sqs.send(new ReceiveMessageCommand({
           QueueUrl: queueUrl,
-          MaxNumberOfMessages: this.options.batchSize,
+          MaxNumberOfMessages: Math.min(RECEIVE_MAX_MESSAGES, this.options.batchSize),
           WaitTimeSeconds: 1,
           MessageSystemAttributeNames: ['All'],
           // local-aws-sqs reads only the older name; AWS accepts both.
@@ -102,16 +107,21 @@ export class SqsPoller {
   private async gather(first: Message[]): Promise<Message[]> {
     const { batchingWindowMs = 0, batchSize } = this.options;
     const messages = [...first];
+    let bytes = first.reduce((sum, m) => sum + Buffer.byteLength(m.Body ?? ''), 0);
     const ends = Date.now() + batchingWindowMs;
-    while (this.running && messages.length < batchSize && Date.now() < ends) {
+    // Lambda invokes once a batch would pass its 6 MB payload: the next message may be a whole 256 KiB.
+    while (this.running && messages.length < batchSize && bytes + SQS_MAX_MESSAGE_BYTES <= LAMBDA_MAX_PAYLOAD_BYTES && Date.now() < ends) {
       const more = await this.options.sqs.send(new ReceiveMessageCommand({
         QueueUrl: this.options.queueUrl,
-        MaxNumberOfMessages: batchSize - messages.length,
+        MaxNumberOfMessages: Math.min(RECEIVE_MAX_MESSAGES, batchSize - messages.length),
         WaitTimeSeconds: 0,
         MessageSystemAttributeNames: ['All'],
         AttributeNames: ['All'],
       }));
-      if (more.Messages?.length) messages.push(...more.Messages);
+      if (more.Messages?.length) {
+        messages.push(...more.Messages);
+        bytes += more.Messages.reduce((sum, m) => sum + Buffer.byteLength(m.Body ?? ''), 0);
+      }
       else await new Promise((resolve) => setTimeout(resolve, Math.min(GATHER_PAUSE_MS, Math.max(0, ends - Date.now()))));
     }
     return messages;

@@ -45,6 +45,8 @@ import { clientOptions } from '../functions/adapters/aws/clients.js';
 
 /** API Gateway HTTP APIs refuse larger payloads. */
 const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
+/** The local function URL's id, as a function URL event's `apiId` carries it (AWS's are 32 characters). */
+const LOCAL_FUNCTION_URL_ID = 'localwebhookreceiverfunctionurl0';
 const KEEP_ALIVE_TIMEOUT_MS = 60_000;
 /**
  * Poll loops on the flow queue, as Lambda runs several pollers per event source mapping (it starts
@@ -123,6 +125,14 @@ export interface LocalStackOptions {
   /** The port of the listen endpoint (`flowgate listen`'s WebSocket server); 0 (default) picks a free one. */
   listenPort?: number;
   /**
+   * Serves the receiver's function URL (default true), as the CDK stack deploys one unless context
+   * `webhookFunctionUrl` is false: trigger URLs are then on it. False leaves trigger URLs on the
+   * API's `/webhooks` route, as a deployment with the context off or behind a custom domain.
+   */
+  webhookFunctionUrl?: boolean;
+  /** The port of the receiver's function URL; 0 (default) picks a free one. */
+  webhookPort?: number;
+  /**
    * Serves `flowgate listen`'s endpoint (default true), as context `listenApi` deploys it: every
    * delivery then costs the receiver a query for listeners. The cost bench turns it off, to
    * measure the stack as deployed by default.
@@ -142,7 +152,10 @@ const invokeDirectly: InvocationWrapper = (_fn, _event, invoke) => invoke();
 
 export interface LocalStack {
   baseUrl: string;
+  /** The API's webhook route: `<webhookBaseUrl>/<webhook_id>` answers every trigger. */
   webhookBaseUrl: string;
+  /** The receiver's function URL (`http://127.0.0.1:<port>/`), where trigger URLs point; empty with `webhookFunctionUrl: false`. */
+  webhookFunctionUrl: string;
   /** The listen endpoint (`ws://…`), where `flowgate listen` connects; empty with `listenApi: false`. */
   listenUrl: string;
   jwtSecret: string;
@@ -270,8 +283,19 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     if (options.requestLog) logWhenClosed(req, res, options.requestLog);
     serve(req, res);
   });
+  // The receiver's function URL: a host of its own, every path and method to the receiver.
+  const functionUrlServer = options.webhookFunctionUrl === false ? undefined : createServer({ requireHostHeader: false });
+  let serveFunctionUrl = serve;
+  if (functionUrlServer) {
+    functionUrlServer.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+    functionUrlServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      if (options.requestLog) logWhenClosed(req, res, options.requestLog);
+      serveFunctionUrl(req, res);
+    });
+  }
   try {
     await new Promise<void>((done, fail) => server.once('error', fail).listen(options.port ?? 3000, '127.0.0.1', done));
+    if (functionUrlServer) await new Promise<void>((done, fail) => functionUrlServer.once('error', fail).listen(options.webhookPort ?? 0, '127.0.0.1', done));
     // The console's presigned uploads come from the stack's own origin (either name of loopback).
     const { port } = server.address() as { port: number };
     await allowBrowserOrigins(engines.env.AWS_ENDPOINT_URL_S3!, [`http://127.0.0.1:${port}`, `http://localhost:${port}`, ...corsOrigins]);
@@ -279,6 +303,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     if (options.listenApi ?? true) listen = await startListenEmulator({ port: options.listenPort ?? 0, region: LOCAL_AWS_ENV.AWS_REGION, credentials: LOCAL_CREDENTIALS });
   } catch (error) {
     if (server.listening) server.close();
+    if (functionUrlServer?.listening) functionUrlServer.close();
     await listen?.stop();
     await flowWorker?.stop();
     await lambda?.stop();
@@ -290,6 +315,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   // Search indexes are LanceDB tables in the data directory; without one, in a directory of this stack's own, removed at stop.
   const searchScratch = data ? undefined : await mkdtemp(join(tmpdir(), 'flowgate-search-'));
   const webhookBaseUrl = `${baseUrl}/webhooks`;
+  // As AWS writes a function URL: with its final slash. The local one has no id in its host to fill in.
+  const webhookFunctionUrl = functionUrlServer ? `http://127.0.0.1:${(functionUrlServer.address() as { port: number }).port}/` : '';
 
   const config: Record<string, string | undefined> = {
     ...engines.env,
@@ -298,6 +325,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // As the CDK stack tells the deployed worker; read once, where the engine reads a flow on each run.
     [SETTINGS.flowBatchNames.env]: listBatchFlowNames(flowsDirs).join(','),
     [SETTINGS.webhookBaseUrl.env]: webhookBaseUrl,
+    ...(webhookFunctionUrl && { [SETTINGS.webhookFunctionUrl.env]: webhookFunctionUrl, [SETTINGS.webhookFunctionUrlPattern.env]: webhookFunctionUrl.slice(0, -1) }),
     // Kept in the data directory: secrets sealed before a restart must open after it.
     [SETTINGS.localSecretsKey.env]: data?.secrets.localSecretsKey ?? randomBytes(32).toString('base64'),
     [SETTINGS.localMfaSigningKeys.env]: data?.secrets.mfaSigningKey ?? generateLocalSigningKey(),
@@ -349,6 +377,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     now: Date.now,
   }).catch(async (error: unknown) => {
     server.close();
+    functionUrlServer?.close();
     await listen?.stop();
     destroyAwsClients(aws);
     await flowWorker?.stop();
@@ -378,6 +407,22 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       writeApiGatewayResult(res, typeof result === 'object' ? cors.decorate(req, result) : result);
     } catch {
       // API Gateway turns a crashed invocation into a 500; keep the service's error shape.
+      if (!res.headersSent) jsonError(res, 500, 'internal_error');
+      else res.destroy();
+    }
+  };
+  // A function URL hands every request to its function as a payload 2.0 event of route `$default`
+  // and the URL's id as `apiId`; no CORS of its own is configured, and the receiver answers
+  // preflights itself.
+  serveFunctionUrl = async (req: IncomingMessage, res: ServerResponse) => {
+    try {
+      const body = await readBody(req);
+      if (!body) return jsonError(res, 413, 'payload_too_large');
+      const rawPath = (req.url ?? '/').split('?')[0]!;
+      const event = toApiGatewayEvent(req, body, { routeKey: '$default' }, rawPath, { apiId: LOCAL_FUNCTION_URL_ID, accountId: 'anonymous' });
+      const result = await around('webhook', event, () => httpHandlers.webhook(event, lambdaContext('webhook', FUNCTIONS.webhook.timeoutSeconds)));
+      writeApiGatewayResult(res, result);
+    } catch {
       if (!res.headersSent) jsonError(res, 500, 'internal_error');
       else res.destroy();
     }
@@ -436,6 +481,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   return {
     baseUrl,
     webhookBaseUrl,
+    webhookFunctionUrl,
     listenUrl: listen?.url ?? '',
     jwtSecret,
     engines,
@@ -454,7 +500,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       metricLines.stop();
       await listen?.stop();
       server.closeAllConnections();
-      await new Promise<void>((done) => server.close(() => done()));
+      functionUrlServer?.closeAllConnections();
+      await Promise.all([server, functionUrlServer].map((open) => open && new Promise<void>((done) => open.close(() => done()))));
       sqs.destroy();
       destroyAwsClients(aws);
       await engines.stop();

@@ -169,7 +169,9 @@ export const composeTriggers = (settings: Settings, aws: AwsClients, flowDefinit
   queue: new MeteredReplayQueue(sqsEventQueueOnFirstUse(settings.flowQueueUrl, aws), metricsRecorder),
   flows: new Set(settings.flowNames),
   flowDefinition,
-  webhookBaseUrl: settings.publicWebhookBaseUrl ?? settings.webhookBaseUrl,
+  // The URL senders are given: the custom domain's, else the receiver's function URL (no API
+  // Gateway request to pay), else the API's route. The API's route answers every trigger either way.
+  webhookBaseUrl: settings.publicWebhookBaseUrl ?? settings.webhookFunctionUrl ?? settings.webhookBaseUrl,
   waitTimeoutMs: settings.waitTimeoutMs,
   stats: new DynamoDeliveryStats(dynamoClient(aws), settings.executionsTable, Date.now),
 }, createGatewayAuthenticator(settings, aws), { idempotency: idempotencyOnFirstUse(settings.triggersTable, aws, now) });

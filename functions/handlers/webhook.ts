@@ -22,6 +22,7 @@ import { secretBoxFrom } from '../adapters/secret-box.js';
 import type { Clock } from '../domain/clock.js';
 import { RefusalBudget } from '../domain/webhooks/refusal-budget.js';
 import { publicRequestUrl } from '../domain/webhooks/public-url.js';
+import { receivedOn, type ReceiverUrls } from '../domain/webhooks/received-on.js';
 import { receiveWebhook, type ReceiverDeps } from '../domain/webhooks/receive-webhook.js';
 import { CachedTriggerLookup } from '../domain/webhooks/trigger-lookup.js';
 import { API_GATEWAY_INTEGRATION_TIMEOUT_MS } from '../domain/webhooks/wait-budget.js';
@@ -32,7 +33,7 @@ import type { Settings } from '../settings.js';
 import { createPublicHttpHandler } from '../shared/handler.js';
 import { metricsRecorder } from '../shared/metrics.js';
 import { logWarn } from '../shared/logger.js';
-import { json, pathParam, rawBody, type HttpEvent, type HttpResult } from '../shared/http.js';
+import { json, rawBody, type HttpEvent, type HttpResult } from '../shared/http.js';
 
 /**
  * When the answer must be sent: the gateway's limit counted from when it received the request
@@ -59,22 +60,24 @@ export const RECEIVER_RESPONSE_HEADERS: Readonly<Record<string, string>> = {
 
 /**
  * The receiver over its dependencies.
- * @param publicBaseUrl The base of the trigger URLs senders are given (`PUBLIC_WEBHOOK_BASE_URL`
- * behind a custom domain, else `WEBHOOK_BASE_URL`): what URL-signing senders (Twilio) signed.
+ * @param urls Where senders are sent (the API's route, the function URL, a custom domain): which
+ * trigger a request names and what URL-signing senders (Twilio) signed (`received-on.ts`).
  */
-export function createWebhookHandler(deps: ReceiverDeps, publicBaseUrl: string) {
-  const handler = createReceiverHandler(deps, publicBaseUrl);
+export function createWebhookHandler(deps: ReceiverDeps, urls: ReceiverUrls) {
+  const handler = createReceiverHandler(deps, urls);
   return async (event: HttpEvent, context?: Context): Promise<HttpResult> => {
     const result = await handler(event, context);
     return { ...result, headers: { ...result.headers, ...RECEIVER_RESPONSE_HEADERS } };
   };
 }
 
-const createReceiverHandler = (deps: ReceiverDeps, publicBaseUrl: string) => createPublicHttpHandler('webhook', {
+const createReceiverHandler = (deps: ReceiverDeps, urls: ReceiverUrls) => createPublicHttpHandler('webhook', {
   async receiveWebhook(event, context) {
     // The `ANY` route takes browsers' preflights too; answered alike for every id, known or not.
     if (isCorsPreflight(event.requestContext.http.method, event.headers)) return { ...PREFLIGHT_ANSWER };
-    const webhookId = pathParam(event, 'webhook_id');
+    const door = receivedOn(event, urls);
+    // A path that names no trigger is refused as an unknown id is (the id's form is checked first).
+    const webhookId = door.webhookId ?? '';
     // API Gateway already lower-cases header names; verifiers and flows rely on it, so make sure.
     const headers = Object.fromEntries(Object.entries(event.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value ?? '']));
     // An error's metric line is its log entry: it names the request, whose access log line has its address and status.
@@ -88,7 +91,7 @@ const createReceiverHandler = (deps: ReceiverDeps, publicBaseUrl: string) => cre
       headers,
       query: (event.queryStringParameters ?? {}) as Record<string, string>,
       rawBody: rawBody(event),
-      publicUrl: publicRequestUrl(publicBaseUrl, webhookId, event.rawQueryString),
+      publicUrl: publicRequestUrl(door.baseUrl, webhookId, event.rawQueryString),
       // The address the gateway's connection came from; X-Forwarded-For is the client's to write.
       sourceIp: event.requestContext.http.sourceIp,
       answerByMs: answerBy(deps.now, event.requestContext.timeEpoch, context),
@@ -96,7 +99,7 @@ const createReceiverHandler = (deps: ReceiverDeps, publicBaseUrl: string) => cre
     if (reply.raw) return { statusCode: reply.status, headers: reply.headers ?? {}, body: reply.raw.body, isBase64Encoded: reply.raw.isBase64Encoded };
     return json(reply.status, reply.body, reply.headers);
   },
-});
+}, { functionUrlOperation: 'receiveWebhook' });
 
 /**
  * The listen endpoint's pushes and listeners' answers (`websocket-listeners.ts`), loaded with the
@@ -167,7 +170,7 @@ export function composeWebhook(settings: Settings, aws: AwsClients, senderKeys: 
       (await import('../domain/triggers/manage-triggers.js')).adoptHandshakeSecret({ store: triggerStore, secretBox, randomBytes, now }, record, secret, options),
     ...(listeners && { listeners }),
     startedAtMs: now(),
-  }, settings.publicWebhookBaseUrl ?? settings.webhookBaseUrl);
+  }, { publicBaseUrl: settings.publicWebhookBaseUrl, apiBaseUrl: settings.webhookBaseUrl, functionUrlPattern: settings.webhookFunctionUrlPattern });
   return (event: HttpEvent, context?: Context): Promise<HttpResult> => {
     flowQueue.loadAhead();
     worker?.loadAhead();

@@ -198,7 +198,7 @@ const TRIGGER: Schema = {
       type: 'string',
       format: 'uri',
       readOnly: true,
-      description: '`<webhook base URL>/<webhook_id>`: the deployment\'s `/webhooks` route, or `PUBLIC_WEBHOOK_BASE_URL` behind a custom domain.',
+      description: 'Where the sender is pointed: `<receiver function URL><webhook_id>` (the receiver\'s Lambda function URL, no API Gateway request), or `<PUBLIC_WEBHOOK_BASE_URL>/<webhook_id>` behind a custom domain, or the API\'s `/webhooks/<webhook_id>` in a deployment without the function URL (context `webhookFunctionUrl` false). The API\'s `/webhooks/<webhook_id>` answers the trigger in every deployment.',
     },
     name: {
       type: 'string', minLength: 1, maxLength: MAX_TRIGGER_NAME_CHARACTERS,
@@ -419,13 +419,14 @@ const HANDSHAKE_LINES = SENDERS.filter((row) => row.handshake_answer !== undefin
   .map((row) => `${row.id}: ${HANDSHAKE_WORDS[row.handshake_answer!]}`).join('; ') + '.';
 
 const RECEIVER_ORDER =
+  'The same receiver answers at a trigger\'s `url` (the receiver\'s function URL, `<function URL><webhook_id>`, a host of its own that this document does not list) and here. ' +
   'No gateway authentication: the receiver makes its own checks, in this order, and answers the first that fails. ' +
   '(1) Unknown or disabled `webhook_id`: 404; then any method but POST: 405 with `Allow: POST`, but for the GET handshakes of the trigger\'s sender (below). ' +
   '(2) Body over `WEBHOOK_MAX_BODY_BYTES` (default 1,000,000 bytes; at most 1,037,653, what always fits Lambda\'s 6 MB invocation): 413. ' +
   '(3) Source address, when `allowed_source_ips` is set: the address API Gateway saw (`requestContext.http.sourceIp`; `X-Forwarded-For` is ignored) must be in one of its ranges, else 403 `ip_not_allowed`. ' +
   '(4) API key, when enabled: the `api_key` query parameter or the `X-Api-Key` header (the query parameter wins when both are sent), compared in constant time; the key replaced by `regenerate-api-key` also works until `previous_api_key_expires_at`; missing or wrong: 401 `unauthorized`. ' +
   '(5) Signature, when configured: verified over the exact bytes received, in constant time, with the trigger\'s secret or, until `signature.previous_secret_expires_at`, the secret it replaced; missing, malformed, wrong, by an expired secret, or outside the timestamp tolerance: 401 `invalid_signature`. ' +
-  'A signed URL (Twilio, Square, HubSpot) is checked as the trigger\'s `url` (under `PUBLIC_WEBHOOK_BASE_URL` when set, else the API\'s own URL) with the query as sent, never as rebuilt from `Host` or `X-Forwarded-*`, which the caller writes. ' +
+  'A signed URL (Twilio, Square, HubSpot) is checked as the URL of the door the request came through (under `PUBLIC_WEBHOOK_BASE_URL` when set; else the function URL, made from the id AWS routed it by, or the API\'s own URL) with the query as sent, never as rebuilt from `Host` or `X-Forwarded-*`, which the caller writes. ' +
   '(6) Content type `application/json`, `application/x-www-form-urlencoded` or `multipart/form-data` (parameters such as charset allowed), else 415; a body that does not parse as its type, is not UTF-8, or is JSON nested deeper than 256 levels: 400. ' +
   '(7) Handshakes, answered by the receiver for a trigger of that sender only, never running the flow, recorded as `handshake` deliveries (its `type` the kind): ' +
   HANDSHAKE_LINES +

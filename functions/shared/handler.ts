@@ -5,7 +5,7 @@ import type { HttpEvent, HttpResult } from './http.js';
 import { logFault } from './logger.js';
 import { metricsRecorder, publishMetrics } from './metrics.js';
 import { countRouteMetrics } from './route-metrics.js';
-import { ROUTES, routeKey, type FunctionName, type RouteSpec } from '../manifest.js';
+import { FUNCTION_URL_ROUTE_KEY, ROUTES, routeKey, type FunctionName, type RouteSpec } from '../manifest.js';
 import type { IdempotencyRunner } from './idempotent-route.js';
 
 export interface RouteRequest {
@@ -74,8 +74,15 @@ export function createHttpHandler(fn: FunctionName, actions: Record<string, Rout
     });
 }
 
-/** The same for routes that do their own checks (`auth: none`), such as the webhook receiver. */
-export function createPublicHttpHandler(fn: FunctionName, actions: Record<string, PublicRouteAction>): HttpHandler {
+/**
+ * The same for routes that do their own checks (`auth: none`), such as the webhook receiver.
+ * `functionUrlOperation`: the operation a request through the function's Lambda function URL runs
+ * (its events' `routeKey` is `$default`; the API's `$default` route is another function's).
+ */
+export function createPublicHttpHandler(fn: FunctionName, actions: Record<string, PublicRouteAction>, options: { functionUrlOperation?: string } = {}): HttpHandler {
   const routes = routesOf(fn, actions);
+  const functionUrlRoute = [...routes.values()].find((route) => route.operationId === options.functionUrlOperation);
+  if (options.functionUrlOperation !== undefined && !functionUrlRoute) throw new Error(`${fn} has no route ${options.functionUrlOperation} for its function URL`);
+  if (functionUrlRoute) routes.set(FUNCTION_URL_ROUTE_KEY, functionUrlRoute);
   return (event, context) => dispatch(routes, event, (route) => actions[actionOf(route)]!(event, context));
 }

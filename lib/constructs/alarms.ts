@@ -78,6 +78,8 @@ export interface AlarmsProps {
   deadLetterQueues: Record<string, Queue>;
   flowQueue: Queue;
   flows: Record<string, StateMachine>;
+  /** The function behind the webhook function URL, when there is one: its URL's answers are watched as the API's are. */
+  webhookFunctionUrl?: ServiceFunction;
   /** Subscribed to the alarm topic when given (SNS emails it a confirmation link first). */
   alarmEmail?: string;
 }
@@ -185,6 +187,21 @@ export class Alarms extends Construct {
     });
     alarm('Api5xxRate', api5xxRate, ALARM_THRESHOLDS.api5xxPercent,
       `${ALARM_THRESHOLDS.api5xxPercent}%+ of the HTTP API's requests answered 5xx in 5 minutes. Check the functions' error alarms and logs, and the access log's status and fnError (the function's error).`);
+    // The function URL's own counts (AWS/Lambda, by FunctionName): it has no access log, and its
+    // requests are not the API's. Url5xxCount counts what the function answered 5xx and what the
+    // URL answered for it (a crash or a throttle).
+    const urlMetric = (fn: ServiceFunction, metricName: string) => fn.function.metric(metricName, { period: PERIOD, statistic: 'Sum' });
+    const webhookUrl5xxRate = props.webhookFunctionUrl && new MathExpression({
+      // Ids of their own: the dashboard draws this beside the API's expression, and ids are per graph.
+      expression: `IF(urlRequests >= ${ALARM_THRESHOLDS.api5xxMinRequests}, 100 * urlErrors / urlRequests, 0)`,
+      usingMetrics: { urlErrors: urlMetric(props.webhookFunctionUrl, 'Url5xxCount'), urlRequests: urlMetric(props.webhookFunctionUrl, 'UrlRequestCount') },
+      period: PERIOD,
+      label: 'webhook function URL 5xx %',
+    });
+    if (webhookUrl5xxRate) {
+      alarm('WebhookUrl5xxRate', webhookUrl5xxRate, ALARM_THRESHOLDS.api5xxPercent,
+        `${ALARM_THRESHOLDS.api5xxPercent}%+ of the webhook function URL's requests answered 5xx in 5 minutes. Check the webhook function's error and throttle alarms and its log group, where each failed request's line names its request id.`);
+    }
     for (const [name, fn] of Object.entries(props.functions)) {
       alarm(`${name}Errors`, fn.function.metricErrors({ period: PERIOD, statistic: 'Sum' }), ALARM_THRESHOLDS.lambdaErrors,
         `The ${name} function crashed, failed its init or timed out. Its log group has the error.`);
@@ -241,7 +258,12 @@ export class Alarms extends Construct {
     this.dashboard.addWidgets(
       new GraphWidget({ title: 'KV purges and items reclaimed', width: 8, left: [own(METRIC.kvPurges, 'purges')], right: [own(METRIC.kvItemsReclaimed, 'items reclaimed')] }),
       new GraphWidget({ title: 'TOTP', width: 8, left: [own(METRIC.totpConfirmationsFailed, 'confirmations failed'), own(METRIC.totpLockouts, 'lockouts')] }),
-      new GraphWidget({ title: 'HTTP API', width: 8, left: [props.api.metricCount({ period: PERIOD, label: 'requests' })], right: [api5xxRate] }),
+      new GraphWidget({
+        title: props.webhookFunctionUrl ? 'HTTP API and webhook function URL' : 'HTTP API',
+        width: 8,
+        left: [props.api.metricCount({ period: PERIOD, label: 'API requests' }), ...(props.webhookFunctionUrl ? [urlMetric(props.webhookFunctionUrl, 'UrlRequestCount').with({ label: 'function URL requests' })] : [])],
+        right: [api5xxRate, ...(webhookUrl5xxRate ? [webhookUrl5xxRate] : [])],
+      }),
     );
     this.dashboard.addWidgets(
       new GraphWidget({ title: 'Dead-letter queues (messages)', width: 8, left: Object.entries(props.deadLetterQueues).map(([name, dlq]) => dlq.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: 'Maximum', label: name })) }),

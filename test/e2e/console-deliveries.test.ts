@@ -46,7 +46,7 @@ describe('deliveries in the console', () => {
     await page.getByLabel('Service').selectOption('stripe');
     await page.getByLabel('Signing secret').fill(SECRET);
     await page.getByRole('button', { name: 'Create' }).click();
-    const url = (await page.getByRole('row').filter({ hasText: 'echo' }).getByText('/webhooks/').textContent())!.trim();
+    const url = (await page.getByRole('row').filter({ hasText: 'echo' }).getByText(stack.webhookFunctionUrl).textContent())!.trim();
 
     await openDeliveries(page, 'echo');
     await page.getByText('No deliveries match.').waitFor();

@@ -83,7 +83,7 @@ describe('the console in a browser', () => {
     await page.getByRole('button', { name: 'Create' }).click();
 
     const row = page.getByRole('row').filter({ hasText: 'echo' });
-    await expect(row.getByText('/webhooks/').textContent()).resolves.toMatch(new RegExp(`^${stack.webhookBaseUrl}/`));
+    await expect(row.getByText(stack.webhookFunctionUrl).textContent()).resolves.toMatch(new RegExp(`^${stack.webhookFunctionUrl}`));
     await expect(row.textContent()).resolves.toContain("Wait for the flow's result");
     // The API holds exactly what the form said.
     const listed = await call(stack, 'GET', '/triggers', { token: await stack.token('stripe-user') });
@@ -155,7 +155,7 @@ describe('the console in a browser', () => {
     expect(trigger).toMatchObject({ flow: 'route-by-type', allowed_source_ips: ['203.0.113.0/24', '127.0.0.1'], signature: { service: 'stripe' }, deduplicate: true });
     // The secret the trigger was created with still verifies: saving without a new one kept it.
     const body = JSON.stringify({ id: 'evt_edit', type: 'payment_intent.succeeded' });
-    const delivered = await call(stack, 'POST', trigger.url.slice(stack.baseUrl.length), {
+    const delivered = await call(stack, 'POST', `/webhooks${new URL(trigger.url).pathname}`, {
       rawBody: body, headers: { 'content-type': 'application/json', ...signStripe({ secret: 'whsec_edit', body, timestamp: Math.floor(Date.now() / 1000) }) },
     });
     expect(delivered.status).toBe(200);
@@ -191,7 +191,7 @@ describe('the console in a browser', () => {
     // The stored secret is the one given at creation: a body signed with it is accepted.
     const body = '{"type":"ping"}';
     const signature = `v1=${createHmac('sha512', 'custom-secret').update(body).digest('base64')}`;
-    const delivered = await call(stack, 'POST', saved.url.slice(stack.baseUrl.length), { rawBody: body, headers: { 'content-type': 'application/json', 'x-acme-signature': signature } });
+    const delivered = await call(stack, 'POST', `/webhooks${new URL(saved.url).pathname}`, { rawBody: body, headers: { 'content-type': 'application/json', 'x-acme-signature': signature } });
     expect(delivered.status).toBe(200);
   });
 
@@ -200,7 +200,7 @@ describe('the console in a browser', () => {
     const created = (await call(stack, 'POST', '/triggers', { token, body: { flow: 'echo', api_key_enabled: true, signature: { service: 'github', secret: 'first-secret' } } })).json.data;
     const page = await signInByLink('rotate-user');
     const row = page.getByRole('row').filter({ hasText: 'echo' });
-    await expect(row.getByText('/webhooks/').textContent()).resolves.toBe(created.url);
+    await expect(row.getByText(stack.webhookFunctionUrl).textContent()).resolves.toBe(created.url);
 
     await row.getByRole('button', { name: 'Regenerate URL' }).click();
     const urlDialog = page.getByRole('dialog', { name: 'Regenerate this URL?' });
@@ -209,8 +209,8 @@ describe('the console in a browser', () => {
     await urlDialog.waitFor({ state: 'detached' });
     const { url } = (await call(stack, 'GET', `/triggers/${created.id}`, { token })).json.data;
     expect(url).not.toBe(created.url);
-    await expect(row.getByText('/webhooks/').textContent()).resolves.toBe(url);
-    expect((await call(stack, 'POST', created.url.slice(stack.baseUrl.length), { body: {} })).status).toBe(404);
+    await expect(row.getByText(stack.webhookFunctionUrl).textContent()).resolves.toBe(url);
+    expect((await call(stack, 'POST', `/webhooks${new URL(created.url).pathname}`, { body: {} })).status).toBe(404);
 
     await row.getByRole('button', { name: 'Regenerate API key' }).click();
     const keyDialog = page.getByRole('dialog', { name: 'Regenerate the API key?' });
@@ -269,7 +269,7 @@ describe('the console in a browser', () => {
     await tabTo(/^secret /);
     await page.keyboard.type('a-signing-secret');
     await page.keyboard.press('Enter');
-    await page.getByRole('row').filter({ hasText: 'echo' }).getByText('/webhooks/').waitFor();
+    await page.getByRole('row').filter({ hasText: 'echo' }).getByText(stack.webhookFunctionUrl).waitFor();
     const [trigger] = (await call(stack, 'GET', '/triggers', { token: await stack.token('keyboard-user') })).json.data.triggers;
     expect(trigger).toMatchObject({ flow: 'echo', signature: { service: 'github' } });
   });

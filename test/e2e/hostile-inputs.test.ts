@@ -797,8 +797,12 @@ beforeAll(async () => {
     expect(res.status).toBe(200);
   }
 
-  const hook = (trigger: Awaited<ReturnType<typeof createTrigger>>): Hook =>
-    ({ id: trigger.id, webhookId: trigger.webhook_id, url: trigger.url, path: new URL(trigger.url).pathname, apiKey: trigger.api_key });
+  // Each hostile request goes to the API's port, so each trigger is reached by the API's route (the
+  // same receiver as behind the function URL; test/e2e/function-url.test.ts covers that door).
+  const hook = (trigger: Awaited<ReturnType<typeof createTrigger>>): Hook => {
+    const url = `${stack.webhookBaseUrl}/${trigger.webhook_id}`;
+    return { id: trigger.id, webhookId: trigger.webhook_id, url, path: new URL(url).pathname, apiKey: trigger.api_key };
+  };
   fx.hooks = {} as Record<HookName, Hook>;
   for (const [name, settings] of Object.entries(TRIGGER_SETTINGS)) fx.hooks[name as HookName] = hook(await createTrigger(stack, fx.owner, settings));
   fx.otherHook = hook(await createTrigger(stack, fx.other, { flow: 'echo' }));

@@ -105,6 +105,8 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'flowgate-crash-'));
   const env = {
     PORT: String(await freePort()),
+    // The restart keeps the function URL's port: the replays go to the URLs captured before the kill.
+    WEBHOOK_PORT: String(await freePort()),
     FLOWGATE_DATA_DIR: join(root, 'data'),
     FLOWS_DIR: [join(ROOT, 'flows'), join(ROOT, 'test/fixtures/flows-pause')].join(delimiter),
     // A 2 s lease: a sequence reserved by a publish the kill cut short is skipped 2 s after it.

@@ -26,7 +26,7 @@ const WITHIN_MS = 30_000;
 
 let dataRoot: string;
 /** Only what a user's shell would have, and the same port both times: a trigger's URL holds it. */
-let env: { PORT: string; FLOWGATE_DATA_DIR: string };
+let env: { PORT: string; WEBHOOK_PORT: string; FLOWGATE_DATA_DIR: string };
 let stack: NpmStart;
 /** The same data directory started again, with FLOWGATE_METRICS=stdout. */
 let restarted: NpmStart;
@@ -34,7 +34,8 @@ const running: NpmStart[] = [];
 
 beforeAll(async () => {
   dataRoot = await mkdtemp(join(tmpdir(), 'flowgate-npm-start-terminal-'));
-  env = { PORT: String(await freePort()), FLOWGATE_DATA_DIR: join(dataRoot, 'data') };
+  // The restart keeps the function URL's port, as npm start's default (PORT + 2) does: trigger URLs given before still reach it.
+  env = { PORT: String(await freePort()), WEBHOOK_PORT: String(await freePort()), FLOWGATE_DATA_DIR: join(dataRoot, 'data') };
   stack = await start(env);
   running.push(stack);
 });

@@ -35,8 +35,8 @@ describe('POST /triggers', () => {
 
   it('url is the webhook base URL, a slash and the webhook_id', async () => {
     const trigger = await createTrigger(stack, await stack.token('create-owner'), { flow: 'echo' });
-    expect(trigger.url).toBe(`${stack.webhookBaseUrl}/${trigger.webhook_id}`);
-    expect(trigger.url).toBe(`${stack.baseUrl}/webhooks/${trigger.webhook_id}`);
+    // On the receiver's function URL, where a delivery is no API request to pay for.
+    expect(trigger.url).toBe(`${stack.webhookFunctionUrl}${trigger.webhook_id}`);
   });
 
   it('webhook_id carries at least 128 random bits and differs per trigger', async () => {
@@ -236,9 +236,11 @@ describe('POST /triggers/{id}/regenerate-url', () => {
     const renewed = res.json.data;
     expect(renewed.id).toBe(trigger.id);
     expect(renewed.webhook_id).not.toBe(trigger.webhook_id);
-    expect(renewed.url).toBe(`${stack.webhookBaseUrl}/${renewed.webhook_id}`);
+    expect(renewed.url).toBe(`${stack.webhookFunctionUrl}${renewed.webhook_id}`);
     expect((await deliver(trigger.url, EVENT)).json).toEqual({ error: 'not_found', message: expect.any(String) });
     expect((await deliver(trigger.url, EVENT)).status).toBe(404);
+    // Through either door: the API's route named the old id too.
+    expect((await deliver(`${stack.webhookBaseUrl}/${trigger.webhook_id}`, EVENT)).status).toBe(404);
     expect((await deliver(renewed.url, EVENT)).status).toBe(200);
     expect((await call(stack, 'GET', `/triggers/${trigger.id}`, { token })).json.data.url).toBe(renewed.url);
   });

@@ -81,6 +81,11 @@ describe('CORS preflights, which API Gateway routes to a function when the API h
     const { result } = await invokeBundled(bundles.webhook!, preflightTo('ANY /webhooks/{webhook_id}', '/webhooks/unknown0123456789', { webhook_id: 'unknown0123456789' }), webhookEnvironment());
     expect(result.statusCode).toBe(204);
   });
+
+  it('and one that reaches it through its function URL (every path, route $default), as AWS makes the event', async () => {
+    const { result } = await invokeBundled(bundles.webhook!, preflightTo('$default', '/unknown0123456789'), webhookEnvironment());
+    expect(result.statusCode).toBe(204);
+  });
 });
 
 function webhookEnvironment(): Record<string, string> {
@@ -93,6 +98,8 @@ function webhookEnvironment(): Record<string, string> {
       FLOW_STATE_MACHINE_ARN_PREFIX: local.FLOW_STATE_MACHINE_ARN_PREFIX!,
       // The API's own URL: the receiver needs it (a required setting) to check URL signatures against.
       WEBHOOK_BASE_URL: 'https://abc123.execute-api.eu-west-1.amazonaws.com/webhooks',
+      // What the template's Fn::Join makes of the region.
+      WEBHOOK_FUNCTION_URL_PATTERN: 'https://{apiId}.lambda-url.eu-west-1.on.aws',
       SECRETS_KMS_KEY_ID: 'arn:aws:kms:eu-west-1:123456789012:key/00000000-0000-0000-0000-000000000000',
       FLOW_WORKER_FUNCTION: 'arn:aws:lambda:eu-west-1:123456789012:function:flowgate-flowWorker',
     }),

@@ -75,13 +75,13 @@ it('a long poll on an empty queue answers when a message arrives, with that mess
 });
 
 /** A poller over `queueUrl` that records each batch's bodies, until `count` messages have come. */
-async function batchesOf(queueUrl: string, batchingWindowMs: number, send: (batches: string[][]) => Promise<void>, count: number): Promise<string[][]> {
+async function batchesOf(queueUrl: string, batchingWindowMs: number, send: (batches: string[][]) => Promise<void>, count: number, batchSize = 10): Promise<string[][]> {
   const batches: string[][] = [];
   let seen = 0;
   let done!: () => void;
   const all = new Promise<void>((resolve) => (done = resolve));
   const poller = new SqsPoller({
-    sqs, queueUrl, queueArn: 'arn:aws:sqs:us-east-1:000000000000:local', batchSize: 10, batchingWindowMs, concurrency: 1,
+    sqs, queueUrl, queueArn: 'arn:aws:sqs:us-east-1:000000000000:local', batchSize, batchingWindowMs, concurrency: 1,
     context: () => ({}) as never,
     handler: async (event: SQSEvent) => {
       batches.push(event.Records.map((r) => r.body));
@@ -111,6 +111,16 @@ it('with a batching window, messages that arrive within it after the first come 
   // Full at ten: it does not wait out the window.
   expect(batches.map((b) => b.length)).toEqual([10]);
   expect(batches[0]![0]).toBe('first');
+});
+
+it('a batch of more than 10 (the flow queue takes 100) is gathered from several receives of 10, as Lambda\'s pollers make it', async () => {
+  const queueUrl = engines.queueUrls.flowEvents;
+  const bodies = Array.from({ length: 25 }, (_, i) => `m${i}`);
+  const batches = await batchesOf(queueUrl, 30_000, async () => {
+    for (let i = 0; i < bodies.length; i += 10) await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: bodies.slice(i, i + 10).map((body, k) => ({ Id: `e${k}`, MessageBody: body })) }));
+  }, 25, 25);
+  expect(batches.map((b) => b.length)).toEqual([25]);
+  expect(batches[0]!.sort()).toEqual([...bodies].sort());
 });
 
 it('without one, the first message is a batch on its own: the poller does not wait for company', async () => {

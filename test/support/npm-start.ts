@@ -49,12 +49,13 @@ export const withoutFileOverride = ['setpriv', '--bounding-set=-dac_override,-da
  * that must fail).
  */
 export function launch(env: Record<string, string>, options: LaunchOptions = {}) {
-  // LISTEN_PORT 0 unless a test names one: the listen endpoint's default, PORT + 1, is an ephemeral
-  // port that another test's client socket may hold at that moment (EADDRINUSE at start).
+  // LISTEN_PORT and WEBHOOK_PORT 0 unless a test names them: their defaults, PORT + 1 and + 2, are
+  // ephemeral ports that another test's client socket may hold at that moment (EADDRINUSE at
+  // start). A test that restarts and sends to trigger URLs given before names WEBHOOK_PORT.
   const [command, ...prefix] = [...(options.via ?? []), process.execPath];
   const child = spawn(command!, [...prefix, '--import', 'tsx', 'bin/local.ts'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'WARN', LISTEN_PORT: '0', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'WARN', LISTEN_PORT: '0', WEBHOOK_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

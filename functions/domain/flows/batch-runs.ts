@@ -6,6 +6,14 @@ import type { BatchFlowRunner, FlowResult, FlowRunner } from './ports.js';
  * larger batch is split (a message alone may be 200 KiB, `MAX_INLINE_MESSAGE_BYTES`).
  */
 export const MAX_BATCH_INPUT_BYTES = 200 * 1024;
+/**
+ * An inline Map state runs at most 40 iterations at once
+ * (https://docs.aws.amazon.com/step-functions/latest/dg/state-map-inline.html): a batch of more
+ * would take a wave per 40, and a batch's time is its flow's `TimeoutSeconds` and at most an
+ * express execution's 5 minutes. So an execution takes at most 40 events: each runs at once, and
+ * the batch takes as long as its slowest event, as one event alone would.
+ */
+export const MAX_BATCH_MEMBERS = 40;
 
 /**
  * The flow runner each record of a worker batch runs its flow with: records of one flow (two or
@@ -57,14 +65,14 @@ export function batchedRunners(
   return runners;
 }
 
-/** Consecutive groups whose inputs together stay under MAX_BATCH_INPUT_BYTES. */
+/** Consecutive groups of at most MAX_BATCH_MEMBERS whose inputs together stay under MAX_BATCH_INPUT_BYTES. */
 function bySize<T extends { inputJson: string }>(members: readonly T[]): T[][] {
   const groups: T[][] = [];
   let current: T[] = [];
   let bytes = 0;
   for (const member of members) {
     const size = Buffer.byteLength(member.inputJson) + 1;
-    if (current.length && bytes + size > MAX_BATCH_INPUT_BYTES) {
+    if (current.length && (bytes + size > MAX_BATCH_INPUT_BYTES || current.length === MAX_BATCH_MEMBERS)) {
       groups.push(current);
       current = [];
       bytes = 0;
