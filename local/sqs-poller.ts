@@ -51,7 +51,7 @@ function toRecord(message: Message, queueArn: string): SQSRecord {
  */
 /** Between the short polls of a batching window: a few dozen polls a second while a batch gathers, none otherwise. */
 const GATHER_PAUSE_MS = 25;
-/** SQS's most messages a ReceiveMessage answers: a batch of more is several receives, as Lambda's pollers make it. */
+/** SQS's most messages a ReceiveMessage answers (and a DeleteMessageBatch takes): a batch of more is several calls, as Lambda's pollers make it. */
 const RECEIVE_MAX_MESSAGES = 10;
 /** SQS's largest message, and Lambda's largest synchronous invocation payload, which an event source mapping's batch stays under. */
 const SQS_MAX_MESSAGE_BYTES = 256 * 1024;
@@ -138,12 +138,14 @@ export class SqsPoller {
       return;
     }
     const done = records.filter((r) => !failed.has(r.messageId));
-    if (done.length > 0) {
-      await this.options.sqs.send(new DeleteMessageBatchCommand({
-        QueueUrl: this.options.queueUrl,
-        Entries: done.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle })),
-      }));
-    }
+    // DeleteMessageBatch takes 10 entries a call, as ReceiveMessage answers 10: a batch of more is several.
+    await Promise.all(chunksOf(done, RECEIVE_MAX_MESSAGES).map((chunk) => this.options.sqs.send(new DeleteMessageBatchCommand({
+      QueueUrl: this.options.queueUrl,
+      Entries: chunk.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle })),
+    }))));
     this.options.onSettled?.(done, records.filter((r) => failed.has(r.messageId)));
   }
 }
+
+const chunksOf = <T>(items: readonly T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));

@@ -18,7 +18,7 @@
  * share a worker invocation and an execution as deployed; without a window a batch is what one poll
  * answers.
  */
-import { DeleteMessageBatchCommand, ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { LOCAL_AWS_ENV, startEngines, type Engines } from '../../local/engines.js';
@@ -115,12 +115,20 @@ it('with a batching window, messages that arrive within it after the first come 
 
 it('a batch of more than 10 (the flow queue takes 100) is gathered from several receives of 10, as Lambda\'s pollers make it', async () => {
   const queueUrl = engines.queueUrls.flowEvents;
+  const counts = async () => {
+    const { Attributes = {} } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }));
+    return [Attributes.ApproximateNumberOfMessages, Attributes.ApproximateNumberOfMessagesNotVisible];
+  };
+  // What earlier tests left in flight (received, never deleted) stays as it is.
+  const before = await counts();
   const bodies = Array.from({ length: 25 }, (_, i) => `m${i}`);
   const batches = await batchesOf(queueUrl, 30_000, async () => {
     for (let i = 0; i < bodies.length; i += 10) await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: bodies.slice(i, i + 10).map((body, k) => ({ Id: `e${k}`, MessageBody: body })) }));
   }, 25, 25);
   expect(batches.map((b) => b.length)).toEqual([25]);
   expect(batches[0]!.sort()).toEqual([...bodies].sort());
+  // And deleted once handled, 10 a DeleteMessageBatch (more is refused): none left in flight to come back.
+  expect(await counts()).toEqual(before);
 });
 
 it('without one, the first message is a batch on its own: the poller does not wait for company', async () => {
