@@ -179,7 +179,9 @@ export const FUNCTIONS = {
   // Decrypt: only to show a Notion trigger's verification token to its owner, once.
   triggers: { entry: 'functions/entries/triggers.ts', timeoutSeconds: 29, memoryMb: 256, tables: { auth: API_KEY_LOOKUP, triggers: ['GetItem', 'Query', 'PutItem', 'DeleteItem'], executions: ['Query', 'GetItem', 'BatchGetItem', 'PutItem', 'BatchWriteItem', 'DeleteItem'] }, sendsTo: ['flowEvents'], secretsKey: { operations: ['encrypt', 'decrypt'], purposes: [SECRET_PURPOSES.webhookSignature] }, readsFlowNames: true },
   // The receiver seals and stores the secret an Asana or Notion handshake hands over (PutItem, Encrypt).
-  webhook: { entry: 'functions/entries/webhook.ts', timeoutSeconds: 29, memoryMb: 1024, tables: { triggers: ['GetItem', 'PutItem'], executions: ['PutItem', 'BatchWriteItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['flowEvents'], secretsKey: { operations: ['decrypt', 'encrypt'], purposes: [SECRET_PURPOSES.webhookSignature] }, runsFlows: true },
+  // 512 MB: it mostly waits (three AWS calls a delivery, and in wait mode the flow itself), and Lambda bills the wait
+  // by memory; its own CPU is about 3.5 ms a delivery on a full core (bench receiver), about 12 ms at 512 MB's share.
+  webhook: { entry: 'functions/entries/webhook.ts', timeoutSeconds: 29, memoryMb: 512, tables: { triggers: ['GetItem', 'PutItem'], executions: ['PutItem', 'BatchWriteItem', 'UpdateItem', 'DeleteItem'] }, sendsTo: ['flowEvents'], secretsKey: { operations: ['decrypt', 'encrypt'], purposes: [SECRET_PURPOSES.webhookSignature] }, runsFlows: true },
   // 256 MB: the worker waits on Step Functions and DynamoDB; its own work per event is a parse and two small writes.
   flowWorker: { entry: 'functions/entries/flow-worker.ts', timeoutSeconds: FLOW_WORKER_TIMEOUT_SECONDS, memoryMb: 256, tables: { executions: ['GetItem', 'BatchWriteItem', 'UpdateItem'] }, sendsTo: ['flowEvents'], runsFlows: true },
 } as const satisfies Record<string, FunctionSpec>;
