@@ -319,6 +319,10 @@ export default async function costBench() {
     flowsDir: FLOWS_DIR,
     // As deployed by default (context listenApi off): no delivery pays a query for listeners.
     listenApi: false,
+    // As Lambda polls the flow queue at this rate: five batches at once, the number it starts an
+    // SQS event source mapping with and adds to only while messages wait (they do not: each poller
+    // takes what arrives within its window). The local stack's default of 8 is for its throughput.
+    flowWorkerPollers: 5,
     // On stdout, as Lambda writes them: their bytes are billed as log ingestion, metered below.
     metrics: 'stdout',
     aroundInvocation: async (fn, event, invoke) => {

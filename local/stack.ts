@@ -133,6 +133,12 @@ export interface LocalStackOptions {
   /** The port of the receiver's function URL; 0 (default) picks a free one. */
   webhookPort?: number;
   /**
+   * Poll loops on the flow queue (default 8, for the local stack's throughput). The cost bench
+   * takes 5, the batches Lambda starts an SQS event source mapping with, which it keeps while the
+   * pollers keep the queue empty: how many events share a batch is the rate over the pollers.
+   */
+  flowWorkerPollers?: number;
+  /**
    * Serves `flowgate listen`'s endpoint (default true), as context `listenApi` deploys it: every
    * delivery then costs the receiver a query for listeners. The cost bench turns it off, to
    * measure the stack as deployed by default.
@@ -458,7 +464,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       });
     }
     if (flowWorker && name === 'flowEvents') {
-      flowWorker.start(config, { url: queueUrl, arn: queueArn }, FLOW_WORKER_POLLERS, { sent: (id) => backlog.sent(id), settled: (ids) => ids.forEach((id) => backlog.done(id)) });
+      flowWorker.start(config, { url: queueUrl, arn: queueArn }, options.flowWorkerPollers ?? FLOW_WORKER_POLLERS, { sent: (id) => backlog.sent(id), settled: (ids) => ids.forEach((id) => backlog.done(id)) });
       continue;
     }
     pollers.push(new SqsPoller({
@@ -469,7 +475,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       context: () => lambdaContext(queue.consumer, FUNCTIONS[queue.consumer].timeoutSeconds),
       batchSize: queue.batchSize,
       batchingWindowMs: ('batchingWindowSeconds' in queue ? queue.batchingWindowSeconds : 0) * 1000,
-      concurrency: name === 'flowEvents' ? FLOW_WORKER_POLLERS : 1,
+      concurrency: name === 'flowEvents' ? options.flowWorkerPollers ?? FLOW_WORKER_POLLERS : 1,
       onError: () => undefined,
       // Done, or failed for the last time (the queue moves it to its dead-letter queue): no longer waiting.
       ...(name === 'flowEvents' && {
