@@ -80,9 +80,12 @@ const createReceiverHandler = (deps: ReceiverDeps, urls: ReceiverUrls) => create
     const webhookId = door.webhookId ?? '';
     // API Gateway already lower-cases header names; verifiers and flows rely on it, so make sure.
     const headers = Object.fromEntries(Object.entries(event.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value ?? '']));
-    // An error's metric line is its log entry: it names the request, whose access log line has its address and status.
+    // An error's metric line is its log entry: it names the request. At the API's route the access
+    // log line has its address and status; the function URL has no access log, so there the line
+    // carries the address (what tells a flood's sources apart).
     const named = (error: unknown) => {
       metricsRecorder.note('requestId', event.requestContext.requestId);
+      if (door.door === 'function_url') metricsRecorder.note('sourceIp', event.requestContext.http.sourceIp);
       throw error;
     };
     const reply = await receiveWebhook(deps, {

@@ -15,7 +15,7 @@ export interface MetricDimension {
  * its log entry: its `reason` dimension, the `trigger` it was sent to (when the id named one) and
  * the API Gateway `requestId`, which finds its access log line (source address, status).
  */
-export type LineField = 'trigger' | 'requestId';
+export type LineField = 'trigger' | 'requestId' | 'sourceIp';
 
 /** What the composition layer counts through; the domain never sees it. */
 export interface MetricsRecorder {

@@ -10,11 +10,11 @@ const urlEvent = (rawPath: string) => ({ routeKey: '$default', rawPath, requestC
 
 describe('receivedOn', () => {
   it('the API route: its path parameter, the API\'s URL', () => {
-    expect(receivedOn(apiEvent, { apiBaseUrl: API, functionUrlPattern: PATTERN })).toEqual({ webhookId: ID, baseUrl: API });
+    expect(receivedOn(apiEvent, { apiBaseUrl: API, functionUrlPattern: PATTERN })).toEqual({ door: 'api', webhookId: ID, baseUrl: API });
   });
 
   it('the function URL: the whole path is the id, the URL made from the apiId AWS routed by, never from the request\'s host', () => {
-    expect(receivedOn(urlEvent(`/${ID}`), { apiBaseUrl: API, functionUrlPattern: PATTERN })).toEqual({ webhookId: ID, baseUrl: `https://${URL_ID}.lambda-url.eu-west-1.on.aws` });
+    expect(receivedOn(urlEvent(`/${ID}`), { apiBaseUrl: API, functionUrlPattern: PATTERN })).toEqual({ door: 'function_url', webhookId: ID, baseUrl: `https://${URL_ID}.lambda-url.eu-west-1.on.aws` });
   });
 
   it.each([['/'], [`/webhooks/${ID}`], [`/${ID}/`], [`/${ID}/x`], ['']])('a function URL path %j names no trigger', (rawPath) => {

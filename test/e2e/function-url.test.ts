@@ -81,6 +81,19 @@ it('without the function URL (context webhookFunctionUrl false, or a custom doma
   }
 });
 
+it('a refusal\'s log line names the address it came from at the function URL, which has no access log; at the API\'s route the access log does', async () => {
+  const token = await stack.token('fn-url-refusals');
+  const trigger = await createTrigger(stack, token, { flow: 'echo', signature: { service: 'twilio', secret: TWILIO_TOKEN } });
+  const linesOf = () => stack.writtenMetricLines().map(({ line }) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.trigger === trigger.id);
+  expect((await deliver(trigger.url, 'Body=x', { 'content-type': FORM })).status).toBe(401);
+  expect((await deliver(`${stack.webhookBaseUrl}/${trigger.webhook_id}`, 'Body=x', { 'content-type': FORM })).status).toBe(401);
+  for (const deadline = Date.now() + 10_000; linesOf().length < 2 && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 20));
+  const [viaUrl, viaApi] = linesOf();
+  expect(viaUrl).toMatchObject({ reason: 'invalid_signature', sourceIp: '127.0.0.1' });
+  expect(viaApi).toMatchObject({ reason: 'invalid_signature' });
+  expect(viaApi).not.toHaveProperty('sourceIp');
+});
+
 it('the API\'s own routes are not on the function URL: it is the receiver\'s alone', async () => {
   const token = await stack.token('fn-url-api');
   expect((await call(stack, 'GET', '/triggers', { token })).status).toBe(200);

@@ -27,6 +27,8 @@ export interface ReceiverUrls {
 }
 
 export interface ReceivedOn {
+  /** Which door: the function URL has no access log of its own, so the receiver's log says more there. */
+  door: 'api' | 'function_url';
   /** The trigger's webhook id, or undefined when the path names none (answered 404). */
   webhookId: string | undefined;
   /** The base of the URL the sender called: `<base>/<webhook_id>`. */
@@ -46,9 +48,9 @@ const FUNCTION_URL_PATH = /^\/([^/]+)$/;
 
 export function receivedOn(event: DoorEvent, urls: ReceiverUrls): ReceivedOn {
   if (event.routeKey !== FUNCTION_URL_ROUTE_KEY) {
-    return { webhookId: event.pathParameters?.webhook_id, baseUrl: urls.publicBaseUrl ?? urls.apiBaseUrl };
+    return { door: 'api', webhookId: event.pathParameters?.webhook_id, baseUrl: urls.publicBaseUrl ?? urls.apiBaseUrl };
   }
   const pattern = urls.functionUrlPattern;
   const webhookId = pattern === undefined ? undefined : FUNCTION_URL_PATH.exec(event.rawPath)?.[1];
-  return { webhookId, baseUrl: urls.publicBaseUrl ?? (pattern ?? '').replaceAll('{apiId}', event.requestContext.apiId) };
+  return { door: 'function_url', webhookId, baseUrl: urls.publicBaseUrl ?? (pattern ?? '').replaceAll('{apiId}', event.requestContext.apiId) };
 }
