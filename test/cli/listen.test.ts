@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, useLocalStack } from '../support/local-stack.js';
@@ -159,6 +161,29 @@ describe('flowgate listen', () => {
       expect(everything.stderr().match(/connecting again/g)).toHaveLength(1);
     } finally {
       await everything.stop();
+    }
+  });
+
+  it('with its clock 10 minutes ahead of the endpoint\'s, a delivery made between two connections is still forwarded: it resumes from the endpoint\'s time', async () => {
+    const token = await stack.token('cli-listen-clock-ahead');
+    await createTrigger(token, { name: 'ahead-first' });
+    const ahead = startCli(['listen', '--forward-to', localUrl, '--json'], {
+      ...listenEnv(token),
+      // The first look for new triggers comes 3 s after ready: the delivery below is made before it.
+      FLOWGATE_LISTEN_REFRESH_MS: '3000',
+      CLOCK_AHEAD_MS: String(10 * 60_000),
+      NODE_OPTIONS: `--import ${pathToFileURL(resolve(import.meta.dirname, '../support/clock-ahead.mjs')).href}`,
+    });
+    try {
+      await ahead.waitForStderr('Ready: listening to 1 trigger (ahead-first)');
+      const later = await createTrigger(token, { name: 'ahead-later' });
+      // Not listened to yet: only the connection made for the new trigger, resuming, can bring it.
+      // Resuming from the laptop's clock (10 minutes ahead), it asked for nothing older than that.
+      expect((await send(later.url, 'evt_between_connections')).status).toBe(200);
+      await ahead.waitForStderr('New trigger (ahead-later): connecting again');
+      expect(JSON.parse(await ahead.waitForLine(deliveryLine('evt_between_connections')))).toMatchObject({ trigger_id: later.id, local_status: 201 });
+    } finally {
+      await ahead.stop();
     }
   });
 

@@ -170,8 +170,8 @@ async function listen(context: Context, options: ListenOptions): Promise<void> {
       let refreshed = false;
       let refresh: NodeJS.Timeout | undefined;
       // Without --trigger, a trigger made meanwhile is listened to by connecting again, resuming
-      // from the last delivery seen (or from when this connection was ready: nothing is missed).
-      const lookForNewTriggers = (readyAt: string) => {
+      // from the last delivery seen (or from when the endpoint said ready: nothing is missed).
+      const lookForNewTriggers = () => {
         let looking = false;
         refresh = setInterval(async () => {
           if (looking || socket.readyState !== WebSocket.OPEN) return;
@@ -182,7 +182,6 @@ async function listen(context: Context, options: ListenOptions): Promise<void> {
             if (fresh.length > 0 && socket.readyState === WebSocket.OPEN && !stopping) {
               info(style.dim(`New trigger${fresh.length === 1 ? '' : 's'} (${fresh.map((t) => t.name).join(', ')}): connecting again to listen to ${fresh.length === 1 ? 'it' : 'them'} too.`));
               for (const trigger of fresh) sought.add(trigger.id);
-              resumeFrom ??= readyAt;
               refreshed = true;
               announce = true;
               socket.close(1000);
@@ -223,10 +222,14 @@ async function listen(context: Context, options: ListenOptions): Promise<void> {
         }
         if (message.type === 'ready') {
           ready = true;
+          // A connection made again (a new trigger, a lost connection) resumes from here at the
+          // latest, by the endpoint's clock: the laptop's may run ahead, and deliveries between
+          // two connections would then be missed. An older endpoint says no time: this clock.
+          resumeFrom ??= typeof message.server_time === 'string' ? message.server_time : new Date().toISOString();
           for (const trigger of message.triggers as ListenedTrigger[]) names.set(trigger.id, trigger);
           for (const id of sought) if (!names.has(id)) unlisted.add(id);
           sought.clear();
-          if (!triggers && !refresh) lookForNewTriggers(new Date().toISOString());
+          if (!triggers && !refresh) lookForNewTriggers();
           if (announce) {
             firstConnect = false;
             announce = false;

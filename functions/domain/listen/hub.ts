@@ -88,7 +88,7 @@ export class ListenerHub {
    * of each trigger per round, so a replay the budget cuts still has each trigger's newest.
    */
   async add(connection: ListenerConnection, since?: string): Promise<void> {
-    const ready: ReadyMessage = { type: 'ready', connection_id: connection.id, triggers: [...connection.triggers.values()] };
+    const ready: ReadyMessage = { type: 'ready', connection_id: connection.id, triggers: [...connection.triggers.values()], server_time: new Date(this.deps.now()).toISOString() };
     if (!(await connection.send(JSON.stringify(ready))) || since === undefined) return;
     const found: { ref: ExecutionRef; receivedAt: string }[] = [];
     let truncated = false;

@@ -62,6 +62,11 @@ export interface ReadyMessage {
   type: 'ready';
   connection_id: string;
   triggers: ListenedTrigger[];
+  /**
+   * The endpoint's clock when it said ready (ISO 8601): a client that connects again resumes from
+   * it (`since`) until it has seen a delivery, never from its own clock, which may run ahead.
+   */
+  server_time: string;
 }
 
 export interface DeliveryMessage {
