@@ -219,15 +219,14 @@ export function serviceConfigFromContext(node: Node): ServiceConfig {
     throw new Error(`context alarmEmail must be one email address, not "${alarmEmail}"`);
   }
 
-  const rawListen: unknown = node.tryGetContext('listenApi');
-  if (![undefined, null, '', true, false, 'true', 'false'].includes(rawListen as never)) throw new Error(`context listenApi must be true or false, not "${String(rawListen)}"`);
-  const listenApi = rawListen === true || rawListen === 'true';
-
-  const rawFunctionUrl: unknown = node.tryGetContext('webhookFunctionUrl');
-  if (![undefined, null, '', true, false, 'true', 'false'].includes(rawFunctionUrl as never)) throw new Error(`context webhookFunctionUrl must be true or false, not "${String(rawFunctionUrl)}"`);
-  const webhookFunctionUrl = rawFunctionUrl === undefined || rawFunctionUrl === null || rawFunctionUrl === ''
-    ? publicWebhookBaseUrl === undefined
-    : rawFunctionUrl === true || rawFunctionUrl === 'true';
+  /** A true-or-false context value (`-c key=true` arrives as text), `fallback` when unset. */
+  const flag = (key: string, fallback: boolean): boolean => {
+    const raw: unknown = node.tryGetContext(key);
+    if (![undefined, null, '', true, false, 'true', 'false'].includes(raw as never)) throw new Error(`context ${key} must be true or false, not "${String(raw)}"`);
+    return raw === undefined || raw === null || raw === '' ? fallback : raw === true || raw === 'true';
+  };
+  const listenApi = flag('listenApi', false);
+  const webhookFunctionUrl = flag('webhookFunctionUrl', publicWebhookBaseUrl === undefined);
   const rawReserved: unknown = node.tryGetContext('webhookReservedConcurrency');
   const webhookReservedConcurrency = rawReserved === undefined || rawReserved === null || rawReserved === ''
     ? undefined

@@ -1,4 +1,5 @@
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
+import { chunks } from '../functions/shared/chunks.js';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
@@ -139,13 +140,10 @@ export class SqsPoller {
     }
     const done = records.filter((r) => !failed.has(r.messageId));
     // DeleteMessageBatch takes 10 entries a call, as ReceiveMessage answers 10: a batch of more is several.
-    await Promise.all(chunksOf(done, RECEIVE_MAX_MESSAGES).map((chunk) => this.options.sqs.send(new DeleteMessageBatchCommand({
+    await Promise.all(chunks(done, RECEIVE_MAX_MESSAGES).map((chunk) => this.options.sqs.send(new DeleteMessageBatchCommand({
       QueueUrl: this.options.queueUrl,
       Entries: chunk.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle })),
     }))));
     this.options.onSettled?.(done, records.filter((r) => failed.has(r.messageId)));
   }
 }
-
-const chunksOf = <T>(items: readonly T[], size: number): T[][] =>
-  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));

@@ -5,13 +5,13 @@ import { tmpdir } from 'node:os';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { delimiter, join, resolve } from 'node:path';
 import { GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { SQSEvent } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSEvent } from 'aws-lambda';
 import { generateLocalSigningKey } from '../functions/adapters/local-token-signer.js';
 import { createAwsClients, destroyAwsClients, type AwsClients } from '../functions/adapters/aws/clients.js';
 import { COMPOSERS, composeLocalSystem, type HttpFunction, type QueueFunction } from '../functions/composition.js';
 import { dynamoClient } from '../functions/adapters/aws/clients/dynamo.js';
 import { sqsClient } from '../functions/adapters/aws/clients/sqs.js';
-import { DEFAULT_ROUTE, FUNCTIONS, QUEUES, ROUTES, TABLES, routeKey, type FunctionName, type QueueName } from '../functions/manifest.js';
+import { DEFAULT_ROUTE, FUNCTION_URL_ROUTE_KEY, FUNCTIONS, QUEUES, ROUTES, TABLES, routeKey, type FunctionName, type QueueName } from '../functions/manifest.js';
 import { parseSetting, readSettings, SETTINGS } from '../functions/settings.js';
 import { DEFAULT_MESSAGE, type ErrorCode } from '../functions/shared/errors.js';
 import { configureLogging } from '../functions/shared/logger.js';
@@ -201,6 +201,22 @@ function logWhenClosed(req: IncomingMessage, res: ServerResponse, log: (entry: R
     } catch {
       // A log that fails never takes the gateway with it.
     }
+  });
+}
+
+/** Protocol faults never reach a handler: answered in the service's JSON shape, as AWS answers in its own. */
+function answerProtocolFaults(server: Server): void {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy();
+    const [status, code] = error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'headers_too_large' as const] : [400, 'validation_error' as const];
+    const body = errorBody(code);
+    socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`);
+  });
+  // Node hands CONNECT to a 'connect' listener and, without one, drops the connection unanswered.
+  // No route takes CONNECT, so answer it as any other unrouted method: 405 in the service's shape.
+  server.on('connect', (_req: IncomingMessage, socket) => {
+    const body = errorBody('method_not_allowed');
+    socket.end(`HTTP/1.1 405 Method Not Allowed\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`);
   });
 }
 
@@ -396,56 +412,43 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   listen?.serve({ authorizer: composeListenAuthorizer(listenSettings, aws), route: composeListen(listenSettings, aws) });
 
   const matcher = new RouteMatcher(ROUTES);
-  serve = async (req: IncomingMessage, res: ServerResponse) => {
+  /**
+   * One request through a front door to a function: the body read (413 past the limit), the event
+   * `target` makes of it (undefined: 400, as the door itself refuses it), the function's answer
+   * written back, and a crashed invocation a 500, as AWS answers one, in the service's error shape.
+   */
+  const answer = async (req: IncomingMessage, res: ServerResponse, target: (body: Buffer) => { fn: FunctionName; event: APIGatewayProxyEventV2 } | undefined, decorate = (result: APIGatewayProxyStructuredResultV2) => result) => {
     try {
       const body = await readBody(req);
       if (!body) return jsonError(res, 413, 'payload_too_large');
-      if (req.headers.host === undefined && req.httpVersion === '1.1') return jsonError(res, 400, 'validation_error');
-      const path = apiGatewayPath(req.url ?? '/');
-      // API Gateway itself answers 400 to a path it cannot decode twice; keep the service's error shape.
-      if (!path) return jsonError(res, 400, 'validation_error');
-      const lookup = path.routedPath === undefined ? { kind: 'not_found' as const } : matcher.lookup(req.method ?? 'GET', path.routedPath);
-      const route = lookup.kind === 'matched'
-        ? { routeKey: routeKey(lookup.match.route), pathParameters: lookup.match.pathParameters, fn: lookup.match.route.fn }
-        : { routeKey: DEFAULT_ROUTE.routeKey, fn: DEFAULT_ROUTE.fn };
-      const event = toApiGatewayEvent(req, body, route, path.rawPath);
-      const result = await around(route.fn, event, () => httpHandlers[route.fn](event, lambdaContext(route.fn, FUNCTIONS[route.fn].timeoutSeconds)));
-      writeApiGatewayResult(res, typeof result === 'object' ? cors.decorate(req, result) : result);
+      const to = target(body);
+      if (!to) return jsonError(res, 400, 'validation_error');
+      const result = await around(to.fn, to.event, () => httpHandlers[to.fn](to.event, lambdaContext(to.fn, FUNCTIONS[to.fn].timeoutSeconds)));
+      writeApiGatewayResult(res, typeof result === 'object' ? decorate(result) : result);
     } catch {
-      // API Gateway turns a crashed invocation into a 500; keep the service's error shape.
       if (!res.headersSent) jsonError(res, 500, 'internal_error');
       else res.destroy();
     }
   };
+  serve = (req: IncomingMessage, res: ServerResponse) => answer(req, res, (body) => {
+    if (req.headers.host === undefined && req.httpVersion === '1.1') return undefined;
+    const path = apiGatewayPath(req.url ?? '/');
+    // API Gateway itself answers 400 to a path it cannot decode twice; keep the service's error shape.
+    if (!path) return undefined;
+    const lookup = path.routedPath === undefined ? { kind: 'not_found' as const } : matcher.lookup(req.method ?? 'GET', path.routedPath);
+    const route = lookup.kind === 'matched'
+      ? { routeKey: routeKey(lookup.match.route), pathParameters: lookup.match.pathParameters, fn: lookup.match.route.fn }
+      : { routeKey: DEFAULT_ROUTE.routeKey, fn: DEFAULT_ROUTE.fn };
+    return { fn: route.fn, event: toApiGatewayEvent(req, body, route, path.rawPath) };
+  }, (result) => cors.decorate(req, result));
   // A function URL hands every request to its function as a payload 2.0 event of route `$default`
   // and the URL's id as `apiId`; no CORS of its own is configured, and the receiver answers
   // preflights itself.
-  serveFunctionUrl = async (req: IncomingMessage, res: ServerResponse) => {
-    try {
-      const body = await readBody(req);
-      if (!body) return jsonError(res, 413, 'payload_too_large');
-      const rawPath = (req.url ?? '/').split('?')[0]!;
-      const event = toApiGatewayEvent(req, body, { routeKey: '$default' }, rawPath, { apiId: LOCAL_FUNCTION_URL_ID, accountId: 'anonymous' });
-      const result = await around('webhook', event, () => httpHandlers.webhook(event, lambdaContext('webhook', FUNCTIONS.webhook.timeoutSeconds)));
-      writeApiGatewayResult(res, result);
-    } catch {
-      if (!res.headersSent) jsonError(res, 500, 'internal_error');
-      else res.destroy();
-    }
-  };
-  // Protocol faults never reach a handler; answer them in the same JSON shape.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable) return socket.destroy();
-    const [status, code] = error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'headers_too_large' as const] : [400, 'validation_error' as const];
-    const body = errorBody(code);
-    socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`);
-  });
-  // Node hands CONNECT to a 'connect' listener and, without one, drops the connection unanswered.
-  // No route takes CONNECT, so answer it as any other unrouted method: 405 in the service's shape.
-  server.on('connect', (_req: IncomingMessage, socket) => {
-    const body = errorBody('method_not_allowed');
-    socket.end(`HTTP/1.1 405 Method Not Allowed\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`);
-  });
+  serveFunctionUrl = (req: IncomingMessage, res: ServerResponse) => answer(req, res, (body) => ({
+    fn: 'webhook',
+    event: toApiGatewayEvent(req, body, { routeKey: FUNCTION_URL_ROUTE_KEY }, (req.url ?? '/').split('?')[0]!, { apiId: LOCAL_FUNCTION_URL_ID, accountId: 'anonymous' }),
+  }));
+  for (const door of [server, functionUrlServer]) if (door) answerProtocolFaults(door);
 
   const sqs = new SQSClient({ region: LOCAL_AWS_ENV.AWS_REGION, credentials: LOCAL_CREDENTIALS, endpoint: engines.env.AWS_ENDPOINT_URL_SQS });
   const metricLines = receiveMetricLines(options.metrics ?? 'memory');

@@ -57,7 +57,7 @@ export function knownContextKeys(): Set<string> {
   const keys = new Set<string>();
   for (const setting of Object.values(SETTINGS)) if (setting.source.kind === 'context') keys.add(setting.source.key);
   const config = readFileSync(resolve(ROOT, 'lib/config.ts'), 'utf8');
-  for (const [, key] of config.matchAll(/(?:text|tryGetContext|maxConcurrency|wholeNumber)\('([a-zA-Z]+)'/g)) keys.add(key!);
+  for (const [, key] of config.matchAll(/(?:text|tryGetContext|maxConcurrency|wholeNumber|flag)\('([a-zA-Z]+)'/g)) keys.add(key!);
   for (const [, prefix] of config.matchAll(/throttle\('([a-zA-Z]+)'/g)) for (const end of ['RateLimit', 'BurstLimit']) keys.add(`${prefix}${end}`);
   const flowSettings = JSON.parse(readFileSync(resolve(ROOT, 'flows/functions/settings.json'), 'utf8')) as Record<string, { context?: string }>;
   for (const setting of Object.values(flowSettings)) if (setting.context) keys.add(setting.context);

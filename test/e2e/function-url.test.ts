@@ -8,6 +8,7 @@
  * read); a signature made for the URL of one door does not pass at the other, nor at a Host the
  * caller writes (the URL a URL-signing sender signed is made from what AWS sets, never the caller).
  */
+import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { startLocalStack } from '../../local/stack.js';
 import { call, useLocalStack } from '../support/local-stack.js';
@@ -92,6 +93,22 @@ it('a refusal\'s log line names the address it came from at the function URL, wh
   expect(viaUrl).toMatchObject({ reason: 'invalid_signature', sourceIp: '127.0.0.1' });
   expect(viaApi).toMatchObject({ reason: 'invalid_signature' });
   expect(viaApi).not.toHaveProperty('sourceIp');
+});
+
+it('a request HTTP cannot parse, at the function URL, is answered in the service\'s error shape, as at the API', async () => {
+  const { port } = new URL(stack.webhookFunctionUrl);
+  const raw = (bytes: string) => new Promise<string>((done, fail) => {
+    const socket = connect(Number(port), '127.0.0.1', () => socket.end(bytes));
+    let text = '';
+    socket.on('data', (chunk) => (text += chunk.toString('latin1')));
+    socket.on('end', () => done(text));
+    socket.on('error', fail);
+  });
+  const malformed = await raw('POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: nope\r\n\r\n');
+  expect(malformed).toMatch(/^HTTP\/1\.1 400 /);
+  expect(JSON.parse(malformed.slice(malformed.indexOf('\r\n\r\n') + 4))).toMatchObject({ error: 'validation_error' });
+  const tunnel = await raw('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+  expect(tunnel).toMatch(/^HTTP\/1\.1 405 /);
 });
 
 it('the API\'s own routes are not on the function URL: it is the receiver\'s alone', async () => {

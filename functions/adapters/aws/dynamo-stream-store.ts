@@ -22,6 +22,7 @@ import { AppError } from '../../shared/errors.js';
 import { ifConditionHolds } from './conditional.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { scanSortKeys } from './partition-keys.js';
+import { chunks } from '../../shared/chunks.js';
 
 /**
  * Item layout, in the kv table beside the KV buckets and object stores (own key prefixes, no index):
@@ -50,7 +51,6 @@ const PENDING_RUN_GAP = 32;
 const BYTE_BOUNDED_QUERY_ITEMS = 16;
 const UNPROCESSED_MAX_ATTEMPTS = 10;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const chunks = <T>(items: T[], size: number): T[][] => Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 /** Dedup records outlive their window by this much before DynamoDB's TTL may take them (read time decides). */
 const DEDUP_TTL_MARGIN_SECONDS = 3600;
 

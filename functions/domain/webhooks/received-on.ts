@@ -51,6 +51,7 @@ export function receivedOn(event: DoorEvent, urls: ReceiverUrls): ReceivedOn {
     return { door: 'api', webhookId: event.pathParameters?.webhook_id, baseUrl: urls.publicBaseUrl ?? urls.apiBaseUrl };
   }
   const pattern = urls.functionUrlPattern;
-  const webhookId = pattern === undefined ? undefined : FUNCTION_URL_PATH.exec(event.rawPath)?.[1];
-  return { door: 'function_url', webhookId, baseUrl: urls.publicBaseUrl ?? (pattern ?? '').replaceAll('{apiId}', event.requestContext.apiId) };
+  // No function URL deployed (none of its events can come): it names no trigger.
+  if (pattern === undefined) return { door: 'function_url', webhookId: undefined, baseUrl: urls.publicBaseUrl ?? urls.apiBaseUrl };
+  return { door: 'function_url', webhookId: FUNCTION_URL_PATH.exec(event.rawPath)?.[1], baseUrl: urls.publicBaseUrl ?? pattern.replaceAll('{apiId}', event.requestContext.apiId) };
 }
