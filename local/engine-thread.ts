@@ -13,6 +13,7 @@ import type { Server } from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
 import dynalite from 'dynalite';
 import { createSqsServer } from 'local-aws-sqs';
+import { keepIdleConnections } from './idle-connections.js';
 
 export interface EngineThreadData {
   /** dynalite's LevelDB folder; in memory when unset. */
@@ -28,12 +29,12 @@ const port = parentPort!;
 const data = workerData as EngineThreadData;
 const post = (message: EngineThreadMessage) => port.postMessage(message);
 const listen = (server: Server) =>
-  new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
+  new Promise<number>((resolve) => keepIdleConnections(server).listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
 const close = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
 
 const dynamoServer: Server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, ...(data.dynamodbPath !== undefined && { path: data.dynamodbPath, sync: true }) });
 const dynamodbPort = await listen(dynamoServer);
-const sqsServer = await createSqsServer({ port: 0, hostname: '127.0.0.1', emulateQueueCreationLifecycle: false });
+const sqsServer = keepIdleConnections(await createSqsServer({ port: 0, hostname: '127.0.0.1', emulateQueueCreationLifecycle: false }));
 
 port.on('message', async (message: EngineThreadMessage) => {
   if (message.type !== 'stop') return;

@@ -18,6 +18,7 @@ import { DataDirError } from './data-dir.js';
 import { confineStore, s3Guard } from './s3-guard.js';
 import type { LocalFlowTasks } from './flow-tasks.js';
 import { startLocalStepFunctions } from './sfn-server.js';
+import { keepIdleConnections } from './idle-connections.js';
 
 /** Credentials and region the SDK needs to sign requests; the embedded engines accept any. */
 export const LOCAL_AWS_ENV = {
@@ -38,7 +39,7 @@ export interface Engines {
 }
 
 const listen = (server: Server) =>
-  new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
+  new Promise<number>((resolve) => keepIdleConnections(server).listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
 const close = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
 
 /**
@@ -187,6 +188,7 @@ async function startS3(objectsPath: string | undefined): Promise<{ endpoint: str
     directory,
   }));
   const { port } = await server.run();
+  keepIdleConnections(server.httpServer);
   return {
     endpoint: `http://127.0.0.1:${port}`,
     async stop() {
@@ -208,7 +210,7 @@ async function startInThisThread(dynamodbPath: string | undefined): Promise<{ dy
   // of its 10 held them hidden for up to a second (the flow worker's pollers wait 1 s), and each
   // event of a trigger sending a few a second waited 0.7 s before its flow ran (no upstream issue;
   // LocalStack had the same bug, localstack/localstack#6118). `test/local/sqs-long-poll.test.ts`.
-  const sqsServer = await createSqsServer({ port: 0, hostname: '127.0.0.1', emulateQueueCreationLifecycle: false });
+  const sqsServer = keepIdleConnections(await createSqsServer({ port: 0, hostname: '127.0.0.1', emulateQueueCreationLifecycle: false }));
   return {
     dynamodbEndpoint,
     sqsEndpoint: `http://127.0.0.1:${(sqsServer.address() as { port: number }).port}`,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { Context } from 'aws-lambda';
 import { signedRequestCheck } from './signed-request-check.js';
+import { keepIdleConnections } from './idle-connections.js';
 
 /** What the emulator runs for one function name. */
 export interface InvokedFunction {
@@ -123,7 +124,7 @@ export async function startLambdaInvokeEmulator(options: { region: string; crede
       if (!res.headersSent) answer(res, 500, 'ServiceException', 'emulator fault');
     }
   });
-  await new Promise<void>((done, fail) => server.once('error', fail).listen(0, '127.0.0.1', done));
+  await new Promise<void>((done, fail) => keepIdleConnections(server).once('error', fail).listen(0, '127.0.0.1', done));
   return {
     endpoint: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
     serve: (name, fn) => void functions.set(name, fn),

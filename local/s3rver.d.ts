@@ -19,6 +19,8 @@ declare module 's3rver' {
     store: { getBucketPath(bucket: string): string; getResourcePath(bucket: string, key?: string, resource?: string): string };
     /** Koa's middleware list (s3rver is a Koa app), composed when `run` starts listening. */
     middleware: ((ctx: any, next: () => Promise<void>) => Promise<void>)[];
+    /** The HTTP server `run` started. */
+    httpServer: import('node:http').Server;
   }
 }
 declare module 's3rver/lib/models/error.js' {

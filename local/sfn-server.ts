@@ -8,6 +8,7 @@ import { batchDefinitionOf, readBatchDeclaration } from '../lib/flow-batch.js';
 import { FLOW_NAME } from '../functions/domain/flows/flow-name.js';
 import { EXPRESS_MAX_DURATION_MS, MAX_FLOW_INPUT_BYTES as MAX_PAYLOAD_BYTES } from '../functions/domain/flows/limits.js';
 import { flowFile } from '../lib/flow-files.js';
+import { keepIdleConnections } from './idle-connections.js';
 
 // aws-local-stepfunctions 3 times Task states with `Promise.withResolvers`, which Node.js has only
 // from version 22; package.json (and this machine) allow Node.js 20. Without it every Task state
@@ -67,7 +68,7 @@ export async function startLocalStepFunctions(options: LocalStepFunctionsOptions
       reply(400, { __type: known.__type ?? 'InvalidExecutionInput', message: known.message ?? 'bad request' });
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => keepIdleConnections(server).listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
   return { endpoint: `http://127.0.0.1:${port}`, server };
 }
