@@ -209,7 +209,9 @@ describe('discord: Webhook Events run the flow; Interactions\' PING is still ans
     const ping = JSON.stringify({ type: 1, id: '786008729715212338', application_id: '1234567765431', token: 'A_UNIQUE_TOKEN', version: 1 });
     const token = await stack.token('events-discord');
     const trigger = await createTrigger(stack, token, { flow: 'echo', event_filter: ['APPLICATION_AUTHORIZED'], signature: { service: 'discord', secret: hexKey } });
-    const authorized = await deliver(trigger.url, event('APPLICATION_AUTHORIZED'), signedHeaders(event('APPLICATION_AUTHORIZED')));
+    // One body, signed as sent: each call of event() stamps its own time, to the millisecond.
+    const authorizedBody = event('APPLICATION_AUTHORIZED');
+    const authorized = await deliver(trigger.url, authorizedBody, signedHeaders(authorizedBody));
     expect(authorized.json).toMatchObject({ status: 'accepted' });
     const other = event('ENTITLEMENT_CREATE');
     expect((await deliver(trigger.url, other, signedHeaders(other))).json).toEqual({ status: 'ignored', event_id: expect.any(String), reason: expect.any(String) });

@@ -1,8 +1,10 @@
+import { Agent, createServer, request } from 'node:http';
 import { resolve } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { ListQueuesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { LOCAL_AWS_ENV, startEngines } from '../../local/engines.js';
+import { keepIdleConnections } from '../../local/idle-connections.js';
 
 /*
  * nodejs/node#47130 (open): a Node HTTP server closes a connection after 5 s idle, and a client
@@ -36,3 +38,33 @@ it(`a client whose event loop was held ${HELD_MS / 1000} s reaches DynamoDB and 
     await engines.stop();
   }
 }, 60_000);
+
+it('a server closed while a request is under way (an SQS long poll) closes once it has answered, idle connections at once', async () => {
+  let answer!: () => void;
+  const server = keepIdleConnections(createServer((req, res) => {
+    if (req.url === '/held') answer = () => res.end('held');
+    else res.end('ok');
+  }));
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as { port: number };
+  const agent = new Agent({ keepAlive: true });
+  const get = (path: string) => new Promise<string>((done, fail) => request({ host: '127.0.0.1', port, path, agent }, (res) => {
+    let body = '';
+    res.on('data', (chunk) => (body += chunk)).on('end', () => done(body));
+  }).on('error', fail).end());
+  try {
+    await Promise.all([get('/'), get('/')]);
+    const held = get('/held');
+    await vi.waitFor(() => expect(answer).toBeTypeOf('function'));
+    let closed = false;
+    const closing = new Promise<void>((done) => server.close(() => done())).then(() => (closed = true));
+    answer();
+    expect(await held).toBe('held');
+    // Without the close-time timeout the answered connection stayed open and this never resolved.
+    await closing;
+    expect(closed).toBe(true);
+  } finally {
+    agent.destroy();
+    server.closeAllConnections();
+  }
+}, 30_000);
