@@ -9,11 +9,8 @@
  * A kill of the process ends the thread with it: dynalite answers a write only once it is
  * fsync'd, so what was acknowledged is on disk, as when the engines shared the main thread.
  */
-import type { Server } from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
-import dynalite from 'dynalite';
-import { createSqsServer } from 'local-aws-sqs';
-import { keepIdleConnections } from './idle-connections.js';
+import { serveDataEngines } from './data-engines.js';
 
 export interface EngineThreadData {
   /** dynalite's LevelDB folder; in memory when unset. */
@@ -28,17 +25,11 @@ export type EngineThreadMessage =
 const port = parentPort!;
 const data = workerData as EngineThreadData;
 const post = (message: EngineThreadMessage) => port.postMessage(message);
-const listen = (server: Server) =>
-  new Promise<number>((resolve) => keepIdleConnections(server).listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
-const close = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
-
-const dynamoServer: Server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, ...(data.dynamodbPath !== undefined && { path: data.dynamodbPath, sync: true }) });
-const dynamodbPort = await listen(dynamoServer);
-const sqsServer = keepIdleConnections(await createSqsServer({ port: 0, hostname: '127.0.0.1', emulateQueueCreationLifecycle: false }));
+const served = await serveDataEngines(data.dynamodbPath);
 
 port.on('message', async (message: EngineThreadMessage) => {
   if (message.type !== 'stop') return;
-  await Promise.all([close(dynamoServer), close(sqsServer as Server)]);
+  await served.stop();
   post({ type: 'stopped' });
 });
-post({ type: 'ready', dynamodbPort, sqsPort: (sqsServer.address() as { port: number }).port });
+post({ type: 'ready', dynamodbPort: served.dynamodbPort, sqsPort: served.sqsPort });

@@ -5,8 +5,6 @@ import { join } from 'node:path';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, type TableDescription } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { ClassicLevel } from 'classic-level';
-import dynalite from 'dynalite';
-import { createSqsServer } from 'local-aws-sqs';
 import { PutBucketCorsCommand, S3Client } from '@aws-sdk/client-s3';
 import { startEngineThread } from './engine-thread-host.js';
 import S3rver from 's3rver';
@@ -19,6 +17,7 @@ import { confineStore, s3Guard } from './s3-guard.js';
 import type { LocalFlowTasks } from './flow-tasks.js';
 import { startLocalStepFunctions } from './sfn-server.js';
 import { keepIdleConnections } from './idle-connections.js';
+import { serveDataEngines } from './data-engines.js';
 
 /** Credentials and region the SDK needs to sign requests; the embedded engines accept any. */
 export const LOCAL_AWS_ENV = {
@@ -38,8 +37,6 @@ export interface Engines {
   stop(): Promise<void>;
 }
 
-const listen = (server: Server) =>
-  new Promise<number>((resolve) => keepIdleConnections(server).listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
 const close = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
 
 /**
@@ -198,24 +195,10 @@ async function startS3(objectsPath: string | undefined): Promise<{ endpoint: str
   };
 }
 
-/** dynalite and local-aws-sqs in this thread: on its own data directory's LevelDB, dynalite is that LevelDB's one owner. */
+/** dynalite and local-aws-sqs in this thread (`data-engines.ts`). */
 async function startInThisThread(dynamodbPath: string | undefined): Promise<{ dynamodbEndpoint: string; sqsEndpoint: string; stop(): Promise<void> }> {
-  const dynamoServer: Server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, ...(dynamodbPath !== undefined && { path: dynamodbPath, sync: true }) });
-  const dynamodbEndpoint = `http://127.0.0.1:${await listen(dynamoServer)}`;
-  // local-aws-sqs 2.0.2 counted a ChangeMessageVisibility as one more receive, so a retried
-  // message reached its dead-letter queue in half the receives; AWS counts receives only.
-  // `patches/local-aws-sqs+2.0.2.patch` (applied by `npm ci` through patch-package) fixes that.
-  // The same patch makes a long poll answer once it holds a message, as SQS does: 2.0.2 answered only
-  // with MaxNumberOfMessages in hand or at the end of WaitTimeSeconds, so a flow poller that took 3
-  // of its 10 held them hidden for up to a second (the flow worker's pollers wait 1 s), and each
-  // event of a trigger sending a few a second waited 0.7 s before its flow ran (no upstream issue;
-  // LocalStack had the same bug, localstack/localstack#6118). `test/local/sqs-long-poll.test.ts`.
-  const sqsServer = keepIdleConnections(await createSqsServer({ port: 0, hostname: '127.0.0.1', emulateQueueCreationLifecycle: false }));
-  return {
-    dynamodbEndpoint,
-    sqsEndpoint: `http://127.0.0.1:${(sqsServer.address() as { port: number }).port}`,
-    stop: async () => void await Promise.all([close(dynamoServer), close(sqsServer)]),
-  };
+  const served = await serveDataEngines(dynamodbPath);
+  return { dynamodbEndpoint: `http://127.0.0.1:${served.dynamodbPort}`, sqsEndpoint: `http://127.0.0.1:${served.sqsPort}`, stop: served.stop };
 }
 
 /**
